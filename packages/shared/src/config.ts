@@ -1,0 +1,40 @@
+import { z } from "zod";
+
+/** Every environment variable the system reads. The README's configuration table mirrors this. */
+export const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  NATS_URL: z.string().default("nats://127.0.0.1:4222"),
+  /** Server URL; each service uses its own database on it (`<MONGO_DB_PREFIX>_<service>`). */
+  MONGO_URL: z.string().default("mongodb://127.0.0.1:27017"),
+  MONGO_DB_PREFIX: z.string().default("teamchat"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(9991),
+  HOST: z.string().default("127.0.0.1"),
+  /** Base URL printed and used for realm_uri of the default organization. */
+  EXTERNAL_URL: z.string().optional(),
+  /** Subdomain of the organization served for bare hosts (localhost, IPs). "" = the root realm. */
+  DEFAULT_REALM_SUBDOMAIN: z.string().default(""),
+  BUS_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** Parallel handlers per service instance. */
+  BUS_CONCURRENCY: z.coerce.number().int().positive().default(256),
+  RATE_LIMIT_REQUESTS: z.coerce.number().int().positive().default(200),
+  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(60),
+  AUTH_CACHE_SECONDS: z.coerce.number().int().min(0).default(30),
+  /** Long-poll wait before a heartbeat event (Zulip: 50 s). */
+  EVENT_HEARTBEAT_SECONDS: z.coerce.number().positive().default(50),
+  /** Idle event queues are collected after this (Zulip: 10 min). */
+  EVENT_QUEUE_IDLE_SECONDS: z.coerce.number().positive().default(600),
+});
+export type Config = z.infer<typeof envSchema>;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new Error(`Invalid environment:\n${lines.join("\n")}\nFix these variables (see README, Configuration).`);
+  }
+  return parsed.data;
+}
+
+export const databaseName = (config: Pick<Config, "MONGO_DB_PREFIX">, service: string): string =>
+  `${config.MONGO_DB_PREFIX}_${service.replace(/-/g, "_")}`;

@@ -1,0 +1,56 @@
+import { z } from "zod";
+import { actorSchema, realmRefSchema } from "./actor";
+
+/**
+ * How an operation is reached over HTTP. The gateway registers one route per
+ * contract that has this; internal-only operations leave it out.
+ * - auth "user": Basic auth required; "none": anonymous (credentials, if sent, are not checked).
+ * - path uses Zulip's `{param}` notation, relative to /api/v1.
+ */
+export interface HttpBinding {
+  method: "GET" | "POST" | "PATCH" | "DELETE" | "PUT";
+  path: string;
+  auth: "user" | "none";
+}
+
+export type ParamsSchema = z.ZodObject<z.ZodRawShape>;
+
+export interface Contract<P extends ParamsSchema = ParamsSchema, R extends z.ZodType = z.ZodType> {
+  /** `<service>.<resource>.<verb>` */
+  subject: string;
+  http?: HttpBinding;
+  /** Operation parameters, as Zulip names them (path parameters included). */
+  params: P;
+  /** The operation's own reply fields (result/msg are added by the gateway). */
+  reply: R;
+  /** Bus timeout; long-polls need more than the default. */
+  timeoutMs?: number;
+}
+
+export const defineContract = <P extends ParamsSchema, R extends z.ZodType>(
+  c: Contract<P, R>,
+): Contract<P, R> => c;
+
+/** What travels on the bus for every request. */
+export const envelopeSchema = z.object({
+  realm: realmRefSchema.nullable(),
+  actor: actorSchema.nullable(),
+  params: z.unknown(),
+});
+export type Envelope = z.infer<typeof envelopeSchema>;
+
+export type ParamsOf<C extends Contract> = z.output<C["params"]>;
+export type ParamsIn<C extends Contract> = z.input<C["params"]>;
+export type ReplyOf<C extends Contract> = z.output<C["reply"]>;
+
+/** An empty reply: `{"result":"success","msg":""}`. */
+export const emptyReply = z.object({});
+
+/** Every service answers `<service>.health.ping`; the gateway's /health asks each. */
+export const healthContract = (service: string) =>
+  defineContract({
+    subject: `${service}.health.ping`,
+    params: z.object({}),
+    reply: z.object({ service: z.string() }),
+    timeoutMs: 2_000,
+  });

@@ -1,0 +1,48 @@
+import { z } from "zod";
+import { realmRefSchema } from "../actor";
+import { defineContract } from "../contract";
+
+export const ZULIP_VERSION = "11.0-teamchat";
+export const ZULIP_FEATURE_LEVEL = 417;
+
+/** Internal: the gateway turns a request's Host into its organization. */
+export const resolveRealm = defineContract({
+  subject: "realm-config.realms.resolve",
+  params: z.object({ host: z.string() }),
+  reply: realmRefSchema,
+});
+
+/** Internal (management CLI): create an organization. */
+export const createRealm = defineContract({
+  subject: "realm-config.realms.create",
+  params: z.object({
+    subdomain: z
+      .string()
+      .regex(/^$|^[a-z0-9][a-z0-9-]{0,39}$/, "Subdomain can only have lowercase letters, digits and dashes"),
+    name: z.string().min(1).max(40),
+  }),
+  reply: z.object({ realm: realmRefSchema, created: z.boolean() }),
+});
+
+export const getServerSettings = defineContract({
+  subject: "realm-config.server_settings.get",
+  http: { method: "GET", path: "/server_settings", auth: "none" },
+  params: z.object({}),
+  reply: z.object({
+    authentication_methods: z.record(z.string(), z.boolean()),
+    external_authentication_methods: z.array(z.object({})),
+    zulip_feature_level: z.number().int(),
+    zulip_version: z.string(),
+    zulip_merge_base: z.string(),
+    push_notifications_enabled: z.boolean(),
+    is_incompatible: z.boolean(),
+    email_auth_enabled: z.boolean(),
+    require_email_format_usernames: z.boolean(),
+    realm_uri: z.string(),
+    realm_url: z.string(),
+    realm_name: z.string(),
+    realm_icon: z.string(),
+    realm_description: z.string(),
+    realm_web_public_access_enabled: z.boolean(),
+  }),
+});

@@ -1,0 +1,13 @@
+export * from "./actor";
+export * from "./bus";
+export * from "./config";
+export * from "./contract";
+export * from "./db";
+export * from "./errors";
+export * from "./events";
+export * from "./logger";
+export * from "./params";
+export * from "./service";
+export * as identity from "./contracts/identity";
+export * as realmConfig from "./contracts/realm-config";
+export { allContracts } from "./contracts";

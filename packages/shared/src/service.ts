@@ -1,0 +1,85 @@
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import type { Logger } from "pino";
+import { BusClient, BusServer } from "./bus";
+import { databaseName, loadConfig, type Config } from "./config";
+import { connectDatabase, type Connection } from "./db";
+import { createLogger } from "./logger";
+
+/** What a service's composition root gets: real connections, built by the caller (main or a test). */
+export interface ServiceDeps {
+  nc: NatsConnection;
+  db: Connection;
+  config: Config;
+  log: Logger;
+  bus: BusClient;
+  /** This instance's bus endpoint: register one handler per contract on it. */
+  server: BusServer;
+}
+
+export interface RunningService {
+  /** Background work to stop on shutdown (timers, listeners). */
+  stop?: () => Promise<void> | void;
+}
+
+export type ServiceFactory = (deps: ServiceDeps) => Promise<RunningService>;
+
+export async function connectNats(config: Config, name: string): Promise<NatsConnection> {
+  return connect({ servers: config.NATS_URL, name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+}
+
+/** Builds deps, starts the service, and drains on SIGTERM/SIGINT. */
+export async function startService(
+  name: string,
+  factory: ServiceFactory,
+  config: Config,
+  log: Logger,
+): Promise<{ deps: ServiceDeps; running: RunningService; shutdown: () => Promise<void> }> {
+  const nc = await connectNats(config, name);
+  const db = await connectDatabase(config.MONGO_URL, databaseName(config, name));
+  const server = new BusServer({
+    nc,
+    service: name,
+    logger: log,
+    concurrency: config.BUS_CONCURRENCY,
+    validateReplies: config.NODE_ENV !== "production",
+  });
+  const deps: ServiceDeps = { nc, db, config, log, bus: new BusClient(nc, config.BUS_TIMEOUT_MS), server };
+  const running = await factory(deps);
+  let stopping: Promise<void> | undefined;
+  const shutdown = () =>
+    (stopping ??= (async () => {
+      await server.drain();
+      await running.stop?.();
+      await nc.drain().catch(() => undefined);
+      await db.close();
+    })());
+  return { deps, running, shutdown };
+}
+
+/** Entrypoint helper for `services/<name>/src/main.ts`. */
+export function runService(name: string, factory: ServiceFactory): void {
+  const log = createLogger(name);
+  const main = async () => {
+    const config = loadConfig();
+    const { shutdown } = await startService(name, factory, config, log);
+    log.info("ready");
+    const onSignal = (signal: string) => {
+      log.info({ signal }, "draining");
+      shutdown()
+        .then(() => {
+          log.info("stopped");
+          process.exit(0);
+        })
+        .catch((err: unknown) => {
+          log.error({ err }, "shutdown failed");
+          process.exit(1);
+        });
+    };
+    process.once("SIGTERM", onSignal);
+    process.once("SIGINT", onSignal);
+  };
+  main().catch((err: unknown) => {
+    log.fatal({ err }, `${name} failed to start: check NATS_URL and MONGO_URL point at running servers`);
+    process.exit(1);
+  });
+}

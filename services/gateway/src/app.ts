@@ -1,0 +1,195 @@
+import formbody from "@fastify/formbody";
+import multipart from "@fastify/multipart";
+import { Kvm } from "@nats-io/kv";
+import type { NatsConnection } from "@nats-io/transport-node";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import { randomUUID } from "node:crypto";
+import type { ZodType } from "zod";
+import {
+  AUTH_INVALIDATED,
+  BusClient,
+  ZulipError,
+  allContracts,
+  decodeParams,
+  healthContract,
+  identity,
+  unauthorized,
+  type Actor,
+  type AuthInvalidated,
+  type Config,
+  type Contract,
+  type Logger,
+  type RealmRef,
+} from "@teamchat/shared";
+import { AuthCache } from "./auth-cache";
+import { RateLimiter, type RateDecision } from "./rate-limiter";
+import { RealmResolver } from "./realm-cache";
+
+export const SERVICES = ["identity", "messaging", "realm-config", "notifications"] as const;
+export const API_PREFIX = "/api/v1";
+
+export interface GatewayDeps {
+  nc: NatsConnection;
+  config: Config;
+  log: Logger;
+  contracts?: Contract[];
+}
+
+interface Route {
+  contract: Contract;
+  /** names of the path parameters, in order */
+  pathNames: string[];
+}
+
+const WWW_AUTHENTICATE = 'Basic realm="zulip"';
+
+/** Composition root of the gateway: real NATS in, a ready (not listening) Fastify app out. */
+export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
+  const { nc, config, log } = deps;
+  const bus = new BusClient(nc, config.BUS_TIMEOUT_MS);
+  const realms = new RealmResolver(bus);
+  const authCache = new AuthCache(config.AUTH_CACHE_SECONDS * 1000);
+  const kv = await new Kvm(nc).create("rate_limits", { ttl: config.RATE_LIMIT_WINDOW_SECONDS * 2 * 1000 });
+  const limiter = new RateLimiter(kv, config.RATE_LIMIT_REQUESTS, config.RATE_LIMIT_WINDOW_SECONDS);
+
+  const invalidations = nc.subscribe(AUTH_INVALIDATED, {
+    callback: (_err, msg) => authCache.dropUser(msg.json<AuthInvalidated>().userId),
+  });
+
+  const app = Fastify({
+    loggerInstance: log as FastifyBaseLogger,
+    logController: { disableRequestLogging: true },
+    requestIdHeader: "x-request-id",
+    genReqId: () => randomUUID(),
+    bodyLimit: 25 * 1024 * 1024,
+  });
+  app.addHook("onClose", async () => invalidations.unsubscribe());
+  await app.register(formbody);
+  await app.register(multipart, { attachFieldsToBody: "keyValues", limits: { fileSize: 25 * 1024 * 1024 } });
+
+  app.setErrorHandler((err, req, reply) => {
+    if (err instanceof ZulipError) return sendError(reply, err);
+    const { statusCode = 500, message } = err as Error & { statusCode?: number };
+    if (statusCode >= 500) {
+      req.log.error({ err }, "request failed");
+      return sendError(reply, new ZulipError("INTERNAL_SERVER_ERROR", "Internal server error", 500));
+    }
+    // Fastify's own refusals: unparsable body, too large, bad content type.
+    return sendError(reply, new ZulipError("BAD_REQUEST", message, statusCode));
+  });
+  app.setNotFoundHandler((_req, reply) => sendError(reply, new ZulipError("BAD_REQUEST", "Not Found", 404)));
+
+  async function authenticate(req: FastifyRequest, realm: RealmRef): Promise<Actor> {
+    const header = req.headers.authorization;
+    if (!header) throw unauthorized();
+    const match = /^Basic\s+(\S+)$/i.exec(header);
+    const decoded = match ? Buffer.from(match[1]!, "base64").toString("utf8") : "";
+    const colon = decoded.indexOf(":");
+    if (colon < 1) throw unauthorized("Invalid authorization header for basic auth");
+    const email = decoded.slice(0, colon);
+    const apiKey = decoded.slice(colon + 1);
+    const cacheKey = AuthCache.keyOf(realm.id, email, apiKey);
+    const cached = authCache.get(cacheKey);
+    if (cached) return cached;
+    const actor = await bus.request(identity.authenticate, { email, api_key: apiKey }, { realm, actor: null, requestId: req.id });
+    authCache.set(cacheKey, actor);
+    return actor;
+  }
+
+  function applyRateLimit(reply: FastifyReply, d: RateDecision): void {
+    reply.header("X-RateLimit-Limit", d.limit);
+    reply.header("X-RateLimit-Remaining", d.remaining);
+    reply.header("X-RateLimit-Reset", d.reset);
+    if (!d.allowed) {
+      reply.header("Retry-After", Math.ceil(d.retryAfter));
+      throw new ZulipError("RATE_LIMIT_HIT", "API usage exceeded rate limit", 429, { "retry-after": d.retryAfter });
+    }
+  }
+
+  async function serve(route: Route, req: FastifyRequest, reply: FastifyReply, pathValues: string[]) {
+    const { contract } = route;
+    const realm = await realms.resolve(req.headers.host ?? "", req.id);
+    const actor = contract.http!.auth === "user" ? await authenticate(req, realm) : null;
+    applyRateLimit(reply, await limiter.hit(actor ? `user.${actor.realmId}.${actor.userId}` : `ip.${req.ip.replace(/[.:]/g, "_")}`));
+    const raw: Record<string, unknown> = { ...(req.query as object), ...(isObject(req.body) ? req.body : {}) };
+    route.pathNames.forEach((name, i) => (raw[name] = pathValues[i]));
+    const { params, ignored } = decodeParams(contract.params, raw);
+    const data = await bus.request(contract, params, { realm, actor, requestId: req.id });
+    const body: Record<string, unknown> = { result: "success", msg: "", ...(data as object) };
+    if (ignored.length > 0) body.ignored_parameters_unsupported = ignored;
+    return reply.send(body);
+  }
+
+  for (const { method, url, routes } of groupRoutes(deps.contracts ?? allContracts)) {
+    app.route({
+      method,
+      url,
+      handler: async (req, reply) => {
+        const pathValues = Object.values(req.params as Record<string, string>);
+        return serve(pickRoute(routes, pathValues), req, reply, pathValues);
+      },
+    });
+  }
+
+  app.get("/health", async (req, reply) => {
+    const checks = await Promise.all(
+      SERVICES.map(async (s) => {
+        try {
+          await bus.request(healthContract(s), {}, { realm: null, actor: null, requestId: req.id });
+          return [s, "ok"] as const;
+        } catch (err) {
+          return [s, (err as Error).message] as const;
+        }
+      }),
+    );
+    const services = Object.fromEntries(checks);
+    const natsOk = !nc.isClosed();
+    const ok = natsOk && checks.every(([, v]) => v === "ok");
+    return reply.status(ok ? 200 : 503).send({ status: ok ? "ok" : "degraded", nats: natsOk ? "ok" : "closed", services });
+  });
+
+  return app;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function sendError(reply: FastifyReply, err: ZulipError): FastifyReply {
+  if (err.status === 401) reply.header("WWW-Authenticate", WWW_AUTHENTICATE);
+  return reply.status(err.status).send({ result: "error", msg: err.message, code: err.code, ...err.extra });
+}
+
+/**
+ * Contracts whose paths differ only in parameter names (`/users/{user_id}` and
+ * `/users/{email}`) share one Fastify route; the request goes to the first
+ * contract whose path parameters accept the values.
+ */
+function groupRoutes(contracts: Contract[]): Array<{ method: string; url: string; routes: Route[] }> {
+  const groups = new Map<string, { method: string; url: string; routes: Route[] }>();
+  for (const contract of contracts) {
+    if (!contract.http) continue;
+    const pathNames = [...contract.http.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+    let i = 0;
+    const url = API_PREFIX + contract.http.path.replace(/\{[^}]+\}/g, () => `:p${i++}`);
+    const key = `${contract.http.method} ${url}`;
+    const group = groups.get(key) ?? { method: contract.http.method, url, routes: [] };
+    group.routes.push({ contract, pathNames });
+    groups.set(key, group);
+  }
+  return [...groups.values()];
+}
+
+function pickRoute(routes: Route[], pathValues: string[]): Route {
+  if (routes.length === 1) return routes[0]!;
+  return (
+    routes.find((r) =>
+      r.pathNames.every((name, i) => {
+        try {
+          const { params } = decodeParams(r.contract.params, { [name]: pathValues[i] });
+          return (r.contract.params.shape[name] as unknown as ZodType).safeParse(params[name]).success;
+        } catch {
+          return false;
+        }
+      }),
+    ) ?? routes[0]!
+  );
+}

@@ -1,0 +1,23 @@
+import { ZulipError, identity, requireRealm, type Handler } from "@teamchat/shared";
+import { API_KEY_LENGTH, type ApiKeyRepository } from "../api-keys/api-key.repository";
+import type { UserRepository } from "../users/user.repository";
+import { apiEmail, toActor } from "../users/user-view";
+
+const invalidKey = () => new ZulipError("INVALID_API_KEY", "Invalid API key", 401);
+
+export const authenticateHandler =
+  (users: UserRepository, keys: ApiKeyRepository): Handler<typeof identity.authenticate> =>
+  async ({ email, api_key }, ctx) => {
+    const realm = requireRealm(ctx);
+    if (api_key.length !== API_KEY_LENGTH) throw new ZulipError("INVALID_API_KEY", "Malformed API key", 401);
+    const key = await keys.findByKey(realm.id, api_key);
+    if (!key) throw invalidKey();
+    const user = await users.byId(realm.id, key.userId);
+    const given = email.toLowerCase();
+    // Either the real address or the API (possibly dummy) address identifies the account.
+    if (!user || (given !== user.deliveryEmail && given !== apiEmail(user, realm).toLowerCase())) {
+      throw invalidKey();
+    }
+    if (!user.isActive) throw new ZulipError("USER_DEACTIVATED", "Account is deactivated", 401);
+    return toActor(user, realm);
+  };

@@ -1,0 +1,36 @@
+import { Role, identity, isDuplicateKey, requireRealm, type Handler } from "@teamchat/shared";
+import type { ApiKeyRepository } from "../api-keys/api-key.repository";
+import { hashPassword } from "../passwords";
+import type { UserRepository } from "../users/user.repository";
+
+/** Creates the organization's first owner; if the address exists, issues it a new key (idempotent retries). */
+export const createOwnerHandler =
+  (users: UserRepository, keys: ApiKeyRepository): Handler<typeof identity.createOwner> =>
+  async ({ email, full_name, password }, ctx) => {
+    const realm = requireRealm(ctx);
+    const existing = await users.byEmail(realm.id, email);
+    if (existing) {
+      return { user_id: existing.userId, api_key: await keys.issue(realm.id, existing.userId), created: false };
+    }
+    try {
+      const user = await users.insert({
+        realmId: realm.id,
+        deliveryEmail: email,
+        fullName: full_name,
+        role: Role.OWNER,
+        isBot: false,
+        botType: null,
+        botOwnerId: null,
+        dateJoined: new Date(),
+        timezone: "",
+        passwordHash: password ? await hashPassword(password) : null,
+        canCreateUsers: true,
+        canChangeUserEmails: true,
+      });
+      return { user_id: user.userId, api_key: await keys.issue(realm.id, user.userId), created: true };
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      const raced = (await users.byEmail(realm.id, email))!;
+      return { user_id: raced.userId, api_key: await keys.issue(realm.id, raced.userId), created: false };
+    }
+  };

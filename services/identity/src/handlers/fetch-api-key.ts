@@ -1,0 +1,27 @@
+import { ZulipError, identity, requireRealm, type Handler } from "@teamchat/shared";
+import type { ApiKeyRepository } from "../api-keys/api-key.repository";
+import type { LoginAttemptRepository } from "../login-attempts/login-attempt.repository";
+import { verifyPassword } from "../passwords";
+import type { UserRepository } from "../users/user.repository";
+import { apiEmail } from "../users/user-view";
+
+/**
+ * Password login. Keys are stored hashed, so every login issues a new key
+ * (one per device, like a session) instead of returning an existing one.
+ */
+export const fetchApiKeyHandler =
+  (users: UserRepository, keys: ApiKeyRepository, attempts: LoginAttemptRepository): Handler<typeof identity.fetchApiKey> =>
+  async ({ username, password }, ctx) => {
+    const realm = requireRealm(ctx);
+    const wait = await attempts.retryAfter(realm.id, username);
+    if (wait > 0) {
+      throw new ZulipError("RATE_LIMIT_HIT", "API usage exceeded rate limit", 429, { "retry-after": wait });
+    }
+    const user = await users.byEmail(realm.id, username);
+    if (!user || !(await verifyPassword(password, user.passwordHash))) {
+      await attempts.recordFailure(realm.id, username);
+      throw new ZulipError("AUTHENTICATION_FAILED", "Your username or password is incorrect", 401);
+    }
+    if (!user.isActive) throw new ZulipError("USER_DEACTIVATED", "Account is deactivated", 401);
+    return { api_key: await keys.issue(realm.id, user.userId), email: apiEmail(user, realm), user_id: user.userId };
+  };

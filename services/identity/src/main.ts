@@ -1,0 +1,4 @@
+import { runService } from "@teamchat/shared";
+import { buildIdentity } from "./app";
+
+runService("identity", buildIdentity);

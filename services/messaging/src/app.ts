@@ -1,0 +1,6 @@
+import type { RunningService, ServiceDeps } from "@teamchat/shared";
+
+/** Composition root. Operations are registered on deps.server as they are built. */
+export async function buildMessaging(_deps: ServiceDeps): Promise<RunningService> {
+  return {};
+}

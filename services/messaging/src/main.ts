@@ -1,0 +1,4 @@
+import { runService } from "@teamchat/shared";
+import { buildMessaging } from "./app";
+
+runService("messaging", buildMessaging);

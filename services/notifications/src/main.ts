@@ -1,0 +1,4 @@
+import { runService } from "@teamchat/shared";
+import { buildNotifications } from "./app";
+
+runService("notifications", buildNotifications);

@@ -1,0 +1,11 @@
+import { badRequest, realmConfig, type Handler } from "@teamchat/shared";
+import type { RealmHosts } from "../realms/hosts";
+import type { RealmRecordRepository } from "../realms/realm.repository";
+
+export const resolveRealmHandler =
+  (realms: RealmRecordRepository, hosts: RealmHosts): Handler<typeof realmConfig.resolveRealm> =>
+  async ({ host }) => {
+    const realm = await realms.bySubdomain(hosts.subdomainOf(host));
+    if (!realm) throw badRequest("There is no organization at this address");
+    return hosts.ref(realm);
+  };

@@ -1,0 +1,4 @@
+import { runService } from "@teamchat/shared";
+import { buildRealmConfig } from "./app";
+
+runService("realm-config", buildRealmConfig);

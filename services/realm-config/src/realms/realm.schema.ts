@@ -1,0 +1,28 @@
+import { Schema } from "mongoose";
+
+export interface RealmDoc {
+  realmId: number;
+  /** "" for the root organization (served on the bare host) */
+  subdomain: string;
+  name: string;
+  description: string;
+  dateCreated: Date;
+  /** organization settings keyed by Zulip's names (realm_* without the prefix) */
+  settings: Record<string, unknown>;
+}
+
+export const realmSchema = new Schema<RealmDoc>(
+  {
+    realmId: { type: Number, required: true },
+    subdomain: { type: String, default: "" },
+    name: { type: String, required: true },
+    description: { type: String, default: "" },
+    dateCreated: { type: Date, required: true },
+    settings: { type: Schema.Types.Mixed, default: {} },
+  },
+  { collection: "realms", versionKey: false, minimize: false },
+);
+// every request: the gateway resolves Host → subdomain → realm
+realmSchema.index({ subdomain: 1 }, { unique: true });
+// lookups by id from other operations
+realmSchema.index({ realmId: 1 }, { unique: true });
