@@ -23,8 +23,6 @@ export interface Infra {
 export interface InfraOptions {
   /** Where FerretDB's SQLite files and NATS' JetStream store live. */
   dataDir: string;
-  /** Throw-away data: SQLite in memory. */
-  ephemeral?: boolean;
   /** Progress lines go here. */
   progress?: (line: string) => void;
   /** Output of the started servers (default: discarded). */
@@ -160,7 +158,8 @@ export async function startMongo(opts: InfraOptions): Promise<{ url: string; sto
       ? ["--dbpath", dir, "--port", String(port), "--bind_ip", "127.0.0.1", "--quiet"]
       : [
           "--handler=sqlite",
-          opts.ephemeral ? `--sqlite-url=file:${dir}/?mode=memory` : `--sqlite-url=file:${dir}/`,
+          // Files, not FerretDB's in-memory SQLite: that mode stalls under concurrent connections.
+          `--sqlite-url=file:${dir}/`,
           `--listen-addr=127.0.0.1:${port}`,
           "--telemetry=disable",
           "--state-dir=-",
@@ -169,7 +168,7 @@ export async function startMongo(opts: InfraOptions): Promise<{ url: string; sto
         ];
   const child = startProcess(server.kind, server.bin, args, opts);
   await waitForPort(port, server.kind, 30_000, child);
-  say(opts, `${server.kind} on 127.0.0.1:${port}${opts.ephemeral ? " (in memory)" : ` (data in ${dir})`}`);
+  say(opts, `${server.kind} on 127.0.0.1:${port} (data in ${dir})`);
   return { url: `mongodb://127.0.0.1:${port}`, stop: () => stopProcess(child) };
 }
 

@@ -156,7 +156,7 @@ export class BusServer {
       reply = { ok: true, data };
     } catch (err) {
       if (err instanceof ZulipError) {
-        log.debug({ code: err.code, msg: err.message }, "request refused");
+        log.debug({ code: err.code, reason: err.message }, "request refused");
         reply = { ok: false, error: err.toWire() };
       } else {
         log.error({ err }, "handler failed");

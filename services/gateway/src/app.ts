@@ -57,8 +57,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   });
 
   const app = Fastify({
-    loggerInstance: log as FastifyBaseLogger,
-    logController: { disableRequestLogging: true },
+    // Per-request access lines are Fastify's at info level; keep them out, errors stay in.
+    loggerInstance: log.child({}, { level: "warn" }) as FastifyBaseLogger,
     requestIdHeader: "x-request-id",
     genReqId: () => randomUUID(),
     bodyLimit: 25 * 1024 * 1024,

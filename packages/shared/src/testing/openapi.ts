@@ -1,0 +1,89 @@
+/**
+ * Checks replies against Zulip's OpenAPI document (../shared/zulip-api/zulip.yaml):
+ * the 200 schema of the operation at (method, path), strictly: a field the
+ * document does not list fails the check, like Zulip's own test suite does.
+ */
+import Ajv, { type ValidateFunction } from "ajv";
+import addFormats from "ajv-formats";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { parse } from "yaml";
+
+type Json = Record<string, unknown>;
+
+export const ZULIP_YAML = resolve(__dirname, "../../../../../shared/zulip-api/zulip.yaml");
+
+interface Operation {
+  method: string;
+  template: string;
+  regex: RegExp;
+  params: number;
+  schema: Json | undefined;
+}
+
+let loaded: { ops: Operation[]; components: Json } | undefined;
+
+/** Every `$ref` that is a direct part of some allOf: such schemas are extended, so they must stay open. */
+function collectAllOfRefs(node: unknown, refs: Set<string>): void {
+  if (Array.isArray(node)) return node.forEach((n) => collectAllOfRefs(n, refs));
+  if (typeof node !== "object" || node === null) return;
+  const obj = node as Json;
+  if (Array.isArray(obj.allOf)) for (const part of obj.allOf as Json[]) if (typeof part.$ref === "string") refs.add(part.$ref);
+  Object.values(obj).forEach((v) => collectAllOfRefs(v, refs));
+}
+
+/** Closes every object schema that lists properties, is not an allOf part, and does not say otherwise. */
+function closeObjects(node: unknown, inAllOf = false): void {
+  if (Array.isArray(node)) return node.forEach((n) => closeObjects(n, inAllOf));
+  if (typeof node !== "object" || node === null) return;
+  const obj = node as Json;
+  if (!inAllOf && obj.properties && !("additionalProperties" in obj)) obj.additionalProperties = false;
+  for (const [k, v] of Object.entries(obj)) closeObjects(v, k === "allOf");
+}
+
+function load() {
+  if (loaded) return loaded;
+  const doc = parse(readFileSync(ZULIP_YAML, "utf8"), { maxAliasCount: -1 }) as Json;
+  const components = doc.components as Json;
+  const allOfRefs = new Set<string>();
+  collectAllOfRefs(doc, allOfRefs);
+  closeObjects(doc.paths);
+  for (const [name, schema] of Object.entries(components.schemas as Json)) {
+    closeObjects(schema, allOfRefs.has(`#/components/schemas/${name}`));
+  }
+  const ops: Operation[] = [];
+  for (const [template, item] of Object.entries(doc.paths as Json)) {
+    for (const [method, op] of Object.entries(item as Json)) {
+      const schema = ((op as Json).responses as Json | undefined)?.["200"] as Json | undefined;
+      const content = (schema?.content as Json | undefined)?.["application/json"] as Json | undefined;
+      const regex = new RegExp("^" + template.replace(/\{[^}]+\}/g, "[^/]+") + "$");
+      ops.push({ method: method.toUpperCase(), template, regex, params: (template.match(/\{/g) ?? []).length, schema: content?.schema as Json | undefined });
+    }
+  }
+  ops.sort((a, b) => a.params - b.params);
+  loaded = { ops, components };
+  return loaded;
+}
+
+const ajv = new Ajv({ strict: false, allErrors: true, discriminator: true });
+addFormats(ajv);
+const compiled = new Map<string, ValidateFunction>();
+
+export function findOperation(method: string, path: string): Operation | undefined {
+  const p = path.split("?")[0]!.replace(/^\/api\/v1/, "");
+  return load().ops.find((o) => o.method === method.toUpperCase() && o.regex.test(p));
+}
+
+/** Returns the problems of a 200 reply, or [] when it matches (or the document has no such operation). */
+export function checkReply(method: string, path: string, body: unknown): string[] {
+  const op = findOperation(method, path);
+  if (!op?.schema) return [];
+  const key = `${op.method} ${op.template}`;
+  let validate = compiled.get(key);
+  if (!validate) {
+    validate = ajv.compile({ ...op.schema, components: load().components });
+    compiled.set(key, validate);
+  }
+  if (validate(body)) return [];
+  return (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message} ${JSON.stringify(e.params)}`);
+}

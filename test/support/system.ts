@@ -1,0 +1,94 @@
+/**
+ * The whole system in one test process, built from the same composition roots
+ * as the real entrypoints, on real NATS and a real MongoDB-protocol server.
+ * Each call gets its own nats-server and its own databases.
+ */
+import { randomBytes } from "node:crypto";
+import type { FastifyInstance } from "fastify";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { createLogger, loadConfig, startService, type Config, type RealmRef, type ServiceFactory } from "@teamchat/shared";
+import { createOrganization } from "../../scripts/lib/organization";
+import { buildGateway } from "../../services/gateway/src/app";
+import { buildIdentity } from "../../services/identity/src/app";
+import { buildMessaging } from "../../services/messaging/src/app";
+import { buildNotifications } from "../../services/notifications/src/app";
+import { buildRealmConfig } from "../../services/realm-config/src/app";
+import { ApiClient, type Credentials } from "@teamchat/shared/src/testing/api";
+import { startTestNats } from "./nats";
+
+export const FACTORIES: Record<string, ServiceFactory> = {
+  identity: buildIdentity,
+  "realm-config": buildRealmConfig,
+  messaging: buildMessaging,
+  notifications: buildNotifications,
+};
+
+export interface TestSystem {
+  baseUrl: string;
+  realm: RealmRef;
+  owner: Credentials & { userId: number; password: string };
+  config: Config;
+  /** a client connection to the system's NATS, for tests that look at the bus */
+  nc: NatsConnection;
+  api(user: Credentials | null): ApiClient;
+  /** Stops one service's instance (to test restarts and "no responders"). */
+  stopService(name: string): Promise<void>;
+  /** Starts one more instance of a service. */
+  startService(name: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startSystem(env: Record<string, string> = {}): Promise<TestSystem> {
+  const nats = await startTestNats();
+  const config = loadConfig({
+    NODE_ENV: "test",
+    NATS_URL: nats.url,
+    MONGO_URL: process.env.TEST_MONGO_URL!,
+    MONGO_DB_PREFIX: `t${randomBytes(4).toString("hex")}`,
+    EXTERNAL_URL: "http://localhost",
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+    ...env,
+  });
+  const instances = new Map<string, Array<() => Promise<void>>>();
+  const start = async (name: string) => {
+    const { shutdown } = await startService(name, FACTORIES[name]!, config, createLogger(name, config.LOG_LEVEL));
+    instances.set(name, [...(instances.get(name) ?? []), shutdown]);
+  };
+  for (const name of Object.keys(FACTORIES)) await start(name);
+
+  const gwNats = await connect({ servers: nats.url, name: "gateway" });
+  const gateway: FastifyInstance = await buildGateway({ nc: gwNats, config, log: createLogger("gateway", config.LOG_LEVEL) });
+  await gateway.listen({ port: 0, host: "127.0.0.1" });
+  const baseUrl = `http://127.0.0.1:${(gateway.server.address() as { port: number }).port}`;
+
+  const nc = await connect({ servers: nats.url, name: "test" });
+  const password = "owner-password-1";
+  const org = await createOrganization(nc, {
+    subdomain: "",
+    name: "Test Organization",
+    ownerEmail: "owner@example.com",
+    ownerName: "Test Owner",
+    ownerPassword: password,
+  });
+
+  return {
+    baseUrl,
+    realm: org.realm,
+    owner: { email: "owner@example.com", apiKey: org.apiKey, userId: org.userId, password },
+    config,
+    nc,
+    api: (user) => new ApiClient(baseUrl, user),
+    stopService: async (name) => {
+      const list = instances.get(name) ?? [];
+      await list.shift()?.();
+    },
+    startService: start,
+    stop: async () => {
+      await gateway.close();
+      await gwNats.drain();
+      for (const list of instances.values()) await Promise.all(list.map((s) => s()));
+      await nc.drain();
+      await nats.stop();
+    },
+  };
+}
