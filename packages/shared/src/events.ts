@@ -8,7 +8,8 @@ import { publishJson } from "./bus";
  */
 export interface DomainEvent {
   realmId: number;
-  userIds: number[];
+  /** recipients; "all" = every user of the realm (for owners of realm-wide data who do not list users) */
+  userIds: number[] | "all";
   event: { type: string; [field: string]: unknown };
   perUser?: Record<number, Record<string, unknown>>;
 }
@@ -24,6 +25,6 @@ export interface AuthInvalidated {
 }
 
 export function publishEvent(nc: NatsConnection, service: string, ev: DomainEvent, requestId?: string): void {
-  if (ev.userIds.length === 0) return;
+  if (Array.isArray(ev.userIds) && ev.userIds.length === 0) return;
   publishJson(nc, eventSubject(service, ev.event.type), ev, requestId);
 }

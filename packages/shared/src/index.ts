@@ -9,5 +9,8 @@ export * from "./logger";
 export * from "./params";
 export * from "./service";
 export * as identity from "./contracts/identity";
+export * as messaging from "./contracts/messaging";
+export * as notifications from "./contracts/notifications";
 export * as realmConfig from "./contracts/realm-config";
+export * from "./contracts/register";
 export { allContracts } from "./contracts";

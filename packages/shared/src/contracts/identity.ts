@@ -54,3 +54,32 @@ export const getOwnUser = defineContract({
     profile_data: profileDataSchema,
   }),
 });
+
+/**
+ * Internal: what other services need to know of users (message senders,
+ * recipients, typing audiences). `email` is the API email as everyone sees it.
+ * Omit both filters for every user of the organization.
+ */
+export const userSummarySchema = z.object({
+  user_id: z.number().int(),
+  email: z.string(),
+  delivery_email: z.string(),
+  full_name: z.string(),
+  role: roleSchema,
+  is_active: z.boolean(),
+  is_bot: z.boolean(),
+  avatar_url: z.string(),
+  avatar_version: z.number().int(),
+  receives_typing_notifications: z.boolean(),
+});
+export type UserSummary = z.infer<typeof userSummarySchema>;
+
+export const getUserSummaries = defineContract({
+  subject: "identity.users.summaries",
+  params: z.object({
+    user_ids: z.array(z.number().int()).optional(),
+    /** real or API (dummy) addresses */
+    emails: z.array(z.string()).optional(),
+  }),
+  reply: z.object({ users: z.array(userSummarySchema) }),
+});

@@ -46,3 +46,33 @@ export const getServerSettings = defineContract({
     realm_web_public_access_enabled: z.boolean(),
   }),
 });
+
+/**
+ * Internal: the organization settings other services enforce (length limits,
+ * empty-topic display name, permissions). Zulip's register names, without the
+ * `realm_` prefix where Zulip has one.
+ */
+export const realmSettingsSchema = z.object({
+  max_stream_name_length: z.number().int(),
+  max_stream_description_length: z.number().int(),
+  max_topic_length: z.number().int(),
+  max_message_length: z.number().int(),
+  max_channel_folder_name_length: z.number().int(),
+  max_channel_folder_description_length: z.number().int(),
+  realm_empty_topic_display_name: z.string(),
+  enable_spectator_access: z.boolean(),
+  web_public_streams_enabled: z.boolean(),
+  message_retention_days: z.number().int(),
+  /** Zulip group-setting values: a system group id or {direct_members, direct_subgroups} */
+  can_create_web_public_channel_group: z.unknown(),
+  can_create_public_channel_group: z.unknown(),
+  can_create_private_channel_group: z.unknown(),
+  can_add_subscribers_group: z.unknown(),
+});
+export type RealmSettings = z.infer<typeof realmSettingsSchema>;
+
+export const getRealmSettings = defineContract({
+  subject: "realm-config.realm.settings",
+  params: z.object({}),
+  reply: realmSettingsSchema,
+});
