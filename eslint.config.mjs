@@ -12,5 +12,8 @@ export default tseslint.config(
       "no-console": "error",
     },
   },
-  { files: ["**/*.js", "**/*.mjs"], languageOptions: { globals: { module: "readonly", require: "readonly", __dirname: "readonly" } } },
+  {
+    files: ["**/*.js", "**/*.mjs"],
+    languageOptions: { globals: { module: "readonly", require: "readonly", __dirname: "readonly" } },
+  },
 );

@@ -20,7 +20,13 @@ async function main() {
 
   log(`[start] provisioning infrastructure (data in ${dataDir})...`);
   const infra = await provisionInfra({ dataDir });
-  const env = { ...process.env, NATS_URL: infra.natsUrl, MONGO_URL: infra.mongoUrl, PORT: String(port), EXTERNAL_URL: baseUrl };
+  const env = {
+    ...process.env,
+    NATS_URL: infra.natsUrl,
+    MONGO_URL: infra.mongoUrl,
+    PORT: String(port),
+    EXTERNAL_URL: baseUrl,
+  };
   const procs: ServiceProcess[] = [];
   let stopping = false;
   const shutdown = async (code: number) => {
@@ -56,7 +62,10 @@ async function main() {
     await nc.close();
     const rcPath = join(REPO_ROOT, "zuliprc");
     writeFileSync(rcPath, zuliprc(DEMO.ownerEmail, org.apiKey, org.realm.uri), { mode: 0o600 });
-    writeFileSync(join(dataDir, "runtime.json"), JSON.stringify({ natsUrl: infra.natsUrl, mongoUrl: infra.mongoUrl, baseUrl }, null, 2));
+    writeFileSync(
+      join(dataDir, "runtime.json"),
+      JSON.stringify({ natsUrl: infra.natsUrl, mongoUrl: infra.mongoUrl, baseUrl }, null, 2),
+    );
 
     log("");
     log("=".repeat(72));

@@ -11,7 +11,8 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 
 export const REPO_ROOT = resolve(__dirname, "../..");
-export const TOOL_CACHE = process.env.TEAMCHAT_TOOL_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "teamchat");
+export const TOOL_CACHE =
+  process.env.TEAMCHAT_TOOL_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "teamchat");
 
 export interface Infra {
   mongoUrl: string;
@@ -29,7 +30,8 @@ export interface InfraOptions {
   serverOutput?: (name: string, line: string) => void;
 }
 
-const say = (opts: InfraOptions, line: string) => (opts.progress ?? ((l) => process.stderr.write(`${l}\n`)))(`[infra] ${line}`);
+const say = (opts: InfraOptions, line: string) =>
+  (opts.progress ?? ((l) => process.stderr.write(`${l}\n`)))(`[infra] ${line}`);
 
 export class ProvisionError extends Error {}
 
@@ -57,7 +59,8 @@ export async function freePort(): Promise<number> {
 export async function waitForPort(port: number, what: string, timeoutMs = 30_000, proc?: ChildProcess): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (proc && proc.exitCode !== null) throw new ProvisionError(`${what} exited with code ${proc.exitCode} before listening`);
+    if (proc && proc.exitCode !== null)
+      throw new ProvisionError(`${what} exited with code ${proc.exitCode} before listening`);
     const ok = await new Promise<boolean>((res) => {
       const s = connect(port, "127.0.0.1");
       s.once("connect", () => (s.destroy(), res(true)));

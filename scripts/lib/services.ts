@@ -11,7 +11,16 @@ const LEVELS: Record<number, string> = { 10: "TRACE", 20: "DEBUG", 30: "INFO", 4
 /** One pino JSON line as `time LEVEL msg {other fields}`; anything else as it is. */
 export function formatLogLine(line: string): string {
   try {
-    const { time, level, msg, service: _s, name: _n, pid: _p, hostname: _h, ...rest } = JSON.parse(line) as Record<string, unknown>;
+    const {
+      time,
+      level,
+      msg,
+      service: _s,
+      name: _n,
+      pid: _p,
+      hostname: _h,
+      ...rest
+    } = JSON.parse(line) as Record<string, unknown>;
     const extra = Object.keys(rest).length ? ` ${JSON.stringify(rest)}` : "";
     return `${String(time ?? "").slice(11, 23)} ${LEVELS[level as number] ?? level} ${msg ?? ""}${extra}`;
   } catch {
@@ -25,7 +34,12 @@ export interface ServiceProcess {
 }
 
 /** Each service as its own process (node + tsx), output prefixed with its name. */
-export function spawnService(name: string, env: NodeJS.ProcessEnv, index: number, write = (s: string) => process.stdout.write(s)): ServiceProcess {
+export function spawnService(
+  name: string,
+  env: NodeJS.ProcessEnv,
+  index: number,
+  write = (s: string) => process.stdout.write(s),
+): ServiceProcess {
   const child = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "services", name, "src/main.ts")], {
     cwd: REPO_ROOT,
     env,

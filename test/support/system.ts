@@ -6,7 +6,14 @@
 import { randomBytes } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
-import { createLogger, loadConfig, startService, type Config, type RealmRef, type ServiceFactory } from "@teamchat/shared";
+import {
+  createLogger,
+  loadConfig,
+  startService,
+  type Config,
+  type RealmRef,
+  type ServiceFactory,
+} from "@teamchat/shared";
 import { createOrganization } from "../../scripts/lib/organization";
 import { buildGateway } from "../../services/gateway/src/app";
 import { buildIdentity } from "../../services/identity/src/app";
@@ -57,7 +64,11 @@ export async function startSystem(env: Record<string, string> = {}): Promise<Tes
   for (const name of Object.keys(FACTORIES)) await start(name);
 
   const gwNats = await connect({ servers: nats.url, name: "gateway" });
-  const gateway: FastifyInstance = await buildGateway({ nc: gwNats, config, log: createLogger("gateway", config.LOG_LEVEL) });
+  const gateway: FastifyInstance = await buildGateway({
+    nc: gwNats,
+    config,
+    log: createLogger("gateway", config.LOG_LEVEL),
+  });
   await gateway.listen({ port: 0, host: "127.0.0.1" });
   const baseUrl = `http://127.0.0.1:${(gateway.server.address() as { port: number }).port}`;
 

@@ -2,13 +2,7 @@ import { z } from "zod";
 
 /** Organization roles (requirements, convention 7). */
 export const Role = { OWNER: 100, ADMINISTRATOR: 200, MODERATOR: 300, MEMBER: 400, GUEST: 600 } as const;
-export const roleSchema = z.union([
-  z.literal(100),
-  z.literal(200),
-  z.literal(300),
-  z.literal(400),
-  z.literal(600),
-]);
+export const roleSchema = z.union([z.literal(100), z.literal(200), z.literal(300), z.literal(400), z.literal(600)]);
 export type RoleValue = z.infer<typeof roleSchema>;
 
 /** The organization a request is for, resolved by the gateway from the Host header. */

@@ -46,20 +46,15 @@ export class BusClient {
     private readonly defaultTimeoutMs = 10_000,
   ) {}
 
-  async request<C extends Contract>(
-    contract: C,
-    params: unknown,
-    ctx: CallContext,
-  ): Promise<ReplyOf<C>> {
+  async request<C extends Contract>(contract: C, params: unknown, ctx: CallContext): Promise<ReplyOf<C>> {
     const h = natsHeaders();
     h.set(REQUEST_ID_HEADER, ctx.requestId);
     let msg: Msg;
     try {
-      msg = await this.nc.request(
-        contract.subject,
-        encode({ realm: ctx.realm, actor: ctx.actor, params }),
-        { timeout: contract.timeoutMs ?? this.defaultTimeoutMs, headers: h },
-      );
+      msg = await this.nc.request(contract.subject, encode({ realm: ctx.realm, actor: ctx.actor, params }), {
+        timeout: contract.timeoutMs ?? this.defaultTimeoutMs,
+        headers: h,
+      });
     } catch (err) {
       throw busFailure(err, contract.subject);
     }

@@ -27,9 +27,7 @@ export interface Contract<P extends ParamsSchema = ParamsSchema, R extends z.Zod
   timeoutMs?: number;
 }
 
-export const defineContract = <P extends ParamsSchema, R extends z.ZodType>(
-  c: Contract<P, R>,
-): Contract<P, R> => c;
+export const defineContract = <P extends ParamsSchema, R extends z.ZodType>(c: Contract<P, R>): Contract<P, R> => c;
 
 /** What travels on the bus for every request. */
 export const envelopeSchema = z.object({

@@ -52,5 +52,4 @@ export const mustBeAdmin = (): ZulipError =>
 export const unauthorized = (msg = "Not logged in: API authentication or user session required") =>
   new ZulipError("UNAUTHORIZED", msg, 401);
 
-export const internalError = (): ZulipError =>
-  new ZulipError("INTERNAL_SERVER_ERROR", "Internal server error", 500);
+export const internalError = (): ZulipError => new ZulipError("INTERNAL_SERVER_ERROR", "Internal server error", 500);

@@ -61,10 +61,7 @@ export interface DecodedParams {
 }
 
 /** Turns raw HTTP fields (all strings) into typed values according to the operation's schema. */
-export function decodeParams(
-  schema: z.ZodObject<z.ZodRawShape>,
-  raw: Record<string, unknown>,
-): DecodedParams {
+export function decodeParams(schema: z.ZodObject<z.ZodRawShape>, raw: Record<string, unknown>): DecodedParams {
   const kinds = kindsOf(schema);
   const params: Record<string, unknown> = {};
   const ignored: string[] = [];
@@ -89,7 +86,11 @@ export function decodeParams(
 }
 
 const varName = (path: PropertyKey[]): string =>
-  String(path[0]) + path.slice(1).map((p) => `[${JSON.stringify(p)}]`).join("");
+  String(path[0]) +
+  path
+    .slice(1)
+    .map((p) => `[${JSON.stringify(p)}]`)
+    .join("");
 
 const typeNames: Record<string, string> = {
   number: "an integer",

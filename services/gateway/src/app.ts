@@ -91,7 +91,11 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     const cacheKey = AuthCache.keyOf(realm.id, email, apiKey);
     const cached = authCache.get(cacheKey);
     if (cached) return cached;
-    const actor = await bus.request(identity.authenticate, { email, api_key: apiKey }, { realm, actor: null, requestId: req.id });
+    const actor = await bus.request(
+      identity.authenticate,
+      { email, api_key: apiKey },
+      { realm, actor: null, requestId: req.id },
+    );
     authCache.set(cacheKey, actor);
     return actor;
   }
@@ -110,7 +114,10 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     const { contract } = route;
     const realm = await realms.resolve(req.headers.host ?? "", req.id);
     const actor = contract.http!.auth === "user" ? await authenticate(req, realm) : null;
-    applyRateLimit(reply, await limiter.hit(actor ? `user.${actor.realmId}.${actor.userId}` : `ip.${req.ip.replace(/[.:]/g, "_")}`));
+    applyRateLimit(
+      reply,
+      await limiter.hit(actor ? `user.${actor.realmId}.${actor.userId}` : `ip.${req.ip.replace(/[.:]/g, "_")}`),
+    );
     const raw: Record<string, unknown> = { ...(req.query as object), ...(isObject(req.body) ? req.body : {}) };
     route.pathNames.forEach((name, i) => (raw[name] = pathValues[i]));
     const { params, ignored } = decodeParams(contract.params, raw);
@@ -145,7 +152,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     const services = Object.fromEntries(checks);
     const natsOk = !nc.isClosed();
     const ok = natsOk && checks.every(([, v]) => v === "ok");
-    return reply.status(ok ? 200 : 503).send({ status: ok ? "ok" : "degraded", nats: natsOk ? "ok" : "closed", services });
+    return reply
+      .status(ok ? 200 : 503)
+      .send({ status: ok ? "ok" : "degraded", nats: natsOk ? "ok" : "closed", services });
   });
 
   return app;

@@ -69,7 +69,9 @@ describe("authentication", () => {
   });
 
   it("credentials are accepted for the same user through the auth cache", async () => {
-    const res = await fetch(`${sys.baseUrl}/api/v1/users/me`, { headers: { authorization: basic(sys.owner.email, sys.owner.apiKey) } });
+    const res = await fetch(`${sys.baseUrl}/api/v1/users/me`, {
+      headers: { authorization: basic(sys.owner.email, sys.owner.apiKey) },
+    });
     expect(res.status).toBe(200);
   });
 });
@@ -113,8 +115,16 @@ describe("parameters and replies", () => {
 
 describe("POST /fetch_api_key", () => {
   it("issues a working 32-character key for the right password", async () => {
-    const body = ok(await sys.api(null).post("/fetch_api_key", { username: sys.owner.email, password: sys.owner.password }));
-    expect(body).toEqual({ result: "success", msg: "", api_key: expect.stringMatching(/^[A-Za-z0-9]{32}$/), email: sys.owner.email, user_id: sys.owner.userId });
+    const body = ok(
+      await sys.api(null).post("/fetch_api_key", { username: sys.owner.email, password: sys.owner.password }),
+    );
+    expect(body).toEqual({
+      result: "success",
+      msg: "",
+      api_key: expect.stringMatching(/^[A-Za-z0-9]{32}$/),
+      email: sys.owner.email,
+      user_id: sys.owner.userId,
+    });
     const me = ok(await new ApiClient(sys.baseUrl, { email: sys.owner.email, apiKey: body.api_key }).get("/users/me"));
     expect(me.user_id).toBe(sys.owner.userId);
   });
@@ -124,7 +134,11 @@ describe("POST /fetch_api_key", () => {
     for (let i = 0; i < 5; i++) {
       const res = await sys.api(null).post("/fetch_api_key", { username, password: "wrong" });
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ result: "error", code: "AUTHENTICATION_FAILED", msg: "Your username or password is incorrect" });
+      expect(res.body).toEqual({
+        result: "error",
+        code: "AUTHENTICATION_FAILED",
+        msg: "Your username or password is incorrect",
+      });
     }
     const limited = await sys.api(null).post("/fetch_api_key", { username, password: "wrong" });
     expect(limited.status).toBe(429);

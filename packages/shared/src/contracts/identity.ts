@@ -27,10 +27,7 @@ export const fetchApiKey = defineContract({
   reply: z.object({ api_key: z.string(), email: z.string(), user_id: z.number().int() }),
 });
 
-const profileDataSchema = z.record(
-  z.string(),
-  z.object({ value: z.string(), rendered_value: z.string().optional() }),
-);
+const profileDataSchema = z.record(z.string(), z.object({ value: z.string(), rendered_value: z.string().optional() }));
 
 export const getOwnUser = defineContract({
   subject: "identity.users.get_own",

@@ -76,3 +76,48 @@ export const getRealmSettings = defineContract({
   params: z.object({}),
   reply: realmSettingsSchema,
 });
+
+/** Zulip's CustomProfileField (zulip.yaml components/schemas/CustomProfileField). */
+export const customProfileFieldSchema = z.object({
+  id: z.number().int(),
+  /** 1 short text, 2 long text, 3 list of options, 4 date, 5 link, 6 person picker, 7 external account, 8 pronouns */
+  type: z.number().int().min(1).max(8),
+  order: z.number().int(),
+  name: z.string(),
+  hint: z.string(),
+  /** JSON text, as Zulip sends it ("" when the type has none) */
+  field_data: z.string(),
+  display_in_profile_summary: z.boolean().optional(),
+  required: z.boolean(),
+  editable_by_user: z.boolean(),
+});
+export type CustomProfileField = z.infer<typeof customProfileFieldSchema>;
+
+/** GET /realm/profile_fields; identity calls it over the bus to validate and render profile_data. */
+export const listProfileFields = defineContract({
+  subject: "realm-config.profile_fields.list",
+  http: { method: "GET", path: "/realm/profile_fields", auth: "user" },
+  params: z.object({}),
+  reply: z.object({ custom_fields: z.array(customProfileFieldSchema) }),
+});
+
+/** Channel folder (requirements: channel_folder_id in create's reply; Zulip's ChannelFolder in lists). */
+export const channelFolderSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  description: z.string(),
+  rendered_description: z.string(),
+  order: z.number().int(),
+  date_created: z.number().int(),
+  creator_id: z.number().int().nullable(),
+  is_archived: z.boolean(),
+});
+export type ChannelFolder = z.infer<typeof channelFolderSchema>;
+
+/** GET /channel_folders; messaging calls it over the bus to check a channel's folder_id. */
+export const listChannelFolders = defineContract({
+  subject: "realm-config.channel_folders.list",
+  http: { method: "GET", path: "/channel_folders", auth: "user" },
+  params: z.object({ include_archived: z.boolean().default(false) }),
+  reply: z.object({ channel_folders: z.array(channelFolderSchema) }),
+});

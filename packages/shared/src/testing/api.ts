@@ -46,7 +46,8 @@ export class ApiClient {
     let url = `${this.baseUrl}/api/v1${path}`;
     let body: string | FormData | undefined;
     if (encoding === "query") {
-      if (entries.length) url += "?" + new URLSearchParams(entries.map(([k, v]): [string, string] => [k, encodeValue(v)])).toString();
+      if (entries.length)
+        url += "?" + new URLSearchParams(entries.map(([k, v]): [string, string] => [k, encodeValue(v)])).toString();
     } else if (encoding === "multipart") {
       const form = new FormData();
       for (const [k, v] of entries) form.append(k, encodeValue(v));
@@ -66,7 +67,9 @@ export class ApiClient {
     if (res.status === 200) {
       const problems = checkReply(method, path, json);
       if (problems.length) {
-        throw new Error(`${method} ${path}: reply does not match zulip.yaml:\n  ${problems.join("\n  ")}\n${text.slice(0, 2000)}`);
+        throw new Error(
+          `${method} ${path}: reply does not match zulip.yaml:\n  ${problems.join("\n  ")}\n${text.slice(0, 2000)}`,
+        );
       }
     } else if (json.result !== "error" || typeof json.msg !== "string" || typeof json.code !== "string") {
       throw new Error(`${method} ${path}: error reply lacks result/msg/code: ${text.slice(0, 500)}`);

@@ -28,7 +28,8 @@ function collectAllOfRefs(node: unknown, refs: Set<string>): void {
   if (Array.isArray(node)) return node.forEach((n) => collectAllOfRefs(n, refs));
   if (typeof node !== "object" || node === null) return;
   const obj = node as Json;
-  if (Array.isArray(obj.allOf)) for (const part of obj.allOf as Json[]) if (typeof part.$ref === "string") refs.add(part.$ref);
+  if (Array.isArray(obj.allOf))
+    for (const part of obj.allOf as Json[]) if (typeof part.$ref === "string") refs.add(part.$ref);
   Object.values(obj).forEach((v) => collectAllOfRefs(v, refs));
 }
 
@@ -57,7 +58,13 @@ function load() {
       const schema = ((op as Json).responses as Json | undefined)?.["200"] as Json | undefined;
       const content = (schema?.content as Json | undefined)?.["application/json"] as Json | undefined;
       const regex = new RegExp("^" + template.replace(/\{[^}]+\}/g, "[^/]+") + "$");
-      ops.push({ method: method.toUpperCase(), template, regex, params: (template.match(/\{/g) ?? []).length, schema: content?.schema as Json | undefined });
+      ops.push({
+        method: method.toUpperCase(),
+        template,
+        regex,
+        params: (template.match(/\{/g) ?? []).length,
+        schema: content?.schema as Json | undefined,
+      });
     }
   }
   ops.sort((a, b) => a.params - b.params);

@@ -10,7 +10,11 @@ import { apiEmail } from "../users/user-view";
  * (one per device, like a session) instead of returning an existing one.
  */
 export const fetchApiKeyHandler =
-  (users: UserRepository, keys: ApiKeyRepository, attempts: LoginAttemptRepository): Handler<typeof identity.fetchApiKey> =>
+  (
+    users: UserRepository,
+    keys: ApiKeyRepository,
+    attempts: LoginAttemptRepository,
+  ): Handler<typeof identity.fetchApiKey> =>
   async ({ username, password }, ctx) => {
     const realm = requireRealm(ctx);
     const wait = await attempts.retryAfter(realm.id, username);
