@@ -12,4 +12,5 @@ module.exports = {
   maxWorkers: 2,
   testTimeout: 60_000,
   slowTestThreshold: 20,
+  reporters: ["default", "<rootDir>/test/support/summary-reporter.js"],
 };

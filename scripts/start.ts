@@ -60,7 +60,7 @@ async function main() {
     writeFileSync(pwFile, password, { mode: 0o600 });
     const org = await createOrganization(nc, { ...DEMO, ownerPassword: password });
     await nc.close();
-    const rcPath = join(REPO_ROOT, "zuliprc");
+    const rcPath = join(dataDir, "zuliprc");
     writeFileSync(rcPath, zuliprc(DEMO.ownerEmail, org.apiKey, org.realm.uri), { mode: 0o600 });
     writeFileSync(
       join(dataDir, "runtime.json"),

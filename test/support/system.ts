@@ -38,6 +38,8 @@ export interface TestSystem {
   /** a client connection to the system's NATS, for tests that look at the bus */
   nc: NatsConnection;
   api(user: Credentials | null): ApiClient;
+  /** Starts one more gateway instance on the same bus; returns its base URL. */
+  startGateway(): Promise<string>;
   /** Stops one service's instance (to test restarts and "no responders"). */
   stopService(name: string): Promise<void>;
   /** Starts one more instance of a service. */
@@ -45,7 +47,14 @@ export interface TestSystem {
   stop(): Promise<void>;
 }
 
-export async function startSystem(env: Record<string, string> = {}): Promise<TestSystem> {
+export interface SystemOptions {
+  /** environment overrides (see packages/shared/src/config.ts) */
+  env?: Record<string, string>;
+  /** every log line of every service, parsed, is pushed here */
+  logs?: Array<Record<string, unknown>>;
+}
+
+export async function startSystem({ env = {}, logs }: SystemOptions = {}): Promise<TestSystem> {
   const nats = await startTestNats();
   const config = loadConfig({
     NODE_ENV: "test",
@@ -56,21 +65,26 @@ export async function startSystem(env: Record<string, string> = {}): Promise<Tes
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     ...env,
   });
+  const sink = logs && {
+    write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>),
+  };
+  const logger = (name: string) => createLogger(name, config.LOG_LEVEL, sink);
   const instances = new Map<string, Array<() => Promise<void>>>();
   const start = async (name: string) => {
-    const { shutdown } = await startService(name, FACTORIES[name]!, config, createLogger(name, config.LOG_LEVEL));
+    const { shutdown } = await startService(name, FACTORIES[name]!, config, logger(name));
     instances.set(name, [...(instances.get(name) ?? []), shutdown]);
   };
   for (const name of Object.keys(FACTORIES)) await start(name);
 
-  const gwNats = await connect({ servers: nats.url, name: "gateway" });
-  const gateway: FastifyInstance = await buildGateway({
-    nc: gwNats,
-    config,
-    log: createLogger("gateway", config.LOG_LEVEL),
-  });
-  await gateway.listen({ port: 0, host: "127.0.0.1" });
-  const baseUrl = `http://127.0.0.1:${(gateway.server.address() as { port: number }).port}`;
+  const gateways: Array<{ app: FastifyInstance; nc: NatsConnection }> = [];
+  const startGateway = async () => {
+    const gwNats = await connect({ servers: nats.url, name: "gateway" });
+    const app = await buildGateway({ nc: gwNats, config, log: logger("gateway") });
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    gateways.push({ app, nc: gwNats });
+    return `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  };
+  const baseUrl = await startGateway();
 
   const nc = await connect({ servers: nats.url, name: "test" });
   const password = "owner-password-1";
@@ -89,14 +103,17 @@ export async function startSystem(env: Record<string, string> = {}): Promise<Tes
     config,
     nc,
     api: (user) => new ApiClient(baseUrl, user),
+    startGateway,
     stopService: async (name) => {
       const list = instances.get(name) ?? [];
       await list.shift()?.();
     },
     startService: start,
     stop: async () => {
-      await gateway.close();
-      await gwNats.drain();
+      for (const gw of gateways) {
+        await gw.app.close();
+        await gw.nc.drain();
+      }
       for (const list of instances.values()) await Promise.all(list.map((s) => s()));
       await nc.drain();
       await nats.stop();

@@ -136,6 +136,7 @@ export class BusServer {
     await this.slot();
     const requestId = msg.headers?.get(REQUEST_ID_HEADER) || randomUUID();
     const log = this.opts.logger.child({ requestId, subject: contract.subject });
+    const started = performance.now();
     let reply: WireReply;
     try {
       const envelope = msg.json<{ realm: RealmRef | null; actor: Actor | null; params: unknown }>();
@@ -159,6 +160,7 @@ export class BusServer {
       }
     }
     if (msg.reply) msg.respond(encode(reply));
+    log.debug({ ok: reply.ok, ms: Math.round((performance.now() - started) * 10) / 10 }, "handled");
   }
 
   /** Stop taking requests, finish the ones in flight. The connection is the caller's to close. */

@@ -24,12 +24,17 @@ export const REDACT_PATHS = [
   "req.headers.authorization",
 ];
 
-export function createLogger(service: string, level = process.env.LOG_LEVEL ?? "info"): Logger {
-  return pino({
+export function createLogger(
+  service: string,
+  level = process.env.LOG_LEVEL ?? "info",
+  destination?: pino.DestinationStream,
+): Logger {
+  const options: pino.LoggerOptions = {
     name: service,
     level,
     base: { service },
     redact: { paths: REDACT_PATHS, censor: "[redacted]" },
     timestamp: pino.stdTimeFunctions.isoTime,
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

@@ -64,6 +64,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     bodyLimit: 25 * 1024 * 1024,
   });
   app.addHook("onClose", async () => invalidations.unsubscribe());
+  // The id in every log line of every service for this request; clients can quote it.
+  app.addHook("onRequest", async (req, reply) => void reply.header("x-request-id", req.id));
   await app.register(formbody);
   await app.register(multipart, { attachFieldsToBody: "keyValues", limits: { fileSize: 25 * 1024 * 1024 } });
 

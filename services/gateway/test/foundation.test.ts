@@ -3,7 +3,7 @@ import { startSystem, type TestSystem } from "../../../test/support/system";
 
 let sys: TestSystem;
 beforeAll(async () => {
-  sys = await startSystem({ RATE_LIMIT_REQUESTS: "1000" });
+  sys = await startSystem({ env: { RATE_LIMIT_REQUESTS: "1000" } });
 });
 afterAll(() => sys?.stop());
 

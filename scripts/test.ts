@@ -1,0 +1,26 @@
+/**
+ * `npm test`: type-check, lint, format check, then every jest test (which
+ * provisions its own infrastructure, see test/support/global-setup.ts).
+ * Extra arguments go to jest, e.g. `npm test -- services/identity`.
+ */
+import { spawnSync } from "node:child_process";
+import { REPO_ROOT } from "./lib/infra";
+
+const bin = (name: string) => `${REPO_ROOT}/node_modules/.bin/${name}`;
+const steps: Array<[string, string, string[]]> = [
+  ["type-check (tsc --noEmit, strict)", bin("tsc"), ["--noEmit", "-p", "tsconfig.json"]],
+  ["lint (eslint)", bin("eslint"), ["."]],
+  ["format check (prettier)", bin("prettier"), ["--check", "--log-level", "warn", "."]],
+  ["unit and integration tests (jest)", bin("jest"), process.argv.slice(2)],
+];
+
+for (const [i, [title, cmd, args]] of steps.entries()) {
+  process.stdout.write(`\n[test ${i + 1}/${steps.length}] ${title}\n`);
+  const started = Date.now();
+  const r = spawnSync(cmd, args, { cwd: REPO_ROOT, stdio: "inherit" });
+  if (r.status !== 0) {
+    process.stdout.write(`[test] ${title} failed (exit ${r.status ?? r.signal}): fix the problems above.\n`);
+    process.exit(r.status || 1);
+  }
+  process.stdout.write(`[test] ${title}: ok (${((Date.now() - started) / 1000).toFixed(1)}s)\n`);
+}

@@ -1,0 +1,158 @@
+import mongoose from "mongoose";
+import { AUTH_INVALIDATED, createLogger, databaseName, identity, BusClient } from "@teamchat/shared";
+import { ApiClient, ok } from "@teamchat/shared/src/testing/api";
+import { startSystem, type TestSystem } from "../../../test/support/system";
+
+/** A second account in the test organization, created over the bus as the management CLI does. */
+async function newUser(sys: TestSystem, email: string) {
+  const bus = new BusClient(sys.nc);
+  const made = await bus.request(
+    identity.createOwner,
+    { email, full_name: email, password: null },
+    { realm: sys.realm, actor: null, requestId: "test" },
+  );
+  return { email, apiKey: made.api_key, userId: made.user_id };
+}
+
+describe("rate limit shared by two gateway instances", () => {
+  let sys: TestSystem;
+  beforeAll(async () => {
+    sys = await startSystem({ env: { RATE_LIMIT_REQUESTS: "5", RATE_LIMIT_WINDOW_SECONDS: "60" } });
+  });
+  afterAll(() => sys?.stop());
+
+  it("counts requests on both gateways against one limit, then answers 429 with Retry-After", async () => {
+    const second = await sys.startGateway();
+    const clients = [sys.api(sys.owner), new ApiClient(second, sys.owner)];
+    const remaining: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await clients[i % 2]!.get("/users/me");
+      expect(res.status).toBe(200);
+      expect(res.headers.get("x-ratelimit-limit")).toBe("5");
+      remaining.push(res.headers.get("x-ratelimit-remaining")!);
+    }
+    expect(remaining).toEqual(["4", "3", "2", "1", "0"]);
+    for (const client of clients) {
+      const res = await client.get("/users/me");
+      expect(res.status).toBe(429);
+      expect(res.body).toEqual({
+        result: "error",
+        code: "RATE_LIMIT_HIT",
+        msg: "API usage exceeded rate limit",
+        "retry-after": expect.any(Number),
+      });
+      const retryAfter = Number(res.headers.get("retry-after"));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      expect(res.headers.get("x-ratelimit-remaining")).toBe("0");
+      expect(Number(res.headers.get("x-ratelimit-reset"))).toBeGreaterThan(Date.now() / 1000);
+    }
+  });
+
+  it("limits each user separately", async () => {
+    const other = await newUser(sys, "other@example.com");
+    const res = await sys.api(other).get("/users/me");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-ratelimit-remaining")).toBe("4");
+  });
+});
+
+describe("services down or slow", () => {
+  let sys: TestSystem;
+  beforeAll(async () => {
+    sys = await startSystem({ env: { BUS_TIMEOUT_MS: "700", AUTH_CACHE_SECONDS: "0" } });
+  });
+  afterAll(() => sys?.stop());
+
+  it("no instance of a service → 503 at once; a new instance → served again", async () => {
+    await sys.stopService("identity");
+    const started = Date.now();
+    const res = await sys.api(sys.owner).get("/users/me");
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ result: "error", code: "SERVICE_UNAVAILABLE", msg: "Service unavailable: identity" });
+    expect(Date.now() - started).toBeLessThan(500);
+    const health = await fetch(`${sys.baseUrl}/health`);
+    expect(health.status).toBe(503);
+    expect(((await health.json()) as { services: Record<string, string> }).services.identity).toMatch(/unavailable/);
+    await sys.startService("identity");
+    expect(ok(await sys.api(sys.owner).get("/users/me")).user_id).toBe(sys.owner.userId);
+  });
+
+  it("an instance that does not answer in time → 504", async () => {
+    await sys.stopService("identity");
+    // A stuck instance: takes the request, never replies.
+    const stuck = sys.nc.subscribe(identity.authenticate.subject, { queue: "identity", callback: () => undefined });
+    try {
+      const res = await sys.api(sys.owner).get("/users/me");
+      expect(res.status).toBe(504);
+      expect(res.body).toEqual({ result: "error", code: "GATEWAY_TIMEOUT", msg: "Service timed out: identity" });
+    } finally {
+      stuck.unsubscribe();
+      await sys.startService("identity");
+    }
+  });
+});
+
+describe("accounts, cache and logs", () => {
+  let sys: TestSystem;
+  const logs: Array<Record<string, unknown>> = [];
+  beforeAll(async () => {
+    sys = await startSystem({ env: { LOG_LEVEL: "debug", AUTH_CACHE_SECONDS: "300" }, logs });
+  });
+  afterAll(() => sys?.stop());
+
+  it("a deactivated user gets 401 USER_DEACTIVATED once identity announces the change", async () => {
+    const user = await newUser(sys, "leaving@example.com");
+    ok(await sys.api(user).get("/users/me")); // now cached by the gateway
+    const conn = await mongoose
+      .createConnection(sys.config.MONGO_URL, { dbName: databaseName(sys.config, "identity") })
+      .asPromise();
+    try {
+      await conn.collection("users").updateOne({ userId: user.userId }, { $set: { isActive: false } });
+    } finally {
+      await conn.close();
+    }
+    sys.nc.publish(AUTH_INVALIDATED, JSON.stringify({ userId: user.userId }));
+    await sys.nc.flush();
+    await new Promise((r) => setTimeout(r, 100));
+    const res = await sys.api(user).get("/users/me");
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toBe('Basic realm="zulip"');
+    expect(res.body).toEqual({ result: "error", code: "USER_DEACTIVATED", msg: "Account is deactivated" });
+  });
+
+  it("carries the request id from the HTTP request into the service's log lines", async () => {
+    const requestId = "req-test-1234";
+    const res = await fetch(`${sys.baseUrl}/api/v1/users/me`, {
+      headers: {
+        "x-request-id": requestId,
+        authorization: `Basic ${Buffer.from(`${sys.owner.email}:${sys.owner.apiKey}`).toString("base64")}`,
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-request-id")).toBe(requestId);
+    const lines = logs.filter((l) => l.requestId === requestId);
+    const handled = lines.filter((l) => l.service === "identity" && l.msg === "handled").map((l) => l.subject);
+    // authentication (cache miss) and the operation itself, both under the client's id
+    expect(handled.sort()).toEqual([identity.authenticate.subject, identity.getOwnUser.subject].sort());
+  });
+
+  it("never logs API keys or passwords", async () => {
+    await sys.api(null).post("/fetch_api_key", { username: sys.owner.email, password: sys.owner.password });
+    await sys.api({ email: sys.owner.email, apiKey: "b".repeat(32) }).get("/users/me");
+    const text = JSON.stringify(logs);
+    expect(text).not.toContain(sys.owner.apiKey);
+    expect(text).not.toContain(sys.owner.password);
+  });
+
+  it("the logger redacts credential fields wherever they appear", () => {
+    const out: string[] = [];
+    const log = createLogger("t", "info", { write: (l: string) => void out.push(l) });
+    log.info(
+      { password: "p1", api_key: "k1", req: { headers: { authorization: "Basic x" } }, params: { new_password: "p2" } },
+      "x",
+    );
+    expect(out.join("")).not.toMatch(/p1|k1|Basic x|p2/);
+    expect(out.join("")).toContain("[redacted]");
+  });
+});
