@@ -14,6 +14,8 @@ export default tseslint.config(
   },
   {
     files: ["**/*.js", "**/*.mjs"],
-    languageOptions: { globals: { module: "readonly", require: "readonly", __dirname: "readonly" } },
+    languageOptions: {
+      globals: { module: "readonly", require: "readonly", __dirname: "readonly", process: "readonly" },
+    },
   },
 );
