@@ -19,6 +19,8 @@ export interface ServiceDeps {
 export interface RunningService {
   /** Background work to stop on shutdown (timers, listeners). */
   stop?: () => Promise<void> | void;
+  /** Called as draining starts, before in-flight requests are awaited (e.g. answer parked long-polls now). */
+  beforeDrain?: () => void;
 }
 
 export type ServiceFactory = (deps: ServiceDeps) => Promise<RunningService>;
@@ -48,6 +50,7 @@ export async function startService(
   let stopping: Promise<void> | undefined;
   const shutdown = () =>
     (stopping ??= (async () => {
+      running.beforeDrain?.();
       await server.drain();
       await running.stop?.();
       await nc.drain().catch(() => undefined);

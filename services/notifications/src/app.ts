@@ -1,6 +1,48 @@
-import type { RunningService, ServiceDeps } from "@teamchat/shared";
+import { notifications, type RunningService, type ServiceDeps } from "@teamchat/shared";
+import { EventQueueRepository } from "./event-queues/event-queue.repository";
+import { EventStore } from "./event-store";
+import { consumeDomainEvents } from "./fanout";
+import { deleteQueueHandler } from "./handlers/delete-queue";
+import { getEventsHandler } from "./handlers/get-events";
+import { registerQueueHandler } from "./handlers/register-queue";
+import { setMessageEditTypingStatusHandler } from "./handlers/set-message-edit-typing-status";
+import { setTypingStatusHandler } from "./handlers/set-typing-status";
+import { ParkedPolls } from "./parked-polls";
+import { QueueEventRepository } from "./queue-events/queue-event.repository";
 
-/** Composition root. Operations are registered on deps.server as they are built. */
-export async function buildNotifications(_deps: ServiceDeps): Promise<RunningService> {
-  return {};
+/** Composition root: real connections in, a serving bus endpoint out. */
+export async function buildNotifications(deps: ServiceDeps): Promise<RunningService> {
+  const { nc, config, log } = deps;
+  const queues = new EventQueueRepository(deps.db);
+  const events = new QueueEventRepository(deps.db);
+  await Promise.all([queues.init(), events.init()]);
+  const store = new EventStore(queues, events, nc);
+  const parked = new ParkedPolls(nc);
+  const consumer = consumeDomainEvents(nc, store, log);
+
+  deps.server
+    .handle(notifications.registerQueue, registerQueueHandler(store, deps.bus, config.EVENT_QUEUE_IDLE_SECONDS))
+    .handle(notifications.getEvents, getEventsHandler(store, parked, config.EVENT_HEARTBEAT_SECONDS))
+    .handle(notifications.deleteQueue, deleteQueueHandler(store))
+    .handle(notifications.setTypingStatus, setTypingStatusHandler(deps.bus, nc))
+    .handle(notifications.setMessageEditTypingStatus, setMessageEditTypingStatusHandler(deps.bus, nc));
+
+  // Zulip collects every minute; sooner when the idle limit is shorter (tests).
+  const sweepMs = Math.min(60_000, config.EVENT_QUEUE_IDLE_SECONDS * 500);
+  const sweeper = setInterval(() => {
+    store.sweep().then(
+      (n) => n > 0 && log.info({ collected: n }, "idle event queues collected"),
+      (err: unknown) => log.error({ err }, "event queue sweep failed"),
+    );
+  }, sweepMs);
+  sweeper.unref();
+
+  return {
+    beforeDrain: () => parked.release(),
+    stop: async () => {
+      clearInterval(sweeper);
+      await consumer.stop();
+      parked.stop();
+    },
+  };
 }

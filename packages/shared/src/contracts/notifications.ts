@@ -1,2 +1,87 @@
-// Contracts of the notifications service (POST /register, GET/DELETE /events, typing, push).
-export {};
+// Contracts of the notifications service (POST /register, GET/DELETE /events, typing).
+import { z } from "zod";
+import { defineContract, emptyReply } from "../contract";
+
+const eventTypesSchema = z.array(z.string()).nullable();
+
+/** Wake subject of one queue: any instance that appended publishes, the instance holding the poll listens. */
+export const queueWakeSubject = (queueId: string): string => `notifications.wake.${queueId}`;
+export const QUEUE_WAKE_ALL = "notifications.wake.*";
+
+export const registerQueue = defineContract({
+  subject: "notifications.queues.register",
+  http: { method: "POST", path: "/register", auth: "user" },
+  params: z.object({
+    /** null (as zulip-js sends it) = every type */
+    event_types: eventTypesSchema.default(null),
+    /** defaults to event_types */
+    fetch_event_types: eventTypesSchema.optional(),
+    narrow: z.array(z.array(z.string())).default([]),
+    all_public_streams: z.boolean().default(false),
+    include_subscribers: z.union([z.boolean(), z.literal("partial")]).default(false),
+    client_gravatar: z.boolean().default(true),
+    slim_presence: z.boolean().default(false),
+    apply_markdown: z.boolean().default(false),
+    client_capabilities: z.record(z.string(), z.unknown()).default({}),
+    /** Zulip's intentionally undocumented idle timeout; 0 = the server default */
+    queue_lifespan_secs: z.number().int().min(0).default(0),
+  }),
+  reply: z
+    .object({
+      queue_id: z.string(),
+      last_event_id: z.number().int(),
+      zulip_version: z.string(),
+      zulip_feature_level: z.number().int(),
+    })
+    .catchall(z.unknown()),
+});
+
+/** Longest a GET /events waits on the bus; the heartbeat comes earlier (EVENT_HEARTBEAT_SECONDS, capped below this). */
+const EVENTS_BUS_TIMEOUT_MS = 100_000;
+/** The poll gives up this long before the bus would, so the heartbeat always wins the race. */
+export const EVENTS_TIMEOUT_MARGIN_MS = 10_000;
+
+export const getEvents = defineContract({
+  subject: "notifications.events.get",
+  http: { method: "GET", path: "/events", auth: "user" },
+  params: z.object({
+    queue_id: z.string().optional(),
+    last_event_id: z.number().int().optional(),
+    dont_block: z.boolean().default(false),
+  }),
+  reply: z.object({
+    events: z.array(z.object({ id: z.number().int(), type: z.string() }).catchall(z.unknown())),
+    queue_id: z.string(),
+  }),
+  timeoutMs: EVENTS_BUS_TIMEOUT_MS,
+});
+
+export const deleteQueue = defineContract({
+  subject: "notifications.queues.delete",
+  http: { method: "DELETE", path: "/events", auth: "user" },
+  params: z.object({ queue_id: z.string() }),
+  reply: emptyReply,
+});
+
+const opSchema = z.enum(["start", "stop"]);
+
+export const setTypingStatus = defineContract({
+  subject: "notifications.typing.set",
+  http: { method: "POST", path: "/typing", auth: "user" },
+  params: z.object({
+    /** "private" is the pre-FL-174 name of "direct", kept for old clients */
+    type: z.enum(["direct", "private", "stream", "channel"]).default("direct"),
+    op: opSchema,
+    to: z.array(z.number().int()).optional(),
+    stream_id: z.number().int().optional(),
+    topic: z.string().optional(),
+  }),
+  reply: emptyReply,
+});
+
+export const setMessageEditTypingStatus = defineContract({
+  subject: "notifications.typing.set_edit",
+  http: { method: "POST", path: "/messages/{message_id}/typing", auth: "user" },
+  params: z.object({ message_id: z.number().int().min(0), op: opSchema }),
+  reply: emptyReply,
+});

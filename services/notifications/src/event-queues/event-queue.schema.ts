@@ -1,0 +1,49 @@
+import { Schema } from "mongoose";
+
+/** One registered event queue (POST /register), shared by every notifications instance. */
+export interface EventQueueDoc {
+  realmId: number;
+  /** uuid, as Zulip's */
+  queueId: string;
+  userId: number;
+  /** null = every type */
+  eventTypes: string[] | null;
+  allPublicStreams: boolean;
+  narrow: string[][];
+  clientGravatar: boolean;
+  /** the register call's client_capabilities (stream_typing_notifications, ...) */
+  clientCapabilities: Record<string, unknown>;
+  /** the last id handed out; ids are allocated by $inc on this field, so they only increase */
+  lastEventId: number;
+  /** events up to this id were acknowledged and deleted (Zulip's newest_pruned_id) */
+  prunedThrough: number;
+  lifespanSecs: number;
+  lastAccess: Date;
+  /** lastAccess + lifespan (+ the wait of a parked poll): the sweep collects queues past it */
+  expiresAt: Date;
+}
+
+export const eventQueueSchema = new Schema<EventQueueDoc>(
+  {
+    realmId: { type: Number, required: true },
+    queueId: { type: String, required: true },
+    userId: { type: Number, required: true },
+    eventTypes: { type: Schema.Types.Mixed, default: null },
+    allPublicStreams: { type: Boolean, default: false },
+    narrow: { type: Schema.Types.Mixed, default: [] },
+    clientGravatar: { type: Boolean, default: true },
+    clientCapabilities: { type: Schema.Types.Mixed, default: {} },
+    lastEventId: { type: Number, default: -1 },
+    prunedThrough: { type: Number, default: -1 },
+    lifespanSecs: { type: Number, required: true },
+    lastAccess: { type: Date, required: true },
+    expiresAt: { type: Date, required: true },
+  },
+  { collection: "event_queues", versionKey: false, minimize: false },
+);
+// GET/DELETE /events, id allocation: one queue by id
+eventQueueSchema.index({ realmId: 1, queueId: 1 }, { unique: true });
+// fan-out of a domain event: the queues of the listed users
+eventQueueSchema.index({ realmId: 1, userId: 1 });
+// idle sweep (all realms): queues past their expiry
+eventQueueSchema.index({ expiresAt: 1 });

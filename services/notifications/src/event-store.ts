@@ -1,0 +1,79 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+import { ZulipError, notifications } from "@teamchat/shared";
+import type { EventQueueDoc } from "./event-queues/event-queue.schema";
+import type { EventQueueRepository } from "./event-queues/event-queue.repository";
+import type { QueueEventRepository } from "./queue-events/queue-event.repository";
+
+export type ZulipEvent = { type: string; [field: string]: unknown };
+export type QueuedEvent = ZulipEvent & { id: number };
+type QueueRef = Pick<EventQueueDoc, "realmId" | "queueId">;
+
+/** How long a reader waits for an id that was allocated but not yet written before skipping it. */
+const GAP_RETRIES = 20;
+const GAP_RETRY_MS = 50;
+
+export const badEventQueueId = (queueId: string): ZulipError =>
+  new ZulipError("BAD_EVENT_QUEUE_ID", `Bad event queue ID: ${queueId}`, 400, { queue_id: queueId });
+
+/** Event queues in MongoDB: any instance appends, any instance reads. */
+export class EventStore {
+  constructor(
+    readonly queues: EventQueueRepository,
+    readonly events: QueueEventRepository,
+    private readonly nc: NatsConnection,
+  ) {}
+
+  /** The caller's live queue, or BAD_EVENT_QUEUE_ID (unknown, expired, or another user's). */
+  async access(realmId: number, userId: number, queueId: string): Promise<EventQueueDoc> {
+    const q = await this.queues.byId(realmId, queueId);
+    if (!q || q.userId !== userId) throw badEventQueueId(queueId);
+    if (q.expiresAt.getTime() < Date.now()) {
+      await this.remove(q);
+      throw badEventQueueId(queueId);
+    }
+    return q;
+  }
+
+  /** Appends an event (ids from an atomic $inc, so they only increase) and wakes the queue's poll wherever it is parked. */
+  async append(q: QueueRef, event: ZulipEvent): Promise<void> {
+    const id = await this.queues.allocateId(q.realmId, q.queueId);
+    if (id === null) return; // deleted meanwhile
+    await this.events.insert({ realmId: q.realmId, queueId: q.queueId, id, event });
+    this.wake(q.queueId);
+  }
+
+  /**
+   * Events after `after`, in order, or null when the queue is gone. Appends on
+   * other instances allocate an id before writing the event: a reader that sees
+   * a hole waits briefly for it, so a later event is never delivered (and then
+   * acknowledged, deleting everything up to it) before an earlier one lands.
+   * A hole that stays (an instance died between the two writes) is skipped.
+   */
+  async pending(q: QueueRef, after: number): Promise<QueuedEvent[] | null> {
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.queues.byId(q.realmId, q.queueId);
+      if (!current) return null;
+      const docs = await this.events.after(q.realmId, q.queueId, after);
+      const complete = docs.length >= current.lastEventId - after && docs.every((d, i) => d.id === after + 1 + i);
+      if (complete || attempt === GAP_RETRIES) return docs.map((d) => ({ ...(d.event as ZulipEvent), id: d.id }));
+      await new Promise((resolve) => setTimeout(resolve, GAP_RETRY_MS));
+    }
+  }
+
+  async remove(q: QueueRef): Promise<void> {
+    await this.queues.remove(q.realmId, q.queueId);
+    await this.events.removeQueue(q.realmId, q.queueId);
+    this.wake(q.queueId);
+  }
+
+  /** Collects queues idle past their lifespan (run periodically by every instance; deletes are idempotent). */
+  async sweep(): Promise<number> {
+    const expired = await this.queues.expired(new Date());
+    await Promise.all(expired.map((q) => this.remove(q)));
+    return expired.length;
+  }
+
+  private wake(queueId: string): void {
+    this.nc.publish(notifications.queueWakeSubject(queueId));
+  }
+}

@@ -1,0 +1,14 @@
+import { badRequest, notifications, requireUser, type Handler } from "@teamchat/shared";
+import { badEventQueueId, type EventStore } from "../event-store";
+
+/** DELETE /events: Zulip's cleanup_event_queue. */
+export const deleteQueueHandler =
+  (store: EventStore): Handler<typeof notifications.deleteQueue> =>
+  async ({ queue_id }, ctx) => {
+    const { realm, actor } = requireUser(ctx);
+    const q = await store.queues.byId(realm.id, queue_id);
+    if (!q) throw badEventQueueId(queue_id);
+    if (q.userId !== actor.userId) throw badRequest("You are not authorized to access this queue");
+    await store.remove(q);
+    return {};
+  };

@@ -1,0 +1,44 @@
+import { badRequest, notifications, requireUser, type Handler } from "@teamchat/shared";
+import type { EventStore } from "../event-store";
+import type { ParkedPolls } from "../parked-polls";
+
+/**
+ * GET /events: acknowledges (deletes) events up to last_event_id, answers at
+ * once when events wait (or dont_block), else parks until an append wakes it
+ * or the heartbeat is due. The heartbeat is a queued event like any other.
+ */
+export const getEventsHandler =
+  (store: EventStore, parked: ParkedPolls, heartbeatSeconds: number): Handler<typeof notifications.getEvents> =>
+  async (p, ctx) => {
+    const { realm, actor } = requireUser(ctx);
+    if (p.queue_id === undefined) throw badRequest("Missing 'queue_id' argument");
+    if (p.last_event_id === undefined) throw badRequest("Missing 'last_event_id' argument");
+    const queueId = p.queue_id;
+    const acked = p.last_event_id;
+    const q = await store.access(realm.id, actor.userId, queueId);
+    if (acked < q.prunedThrough) throw badRequest(`An event newer than ${acked} has already been pruned!`);
+    if (acked > q.lastEventId) throw badRequest(`Event ${acked} was not in this queue`);
+
+    // the bus gives up after timeoutMs: the heartbeat must come first
+    const waitMs = p.dont_block
+      ? 0
+      : Math.min(heartbeatSeconds * 1000, notifications.getEvents.timeoutMs! - notifications.EVENTS_TIMEOUT_MARGIN_MS);
+    await store.queues.touch(q, acked, waitMs);
+    await store.events.pruneThrough(realm.id, queueId, acked);
+
+    const waiter = parked.listen(queueId);
+    try {
+      const deadline = Date.now() + waitMs;
+      for (;;) {
+        const events = await store.pending(q, acked);
+        if (events === null) return { events: [], queue_id: queueId }; // deleted while we waited
+        if (events.length > 0 || p.dont_block) return { events, queue_id: queueId };
+        if (!(await waiter.next(deadline - Date.now()))) break;
+      }
+      await store.append(q, { type: "heartbeat" });
+      return { events: (await store.pending(q, acked)) ?? [], queue_id: queueId };
+    } finally {
+      parked.dispose(queueId, waiter);
+      await store.queues.touch(q, acked, 0);
+    }
+  };

@@ -1,0 +1,70 @@
+import { randomUUID } from "node:crypto";
+import {
+  notifications,
+  realmConfig,
+  registerState,
+  requireUser,
+  wants,
+  type Handler,
+  type RegisterStateParams,
+} from "@teamchat/shared";
+import type { BusClient } from "@teamchat/shared";
+import type { EventStore } from "../event-store";
+
+/** Zulip's MAX_QUEUE_TIMEOUT_SECS: the longest lifespan a client may ask for. */
+const MAX_QUEUE_LIFESPAN_SECS = 7 * 24 * 60 * 60;
+const STATE_OWNERS = ["identity", "realm-config", "messaging"] as const;
+
+/**
+ * POST /register: the queue first, then the state, so that no event between
+ * the two is lost (the client applies queued events on top of the state). A
+ * part that cannot be had fails the whole call: a partial state would be wrong.
+ */
+export const registerQueueHandler =
+  (store: EventStore, bus: BusClient, defaultLifespanSecs: number): Handler<typeof notifications.registerQueue> =>
+  async (p, ctx) => {
+    const { realm, actor } = requireUser(ctx);
+    const now = Date.now();
+    const lifespanSecs = Math.min(p.queue_lifespan_secs || defaultLifespanSecs, MAX_QUEUE_LIFESPAN_SECS);
+    const queue = {
+      realmId: realm.id,
+      queueId: randomUUID(),
+      userId: actor.userId,
+      eventTypes: p.event_types,
+      allPublicStreams: p.all_public_streams,
+      narrow: p.narrow,
+      clientGravatar: p.client_gravatar,
+      clientCapabilities: p.client_capabilities,
+      lastEventId: -1,
+      prunedThrough: -1,
+      lifespanSecs,
+      lastAccess: new Date(now),
+      expiresAt: new Date(now + lifespanSecs * 1000),
+    };
+    await store.queues.insert(queue);
+    const stateParams: RegisterStateParams = {
+      fetch_event_types: p.fetch_event_types === undefined ? p.event_types : p.fetch_event_types,
+      client_gravatar: p.client_gravatar,
+      include_subscribers: p.include_subscribers,
+      slim_presence: p.slim_presence,
+      client_capabilities: p.client_capabilities,
+    };
+    let parts: Array<Record<string, unknown>>;
+    try {
+      parts = await Promise.all(STATE_OWNERS.map((s) => bus.request(registerState(s), stateParams, ctx)));
+    } catch (err) {
+      await store.remove(queue);
+      throw err;
+    }
+    return {
+      zulip_version: realmConfig.ZULIP_VERSION,
+      zulip_feature_level: realmConfig.ZULIP_FEATURE_LEVEL,
+      ...Object.assign({}, ...parts),
+      // the client's HTTP timeout for GET /events: longer than any heartbeat wait
+      ...(wants(stateParams, "realm") && {
+        event_queue_longpoll_timeout_seconds: notifications.getEvents.timeoutMs! / 1000,
+      }),
+      queue_id: queue.queueId,
+      last_event_id: -1,
+    };
+  };

@@ -1,0 +1,76 @@
+import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import { notifications } from "@teamchat/shared";
+
+const WAKE_PREFIX = notifications.queueWakeSubject("");
+
+/** One parked GET /events: woken by an append to its queue (on any instance), a timeout, or the instance draining. */
+export class Waiter {
+  private signalled = false;
+  private settle?: (woken: boolean) => void;
+
+  constructor(private readonly polls: ParkedPolls) {}
+
+  /** Resolves true when the queue got something since the last call, false on timeout or drain. */
+  next(ms: number): Promise<boolean> {
+    if (this.polls.released) return Promise.resolve(false);
+    if (this.signalled) {
+      this.signalled = false;
+      return Promise.resolve(true);
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.settle?.(false), Math.max(0, ms));
+      this.settle = (woken) => {
+        clearTimeout(timer);
+        this.settle = undefined;
+        resolve(woken);
+      };
+    });
+  }
+
+  wake(woken: boolean): void {
+    if (this.settle) this.settle(woken);
+    else this.signalled = woken;
+  }
+}
+
+/**
+ * This instance's parked polls, by queue. One subscription to every queue's wake
+ * subject (no queue group: the instance holding the poll must hear it), made at
+ * start, so a wake can never precede the subscription.
+ */
+export class ParkedPolls {
+  released = false;
+  private readonly byQueue = new Map<string, Set<Waiter>>();
+  private readonly sub: Subscription;
+
+  constructor(nc: NatsConnection) {
+    this.sub = nc.subscribe(notifications.QUEUE_WAKE_ALL, {
+      callback: (_err, msg) => this.byQueue.get(msg.subject.slice(WAKE_PREFIX.length))?.forEach((w) => w.wake(true)),
+    });
+  }
+
+  /** Listen before looking at the queue, so that an append between the look and the wait is not missed. */
+  listen(queueId: string): Waiter {
+    const w = new Waiter(this);
+    const set = this.byQueue.get(queueId) ?? new Set();
+    set.add(w);
+    this.byQueue.set(queueId, set);
+    return w;
+  }
+
+  dispose(queueId: string, w: Waiter): void {
+    const set = this.byQueue.get(queueId);
+    set?.delete(w);
+    if (set?.size === 0) this.byQueue.delete(queueId);
+  }
+
+  /** Draining: answer every parked poll now (and any that arrives later) so a restart does not hold clients. */
+  release(): void {
+    this.released = true;
+    for (const set of this.byQueue.values()) set.forEach((w) => w.wake(false));
+  }
+
+  stop(): void {
+    this.sub.unsubscribe();
+  }
+}

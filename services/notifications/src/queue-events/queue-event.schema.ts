@@ -1,0 +1,22 @@
+import { Schema } from "mongoose";
+
+/** One event waiting in a queue until the client acknowledges it (last_event_id). */
+export interface QueueEventDoc {
+  realmId: number;
+  queueId: string;
+  id: number;
+  /** the Zulip event, without its id */
+  event: Record<string, unknown>;
+}
+
+export const queueEventSchema = new Schema<QueueEventDoc>(
+  {
+    realmId: { type: Number, required: true },
+    queueId: { type: String, required: true },
+    id: { type: Number, required: true },
+    event: { type: Schema.Types.Mixed, required: true },
+  },
+  { collection: "queue_events", versionKey: false, minimize: false },
+);
+// GET /events: a queue's events after last_event_id, in order; acknowledgement deletes those up to it
+queueEventSchema.index({ realmId: 1, queueId: 1, id: 1 }, { unique: true });
