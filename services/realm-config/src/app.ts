@@ -1,17 +1,34 @@
-import { IdAllocator, realmConfig, type RunningService, type ServiceDeps } from "@teamchat/shared";
+import { IdAllocator, realmConfig, registerState, type RunningService, type ServiceDeps } from "@teamchat/shared";
+import { ChannelFolderRepository } from "./channel-folders/channel-folder.repository";
+import { createChannelFolderHandler } from "./handlers/create-channel-folder";
+import { createProfileFieldHandler } from "./handlers/create-profile-field";
 import { createRealmHandler } from "./handlers/create-realm";
+import { getRealmSettingsHandler } from "./handlers/get-realm-settings";
 import { getServerSettingsHandler } from "./handlers/get-server-settings";
+import { listChannelFoldersHandler } from "./handlers/list-channel-folders";
+import { listProfileFieldsHandler } from "./handlers/list-profile-fields";
+import { registerStateHandler } from "./handlers/register-state";
 import { resolveRealmHandler } from "./handlers/resolve-realm";
+import { ProfileFieldRepository } from "./profile-fields/profile-field.repository";
 import { RealmHosts } from "./realms/hosts";
 import { RealmRecordRepository } from "./realms/realm.repository";
 
 export async function buildRealmConfig(deps: ServiceDeps): Promise<RunningService> {
-  const realms = new RealmRecordRepository(deps.db, new IdAllocator(deps.db));
-  await realms.init();
+  const ids = new IdAllocator(deps.db);
+  const realms = new RealmRecordRepository(deps.db, ids);
+  const fields = new ProfileFieldRepository(deps.db, ids);
+  const folders = new ChannelFolderRepository(deps.db, ids);
+  await Promise.all([realms.init(), fields.init(), folders.init()]);
   const hosts = new RealmHosts(deps.config);
   deps.server
     .handle(realmConfig.resolveRealm, resolveRealmHandler(realms, hosts))
     .handle(realmConfig.createRealm, createRealmHandler(realms, hosts))
-    .handle(realmConfig.getServerSettings, getServerSettingsHandler(realms));
+    .handle(realmConfig.getServerSettings, getServerSettingsHandler(realms))
+    .handle(realmConfig.getRealmSettings, getRealmSettingsHandler(realms))
+    .handle(realmConfig.listProfileFields, listProfileFieldsHandler(fields))
+    .handle(realmConfig.createProfileField, createProfileFieldHandler(fields, deps.nc))
+    .handle(realmConfig.listChannelFolders, listChannelFoldersHandler(folders))
+    .handle(realmConfig.createChannelFolder, createChannelFolderHandler(folders, deps.nc))
+    .handle(registerState("realm-config"), registerStateHandler(realms, fields, deps.config));
   return {};
 }

@@ -1,0 +1,40 @@
+import { Schema } from "mongoose";
+
+/** Zulip's ChannelFolder. */
+export interface ChannelFolderDoc {
+  realmId: number;
+  folderId: number;
+  name: string;
+  /**
+   * The name lowercased while the folder is active, a per-folder placeholder once
+   * archived: a unique index on it is Zulip's "unique name among non-archived
+   * folders" constraint without a partial index (FerretDB has none).
+   */
+  activeNameKey: string;
+  description: string;
+  renderedDescription: string;
+  order: number;
+  dateCreated: Date;
+  creatorId: number | null;
+  isArchived: boolean;
+}
+
+export const channelFolderSchema = new Schema<ChannelFolderDoc>(
+  {
+    realmId: { type: Number, required: true },
+    folderId: { type: Number, required: true },
+    name: { type: String, required: true },
+    activeNameKey: { type: String, required: true },
+    description: { type: String, default: "" },
+    renderedDescription: { type: String, default: "" },
+    order: { type: Number, required: true },
+    dateCreated: { type: Date, required: true },
+    creatorId: { type: Number, default: null },
+    isArchived: { type: Boolean, default: false },
+  },
+  { collection: "channel_folders", versionKey: false },
+);
+// GET /channel_folders (sorted by id) and lookups by id
+channelFolderSchema.index({ realmId: 1, folderId: 1 }, { unique: true });
+// POST /channel_folders/create: "Channel folder name already in use"
+channelFolderSchema.index({ realmId: 1, activeNameKey: 1 }, { unique: true });

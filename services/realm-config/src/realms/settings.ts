@@ -1,0 +1,36 @@
+import { realmConfig } from "@teamchat/shared";
+import type { RealmDoc } from "./realm.schema";
+
+const { LIMITS, REALM_GROUP_SETTING_DEFAULTS, SYSTEM_GROUPS } = realmConfig;
+
+/** Zulip's Message.EMPTY_TOPIC_FALLBACK_NAME: how the "" topic is shown. */
+export const EMPTY_TOPIC_DISPLAY_NAME = "general chat";
+
+/** The server-level WEB_PUBLIC_STREAMS_ENABLED (Zulip's self-hosted default). */
+export const WEB_PUBLIC_STREAMS_ENABLED = false;
+
+/** Stored organization settings (RealmDoc.settings, Zulip's names without `realm_`) and their defaults. */
+const SETTING_DEFAULTS = {
+  enable_spectator_access: false,
+  message_retention_days: -1,
+  ...(Object.fromEntries(
+    Object.entries(REALM_GROUP_SETTING_DEFAULTS).map(([name, group]) => [name, SYSTEM_GROUPS[group]]),
+  ) as Record<realmConfig.RealmGroupSetting, number>),
+};
+type StoredSettings = typeof SETTING_DEFAULTS;
+
+/** The organization's settings: its stored values over Zulip's defaults, plus the fixed limits. */
+export function realmSettings(realm: RealmDoc): realmConfig.RealmSettings {
+  const stored = Object.fromEntries(
+    Object.keys(SETTING_DEFAULTS)
+      .filter((k) => k in realm.settings)
+      .map((k) => [k, realm.settings[k]]),
+  ) as Partial<StoredSettings>;
+  return {
+    ...LIMITS,
+    realm_empty_topic_display_name: EMPTY_TOPIC_DISPLAY_NAME,
+    web_public_streams_enabled: WEB_PUBLIC_STREAMS_ENABLED,
+    ...SETTING_DEFAULTS,
+    ...stored,
+  };
+}

@@ -1,0 +1,190 @@
+import { BusClient, realmConfig, registerState } from "@teamchat/shared";
+import { ok } from "@teamchat/shared/src/testing/api";
+import { startSystem, type TestSystem } from "../../../test/support/system";
+import { registerKeyProblems } from "./helpers";
+
+let sys: TestSystem;
+let bus: BusClient;
+beforeAll(async () => {
+  sys = await startSystem();
+  bus = new BusClient(sys.nc);
+});
+afterAll(() => sys?.stop());
+
+const ctx = () => ({ realm: sys.realm, actor: null, requestId: "test" });
+const register = (fetch_event_types: string[] | null) =>
+  bus.request(
+    registerState("realm-config"),
+    {
+      fetch_event_types,
+      client_gravatar: true,
+      include_subscribers: false,
+      slim_presence: false,
+      client_capabilities: {},
+    },
+    ctx(),
+  );
+/** Every key is in zulip.yaml's register-queue reply, with a value of the documented type. */
+const expectDocumented = (state: Record<string, unknown>) => expect(registerKeyProblems(state)).toEqual([]);
+
+const GROUPS = { owners: 1, administrators: 2, members: 5, everyone: 6 };
+
+describe("getRealmSettings (internal)", () => {
+  it("answers Zulip's limits, empty-topic name, retention, spectator access and group-setting defaults", async () => {
+    const settings = await bus.request(realmConfig.getRealmSettings, {}, ctx());
+    expect(settings).toEqual({
+      max_stream_name_length: 60,
+      max_stream_description_length: 1024,
+      max_topic_length: 60,
+      max_message_length: 10000,
+      max_channel_folder_name_length: 60,
+      max_channel_folder_description_length: 1024,
+      realm_empty_topic_display_name: "general chat",
+      enable_spectator_access: false,
+      web_public_streams_enabled: false,
+      message_retention_days: -1,
+      can_access_all_users_group: GROUPS.everyone,
+      can_add_custom_emoji_group: GROUPS.members,
+      can_add_subscribers_group: GROUPS.members,
+      can_create_bots_group: GROUPS.members,
+      can_create_groups: GROUPS.members,
+      can_create_private_channel_group: GROUPS.members,
+      can_create_public_channel_group: GROUPS.members,
+      can_create_web_public_channel_group: GROUPS.owners,
+      can_create_write_only_bots_group: GROUPS.members,
+      can_delete_any_message_group: GROUPS.administrators,
+      can_delete_own_message_group: GROUPS.everyone,
+      can_invite_users_group: GROUPS.members,
+      can_manage_all_groups: GROUPS.owners,
+      can_manage_billing_group: GROUPS.administrators,
+      can_mention_many_users_group: GROUPS.administrators,
+      can_move_messages_between_channels_group: GROUPS.members,
+      can_move_messages_between_topics_group: GROUPS.everyone,
+      can_resolve_topics_group: GROUPS.everyone,
+      can_set_topics_policy_group: GROUPS.members,
+      can_summarize_topics_group: GROUPS.everyone,
+      create_multiuse_invite_group: GROUPS.administrators,
+      direct_message_initiator_group: GROUPS.everyone,
+      direct_message_permission_group: GROUPS.everyone,
+    });
+  });
+
+  it("the system group table is fixed and documented in the contract", () => {
+    expect(realmConfig.SYSTEM_GROUPS).toEqual({
+      "role:owners": 1,
+      "role:administrators": 2,
+      "role:moderators": 3,
+      "role:fullmembers": 4,
+      "role:members": 5,
+      "role:everyone": 6,
+      "role:internet": 7,
+      "role:nobody": 8,
+    });
+    expect(realmConfig.LAST_SYSTEM_GROUP_ID).toBe(8);
+  });
+
+  it("has no HTTP route", async () => {
+    const res = await sys.api(sys.owner).get("/realm/settings");
+    expect(res.status).toBe(404);
+  });
+});
+
+describe("register state (realm-config's part of POST /register)", () => {
+  it("fetch_event_types null: every group, all keys documented in zulip.yaml", async () => {
+    const state = await register(null);
+    expectDocumented(state);
+    expect(state).toMatchObject({
+      zulip_version: realmConfig.ZULIP_VERSION,
+      zulip_feature_level: realmConfig.ZULIP_FEATURE_LEVEL,
+      zulip_merge_base: realmConfig.ZULIP_VERSION,
+      realm_name: "Test Organization",
+      realm_description: "",
+      realm_uri: sys.realm.uri,
+      realm_url: sys.realm.uri,
+      realm_empty_topic_display_name: "general chat",
+      realm_message_retention_days: -1,
+      realm_enable_spectator_access: false,
+      realm_can_create_web_public_channel_group: GROUPS.owners,
+      realm_can_create_public_channel_group: GROUPS.members,
+      realm_can_create_private_channel_group: GROUPS.members,
+      realm_can_add_subscribers_group: GROUPS.members,
+      realm_default_external_accounts: {
+        twitter: {
+          text: "Twitter",
+          url_pattern: "https://twitter.com/%(username)s",
+          name: "Twitter username",
+          hint: "",
+        },
+        github: { text: "GitHub", url_pattern: "https://github.com/%(username)s", name: "GitHub username", hint: "" },
+      },
+      max_stream_name_length: 60,
+      max_stream_description_length: 1024,
+      max_topic_length: 60,
+      max_message_length: 10000,
+      server_web_public_streams_enabled: false,
+      event_queue_longpoll_timeout_seconds: sys.config.EVENT_HEARTBEAT_SECONDS + 30,
+      custom_profile_fields: [],
+      custom_profile_field_types: {
+        SHORT_TEXT: { id: 1, name: "Text (short)" },
+        LONG_TEXT: { id: 2, name: "Text (long)" },
+        SELECT: { id: 3, name: "List of options" },
+        DATE: { id: 4, name: "Date" },
+        URL: { id: 5, name: "Link" },
+        USER: { id: 6, name: "Users" },
+        EXTERNAL_ACCOUNT: { id: 7, name: "External account" },
+        PRONOUNS: { id: 8, name: "Pronouns" },
+      },
+      realm_domains: [],
+      realm_emoji: {},
+      realm_linkifiers: [],
+      realm_filters: [],
+      realm_playgrounds: [],
+    });
+    const now = Date.now() / 1000;
+    expect(state.realm_date_created).toBeGreaterThan(now - 600);
+    expect(state.realm_date_created).toBeLessThanOrEqual(now);
+    expect(state.server_generation).toBeLessThanOrEqual(now);
+    // newer than zulip.yaml: clients validating against it would reject these
+    expect(state).not.toHaveProperty("channel_folders");
+    expect(state).not.toHaveProperty("max_channel_folder_name_length");
+    expect(registerKeyProblems({ channel_folders: [], realm_emoji: [] })).toEqual([
+      "channel_folders is not documented",
+      "realm_emoji: data must be object",
+    ]);
+  });
+
+  it("fetch_event_types [] → only the version keys", async () => {
+    const state = await register([]);
+    expectDocumented(state);
+    expect(state).toEqual({
+      zulip_version: realmConfig.ZULIP_VERSION,
+      zulip_feature_level: realmConfig.ZULIP_FEATURE_LEVEL,
+      zulip_merge_base: realmConfig.ZULIP_VERSION,
+    });
+  });
+
+  it("each event type brings its own keys and no others", async () => {
+    const keys = async (types: string[]) =>
+      Object.keys(await register(types))
+        .filter((k) => !k.startsWith("zulip_"))
+        .sort();
+    expect(await keys(["custom_profile_fields"])).toEqual(["custom_profile_field_types", "custom_profile_fields"]);
+    expect(await keys(["realm_emoji", "realm_playgrounds"])).toEqual(["realm_emoji", "realm_playgrounds"]);
+    expect(await keys(["realm_linkifiers", "realm_filters", "realm_domains"])).toEqual([
+      "realm_domains",
+      "realm_filters",
+      "realm_linkifiers",
+    ]);
+    expect(await keys(["message", "subscription"])).toEqual([]);
+    const realmKeys = await keys(["realm"]);
+    expect(realmKeys).toEqual(expect.arrayContaining(["realm_name", "max_topic_length", "server_generation"]));
+    expect(realmKeys).not.toContain("custom_profile_fields");
+    expect(realmKeys).not.toContain("realm_emoji");
+  });
+
+  it("GET /server_settings reports the same version", async () => {
+    const body = ok(await sys.api(null).get("/server_settings"));
+    expect(body.zulip_feature_level).toBe(realmConfig.ZULIP_FEATURE_LEVEL);
+    expect(body.zulip_version).toBe(realmConfig.ZULIP_VERSION);
+  });
+});
