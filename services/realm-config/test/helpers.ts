@@ -46,7 +46,11 @@ export async function callAs(sys: TestSystem, role: RoleValue, contract: Contrac
 /** Collects the domain events realm-config publishes, to assert on them after a write. */
 export async function recordEvents(nc: NatsConnection) {
   const events: DomainEvent[] = [];
-  const sub = nc.subscribe("events.realm-config.>", { callback: (_err, msg) => events.push(msg.json<DomainEvent>()) });
+  const sub = nc.subscribe("events.realm-config.>", {
+    callback: (_err, msg) => {
+      events.push(msg.json<DomainEvent>());
+    },
+  });
   await nc.flush();
   return {
     events,
