@@ -1,9 +1,16 @@
-import { IdAllocator, identity, type RunningService, type ServiceDeps } from "@teamchat/shared";
+import { IdAllocator, identity, registerState, type RunningService, type ServiceDeps } from "@teamchat/shared";
 import { ApiKeyRepository } from "./api-keys/api-key.repository";
 import { authenticateHandler } from "./handlers/authenticate";
 import { createOwnerHandler } from "./handlers/create-owner";
+import { createUserHandler } from "./handlers/create-user";
 import { fetchApiKeyHandler } from "./handlers/fetch-api-key";
 import { getOwnUserHandler } from "./handlers/get-own-user";
+import { getUserByEmailHandler, getUserHandler } from "./handlers/get-user";
+import { getUserSummariesHandler } from "./handlers/get-user-summaries";
+import { getUsersHandler } from "./handlers/get-users";
+import { registerStateHandler } from "./handlers/register-state";
+import { updateSettingsHandler } from "./handlers/update-settings";
+import { updateUserByEmailHandler, updateUserHandler } from "./handlers/update-user";
 import { LoginAttemptRepository } from "./login-attempts/login-attempt.repository";
 import { UserRepository } from "./users/user.repository";
 
@@ -14,10 +21,22 @@ export async function buildIdentity(deps: ServiceDeps): Promise<RunningService> 
   const attempts = new LoginAttemptRepository(deps.db);
   await Promise.all([users.init(), keys.init(), attempts.init()]);
 
+  const updateSettings = updateSettingsHandler(deps, users);
   deps.server
     .handle(identity.authenticate, authenticateHandler(users, keys))
     .handle(identity.createOwner, createOwnerHandler(users, keys))
     .handle(identity.fetchApiKey, fetchApiKeyHandler(users, keys, attempts))
-    .handle(identity.getOwnUser, getOwnUserHandler(users));
+    .handle(identity.getOwnUser, getOwnUserHandler(users))
+    .handle(identity.getUserSummaries, getUserSummariesHandler(users))
+    .handle(identity.createUser, createUserHandler(deps, users))
+    .handle(identity.getUsers, getUsersHandler(users))
+    .handle(identity.getUser, getUserHandler(users))
+    .handle(identity.getUserByEmail, getUserByEmailHandler(users))
+    .handle(identity.updateUser, updateUserHandler(deps, users))
+    .handle(identity.updateUserByEmail, updateUserByEmailHandler(deps, users))
+    .handle(identity.updateSettings, updateSettings)
+    .handle(identity.updateDisplaySettings, updateSettings)
+    .handle(identity.updateNotificationSettings, updateSettings)
+    .handle(registerState("identity"), registerStateHandler(users));
   return {};
 }

@@ -20,6 +20,6 @@ export const getOwnUserHandler =
       date_joined: user.dateJoined.toISOString(),
       user_id: user.userId,
       delivery_email: user.deliveryEmail,
-      profile_data: {},
+      profile_data: user.profileData,
     };
   };

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { Role, type Actor, type RealmRef } from "@teamchat/shared";
+import { Role, type Actor, type RealmRef, type identity } from "@teamchat/shared";
 import { EmailVisibility, type UserDoc } from "./user.schema";
 
 /** The API address: the real one when everyone may see it, else Zulip's dummy `user<id>@<realm host>`. */
@@ -34,3 +34,53 @@ export const roleFlags = (role: number) => ({
   is_admin: role <= Role.ADMINISTRATOR,
   is_guest: role === Role.GUEST,
 });
+
+/** Roles that may see a real address, per visibility (Zulip's ROLE_TO_ACCESSIBLE_EMAIL_ADDRESS_VISIBILITY_IDS). */
+const VISIBLE_TO: Record<number, number[]> = {
+  [EmailVisibility.EVERYONE]: [Role.OWNER, Role.ADMINISTRATOR, Role.MODERATOR, Role.MEMBER, Role.GUEST],
+  [EmailVisibility.MEMBERS]: [Role.OWNER, Role.ADMINISTRATOR, Role.MODERATOR, Role.MEMBER],
+  [EmailVisibility.MODERATORS]: [Role.OWNER, Role.ADMINISTRATOR, Role.MODERATOR],
+  [EmailVisibility.ADMINS]: [Role.OWNER, Role.ADMINISTRATOR],
+  [EmailVisibility.NOBODY]: [],
+};
+
+/** May `viewer` see `target`'s real address? Bots' addresses are always visible, and one's own. */
+export function canSeeRealEmail(viewer: Pick<Actor, "userId" | "role">, target: UserDoc): boolean {
+  if (target.isBot || viewer.userId === target.userId) return true;
+  const visibility = (target.settings.email_address_visibility as number | undefined) ?? EmailVisibility.EVERYONE;
+  return (VISIBLE_TO[visibility] ?? []).includes(viewer.role);
+}
+
+/** The request parameters that shape a User resource, as Zulip names them. */
+export interface UserViewOptions {
+  client_gravatar: boolean;
+  include_custom_profile_fields: boolean;
+}
+
+/** Zulip's User resource of `target` as `viewer` sees it (zerver/lib/users.py format_user_row). */
+export function toUserResource(
+  target: UserDoc,
+  viewer: Pick<Actor, "userId" | "role">,
+  realm: Pick<RealmRef, "host">,
+  opts: UserViewOptions,
+): identity.UserResource {
+  const visible = canSeeRealEmail(viewer, target);
+  return {
+    user_id: target.userId,
+    delivery_email: visible ? target.deliveryEmail : null,
+    email: apiEmail(target, realm),
+    full_name: target.fullName,
+    date_joined: target.dateJoined.toISOString(),
+    is_active: target.isActive,
+    ...roleFlags(target.role),
+    is_bot: target.isBot,
+    bot_type: target.botType,
+    bot_owner_id: target.botOwnerId,
+    role: target.role,
+    timezone: target.timezone,
+    // Clients compute gravatar URLs themselves when they know the address (client_gravatar).
+    avatar_url: opts.client_gravatar && visible ? null : avatarUrl(target),
+    avatar_version: target.avatarVersion,
+    ...(opts.include_custom_profile_fields && !target.isBot ? { profile_data: target.profileData } : {}),
+  };
+}

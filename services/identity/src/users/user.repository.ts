@@ -1,4 +1,4 @@
-import type { Connection } from "mongoose";
+import type { Connection, UpdateQuery } from "mongoose";
 import { IdAllocator, RealmRepository } from "@teamchat/shared";
 import { userSchema, type UserDoc } from "./user.schema";
 
@@ -19,6 +19,29 @@ export class UserRepository extends RealmRepository<UserDoc> {
 
   byEmail(realmId: number, email: string): Promise<UserDoc | null> {
     return this.findOne({ realmId, deliveryEmail: email.toLowerCase() });
+  }
+
+  byIds(realmId: number, userIds: number[]): Promise<UserDoc[]> {
+    return this.model
+      .find({ realmId, userId: { $in: userIds } })
+      .sort({ userId: 1 })
+      .lean<UserDoc[]>()
+      .exec();
+  }
+
+  byEmails(realmId: number, emails: string[]): Promise<UserDoc[]> {
+    const deliveryEmail = { $in: emails.map((e) => e.toLowerCase()) };
+    return this.model.find({ realmId, deliveryEmail }).sort({ userId: 1 }).lean<UserDoc[]>().exec();
+  }
+
+  /** Every user of the organization, in id order (Zulip lists users so). */
+  all(realmId: number): Promise<UserDoc[]> {
+    return this.model.find({ realmId }).sort({ userId: 1 }).lean<UserDoc[]>().exec();
+  }
+
+  /** Applies the update and returns the user as it is after it. */
+  update(realmId: number, userId: number, update: UpdateQuery<UserDoc>): Promise<UserDoc | null> {
+    return this.model.findOneAndUpdate({ realmId, userId }, update, { new: true }).lean<UserDoc>().exec();
   }
 
   /** Inserts with a fresh id; a duplicate address fails with the unique index's error. */

@@ -4,6 +4,11 @@ import type { RoleValue } from "@teamchat/shared";
 /** Email visibility values (Zulip's email_address_visibility). */
 export const EmailVisibility = { EVERYONE: 1, MEMBERS: 2, ADMINS: 3, NOBODY: 4, MODERATORS: 5 } as const;
 
+export interface ProfileValue {
+  value: string;
+  rendered_value?: string;
+}
+
 export interface UserDoc {
   realmId: number;
   userId: number;
@@ -25,8 +30,8 @@ export interface UserDoc {
   canChangeUserEmails: boolean;
   /** per-user settings (PATCH /settings), keyed by Zulip's names */
   settings: Record<string, unknown>;
-  /** custom profile field id → value */
-  profileData: Record<string, string>;
+  /** custom profile field id → value, with its HTML for Markdown-capable field types (rendered at write, as Zulip) */
+  profileData: Record<string, ProfileValue>;
 }
 
 export const userSchema = new Schema<UserDoc>(
@@ -51,7 +56,7 @@ export const userSchema = new Schema<UserDoc>(
   },
   { collection: "users", versionKey: false, minimize: false },
 );
-// GET /users/{id}, auth: one user by id
+// GET /users/{id}, auth: one user by id; GET /users, register: every user of a realm in id order
 userSchema.index({ realmId: 1, userId: 1 }, { unique: true });
 // GET /users/{email}, fetch_api_key, POST /users duplicate check: one address per organization
 userSchema.index({ realmId: 1, deliveryEmail: 1 }, { unique: true });

@@ -1,0 +1,62 @@
+import {
+  Role,
+  badRequest,
+  identity,
+  isAdmin,
+  isDuplicateKey,
+  mustBeAdmin,
+  publishEvent,
+  requireUser,
+  type Handler,
+  type ServiceDeps,
+} from "@teamchat/shared";
+import { hashPassword } from "../passwords";
+import { checkFullName, isValidEmail } from "../users/full-name";
+import type { UserRepository } from "../users/user.repository";
+import { toUserResource } from "../users/user-view";
+
+/** POST /users (Zulip's create_user_backend): administrators holding can_create_users. */
+export const createUserHandler =
+  (deps: ServiceDeps, users: UserRepository): Handler<typeof identity.createUser> =>
+  async ({ email, password, full_name }, ctx) => {
+    const { realm, actor } = requireUser(ctx);
+    if (!isAdmin(actor)) throw mustBeAdmin();
+    const creator = await users.byId(realm.id, actor.userId);
+    if (!creator?.canCreateUsers) throw badRequest("User not authorized to create users");
+    const fullName = checkFullName(full_name);
+    if (!isValidEmail(email)) throw badRequest("Bad name or username");
+    const inUse = () => badRequest(`Email '${email}' already in use`);
+    if (await users.byEmail(realm.id, email)) throw inUse();
+    let user;
+    try {
+      user = await users.insert({
+        realmId: realm.id,
+        deliveryEmail: email,
+        fullName,
+        role: Role.MEMBER,
+        isBot: false,
+        botType: null,
+        botOwnerId: null,
+        dateJoined: new Date(),
+        timezone: "",
+        passwordHash: await hashPassword(password),
+        canCreateUsers: false,
+        canChangeUserEmails: false,
+      });
+    } catch (err) {
+      if (isDuplicateKey(err)) throw inUse();
+      throw err;
+    }
+    // Everyone may learn of a new user; the default visibility shows the real address to all.
+    const person = toUserResource(user, { userId: 0, role: Role.GUEST }, realm, {
+      client_gravatar: false,
+      include_custom_profile_fields: true,
+    });
+    publishEvent(
+      deps.nc,
+      "identity",
+      { realmId: realm.id, userIds: "all", event: { type: "realm_user", op: "add", person } },
+      ctx.requestId,
+    );
+    return { user_id: user.userId };
+  };

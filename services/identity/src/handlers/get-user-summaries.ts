@@ -1,0 +1,39 @@
+import { identity, requireRealm, type Handler } from "@teamchat/shared";
+import { dummyEmailUserId } from "../users/access";
+import { settingsOf } from "../users/settings";
+import type { UserRepository } from "../users/user.repository";
+import type { UserDoc } from "../users/user.schema";
+import { apiEmail, avatarUrl } from "../users/user-view";
+
+/** Internal: users by ids, by real or dummy addresses (both lists together), or all of the organization. */
+export const getUserSummariesHandler =
+  (users: UserRepository): Handler<typeof identity.getUserSummaries> =>
+  async ({ user_ids, emails }, ctx) => {
+    const realm = requireRealm(ctx);
+    let found: UserDoc[];
+    if (user_ids === undefined && emails === undefined) {
+      found = await users.all(realm.id);
+    } else {
+      const dummyIds = (emails ?? []).map((e) => dummyEmailUserId(e, realm)).filter((id) => id !== null);
+      const realEmails = (emails ?? []).filter((e) => dummyEmailUserId(e, realm) === null);
+      const [byId, byEmail] = await Promise.all([
+        users.byIds(realm.id, [...(user_ids ?? []), ...dummyIds]),
+        realEmails.length ? users.byEmails(realm.id, realEmails) : [],
+      ]);
+      found = [...new Map([...byId, ...byEmail].map((u) => [u.userId, u])).values()];
+    }
+    return {
+      users: found.map((u) => ({
+        user_id: u.userId,
+        email: apiEmail(u, realm),
+        delivery_email: u.deliveryEmail,
+        full_name: u.fullName,
+        role: u.role,
+        is_active: u.isActive,
+        is_bot: u.isBot,
+        avatar_url: avatarUrl(u),
+        avatar_version: u.avatarVersion,
+        receives_typing_notifications: settingsOf(u).receives_typing_notifications,
+      })),
+    };
+  };

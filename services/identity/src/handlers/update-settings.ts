@@ -1,0 +1,114 @@
+import {
+  badRequest,
+  identity,
+  publishEvent,
+  requireUser,
+  type Handler,
+  type ParamsOf,
+  type ServiceDeps,
+} from "@teamchat/shared";
+import { hashPassword, verifyPassword } from "../passwords";
+import { publishAuthInvalidated, publishPersonUpdate } from "../users/events";
+import { checkFullName, isValidEmail } from "../users/full-name";
+import { LANGUAGES, NOTIFICATION_SOUNDS, isSettingName, settingsOf, type SettingName } from "../users/settings";
+import type { UserRepository } from "../users/user.repository";
+import type { UserDoc } from "../users/user.schema";
+import { apiEmail } from "../users/user-view";
+
+const MAX_BATCHING_PERIOD_SECONDS = 7 * 24 * 60 * 60;
+
+function isTimezone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Zulip's check_settings_values and check_timezone: nothing changes when one fails. */
+function checkValues(p: ParamsOf<typeof identity.updateSettings>): void {
+  if (p.default_language !== undefined && !LANGUAGES.includes(p.default_language)) {
+    throw badRequest("Invalid default_language");
+  }
+  const sound = p.notification_sound;
+  if (sound !== undefined && sound !== "none" && !NOTIFICATION_SOUNDS.includes(sound)) {
+    throw badRequest(`Invalid notification sound '${sound}'`);
+  }
+  const period = p.email_notifications_batching_period_seconds;
+  if (period !== undefined && (period <= 0 || period > MAX_BATCHING_PERIOD_SECONDS)) {
+    throw badRequest(`Invalid email batching period: ${period} seconds`);
+  }
+  if (p.timezone !== undefined && p.timezone !== "" && !isTimezone(p.timezone)) {
+    throw badRequest("timezone is not a recognized time zone");
+  }
+}
+
+/**
+ * PATCH /settings (and its deprecated aliases /settings/display and
+ * /settings/notifications): Zulip's json_change_settings.
+ */
+export const updateSettingsHandler =
+  (deps: ServiceDeps, users: UserRepository): Handler<typeof identity.updateSettings> =>
+  async (params, ctx) => {
+    const { realm, actor } = requireUser(ctx);
+    const user = (await users.byId(realm.id, actor.userId))!;
+    checkValues(params);
+    const { full_name, email, old_password, new_password, timezone, ...rest } = params;
+    const set: Record<string, unknown> = {};
+
+    if (new_password !== undefined) {
+      if (!(await verifyPassword(old_password ?? "", user.passwordHash))) throw badRequest("Wrong password!");
+      set.passwordHash = await hashPassword(new_password);
+    }
+    if (email !== undefined && email.trim().toLowerCase() !== user.deliveryEmail) {
+      const newEmail = email.trim();
+      if (!isValidEmail(newEmail)) throw badRequest("Invalid address.");
+      if (await users.byEmail(realm.id, newEmail)) throw badRequest("Already has an account.");
+      // Zulip only starts a confirmation here (a link mailed to the new address
+      // changes it); this server sends no mail, so the address stays as it is.
+    }
+    if (full_name !== undefined && full_name !== user.fullName) set.fullName = checkFullName(full_name);
+    if (timezone !== undefined && timezone !== user.timezone) set.timezone = timezone;
+    const current = settingsOf(user);
+    const changed = (Object.entries(rest) as Array<[string, unknown]>).filter(
+      (e): e is [SettingName, unknown] => isSettingName(e[0]) && e[1] !== undefined && current[e[0]] !== e[1],
+    );
+    for (const [name, value] of changed) set[`settings.${name}`] = value;
+    if (Object.keys(set).length === 0) return {};
+
+    const updated = (await users.update(realm.id, user.userId, { $set: set }))!;
+    publishChanges(deps, user, updated, changed, realm, ctx.requestId);
+    return {};
+  };
+
+function publishChanges(
+  deps: ServiceDeps,
+  before: UserDoc,
+  after: UserDoc,
+  changed: Array<[SettingName, unknown]>,
+  realm: { id: number; host: string },
+  requestId: string,
+): void {
+  const user_id = after.userId;
+  const own = (property: string, value: unknown) =>
+    publishEvent(
+      deps.nc,
+      "identity",
+      { realmId: realm.id, userIds: [user_id], event: { type: "user_settings", op: "update", property, value } },
+      requestId,
+    );
+  for (const [property, value] of changed) own(property, value);
+  if (after.timezone !== before.timezone) {
+    own("timezone", after.timezone);
+    publishPersonUpdate(deps.nc, realm.id, { user_id, timezone: after.timezone }, requestId);
+  }
+  if (after.fullName !== before.fullName) {
+    publishPersonUpdate(deps.nc, realm.id, { user_id, full_name: after.fullName }, requestId);
+  }
+  // Email visibility decides the API address, which gateways keep in cached credentials.
+  if (apiEmail(after, realm) !== apiEmail(before, realm)) {
+    publishPersonUpdate(deps.nc, realm.id, { user_id, new_email: apiEmail(after, realm) }, requestId);
+    publishAuthInvalidated(deps.nc, user_id, requestId);
+  }
+}

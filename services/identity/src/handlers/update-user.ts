@@ -1,0 +1,118 @@
+import {
+  Role,
+  ZulipError,
+  badRequest,
+  identity,
+  isAdmin,
+  isDuplicateKey,
+  isOwner,
+  realmConfig,
+  requireUser,
+  type Actor,
+  type HandlerContext,
+  type ParamsOf,
+  type Handler,
+  type RealmRef,
+  type ServiceDeps,
+} from "@teamchat/shared";
+import { accessUserByEmail, accessUserById } from "../users/access";
+import { publishAuthInvalidated, publishPersonUpdate } from "../users/events";
+import { checkFullName, isValidEmail } from "../users/full-name";
+import { applyProfileUpdates } from "../users/profile-data";
+import type { UserRepository } from "../users/user.repository";
+import type { UserDoc } from "../users/user.schema";
+import { apiEmail } from "../users/user-view";
+
+type Changes = Omit<ParamsOf<typeof identity.updateUser>, "user_id">;
+
+const mustBeOwner = () => new ZulipError("UNAUTHORIZED_PRINCIPAL", "Must be an organization owner", 400);
+
+/** Zulip's update_user_backend, shared by the by-id and by-email routes. */
+async function updateUser(
+  deps: ServiceDeps,
+  users: UserRepository,
+  realm: RealmRef,
+  actor: Actor,
+  target: UserDoc,
+  changes: Changes,
+  ctx: HandlerContext,
+): Promise<Record<string, never>> {
+  // Zulip's can_admin_user: administrators, or the owner of a bot.
+  if (!isAdmin(actor) && target.botOwnerId !== actor.userId) throw badRequest("Insufficient permission");
+  const { role, full_name, profile_data, new_email } = changes;
+  const set: Partial<UserDoc> = {};
+
+  if (role !== undefined && role !== target.role) {
+    if ((role === Role.OWNER || target.role === Role.OWNER) && !isOwner(actor)) throw mustBeOwner();
+    if (target.role === Role.OWNER && !target.isBot) {
+      const owners = await users.count({ realmId: realm.id, role: Role.OWNER, isActive: true, isBot: false });
+      if (owners === 1) throw badRequest("The owner permission cannot be removed from the only organization owner.");
+    }
+    if (target.role === Role.GUEST && role <= Role.ADMINISTRATOR) {
+      throw badRequest("Guests cannot be organization administrators");
+    }
+    set.role = role;
+  }
+  if (full_name !== undefined && full_name.trim() !== "" && full_name !== target.fullName) {
+    set.fullName = checkFullName(full_name);
+  }
+  if (profile_data !== undefined) {
+    const { custom_fields } = await deps.bus.request(realmConfig.listProfileFields, {}, ctx);
+    const exists = async (id: number) => (await users.byId(realm.id, id))?.isActive === true;
+    set.profileData = await applyProfileUpdates(target.profileData, profile_data, custom_fields, exists);
+  }
+  if (new_email !== undefined && new_email.trim().toLowerCase() !== target.deliveryEmail) {
+    if (!isOwner(actor)) throw mustBeOwner();
+    const requester = await users.byId(realm.id, actor.userId);
+    if (!requester?.canChangeUserEmails) throw badRequest("User not authorized to change user emails");
+    const email = new_email.trim();
+    if (!isValidEmail(email)) throw badRequest("Invalid address.");
+    if (await users.byEmail(realm.id, email)) throw badRequest("Already has an account.");
+    set.deliveryEmail = email.toLowerCase();
+  }
+  if (Object.keys(set).length === 0) return {};
+
+  let updated: UserDoc | null;
+  try {
+    updated = await users.update(realm.id, target.userId, { $set: set });
+  } catch (err) {
+    if (isDuplicateKey(err)) throw badRequest("Already has an account.");
+    throw err;
+  }
+  if (!updated) throw badRequest("No such user");
+  if (set.role !== undefined || set.deliveryEmail) publishAuthInvalidated(deps.nc, target.userId, ctx.requestId);
+  // One realm_user update per changed property, as Zulip sends them.
+  const user_id = target.userId;
+  const persons: Array<Record<string, unknown>> = [];
+  if (set.role !== undefined) persons.push({ role: set.role });
+  if (set.fullName) persons.push({ full_name: set.fullName });
+  if (set.deliveryEmail) persons.push({ new_email: apiEmail(updated, realm) });
+  for (const { id } of set.profileData ? (profile_data ?? []) : []) {
+    const stored = updated.profileData[id];
+    persons.push({
+      custom_profile_field: {
+        id,
+        value: stored?.value ?? null,
+        ...(stored?.rendered_value ? { rendered_value: stored.rendered_value } : {}),
+      },
+    });
+  }
+  for (const p of persons) publishPersonUpdate(deps.nc, realm.id, { user_id, ...p }, ctx.requestId);
+  return {};
+}
+
+export const updateUserHandler =
+  (deps: ServiceDeps, users: UserRepository): Handler<typeof identity.updateUser> =>
+  async ({ user_id, ...changes }, ctx) => {
+    const { realm, actor } = requireUser(ctx);
+    const target = await accessUserById(users, realm, user_id);
+    return updateUser(deps, users, realm, actor, target, changes, ctx);
+  };
+
+export const updateUserByEmailHandler =
+  (deps: ServiceDeps, users: UserRepository): Handler<typeof identity.updateUserByEmail> =>
+  async ({ email, ...changes }, ctx) => {
+    const { realm, actor } = requireUser(ctx);
+    const target = await accessUserByEmail(users, realm, actor, email);
+    return updateUser(deps, users, realm, actor, target, changes, ctx);
+  };

@@ -1,0 +1,38 @@
+import { badRequest, type Actor, type RealmRef } from "@teamchat/shared";
+import type { UserRepository } from "./user.repository";
+import type { UserDoc } from "./user.schema";
+import { canSeeRealEmail } from "./user-view";
+
+const noSuchUser = () => badRequest("No such user");
+
+export async function accessUserById(users: UserRepository, realm: RealmRef, userId: number): Promise<UserDoc> {
+  const user = await users.byId(realm.id, userId);
+  if (!user) throw noSuchUser();
+  return user;
+}
+
+/** The user id in a dummy address `user<id>@<realm host without port>`, or null. */
+export function dummyEmailUserId(email: string, realm: Pick<RealmRef, "host">): number | null {
+  const host = realm.host.split(":")[0]!.toLowerCase();
+  const at = email.lastIndexOf("@");
+  if (at < 0 || email.slice(at + 1).toLowerCase() !== host) return null;
+  const m = /^user(\d+)$/i.exec(email.slice(0, at));
+  return m ? Number(m[1]) : null;
+}
+
+/**
+ * Zulip's access_user_by_email: a dummy address finds anyone by its id; a real
+ * address only finds users whose email_address_visibility lets the viewer see it.
+ */
+export async function accessUserByEmail(
+  users: UserRepository,
+  realm: RealmRef,
+  viewer: Pick<Actor, "userId" | "role">,
+  email: string,
+): Promise<UserDoc> {
+  const dummyId = dummyEmailUserId(email, realm);
+  if (dummyId !== null) return accessUserById(users, realm, dummyId);
+  const user = await users.byEmail(realm.id, email.trim());
+  if (!user || !canSeeRealEmail(viewer, user)) throw noSuchUser();
+  return user;
+}
