@@ -41,7 +41,7 @@ export class UserRepository extends RealmRepository<UserDoc> {
 
   /** Applies the update and returns the user as it is after it. */
   update(realmId: number, userId: number, update: UpdateQuery<UserDoc>): Promise<UserDoc | null> {
-    return this.model.findOneAndUpdate({ realmId, userId }, update, { new: true }).lean<UserDoc>().exec();
+    return this.model.findOneAndUpdate({ realmId, userId }, update, { returnDocument: "after" }).lean<UserDoc>().exec();
   }
 
   /** Inserts with a fresh id; a duplicate address fails with the unique index's error. */
