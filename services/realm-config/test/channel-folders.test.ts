@@ -5,7 +5,7 @@ import { ROLES, callAs, recordEvents } from "./helpers";
 
 let sys: TestSystem;
 beforeAll(async () => {
-  sys = await startSystem({ RATE_LIMIT_REQUESTS: "1000" });
+  sys = await startSystem({ env: { RATE_LIMIT_REQUESTS: "1000" } });
 });
 afterAll(() => sys?.stop());
 
