@@ -42,6 +42,18 @@ function closeObjects(node: unknown, inAllOf = false): void {
   for (const [k, v] of Object.entries(obj)) closeObjects(v, k === "allOf");
 }
 
+/** OpenAPI 3.0's `nullable` without `type` (Ajv refuses it): the same schema, or null. */
+function typelessNullable(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(typelessNullable);
+  if (typeof node !== "object" || node === null) return;
+  const obj = node as Json;
+  Object.values(obj).forEach(typelessNullable);
+  if (obj.nullable !== true || "type" in obj) return;
+  const { nullable: _, ...rest } = obj;
+  for (const k of Object.keys(obj)) delete obj[k];
+  obj.anyOf = [rest, { type: "null" }];
+}
+
 function load() {
   if (loaded) return loaded;
   const doc = parse(readFileSync(ZULIP_YAML, "utf8"), { maxAliasCount: -1 }) as Json;
@@ -52,6 +64,7 @@ function load() {
   for (const [name, schema] of Object.entries(components.schemas as Json)) {
     closeObjects(schema, allOfRefs.has(`#/components/schemas/${name}`));
   }
+  typelessNullable(doc);
   const ops: Operation[] = [];
   for (const [template, item] of Object.entries(doc.paths as Json)) {
     for (const [method, op] of Object.entries(item as Json)) {

@@ -20,14 +20,10 @@ export class EventQueueRepository extends RealmRepository<EventQueueDoc> {
     return this.find(userIds === "all" ? { realmId } : { realmId, userId: { $in: userIds } });
   }
 
-  /** The next event id of a queue, atomically; null when the queue is gone. */
+  /** The next event id of a queue, atomically; null when the queue is gone. (FerretDB: no projection on findAndModify.) */
   async allocateId(realmId: number, queueId: string): Promise<number | null> {
     const doc = await this.model
-      .findOneAndUpdate(
-        { realmId, queueId },
-        { $inc: { lastEventId: 1 } },
-        { returnDocument: "after", projection: { lastEventId: 1 } },
-      )
+      .findOneAndUpdate({ realmId, queueId }, { $inc: { lastEventId: 1 } }, { returnDocument: "after" })
       .lean<Pick<EventQueueDoc, "lastEventId">>()
       .exec();
     return doc?.lastEventId ?? null;
