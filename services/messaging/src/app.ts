@@ -1,6 +1,37 @@
-import type { RunningService, ServiceDeps } from "@teamchat/shared";
+import { IdAllocator, messaging, type RunningService, type ServiceDeps } from "@teamchat/shared";
+import { ChannelRepository } from "./channels/channel.repository";
+import type { Messaging } from "./context";
+import { ConversationRepository } from "./conversations/conversation.repository";
+import { createChannelHandler } from "./handlers/create-channel";
+import { getStreamHandler } from "./handlers/get-stream";
+import { getStreamsHandler } from "./handlers/get-streams";
+import { getSubscriptionsHandler } from "./handlers/get-subscriptions";
+import { subscribeHandler } from "./handlers/subscribe";
+import { MessageRepository } from "./messages/message.repository";
+import { SubscriptionRepository } from "./subscriptions/subscription.repository";
+import { UserMessageRepository } from "./user-messages/user-message.repository";
+import { UserDirectory } from "./users/user-directory";
 
-/** Composition root. Operations are registered on deps.server as they are built. */
-export async function buildMessaging(_deps: ServiceDeps): Promise<RunningService> {
-  return {};
+/** Composition root: real connections in, a serving bus endpoint out. */
+export async function buildMessaging(deps: ServiceDeps): Promise<RunningService> {
+  const ids = new IdAllocator(deps.db);
+  const m: Messaging = {
+    channels: new ChannelRepository(deps.db, ids),
+    subscriptions: new SubscriptionRepository(deps.db),
+    messages: new MessageRepository(deps.db, ids),
+    userMessages: new UserMessageRepository(deps.db),
+    conversations: new ConversationRepository(deps.db, ids),
+    users: new UserDirectory(deps.bus, deps.nc),
+    bus: deps.bus,
+    nc: deps.nc,
+  };
+  await Promise.all([m.channels, m.subscriptions, m.messages, m.userMessages, m.conversations].map((r) => r.init()));
+
+  deps.server
+    .handle(messaging.createChannel, createChannelHandler(m))
+    .handle(messaging.getStreams, getStreamsHandler(m))
+    .handle(messaging.getStreamById, getStreamHandler(m))
+    .handle(messaging.getSubscriptions, getSubscriptionsHandler(m))
+    .handle(messaging.subscribe, subscribeHandler(m));
+  return { stop: () => m.users.stop() };
 }

@@ -1,0 +1,62 @@
+import { Role, ZulipError, badRequest, isAdmin, isGuest, realmConfig, type Actor } from "@teamchat/shared";
+import type { Messaging } from "../context";
+import type { ChannelDoc } from "./channel.schema";
+
+/** Zulip's rule: who may see that a channel exists and its settings. */
+export const canSeeMetadata = (actor: Actor, ch: ChannelDoc, subscribed: boolean): boolean =>
+  subscribed || ch.isWebPublic || (!ch.inviteOnly && !isGuest(actor)) || (ch.inviteOnly && isAdmin(actor));
+
+/** Who may read its messages. */
+export const canReadContent = (actor: Actor, ch: ChannelDoc, subscribed: boolean): boolean =>
+  subscribed || ch.isWebPublic || (!ch.inviteOnly && !isGuest(actor));
+
+/** Whether the user may read the channel's whole history, not only what they received. */
+export const canReadHistory = (actor: Actor, ch: ChannelDoc, subscribed: boolean): boolean =>
+  canReadContent(actor, ch, subscribed) && (!ch.inviteOnly || ch.historyPublicToSubscribers);
+
+const { SYSTEM_GROUPS } = realmConfig;
+
+/** Role-based system groups (fixed ids, see realmConfig.SYSTEM_GROUPS): does the role belong? */
+const SYSTEM_GROUP_MEMBERSHIP: Record<number, (role: number) => boolean> = {
+  [SYSTEM_GROUPS["role:owners"]]: (r) => r <= Role.OWNER,
+  [SYSTEM_GROUPS["role:administrators"]]: (r) => r <= Role.ADMINISTRATOR,
+  [SYSTEM_GROUPS["role:moderators"]]: (r) => r <= Role.MODERATOR,
+  [SYSTEM_GROUPS["role:fullmembers"]]: (r) => r <= Role.MEMBER,
+  [SYSTEM_GROUPS["role:members"]]: (r) => r <= Role.MEMBER,
+  [SYSTEM_GROUPS["role:everyone"]]: () => true,
+  [SYSTEM_GROUPS["role:internet"]]: () => true,
+  [SYSTEM_GROUPS["role:nobody"]]: () => false,
+};
+
+/**
+ * Convention 8: whether a group-setting value includes the user. System groups go by
+ * role; user-created groups (identity's) are not known here and include nobody.
+ */
+export function groupIncludes(value: unknown, user: Pick<Actor, "userId" | "role">): boolean {
+  const inGroup = (id: number) => SYSTEM_GROUP_MEMBERSHIP[id]?.(user.role) ?? false;
+  if (typeof value === "number") return inGroup(value);
+  const v = value as { direct_members?: number[]; direct_subgroups?: number[] } | null;
+  return (v?.direct_members ?? []).includes(user.userId) || (v?.direct_subgroups ?? []).some(inGroup);
+}
+
+/** Zulip's access_stream_by_id: "Invalid channel ID" for missing and hidden channels alike. */
+export async function accessChannelById(
+  m: Messaging,
+  actor: Actor,
+  streamId: number,
+  need: "metadata" | "content" = "metadata",
+): Promise<{ channel: ChannelDoc; subscribed: boolean }> {
+  const channel = await m.channels.byId(actor.realmId, streamId);
+  const subscribed = channel ? await m.subscriptions.isSubscribed(actor.realmId, actor.userId, streamId) : false;
+  const allowed = need === "metadata" ? canSeeMetadata : canReadContent;
+  if (!channel || !allowed(actor, channel, subscribed)) throw badRequest("Invalid channel ID");
+  return { channel, subscribed };
+}
+
+export const channelNotFoundByName = (name: string): ZulipError =>
+  new ZulipError("STREAM_DOES_NOT_EXIST", `Channel '${name}' does not exist`, 400, { stream: name });
+
+export const channelNotFoundById = (streamId: number): ZulipError =>
+  new ZulipError("STREAM_DOES_NOT_EXIST", `Channel with ID '${streamId}' does not exist`, 400, {
+    stream_id: streamId,
+  });

@@ -1,0 +1,73 @@
+import { realmConfig, type messaging } from "@teamchat/shared";
+import type { SubscriptionDoc } from "../subscriptions/subscription.schema";
+import type { ChannelDoc } from "./channel.schema";
+
+const { SYSTEM_GROUPS } = realmConfig;
+
+/** Zulip's Stream.stream_permission_group_settings defaults, for settings not given at creation. */
+const defaults = (ch: ChannelDoc): Record<messaging.ChannelGroupSetting, unknown> => ({
+  can_add_subscribers_group: SYSTEM_GROUPS["role:nobody"],
+  can_administer_channel_group: { direct_members: ch.creatorId ? [ch.creatorId] : [], direct_subgroups: [] },
+  can_delete_any_message_group: SYSTEM_GROUPS["role:nobody"],
+  can_delete_own_message_group: SYSTEM_GROUPS["role:nobody"],
+  can_move_messages_out_of_channel_group: SYSTEM_GROUPS["role:nobody"],
+  can_move_messages_within_channel_group: SYSTEM_GROUPS["role:nobody"],
+  can_remove_subscribers_group: SYSTEM_GROUPS["role:administrators"],
+  can_resolve_topics_group: SYSTEM_GROUPS["role:nobody"],
+  can_send_message_group: SYSTEM_GROUPS["role:everyone"],
+  can_subscribe_group: SYSTEM_GROUPS["role:nobody"],
+});
+
+/** A channel's group setting: as given at creation, else Zulip's default. */
+export const groupSetting = (ch: ChannelDoc, name: messaging.ChannelGroupSetting): unknown =>
+  ch.groupSettings[name] ?? defaults(ch)[name];
+
+/** The group settings zulip.yaml's channel objects carry. */
+const VISIBLE_GROUP_SETTINGS: messaging.ChannelGroupSetting[] = [
+  "can_add_subscribers_group",
+  "can_remove_subscribers_group",
+  "can_administer_channel_group",
+  "can_send_message_group",
+  "can_subscribe_group",
+];
+
+/** Zulip's BasicChannel (GET /streams, stream events). */
+export function channelView(ch: ChannelDoc): Record<string, unknown> {
+  return {
+    stream_id: ch.streamId,
+    name: ch.name,
+    is_archived: ch.isArchived,
+    description: ch.description,
+    rendered_description: ch.renderedDescription,
+    date_created: ch.dateCreated,
+    creator_id: ch.creatorId,
+    invite_only: ch.inviteOnly,
+    is_web_public: ch.isWebPublic,
+    stream_post_policy: 1,
+    message_retention_days: ch.messageRetentionDays,
+    history_public_to_subscribers: ch.historyPublicToSubscribers,
+    topics_policy: ch.topicsPolicy,
+    first_message_id: ch.firstMessageId,
+    is_recently_active: true,
+    is_announcement_only: false,
+    stream_weekly_traffic: null,
+    ...Object.fromEntries(VISIBLE_GROUP_SETTINGS.map((k) => [k, groupSetting(ch, k)])),
+  };
+}
+
+/** Zulip's Subscription object: the channel plus the user's personal settings. */
+export function subscriptionView(ch: ChannelDoc, sub: SubscriptionDoc, subscribers?: number[]) {
+  return {
+    ...channelView(ch),
+    color: sub.color,
+    is_muted: sub.isMuted,
+    in_home_view: !sub.isMuted,
+    pin_to_top: sub.pinToTop,
+    desktop_notifications: null,
+    email_notifications: null,
+    wildcard_mentions_notify: null,
+    push_notifications: null,
+    audible_notifications: null,
+    ...(subscribers ? { subscribers } : {}),
+  };
+}

@@ -1,0 +1,128 @@
+import {
+  Role,
+  ZulipError,
+  badRequest,
+  isDuplicateKey,
+  isGuest,
+  realmConfig,
+  type Actor,
+  type HandlerContext,
+  type messaging,
+} from "@teamchat/shared";
+import { realmSettings, type Messaging } from "../context";
+import { renderMarkdown } from "../render/markdown";
+import { groupIncludes } from "./channel-access";
+import type { ChannelDoc } from "./channel.schema";
+
+type GroupSettings = Partial<Record<messaging.ChannelGroupSetting, realmConfig.GroupSettingValue>>;
+
+/** The channel properties both creation paths take (POST /channels/create, POST /users/me/subscriptions). */
+export interface ChannelOptions extends GroupSettings {
+  invite_only: boolean;
+  is_web_public: boolean;
+  is_default_stream: boolean;
+  history_public_to_subscribers?: boolean;
+  message_retention_days: string | number;
+  topics_policy?: string;
+  folder_id?: number;
+}
+
+const TOPICS_POLICIES: readonly string[] = [
+  "inherit",
+  "allow_empty_topic",
+  "disable_empty_topic",
+  "empty_topic_only",
+] satisfies (typeof messaging.TOPICS_POLICIES)[number][];
+
+/** Zulip's check_stream_name. */
+export function checkChannelName(name: string, settings: realmConfig.RealmSettings): string {
+  const trimmed = name.trim();
+  if (trimmed === "") throw badRequest("Channel name can't be empty.");
+  if (trimmed.length > settings.max_stream_name_length) {
+    throw badRequest(`Channel name too long (limit: ${settings.max_stream_name_length} characters).`);
+  }
+  // eslint-disable-next-line no-control-regex
+  const bad = trimmed.search(/[\u0000-\u001f\u007f-\u009f\ufffe\uffff]/);
+  if (bad >= 0) throw badRequest(`Invalid character in channel name, at position ${bad + 1}.`);
+  return trimmed;
+}
+
+/** Zulip's parse_message_retention_days: null = the organization's default, -1 = forever. */
+function retentionDays(value: string | number): number | null {
+  if (value === "realm_default") return null;
+  if (value === "unlimited" || value === "forever") return -1;
+  if (typeof value === "number" && value > 0) return value;
+  throw badRequest(`Bad value for 'message_retention_days': ${value}`);
+}
+
+/** Checks that apply once per request, whatever the number of channels. */
+export async function checkChannelOptions(
+  m: Messaging,
+  ctx: HandlerContext,
+  actor: Actor,
+  o: ChannelOptions,
+): Promise<realmConfig.RealmSettings> {
+  const settings = await realmSettings(m, ctx);
+  const permission = o.is_web_public
+    ? settings.can_create_web_public_channel_group
+    : o.invite_only
+      ? settings.can_create_private_channel_group
+      : settings.can_create_public_channel_group;
+  if (o.is_web_public && !(settings.web_public_streams_enabled && settings.enable_spectator_access)) {
+    throw badRequest("Web-public channels are not enabled.");
+  }
+  if (isGuest(actor) || !groupIncludes(permission, actor)) throw badRequest("Insufficient permission");
+  if (o.invite_only && o.is_web_public) throw badRequest("Invalid parameters");
+  if (o.invite_only && o.is_default_stream) throw badRequest("A default channel cannot be private.");
+  if (o.topics_policy !== undefined && !TOPICS_POLICIES.includes(o.topics_policy)) {
+    throw badRequest("Invalid topics_policy");
+  }
+  if (o.message_retention_days !== "realm_default") {
+    retentionDays(o.message_retention_days);
+    if (actor.role !== Role.OWNER) throw new ZulipError("UNAUTHORIZED_PRINCIPAL", "Must be an organization owner");
+  }
+  if (o.folder_id !== undefined) {
+    const { channel_folders } = await m.bus.request(realmConfig.listChannelFolders, { include_archived: true }, ctx);
+    if (!channel_folders.some((f) => f.id === o.folder_id)) throw badRequest("Invalid channel folder ID");
+  }
+  return settings;
+}
+
+/** Inserts one channel; null when its name is taken (the caller decides whether that is an error). */
+export async function insertChannel(
+  m: Messaging,
+  actor: Actor,
+  settings: realmConfig.RealmSettings,
+  spec: { name: string; description?: string },
+  o: ChannelOptions,
+): Promise<ChannelDoc | null> {
+  const description = (spec.description ?? "").replace(/\n/g, " ");
+  if (description.length > settings.max_stream_description_length) {
+    throw badRequest(`description is too long (limit: ${settings.max_stream_description_length} characters)`);
+  }
+  const groupSettings = Object.fromEntries(
+    Object.entries(o).filter(([k, v]) => k.startsWith("can_") && k.endsWith("_group") && v !== undefined),
+  );
+  try {
+    return await m.channels.insert({
+      realmId: actor.realmId,
+      name: spec.name,
+      description,
+      renderedDescription: renderMarkdown(description),
+      inviteOnly: o.invite_only,
+      isWebPublic: o.is_web_public,
+      // Public channels always share history; private ones protect it unless told otherwise (Zulip's default).
+      historyPublicToSubscribers: o.invite_only ? (o.history_public_to_subscribers ?? false) : true,
+      messageRetentionDays: retentionDays(o.message_retention_days),
+      topicsPolicy: o.topics_policy ?? "inherit",
+      folderId: o.folder_id ?? null,
+      isDefault: o.is_default_stream,
+      dateCreated: Math.floor(Date.now() / 1000),
+      creatorId: actor.userId,
+      groupSettings,
+    });
+  } catch (err) {
+    if (isDuplicateKey(err)) return null;
+    throw err;
+  }
+}

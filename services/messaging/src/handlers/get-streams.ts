@@ -1,0 +1,29 @@
+import { isAdmin, isGuest, messaging, requireUser, type Handler } from "@teamchat/shared";
+import { channelView } from "../channels/channel-view";
+import type { Messaging } from "../context";
+
+/** GET /streams: the channels the user asks for among those they may see, by name. */
+export const getStreamsHandler =
+  (m: Messaging): Handler<typeof messaging.getStreams> =>
+  async (p, ctx) => {
+    const { actor } = requireUser(ctx);
+    const [channels, subs] = await Promise.all([
+      m.channels.all(actor.realmId),
+      m.subscriptions.ofUser(actor.realmId, actor.userId),
+    ]);
+    const subscribed = new Set(subs.filter((s) => s.active).map((s) => s.streamId));
+    const all = (p.include_all || p.include_all_active) && isAdmin(actor);
+    const streams = channels
+      .filter((ch) => !(p.exclude_archived && ch.isArchived))
+      .filter(
+        (ch) =>
+          all ||
+          (p.include_public && !ch.inviteOnly && !isGuest(actor)) ||
+          (p.include_subscribed && subscribed.has(ch.streamId)) ||
+          (p.include_web_public && ch.isWebPublic) ||
+          (p.include_default && ch.isDefault),
+      )
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((ch) => ({ ...channelView(ch), ...(p.include_default ? { is_default: ch.isDefault } : {}) }));
+    return { streams };
+  };

@@ -1,0 +1,106 @@
+import { publishEvent, type Actor, type HandlerContext } from "@teamchat/shared";
+import { canSeeMetadata } from "../channels/channel-access";
+import { channelView, subscriptionView } from "../channels/channel-view";
+import type { ChannelDoc } from "../channels/channel.schema";
+import type { Messaging } from "../context";
+import type { UserSummary } from "../users/user-directory";
+
+const asActor = (u: UserSummary, realmId: number): Pick<Actor, "role" | "userId" | "realmId"> => ({
+  role: u.role,
+  userId: u.user_id,
+  realmId,
+});
+
+/** Active users who may see that the channel exists (Zulip's can_access_stream_metadata_user_ids). */
+export async function metadataAudience(
+  m: Messaging,
+  ctx: HandlerContext,
+  realmId: number,
+  ch: ChannelDoc,
+  subscriberIds: number[],
+): Promise<number[]> {
+  const subs = new Set(subscriberIds);
+  return (await m.users.all(ctx, realmId))
+    .filter((u) => u.is_active && canSeeMetadata(asActor(u, realmId) as Actor, ch, subs.has(u.user_id)))
+    .map((u) => u.user_id)
+    .sort((a, b) => a - b);
+}
+
+export interface SubscribedPair {
+  userId: number;
+  channel: ChannelDoc;
+}
+
+/**
+ * Subscribes users to channels and tells everyone concerned: `stream` create events
+ * for new channels, `subscription` add to each new subscriber, peer_add to others who
+ * can see the channel. Returns which (user, channel) pairs were new.
+ */
+export async function subscribeUsers(
+  m: Messaging,
+  ctx: HandlerContext,
+  actor: Actor,
+  channels: ChannelDoc[],
+  userIds: number[],
+  created: ChannelDoc[] = [],
+): Promise<{ added: SubscribedPair[]; already: SubscribedPair[] }> {
+  const realmId = actor.realmId;
+  const pairs = channels.flatMap((ch) => userIds.map((userId) => ({ userId, streamId: ch.streamId })));
+  const addedRows = await m.subscriptions.add(realmId, pairs);
+  const isNew = new Set(addedRows.map((r) => `${r.userId}:${r.streamId}`));
+  const byId = new Map(channels.map((c) => [c.streamId, c]));
+  const result: { added: SubscribedPair[]; already: SubscribedPair[] } = { added: [], already: [] };
+  for (const p of pairs) {
+    (isNew.has(`${p.userId}:${p.streamId}`) ? result.added : result.already).push({
+      userId: p.userId,
+      channel: byId.get(p.streamId)!,
+    });
+  }
+
+  const subscribers = await m.subscriptions.subscribersByChannel(
+    realmId,
+    channels.map((c) => c.streamId),
+  );
+  for (const ch of created) {
+    const audience = await metadataAudience(m, ctx, realmId, ch, subscribers.get(ch.streamId)!);
+    publishEvent(
+      m.nc,
+      "messaging",
+      { realmId, userIds: audience, event: { type: "stream", op: "create", streams: [channelView(ch)] } },
+      ctx.requestId,
+    );
+  }
+  for (const userId of new Set(addedRows.map((r) => r.userId))) {
+    const mine = addedRows.filter((r) => r.userId === userId);
+    const subscriptions = mine.map((r) => subscriptionView(byId.get(r.streamId)!, r, subscribers.get(r.streamId)));
+    publishEvent(
+      m.nc,
+      "messaging",
+      { realmId, userIds: [userId], event: { type: "subscription", op: "add", subscriptions } },
+      ctx.requestId,
+    );
+  }
+  for (const ch of channels) {
+    const newIds = addedRows.filter((r) => r.streamId === ch.streamId).map((r) => r.userId);
+    if (!newIds.length) continue;
+    const peers = (await metadataAudience(m, ctx, realmId, ch, subscribers.get(ch.streamId)!)).filter(
+      (id) => !newIds.includes(id),
+    );
+    publishEvent(
+      m.nc,
+      "messaging",
+      {
+        realmId,
+        userIds: peers,
+        event: {
+          type: "subscription",
+          op: "peer_add",
+          stream_ids: [ch.streamId],
+          user_ids: newIds.sort((a, b) => a - b),
+        },
+      },
+      ctx.requestId,
+    );
+  }
+  return result;
+}

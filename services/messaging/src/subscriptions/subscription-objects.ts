@@ -1,0 +1,36 @@
+import type { Actor } from "@teamchat/shared";
+import { canSeeMetadata } from "../channels/channel-access";
+import { channelView, subscriptionView } from "../channels/channel-view";
+import type { Messaging } from "../context";
+
+/**
+ * The user's channels as Zulip's register and GET /users/me/subscriptions give them:
+ * subscribed (Subscription objects), unsubscribed (former subscriptions) and
+ * never_subscribed (other channels the user can see), each sorted by name.
+ */
+export async function subscriptionObjects(m: Messaging, actor: Actor, withSubscribers: boolean) {
+  const [channels, subs] = await Promise.all([
+    m.channels.all(actor.realmId),
+    m.subscriptions.ofUser(actor.realmId, actor.userId),
+  ]);
+  channels.sort((a, b) => a.name.localeCompare(b.name));
+  const subOf = new Map(subs.map((s) => [s.streamId, s]));
+  const subscribers = withSubscribers
+    ? await m.subscriptions.subscribersByChannel(
+        actor.realmId,
+        channels.map((c) => c.streamId),
+      )
+    : undefined;
+  const listOf = (streamId: number) => subscribers?.get(streamId);
+  return {
+    subscribed: channels
+      .filter((ch) => subOf.get(ch.streamId)?.active)
+      .map((ch) => subscriptionView(ch, subOf.get(ch.streamId)!, listOf(ch.streamId))),
+    unsubscribed: channels
+      .filter((ch) => subOf.has(ch.streamId) && !subOf.get(ch.streamId)!.active && canSeeMetadata(actor, ch, false))
+      .map((ch) => subscriptionView(ch, subOf.get(ch.streamId)!, listOf(ch.streamId))),
+    never_subscribed: channels
+      .filter((ch) => !subOf.has(ch.streamId) && canSeeMetadata(actor, ch, false))
+      .map((ch) => ({ ...channelView(ch), ...(subscribers ? { subscribers: listOf(ch.streamId) } : {}) })),
+  };
+}

@@ -1,0 +1,70 @@
+import type { Connection } from "mongoose";
+import { RealmRepository } from "@teamchat/shared";
+import { subscriptionSchema, type SubscriptionDoc } from "./subscription.schema";
+
+/** Zulip's stream color palette (web/src/stream_color.ts); new subscriptions take the next unused one. */
+export const STREAM_COLORS = [
+  "#76ce90", "#fae589", "#a6c7e5", "#e79ab5", "#bfd56f", "#f4ae55", "#b0a5fd", "#addfe5", "#f5ce6e",
+  "#c2726a", "#94c849", "#bd86e5", "#ee7e4a", "#a6dcbf", "#95a5fd", "#53a063", "#9987e1", "#e4523d",
+  "#c2c2c2", "#4f8de4", "#c6a8ad", "#e7cc4d", "#c8bebf", "#a47462",
+]; // prettier-ignore
+
+export class SubscriptionRepository extends RealmRepository<SubscriptionDoc> {
+  constructor(conn: Connection) {
+    super(conn.model<SubscriptionDoc>("Subscription", subscriptionSchema));
+  }
+
+  ofUser(realmId: number, userId: number): Promise<SubscriptionDoc[]> {
+    return this.find({ realmId, userId });
+  }
+
+  async isSubscribed(realmId: number, userId: number, streamId: number): Promise<boolean> {
+    return (await this.count({ realmId, userId, streamId, active: true })) > 0;
+  }
+
+  async subscriberIds(realmId: number, streamId: number): Promise<number[]> {
+    return (await this.find({ realmId, streamId, active: true })).map((s) => s.userId);
+  }
+
+  /** Active subscriber ids per channel, for several channels at once. */
+  async subscribersByChannel(realmId: number, streamIds: number[]): Promise<Map<number, number[]>> {
+    const rows = await this.find({ realmId, streamId: { $in: streamIds }, active: true });
+    const map = new Map<number, number[]>(streamIds.map((id) => [id, []]));
+    for (const r of rows) map.get(r.streamId)!.push(r.userId);
+    for (const ids of map.values()) ids.sort((a, b) => a - b);
+    return map;
+  }
+
+  /**
+   * Subscribes each user to each channel; returns the pairs that were new.
+   * Retries are safe: the unique index turns a repeated insert into "already subscribed".
+   */
+  async add(realmId: number, pairs: Array<{ userId: number; streamId: number }>): Promise<SubscriptionDoc[]> {
+    const added: SubscriptionDoc[] = [];
+    const userIds = [...new Set(pairs.map((p) => p.userId))];
+    const existing = await this.find({ realmId, userId: { $in: userIds } });
+    for (const { userId, streamId } of pairs) {
+      const mine = existing.filter((s) => s.userId === userId);
+      const row = mine.find((s) => s.streamId === streamId);
+      if (row?.active) continue;
+      if (row) {
+        await this.model.updateOne({ realmId, userId, streamId }, { $set: { active: true } });
+        added.push({ ...row, active: true });
+        continue;
+      }
+      const used = new Set(mine.map((s) => s.color));
+      const color = STREAM_COLORS.find((c) => !used.has(c)) ?? STREAM_COLORS[mine.length % STREAM_COLORS.length]!;
+      const doc: SubscriptionDoc = { realmId, userId, streamId, active: true, color, isMuted: false, pinToTop: false };
+      const inserted = await this.model.updateOne(
+        { realmId, userId, streamId },
+        { $setOnInsert: doc },
+        { upsert: true },
+      );
+      if (inserted.upsertedCount > 0) {
+        added.push(doc);
+        existing.push(doc);
+      }
+    }
+    return added;
+  }
+}

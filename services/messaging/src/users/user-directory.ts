@@ -1,0 +1,84 @@
+import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import { identity, type BusClient, type CallContext, type DomainEvent } from "@teamchat/shared";
+
+export type UserSummary = identity.UserSummary;
+
+interface RealmEntry {
+  expires: number;
+  byId: Map<number, UserSummary>;
+  /** whether byId holds every user of the organization */
+  complete: boolean;
+}
+
+/**
+ * Names and emails of senders and recipients, asked of identity and kept briefly
+ * per organization. identity's realm_user events drop an organization's entry, so
+ * a renamed user shows the new name everywhere at once.
+ */
+export class UserDirectory {
+  private readonly realms = new Map<number, RealmEntry>();
+  private readonly sub: Subscription;
+
+  constructor(
+    private readonly bus: BusClient,
+    nc: NatsConnection,
+    private readonly ttlMs = 30_000,
+  ) {
+    // Every instance keeps its own cache, so no queue group: each must hear every change.
+    this.sub = nc.subscribe("events.identity.realm_user", {
+      callback: (_err, msg) => {
+        this.realms.delete(msg.json<DomainEvent>().realmId);
+      },
+    });
+  }
+
+  stop(): void {
+    this.sub.unsubscribe();
+  }
+
+  private entry(realmId: number): RealmEntry {
+    let e = this.realms.get(realmId);
+    if (!e || e.expires < Date.now()) {
+      e = { expires: Date.now() + this.ttlMs, byId: new Map(), complete: false };
+      this.realms.set(realmId, e);
+    }
+    return e;
+  }
+
+  private remember(e: RealmEntry, users: UserSummary[]): void {
+    for (const u of users) e.byId.set(u.user_id, u);
+  }
+
+  /** The users among `ids` that exist (unknown ids are left out). */
+  async byIds(ctx: CallContext, realmId: number, ids: number[]): Promise<Map<number, UserSummary>> {
+    const e = this.entry(realmId);
+    const missing = [...new Set(ids)].filter((id) => !e.byId.has(id));
+    if (missing.length && !e.complete) {
+      this.remember(e, (await this.bus.request(identity.getUserSummaries, { user_ids: missing }, ctx)).users);
+    }
+    return new Map(ids.flatMap((id) => (e.byId.has(id) ? [[id, e.byId.get(id)!] as const] : [])));
+  }
+
+  /** Users by API or real address (case-insensitive); unknown addresses are left out. */
+  async byEmails(ctx: CallContext, realmId: number, emails: string[]): Promise<Map<string, UserSummary>> {
+    const e = this.entry(realmId);
+    const { users } = await this.bus.request(identity.getUserSummaries, { emails }, ctx);
+    this.remember(e, users);
+    const found = new Map<string, UserSummary>();
+    for (const email of emails) {
+      const key = email.toLowerCase();
+      const u = users.find((x) => x.email.toLowerCase() === key || x.delivery_email.toLowerCase() === key);
+      if (u) found.set(email, u);
+    }
+    return found;
+  }
+
+  async all(ctx: CallContext, realmId: number): Promise<UserSummary[]> {
+    const e = this.entry(realmId);
+    if (!e.complete) {
+      this.remember(e, (await this.bus.request(identity.getUserSummaries, {}, ctx)).users);
+      e.complete = true;
+    }
+    return [...e.byId.values()];
+  }
+}
