@@ -1,11 +1,13 @@
 import { Role, realmConfig } from "@teamchat/shared";
 import { ok } from "@teamchat/shared/src/testing/api";
 import { startSystem, type TestSystem } from "../../../test/support/system";
-import { ROLES, callAs, recordEvents } from "./helpers";
+import { recordEvents, usersOfEveryRole, type RoleUser } from "./helpers";
 
 let sys: TestSystem;
+let roles: RoleUser[];
 beforeAll(async () => {
   sys = await startSystem({ env: { RATE_LIMIT_REQUESTS: "1000" } });
+  roles = await usersOfEveryRole(sys);
 });
 afterAll(() => sys?.stop());
 
@@ -105,14 +107,14 @@ describe("POST /channel_folders/create", () => {
   });
 
   it("administrators only: others get UNAUTHORIZED_PRINCIPAL", async () => {
-    for (const [label, role] of ROLES) {
-      const res = await callAs(sys, role, realmConfig.createChannelFolder, { name: `By ${label}`, description: "" });
+    for (const { label, role, user } of roles) {
+      const res = await sys.api(user).post("/channel_folders/create", { name: `By ${label}`, description: "" });
       if (role <= Role.ADMINISTRATOR)
-        expect(res).toEqual({ ok: true, data: { channel_folder_id: expect.any(Number) } });
+        expect(res.body).toEqual({ result: "success", msg: "", channel_folder_id: expect.any(Number) });
       else
-        expect(res).toEqual({
-          ok: false,
-          error: { status: 400, code: "UNAUTHORIZED_PRINCIPAL", msg: "Must be an organization administrator" },
+        expect({ status: res.status, body: res.body }).toEqual({
+          status: 400,
+          body: { result: "error", code: "UNAUTHORIZED_PRINCIPAL", msg: "Must be an organization administrator" },
         });
     }
     expect((await list()).map((f) => f.name).filter((n) => String(n).startsWith("By "))).toEqual([
@@ -126,11 +128,8 @@ describe("GET /channel_folders", () => {
   it("is open to every role; include_archived is accepted", async () => {
     const expected = await list();
     expect(await list({ include_archived: true })).toEqual(expected);
-    for (const [, role] of ROLES) {
-      expect(await callAs(sys, role, realmConfig.listChannelFolders, {})).toEqual({
-        ok: true,
-        data: { channel_folders: expected },
-      });
+    for (const { user } of roles) {
+      expect(ok(await sys.api(user).get("/channel_folders")).channel_folders).toEqual(expected);
     }
   });
 

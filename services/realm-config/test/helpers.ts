@@ -1,46 +1,33 @@
-/**
- * Helpers for realm-config's tests. Users of other roles are needed for the
- * permission matrices; until identity serves POST /users and role changes, they
- * call the operation over the bus as the gateway would after authenticating
- * them (the handler decides from ctx.actor.role alone).
- */
+/** Helpers for realm-config's tests. */
 import { readFileSync } from "node:fs";
 import type { NatsConnection } from "@nats-io/transport-node";
 import Ajv from "ajv";
 import { parse } from "yaml";
-import { BusClient, Role, ZulipError, type Contract, type RoleValue } from "@teamchat/shared";
-import type { DomainEvent } from "@teamchat/shared";
+import { Role, type DomainEvent, type RoleValue } from "@teamchat/shared";
+import { ok, type Credentials } from "@teamchat/shared/src/testing/api";
 import { ZULIP_YAML } from "@teamchat/shared/src/testing/openapi";
 import type { TestSystem } from "../../../test/support/system";
 
-export const ROLES: Array<[string, RoleValue]> = [
-  ["owner", Role.OWNER],
-  ["administrator", Role.ADMINISTRATOR],
-  ["moderator", Role.MODERATOR],
-  ["member", Role.MEMBER],
-  ["guest", Role.GUEST],
-];
+export type RoleUser = { label: string; role: RoleValue; user: Credentials };
 
-/** Calls a contract as a user of the given role; resolves to the reply or the Zulip error's wire form. */
-export async function callAs(sys: TestSystem, role: RoleValue, contract: Contract, params: Record<string, unknown>) {
-  const actor = {
-    userId: 1000 + role,
-    realmId: sys.realm.id,
-    email: `user${role}@example.com`,
-    deliveryEmail: `user${role}@example.com`,
-    fullName: `Role ${role}`,
-    role,
-    isBot: false,
-  };
-  try {
-    return {
-      ok: true as const,
-      data: await new BusClient(sys.nc).request(contract, params, { realm: sys.realm, actor, requestId: "test" }),
-    };
-  } catch (err) {
-    if (!(err instanceof ZulipError)) throw err;
-    return { ok: false as const, error: { status: err.status, code: err.code, msg: err.msg } };
+/** One user per organization role, created through identity's HTTP API (the owner is the system's). */
+export async function usersOfEveryRole(sys: TestSystem): Promise<RoleUser[]> {
+  const others: Array<[string, RoleValue]> = [
+    ["administrator", Role.ADMINISTRATOR],
+    ["moderator", Role.MODERATOR],
+    ["member", Role.MEMBER],
+    ["guest", Role.GUEST],
+  ];
+  const users: RoleUser[] = [{ label: "owner", role: Role.OWNER, user: sys.owner }];
+  for (const [label, role] of others) {
+    const email = `${label}@example.com`;
+    const password = `${label}-password-1`;
+    const { user_id } = ok(await sys.api(sys.owner).post("/users", { email, password, full_name: `The ${label}` }));
+    if (role !== Role.MEMBER) ok(await sys.api(sys.owner).patch(`/users/${user_id}`, { role }));
+    const { api_key } = ok(await sys.api(null).post("/fetch_api_key", { username: email, password }));
+    users.push({ label, role, user: { email, apiKey: api_key } });
   }
+  return users;
 }
 
 /** Collects the domain events realm-config publishes, to assert on them after a write. */

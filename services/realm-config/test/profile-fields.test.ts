@@ -1,11 +1,13 @@
-import { BusClient, Role, realmConfig, registerState } from "@teamchat/shared";
+import { BusClient, Role, registerState } from "@teamchat/shared";
 import { ok } from "@teamchat/shared/src/testing/api";
 import { startSystem, type TestSystem } from "../../../test/support/system";
-import { ROLES, callAs, recordEvents } from "./helpers";
+import { recordEvents, usersOfEveryRole, type RoleUser } from "./helpers";
 
 let sys: TestSystem;
+let roles: RoleUser[];
 beforeAll(async () => {
   sys = await startSystem({ env: { RATE_LIMIT_REQUESTS: "1000" } });
+  roles = await usersOfEveryRole(sys);
 });
 afterAll(() => sys?.stop());
 
@@ -155,13 +157,13 @@ describe("POST /realm/profile_fields", () => {
   });
 
   it("administrators only: owner and administrator may create, others get UNAUTHORIZED_PRINCIPAL", async () => {
-    for (const [label, role] of ROLES) {
-      const res = await callAs(sys, role, realmConfig.createProfileField, { name: `By ${label}`, field_type: 1 });
-      if (role <= Role.ADMINISTRATOR) expect(res.ok).toBe(true);
+    for (const { label, role, user } of roles) {
+      const res = await sys.api(user).post("/realm/profile_fields", { name: `By ${label}`, field_type: 1 });
+      if (role <= Role.ADMINISTRATOR) expect(res.status).toBe(200);
       else
-        expect(res).toEqual({
-          ok: false,
-          error: { status: 400, code: "UNAUTHORIZED_PRINCIPAL", msg: "Must be an organization administrator" },
+        expect({ status: res.status, body: res.body }).toEqual({
+          status: 400,
+          body: { result: "error", code: "UNAUTHORIZED_PRINCIPAL", msg: "Must be an organization administrator" },
         });
     }
     const names = (await list()).map((f) => f.name);
@@ -172,9 +174,8 @@ describe("POST /realm/profile_fields", () => {
 
   it("GET /realm/profile_fields is open to every role, guests included", async () => {
     const expected = await list();
-    for (const [, role] of ROLES) {
-      const res = await callAs(sys, role, realmConfig.listProfileFields, {});
-      expect(res).toEqual({ ok: true, data: { custom_fields: expected } });
+    for (const { user } of roles) {
+      expect(ok(await sys.api(user).get("/realm/profile_fields")).custom_fields).toEqual(expected);
     }
   });
 
