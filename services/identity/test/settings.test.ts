@@ -7,7 +7,7 @@ let sys: TestSystem;
 let alice: TestUser;
 let bus: BusClient;
 beforeAll(async () => {
-  sys = await startSystem({ RATE_LIMIT_REQUESTS: "10000" });
+  sys = await startSystem({ env: { RATE_LIMIT_REQUESTS: "10000" } });
   alice = await makeUser(sys, "alice");
   bus = new BusClient(sys.nc);
 });
@@ -138,7 +138,7 @@ describe("events", () => {
     const dave = await makeUser(sys, "dave");
     const seen: Array<{ subject: string; data: Record<string, unknown> }> = [];
     const subs = ["events.identity.>", AUTH_INVALIDATED].map((subject) =>
-      sys.nc.subscribe(subject, { callback: (_e, m) => seen.push({ subject: m.subject, data: m.json() }) }),
+      sys.nc.subscribe(subject, { callback: (_e, m) => void seen.push({ subject: m.subject, data: m.json() }) }),
     );
     ok(await sys.api(dave).patch("/settings", { enter_sends: true, full_name: "Dave D", email_address_visibility: 4 }));
     await sys.nc.flush();

@@ -6,7 +6,7 @@ import { makeUser, type TestUser } from "./support";
 let sys: TestSystem;
 let admin: TestUser, moderator: TestUser, member: TestUser, guest: TestUser;
 beforeAll(async () => {
-  sys = await startSystem({ RATE_LIMIT_REQUESTS: "10000" });
+  sys = await startSystem({ env: { RATE_LIMIT_REQUESTS: "10000" } });
   admin = await makeUser(sys, "admin", 200);
   moderator = await makeUser(sys, "moderator", 300);
   member = await makeUser(sys, "member");
@@ -207,5 +207,51 @@ describe("PATCH /users/{user_id} and /users/{email}", () => {
     expect((await sys.api(admin).patch("/users/ghost@example.com", { full_name: "Nobody" })).body).toEqual(
       bad("No such user"),
     );
+  });
+});
+
+describe("profile_data", () => {
+  it("validated against the organization's fields, stored, rendered for text types, cleared by empty values", async () => {
+    const field = async (params: Record<string, unknown>) =>
+      ok(await sys.api(sys.owner).post("/realm/profile_fields", params)).id as number;
+    const phone = await field({ name: "Phone", field_type: 1 });
+    const birthday = await field({ name: "Birthday", field_type: 4 });
+    const team = await field({ name: "Team", field_type: 3, field_data: { a: { text: "Alpha", order: "1" } } });
+    const mentor = await field({ name: "Mentor", field_type: 6 });
+    const target = await makeUser(sys, "profiled");
+    const patch = (profile_data: unknown) => sys.api(admin).patch(`/users/${target.userId}`, { profile_data });
+
+    expect((await patch([{ id: 999999, value: "x" }])).body).toEqual(bad("Field id 999999 not found."));
+    expect((await patch([{ id: phone, value: "x".repeat(51) }])).body).toEqual(
+      bad("Phone is too long (limit: 50 characters)"),
+    );
+    expect((await patch([{ id: birthday, value: "soon" }])).body).toEqual(bad("Birthday is not a date"));
+    expect((await patch([{ id: team, value: "z" }])).body).toEqual(bad("'z' is not a valid choice for 'Team'."));
+    expect((await patch([{ id: mentor, value: [999999] }])).body).toEqual(bad("Invalid user ID: 999999"));
+
+    ok(
+      await patch([
+        { id: phone, value: "**555**" },
+        { id: birthday, value: "1990-01-02" },
+        { id: team, value: "a" },
+        { id: mentor, value: [member.userId] },
+      ]),
+    );
+    const opts = { include_custom_profile_fields: true };
+    expect(ok(await sys.api(guest).get(`/users/${target.userId}`, opts)).user.profile_data).toEqual({
+      [phone]: { value: "**555**", rendered_value: "<p><strong>555</strong></p>" },
+      [birthday]: { value: "1990-01-02" },
+      [team]: { value: "a" },
+      [mentor]: { value: `[${member.userId}]` },
+    });
+    ok(
+      await patch([
+        { id: phone, value: "" },
+        { id: team, value: null },
+      ]),
+    );
+    expect(
+      Object.keys(ok(await sys.api(guest).get(`/users/${target.userId}`, opts)).user.profile_data).map(Number),
+    ).toEqual([birthday, mentor].sort((a, b) => a - b));
   });
 });
