@@ -105,11 +105,12 @@ const typeNames: Record<string, string> = {
 /** Zulip's wording (zerver/lib/typed_endpoint.py ERROR_TEMPLATES) for a zod issue. */
 export function issueToZulipError(issue: z.core.$ZodIssue, input: Record<string, unknown>): ZulipError {
   const name = varName(issue.path);
+  // an absent required parameter, whatever its type (enums report invalid_value)
+  if (issue.code !== "custom" && issue.path.length === 1 && input[String(issue.path[0])] === undefined) {
+    return missingArgument(name);
+  }
   switch (issue.code) {
     case "invalid_type":
-      if (issue.path.length === 1 && input[String(issue.path[0])] === undefined) {
-        return missingArgument(name);
-      }
       if (issue.expected in typeNames) return badRequest(`${name} is not ${typeNames[issue.expected]}`);
       return badRequest(`Invalid ${name}`);
     case "too_big":
