@@ -54,10 +54,37 @@ function typelessNullable(node: unknown): void {
   obj.anyOf = [rest, { type: "null" }];
 }
 
+/**
+ * OpenAPI 3.0's `nullable` needs a sibling `type` in ajv; where the document
+ * writes it beside oneOf/allOf/$ref instead, express it as "that, or null".
+ */
+function fixNullable(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(fixNullable);
+  if (typeof node !== "object" || node === null) return;
+  const obj = node as Json;
+  Object.values(obj).forEach(fixNullable);
+  if (obj.nullable === true && !("type" in obj)) {
+    const inner: Json = { ...obj };
+    delete inner.nullable;
+    for (const k of Object.keys(obj)) delete obj[k];
+    obj.anyOf = [inner, { type: "null" }];
+  }
+}
+
+/**
+ * Fields the requirements add after the document's feature level (378): channel
+ * folders (FL 389) appear in POST /register. Accepted here; their values are
+ * asserted by the tests of the service that owns them.
+ */
+const NEWER_FIELDS: Record<string, string[]> = {
+  "POST /register": ["channel_folders", "max_channel_folder_name_length", "max_channel_folder_description_length"],
+};
+
 function load() {
   if (loaded) return loaded;
   const doc = parse(readFileSync(ZULIP_YAML, "utf8"), { maxAliasCount: -1 }) as Json;
   const components = doc.components as Json;
+  fixNullable(doc);
   const allOfRefs = new Set<string>();
   collectAllOfRefs(doc, allOfRefs);
   closeObjects(doc.paths);
@@ -104,6 +131,8 @@ export function checkReply(method: string, path: string, body: unknown): string[
     validate = ajv.compile({ ...op.schema, components: load().components });
     compiled.set(key, validate);
   }
-  if (validate(body)) return [];
+  const newer = NEWER_FIELDS[key];
+  const checked = newer ? Object.fromEntries(Object.entries(body as Json).filter(([k]) => !newer.includes(k))) : body;
+  if (validate(checked)) return [];
   return (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message} ${JSON.stringify(e.params)}`);
 }
