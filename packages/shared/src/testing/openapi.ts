@@ -55,23 +55,6 @@ function typelessNullable(node: unknown): void {
 }
 
 /**
- * OpenAPI 3.0's `nullable` needs a sibling `type` in ajv; where the document
- * writes it beside oneOf/allOf/$ref instead, express it as "that, or null".
- */
-function fixNullable(node: unknown): void {
-  if (Array.isArray(node)) return node.forEach(fixNullable);
-  if (typeof node !== "object" || node === null) return;
-  const obj = node as Json;
-  Object.values(obj).forEach(fixNullable);
-  if (obj.nullable === true && !("type" in obj)) {
-    const inner: Json = { ...obj };
-    delete inner.nullable;
-    for (const k of Object.keys(obj)) delete obj[k];
-    obj.anyOf = [inner, { type: "null" }];
-  }
-}
-
-/**
  * Fields the requirements add after the document's feature level (378): channel
  * folders (FL 389) appear in POST /register. Accepted here; their values are
  * asserted by the tests of the service that owns them.
@@ -84,7 +67,6 @@ function load() {
   if (loaded) return loaded;
   const doc = parse(readFileSync(ZULIP_YAML, "utf8"), { maxAliasCount: -1 }) as Json;
   const components = doc.components as Json;
-  fixNullable(doc);
   const allOfRefs = new Set<string>();
   collectAllOfRefs(doc, allOfRefs);
   closeObjects(doc.paths);
