@@ -42,6 +42,15 @@ const user = (u: TestUser) => ({ email: u.email, apiKey: u.apiKey });
 const ownerUser = () => ({ email: sys.owner.email, apiKey: sys.owner.apiKey, userId: sys.owner.userId });
 const eventsOf = async (u: { email: string; apiKey: string }, queue_id: string) =>
   ok(await sys.api(u).get("/events", { queue_id, last_event_id: -1, dont_block: true })).events;
+/** events are appended asynchronously after the reply: wait for them */
+async function arrived(u: { email: string; apiKey: string }, queue_id: string) {
+  for (let i = 0; i < 100; i++) {
+    const events = await eventsOf(u, queue_id);
+    if (events.length > 0) return events;
+    await sleep(50);
+  }
+  return [];
+}
 
 describe("POST /typing", () => {
   it("direct: the recipients (sender included, as in Zulip) who receive typing notifications get Zulip's event", async () => {
@@ -51,7 +60,6 @@ describe("POST /typing", () => {
       registerQueue(sys.api(user(quiet))),
     ]);
     ok(await sys.api(ownerUser()).post("/typing", { op: "start", to: [other.userId, quiet.userId] }));
-    await sleep(400);
     const expected = {
       type: "typing",
       op: "start",
@@ -64,8 +72,8 @@ describe("POST /typing", () => {
       ],
       id: 0,
     };
-    expect(await eventsOf(user(other), theirs)).toEqual([expected]);
-    expect(await eventsOf(ownerUser(), mine)).toEqual([expected]);
+    expect(await arrived(user(other), theirs)).toEqual([expected]);
+    expect(await arrived(ownerUser(), mine)).toEqual([expected]);
     expect(await eventsOf(user(quiet), quietQueue)).toEqual([]);
   });
 
@@ -75,8 +83,7 @@ describe("POST /typing", () => {
     });
     const legacy = await registerQueue(sys.api(user(other)));
     ok(await sys.api(ownerUser()).post("/typing", { type: "channel", op: "stop", stream_id: 7, topic: "lunch" }));
-    await sleep(400);
-    expect(await eventsOf(user(other), capable)).toEqual([
+    expect(await arrived(user(other), capable)).toEqual([
       {
         type: "typing",
         op: "stop",
@@ -136,8 +143,7 @@ describe("POST /messages/{message_id}/typing", () => {
     const theirs = await registerQueue(sys.api(user(other)));
     const quietQueue = await registerQueue(sys.api(user(quiet)));
     ok(await sys.api(ownerUser()).post("/messages/1/typing", { op: "start" }));
-    await sleep(400);
-    expect(await eventsOf(user(other), theirs)).toEqual([
+    expect(await arrived(user(other), theirs)).toEqual([
       {
         type: "typing_edit_message",
         op: "start",
