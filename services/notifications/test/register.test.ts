@@ -13,7 +13,9 @@ afterAll(() => sys?.stop());
 function capture(subject: string): Array<Record<string, unknown>> {
   const seen: Array<Record<string, unknown>> = [];
   sys.nc.subscribe(subject, {
-    callback: (_e, msg) => seen.push(msg.json<{ params: Record<string, unknown> }>().params),
+    callback: (_e, msg) => {
+      seen.push(msg.json<{ params: Record<string, unknown> }>().params);
+    },
   });
   return seen;
 }
