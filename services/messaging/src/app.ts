@@ -3,9 +3,12 @@ import { ChannelRepository } from "./channels/channel.repository";
 import type { Messaging } from "./context";
 import { ConversationRepository } from "./conversations/conversation.repository";
 import { createChannelHandler } from "./handlers/create-channel";
+import { getMessagesHandler } from "./handlers/get-messages";
 import { getStreamHandler } from "./handlers/get-stream";
+import { getStreamTopicsHandler } from "./handlers/get-stream-topics";
 import { getStreamsHandler } from "./handlers/get-streams";
 import { getSubscriptionsHandler } from "./handlers/get-subscriptions";
+import { sendMessageHandler } from "./handlers/send-message";
 import { subscribeHandler } from "./handlers/subscribe";
 import { MessageRepository } from "./messages/message.repository";
 import { SubscriptionRepository } from "./subscriptions/subscription.repository";
@@ -32,6 +35,9 @@ export async function buildMessaging(deps: ServiceDeps): Promise<RunningService>
     .handle(messaging.getStreams, getStreamsHandler(m))
     .handle(messaging.getStreamById, getStreamHandler(m))
     .handle(messaging.getSubscriptions, getSubscriptionsHandler(m))
-    .handle(messaging.subscribe, subscribeHandler(m));
+    .handle(messaging.subscribe, subscribeHandler(m))
+    .handle(messaging.sendMessage, sendMessageHandler(m))
+    .handle(messaging.getMessages, getMessagesHandler(m))
+    .handle(messaging.getStreamTopics, getStreamTopicsHandler(m));
   return { stop: () => m.users.stop() };
 }

@@ -166,7 +166,8 @@ export const getMessages = defineContract({
     use_first_unread_anchor: z.boolean().optional(),
   }),
   reply: z.object({
-    anchor: int.optional(),
+    /** "newest" answers Zulip's LARGER_THAN_MAX_MESSAGE_ID (10^16), beyond the safe-integer range zod's int allows */
+    anchor: z.number().optional(),
     found_anchor: z.boolean(),
     found_oldest: z.boolean(),
     found_newest: z.boolean(),

@@ -1,6 +1,7 @@
 import { Role, ZulipError, badRequest, isAdmin, isGuest, realmConfig, type Actor } from "@teamchat/shared";
 import type { Messaging } from "../context";
 import type { ChannelDoc } from "./channel.schema";
+import { groupSetting } from "./channel-view";
 
 /** Zulip's rule: who may see that a channel exists and its settings. */
 export const canSeeMetadata = (actor: Actor, ch: ChannelDoc, subscribed: boolean): boolean =>
@@ -60,3 +61,22 @@ export const channelNotFoundById = (streamId: number): ZulipError =>
   new ZulipError("STREAM_DOES_NOT_EXIST", `Channel with ID '${streamId}' does not exist`, 400, {
     stream_id: streamId,
   });
+
+/** Zulip's access_stream_for_send_message, for a channel given by id or name. */
+export async function accessChannelForSend(m: Messaging, actor: Actor, target: string | number): Promise<ChannelDoc> {
+  const channel =
+    typeof target === "number"
+      ? await m.channels.byId(actor.realmId, target)
+      : await m.channels.byName(actor.realmId, target);
+  const subscribed = channel
+    ? await m.subscriptions.isSubscribed(actor.realmId, actor.userId, channel.streamId)
+    : false;
+  if (!channel) throw typeof target === "number" ? channelNotFoundById(target) : channelNotFoundByName(target);
+  if (!groupIncludes(groupSetting(channel, "can_send_message_group"), actor)) {
+    throw badRequest("You do not have permission to post in this channel.");
+  }
+  if (!canReadContent(actor, channel, subscribed)) {
+    throw badRequest(`Not authorized to send to channel '${channel.name}'`);
+  }
+  return channel;
+}

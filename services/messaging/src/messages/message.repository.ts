@@ -25,4 +25,16 @@ export class MessageRepository extends RealmRepository<MessageDoc> {
     const [last] = await this.range({ realmId }, -1, 1);
     return last?.messageId ?? -1;
   }
+
+  /** Topics of the matching messages with their newest message id, most recent first. */
+  async topics(filter: RealmFilter<MessageDoc>): Promise<Array<{ name: string; max_id: number }>> {
+    const rows = await this.model
+      .find(filter, { topic: 1, topicKey: 1, messageId: 1 })
+      .sort({ messageId: -1 })
+      .lean<Array<Pick<MessageDoc, "topic" | "topicKey" | "messageId">>>()
+      .exec();
+    const seen = new Map<string, { name: string; max_id: number }>();
+    for (const r of rows) if (!seen.has(r.topicKey)) seen.set(r.topicKey, { name: r.topic, max_id: r.messageId });
+    return [...seen.values()];
+  }
 }

@@ -1,0 +1,115 @@
+import { badRequest, messaging, missingArgument, requireUser, type Handler, type ParamsOf } from "@teamchat/shared";
+import { realmSettings, type Messaging } from "../context";
+import { narrowResolver } from "../messages/narrow-resolver";
+import { loadViewContext, messageView } from "../messages/message-view";
+import type { MessageDoc } from "../messages/message.schema";
+import { narrowToQuery, normalizeNarrow } from "../narrow";
+
+/** Zulip's LARGER_THAN_MAX_MESSAGE_ID: the anchor "newest" stands for. */
+export const LARGER_THAN_MAX_MESSAGE_ID = 10000000000000000;
+const MAX_MESSAGES_PER_FETCH = 5000;
+const RANGE_PARAMETERS = [
+  "num_before",
+  "num_after",
+  "anchor",
+  "message_ids",
+  "include_anchor",
+  "use_first_unread_anchor",
+];
+
+type Params = ParamsOf<typeof messaging.getMessages>;
+
+/** Zulip's parse_anchor_value: null = first unread. */
+function parseAnchor(p: Params): number | null {
+  if (p.use_first_unread_anchor) return null;
+  if (p.anchor === undefined) throw badRequest("Missing 'anchor' argument.");
+  if (p.anchor === "newest") return LARGER_THAN_MAX_MESSAGE_ID;
+  if (p.anchor === "oldest") return 0;
+  if (p.anchor === "first_unread") return null;
+  const n = typeof p.anchor === "number" ? p.anchor : /^-?\d+$/.test(p.anchor) ? Number(p.anchor) : NaN;
+  if (!Number.isInteger(n)) throw badRequest("Invalid anchor");
+  return Math.min(Math.max(n, 0), LARGER_THAN_MAX_MESSAGE_ID);
+}
+
+/** GET /messages (E5): a range around an anchor, or given ids, of the messages matching a narrow. */
+export const getMessagesHandler =
+  (m: Messaging): Handler<typeof messaging.getMessages> =>
+  async (p, ctx) => {
+    const { actor, realm } = requireUser(ctx);
+    const byIds = p.message_ids !== undefined;
+    if (byIds && (p.num_before || p.num_after || p.anchor !== undefined || p.use_first_unread_anchor)) {
+      throw badRequest(`Unsupported parameter combination: ${RANGE_PARAMETERS.join(", ")}`, {
+        parameters: RANGE_PARAMETERS.join(", "),
+      });
+    }
+    if (!byIds && p.num_before === undefined) throw missingArgument("num_before");
+    if (!byIds && p.num_after === undefined) throw missingArgument("num_after");
+    const numBefore = p.num_before ?? 0;
+    const numAfter = p.num_after ?? 0;
+    const includeAnchor = byIds ? false : (p.include_anchor ?? true);
+    let anchor = byIds ? null : parseAnchor(p);
+    if ((byIds ? p.message_ids!.length : numBefore + numAfter) > MAX_MESSAGES_PER_FETCH) {
+      throw badRequest(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
+    }
+    if (numBefore > 0 && numAfter > 0 && !includeAnchor) {
+      throw badRequest("The anchor can only be excluded at an end of the range");
+    }
+
+    const settings = await realmSettings(m, ctx);
+    const resolver = await narrowResolver(m, ctx, actor, settings.realm_empty_topic_display_name);
+    const narrow = await narrowToQuery(normalizeNarrow(p.narrow), resolver);
+    const filter = { realmId: actor.realmId, ...narrow.filter };
+    const where = (idCond: Record<string, number | number[]>) => ({ $and: [filter, { messageId: idCond }] });
+
+    let rows: MessageDoc[];
+    const found = { found_anchor: false, found_oldest: false, found_newest: false };
+    if (byIds) {
+      rows = await m.messages.range(
+        { realmId: actor.realmId, ...where({ $in: p.message_ids! }) },
+        1,
+        p.message_ids!.length,
+      );
+    } else {
+      if (anchor === null) {
+        const unread = await resolver.flagged("read", false);
+        const [first] = await m.messages.range({ realmId: actor.realmId, ...where({ $in: unread }) }, 1, 1);
+        anchor = first?.messageId ?? LARGER_THAN_MAX_MESSAGE_ID;
+      }
+      const anchoredLeft = anchor === 0;
+      const anchoredRight = anchor >= LARGER_THAN_MAX_MESSAGE_ID;
+      const [before, at, after] = await Promise.all([
+        !anchoredLeft && numBefore > 0
+          ? m.messages.range({ realmId: actor.realmId, ...where({ $lt: anchor }) }, -1, numBefore)
+          : [],
+        includeAnchor ? m.messages.range({ realmId: actor.realmId, ...where({ $eq: anchor }) }, 1, 1) : [],
+        !anchoredRight && numAfter > 0
+          ? m.messages.range({ realmId: actor.realmId, ...where({ $gt: anchor }) }, 1, numAfter)
+          : [],
+      ]);
+      rows = [...before.reverse(), ...at, ...after];
+      found.found_anchor = at.length === 1;
+      found.found_oldest = anchoredLeft || before.length < numBefore;
+      found.found_newest = anchoredRight || after.length < numAfter;
+    }
+
+    const ids = rows.map((r) => r.messageId);
+    const [flags, vc] = await Promise.all([
+      m.userMessages.flagsOf(actor.realmId, actor.userId, ids),
+      loadViewContext(m, ctx, realm, settings, rows, {
+        applyMarkdown: p.apply_markdown,
+        clientGravatar: p.client_gravatar,
+        allowEmptyTopicName: p.allow_empty_topic_name,
+      }),
+    ]);
+    // Messages seen through shared channel history, never received: Zulip's "historical".
+    const messages = rows.map((r) => ({
+      ...messageView(r, vc),
+      flags: flags.get(r.messageId) ?? ["read", "historical"],
+    }));
+    return {
+      ...found,
+      history_limited: false,
+      ...(byIds ? {} : { anchor: anchor! }),
+      messages,
+    };
+  };

@@ -1,0 +1,157 @@
+import {
+  badRequest,
+  messaging,
+  publishEvent,
+  requireUser,
+  type Actor,
+  type Handler,
+  type HandlerContext,
+  type ParamsOf,
+  type realmConfig,
+} from "@teamchat/shared";
+import { accessChannelForSend } from "../channels/channel-access";
+import type { ChannelDoc } from "../channels/channel.schema";
+import { realmSettings, type Messaging } from "../context";
+import { mentionFlags } from "../messages/mentions";
+import { loadViewContext, messageView } from "../messages/message-view";
+import type { MessageDoc } from "../messages/message.schema";
+import { renderMarkdown } from "../render/markdown";
+import type { UserSummary } from "../users/user-directory";
+
+type Params = ParamsOf<typeof messaging.sendMessage>;
+
+/** Zulip's truncate_content: over-long text is cut and marked, not refused. */
+const truncate = (text: string, max: number, suffix: string): string =>
+  text.length > max ? text.slice(0, max - suffix.length) + suffix : text;
+
+/** Zulip's normalize_body. */
+function normalizeContent(content: string, settings: realmConfig.RealmSettings): string {
+  const body = content.trimEnd();
+  if (body.trim() === "") throw badRequest("Message must not be empty");
+  if (body.includes("\0")) throw badRequest("Message must not contain null bytes");
+  return truncate(body, settings.max_message_length, "\n[message truncated]");
+}
+
+/** The topic as stored: trimmed, the empty-topic display name meaning "" (convention 9), truncated. */
+function normalizeTopic(p: Params, settings: realmConfig.RealmSettings, channel: ChannelDoc): string {
+  const given = p.topic ?? p.subject;
+  if (given === undefined) throw badRequest("Missing topic");
+  let topic = given.trim();
+  if (topic === settings.realm_empty_topic_display_name) topic = "";
+  if (topic === "" && channel.topicsPolicy === "disable_empty_topic") {
+    throw badRequest("Sending messages to the general chat is not allowed in this channel.");
+  }
+  if (topic !== "" && channel.topicsPolicy === "empty_topic_only") {
+    throw badRequest("Only the general chat topic is allowed in this channel.");
+  }
+  return truncate(topic, settings.max_topic_length, "...");
+}
+
+/** A channel's `to`: its id, its name, or a one-element list of either. */
+function channelTarget(to: Params["to"]): string | number {
+  const target = Array.isArray(to) && to.length === 1 ? to[0]! : to;
+  if (Array.isArray(target)) throw badRequest("Invalid channel name");
+  return target;
+}
+
+/** Direct-message recipients: user ids or emails, as a list, one value, or comma-separated addresses. */
+async function directRecipients(m: Messaging, ctx: HandlerContext, actor: Actor, to: Params["to"]) {
+  const list = Array.isArray(to) ? to : typeof to === "number" ? [to] : to.split(",").map((s) => s.trim());
+  const wanted = list.filter((v) => v !== "");
+  if (!wanted.length) throw badRequest("Message must have recipients");
+  const ids = wanted.filter((v): v is number => typeof v === "number");
+  const emails = wanted.filter((v): v is string => typeof v === "string");
+  const [byId, byEmail] = await Promise.all([
+    m.users.byIds(ctx, actor.realmId, ids),
+    emails.length ? m.users.byEmails(ctx, actor.realmId, emails) : new Map<string, UserSummary>(),
+  ]);
+  const missingId = ids.find((id) => !byId.has(id));
+  if (missingId !== undefined) throw badRequest(`Invalid user ID ${missingId}`);
+  const missingEmail = emails.find((e) => !byEmail.has(e));
+  if (missingEmail !== undefined) throw badRequest(`Invalid email '${missingEmail}'`);
+  const users = [...byId.values(), ...byEmail.values()];
+  const inactive = users.find((u) => !u.is_active);
+  if (inactive) throw badRequest(`'${inactive.email}' is no longer using Zulip.`);
+  return [...new Set([actor.userId, ...users.map((u) => u.user_id)])].sort((a, b) => a - b);
+}
+
+/** POST /messages: a channel or direct message; each recipient gets a message event with their flags. */
+export const sendMessageHandler =
+  (m: Messaging): Handler<typeof messaging.sendMessage> =>
+  async (p, ctx) => {
+    const { actor, realm } = requireUser(ctx);
+    const settings = await realmSettings(m, ctx);
+    const content = normalizeContent(p.content, settings);
+
+    let target: Pick<MessageDoc, "type" | "recipientId" | "streamId" | "topic" | "topicKey" | "receivers">;
+    let channel: ChannelDoc | undefined;
+    if (p.type === "stream" || p.type === "channel") {
+      channel = await accessChannelForSend(m, actor, channelTarget(p.to));
+      const topic = normalizeTopic(p, settings, channel);
+      const receivers = await m.subscriptions.subscriberIds(actor.realmId, channel.streamId);
+      target = {
+        type: "stream",
+        recipientId: channel.recipientId,
+        streamId: channel.streamId,
+        topic,
+        topicKey: topic.toLowerCase(),
+        receivers: receivers.sort((a, b) => a - b),
+      };
+    } else {
+      const participants = await directRecipients(m, ctx, actor, p.to);
+      const conversation = await m.conversations.ensure(actor.realmId, participants);
+      target = {
+        type: "private",
+        recipientId: conversation.recipientId,
+        streamId: null,
+        topic: "",
+        topicKey: "",
+        receivers: participants,
+      };
+    }
+
+    const message = await m.messages.insert({
+      realmId: actor.realmId,
+      senderId: actor.userId,
+      ...target,
+      content,
+      renderedContent: renderMarkdown(content),
+      timestamp: Math.floor(Date.now() / 1000),
+      client: "API",
+    });
+    if (channel && channel.firstMessageId === null) {
+      await m.channels.setFirstMessage(actor.realmId, channel.streamId, message.messageId);
+    }
+
+    const vc = await loadViewContext(m, ctx, realm, settings, [message], {
+      applyMarkdown: true,
+      clientGravatar: false,
+      allowEmptyTopicName: true,
+    });
+    const recipients = [...(await m.users.byIds(ctx, actor.realmId, message.receivers)).values()];
+    const mentions = mentionFlags(content, recipients);
+    const flagsOf = (userId: number): string[] => [
+      ...(userId === actor.userId && p.read_by_sender !== false ? ["read"] : []),
+      ...(mentions.get(userId) ?? []),
+    ];
+    await m.userMessages.insertMany(
+      message.receivers.map((userId) => ({
+        realmId: actor.realmId,
+        userId,
+        messageId: message.messageId,
+        flags: flagsOf(userId),
+      })),
+    );
+    publishEvent(
+      m.nc,
+      "messaging",
+      {
+        realmId: actor.realmId,
+        userIds: message.receivers,
+        event: { type: "message", message: messageView(message, vc) },
+        perUser: Object.fromEntries(message.receivers.map((id) => [id, { flags: flagsOf(id) }])),
+      },
+      ctx.requestId,
+    );
+    return { id: message.messageId };
+  };

@@ -1,0 +1,84 @@
+import type { CallContext, RealmRef, realmConfig } from "@teamchat/shared";
+import type { ChannelDoc } from "../channels/channel.schema";
+import type { Messaging } from "../context";
+import type { UserSummary } from "../users/user-directory";
+import type { MessageDoc } from "./message.schema";
+
+export interface MessageViewOptions {
+  applyMarkdown: boolean;
+  clientGravatar: boolean;
+  allowEmptyTopicName: boolean;
+}
+
+/** What rendering a batch of messages needs: their senders, recipients and channels. */
+export interface MessageViewContext extends MessageViewOptions {
+  realm: RealmRef;
+  settings: realmConfig.RealmSettings;
+  users: Map<number, UserSummary>;
+  channels: Map<number, ChannelDoc>;
+}
+
+/** The organization's subdomain, from the host it is served on ("" for the bare host). */
+const realmStr = (realm: RealmRef): string => {
+  const host = realm.host.replace(/:\d+$/, "");
+  return host.includes(".") && !/^[\d.]+$/.test(host) ? host.split(".")[0]! : "";
+};
+
+const GRAVATAR = "https://secure.gravatar.com/";
+
+export async function loadViewContext(
+  m: Messaging,
+  ctx: CallContext,
+  realm: RealmRef,
+  settings: realmConfig.RealmSettings,
+  messages: MessageDoc[],
+  opts: MessageViewOptions,
+): Promise<MessageViewContext> {
+  const userIds = messages.flatMap((msg) =>
+    msg.type === "private" ? [msg.senderId, ...msg.receivers] : [msg.senderId],
+  );
+  const streamIds = [...new Set(messages.flatMap((msg) => (msg.streamId === null ? [] : [msg.streamId])))];
+  const [users, channels] = await Promise.all([
+    m.users.byIds(ctx, realm.id, [...new Set(userIds)]),
+    streamIds.length ? m.channels.byIds(realm.id, streamIds) : [],
+  ]);
+  return { ...opts, realm, settings, users, channels: new Map(channels.map((c) => [c.streamId, c])) };
+}
+
+/** Zulip's message object (zulip.yaml MessagesBase), as GET /messages and message events carry it. */
+export function messageView(msg: MessageDoc, vc: MessageViewContext): Record<string, unknown> {
+  const sender = vc.users.get(msg.senderId);
+  const avatar = sender?.avatar_url ?? null;
+  const base = {
+    id: msg.messageId,
+    sender_id: msg.senderId,
+    sender_email: sender?.email ?? "",
+    sender_full_name: sender?.full_name ?? "",
+    sender_realm_str: realmStr(vc.realm),
+    avatar_url: vc.clientGravatar && avatar?.startsWith(GRAVATAR) ? null : avatar,
+    client: msg.client,
+    content: vc.applyMarkdown ? msg.renderedContent : msg.content,
+    content_type: vc.applyMarkdown ? "text/html" : "text/x-markdown",
+    is_me_message: /^\/me\s/.test(msg.content),
+    reactions: [],
+    recipient_id: msg.recipientId,
+    submessages: [],
+    timestamp: msg.timestamp,
+    topic_links: [],
+  };
+  if (msg.type === "private") {
+    const display_recipient = msg.receivers.map((id) => {
+      const u = vc.users.get(id);
+      return { id, email: u?.email ?? "", full_name: u?.full_name ?? "", is_mirror_dummy: false };
+    });
+    return { ...base, type: "private", display_recipient, subject: "" };
+  }
+  const subject = msg.topic === "" && !vc.allowEmptyTopicName ? vc.settings.realm_empty_topic_display_name : msg.topic;
+  return {
+    ...base,
+    type: "stream",
+    display_recipient: vc.channels.get(msg.streamId!)?.name ?? "",
+    stream_id: msg.streamId,
+    subject,
+  };
+}

@@ -1,0 +1,177 @@
+import { ZulipError } from "@teamchat/shared";
+
+/** A narrow term in Zulip's object form (legacy pairs are converted by normalizeNarrow). */
+export interface NarrowTerm {
+  operator: string;
+  operand: string | number | Array<string | number>;
+  negated: boolean;
+}
+
+type RawTerm =
+  { operator: string; operand: NarrowTerm["operand"]; negated?: boolean } | [string, NarrowTerm["operand"]];
+
+/** Zulip's BadNarrowOperatorError. */
+export const badNarrow = (desc: string): ZulipError =>
+  new ZulipError("BAD_NARROW", `Invalid narrow operator: ${desc}`, 400);
+
+/** Old operator names Zulip still accepts. */
+const ALIASES: Record<string, string> = {
+  stream: "channel",
+  streams: "channels",
+  subject: "topic",
+  "pm-with": "dm",
+  from: "sender",
+};
+
+export function normalizeNarrow(raw: RawTerm[]): NarrowTerm[] {
+  return raw.map((t) => {
+    const [operator, operand, negated] = Array.isArray(t) ? [t[0], t[1], false] : [t.operator, t.operand, !!t.negated];
+    const op = operator.startsWith("-") ? operator.slice(1) : operator;
+    return {
+      operator: ALIASES[op] ?? op,
+      operand: op === "is" && operand === "private" ? "dm" : operand,
+      negated: negated || operator.startsWith("-"),
+    };
+  });
+}
+
+/** What translating a narrow needs to look up; the handler answers from its repositories. */
+export interface NarrowResolver {
+  userId: number;
+  /** realm_empty_topic_display_name: as a topic operand it means "" (convention 9) */
+  emptyTopicName: string;
+  /** a channel the user may see, and whether they may read its whole history; null if none */
+  channel(operand: string | number): Promise<{ streamId: number; fullHistory: boolean } | null>;
+  /** user ids for ids or emails; null if any is unknown */
+  users(operands: Array<string | number>): Promise<number[] | null>;
+  /** recipient id of the direct conversation of exactly these users, null if none */
+  conversation(userIds: number[]): Promise<number | null>;
+  /** ids of the user's messages that have (or lack) a personal flag */
+  flagged(flag: string, has: boolean): Promise<number[]>;
+  /** public channels the user may read in full (channels:public) */
+  publicChannels(): Promise<number[]>;
+}
+
+export interface NarrowQuery {
+  /** MongoDB filter on messages (without realmId) */
+  filter: Record<string, unknown>;
+  /**
+   * Whether the narrow reaches beyond the user's personal history: Zulip's
+   * ok_to_include_history (a readable channel with shared history, no flag filters).
+   */
+  includeHistory: boolean;
+}
+
+const NOTHING = { messageId: -1 };
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** Search words: whitespace-separated, or "quoted phrases". */
+export const searchWords = (text: string): string[] =>
+  [...text.matchAll(/"([^"]+)"|(\S+)/g)].map((m) => (m[1] ?? m[2])!.trim()).filter(Boolean);
+
+const FLAG_OPERANDS: Record<string, [string, boolean]> = {
+  unread: ["read", false],
+  starred: ["starred", true],
+  mentioned: ["mentioned", true],
+  alerted: ["has_alert_word", true],
+};
+
+const asList = (operand: NarrowTerm["operand"]): Array<string | number> =>
+  Array.isArray(operand)
+    ? operand
+    : typeof operand === "number"
+      ? [operand]
+      : operand
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean)
+          .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+
+async function condition(
+  t: NarrowTerm,
+  r: NarrowResolver,
+): Promise<{ cond: Record<string, unknown>; history?: boolean }> {
+  const { operator, operand } = t;
+  switch (operator) {
+    case "channel": {
+      if (Array.isArray(operand)) throw badNarrow("invalid channel operand");
+      const ch = await r.channel(typeof operand === "string" && /^\d+$/.test(operand) ? Number(operand) : operand);
+      if (!ch) throw badNarrow(`unknown channel ${operand}`);
+      return { cond: { streamId: ch.streamId }, history: ch.fullHistory };
+    }
+    case "channels":
+      if (operand !== "public") throw badNarrow(`unknown channels operand ${String(operand)}`);
+      return { cond: { streamId: { $in: await r.publicChannels() } }, history: true };
+    case "topic": {
+      if (typeof operand !== "string") throw badNarrow("invalid topic operand");
+      const topic = operand.trim() === r.emptyTopicName ? "" : operand.trim();
+      return { cond: { type: "stream", topicKey: topic.toLowerCase() } };
+    }
+    case "sender": {
+      if (Array.isArray(operand)) throw badNarrow("invalid sender operand");
+      const ids = await r.users([operand]);
+      if (!ids) throw badNarrow(`unknown user ${operand}`);
+      return { cond: { senderId: ids[0] } };
+    }
+    case "dm": {
+      const ids = await r.users(asList(operand));
+      if (!ids) throw badNarrow(`unknown user in ${JSON.stringify(operand)}`);
+      const recipientId = await r.conversation([...ids, r.userId]);
+      return { cond: recipientId === null ? NOTHING : { type: "private", recipientId } };
+    }
+    case "dm-including": {
+      const ids = await r.users(asList(operand));
+      if (!ids) throw badNarrow(`unknown user in ${JSON.stringify(operand)}`);
+      return { cond: { type: "private", receivers: { $all: ids } } };
+    }
+    case "is": {
+      if (operand === "dm") return { cond: { type: "private" } };
+      const flag = FLAG_OPERANDS[String(operand)];
+      if (!flag) throw badNarrow(`unknown 'is' operand ${String(operand)}`);
+      return { cond: { messageId: { $in: await r.flagged(flag[0], flag[1]) } }, history: false };
+    }
+    case "id": {
+      const id = Number(operand);
+      if (!Number.isInteger(id)) throw badNarrow(`invalid message ID ${String(operand)}`);
+      return { cond: { messageId: id } };
+    }
+    case "search": {
+      if (typeof operand !== "string") throw badNarrow("invalid search operand");
+      const words = searchWords(operand);
+      return {
+        cond: words.length
+          ? {
+              $and: words.map((w) => {
+                const regex = { $regex: escapeRegex(w), $options: "i" };
+                return { $or: [{ content: regex }, { topic: regex }] };
+              }),
+            }
+          : {},
+      };
+    }
+    case "in":
+      // in:home / in:all select by muting, which this server has none of yet.
+      if (operand !== "home" && operand !== "all") throw badNarrow(`unknown 'in' operand ${String(operand)}`);
+      return { cond: {} };
+    default:
+      throw badNarrow(`unknown operator ${operator}`);
+  }
+}
+
+/** Translates a narrow into a MongoDB filter on messages, limited to what the user may see. */
+export async function narrowToQuery(terms: NarrowTerm[], r: NarrowResolver): Promise<NarrowQuery> {
+  const conds: Record<string, unknown>[] = [];
+  let includeHistory = false;
+  let flagFilter = false;
+  for (const t of terms) {
+    const { cond, history } = await condition(t, r);
+    if (history === false) flagFilter ||= t.operator === "is";
+    if (history && !t.negated) includeHistory = true;
+    if (Object.keys(cond).length) conds.push(t.negated ? { $nor: [cond] } : cond);
+  }
+  includeHistory &&= !flagFilter;
+  // Without a readable channel, a narrow searches the user's personal history (what they received).
+  if (!includeHistory) conds.unshift({ receivers: r.userId });
+  if (conds.length === 0) return { filter: {}, includeHistory };
+  return { filter: conds.length === 1 ? conds[0]! : { $and: conds }, includeHistory };
+}

@@ -1,0 +1,458 @@
+import { ok, type Body } from "@teamchat/shared/src/testing/api";
+import { startSystem, type TestSystem } from "../../../test/support/system";
+import { captureEvents, createChannel, createUser, type TestUser } from "./helpers";
+
+let sys: TestSystem;
+let alice: TestUser;
+let bob: TestUser;
+let carol: TestUser;
+let guest: TestUser;
+let design: number;
+beforeAll(async () => {
+  sys = await startSystem({ env: { RATE_LIMIT_REQUESTS: "10000" } });
+  alice = await createUser(sys, "Alice");
+  bob = await createUser(sys, "Bob");
+  carol = await createUser(sys, "Carol");
+  guest = await createUser(sys, "Guest", 600);
+  design = await createChannel(sys, alice, "design", [alice.userId, bob.userId]);
+});
+afterAll(() => sys?.stop());
+
+const pick = (res: { status: number; body: Record<string, unknown> }) => ({
+  status: res.status,
+  code: res.body.code,
+  msg: res.body.msg,
+});
+const bad = (msg: string, code = "BAD_REQUEST") => ({ status: 400, code, msg });
+
+const send = (user: TestUser, params: Record<string, unknown>) => sys.api(user).post("/messages", params);
+const sendOk = async (user: TestUser, params: Record<string, unknown>) => ok(await send(user, params)).id as number;
+const fetch = async (user: TestUser, params: Record<string, unknown>) =>
+  ok(await sys.api(user).get("/messages", { anchor: "newest", num_before: 100, num_after: 0, ...params }));
+const ids = (body: Body) => (body.messages as Array<{ id: number }>).map((m) => m.id);
+
+describe("POST /messages to a channel", () => {
+  it("stores the message, renders Markdown, and GET /messages returns Zulip's message object", async () => {
+    const capture = captureEvents(sys);
+    const res = ok(
+      await send(alice, {
+        type: "stream",
+        to: "design",
+        topic: "colors",
+        content: "**bold** <i>x</i> https://zulip.com",
+      }),
+    );
+    expect(Object.keys(res).sort()).toEqual(["id", "msg", "result"]);
+    const body = await fetch(bob, {
+      narrow: [
+        { operator: "channel", operand: "design" },
+        { operator: "topic", operand: "colors" },
+      ],
+    });
+    expect(body).toMatchObject({ found_anchor: false, found_newest: true, found_oldest: true, history_limited: false });
+    expect(body.anchor).toBe(10000000000000000);
+    expect(body.messages).toEqual([
+      {
+        id: res.id,
+        sender_id: alice.userId,
+        sender_email: alice.email,
+        sender_full_name: "Alice",
+        sender_realm_str: "",
+        avatar_url: null,
+        client: "API",
+        content: '<p><strong>bold</strong> &lt;i&gt;x&lt;/i&gt; <a href="https://zulip.com">https://zulip.com</a></p>',
+        content_type: "text/html",
+        display_recipient: "design",
+        is_me_message: false,
+        reactions: [],
+        recipient_id: expect.any(Number),
+        stream_id: design,
+        subject: "colors",
+        submessages: [],
+        timestamp: expect.any(Number),
+        topic_links: [],
+        type: "stream",
+        flags: [],
+      },
+    ]);
+    const raw = await fetch(alice, { narrow: [["stream", "design"]], apply_markdown: false, client_gravatar: false });
+    expect(raw.messages[0]).toMatchObject({
+      content: "**bold** <i>x</i> https://zulip.com",
+      content_type: "text/x-markdown",
+      flags: ["read"],
+    });
+    expect(raw.messages[0].avatar_url).toMatch(/^https:\/\/secure\.gravatar\.com\//);
+
+    const events = (await capture.take()).filter((e) => e.event.type === "message");
+    capture.stop();
+    expect(events).toHaveLength(1);
+    expect(events[0]!.userIds).toEqual([alice.userId, bob.userId].sort((a, b) => a - b));
+    expect(events[0]!.perUser).toEqual({ [alice.userId]: { flags: ["read"] }, [bob.userId]: { flags: [] } });
+    expect(events[0]!.event.message).toEqual({
+      ...raw.messages[0],
+      ...body.messages[0],
+      avatar_url: raw.messages[0].avatar_url,
+      flags: undefined,
+    });
+  });
+
+  it("`to` by id or one-element list; `subject` as the topic's old name; the channel's first_message_id", async () => {
+    const id1 = await sendOk(alice, { type: "channel", to: design, subject: "by-id", content: "one" });
+    const id2 = await sendOk(alice, { type: "stream", to: JSON.stringify(["design"]), topic: "by-id", content: "two" });
+    const body = await fetch(alice, {
+      narrow: [
+        { operator: "stream", operand: design },
+        { operator: "topic", operand: "BY-ID" },
+      ],
+    });
+    expect(ids(body)).toEqual([id1, id2]);
+    const first = (
+      await fetch(alice, { anchor: "oldest", num_before: 0, num_after: 1, narrow: [["stream", "design"]] })
+    ).messages[0];
+    expect(ok(await sys.api(alice).get(`/streams/${design}`)).stream.first_message_id).toBe(first.id);
+  });
+
+  it("the empty topic: allowed, sent as the display name too, shown as the display name unless allow_empty_topic_name", async () => {
+    const a = await sendOk(alice, { type: "stream", to: "design", topic: "", content: "empty" });
+    const b = await sendOk(alice, { type: "stream", to: "design", topic: "general chat", content: "display name" });
+    const shown = await fetch(alice, {
+      narrow: [
+        ["stream", "design"],
+        ["topic", ""],
+      ],
+    });
+    expect(ids(shown)).toEqual([a, b]);
+    expect(shown.messages.map((m: { subject: string }) => m.subject)).toEqual(["general chat", "general chat"]);
+    const raw = await fetch(alice, {
+      narrow: [
+        ["stream", "design"],
+        ["topic", "general chat"],
+      ],
+      allow_empty_topic_name: true,
+    });
+    expect(raw.messages.map((m: { subject: string }) => m.subject)).toEqual(["", ""]);
+  });
+
+  it("over-long topics and contents are truncated as Zulip does", async () => {
+    const id = await sendOk(alice, { type: "stream", to: "design", topic: "t".repeat(70), content: "c".repeat(10010) });
+    const msg = (await fetch(alice, { narrow: [["id", id]], apply_markdown: false })).messages[0];
+    expect(msg.subject).toBe("t".repeat(57) + "...");
+    expect(msg.content).toBe("c".repeat(10000 - 20) + "\n[message truncated]");
+    expect(msg.content.length).toBe(10000);
+  });
+
+  it("refuses bad sends with Zulip's errors", async () => {
+    expect((await send(alice, { type: "stream", to: "nowhere", topic: "x", content: "hi" })).body).toEqual({
+      result: "error",
+      code: "STREAM_DOES_NOT_EXIST",
+      msg: "Channel 'nowhere' does not exist",
+      stream: "nowhere",
+    });
+    expect((await send(alice, { type: "stream", to: 999999, topic: "x", content: "hi" })).body).toEqual({
+      result: "error",
+      code: "STREAM_DOES_NOT_EXIST",
+      msg: "Channel with ID '999999' does not exist",
+      stream_id: 999999,
+    });
+    expect(pick(await send(alice, { type: "stream", to: "design", topic: "x", content: "  \n " }))).toEqual(
+      bad("Message must not be empty"),
+    );
+    expect(pick(await send(alice, { type: "stream", to: "design", content: "no topic" }))).toEqual(
+      bad("Missing topic"),
+    );
+    expect(pick(await send(alice, { type: "stream", to: "design", topic: "x" }))).toEqual(
+      bad("Missing 'content' argument", "REQUEST_VARIABLE_MISSING"),
+    );
+    expect(pick(await send(alice, { type: "email", to: "design", topic: "x", content: "y" }))).toEqual(
+      bad("Invalid type"),
+    );
+  });
+
+  it("permissions: private channels need a subscription; can_send_message_group limits senders", async () => {
+    await createChannel(sys, alice, "private-room", [alice.userId], { invite_only: true });
+    expect(pick(await send(bob, { type: "stream", to: "private-room", topic: "x", content: "let me in" }))).toEqual(
+      bad("Not authorized to send to channel 'private-room'"),
+    );
+    await sendOk(alice, { type: "stream", to: "private-room", topic: "x", content: "mine" });
+    await createChannel(sys, alice, "announcements", [alice.userId, bob.userId], {
+      can_send_message_group: { direct_members: [alice.userId], direct_subgroups: [] },
+    });
+    expect(pick(await send(bob, { type: "stream", to: "announcements", topic: "x", content: "hi" }))).toEqual(
+      bad("You do not have permission to post in this channel."),
+    );
+    await sendOk(alice, { type: "stream", to: "announcements", topic: "x", content: "news" });
+    // administrators through a system group
+    await createChannel(sys, alice, "admins-only", [alice.userId], { can_send_message_group: 2 });
+    expect(pick(await send(alice, { type: "stream", to: "admins-only", topic: "x", content: "hi" }))).toEqual(
+      bad("You do not have permission to post in this channel."),
+    );
+    await sendOk(sys.owner as unknown as TestUser, { type: "stream", to: "admins-only", topic: "x", content: "hi" });
+    // a public channel takes messages from members who are not subscribed
+    await sendOk(carol, { type: "stream", to: "design", topic: "drive-by", content: "hello" });
+  });
+
+  it("a mention sets the mentioned flag for the mentioned user only", async () => {
+    const id = await sendOk(alice, { type: "stream", to: "design", topic: "mentions", content: "hi @**Bob**" });
+    expect((await fetch(bob, { narrow: [["id", id]] })).messages[0].flags).toEqual(["mentioned"]);
+    expect(ids(await fetch(bob, { narrow: [{ operator: "is", operand: "mentioned" }] }))).toEqual([id]);
+    expect((await fetch(alice, { narrow: [["id", id]] })).messages[0].flags).toEqual(["read"]);
+  });
+});
+
+describe("direct messages", () => {
+  it("1:1 conversations share one recipient_id in both directions; group DMs have their own", async () => {
+    const capture = captureEvents(sys);
+    const a = await sendOk(alice, { type: "private", to: JSON.stringify([bob.userId]), content: "hi bob" });
+    const b = await sendOk(bob, { type: "direct", to: JSON.stringify([alice.email]), content: "hi alice" });
+    const g = await sendOk(carol, { type: "direct", to: JSON.stringify([alice.userId, bob.userId]), content: "all" });
+    const events = (await capture.take()).filter((e) => e.event.type === "message");
+    capture.stop();
+    expect(events.map((e) => e.userIds)).toEqual([
+      [alice.userId, bob.userId].sort((x, y) => x - y),
+      [alice.userId, bob.userId].sort((x, y) => x - y),
+      [alice.userId, bob.userId, carol.userId].sort((x, y) => x - y),
+    ]);
+    expect(events[2]!.perUser![carol.userId]).toEqual({ flags: ["read"] });
+
+    const mine = await fetch(alice, { narrow: [{ operator: "dm", operand: [bob.userId] }] });
+    expect(ids(mine)).toEqual([a, b]);
+    expect(mine.messages[0].recipient_id).toBe(mine.messages[1].recipient_id);
+    expect(mine.messages[0]).toMatchObject({
+      type: "private",
+      subject: "",
+      display_recipient: [
+        { id: alice.userId, email: alice.email, full_name: "Alice", is_mirror_dummy: false },
+        { id: bob.userId, email: bob.email, full_name: "Bob", is_mirror_dummy: false },
+      ],
+    });
+    expect(mine.messages[0]).not.toHaveProperty("stream_id");
+    const group = await fetch(bob, { narrow: [["dm", `${alice.email},${carol.email}`]] });
+    expect(ids(group)).toEqual([g]);
+    expect(group.messages[0].recipient_id).not.toBe(mine.messages[0].recipient_id);
+    expect(ids(await fetch(carol, { narrow: [["is", "private"]] }))).toEqual([g]);
+    // nobody else sees them
+    expect(ids(await fetch(guest, { narrow: [{ operator: "is", operand: "dm" }] }))).toEqual([]);
+  });
+
+  it("refuses unknown recipients", async () => {
+    expect(pick(await send(alice, { type: "private", to: JSON.stringify([424242]), content: "x" }))).toEqual(
+      bad("Invalid user ID 424242"),
+    );
+    expect(
+      pick(await send(alice, { type: "private", to: JSON.stringify(["ghost@example.com"]), content: "x" })),
+    ).toEqual(bad("Invalid email 'ghost@example.com'"));
+    expect(pick(await send(alice, { type: "private", to: "[]", content: "x" }))).toEqual(
+      bad("Message must have recipients"),
+    );
+  });
+});
+
+describe("GET /messages", () => {
+  let seq: number[];
+  beforeAll(async () => {
+    await createChannel(sys, alice, "ranges", [alice.userId, bob.userId]);
+    seq = [];
+    for (let i = 0; i < 5; i++) {
+      seq.push(await sendOk(alice, { type: "stream", to: "ranges", topic: `n${i % 2}`, content: `number ${i} Apple` }));
+    }
+  });
+  const inRanges = { narrow: [["stream", "ranges"]] };
+
+  it("anchors: integer, oldest, newest, first_unread; include_anchor; found_* flags", async () => {
+    const around = await fetch(bob, { ...inRanges, anchor: seq[2], num_before: 1, num_after: 1 });
+    expect(ids(around)).toEqual([seq[1], seq[2], seq[3]]);
+    expect(around).toMatchObject({ anchor: seq[2], found_anchor: true, found_oldest: false, found_newest: false });
+    const excluded = await fetch(bob, {
+      ...inRanges,
+      anchor: String(seq[2]),
+      num_before: 5,
+      num_after: 0,
+      include_anchor: false,
+    });
+    expect(ids(excluded)).toEqual([seq[0], seq[1]]);
+    expect(excluded).toMatchObject({ found_anchor: false, found_oldest: true, found_newest: false });
+    const oldest = await fetch(bob, { ...inRanges, anchor: "oldest", num_before: 0, num_after: 2 });
+    expect(ids(oldest)).toEqual([seq[0], seq[1]]);
+    expect(oldest).toMatchObject({ anchor: 0, found_oldest: true, found_newest: false });
+    const newest = await fetch(bob, { ...inRanges, anchor: "newest", num_before: 2, num_after: 3 });
+    expect(ids(newest)).toEqual([seq[3], seq[4]]);
+    expect(newest).toMatchObject({ found_newest: true, found_oldest: false });
+    // Bob has read nothing: first unread is the first message; Alice's are read, so her anchor is "newest"
+    const unread = await fetch(bob, { ...inRanges, anchor: "first_unread", num_before: 0, num_after: 1 });
+    expect(unread).toMatchObject({ anchor: seq[0], found_anchor: true });
+    const legacy = await fetch(bob, {
+      ...inRanges,
+      anchor: undefined,
+      use_first_unread_anchor: true,
+      num_before: 0,
+      num_after: 1,
+    });
+    expect(legacy.anchor).toBe(seq[0]);
+    const aliceUnread = await fetch(alice, { ...inRanges, anchor: "first_unread", num_before: 1, num_after: 1 });
+    expect(aliceUnread).toMatchObject({ anchor: 10000000000000000, found_newest: true });
+    expect(ids(aliceUnread)).toEqual([seq[4]]);
+  });
+
+  it("message_ids returns the accessible subset and no anchor", async () => {
+    const body = ok(await sys.api(bob).get("/messages", { message_ids: [seq[1], seq[3], 999999] }));
+    expect(ids(body)).toEqual([seq[1], seq[3]]);
+    expect(body).toMatchObject({
+      found_anchor: false,
+      found_newest: false,
+      found_oldest: false,
+      history_limited: false,
+    });
+    expect(body).not.toHaveProperty("anchor");
+    const dm = await sendOk(alice, { type: "private", to: JSON.stringify([bob.userId]), content: "secret" });
+    // without a channel narrow, only what the user received (Zulip's personal history)
+    expect(ids(ok(await sys.api(carol).get("/messages", { message_ids: [dm, seq[0]] })))).toEqual([]);
+    const narrowed = ok(
+      await sys.api(carol).get("/messages", { message_ids: [dm, seq[0]], narrow: [["stream", "ranges"]] }),
+    );
+    expect(ids(narrowed)).toEqual([seq[0]]);
+  });
+
+  it("refuses bad ranges with Zulip's errors", async () => {
+    const get = (params: Record<string, unknown>) => sys.api(bob).get("/messages", params);
+    expect(pick(await get({ anchor: "newest", num_after: 0 }))).toEqual(
+      bad("Missing 'num_before' argument", "REQUEST_VARIABLE_MISSING"),
+    );
+    expect(pick(await get({ anchor: "newest", num_before: 0 }))).toEqual(
+      bad("Missing 'num_after' argument", "REQUEST_VARIABLE_MISSING"),
+    );
+    expect((await get({ message_ids: [1], num_before: 1, num_after: 0 })).body).toEqual({
+      result: "error",
+      code: "BAD_REQUEST",
+      msg: "Unsupported parameter combination: num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor",
+      parameters: "num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor",
+    });
+    expect(pick(await get({ anchor: "newest", num_before: 4000, num_after: 1001 }))).toEqual(
+      bad("Too many messages requested (maximum 5000)."),
+    );
+    expect(pick(await get({ anchor: "sideways", num_before: 1, num_after: 0 }))).toEqual(bad("Invalid anchor"));
+    expect(pick(await get({ anchor: 5, num_before: 1, num_after: 1, include_anchor: false }))).toEqual(
+      bad("The anchor can only be excluded at an end of the range"),
+    );
+    expect(pick(await get({ anchor: "newest", num_before: 1, num_after: 0, narrow: [["stream", "nope"]] }))).toEqual(
+      bad("Invalid narrow operator: unknown channel nope", "BAD_NARROW"),
+    );
+    expect(
+      pick(await get({ anchor: "newest", num_before: 1, num_after: 0, narrow: [["sender", "x@nowhere"]] })),
+    ).toEqual(bad("Invalid narrow operator: unknown user x@nowhere", "BAD_NARROW"));
+    expect(pick(await get({ anchor: "newest", num_before: 1, num_after: 0, narrow: [["bogus", "x"]] }))).toEqual(
+      bad("Invalid narrow operator: unknown operator bogus", "BAD_NARROW"),
+    );
+  });
+
+  it("narrows: sender, search (all words, case-insensitive, content and topic), negation, is:unread", async () => {
+    const other = await sendOk(bob, { type: "stream", to: "ranges", topic: "apple pie", content: "from bob" });
+    expect(ids(await fetch(alice, { narrow: [...inRanges.narrow, ["sender", bob.email]] }))).toEqual([other]);
+    expect(
+      ids(
+        await fetch(alice, {
+          narrow: [...inRanges.narrow, { operator: "sender", operand: bob.userId, negated: true }],
+        }),
+      ),
+    ).toEqual(seq);
+    expect(ids(await fetch(alice, { narrow: [...inRanges.narrow, ["search", "APPLE number"]] }))).toEqual(seq);
+    expect(ids(await fetch(alice, { narrow: [...inRanges.narrow, ["search", "apple"]] }))).toEqual([...seq, other]);
+    expect(ids(await fetch(alice, { narrow: [...inRanges.narrow, ["search", "number 3"]] }))).toEqual([seq[3]]);
+    expect(ids(await fetch(alice, { narrow: [...inRanges.narrow, ["topic", "n1"]] }))).toEqual([seq[1], seq[3]]);
+    expect(
+      ids(await fetch(alice, { narrow: [...inRanges.narrow, { operator: "topic", operand: "n1", negated: true }] })),
+    ).toEqual([seq[0], seq[2], seq[4], other]);
+    expect(ids(await fetch(alice, { narrow: [...inRanges.narrow, ["is", "unread"]] }))).toEqual([other]);
+    expect(ids(await fetch(bob, { narrow: [...inRanges.narrow, ["is", "unread"]] }))).toEqual(seq);
+  });
+});
+
+describe("channel history", () => {
+  it("public channels: later subscribers and non-subscribers read the whole history, flagged historical", async () => {
+    const old = await sendOk(alice, { type: "stream", to: "design", topic: "history", content: "before carol" });
+    const body = await fetch(carol, {
+      narrow: [
+        ["stream", "design"],
+        ["topic", "history"],
+      ],
+    });
+    expect(ids(body)).toEqual([old]);
+    expect(body.messages[0].flags).toEqual(["read", "historical"]);
+    // but not in her personal history (no channel narrow)
+    expect(ids(await fetch(carol, {}))).not.toContain(old);
+    // guests cannot read public channels they are not in
+    expect(
+      pick(
+        await sys
+          .api(guest)
+          .get("/messages", { anchor: "newest", num_before: 5, num_after: 0, narrow: [["stream", "design"]] }),
+      ),
+    ).toEqual(bad("Invalid narrow operator: unknown channel design", "BAD_NARROW"));
+  });
+
+  it("private channels with protected history: a later subscriber sees only what was sent after joining", async () => {
+    const id = await createChannel(sys, alice, "vault", [alice.userId], { invite_only: true });
+    const before = await sendOk(alice, { type: "stream", to: "vault", topic: "old", content: "before bob" });
+    ok(
+      await sys
+        .api(alice)
+        .post("/users/me/subscriptions", { subscriptions: [{ name: "vault" }], principals: [bob.userId] }),
+    );
+    const after = await sendOk(alice, { type: "stream", to: "vault", topic: "new", content: "after bob" });
+    expect(ids(await fetch(bob, { narrow: [["stream", "vault"]] }))).toEqual([after]);
+    expect(ids(await fetch(alice, { narrow: [["stream", "vault"]] }))).toEqual([before, after]);
+    expect(ids(ok(await sys.api(bob).get("/messages", { message_ids: [before, after] })))).toEqual([after]);
+    expect(ids(await fetch(bob, { narrow: [["search", "after bob"]] }))).toEqual([after]);
+    expect(ids(await fetch(alice, { narrow: [["search", "vault bob"]] }))).toEqual([]);
+    expect(ok(await sys.api(bob).get(`/users/me/${id}/topics`)).topics).toEqual([{ name: "new", max_id: after }]);
+    expect(ok(await sys.api(alice).get(`/users/me/${id}/topics`)).topics).toEqual([
+      { name: "new", max_id: after },
+      { name: "old", max_id: before },
+    ]);
+  });
+
+  it("private channels with shared history: a later subscriber sees everything", async () => {
+    await createChannel(sys, alice, "shared-vault", [alice.userId], {
+      invite_only: true,
+      history_public_to_subscribers: true,
+    });
+    const before = await sendOk(alice, { type: "stream", to: "shared-vault", topic: "old", content: "before" });
+    expect(
+      pick(
+        await sys
+          .api(bob)
+          .get("/messages", { anchor: "newest", num_before: 5, num_after: 0, narrow: [["stream", "shared-vault"]] }),
+      ),
+    ).toEqual(bad("Invalid narrow operator: unknown channel shared-vault", "BAD_NARROW"));
+    ok(
+      await sys
+        .api(alice)
+        .post("/users/me/subscriptions", { subscriptions: [{ name: "shared-vault" }], principals: [bob.userId] }),
+    );
+    expect(ids(await fetch(bob, { narrow: [["stream", "shared-vault"]] }))).toEqual([before]);
+  });
+});
+
+describe("GET /users/me/{stream_id}/topics", () => {
+  it("lists topics by recency with their newest message; the empty topic by its display name", async () => {
+    const id = await createChannel(sys, alice, "topical", [alice.userId]);
+    const a = await sendOk(alice, { type: "stream", to: "topical", topic: "Alpha", content: "1" });
+    const e = await sendOk(alice, { type: "stream", to: "topical", topic: "", content: "2" });
+    const a2 = await sendOk(alice, { type: "stream", to: "topical", topic: "alpha", content: "3" });
+    expect(a).toBeLessThan(a2);
+    expect(ok(await sys.api(bob).get(`/users/me/${id}/topics`)).topics).toEqual([
+      { name: "alpha", max_id: a2 },
+      { name: "general chat", max_id: e },
+    ]);
+    expect(ok(await sys.api(bob).get(`/users/me/${id}/topics`, { allow_empty_topic_name: true })).topics[1]).toEqual({
+      name: "",
+      max_id: e,
+    });
+  });
+
+  it("nonexistent or inaccessible channels → Invalid channel ID", async () => {
+    const priv = await createChannel(sys, alice, "topics-private", [alice.userId], { invite_only: true });
+    expect(pick(await sys.api(bob).get(`/users/me/${priv}/topics`))).toEqual(bad("Invalid channel ID"));
+    expect(pick(await sys.api(bob).get("/users/me/999999/topics"))).toEqual(bad("Invalid channel ID"));
+    expect(pick(await sys.api(guest).get(`/users/me/${design}/topics`))).toEqual(bad("Invalid channel ID"));
+  });
+});
