@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { ZulipError, notifications } from "@teamchat/shared";
+import { ZulipError, isDuplicateKey, notifications } from "@teamchat/shared";
 import type { EventQueueDoc } from "./event-queues/event-queue.schema";
 import type { EventQueueRepository } from "./event-queues/event-queue.repository";
 import type { QueueEventRepository } from "./queue-events/queue-event.repository";
@@ -11,6 +11,18 @@ type QueueRef = Pick<EventQueueDoc, "realmId" | "queueId">;
 /** How long a reader waits for an id that was allocated but not yet written before skipping it. */
 const GAP_RETRIES = 20;
 const GAP_RETRY_MS = 50;
+
+/** A transient storage error (FerretDB on SQLite under contention) must not drop an event: try again a few times. */
+async function retried<T>(op: () => Promise<T>, attempts = 4): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await op();
+    } catch (err) {
+      if (i >= attempts) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 100 * i));
+    }
+  }
+}
 
 export const badEventQueueId = (queueId: string): ZulipError =>
   new ZulipError("BAD_EVENT_QUEUE_ID", `Bad event queue ID: ${queueId}`, 400, { queue_id: queueId });
@@ -36,9 +48,14 @@ export class EventStore {
 
   /** Appends an event (ids from an atomic $inc, so they only increase) and wakes the queue's poll wherever it is parked. */
   async append(q: QueueRef, event: ZulipEvent): Promise<void> {
-    const id = await this.queues.allocateId(q.realmId, q.queueId);
+    const id = await retried(() => this.queues.allocateId(q.realmId, q.queueId));
     if (id === null) return; // deleted meanwhile
-    await this.events.insert({ realmId: q.realmId, queueId: q.queueId, id, event });
+    // a duplicate key means an earlier attempt did land
+    await retried(() =>
+      this.events.insert({ realmId: q.realmId, queueId: q.queueId, id, event }).catch((err: unknown) => {
+        if (!isDuplicateKey(err)) throw err;
+      }),
+    );
     this.wake(q.queueId);
   }
 
