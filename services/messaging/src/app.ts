@@ -1,13 +1,15 @@
-import { IdAllocator, messaging, type RunningService, type ServiceDeps } from "@teamchat/shared";
+import { IdAllocator, messaging, registerState, type RunningService, type ServiceDeps } from "@teamchat/shared";
 import { ChannelRepository } from "./channels/channel.repository";
 import type { Messaging } from "./context";
 import { ConversationRepository } from "./conversations/conversation.repository";
 import { createChannelHandler } from "./handlers/create-channel";
+import { getConversationAudienceHandler } from "./handlers/get-conversation-audience";
 import { getMessagesHandler } from "./handlers/get-messages";
 import { getStreamHandler } from "./handlers/get-stream";
 import { getStreamTopicsHandler } from "./handlers/get-stream-topics";
 import { getStreamsHandler } from "./handlers/get-streams";
 import { getSubscriptionsHandler } from "./handlers/get-subscriptions";
+import { registerStateHandler } from "./handlers/register-state";
 import { sendMessageHandler } from "./handlers/send-message";
 import { subscribeHandler } from "./handlers/subscribe";
 import { MessageRepository } from "./messages/message.repository";
@@ -38,6 +40,8 @@ export async function buildMessaging(deps: ServiceDeps): Promise<RunningService>
     .handle(messaging.subscribe, subscribeHandler(m))
     .handle(messaging.sendMessage, sendMessageHandler(m))
     .handle(messaging.getMessages, getMessagesHandler(m))
-    .handle(messaging.getStreamTopics, getStreamTopicsHandler(m));
+    .handle(messaging.getStreamTopics, getStreamTopicsHandler(m))
+    .handle(messaging.getConversationAudience, getConversationAudienceHandler(m))
+    .handle(registerState("messaging"), registerStateHandler(m));
   return { stop: () => m.users.stop() };
 }

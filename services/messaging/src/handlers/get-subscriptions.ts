@@ -7,6 +7,6 @@ export const getSubscriptionsHandler =
   (m: Messaging): Handler<typeof messaging.getSubscriptions> =>
   async ({ include_subscribers }, ctx) => {
     const { actor } = requireUser(ctx);
-    const { subscribed } = await subscriptionObjects(m, actor, include_subscribers !== false);
-    return { subscriptions: subscribed };
+    const { subscriptions } = await subscriptionObjects(m, actor, include_subscribers !== false);
+    return { subscriptions };
   };

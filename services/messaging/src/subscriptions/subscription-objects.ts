@@ -5,7 +5,7 @@ import type { Messaging } from "../context";
 
 /**
  * The user's channels as Zulip's register and GET /users/me/subscriptions give them:
- * subscribed (Subscription objects), unsubscribed (former subscriptions) and
+ * subscriptions (Subscription objects), unsubscribed (former subscriptions) and
  * never_subscribed (other channels the user can see), each sorted by name.
  */
 export async function subscriptionObjects(m: Messaging, actor: Actor, withSubscribers: boolean) {
@@ -23,7 +23,7 @@ export async function subscriptionObjects(m: Messaging, actor: Actor, withSubscr
     : undefined;
   const listOf = (streamId: number) => subscribers?.get(streamId);
   return {
-    subscribed: channels
+    subscriptions: channels
       .filter((ch) => subOf.get(ch.streamId)?.active)
       .map((ch) => subscriptionView(ch, subOf.get(ch.streamId)!, listOf(ch.streamId))),
     unsubscribed: channels

@@ -1,0 +1,40 @@
+import { badRequest, messaging, requireUser, type Handler } from "@teamchat/shared";
+import { accessChannelById } from "../channels/channel-access";
+import type { Messaging } from "../context";
+import { canSeeMessage } from "../messages/message-access";
+
+/**
+ * Internal, for typing notifications (Zulip's zerver/views/typing.py): who is in a
+ * channel topic, a direct conversation, or a message's conversation, refusing with
+ * Zulip's errors what the actor may not see.
+ */
+export const getConversationAudienceHandler =
+  (m: Messaging): Handler<typeof messaging.getConversationAudience> =>
+  async (p, ctx) => {
+    const { actor } = requireUser(ctx);
+    const realmId = actor.realmId;
+    if (p.message_id !== undefined) {
+      const msg = await m.messages.findOne({ realmId, messageId: p.message_id });
+      if (!msg || !(await canSeeMessage(m, actor, msg))) throw badRequest("Invalid message(s)");
+      if (msg.streamId === null) return { user_ids: msg.receivers };
+      return {
+        user_ids: await m.subscriptions.subscriberIds(realmId, msg.streamId),
+        stream_id: msg.streamId,
+        topic: msg.topic,
+      };
+    }
+    if (p.stream_id !== undefined) {
+      const { channel } = await accessChannelById(m, actor, p.stream_id, "content");
+      return {
+        user_ids: await m.subscriptions.subscriberIds(realmId, channel.streamId),
+        stream_id: channel.streamId,
+        ...(p.topic !== undefined ? { topic: p.topic } : {}),
+      };
+    }
+    const to = [...new Set(p.to ?? [])];
+    if (to.length === 0) throw badRequest("Empty 'to' list");
+    const users = await m.users.byIds(ctx, realmId, to);
+    const unknown = to.find((id) => !users.has(id));
+    if (unknown !== undefined) throw badRequest(`Invalid user ID ${unknown}`);
+    return { user_ids: [...new Set([...to, actor.userId])].sort((a, b) => a - b) };
+  };
