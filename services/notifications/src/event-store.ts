@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { ZulipError, isDuplicateKey, notifications } from "@teamchat/shared";
+import { ZulipError, insertWithFreeNumber, notifications } from "@teamchat/shared";
 import type { EventQueueDoc } from "./event-queues/event-queue.schema";
 import type { EventQueueRepository } from "./event-queues/event-queue.repository";
 import type { QueueEventRepository } from "./queue-events/queue-event.repository";
@@ -46,16 +46,21 @@ export class EventStore {
     return q;
   }
 
-  /** Appends an event (ids from an atomic $inc, so they only increase) and wakes the queue's poll wherever it is parked. */
-  async append(q: QueueRef, event: ZulipEvent): Promise<void> {
-    const id = await retried(() => this.queues.allocateId(q.realmId, q.queueId));
-    if (id === null) return; // deleted meanwhile
-    // a duplicate key means an earlier attempt did land
-    await retried(() =>
-      this.events.insert({ realmId: q.realmId, queueId: q.queueId, id, event }).catch((err: unknown) => {
-        if (!isDuplicateKey(err)) throw err;
-      }),
+  /**
+   * Appends an event under the next free id and wakes the queue's poll wherever
+   * it is parked. The insert itself claims the id (unique index on queue + id),
+   * so concurrent appenders on any instance never share one; a taken id sends
+   * the appender past the queue's highest known id.
+   */
+  async append(q: QueueRef & Pick<EventQueueDoc, "lastEventId">, event: ZulipEvent): Promise<void> {
+    const id = await retried(() =>
+      insertWithFreeNumber(
+        q.lastEventId + 1,
+        (n) => this.events.insert({ realmId: q.realmId, queueId: q.queueId, id: n, event }),
+        async (n) => Math.max(n, (await this.queues.byId(q.realmId, q.queueId))?.lastEventId ?? n) + 1,
+      ),
     );
+    await retried(() => this.queues.noteEventId(q.realmId, q.queueId, id));
     this.wake(q.queueId);
   }
 

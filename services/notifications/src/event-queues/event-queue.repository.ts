@@ -20,13 +20,9 @@ export class EventQueueRepository extends RealmRepository<EventQueueDoc> {
     return this.find(userIds === "all" ? { realmId } : { realmId, userId: { $in: userIds } });
   }
 
-  /** The next event id of a queue, atomically; null when the queue is gone. (FerretDB: no projection on findAndModify.) */
-  async allocateId(realmId: number, queueId: string): Promise<number | null> {
-    const doc = await this.model
-      .findOneAndUpdate({ realmId, queueId }, { $inc: { lastEventId: 1 } }, { returnDocument: "after" })
-      .lean<Pick<EventQueueDoc, "lastEventId">>()
-      .exec();
-    return doc?.lastEventId ?? null;
+  /** Raises the queue's highest event id (a hint for appenders and readers; the events' unique index is the truth). */
+  async noteEventId(realmId: number, queueId: string, id: number): Promise<void> {
+    await this.model.updateOne({ realmId, queueId }, { $max: { lastEventId: id } }).exec();
   }
 
   /** Records a client's visit: keeps the queue alive for its lifespan (+ the poll's wait) and notes what it acknowledged. */

@@ -13,7 +13,7 @@ export interface EventQueueDoc {
   clientGravatar: boolean;
   /** the register call's client_capabilities (stream_typing_notifications, ...) */
   clientCapabilities: Record<string, unknown>;
-  /** the last id handed out; ids are allocated by $inc on this field, so they only increase */
+  /** the highest event id appended (a hint: ids are claimed by inserting the event under a unique index) */
   lastEventId: number;
   /** events up to this id were acknowledged and deleted (Zulip's newest_pruned_id) */
   prunedThrough: number;

@@ -1,0 +1,157 @@
+/**
+ * The first slice through every service, through HTTP only: users, a channel,
+ * subscriptions, channel and direct messages, narrows, and the message and
+ * typing events in exactly the right queues.
+ */
+import { ok } from "@teamchat/shared/src/testing/api";
+import { EventReader, type ZulipEvent } from "../support/events";
+import { startSystem, type TestSystem } from "../support/system";
+import { makeUser, type TestUser } from "../support/users";
+
+let sys: TestSystem;
+let alice: TestUser, bob: TestUser, carol: TestUser, dave: TestUser;
+const queues = new Map<string, EventReader>();
+
+beforeAll(async () => {
+  sys = await startSystem({ env: { EVENT_HEARTBEAT_SECONDS: "1" } });
+  [alice, bob, carol, dave] = await Promise.all(["alice", "bob", "carol", "dave"].map((n) => makeUser(sys, n)));
+  for (const u of [alice, bob, carol, dave]) {
+    queues.set(
+      u.email,
+      await EventReader.register(sys.api(u), {
+        event_types: ["message", "typing", "subscription"],
+        client_capabilities: { stream_typing_notifications: true },
+      }),
+    );
+  }
+});
+afterAll(() => sys?.stop());
+
+const q = (u: TestUser) => queues.get(u.email)!;
+const messageIds = (events: ZulipEvent[]) =>
+  events.filter((e) => e.type === "message").map((e) => (e.message as { id: number }).id);
+// Events other users should not get have had time to arrive once those that should have arrived did.
+const settle = () => new Promise((r) => setTimeout(r, 300));
+
+let channelId: number;
+let channelMessage: number;
+let directMessage: number;
+
+it("alice creates a channel with bob; carol is subscribed by name later", async () => {
+  const created = ok(
+    await sys.api(alice).post("/channels/create", { name: "design", subscribers: [alice.userId, bob.userId] }),
+  );
+  channelId = created.id;
+  const sub = ok(
+    await sys
+      .api(alice)
+      .post("/users/me/subscriptions", { subscriptions: [{ name: "design" }], principals: [carol.email] }),
+  );
+  expect(sub.subscribed).toEqual({ [String(carol.userId)]: ["design"] });
+  const carolSubs = ok(await sys.api(carol).get("/users/me/subscriptions")).subscriptions;
+  expect(carolSubs.map((s: { name: string }) => s.name)).toEqual(["design"]);
+  expect(carolSubs[0].color).toMatch(/^#[0-9a-f]{6}$/);
+  expect(ok(await sys.api(dave).get("/users/me/subscriptions")).subscriptions).toEqual([]);
+});
+
+it("a channel message reaches every subscriber's queue and nobody else's", async () => {
+  channelMessage = ok(
+    await sys
+      .api(alice)
+      .post("/messages", { type: "stream", to: "design", topic: "kickoff", content: "Hello **team**" }),
+  ).id;
+  for (const u of [alice, bob, carol]) {
+    const events = await q(u).until((es) => messageIds(es).includes(channelMessage));
+    const event = events.find((e) => e.type === "message" && (e.message as { id: number }).id === channelMessage)!;
+    expect(Object.keys(event).sort()).toEqual(["flags", "id", "message", "type"]);
+    expect(event.message).toMatchObject({
+      id: channelMessage,
+      sender_id: alice.userId,
+      sender_full_name: alice.fullName,
+      display_recipient: "design",
+      stream_id: channelId,
+      subject: "kickoff",
+      content: "<p>Hello <strong>team</strong></p>",
+      type: "stream",
+    });
+    expect(event.flags).toEqual(u === alice ? ["read"] : []);
+  }
+  await settle();
+  expect(messageIds(await q(dave).drain())).not.toContain(channelMessage);
+});
+
+it("a direct message reaches only the two people in it", async () => {
+  directMessage = ok(await sys.api(alice).post("/messages", { type: "direct", to: [bob.userId], content: "psst" })).id;
+  for (const u of [alice, bob]) {
+    const events = await q(u).until((es) => messageIds(es).includes(directMessage));
+    const event = events.find((e) => e.type === "message" && (e.message as { id: number }).id === directMessage)!;
+    expect(event.message).toMatchObject({ type: "private", content: "<p>psst</p>", sender_id: alice.userId });
+    expect(
+      (event.message as { display_recipient: Array<{ id: number }> }).display_recipient.map((r) => r.id).sort(),
+    ).toEqual([alice.userId, bob.userId].sort());
+  }
+  await settle();
+  for (const u of [carol, dave]) expect(messageIds(await q(u).drain())).not.toContain(directMessage);
+});
+
+it("each reader sees exactly what the narrows select", async () => {
+  const fetch = async (u: TestUser, narrow: unknown[]) =>
+    ok(await sys.api(u).get("/messages", { anchor: "newest", num_before: 50, num_after: 0, narrow }))
+      .messages as Array<{ id: number }>;
+  expect((await fetch(bob, [{ operator: "channel", operand: "design" }])).map((m) => m.id)).toEqual([channelMessage]);
+  expect(
+    (
+      await fetch(carol, [
+        ["stream", "design"],
+        ["topic", "kickoff"],
+      ])
+    ).map((m) => m.id),
+  ).toEqual([channelMessage]);
+  expect((await fetch(bob, [{ operator: "dm", operand: [alice.userId] }])).map((m) => m.id)).toEqual([directMessage]);
+  expect((await fetch(bob, [{ operator: "is", operand: "dm" }])).map((m) => m.id)).toEqual([directMessage]);
+  expect((await fetch(bob, [{ operator: "sender", operand: alice.email }])).map((m) => m.id)).toEqual([
+    channelMessage,
+    directMessage,
+  ]);
+  expect((await fetch(bob, [{ operator: "search", operand: "team" }])).map((m) => m.id)).toEqual([channelMessage]);
+  expect((await fetch(carol, [{ operator: "dm", operand: [alice.userId] }])).map((m) => m.id)).toEqual([]);
+  expect((await fetch(bob, [{ operator: "is", operand: "unread" }])).map((m) => m.id)).toEqual([
+    channelMessage,
+    directMessage,
+  ]);
+});
+
+// As in Zulip (zerver/actions/typing.py), everyone in the conversation is notified, the typist included.
+it("typing in a direct conversation reaches the two people in it only", async () => {
+  ok(await sys.api(alice).post("/typing", { type: "direct", op: "start", to: [bob.userId] }));
+  for (const u of [alice, bob]) {
+    const [typing] = (await q(u).until((es) => es.some((e) => e.type === "typing"))).filter((e) => e.type === "typing");
+    expect(typing).toMatchObject({
+      type: "typing",
+      op: "start",
+      message_type: "direct",
+      sender: { user_id: alice.userId, email: alice.email },
+    });
+    expect((typing!.recipients as Array<{ user_id: number }>).map((r) => r.user_id).sort()).toEqual(
+      [alice.userId, bob.userId].sort(),
+    );
+  }
+  await settle();
+  for (const u of [carol, dave]) expect((await q(u).drain()).filter((e) => e.type === "typing")).toEqual([]);
+});
+
+it("typing in a channel topic reaches the channel's subscribers only", async () => {
+  ok(await sys.api(bob).post("/typing", { type: "stream", op: "start", stream_id: channelId, topic: "kickoff" }));
+  for (const u of [alice, bob, carol]) {
+    const events = await q(u).until((es) => es.some((e) => e.type === "typing" && e.stream_id === channelId));
+    expect(events.find((e) => e.type === "typing" && e.stream_id === channelId)).toMatchObject({
+      op: "start",
+      message_type: "stream",
+      stream_id: channelId,
+      topic: "kickoff",
+      sender: { user_id: bob.userId, email: bob.email },
+    });
+  }
+  await settle();
+  expect((await q(dave).drain()).filter((e) => e.type === "typing")).toEqual([]);
+});
