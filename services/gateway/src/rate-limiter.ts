@@ -10,37 +10,76 @@ export interface RateDecision {
   retryAfter: number;
 }
 
+interface Pending {
+  resolve: (d: RateDecision) => void;
+  reject: (err: unknown) => void;
+}
+
 /**
  * Fixed-window counter per key in a NATS JetStream KV bucket, so that every
  * gateway instance counts against the same total. Compare-and-set on the
- * entry's revision makes concurrent increments safe; old windows expire with
- * the bucket's TTL.
+ * entry's revision makes increments exact across instances; requests for the
+ * same key arriving together in this instance are counted in one
+ * compare-and-set (+n), so a busy user does not make its own requests collide.
+ * Old windows expire with the bucket's TTL.
  */
 export class RateLimiter {
+  private readonly pending = new Map<string, Pending[]>();
+
   constructor(
     private readonly kv: KV,
     private readonly limit: number,
     private readonly windowSeconds: number,
   ) {}
 
-  async hit(key: string, now = Date.now()): Promise<RateDecision> {
-    const window = Math.floor(now / 1000 / this.windowSeconds);
-    const reset = (window + 1) * this.windowSeconds;
-    const k = `${key}.${window}`;
+  hit(key: string): Promise<RateDecision> {
+    return new Promise((resolve, reject) => {
+      const queue = this.pending.get(key);
+      if (queue) return void queue.push({ resolve, reject });
+      this.pending.set(key, [{ resolve, reject }]);
+      void this.pump(key);
+    });
+  }
+
+  private async pump(key: string): Promise<void> {
+    for (let batch = this.pending.get(key)!; batch.length > 0; batch = this.pending.get(key)!) {
+      this.pending.set(key, []);
+      try {
+        const decisions = await this.count(key, batch.length);
+        batch.forEach((p, i) => p.resolve(decisions[i]!));
+      } catch (err) {
+        batch.forEach((p) => p.reject(err));
+      }
+    }
+    this.pending.delete(key);
+  }
+
+  /** Counts `n` requests in the current window; the first ones fit, those past the limit are refused. */
+  private async count(key: string, n: number): Promise<RateDecision[]> {
     for (let attempt = 0; ; attempt++) {
+      const now = Date.now() / 1000;
+      const window = Math.floor(now / this.windowSeconds);
+      const reset = (window + 1) * this.windowSeconds;
+      const k = `${key}.${window}`;
       const entry = await this.kv.get(k);
       const used = entry && entry.length > 0 ? Number(entry.string()) : 0;
-      if (used >= this.limit) {
-        return { allowed: false, limit: this.limit, remaining: 0, reset, retryAfter: Math.max(1, reset - now / 1000) };
-      }
+      const granted = Math.max(0, Math.min(n, this.limit - used));
       try {
-        if (entry) await this.kv.update(k, String(used + 1), entry.revision);
-        else await this.kv.create(k, String(used + 1));
-        return { allowed: true, limit: this.limit, remaining: this.limit - used - 1, reset, retryAfter: 0 };
+        if (granted > 0) {
+          if (entry) await this.kv.update(k, String(used + granted), entry.revision);
+          else await this.kv.create(k, String(used + granted));
+        }
       } catch (err) {
-        // Another request won the race for this revision: read again.
+        // Another gateway counted first: read again, after a short random pause.
         if (attempt >= 20) throw err;
+        await new Promise((r) => setTimeout(r, Math.random() * 5));
+        continue;
       }
+      return Array.from({ length: n }, (_, i) =>
+        i < granted
+          ? { allowed: true, limit: this.limit, remaining: this.limit - used - i - 1, reset, retryAfter: 0 }
+          : { allowed: false, limit: this.limit, remaining: 0, reset, retryAfter: Math.max(1, reset - now) },
+      );
     }
   }
 }

@@ -49,6 +49,20 @@ describe("rate limit shared by two gateway instances", () => {
     }
   });
 
+  it("a concurrent burst gets exactly the limit, the rest 429, never an error", async () => {
+    const burst = await newUser(sys, "burst@example.com");
+    const statuses = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        sys
+          .api(burst)
+          .get("/users/me")
+          .then((r) => r.status),
+      ),
+    );
+    expect(statuses.filter((s) => s === 200)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(15);
+  });
+
   it("limits each user separately", async () => {
     const other = await newUser(sys, "other@example.com");
     const res = await sys.api(other).get("/users/me");
