@@ -1,6 +1,7 @@
 import { ok } from "@teamchat/shared/src/testing/api";
 import { startSystem, type TestSystem } from "../../../test/support/system";
-import { alertWords, createUser, publish, registerQueue, stubRegisterParts, type TestUser } from "./helpers";
+import { makeUser, type TestUser } from "../../../test/support/users";
+import { alertWords, publish, registerQueue } from "./helpers";
 
 const HEARTBEAT_SECONDS = 3;
 let sys: TestSystem;
@@ -13,8 +14,7 @@ beforeAll(async () => {
       RATE_LIMIT_REQUESTS: "10000",
     },
   });
-  await stubRegisterParts(sys);
-  other = await createUser(sys, "other");
+  other = await makeUser(sys, "other");
 });
 afterAll(() => sys?.stop());
 

@@ -1,6 +1,6 @@
 import { ok } from "@teamchat/shared/src/testing/api";
 import { startSystem, type TestSystem } from "../../../test/support/system";
-import { alertWords, publish, registerQueue, stubRegisterParts } from "./helpers";
+import { alertWords, publish, registerQueue } from "./helpers";
 
 const HEARTBEAT_SECONDS = 20;
 let sys: TestSystem;
@@ -8,7 +8,6 @@ beforeAll(async () => {
   sys = await startSystem({
     env: { EVENT_HEARTBEAT_SECONDS: String(HEARTBEAT_SECONDS), RATE_LIMIT_REQUESTS: "10000" },
   });
-  await stubRegisterParts(sys);
 });
 afterAll(() => sys?.stop());
 

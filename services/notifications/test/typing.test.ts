@@ -1,104 +1,102 @@
-import { identity } from "@teamchat/shared";
 import { ok } from "@teamchat/shared/src/testing/api";
+import { EventReader, type ZulipEvent } from "../../../test/support/events";
 import { startSystem, type TestSystem } from "../../../test/support/system";
-import { createUser, registerQueue, stubAudience, stubIfMissing, stubRegisterParts, type TestUser } from "./helpers";
+import { makeUser, type TestUser } from "../../../test/support/users";
+import { alertWords, publish } from "./helpers";
 
 let sys: TestSystem;
+let owner: TestUser;
+/** subscribed to the channel, receives typing notifications */
 let other: TestUser;
+/** subscribed to the channel, receives_typing_notifications off */
 let quiet: TestUser;
-/** users whose receives_typing_notifications is off, when identity's summaries are stubbed */
-const quietIds = new Set<number>();
-const emails = new Map<number, string>();
+/** not subscribed to the channel */
+let outsider: TestUser;
+let channelId: number;
+let messageId: number;
 beforeAll(async () => {
   sys = await startSystem({ env: { RATE_LIMIT_REQUESTS: "10000" } });
-  await stubRegisterParts(sys);
-  other = await createUser(sys, "other");
-  quiet = await createUser(sys, "quiet");
-  emails.set(sys.owner.userId, sys.owner.email).set(other.userId, other.email).set(quiet.userId, quiet.email);
-  const stub = await stubIfMissing(sys, identity.getUserSummaries, (p) => ({
-    users: (p.user_ids as number[])
-      .filter((id) => emails.has(id))
-      .map((id) => ({
-        user_id: id,
-        email: emails.get(id)!,
-        delivery_email: emails.get(id)!,
-        full_name: "x",
-        role: 400,
-        is_active: true,
-        is_bot: false,
-        avatar_url: "",
-        avatar_version: 1,
-        receives_typing_notifications: !quietIds.has(id),
-      })),
-  }));
-  if (stub) quietIds.add(quiet.userId);
-  else ok(await sys.api(quiet).patch("/settings", { receives_typing_notifications: false }));
-  await stubAudience(sys, [sys.owner.userId, other.userId, quiet.userId]);
+  owner = { ...sys.owner, fullName: "Test Owner" };
+  [other, quiet, outsider] = [
+    await makeUser(sys, "other"),
+    await makeUser(sys, "quiet"),
+    await makeUser(sys, "outsider"),
+  ];
+  ok(await sys.api(quiet).patch("/settings", { receives_typing_notifications: false }));
+  const subscribers = [owner.userId, other.userId, quiet.userId];
+  channelId = ok(await sys.api(owner).post("/channels/create", { name: "lunch room", subscribers })).id as number;
+  messageId = ok(
+    await sys.api(owner).post("/messages", { type: "channel", to: channelId, topic: "edited topic", content: "hi" }),
+  ).id as number;
 });
 afterAll(() => sys?.stop());
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const user = (u: TestUser) => ({ email: u.email, apiKey: u.apiKey });
-const ownerUser = () => ({ email: sys.owner.email, apiKey: sys.owner.apiKey, userId: sys.owner.userId });
-const eventsOf = async (u: { email: string; apiKey: string }, queue_id: string) =>
-  ok(await sys.api(u).get("/events", { queue_id, last_event_id: -1, dont_block: true })).events;
-/** events are appended asynchronously after the reply: wait for them */
-async function arrived(u: { email: string; apiKey: string }, queue_id: string) {
-  for (let i = 0; i < 100; i++) {
-    const events = await eventsOf(u, queue_id);
-    if (events.length > 0) return events;
-    await sleep(50);
-  }
-  return [];
+/** A queue of `u` for typing events, and alert_words for the marker of `nothingFor`. */
+const listen = (u: TestUser, params: Record<string, unknown> = {}) =>
+  EventReader.register(sys.api(u), { event_types: ["alert_words", "typing", "typing_edit_message"], ...params });
+
+/** Waits for `u`'s queue to hold exactly `event`. */
+const receives = async (reader: EventReader, event: Omit<ZulipEvent, "id">) =>
+  expect(await reader.until((events) => events.length > 0)).toEqual([{ ...event, id: 0 }]);
+
+/**
+ * Asserts that these queues got nothing: a marker published after the call is
+ * appended after anything the call published (one notifications instance
+ * appends an organization's events in arrival order), so once the marker is
+ * there, an event that did not come never will.
+ */
+async function nothingFor(...listeners: Array<[TestUser, EventReader]>) {
+  publish(sys, [...new Set(listeners.map(([u]) => u.userId))], alertWords("marker"));
+  for (const [, reader] of listeners) await receives(reader, alertWords("marker"));
 }
 
 describe("POST /typing", () => {
   it("direct: the recipients (sender included, as in Zulip) who receive typing notifications get Zulip's event", async () => {
-    const [mine, theirs, quietQueue] = await Promise.all([
-      registerQueue(sys.api(ownerUser())),
-      registerQueue(sys.api(user(other))),
-      registerQueue(sys.api(user(quiet))),
-    ]);
-    ok(await sys.api(ownerUser()).post("/typing", { op: "start", to: [other.userId, quiet.userId] }));
+    const [mine, theirs, quietQueue, outside] = await Promise.all(
+      [owner, other, quiet, outsider].map((u) => listen(u)),
+    );
+    ok(await sys.api(owner).post("/typing", { op: "start", to: [other.userId, quiet.userId] }));
     const expected = {
       type: "typing",
       op: "start",
       message_type: "direct",
-      sender: { user_id: sys.owner.userId, email: sys.owner.email },
+      sender: { user_id: owner.userId, email: owner.email },
       recipients: [
         { user_id: other.userId, email: other.email },
         { user_id: quiet.userId, email: quiet.email },
-        { user_id: sys.owner.userId, email: sys.owner.email },
+        { user_id: owner.userId, email: owner.email },
       ],
-      id: 0,
     };
-    expect(await arrived(user(other), theirs)).toEqual([expected]);
-    expect(await arrived(ownerUser(), mine)).toEqual([expected]);
-    expect(await eventsOf(user(quiet), quietQueue)).toEqual([]);
+    await receives(theirs, expected);
+    await receives(mine, expected);
+    await nothingFor([quiet, quietQueue], [outsider, outside]);
   });
 
-  it("channel: only queues that declared stream_typing_notifications get it", async () => {
-    const capable = await registerQueue(sys.api(user(other)), {
-      client_capabilities: { stream_typing_notifications: true },
-    });
-    const legacy = await registerQueue(sys.api(user(other)));
-    ok(await sys.api(ownerUser()).post("/typing", { type: "channel", op: "stop", stream_id: 7, topic: "lunch" }));
-    expect(await arrived(user(other), capable)).toEqual([
-      {
-        type: "typing",
-        op: "stop",
-        message_type: "stream",
-        sender: { user_id: sys.owner.userId, email: sys.owner.email },
-        stream_id: 7,
-        topic: "lunch",
-        id: 0,
-      },
+  it("channel: subscribers who receive typing notifications, on queues that declared stream_typing_notifications", async () => {
+    const capable = { client_capabilities: { stream_typing_notifications: true } };
+    const [mine, theirs, legacy, quietQueue, outside] = await Promise.all([
+      listen(owner, capable),
+      listen(other, capable),
+      listen(other),
+      listen(quiet, capable),
+      listen(outsider, capable),
     ]);
-    expect(await eventsOf(user(other), legacy)).toEqual([]);
+    ok(await sys.api(owner).post("/typing", { type: "channel", op: "stop", stream_id: channelId, topic: "lunch" }));
+    const expected = {
+      type: "typing",
+      op: "stop",
+      message_type: "stream",
+      sender: { user_id: owner.userId, email: owner.email },
+      stream_id: channelId,
+      topic: "lunch",
+    };
+    await receives(theirs, expected);
+    await receives(mine, expected);
+    await nothingFor([other, legacy], [quiet, quietQueue], [outsider, outside]);
   });
 
   it("refuses bad requests with Zulip's errors", async () => {
-    const api = sys.api(ownerUser());
+    const api = sys.api(owner);
     const cases: Array<[Record<string, unknown>, Record<string, unknown>]> = [
       [{ op: "start" }, { code: "BAD_REQUEST", msg: "Missing 'to' argument" }],
       [
@@ -140,21 +138,21 @@ describe("POST /typing", () => {
 
 describe("POST /messages/{message_id}/typing", () => {
   it("sends typing_edit_message to the message's audience who receive typing notifications", async () => {
-    const theirs = await registerQueue(sys.api(user(other)));
-    const quietQueue = await registerQueue(sys.api(user(quiet)));
-    ok(await sys.api(ownerUser()).post("/messages/1/typing", { op: "start" }));
-    expect(await arrived(user(other), theirs)).toEqual([
-      {
-        type: "typing_edit_message",
-        op: "start",
-        sender_id: sys.owner.userId,
-        message_id: 1,
-        recipient: { type: "channel", channel_id: 7, topic: "edited topic" },
-        id: 0,
-      },
-    ]);
-    expect(await eventsOf(user(quiet), quietQueue)).toEqual([]);
-    const bad = await sys.api(ownerUser()).post("/messages/1/typing", { op: "maybe" });
+    const [mine, theirs, quietQueue, outside] = await Promise.all(
+      [owner, other, quiet, outsider].map((u) => listen(u)),
+    );
+    ok(await sys.api(owner).post(`/messages/${messageId}/typing`, { op: "start" }));
+    const expected = {
+      type: "typing_edit_message",
+      op: "start",
+      sender_id: owner.userId,
+      message_id: messageId,
+      recipient: { type: "channel", channel_id: channelId, topic: "edited topic" },
+    };
+    await receives(theirs, expected);
+    await receives(mine, expected);
+    await nothingFor([quiet, quietQueue], [outsider, outside]);
+    const bad = await sys.api(owner).post(`/messages/${messageId}/typing`, { op: "maybe" });
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ result: "error", code: "BAD_REQUEST", msg: "Invalid op" });
   });
