@@ -1,7 +1,7 @@
 import { ok } from "@teamchat/shared/src/testing/api";
 import { AUTH_INVALIDATED, BusClient, registerState } from "@teamchat/shared";
 import { startSystem, type TestSystem } from "../../../test/support/system";
-import { makeUser, type TestUser } from "./support";
+import { makeUser, type TestUser } from "../../../test/support/users";
 
 let sys: TestSystem;
 let alice: TestUser;

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { ok } from "@teamchat/shared/src/testing/api";
 import { startSystem, type TestSystem } from "../../../test/support/system";
-import { makeUser, type TestUser } from "./support";
+import { makeUser, type TestUser } from "../../../test/support/users";
 
 let sys: TestSystem;
 let admin: TestUser, moderator: TestUser, member: TestUser, guest: TestUser;

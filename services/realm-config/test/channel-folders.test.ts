@@ -1,7 +1,8 @@
 import { Role, realmConfig } from "@teamchat/shared";
 import { ok } from "@teamchat/shared/src/testing/api";
 import { startSystem, type TestSystem } from "../../../test/support/system";
-import { recordEvents, usersOfEveryRole, type RoleUser } from "./helpers";
+import { recordDomainEvents } from "../../../test/support/domain-events";
+import { usersOfEveryRole, type RoleUser } from "./helpers";
 
 let sys: TestSystem;
 let roles: RoleUser[];
@@ -28,7 +29,7 @@ const expectError = async (params: Record<string, unknown>, msg: string) => {
 
 describe("POST /channel_folders/create", () => {
   it("creates a folder with rendered description; GET lists it; everyone gets a channel_folder add event", async () => {
-    const rec = await recordEvents(sys.nc);
+    const rec = await recordDomainEvents(sys.nc, "realm-config");
     const before = Math.floor(Date.now() / 1000);
     const body = ok(await create({ name: "Engineering", description: "All **engineering** channels" }));
     expect(Object.keys(body).sort()).toEqual(["channel_folder_id", "msg", "result"]);

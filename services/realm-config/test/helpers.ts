@@ -1,16 +1,16 @@
 /** Helpers for realm-config's tests. */
 import { readFileSync } from "node:fs";
-import type { NatsConnection } from "@nats-io/transport-node";
 import Ajv from "ajv";
 import { parse } from "yaml";
-import { Role, type DomainEvent, type RoleValue } from "@teamchat/shared";
-import { ok, type Credentials } from "@teamchat/shared/src/testing/api";
+import { Role, type RoleValue } from "@teamchat/shared";
+import type { Credentials } from "@teamchat/shared/src/testing/api";
 import { ZULIP_YAML } from "@teamchat/shared/src/testing/openapi";
 import type { TestSystem } from "../../../test/support/system";
+import { makeUser } from "../../../test/support/users";
 
 export type RoleUser = { label: string; role: RoleValue; user: Credentials };
 
-/** One user per organization role, created through identity's HTTP API (the owner is the system's). */
+/** One user per organization role (the owner is the system's). */
 export async function usersOfEveryRole(sys: TestSystem): Promise<RoleUser[]> {
   const others: Array<[string, RoleValue]> = [
     ["administrator", Role.ADMINISTRATOR],
@@ -19,35 +19,8 @@ export async function usersOfEveryRole(sys: TestSystem): Promise<RoleUser[]> {
     ["guest", Role.GUEST],
   ];
   const users: RoleUser[] = [{ label: "owner", role: Role.OWNER, user: sys.owner }];
-  for (const [label, role] of others) {
-    const email = `${label}@example.com`;
-    const password = `${label}-password-1`;
-    const { user_id } = ok(await sys.api(sys.owner).post("/users", { email, password, full_name: `The ${label}` }));
-    if (role !== Role.MEMBER) ok(await sys.api(sys.owner).patch(`/users/${user_id}`, { role }));
-    const { api_key } = ok(await sys.api(null).post("/fetch_api_key", { username: email, password }));
-    users.push({ label, role, user: { email, apiKey: api_key } });
-  }
+  for (const [label, role] of others) users.push({ label, role, user: await makeUser(sys, label, role) });
   return users;
-}
-
-/** Collects the domain events realm-config publishes, to assert on them after a write. */
-export async function recordEvents(nc: NatsConnection) {
-  const events: DomainEvent[] = [];
-  const sub = nc.subscribe("events.realm-config.>", {
-    callback: (_err, msg) => {
-      events.push(msg.json<DomainEvent>());
-    },
-  });
-  await nc.flush();
-  return {
-    events,
-    /** Waits until `n` events arrived (publishing is asynchronous to the reply). */
-    async next(n = 1): Promise<DomainEvent[]> {
-      for (let i = 0; i < 100 && events.length < n; i++) await new Promise((r) => setTimeout(r, 20));
-      return events.splice(0, n);
-    },
-    stop: () => sub.unsubscribe(),
-  };
 }
 
 /**

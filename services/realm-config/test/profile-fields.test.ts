@@ -1,7 +1,8 @@
 import { BusClient, Role, registerState } from "@teamchat/shared";
 import { ok } from "@teamchat/shared/src/testing/api";
 import { startSystem, type TestSystem } from "../../../test/support/system";
-import { recordEvents, usersOfEveryRole, type RoleUser } from "./helpers";
+import { recordDomainEvents } from "../../../test/support/domain-events";
+import { usersOfEveryRole, type RoleUser } from "./helpers";
 
 let sys: TestSystem;
 let roles: RoleUser[];
@@ -21,7 +22,7 @@ const expectError = async (params: Record<string, unknown>, msg: string, code = 
 
 describe("POST /realm/profile_fields", () => {
   it("creates a short text field with Zulip's defaults; GET lists it; all users get a custom_profile_fields event", async () => {
-    const rec = await recordEvents(sys.nc);
+    const rec = await recordDomainEvents(sys.nc, "realm-config");
     const body = ok(await create({ name: "  Phone number ", hint: "Work phone", field_type: 1 }));
     expect(Object.keys(body).sort()).toEqual(["id", "msg", "result"]);
     const field = {
