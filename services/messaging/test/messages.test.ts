@@ -189,6 +189,20 @@ describe("POST /messages to a channel", () => {
     await sendOk(sys.owner as unknown as TestUser, { type: "stream", to: "admins-only", topic: "x", content: "hi" });
     // a public channel takes messages from members who are not subscribed
     await sendOk(carol, { type: "stream", to: "design", topic: "drive-by", content: "hello" });
+    // but not from guests, who may only post where they are subscribed
+    expect(pick(await send(guest, { type: "stream", to: "design", topic: "x", content: "hi" }))).toEqual(
+      bad("Not authorized to send to channel 'design'"),
+    );
+    ok(
+      await sys
+        .api(alice)
+        .post("/users/me/subscriptions", { subscriptions: [{ name: "announcements" }], principals: [guest.userId] }),
+    );
+    expect(pick(await send(guest, { type: "stream", to: "announcements", topic: "x", content: "hi" }))).toEqual(
+      bad("You do not have permission to post in this channel."),
+    );
+    await createChannel(sys, alice, "guest-room", [alice.userId, guest.userId]);
+    await sendOk(guest, { type: "stream", to: "guest-room", topic: "x", content: "hello from a guest" });
   });
 
   it("a mention sets the mentioned flag for the mentioned user only", async () => {

@@ -53,7 +53,7 @@ export class UserDirectory {
   async byIds(ctx: CallContext, realmId: number, ids: number[]): Promise<Map<number, UserSummary>> {
     const e = this.entry(realmId);
     const missing = [...new Set(ids)].filter((id) => !e.byId.has(id));
-    if (missing.length && !e.complete) {
+    if (missing.length) {
       this.remember(e, (await this.bus.request(identity.getUserSummaries, { user_ids: missing }, ctx)).users);
     }
     return new Map(ids.flatMap((id) => (e.byId.has(id) ? [[id, e.byId.get(id)!] as const] : [])));
