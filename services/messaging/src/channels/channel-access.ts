@@ -4,7 +4,7 @@ import type { ChannelDoc } from "./channel.schema";
 import { groupSetting } from "./channel-view";
 
 /** Zulip's rule: who may see that a channel exists and its settings. */
-export const canSeeMetadata = (actor: Actor, ch: ChannelDoc, subscribed: boolean): boolean =>
+export const canSeeMetadata = (actor: Pick<Actor, "role">, ch: ChannelDoc, subscribed: boolean): boolean =>
   subscribed || ch.isWebPublic || (!ch.inviteOnly && !isGuest(actor)) || (ch.inviteOnly && isAdmin(actor));
 
 /** Who may read its messages. */

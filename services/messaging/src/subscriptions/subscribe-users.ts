@@ -3,13 +3,6 @@ import { canSeeMetadata } from "../channels/channel-access";
 import { channelView, subscriptionView } from "../channels/channel-view";
 import type { ChannelDoc } from "../channels/channel.schema";
 import type { Messaging } from "../context";
-import type { UserSummary } from "../users/user-directory";
-
-const asActor = (u: UserSummary, realmId: number): Pick<Actor, "role" | "userId" | "realmId"> => ({
-  role: u.role,
-  userId: u.user_id,
-  realmId,
-});
 
 /** Active users who may see that the channel exists (Zulip's can_access_stream_metadata_user_ids). */
 export async function metadataAudience(
@@ -21,7 +14,7 @@ export async function metadataAudience(
 ): Promise<number[]> {
   const subs = new Set(subscriberIds);
   return (await m.users.all(ctx, realmId))
-    .filter((u) => u.is_active && canSeeMetadata(asActor(u, realmId) as Actor, ch, subs.has(u.user_id)))
+    .filter((u) => u.is_active && canSeeMetadata(u, ch, subs.has(u.user_id)))
     .map((u) => u.user_id)
     .sort((a, b) => a - b);
 }
