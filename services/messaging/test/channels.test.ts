@@ -1,6 +1,7 @@
 import { ok } from "@teamchat/shared/src/testing/api";
 import { startSystem, type TestSystem } from "../../../test/support/system";
-import { captureEvents, createChannel, createUser, type TestUser } from "./helpers";
+import { captureEvents, createChannel } from "./helpers";
+import { makeUser, type TestUser } from "../../../test/support/users";
 
 let sys: TestSystem;
 let alice: TestUser;
@@ -9,10 +10,10 @@ let guest: TestUser;
 let admin: TestUser;
 beforeAll(async () => {
   sys = await startSystem({ env: { RATE_LIMIT_REQUESTS: "10000" } });
-  alice = await createUser(sys, "Alice");
-  bob = await createUser(sys, "Bob");
-  guest = await createUser(sys, "Guest", 600);
-  admin = await createUser(sys, "Admin", 200);
+  alice = await makeUser(sys, "Alice", 400, "Alice");
+  bob = await makeUser(sys, "Bob", 400, "Bob");
+  guest = await makeUser(sys, "Guest", 600, "Guest");
+  admin = await makeUser(sys, "Admin", 200, "Admin");
 });
 afterAll(() => sys?.stop());
 

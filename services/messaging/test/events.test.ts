@@ -1,6 +1,6 @@
 import { ok } from "@teamchat/shared/src/testing/api";
 import { startSystem, type TestSystem } from "../../../test/support/system";
-import { createUser, type TestUser } from "./helpers";
+import { makeUser, type TestUser } from "../../../test/support/users";
 
 let sys: TestSystem;
 let alice: TestUser;
@@ -8,9 +8,9 @@ let bob: TestUser;
 let carol: TestUser;
 beforeAll(async () => {
   sys = await startSystem({ env: { RATE_LIMIT_REQUESTS: "10000" } });
-  alice = await createUser(sys, "Alice");
-  bob = await createUser(sys, "Bob");
-  carol = await createUser(sys, "Carol");
+  alice = await makeUser(sys, "Alice", 400, "Alice");
+  bob = await makeUser(sys, "Bob", 400, "Bob");
+  carol = await makeUser(sys, "Carol", 400, "Carol");
 });
 afterAll(() => sys?.stop());
 

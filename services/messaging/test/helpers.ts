@@ -1,21 +1,5 @@
-import { ok } from "@teamchat/shared/src/testing/api";
-import type { Credentials } from "@teamchat/shared/src/testing/api";
+import { ok, type Credentials } from "@teamchat/shared/src/testing/api";
 import type { TestSystem } from "../../../test/support/system";
-
-export type TestUser = Credentials & { userId: number; fullName: string };
-
-let seq = 0;
-
-/** A new user of the test organization (POST /users, then a key from /fetch_api_key), with a role. */
-export async function createUser(sys: TestSystem, name: string, role = 400): Promise<TestUser> {
-  const email = `${name.toLowerCase()}${++seq}@example.com`;
-  const password = `pw-${name}-${seq}-secret`;
-  const owner = sys.api(sys.owner);
-  const { user_id } = ok(await owner.post("/users", { email, password, full_name: name }));
-  if (role !== 400) ok(await owner.patch(`/users/${user_id}`, { role }));
-  const { api_key } = ok(await sys.api(null).post("/fetch_api_key", { username: email, password }));
-  return { email, apiKey: api_key, userId: user_id, fullName: name };
-}
 
 /** Creates a channel as `user` and returns its id. */
 export async function createChannel(

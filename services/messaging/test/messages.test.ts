@@ -1,6 +1,7 @@
 import { ok, type Body } from "@teamchat/shared/src/testing/api";
 import { startSystem, type TestSystem } from "../../../test/support/system";
-import { captureEvents, createChannel, createUser, type TestUser } from "./helpers";
+import { captureEvents, createChannel } from "./helpers";
+import { makeUser, type TestUser } from "../../../test/support/users";
 
 let sys: TestSystem;
 let alice: TestUser;
@@ -10,10 +11,10 @@ let guest: TestUser;
 let design: number;
 beforeAll(async () => {
   sys = await startSystem({ env: { RATE_LIMIT_REQUESTS: "10000" } });
-  alice = await createUser(sys, "Alice");
-  bob = await createUser(sys, "Bob");
-  carol = await createUser(sys, "Carol");
-  guest = await createUser(sys, "Guest", 600);
+  alice = await makeUser(sys, "Alice", 400, "Alice");
+  bob = await makeUser(sys, "Bob", 400, "Bob");
+  carol = await makeUser(sys, "Carol", 400, "Carol");
+  guest = await makeUser(sys, "Guest", 600, "Guest");
   design = await createChannel(sys, alice, "design", [alice.userId, bob.userId]);
 });
 afterAll(() => sys?.stop());

@@ -1,6 +1,7 @@
 import { ok } from "@teamchat/shared/src/testing/api";
 import { startSystem, type TestSystem } from "../../../test/support/system";
-import { createChannel, createUser, type TestUser } from "./helpers";
+import { createChannel } from "./helpers";
+import { makeUser, type TestUser } from "../../../test/support/users";
 
 let sys: TestSystem;
 let alice: TestUser;
@@ -11,9 +12,9 @@ let vault: number;
 const sent: Record<string, number> = {};
 beforeAll(async () => {
   sys = await startSystem({ env: { RATE_LIMIT_REQUESTS: "10000" } });
-  alice = await createUser(sys, "Alice");
-  bob = await createUser(sys, "Bob");
-  carol = await createUser(sys, "Carol");
+  alice = await makeUser(sys, "Alice", 400, "Alice");
+  bob = await makeUser(sys, "Bob", 400, "Bob");
+  carol = await makeUser(sys, "Carol", 400, "Carol");
   design = await createChannel(sys, alice, "design", [alice.userId, bob.userId], { is_default_stream: true });
   vault = await createChannel(sys, alice, "vault", [alice.userId], { invite_only: true });
   await createChannel(sys, alice, "archive", [bob.userId]);

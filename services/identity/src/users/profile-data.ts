@@ -1,20 +1,11 @@
 import MarkdownIt from "markdown-it";
-import { badRequest, type realmConfig } from "@teamchat/shared";
+import { badRequest, realmConfig } from "@teamchat/shared";
 import type { ProfileValue } from "./user.schema";
 
 type Field = realmConfig.CustomProfileField;
 export type ProfileUpdate = { id: number; value: string | number[] | null };
 
-const FieldType = {
-  SHORT_TEXT: 1,
-  LONG_TEXT: 2,
-  SELECT: 3,
-  DATE: 4,
-  URL: 5,
-  USER: 6,
-  EXTERNAL_ACCOUNT: 7,
-  PRONOUNS: 8,
-};
+const FieldType = realmConfig.ProfileFieldType;
 /** Zulip's check_short_string / check_long_string limits. */
 const MAX_LENGTH: Record<number, number> = {
   [FieldType.SHORT_TEXT]: 50,
