@@ -47,6 +47,8 @@ export async function startService(
   });
   const deps: ServiceDeps = { nc, db, config, log, bus: new BusClient(nc, config.BUS_TIMEOUT_MS), server };
   const running = await factory(deps);
+  // The server has processed our subscriptions once a flush returns: only then is this instance reachable.
+  await nc.flush();
   let stopping: Promise<void> | undefined;
   const shutdown = () =>
     (stopping ??= (async () => {

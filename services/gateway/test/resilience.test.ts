@@ -96,6 +96,7 @@ describe("services down or slow", () => {
     await sys.stopService("identity");
     // A stuck instance: takes the request, never replies.
     const stuck = sys.nc.subscribe(identity.authenticate.subject, { queue: "identity", callback: () => undefined });
+    await sys.nc.flush(); // the server knows the subscriber before the request arrives
     try {
       const res = await sys.api(sys.owner).get("/users/me");
       expect(res.status).toBe(504);
