@@ -50,18 +50,20 @@ function manage(...args: string[]): Promise<{ status: number | null; stdout: str
   });
 }
 
+const CREATE_ACME = [
+  "create-realm",
+  "--name",
+  "Acme",
+  "--subdomain",
+  "acme",
+  "--owner-email",
+  "boss@acme.example",
+  "--owner-name",
+  "The Boss",
+];
+
 it("create-realm creates an organization and its owner and prints the owner's API key", async () => {
-  const run = await manage(
-    "create-realm",
-    "--name",
-    "Acme",
-    "--subdomain",
-    "acme",
-    "--owner-email",
-    "boss@acme.example",
-    "--owner-name",
-    "The Boss",
-  );
+  const run = await manage(...CREATE_ACME);
   expect(run.stderr).toBe("");
   expect(run.status).toBe(0);
   expect(run.stdout).toContain('Created organization "Acme" at http://acme.localhost');
@@ -83,17 +85,7 @@ it("create-realm creates an organization and its owner and prints the owner's AP
 });
 
 it("running it again finds the organization and issues a new key", async () => {
-  const run = await manage(
-    "create-realm",
-    "--name",
-    "Acme",
-    "--subdomain",
-    "acme",
-    "--owner-email",
-    "boss@acme.example",
-    "--owner-name",
-    "The Boss",
-  );
+  const run = await manage(...CREATE_ACME);
   expect(run.status).toBe(0);
   expect(run.stdout).toContain('Found existing organization "Acme"');
   expect(run.stdout).toContain("existing");
