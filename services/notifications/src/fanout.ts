@@ -1,6 +1,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { ALL_EVENTS, type DomainEvent, type Logger } from "@teamchat/shared";
 import { accepts } from "./accepts";
+import { forClient } from "./client-view";
 import type { EventStore } from "./event-store";
 
 /**
@@ -17,7 +18,7 @@ export function consumeDomainEvents(nc: NatsConnection, store: EventStore, log: 
     await Promise.all(
       queues
         .filter((q) => accepts(q, ev.event))
-        .map((q) => store.append(q, { ...ev.event, ...(ev.perUser?.[q.userId] ?? {}) })),
+        .map((q) => store.append(q, forClient(q, { ...ev.event, ...(ev.perUser?.[q.userId] ?? {}) }))),
     );
   };
 

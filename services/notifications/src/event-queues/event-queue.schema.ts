@@ -13,6 +13,8 @@ export interface EventQueueDoc {
   clientGravatar: boolean;
   /** the register call's client_capabilities (stream_typing_notifications, ...) */
   clientCapabilities: Record<string, unknown>;
+  /** the organization's realm_empty_topic_display_name when the client registered (convention 9) */
+  emptyTopicName: string;
   /** the highest event id appended (a hint: ids are claimed by inserting the event under a unique index) */
   lastEventId: number;
   /** events up to this id were acknowledged and deleted (Zulip's newest_pruned_id) */
@@ -33,6 +35,7 @@ export const eventQueueSchema = new Schema<EventQueueDoc>(
     narrow: { type: Schema.Types.Mixed, default: [] },
     clientGravatar: { type: Boolean, default: true },
     clientCapabilities: { type: Schema.Types.Mixed, default: {} },
+    emptyTopicName: { type: String, default: "" },
     lastEventId: { type: Number, default: -1 },
     prunedThrough: { type: Number, default: -1 },
     lifespanSecs: { type: Number, required: true },

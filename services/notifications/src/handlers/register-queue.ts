@@ -26,6 +26,8 @@ export const registerQueueHandler =
     const { realm, actor } = requireUser(ctx);
     const now = Date.now();
     const lifespanSecs = Math.min(p.queue_lifespan_secs || defaultLifespanSecs, MAX_QUEUE_LIFESPAN_SECS);
+    // what this client is told the empty topic is called, for its message events
+    const settings = await bus.request(realmConfig.getRealmSettings, {}, ctx);
     const queue = {
       realmId: realm.id,
       queueId: randomUUID(),
@@ -35,6 +37,7 @@ export const registerQueueHandler =
       narrow: p.narrow,
       clientGravatar: p.client_gravatar,
       clientCapabilities: p.client_capabilities,
+      emptyTopicName: settings.realm_empty_topic_display_name,
       lastEventId: -1,
       prunedThrough: -1,
       lifespanSecs,
