@@ -70,7 +70,13 @@ it("registers with event_types=null, receives a direct message and typing, dereg
   }
   const message = seen.find((e) => e.type === "message")!;
   expect(Object.keys(message).sort()).toEqual(["flags", "id", "message", "type"]);
-  expect(message.message).toMatchObject({ id: dm.id, content: "<p>hi bob</p>", sender_id: alice.userId });
+  // register's apply_markdown defaults to false: the text as typed
+  expect(message.message).toMatchObject({
+    id: dm.id,
+    content: "hi bob",
+    content_type: "text/x-markdown",
+    sender_id: alice.userId,
+  });
   expect(seen.find((e) => e.type === "typing")).toMatchObject({ op: "start", sender: { user_id: alice.userId } });
 
   expect(await zb.queues.deregister({ queue_id: reg.queue_id })).toMatchObject({ result: "success" });

@@ -20,6 +20,8 @@ beforeAll(async () => {
       u.email,
       await EventReader.register(sys.api(u), {
         event_types: ["message", "typing", "subscription"],
+        // as the web and terminal clients do: HTML content in message events
+        apply_markdown: true,
         client_capabilities: { stream_typing_notifications: true },
       }),
     );

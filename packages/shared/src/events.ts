@@ -12,6 +12,8 @@ export interface DomainEvent {
   userIds: number[] | "all";
   event: { type: string; [field: string]: unknown };
   perUser?: Record<number, Record<string, unknown>>;
+  /** message events: the Markdown source, for clients registered with apply_markdown=false (not sent as such) */
+  markdown?: string;
 }
 
 /** Subject of domain events: `events.<service>.<event type>`. notifications listens on `events.>`. */

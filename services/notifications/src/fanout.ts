@@ -18,7 +18,7 @@ export function consumeDomainEvents(nc: NatsConnection, store: EventStore, log: 
     await Promise.all(
       queues
         .filter((q) => accepts(q, ev.event))
-        .map((q) => store.append(q, forClient(q, { ...ev.event, ...(ev.perUser?.[q.userId] ?? {}) }))),
+        .map((q) => store.append(q, forClient(q, { ...ev.event, ...(ev.perUser?.[q.userId] ?? {}) }, ev.markdown))),
     );
   };
 

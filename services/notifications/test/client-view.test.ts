@@ -36,3 +36,25 @@ it("the empty topic reaches clients without empty_topic_name as the organization
   // direct messages have no topic: their empty subject stays empty
   expect(subjectsOf(legacy)).toEqual(["general chat", "named", ""]);
 });
+
+it("content and avatar follow the queue's apply_markdown and client_gravatar", async () => {
+  const viewer = await makeUser(sys, "viewer");
+  ok(
+    await sys
+      .api(sys.owner)
+      .post("/channels/create", { name: "looks", subscribers: [sys.owner.userId, viewer.userId] }),
+  );
+  const api = sys.api(viewer);
+  const byDefault = await EventReader.register(api, { event_types: ["message"] });
+  const rendered = await EventReader.register(api, {
+    event_types: ["message"],
+    apply_markdown: true,
+    client_gravatar: false,
+  });
+  ok(await sys.api(sys.owner).post("/messages", { type: "stream", to: "looks", topic: "t", content: "**bold**" }));
+  const [plain] = (await byDefault.until((es) => es.length === 1)).map((e) => e.message as Record<string, unknown>);
+  const [html] = (await rendered.until((es) => es.length === 1)).map((e) => e.message as Record<string, unknown>);
+  expect(plain).toMatchObject({ content: "**bold**", content_type: "text/x-markdown", avatar_url: null });
+  expect(html).toMatchObject({ content: "<p><strong>bold</strong></p>", content_type: "text/html" });
+  expect(html.avatar_url).toMatch(/^https:\/\/secure\.gravatar\.com\/avatar\//);
+});

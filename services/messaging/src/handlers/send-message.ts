@@ -150,6 +150,7 @@ export const sendMessageHandler =
         userIds: message.receivers,
         event: { type: "message", message: messageView(message, vc) },
         perUser: Object.fromEntries(message.receivers.map((id) => [id, { flags: flagsOf(id) }])),
+        markdown: message.content,
       },
       ctx.requestId,
     );

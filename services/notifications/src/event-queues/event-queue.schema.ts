@@ -11,6 +11,7 @@ export interface EventQueueDoc {
   allPublicStreams: boolean;
   narrow: string[][];
   clientGravatar: boolean;
+  applyMarkdown: boolean;
   /** the register call's client_capabilities (stream_typing_notifications, ...) */
   clientCapabilities: Record<string, unknown>;
   /** the organization's realm_empty_topic_display_name when the client registered (convention 9) */
@@ -34,6 +35,7 @@ export const eventQueueSchema = new Schema<EventQueueDoc>(
     allPublicStreams: { type: Boolean, default: false },
     narrow: { type: Schema.Types.Mixed, default: [] },
     clientGravatar: { type: Boolean, default: true },
+    applyMarkdown: { type: Boolean, default: true },
     clientCapabilities: { type: Schema.Types.Mixed, default: {} },
     emptyTopicName: { type: String, default: "" },
     lastEventId: { type: Number, default: -1 },

@@ -36,6 +36,7 @@ export const registerQueueHandler =
       allPublicStreams: p.all_public_streams,
       narrow: p.narrow,
       clientGravatar: p.client_gravatar,
+      applyMarkdown: p.apply_markdown,
       clientCapabilities: p.client_capabilities,
       emptyTopicName: settings.realm_empty_topic_display_name,
       lastEventId: -1,
