@@ -8,7 +8,7 @@ export type ZulipEvent = { type: string; [field: string]: unknown };
 export type QueuedEvent = ZulipEvent & { id: number };
 type QueueRef = Pick<EventQueueDoc, "realmId" | "queueId">;
 
-/** How long a reader waits for an id that was allocated but not yet written before skipping it. */
+/** How long a reader waits for a hole (a lower id whose insert is still in flight) before skipping it. */
 const GAP_RETRIES = 20;
 const GAP_RETRY_MS = 50;
 
@@ -65,11 +65,11 @@ export class EventStore {
   }
 
   /**
-   * Events after `after`, in order, or null when the queue is gone. Appends on
-   * other instances allocate an id before writing the event: a reader that sees
-   * a hole waits briefly for it, so a later event is never delivered (and then
-   * acknowledged, deleting everything up to it) before an earlier one lands.
-   * A hole that stays (an instance died between the two writes) is skipped.
+   * Events after `after`, in order, or null when the queue is gone. Concurrent
+   * appenders (on any instance) claim ids by inserting, so a higher id can land
+   * before a lower one: a reader that sees a hole waits briefly for it, so a
+   * later event is never delivered (and then acknowledged) before an earlier one.
+   * A hole that stays (an insert that failed for good) is skipped.
    */
   async pending(q: QueueRef, after: number): Promise<QueuedEvent[] | null> {
     for (let attempt = 0; ; attempt++) {
