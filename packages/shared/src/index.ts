@@ -4,6 +4,7 @@ export * from "./config";
 export * from "./contract";
 export * from "./db";
 export * from "./errors";
+export * from "./ids";
 export * from "./events";
 export * from "./logger";
 export * from "./params";
