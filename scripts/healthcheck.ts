@@ -7,7 +7,7 @@ async function main() {
   const config = loadConfig();
   const nc = await connectNats(config, "healthcheck");
   try {
-    await new BusClient(nc, 2_000).request(
+    await new BusClient(nc, { timeoutMs: 2_000 }).request(
       healthContract(service),
       {},
       { realm: null, actor: null, requestId: "healthcheck" },

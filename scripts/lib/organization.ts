@@ -21,7 +21,7 @@ export interface CreatedOrganization {
 
 /** Creates (or finds) an organization and its owner over the bus, as the services own that data. */
 export async function createOrganization(nc: NatsConnection, org: NewOrganization): Promise<CreatedOrganization> {
-  const bus = new BusClient(nc, 15_000);
+  const bus = new BusClient(nc, { timeoutMs: 15_000 });
   const requestId = `manage-${randomUUID()}`;
   const { realm, created } = await bus.request(
     realmConfig.createRealm,

@@ -2,13 +2,26 @@ import { headers as natsHeaders, type Msg, type NatsConnection, type Subscriptio
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Actor, RealmRef } from "./actor";
-import { healthContract, type Contract, type ParamsOf, type ReplyOf } from "./contract";
-import { ZulipError, internalError, unauthorized, type WireError } from "./errors";
+import { z } from "zod";
+import {
+  envelopeSchema,
+  healthContract,
+  type Contract,
+  type Envelope,
+  type ParamsIn,
+  type ParamsOf,
+  type ReplyOf,
+} from "./contract";
+import { ZulipError, internalError, unauthorized, wireErrorSchema } from "./errors";
 import { parseParams } from "./params";
 
 export const REQUEST_ID_HEADER = "x-request-id";
 
-type WireReply = { ok: true; data: unknown } | { ok: false; error: WireError };
+const wireReplySchema = z.discriminatedUnion("ok", [
+  z.object({ ok: z.literal(true), data: z.unknown() }),
+  z.object({ ok: z.literal(false), error: wireErrorSchema }),
+]);
+type WireReply = z.infer<typeof wireReplySchema>;
 
 export interface CallContext {
   realm: RealmRef | null;
@@ -39,28 +52,58 @@ export type Handler<C extends Contract> = (
 const encoder = new TextEncoder();
 const encode = (v: unknown): Uint8Array => encoder.encode(JSON.stringify(v));
 
+export interface BusClientOptions {
+  /** Used when the contract sets no timeout of its own. */
+  timeoutMs?: number;
+  /** Check each reply against the contract's reply schema (development and tests). */
+  checkReplies?: boolean;
+}
+
 /** The caller's end: typed requests with timeout; "no responders" → 503, timeout → 504. */
 export class BusClient {
+  private readonly timeoutMs: number;
+  private readonly checkReplies: boolean;
+
   constructor(
     private readonly nc: NatsConnection,
-    private readonly defaultTimeoutMs = 10_000,
-  ) {}
+    opts: BusClientOptions = {},
+  ) {
+    this.timeoutMs = opts.timeoutMs ?? 10_000;
+    this.checkReplies = opts.checkReplies ?? true;
+  }
 
-  async request<C extends Contract>(contract: C, params: unknown, ctx: CallContext): Promise<ReplyOf<C>> {
+  /** A call between services: the parameters are typed by the contract, so a misspelt one does not compile. */
+  request<C extends Contract>(contract: C, params: ParamsIn<C>, ctx: CallContext): Promise<ReplyOf<C>> {
+    return this.send(contract, params, ctx) as Promise<ReplyOf<C>>;
+  }
+
+  /** The gateway's HTTP path: parameters decoded from a request, validated by the service that owns the operation. */
+  forward(contract: Contract, params: Record<string, unknown>, ctx: CallContext): Promise<unknown> {
+    return this.send(contract, params, ctx);
+  }
+
+  private async send(contract: Contract, params: unknown, ctx: CallContext): Promise<unknown> {
     const h = natsHeaders();
     h.set(REQUEST_ID_HEADER, ctx.requestId);
+    const envelope: Envelope = { realm: ctx.realm, actor: ctx.actor, params };
     let msg: Msg;
     try {
-      msg = await this.nc.request(contract.subject, encode({ realm: ctx.realm, actor: ctx.actor, params }), {
-        timeout: contract.timeoutMs ?? this.defaultTimeoutMs,
+      msg = await this.nc.request(contract.subject, encode(envelope), {
+        timeout: contract.timeoutMs ?? this.timeoutMs,
         headers: h,
       });
     } catch (err) {
       throw busFailure(err, contract.subject);
     }
-    const reply = msg.json<WireReply>();
+    const reply = wireReplySchema.parse(msg.json());
     if (!reply.ok) throw ZulipError.fromWire(reply.error);
-    return reply.data as ReplyOf<C>;
+    if (this.checkReplies) {
+      const checked = contract.reply.safeParse(reply.data);
+      if (!checked.success) {
+        throw new Error(`${contract.subject}: reply breaks its contract: ${JSON.stringify(checked.error.issues)}`);
+      }
+    }
+    return reply.data;
   }
 }
 
@@ -80,7 +123,7 @@ export interface BusServerOptions {
   nc: NatsConnection;
   service: string;
   logger: Logger;
-  /** Requests handled at once by this instance; more wait in NATS' socket buffer. */
+  /** Requests handled at once by this instance; more wait for a slot in arrival order. */
   concurrency?: number;
   /** Check replies against the contract (development and tests; off in production for speed). */
   validateReplies?: boolean;
@@ -89,12 +132,15 @@ export interface BusServerOptions {
 /**
  * The callee's end: one queue-group subscription per contract (instances share
  * the load), handlers run concurrently up to `concurrency`, every request gets a
- * reply (result or error), and drain() finishes in-flight work before returning.
+ * reply (result or error), and drain() finishes accepted work before returning.
  */
 export class BusServer {
   private readonly subs: Subscription[] = [];
-  private readonly inFlight = new Set<Promise<void>>();
-  private waiting: Array<() => void> = [];
+  /** Every accepted request, waiting or running, so that drain() can await them all. */
+  private readonly accepted = new Set<Promise<void>>();
+  private running = 0;
+  /** Requests waiting for a slot, first come first served. */
+  private readonly waiting: Array<() => void> = [];
   private readonly concurrency: number;
 
   constructor(private readonly opts: BusServerOptions) {
@@ -110,38 +156,54 @@ export class BusServer {
           this.opts.logger.error({ err, subject: contract.subject }, "subscription error");
           return;
         }
-        this.track(this.serve(contract, handler as Handler<Contract>, msg));
+        const work = this.serve(contract, handler as Handler<Contract>, msg);
+        this.accepted.add(work);
+        void work.finally(() => this.accepted.delete(work));
       },
     });
     this.subs.push(sub);
     return this;
   }
 
-  private track(p: Promise<void>): void {
-    this.inFlight.add(p);
-    void p.finally(() => {
-      this.inFlight.delete(p);
-      this.waiting.shift()?.();
-    });
+  /** Callback subscriptions deliver without waiting: bound the work running at once. */
+  private acquire(): Promise<void> {
+    if (this.running < this.concurrency) {
+      this.running++;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve) => this.waiting.push(resolve));
   }
 
-  private async slot(): Promise<void> {
-    // Callback subscriptions deliver without waiting; bound the work we start at once.
-    while (this.inFlight.size > this.concurrency) {
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
-    }
+  /** A freed slot goes straight to the next waiter, so `running` never undercounts. */
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.running--;
   }
 
   private async serve(contract: Contract, handler: Handler<Contract>, msg: Msg): Promise<void> {
-    await this.slot();
+    await this.acquire();
+    try {
+      await this.answer(contract, handler, msg);
+    } finally {
+      this.release();
+    }
+  }
+
+  private async answer(contract: Contract, handler: Handler<Contract>, msg: Msg): Promise<void> {
     const requestId = msg.headers?.get(REQUEST_ID_HEADER) || randomUUID();
     const log = this.opts.logger.child({ requestId, subject: contract.subject });
     const started = performance.now();
     let reply: WireReply;
     try {
-      const envelope = msg.json<{ realm: RealmRef | null; actor: Actor | null; params: unknown }>();
-      const params = parseParams(contract.params, (envelope.params ?? {}) as Record<string, unknown>);
-      const data = await handler(params, { realm: envelope.realm, actor: envelope.actor, requestId, log });
+      const envelope = envelopeSchema.safeParse(msg.json());
+      if (!envelope.success) {
+        log.error({ issues: envelope.error.issues }, "malformed request envelope");
+        throw internalError();
+      }
+      const { realm, actor, params } = envelope.data;
+      const parsed = parseParams(contract.params, (params ?? {}) as Record<string, unknown>);
+      const data = await handler(parsed, { realm, actor, requestId, log });
       if (this.opts.validateReplies) {
         const checked = contract.reply.safeParse(data);
         if (!checked.success) {
@@ -163,10 +225,10 @@ export class BusServer {
     log.debug({ ok: reply.ok, ms: Math.round((performance.now() - started) * 10) / 10 }, "handled");
   }
 
-  /** Stop taking requests, finish the ones in flight. The connection is the caller's to close. */
+  /** Stop taking requests, finish the accepted ones. The connection is the caller's to close. */
   async drain(): Promise<void> {
     await Promise.all(this.subs.map((s) => s.drain().catch(() => undefined)));
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    while (this.accepted.size > 0) await Promise.allSettled([...this.accepted]);
   }
 }
 

@@ -1,20 +1,73 @@
+import { z } from "zod";
+
 /**
- * The one error type that crosses the bus. Services throw it; the bus carries
- * {code, msg, status, extra}; the gateway renders Zulip's
- * {"result":"error","msg":...,"code":...,...extra} with `status`.
+ * Every error code a reply can carry: Zulip's ErrorCode enum
+ * (zerver/lib/exceptions.py) plus the three the bus adds for infrastructure
+ * failures. A code outside this list does not compile.
  */
+export const ERROR_CODES = [
+  "BAD_REQUEST",
+  "REQUEST_VARIABLE_MISSING",
+  "REQUEST_VARIABLE_INVALID",
+  "INVALID_JSON",
+  "BAD_IMAGE",
+  "REALM_UPLOAD_QUOTA",
+  "BAD_NARROW",
+  "CANNOT_DEACTIVATE_LAST_USER",
+  "STREAM_DOES_NOT_EXIST",
+  "UNAUTHORIZED_PRINCIPAL",
+  "BAD_EVENT_QUEUE_ID",
+  "INVITATION_FAILED",
+  "INVALID_PUSH_DEVICE_TOKEN",
+  "INVALID_REMOTE_PUSH_DEVICE_TOKEN",
+  "INVALID_MARKDOWN_INCLUDE_STATEMENT",
+  "REQUEST_CONFUSING_VAR",
+  "INVALID_API_KEY",
+  "UNAUTHENTICATED_USER",
+  "NONEXISTENT_SUBDOMAIN",
+  "RATE_LIMIT_HIT",
+  "USER_DEACTIVATED",
+  "REALM_DEACTIVATED",
+  "PASSWORD_AUTH_DISABLED",
+  "PASSWORD_RESET_REQUIRED",
+  "AUTHENTICATION_FAILED",
+  "UNAUTHORIZED",
+  "REQUEST_TIMEOUT",
+  "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED",
+  "REACTION_ALREADY_EXISTS",
+  "REACTION_DOES_NOT_EXIST",
+  "SERVER_NOT_READY",
+  "TOPIC_WILDCARD_MENTION_NOT_ALLOWED",
+  "STREAM_WILDCARD_MENTION_NOT_ALLOWED",
+  "CANNOT_DEACTIVATE_GROUP_IN_USE",
+  "PUSH_SERVICE_NOT_CONFIGURED",
+  "CHANNEL_ALREADY_EXISTS",
+  // this server's infrastructure failures (a service is down, slow, or failed)
+  "SERVICE_UNAVAILABLE",
+  "GATEWAY_TIMEOUT",
+  "INTERNAL_SERVER_ERROR",
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** Fields beside msg and code in an error reply (e.g. `var_name`, `queue_id`). */
 export type ErrorExtra = Record<string, unknown>;
 
-export interface WireError {
-  code: string;
-  msg: string;
-  status: number;
-  extra?: ErrorExtra;
-}
+/** An error as it crosses the bus: the gateway renders it as Zulip's error reply with `status`. */
+export const wireErrorSchema = z.object({
+  code: z.enum(ERROR_CODES),
+  msg: z.string(),
+  status: z.number().int(),
+  extra: z.record(z.string(), z.unknown()).optional(),
+});
+export type WireError = z.infer<typeof wireErrorSchema>;
 
+/**
+ * The one error type that crosses the bus. Services throw it; the gateway
+ * renders Zulip's {"result":"error","msg":...,"code":...,...extra} with `status`.
+ */
 export class ZulipError extends Error {
   constructor(
-    readonly code: string,
+    readonly code: ErrorCode,
     msg: string,
     readonly status = 400,
     readonly extra: ErrorExtra = {},
@@ -53,3 +106,5 @@ export const unauthorized = (msg = "Not logged in: API authentication or user se
   new ZulipError("UNAUTHORIZED", msg, 401);
 
 export const internalError = (): ZulipError => new ZulipError("INTERNAL_SERVER_ERROR", "Internal server error", 500);
+
+export const serviceUnavailable = (msg: string): ZulipError => new ZulipError("SERVICE_UNAVAILABLE", msg, 503);

@@ -25,6 +25,10 @@ export interface RunningService {
 
 export type ServiceFactory = (deps: ServiceDeps) => Promise<RunningService>;
 
+/** A bus client as configured: replies are checked against their contracts except in production. */
+export const busClient = (nc: NatsConnection, config: Config): BusClient =>
+  new BusClient(nc, { timeoutMs: config.BUS_TIMEOUT_MS, checkReplies: config.NODE_ENV !== "production" });
+
 export async function connectNats(config: Config, name: string): Promise<NatsConnection> {
   return connect({ servers: config.NATS_URL, name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
 }
@@ -45,7 +49,7 @@ export async function startService(
     concurrency: config.BUS_CONCURRENCY,
     validateReplies: config.NODE_ENV !== "production",
   });
-  const deps: ServiceDeps = { nc, db, config, log, bus: new BusClient(nc, config.BUS_TIMEOUT_MS), server };
+  const deps: ServiceDeps = { nc, db, config, log, bus: busClient(nc, config), server };
   const running = await factory(deps);
   // The server has processed our subscriptions once a flush returns: only then is this instance reachable.
   await nc.flush();

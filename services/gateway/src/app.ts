@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import type { ZodType } from "zod";
 import {
   AUTH_INVALIDATED,
-  BusClient,
+  busClient,
   ZulipError,
   allContracts,
   decodeParams,
@@ -47,7 +47,7 @@ const WWW_AUTHENTICATE = 'Basic realm="zulip"';
 /** Composition root of the gateway: real NATS in, a ready (not listening) Fastify app out. */
 export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
   const { nc, config, log } = deps;
-  const bus = new BusClient(nc, config.BUS_TIMEOUT_MS);
+  const bus = busClient(nc, config);
   const realms = new RealmResolver(bus);
   const authCache = new AuthCache(config.AUTH_CACHE_SECONDS * 1000);
   // Memory storage: counters need not survive a NATS restart, and file writes cost ~1.5x per request.
@@ -128,7 +128,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     const raw: Record<string, unknown> = { ...(req.query as object), ...(isObject(req.body) ? req.body : {}) };
     route.pathNames.forEach((name, i) => (raw[name] = pathValues[i]));
     const { params, ignored } = decodeParams(contract.params, raw);
-    const data = await bus.request(contract, params, { realm, actor, requestId: req.id });
+    const data = await bus.forward(contract, params, { realm, actor, requestId: req.id });
     const body: Record<string, unknown> = { result: "success", msg: "", ...(data as object) };
     if (ignored.length > 0) body.ignored_parameters_unsupported = ignored;
     return reply.send(body);
