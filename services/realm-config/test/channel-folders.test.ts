@@ -1,4 +1,4 @@
-import { Role, realmConfig } from "@teamchat/shared";
+import { Role, LIMITS } from "@teamchat/shared";
 import { ok } from "@teamchat/shared/src/testing/api";
 import { startSystem, type TestSystem } from "../../../test/support/system";
 import { recordDomainEvents } from "../../../test/support/domain-events";
@@ -92,8 +92,7 @@ describe("POST /channel_folders/create", () => {
   });
 
   it("enforces max_channel_folder_name_length and max_channel_folder_description_length in code points", async () => {
-    const { max_channel_folder_name_length: nameMax, max_channel_folder_description_length: descMax } =
-      realmConfig.LIMITS;
+    const { max_channel_folder_name_length: nameMax, max_channel_folder_description_length: descMax } = LIMITS;
     await expectError(
       { name: "n".repeat(nameMax + 1), description: "" },
       `name is too long (limit: ${nameMax} characters)`,

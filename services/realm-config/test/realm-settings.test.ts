@@ -1,4 +1,12 @@
-import { BusClient, realmConfig, registerState } from "@teamchat/shared";
+import {
+  BusClient,
+  realmConfig,
+  registerState,
+  SYSTEM_GROUPS,
+  ZULIP_VERSION,
+  LAST_SYSTEM_GROUP_ID,
+  ZULIP_FEATURE_LEVEL,
+} from "@teamchat/shared";
 import { ok } from "@teamchat/shared/src/testing/api";
 import { startSystem, type TestSystem } from "../../../test/support/system";
 import { registerKeyProblems } from "./helpers";
@@ -70,7 +78,7 @@ describe("getRealmSettings (internal)", () => {
   });
 
   it("the system group table is fixed and documented in the contract", () => {
-    expect(realmConfig.SYSTEM_GROUPS).toEqual({
+    expect(SYSTEM_GROUPS).toEqual({
       "role:owners": 1,
       "role:administrators": 2,
       "role:moderators": 3,
@@ -80,7 +88,7 @@ describe("getRealmSettings (internal)", () => {
       "role:internet": 7,
       "role:nobody": 8,
     });
-    expect(realmConfig.LAST_SYSTEM_GROUP_ID).toBe(8);
+    expect(LAST_SYSTEM_GROUP_ID).toBe(8);
   });
 
   it("has no HTTP route", async () => {
@@ -94,9 +102,9 @@ describe("register state (realm-config's part of POST /register)", () => {
     const state = await register(null);
     expectDocumented(state);
     expect(state).toMatchObject({
-      zulip_version: realmConfig.ZULIP_VERSION,
-      zulip_feature_level: realmConfig.ZULIP_FEATURE_LEVEL,
-      zulip_merge_base: realmConfig.ZULIP_VERSION,
+      zulip_version: ZULIP_VERSION,
+      zulip_feature_level: ZULIP_FEATURE_LEVEL,
+      zulip_merge_base: ZULIP_VERSION,
       realm_name: "Test Organization",
       realm_description: "",
       realm_uri: sys.realm.uri,
@@ -157,9 +165,9 @@ describe("register state (realm-config's part of POST /register)", () => {
     const state = await register([]);
     expectDocumented(state);
     expect(state).toEqual({
-      zulip_version: realmConfig.ZULIP_VERSION,
-      zulip_feature_level: realmConfig.ZULIP_FEATURE_LEVEL,
-      zulip_merge_base: realmConfig.ZULIP_VERSION,
+      zulip_version: ZULIP_VERSION,
+      zulip_feature_level: ZULIP_FEATURE_LEVEL,
+      zulip_merge_base: ZULIP_VERSION,
     });
   });
 
@@ -184,7 +192,7 @@ describe("register state (realm-config's part of POST /register)", () => {
 
   it("GET /server_settings reports the same version", async () => {
     const body = ok(await sys.api(null).get("/server_settings"));
-    expect(body.zulip_feature_level).toBe(realmConfig.ZULIP_FEATURE_LEVEL);
-    expect(body.zulip_version).toBe(realmConfig.ZULIP_VERSION);
+    expect(body.zulip_feature_level).toBe(ZULIP_FEATURE_LEVEL);
+    expect(body.zulip_version).toBe(ZULIP_VERSION);
   });
 });

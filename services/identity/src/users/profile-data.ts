@@ -1,11 +1,11 @@
 import MarkdownIt from "markdown-it";
-import { badRequest, realmConfig } from "@teamchat/shared";
+import { badRequest, realmConfig, ProfileFieldType } from "@teamchat/shared";
 import type { ProfileValue } from "./user.schema";
 
 type Field = realmConfig.CustomProfileField;
 export type ProfileUpdate = { id: number; value: string | number[] | null };
 
-const FieldType = realmConfig.ProfileFieldType;
+const FieldType = ProfileFieldType;
 /** Zulip's check_short_string / check_long_string limits. */
 const MAX_LENGTH: Record<number, number> = {
   [FieldType.SHORT_TEXT]: 50,

@@ -1,4 +1,4 @@
-import { Role, ZulipError, badRequest, isAdmin, isGuest, realmConfig, type Actor } from "@teamchat/shared";
+import { Role, ZulipError, badRequest, isAdmin, isGuest, SYSTEM_GROUPS, type Actor } from "@teamchat/shared";
 import type { Messaging } from "../context";
 import type { ChannelDoc } from "./channel.schema";
 import { groupSetting } from "./channel-view";
@@ -15,9 +15,7 @@ export const canReadContent = (actor: Actor, ch: ChannelDoc, subscribed: boolean
 export const canReadHistory = (actor: Actor, ch: ChannelDoc, subscribed: boolean): boolean =>
   canReadContent(actor, ch, subscribed) && (!ch.inviteOnly || ch.historyPublicToSubscribers);
 
-const { SYSTEM_GROUPS } = realmConfig;
-
-/** Role-based system groups (fixed ids, see realmConfig.SYSTEM_GROUPS): does the role belong? */
+/** Role-based system groups (fixed ids, see SYSTEM_GROUPS): does the role belong? */
 const SYSTEM_GROUP_MEMBERSHIP: Record<number, (role: number) => boolean> = {
   [SYSTEM_GROUPS["role:owners"]]: (r) => r <= Role.OWNER,
   [SYSTEM_GROUPS["role:administrators"]]: (r) => r <= Role.ADMINISTRATOR,

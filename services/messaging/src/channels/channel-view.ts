@@ -1,11 +1,9 @@
-import { realmConfig, type messaging } from "@teamchat/shared";
+import { SYSTEM_GROUPS, type ChannelGroupSetting } from "@teamchat/shared";
 import type { SubscriptionDoc } from "../subscriptions/subscription.schema";
 import type { ChannelDoc } from "./channel.schema";
 
-const { SYSTEM_GROUPS } = realmConfig;
-
 /** Zulip's Stream.stream_permission_group_settings defaults, for settings not given at creation. */
-const defaults = (ch: ChannelDoc): Record<messaging.ChannelGroupSetting, unknown> => ({
+const defaults = (ch: ChannelDoc): Record<ChannelGroupSetting, unknown> => ({
   can_add_subscribers_group: SYSTEM_GROUPS["role:nobody"],
   can_administer_channel_group: { direct_members: ch.creatorId ? [ch.creatorId] : [], direct_subgroups: [] },
   can_delete_any_message_group: SYSTEM_GROUPS["role:nobody"],
@@ -19,11 +17,11 @@ const defaults = (ch: ChannelDoc): Record<messaging.ChannelGroupSetting, unknown
 });
 
 /** A channel's group setting: as given at creation, else Zulip's default. */
-export const groupSetting = (ch: ChannelDoc, name: messaging.ChannelGroupSetting): unknown =>
+export const groupSetting = (ch: ChannelDoc, name: ChannelGroupSetting): unknown =>
   ch.groupSettings[name] ?? defaults(ch)[name];
 
 /** The group settings zulip.yaml's channel objects carry. */
-const VISIBLE_GROUP_SETTINGS: messaging.ChannelGroupSetting[] = [
+const VISIBLE_GROUP_SETTINGS: ChannelGroupSetting[] = [
   "can_add_subscribers_group",
   "can_remove_subscribers_group",
   "can_administer_channel_group",

@@ -7,14 +7,15 @@ import {
   realmConfig,
   type Actor,
   type HandlerContext,
-  type messaging,
+  type ChannelGroupSetting,
+  type GroupSettingValue,
 } from "@teamchat/shared";
 import { realmSettings, type Messaging } from "../context";
 import { renderMarkdown } from "../render/markdown";
 import { groupIncludes } from "./channel-access";
 import type { ChannelDoc } from "./channel.schema";
 
-type GroupSettings = Partial<Record<messaging.ChannelGroupSetting, realmConfig.GroupSettingValue>>;
+type GroupSettings = Partial<Record<ChannelGroupSetting, GroupSettingValue>>;
 
 /** The channel properties both creation paths take (POST /channels/create, POST /users/me/subscriptions). */
 export interface ChannelOptions extends GroupSettings {
@@ -32,7 +33,7 @@ const TOPICS_POLICIES: readonly string[] = [
   "allow_empty_topic",
   "disable_empty_topic",
   "empty_topic_only",
-] satisfies (typeof messaging.TOPICS_POLICIES)[number][];
+] satisfies (typeof TOPICS_POLICIES)[number][];
 
 /** Zulip's check_stream_name. */
 export function checkChannelName(name: string, settings: realmConfig.RealmSettings): string {

@@ -7,6 +7,8 @@ import {
   wants,
   type Handler,
   type RegisterStateParams,
+  ZULIP_VERSION,
+  ZULIP_FEATURE_LEVEL,
 } from "@teamchat/shared";
 import type { BusClient } from "@teamchat/shared";
 import type { EventStore } from "../event-store";
@@ -61,8 +63,8 @@ export const registerQueueHandler =
       throw err;
     }
     return {
-      zulip_version: realmConfig.ZULIP_VERSION,
-      zulip_feature_level: realmConfig.ZULIP_FEATURE_LEVEL,
+      zulip_version: ZULIP_VERSION,
+      zulip_feature_level: ZULIP_FEATURE_LEVEL,
       ...Object.assign({}, ...parts),
       // the client's HTTP timeout for GET /events: longer than any heartbeat wait
       ...(wants(stateParams, "realm") && {

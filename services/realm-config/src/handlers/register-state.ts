@@ -1,4 +1,14 @@
-import { realmConfig, registerState, requireRealm, wants, type Config, type Handler } from "@teamchat/shared";
+import {
+  registerState,
+  requireRealm,
+  wants,
+  type Config,
+  type Handler,
+  ZULIP_VERSION,
+  type RealmGroupSetting,
+  ZULIP_FEATURE_LEVEL,
+  REALM_GROUP_SETTING_DEFAULTS,
+} from "@teamchat/shared";
 import type { ProfileFieldRepository } from "../profile-fields/profile-field.repository";
 import { profileFieldView } from "../profile-fields/profile-field.repository";
 import { DEFAULT_EXTERNAL_ACCOUNTS } from "../profile-fields/external-accounts";
@@ -28,9 +38,9 @@ export const registerStateHandler =
   async (params, ctx) => {
     const ref = requireRealm(ctx);
     const state: Record<string, unknown> = {
-      zulip_version: realmConfig.ZULIP_VERSION,
-      zulip_feature_level: realmConfig.ZULIP_FEATURE_LEVEL,
-      zulip_merge_base: realmConfig.ZULIP_VERSION,
+      zulip_version: ZULIP_VERSION,
+      zulip_feature_level: ZULIP_FEATURE_LEVEL,
+      zulip_merge_base: ZULIP_VERSION,
     };
     if (wants(params, "realm")) {
       const realm = (await realms.byId(ref.id))!;
@@ -45,10 +55,7 @@ export const registerStateHandler =
         realm_message_retention_days: settings.message_retention_days,
         realm_enable_spectator_access: settings.enable_spectator_access,
         ...Object.fromEntries(
-          Object.keys(realmConfig.REALM_GROUP_SETTING_DEFAULTS).map((k) => [
-            `realm_${k}`,
-            settings[k as realmConfig.RealmGroupSetting],
-          ]),
+          Object.keys(REALM_GROUP_SETTING_DEFAULTS).map((k) => [`realm_${k}`, settings[k as RealmGroupSetting]]),
         ),
         realm_default_external_accounts: DEFAULT_EXTERNAL_ACCOUNTS,
         realm_email_auth_enabled: true,

@@ -1,7 +1,7 @@
-import { realmConfig } from "@teamchat/shared";
+import { ProfileFieldType } from "@teamchat/shared";
 
 /** Zulip's CustomProfileField types: id (shared contract), keyword and display name (custom_profile_field_types in register). */
-export const FieldType = realmConfig.ProfileFieldType;
+export const FieldType = ProfileFieldType;
 
 export const FIELD_TYPE_NAMES: Record<keyof typeof FieldType, string> = {
   SHORT_TEXT: "Text (short)",

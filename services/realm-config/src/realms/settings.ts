@@ -1,7 +1,11 @@
-import { realmConfig } from "@teamchat/shared";
+import {
+  LIMITS,
+  REALM_GROUP_SETTING_DEFAULTS,
+  SYSTEM_GROUPS,
+  type RealmGroupSetting,
+  type realmConfig,
+} from "@teamchat/shared";
 import type { RealmDoc } from "./realm.schema";
-
-const { LIMITS, REALM_GROUP_SETTING_DEFAULTS, SYSTEM_GROUPS } = realmConfig;
 
 /** Zulip's Message.EMPTY_TOPIC_FALLBACK_NAME: how the "" topic is shown. */
 export const EMPTY_TOPIC_DISPLAY_NAME = "general chat";
@@ -15,7 +19,7 @@ const SETTING_DEFAULTS = {
   message_retention_days: -1,
   ...(Object.fromEntries(
     Object.entries(REALM_GROUP_SETTING_DEFAULTS).map(([name, group]) => [name, SYSTEM_GROUPS[group]]),
-  ) as Record<realmConfig.RealmGroupSetting, number>),
+  ) as Record<RealmGroupSetting, number>),
 };
 type StoredSettings = typeof SETTING_DEFAULTS;
 

@@ -1,11 +1,11 @@
-// Contracts of the notifications service (POST /register, GET/DELETE /events, typing).
 import { z } from "zod";
-import { defineContract, emptyReply } from "../contract";
+import { defineContract, emptyReply } from "../../contract";
 
 const eventTypesSchema = z.array(z.string()).nullable();
 
 /** Wake subject of one queue: any instance that appended publishes, the instance holding the poll listens. */
 export const queueWakeSubject = (queueId: string): string => `notifications.wake.${queueId}`;
+
 export const QUEUE_WAKE_ALL = "notifications.wake.*";
 
 export const registerQueue = defineContract({
@@ -38,6 +38,7 @@ export const registerQueue = defineContract({
 
 /** Longest a GET /events waits on the bus; the heartbeat comes earlier (EVENT_HEARTBEAT_SECONDS, capped below this). */
 const EVENTS_BUS_TIMEOUT_MS = 100_000;
+
 /** The poll gives up this long before the bus would, so the heartbeat always wins the race. */
 export const EVENTS_TIMEOUT_MARGIN_MS = 10_000;
 
@@ -60,28 +61,5 @@ export const deleteQueue = defineContract({
   subject: "notifications.queues.delete",
   http: { method: "DELETE", path: "/events", auth: "user" },
   params: z.object({ queue_id: z.string() }),
-  reply: emptyReply,
-});
-
-const opSchema = z.enum(["start", "stop"]);
-
-export const setTypingStatus = defineContract({
-  subject: "notifications.typing.set",
-  http: { method: "POST", path: "/typing", auth: "user" },
-  params: z.object({
-    /** "private" is the pre-FL-174 name of "direct", kept for old clients */
-    type: z.enum(["direct", "private", "stream", "channel"]).default("direct"),
-    op: opSchema,
-    to: z.array(z.number().int()).optional(),
-    stream_id: z.number().int().optional(),
-    topic: z.string().optional(),
-  }),
-  reply: emptyReply,
-});
-
-export const setMessageEditTypingStatus = defineContract({
-  subject: "notifications.typing.set_edit",
-  http: { method: "POST", path: "/messages/{message_id}/typing", auth: "user" },
-  params: z.object({ message_id: z.number().int().min(0), op: opSchema }),
   reply: emptyReply,
 });

@@ -1,0 +1,15 @@
+import { z } from "zod";
+
+/** Schemas several contracts share. */
+
+export const int = z.number().int();
+
+export const intList = z.array(int);
+
+/** Zulip's group-setting value: a group id, or an anonymous group of users and subgroups. */
+export const groupSettingValueSchema = z.union([
+  z.number().int(),
+  z.object({ direct_members: z.array(z.number().int()), direct_subgroups: z.array(z.number().int()) }),
+]);
+
+export type GroupSettingValue = z.infer<typeof groupSettingValueSchema>;

@@ -1,0 +1,17 @@
+import { z } from "zod";
+import { actorSchema } from "../../actor";
+import { defineContract } from "../../contract";
+
+/** Internal: the gateway checks Basic credentials. */
+export const authenticate = defineContract({
+  subject: "identity.auth.authenticate",
+  params: z.object({ email: z.string(), api_key: z.string() }),
+  reply: actorSchema,
+});
+
+export const fetchApiKey = defineContract({
+  subject: "identity.api_keys.fetch",
+  http: { method: "POST", path: "/fetch_api_key", auth: "none" },
+  params: z.object({ username: z.string(), password: z.string() }),
+  reply: z.object({ api_key: z.string(), email: z.string(), user_id: z.number().int() }),
+});

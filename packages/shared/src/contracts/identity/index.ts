@@ -1,0 +1,3 @@
+export * from "./auth";
+export * from "./settings";
+export * from "./users";

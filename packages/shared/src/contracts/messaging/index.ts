@@ -1,0 +1,5 @@
+export * from "./channels";
+export * from "./conversations";
+export * from "./messages";
+export * from "./subscriptions";
+export * from "./topics";

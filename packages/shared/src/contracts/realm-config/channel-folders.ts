@@ -1,0 +1,40 @@
+import { z } from "zod";
+import { defineContract } from "../../contract";
+import { LIMITS } from "../../domain/limits";
+
+/** Channel folder (requirements: channel_folder_id in create's reply; Zulip's ChannelFolder in lists). */
+export const channelFolderSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  description: z.string(),
+  rendered_description: z.string(),
+  order: z.number().int(),
+  date_created: z.number().int(),
+  creator_id: z.number().int().nullable(),
+  is_archived: z.boolean(),
+});
+
+export type ChannelFolder = z.infer<typeof channelFolderSchema>;
+
+/** GET /channel_folders; messaging calls it over the bus to check a channel's folder_id. */
+export const listChannelFolders = defineContract({
+  subject: "realm-config.channel_folders.list",
+  http: { method: "GET", path: "/channel_folders", auth: "user" },
+  params: z.object({ include_archived: z.boolean().default(false) }),
+  reply: z.object({ channel_folders: z.array(channelFolderSchema) }),
+});
+
+/** Python's len(): Zulip's length limits count code points, not UTF-16 units. */
+const cappedString = (name: string, max: number) =>
+  z.string().refine((s) => [...s].length <= max, `${name} is too long (limit: ${max} characters)`);
+
+/** POST /channel_folders/create (E6). */
+export const createChannelFolder = defineContract({
+  subject: "realm-config.channel_folders.create",
+  http: { method: "POST", path: "/channel_folders/create", auth: "user" },
+  params: z.object({
+    name: cappedString("name", LIMITS.max_channel_folder_name_length),
+    description: cappedString("description", LIMITS.max_channel_folder_description_length),
+  }),
+  reply: z.object({ channel_folder_id: z.number().int() }),
+});

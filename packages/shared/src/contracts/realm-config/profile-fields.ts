@@ -1,0 +1,49 @@
+import { z } from "zod";
+import { defineContract } from "../../contract";
+
+/** Zulip's CustomProfileField (zulip.yaml components/schemas/CustomProfileField). */
+export const customProfileFieldSchema = z.object({
+  id: z.number().int(),
+  /** 1 short text, 2 long text, 3 list of options, 4 date, 5 link, 6 person picker, 7 external account, 8 pronouns */
+  type: z.number().int().min(1).max(8),
+  order: z.number().int(),
+  name: z.string(),
+  hint: z.string(),
+  /** JSON text, as Zulip sends it ("" when the type has none) */
+  field_data: z.string(),
+  display_in_profile_summary: z.boolean().optional(),
+  required: z.boolean(),
+  editable_by_user: z.boolean(),
+});
+
+export type CustomProfileField = z.infer<typeof customProfileFieldSchema>;
+
+/** GET /realm/profile_fields; identity calls it over the bus to validate and render profile_data. */
+export const listProfileFields = defineContract({
+  subject: "realm-config.profile_fields.list",
+  http: { method: "GET", path: "/realm/profile_fields", auth: "user" },
+  params: z.object({}),
+  reply: z.object({ custom_fields: z.array(customProfileFieldSchema) }),
+});
+
+/** Zulip's ProfileFieldData: choices of a list field, or an external account's subtype/url_pattern. */
+export const profileFieldDataSchema = z.record(z.string(), z.union([z.record(z.string(), z.string()), z.string()]));
+
+/** POST /realm/profile_fields (E8). */
+export const createProfileField = defineContract({
+  subject: "realm-config.profile_fields.create",
+  http: { method: "POST", path: "/realm/profile_fields", auth: "user" },
+  params: z.object({
+    name: z
+      .string()
+      .default("")
+      .transform((s) => s.trim()),
+    hint: z.string().default(""),
+    field_type: z.number().int(),
+    field_data: profileFieldDataSchema.nullable().default(null),
+    display_in_profile_summary: z.boolean().default(false),
+    required: z.boolean().default(false),
+    editable_by_user: z.boolean().default(true),
+  }),
+  reply: z.object({ id: z.number().int() }),
+});

@@ -1,0 +1,5 @@
+export * from "./channels";
+export * from "./groups";
+export * from "./limits";
+export * from "./profile-fields";
+export * from "./versions";
