@@ -12,10 +12,11 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PROCESSES } from "@teamchat/shared";
 import { ApiClient, ok, type Credentials } from "@teamchat/shared/src/testing/api";
 import { freePort, provisionInfra, REPO_ROOT } from "../scripts/lib/infra";
 import { createOrganization } from "../scripts/lib/organization";
-import { SERVICE_NAMES, spawnService, stopServices, waitForHealth, type ServiceProcess } from "../scripts/lib/services";
+import { spawnService, stopServices, waitForHealth, type ServiceProcess } from "../scripts/lib/services";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -80,7 +81,7 @@ async function main() {
     // The latency queue is registered before seeding and must outlive it.
     EVENT_QUEUE_IDLE_SECONDS: "7200",
   };
-  const procs: ServiceProcess[] = SERVICE_NAMES.map((name, i) => spawnService(name, env, i));
+  const procs: ServiceProcess[] = PROCESSES.map((name, i) => spawnService(name, env, i));
   const hello: ChildProcess = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "bench/hello.ts")], {
     env: { ...process.env, PORT: String(helloPort) },
     stdio: ["ignore", "pipe", "inherit"],

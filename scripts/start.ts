@@ -2,13 +2,14 @@
  * `npm start`: infrastructure, the five services, and a demo organization.
  * Ctrl-C drains and stops everything this started.
  */
+import { PROCESSES } from "@teamchat/shared";
 import { connect } from "@nats-io/transport-node";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { provisionInfra, REPO_ROOT } from "./lib/infra";
 import { createOrganization, zuliprc } from "./lib/organization";
-import { SERVICE_NAMES, spawnService, stopServices, waitForHealth, type ServiceProcess } from "./lib/services";
+import { spawnService, stopServices, waitForHealth, type ServiceProcess } from "./lib/services";
 
 const DEMO = { subdomain: "", name: "Demo Organization", ownerEmail: "owner@example.com", ownerName: "Demo Owner" };
 
@@ -43,8 +44,8 @@ async function main() {
   process.on("SIGTERM", () => void shutdown(0));
 
   try {
-    log("[start] starting services: " + SERVICE_NAMES.join(", "));
-    SERVICE_NAMES.forEach((name, i) => procs.push(spawnService(name, env, i)));
+    log("[start] starting services: " + PROCESSES.join(", "));
+    PROCESSES.forEach((name, i) => procs.push(spawnService(name, env, i)));
     for (const p of procs) {
       p.child.once("exit", (code, signal) => {
         if (stopping) return;

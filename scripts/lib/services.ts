@@ -2,9 +2,6 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { REPO_ROOT } from "./infra";
 
-/** Start order: the gateway last, so that it finds the others answering. */
-export const SERVICE_NAMES = ["identity", "realm-config", "messaging", "notifications", "gateway"] as const;
-
 const COLORS = [36, 35, 33, 32, 34];
 const LEVELS: Record<number, string> = { 10: "TRACE", 20: "DEBUG", 30: "INFO", 40: "WARN", 50: "ERROR", 60: "FATAL" };
 

@@ -11,6 +11,12 @@ export interface HttpBinding {
   method: "GET" | "POST" | "PATCH" | "DELETE" | "PUT";
   path: string;
   auth: "user" | "none";
+  /**
+   * Where paths differ only in parameter names (`/users/{user_id}`, `/users/{email}`),
+   * the request goes to the lowest precedence whose path parameters accept the
+   * values. Every contract of such a group declares a distinct one.
+   */
+  precedence?: number;
 }
 
 export type ParamsSchema = z.ZodObject<z.ZodRawShape>;

@@ -10,6 +10,7 @@ export * from "./events";
 export * from "./logger";
 export * from "./params";
 export * from "./service";
+export * from "./services";
 export * as identity from "./contracts/identity";
 export * as messaging from "./contracts/messaging";
 export * as notifications from "./contracts/notifications";

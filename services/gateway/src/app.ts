@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import type { ZodType } from "zod";
 import {
   AUTH_INVALIDATED,
+  BUS_SERVICES,
   busClient,
   ZulipError,
   allContracts,
@@ -26,7 +27,6 @@ import { AuthCache } from "./auth-cache";
 import { RateLimiter, type RateDecision } from "./rate-limiter";
 import { RealmResolver } from "./realm-cache";
 
-export const SERVICES = ["identity", "messaging", "realm-config", "notifications"] as const;
 export const API_PREFIX = "/api/v1";
 
 export interface GatewayDeps {
@@ -147,7 +147,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
 
   app.get("/health", async (req, reply) => {
     const checks = await Promise.all(
-      SERVICES.map(async (s) => {
+      BUS_SERVICES.map(async (s) => {
         try {
           await bus.request(healthContract(s), {}, { realm: null, actor: null, requestId: req.id });
           return [s, "ok"] as const;
@@ -176,10 +176,9 @@ function sendError(reply: FastifyReply, err: ZulipError): FastifyReply {
 
 /**
  * Contracts whose paths differ only in parameter names (`/users/{user_id}` and
- * `/users/{email}`) share one Fastify route; the request goes to the first
- * contract whose path parameters accept the values.
+ * `/users/{email}`) share one Fastify route, tried in their declared precedence.
  */
-function groupRoutes(contracts: Contract[]): Array<{ method: string; url: string; routes: Route[] }> {
+export function groupRoutes(contracts: Contract[]): Array<{ method: string; url: string; routes: Route[] }> {
   const groups = new Map<string, { method: string; url: string; routes: Route[] }>();
   for (const contract of contracts) {
     if (!contract.http) continue;
@@ -191,9 +190,19 @@ function groupRoutes(contracts: Contract[]): Array<{ method: string; url: string
     group.routes.push({ contract, pathNames });
     groups.set(key, group);
   }
+  for (const { method, url, routes } of groups.values()) {
+    if (routes.length === 1) continue;
+    const order = routes.map((r) => r.contract.http!.precedence);
+    if (order.some((p) => p === undefined) || new Set(order).size !== order.length) {
+      const subjects = routes.map((r) => `${r.contract.subject} (${r.contract.http!.precedence ?? "none"})`);
+      throw new Error(`${method} ${url} is shared by ${subjects.join(", ")}: give each a distinct http.precedence`);
+    }
+    routes.sort((a, b) => a.contract.http!.precedence! - b.contract.http!.precedence!);
+  }
   return [...groups.values()];
 }
 
+/** The first route, in precedence order, whose path parameters accept the values. */
 function pickRoute(routes: Route[], pathValues: string[]): Route {
   if (routes.length === 1) return routes[0]!;
   return (

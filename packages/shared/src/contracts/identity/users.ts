@@ -113,17 +113,16 @@ export const getUsers = defineContract({
   reply: z.object({ members: z.array(userResourceSchema) }),
 });
 
-// By id before by email: the gateway gives a shared path to the first contract whose path parameter fits.
 export const getUser = defineContract({
   subject: "identity.users.get",
-  http: { method: "GET", path: "/users/{user_id}", auth: "user" },
+  http: { method: "GET", path: "/users/{user_id}", auth: "user", precedence: 0 },
   params: z.object({ user_id: z.number().int(), ...userQueryParams }),
   reply: z.object({ user: userResourceSchema }),
 });
 
 export const getUserByEmail = defineContract({
   subject: "identity.users.get_by_email",
-  http: { method: "GET", path: "/users/{email}", auth: "user" },
+  http: { method: "GET", path: "/users/{email}", auth: "user", precedence: 1 },
   params: z.object({ email: z.string(), ...userQueryParams }),
   reply: z.object({ user: userResourceSchema }),
 });
@@ -144,14 +143,14 @@ const updateUserParams = {
 
 export const updateUser = defineContract({
   subject: "identity.users.update",
-  http: { method: "PATCH", path: "/users/{user_id}", auth: "user" },
+  http: { method: "PATCH", path: "/users/{user_id}", auth: "user", precedence: 0 },
   params: z.object({ user_id: z.number().int(), ...updateUserParams }),
   reply: z.object({}),
 });
 
 export const updateUserByEmail = defineContract({
   subject: "identity.users.update_by_email",
-  http: { method: "PATCH", path: "/users/{email}", auth: "user" },
+  http: { method: "PATCH", path: "/users/{email}", auth: "user", precedence: 1 },
   params: z.object({ email: z.string(), ...updateUserParams }),
   reply: z.object({}),
 });
