@@ -7,11 +7,13 @@ import { randomBytes } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import {
+  BUS_SERVICES,
   createLogger,
   loadConfig,
   startService,
   type Config,
   type RealmRef,
+  type BusService,
   type ServiceFactory,
 } from "@teamchat/shared";
 import { createOrganization } from "../../scripts/lib/organization";
@@ -23,7 +25,7 @@ import { buildRealmConfig } from "../../services/realm-config/src/app";
 import { ApiClient, type Credentials } from "@teamchat/shared/src/testing/api";
 import { startTestNats } from "./nats";
 
-export const FACTORIES: Record<string, ServiceFactory> = {
+export const FACTORIES: { [S in BusService]: ServiceFactory<S> } = {
   identity: buildIdentity,
   "realm-config": buildRealmConfig,
   messaging: buildMessaging,
@@ -41,9 +43,9 @@ export interface TestSystem {
   /** Starts one more gateway instance on the same bus; returns its base URL. */
   startGateway(): Promise<string>;
   /** Stops one service's instance (to test restarts and "no responders"). */
-  stopService(name: string): Promise<void>;
+  stopService(name: BusService): Promise<void>;
   /** Starts one more instance of a service. */
-  startService(name: string): Promise<void>;
+  startService(name: BusService): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -70,11 +72,11 @@ export async function startSystem({ env = {}, logs }: SystemOptions = {}): Promi
   };
   const logger = (name: string) => createLogger(name, config.LOG_LEVEL, sink);
   const instances = new Map<string, Array<() => Promise<void>>>();
-  const start = async (name: string) => {
-    const { shutdown } = await startService(name, FACTORIES[name]!, config, logger(name));
+  const start = async <S extends BusService>(name: S) => {
+    const { shutdown } = await startService(name, FACTORIES[name] as ServiceFactory<S>, config, logger(name));
     instances.set(name, [...(instances.get(name) ?? []), shutdown]);
   };
-  for (const name of Object.keys(FACTORIES)) await start(name);
+  for (const name of BUS_SERVICES) await start(name);
 
   const gateways: Array<{ app: FastifyInstance; nc: NatsConnection }> = [];
   const startGateway = async () => {

@@ -231,10 +231,3 @@ export class BusServer {
     while (this.accepted.size > 0) await Promise.allSettled([...this.accepted]);
   }
 }
-
-/** Fire-and-forget publish (events), carrying the request id for log correlation. */
-export function publishJson(nc: NatsConnection, subject: string, payload: unknown, requestId?: string): void {
-  const h = natsHeaders();
-  if (requestId) h.set(REQUEST_ID_HEADER, requestId);
-  nc.publish(subject, encode(payload), { headers: h });
-}

@@ -1,4 +1,10 @@
-import mongoose, { type Connection, type Model, type QueryFilter } from "mongoose";
+import mongoose, {
+  type Connection,
+  type Model,
+  type QueryFilter,
+  type UpdateQuery,
+  type ProjectionType,
+} from "mongoose";
 
 export type { Connection };
 
@@ -40,6 +46,88 @@ export abstract class RealmRepository<T extends { realmId: number }> {
 
   count(filter: RealmFilter<T>): Promise<number> {
     return this.model.countDocuments(filter).exec();
+  }
+}
+
+/** A filter on a realm-owned collection, without the realm: TenantRepository adds it. */
+export type TenantFilter<T> = Omit<QueryFilter<T>, "realmId">;
+
+export interface ReadOptions<T> {
+  sort?: Partial<Record<keyof T & string, 1 | -1>>;
+  limit?: number;
+  projection?: ProjectionType<T>;
+}
+
+/**
+ * Base of the one repository per realm-owned collection (Novu's base
+ * repository is the model). Every read, write and delete takes the realm id as
+ * its first argument and adds it to the filter, so no query can cross
+ * organizations. The mongoose model is private: subclasses expose
+ * domain-named methods and build their filters with these helpers; handlers
+ * never see a filter.
+ */
+export abstract class TenantRepository<T extends { realmId: number }> {
+  readonly #model: Model<T>;
+
+  protected constructor(model: Model<T>) {
+    this.#model = model;
+  }
+
+  /** Builds the collection's indexes (each schema file says which query each one serves). */
+  async init(): Promise<void> {
+    await this.#model.createCollection().catch(() => undefined);
+    await this.#model.syncIndexes();
+  }
+
+  private scoped(realmId: number, filter: TenantFilter<T>): QueryFilter<T> {
+    return { ...filter, realmId } as QueryFilter<T>;
+  }
+
+  protected findOne(realmId: number, filter: TenantFilter<T>, opts: ReadOptions<T> = {}): Promise<T | null> {
+    let q = this.#model.findOne(this.scoped(realmId, filter), opts.projection);
+    if (opts.sort) q = q.sort(opts.sort as Record<string, 1 | -1>);
+    return q.lean<T>().exec();
+  }
+
+  protected find(realmId: number, filter: TenantFilter<T>, opts: ReadOptions<T> = {}): Promise<T[]> {
+    let q = this.#model.find(this.scoped(realmId, filter), opts.projection);
+    if (opts.sort) q = q.sort(opts.sort as Record<string, 1 | -1>);
+    if (opts.limit !== undefined) q = q.limit(opts.limit);
+    return q.lean<T[]>().exec();
+  }
+
+  protected count(realmId: number, filter: TenantFilter<T>): Promise<number> {
+    return this.#model.countDocuments(this.scoped(realmId, filter)).exec();
+  }
+
+  protected async insertOne(doc: T): Promise<T> {
+    await this.#model.create(doc);
+    return doc;
+  }
+
+  protected async insertMany(docs: T[]): Promise<void> {
+    if (docs.length) await this.#model.insertMany(docs, { ordered: false });
+  }
+
+  /** Updates the first match; returns the document after the update, or null when none matched. */
+  protected findOneAndUpdate(realmId: number, filter: TenantFilter<T>, update: UpdateQuery<T>): Promise<T | null> {
+    return this.#model
+      .findOneAndUpdate(this.scoped(realmId, filter), update, { returnDocument: "after" })
+      .lean<T>()
+      .exec();
+  }
+
+  /** Returns how many documents matched. */
+  protected async updateOne(realmId: number, filter: TenantFilter<T>, update: UpdateQuery<T>): Promise<number> {
+    return (await this.#model.updateOne(this.scoped(realmId, filter), update).exec()).matchedCount;
+  }
+
+  protected async updateMany(realmId: number, filter: TenantFilter<T>, update: UpdateQuery<T>): Promise<number> {
+    return (await this.#model.updateMany(this.scoped(realmId, filter), update).exec()).modifiedCount;
+  }
+
+  protected async deleteMany(realmId: number, filter: TenantFilter<T>): Promise<number> {
+    return (await this.#model.deleteMany(this.scoped(realmId, filter)).exec()).deletedCount;
   }
 }
 

@@ -9,6 +9,7 @@ export * from "./ids";
 export * from "./events";
 export * from "./logger";
 export * from "./params";
+export * from "./register-state";
 export * from "./service";
 export * from "./services";
 export * as identity from "./contracts/identity";

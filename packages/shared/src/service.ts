@@ -3,10 +3,12 @@ import type { Logger } from "pino";
 import { BusClient, BusServer } from "./bus";
 import { databaseName, loadConfig, type Config } from "./config";
 import { connectDatabase, type Connection } from "./db";
+import { EventPublisher } from "./events";
 import { createLogger } from "./logger";
+import type { BusService } from "./services";
 
 /** What a service's composition root gets: real connections, built by the caller (main or a test). */
-export interface ServiceDeps {
+export interface ServiceDeps<S extends BusService = BusService> {
   nc: NatsConnection;
   db: Connection;
   config: Config;
@@ -14,6 +16,8 @@ export interface ServiceDeps {
   bus: BusClient;
   /** This instance's bus endpoint: register one handler per contract on it. */
   server: BusServer;
+  /** Publishes this service's domain events (and only its own). */
+  events: EventPublisher<S>;
 }
 
 export interface RunningService {
@@ -23,7 +27,7 @@ export interface RunningService {
   beforeDrain?: () => void;
 }
 
-export type ServiceFactory = (deps: ServiceDeps) => Promise<RunningService>;
+export type ServiceFactory<S extends BusService = BusService> = (deps: ServiceDeps<S>) => Promise<RunningService>;
 
 /** A bus client as configured: replies are checked against their contracts except in production. */
 export const busClient = (nc: NatsConnection, config: Config): BusClient =>
@@ -34,12 +38,12 @@ export async function connectNats(config: Config, name: string): Promise<NatsCon
 }
 
 /** Builds deps, starts the service, and drains on SIGTERM/SIGINT. */
-export async function startService(
-  name: string,
-  factory: ServiceFactory,
+export async function startService<S extends BusService>(
+  name: S,
+  factory: ServiceFactory<S>,
   config: Config,
   log: Logger,
-): Promise<{ deps: ServiceDeps; running: RunningService; shutdown: () => Promise<void> }> {
+): Promise<{ deps: ServiceDeps<S>; running: RunningService; shutdown: () => Promise<void> }> {
   const nc = await connectNats(config, name);
   const db = await connectDatabase(config.MONGO_URL, databaseName(config, name));
   const server = new BusServer({
@@ -49,7 +53,15 @@ export async function startService(
     concurrency: config.BUS_CONCURRENCY,
     validateReplies: config.NODE_ENV !== "production",
   });
-  const deps: ServiceDeps = { nc, db, config, log, bus: busClient(nc, config), server };
+  const deps: ServiceDeps<S> = {
+    nc,
+    db,
+    config,
+    log,
+    bus: busClient(nc, config),
+    server,
+    events: new EventPublisher(nc, name, config.NODE_ENV !== "production"),
+  };
   const running = await factory(deps);
   // The server has processed our subscriptions once a flush returns: only then is this instance reachable.
   await nc.flush();
@@ -66,7 +78,7 @@ export async function startService(
 }
 
 /** Entrypoint helper for `services/<name>/src/main.ts`. */
-export function runService(name: string, factory: ServiceFactory): void {
+export function runService<S extends BusService>(name: S, factory: ServiceFactory<S>): void {
   const log = createLogger(name);
   const main = async () => {
     const config = loadConfig();

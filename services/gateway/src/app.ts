@@ -7,7 +7,6 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import { randomUUID } from "node:crypto";
 import type { ZodType } from "zod";
 import {
-  AUTH_INVALIDATED,
   BUS_SERVICES,
   busClient,
   ZulipError,
@@ -15,9 +14,10 @@ import {
   decodeParams,
   healthContract,
   identity,
+  identityEvents,
+  subscribeEvent,
   unauthorized,
   type Actor,
-  type AuthInvalidated,
   type Config,
   type Contract,
   type Logger,
@@ -57,8 +57,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   });
   const limiter = new RateLimiter(kv, config.RATE_LIMIT_REQUESTS, config.RATE_LIMIT_WINDOW_SECONDS);
 
-  const invalidations = nc.subscribe(AUTH_INVALIDATED, {
-    callback: (_err, msg) => authCache.dropUser(msg.json<AuthInvalidated>().userId),
+  // No queue group: every gateway instance keeps its own cache.
+  const invalidations = subscribeEvent(nc, identityEvents.authInvalidated, ({ userId }) => authCache.dropUser(userId), {
+    log,
   });
 
   const app = Fastify({

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineContract } from "../contract";
+import type { BusService } from "../services";
 
 /**
  * POST /register's initial state is assembled by notifications from every
@@ -28,3 +29,53 @@ export const registerState = (service: "identity" | "messaging" | "realm-config"
 /** Does the client want the state of this event type? */
 export const wants = (p: Pick<RegisterStateParams, "fetch_event_types">, type: string): boolean =>
   p.fetch_event_types === null || p.fetch_event_types.includes(type);
+
+/**
+ * One feature's part of POST /register: the event types that keep it current
+ * (computed only when the client wants all of them; none = always) and the
+ * exact keys it adds. Declared beside the feature's other contracts.
+ */
+export interface StatePart<S extends z.ZodRawShape = z.ZodRawShape> {
+  eventTypes: readonly string[];
+  schema: z.ZodObject<S>;
+}
+
+export const statePart = <S extends z.ZodRawShape>(
+  eventTypes: readonly string[],
+  schema: z.ZodObject<S>,
+): StatePart<S> => ({
+  eventTypes,
+  schema,
+});
+
+/** Is this part wanted by the client? */
+export const partWanted = (part: StatePart, p: Pick<RegisterStateParams, "fetch_event_types">): boolean =>
+  part.eventTypes.every((type) => wants(p, type));
+
+/**
+ * A service's `<service>.register.state` operation: the keys of the parts the
+ * client wants. The reply is exactly the union of the parts' keys, no others.
+ */
+export function registerStateContract<const Parts extends readonly StatePart[]>(service: BusService, parts: Parts) {
+  const shape = Object.assign({}, ...parts.map((p) => p.schema.partial().shape)) as z.ZodRawShape;
+  return {
+    ...defineContract({
+      subject: `${service}.register.state`,
+      params: registerStateParams,
+      reply: z.strictObject(shape) as z.ZodType<Record<string, unknown>>,
+    }),
+    parts,
+  };
+}
+export type RegisterStateContract = ReturnType<typeof registerStateContract>;
+
+/**
+ * The register-state operations notifications assembles POST /register from.
+ * Each service's own contract (`registerStateContract`) replaces its entry here
+ * once that service declares its state parts.
+ */
+export const REGISTER_STATE_CONTRACTS = [
+  registerState("identity"),
+  registerState("realm-config"),
+  registerState("messaging"),
+] as const;

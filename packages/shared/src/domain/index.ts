@@ -3,3 +3,4 @@ export * from "./groups";
 export * from "./limits";
 export * from "./profile-fields";
 export * from "./versions";
+export * from "./avatars";

@@ -1,7 +1,36 @@
 import { z } from "zod";
 import { defineContract } from "../../contract";
 import { int, intList } from "../common";
-import { channelCreationParams, looseObject } from "./channel-params";
+import { groupSettingValueSchema } from "../common";
+import { TOPICS_POLICIES } from "../../domain/channels";
+import { channelCreationParams } from "./channel-params";
+
+/** Zulip's BasicChannel: GET /streams, /streams/{stream_id} and stream events. */
+export const channelSchema = z.object({
+  stream_id: int,
+  name: z.string(),
+  is_archived: z.boolean(),
+  description: z.string(),
+  rendered_description: z.string(),
+  date_created: int,
+  creator_id: int.nullable(),
+  invite_only: z.boolean(),
+  is_web_public: z.boolean(),
+  stream_post_policy: int,
+  message_retention_days: int.nullable(),
+  history_public_to_subscribers: z.boolean(),
+  topics_policy: z.enum(TOPICS_POLICIES),
+  first_message_id: int.nullable(),
+  is_recently_active: z.boolean(),
+  is_announcement_only: z.boolean(),
+  stream_weekly_traffic: int.nullable(),
+  can_add_subscribers_group: groupSettingValueSchema,
+  can_remove_subscribers_group: groupSettingValueSchema,
+  can_administer_channel_group: groupSettingValueSchema,
+  can_send_message_group: groupSettingValueSchema,
+  can_subscribe_group: groupSettingValueSchema,
+});
+export type Channel = z.infer<typeof channelSchema>;
 
 export const createChannel = defineContract({
   subject: "messaging.channels.create",
@@ -30,12 +59,12 @@ export const getStreams = defineContract({
     include_owner_subscribed: z.boolean().default(false),
     include_can_access_content: z.boolean().default(false),
   }),
-  reply: z.object({ streams: z.array(looseObject) }),
+  reply: z.object({ streams: z.array(channelSchema) }),
 });
 
 export const getStreamById = defineContract({
   subject: "messaging.channels.get",
   http: { method: "GET", path: "/streams/{stream_id}", auth: "user" },
   params: z.object({ stream_id: int }),
-  reply: z.object({ stream: looseObject }),
+  reply: z.object({ stream: channelSchema }),
 });

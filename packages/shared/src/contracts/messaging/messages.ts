@@ -1,7 +1,64 @@
 import { z } from "zod";
 import { defineContract } from "../../contract";
 import { int, intList } from "../common";
-import { looseObject } from "./channel-params";
+
+/** Zulip's Reaction on a message. */
+export const reactionSchema = z.object({
+  emoji_name: z.string(),
+  emoji_code: z.string(),
+  reaction_type: z.enum(["unicode_emoji", "realm_emoji", "zulip_extra_emoji"]),
+  user_id: int,
+});
+
+const messageFields = {
+  id: int,
+  sender_id: int,
+  sender_email: z.string(),
+  sender_full_name: z.string(),
+  /** the organization's subdomain ("" for the root organization) */
+  sender_realm_str: z.string(),
+  /** null for client_gravatar clients when the URL is Gravatar's, which they compute themselves */
+  avatar_url: z.string().nullable(),
+  client: z.string(),
+  content: z.string(),
+  content_type: z.enum(["text/html", "text/x-markdown"]),
+  is_me_message: z.boolean(),
+  reactions: z.array(reactionSchema),
+  recipient_id: int,
+  submessages: z.array(
+    z.object({ msg_type: z.string(), content: z.string(), message_id: int, sender_id: int, id: int }),
+  ),
+  timestamp: int,
+  topic_links: z.array(z.object({ text: z.string(), url: z.string() })),
+};
+
+export const channelMessageSchema = z.object({
+  ...messageFields,
+  type: z.literal("stream"),
+  /** the channel's name */
+  display_recipient: z.string(),
+  stream_id: int,
+  subject: z.string(),
+});
+
+export const directMessageSchema = z.object({
+  ...messageFields,
+  type: z.literal("private"),
+  display_recipient: z.array(
+    z.object({ id: int, email: z.string(), full_name: z.string(), is_mirror_dummy: z.boolean() }),
+  ),
+  subject: z.literal(""),
+});
+
+/** Zulip's message object (zulip.yaml MessagesBase), as message events carry it. */
+export const messageSchema = z.discriminatedUnion("type", [channelMessageSchema, directMessageSchema]);
+export type Message = z.infer<typeof messageSchema>;
+
+/** A message as GET /messages returns it: with the caller's flags. */
+export const fetchedMessageSchema = z.discriminatedUnion("type", [
+  channelMessageSchema.extend({ flags: z.array(z.string()) }),
+  directMessageSchema.extend({ flags: z.array(z.string()) }),
+]);
 
 export const sendMessage = defineContract({
   subject: "messaging.messages.send",
@@ -51,6 +108,6 @@ export const getMessages = defineContract({
     found_oldest: z.boolean(),
     found_newest: z.boolean(),
     history_limited: z.boolean(),
-    messages: z.array(looseObject),
+    messages: z.array(fetchedMessageSchema),
   }),
 });

@@ -1,13 +1,33 @@
 import { z } from "zod";
 import { defineContract } from "../../contract";
 import { intList } from "../common";
-import { channelCreationParams, looseObject } from "./channel-params";
+import { channelCreationParams } from "./channel-params";
+import { channelSchema } from "./channels";
+
+/** Zulip's Subscription: the channel with the user's own settings (and its subscribers when asked). */
+export const subscriptionSchema = channelSchema.extend({
+  color: z.string(),
+  is_muted: z.boolean(),
+  /** the pre-FL-139 inverse of is_muted */
+  in_home_view: z.boolean(),
+  pin_to_top: z.boolean(),
+  desktop_notifications: z.boolean().nullable(),
+  email_notifications: z.boolean().nullable(),
+  wildcard_mentions_notify: z.boolean().nullable(),
+  push_notifications: z.boolean().nullable(),
+  audible_notifications: z.boolean().nullable(),
+  subscribers: z.array(z.number().int()).optional(),
+});
+export type Subscription = z.infer<typeof subscriptionSchema>;
+
+/** A channel the user is not subscribed to, as register's never_subscribed lists it. */
+export const neverSubscribedSchema = channelSchema.extend({ subscribers: z.array(z.number().int()).optional() });
 
 export const getSubscriptions = defineContract({
   subject: "messaging.subscriptions.list",
   http: { method: "GET", path: "/users/me/subscriptions", auth: "user" },
   params: z.object({ include_subscribers: z.union([z.boolean(), z.literal("partial")]).default(false) }),
-  reply: z.object({ subscriptions: z.array(looseObject) }),
+  reply: z.object({ subscriptions: z.array(subscriptionSchema) }),
 });
 
 export const subscribe = defineContract({

@@ -1,0 +1,94 @@
+import { headers as natsHeaders, type NatsConnection, type Subscription } from "@nats-io/transport-node";
+import { z } from "zod";
+import type { Logger } from "pino";
+import { REQUEST_ID_HEADER } from "../bus";
+import type { ProcessName } from "../services";
+
+/**
+ * A domain event: published by one service after a write commits, on its own
+ * subject, with a payload every consumer parses with the same schema.
+ */
+export interface EventDefinition<P extends z.ZodType = z.ZodType, S extends ProcessName = ProcessName> {
+  /** `events.<publisher>.<name>` */
+  subject: string;
+  publisher: S;
+  payload: P;
+}
+
+export const defineEvent = <S extends ProcessName, P extends z.ZodType>(
+  publisher: S,
+  name: string,
+  payload: P,
+): EventDefinition<P, S> => ({ subject: `events.${publisher}.${name}`, publisher, payload });
+
+export type PayloadOf<E extends EventDefinition> = z.output<E["payload"]>;
+
+/** Who may see a client event: listed users, or every user of the organization. */
+export const audienceSchema = z.union([z.array(z.number().int()), z.literal("all")]);
+export type Audience = z.infer<typeof audienceSchema>;
+
+/**
+ * The payload of an event that notifications copies, as is, into the event
+ * queues of the users who may see it: a Zulip event and its audience.
+ */
+export const clientEventPayload = <E extends z.ZodType>(event: E) =>
+  z.object({ realmId: z.number().int(), userIds: audienceSchema, event });
+
+const encoder = new TextEncoder();
+
+/** The only way a service publishes events: its own definitions only, payloads typed by them. */
+export class EventPublisher<S extends ProcessName> {
+  constructor(
+    private readonly nc: NatsConnection,
+    readonly service: S,
+    /** Check payloads against their schemas before sending (development and tests). */
+    private readonly checkPayloads = true,
+  ) {}
+
+  publish<P extends z.ZodType>(def: EventDefinition<P, S>, payload: z.input<P>, requestId?: string): void {
+    const { userIds } = payload as { userIds?: unknown };
+    if (Array.isArray(userIds) && userIds.length === 0) return;
+    if (this.checkPayloads) {
+      const checked = def.payload.safeParse(payload);
+      if (!checked.success) throw new Error(`${def.subject}: payload breaks its schema: ${checked.error.message}`);
+    }
+    const h = natsHeaders();
+    if (requestId) h.set(REQUEST_ID_HEADER, requestId);
+    this.nc.publish(def.subject, encoder.encode(JSON.stringify(payload)), { headers: h });
+  }
+}
+
+export interface EventSubscriptionOptions {
+  /**
+   * Queue group: each event goes to one instance of the group (work such as
+   * filling event queues). Without one, every instance gets every event
+   * (caches that each instance keeps).
+   */
+  queue?: string;
+  log: Logger;
+}
+
+/** Consumes one kind of event; payloads that break the schema are logged and dropped. */
+export function subscribeEvent<P extends z.ZodType>(
+  nc: NatsConnection,
+  def: EventDefinition<P>,
+  handle: (payload: z.output<P>, meta: { requestId?: string; subject: string }) => void,
+  opts: EventSubscriptionOptions,
+): Subscription {
+  return nc.subscribe(def.subject, {
+    queue: opts.queue,
+    callback: (err, msg) => {
+      if (err) {
+        opts.log.error({ err, subject: def.subject }, "event subscription failed");
+        return;
+      }
+      const requestId = msg.headers?.get(REQUEST_ID_HEADER) || undefined;
+      const parsed = def.payload.safeParse(msg.json());
+      if (!parsed.success) {
+        opts.log.error({ subject: def.subject, requestId, issues: parsed.error.issues }, "malformed event dropped");
+        return;
+      }
+      handle(parsed.data, { requestId, subject: msg.subject });
+    },
+  });
+}

@@ -1,0 +1,29 @@
+/**
+ * The event catalogue: every domain event, defined once, by publisher.
+ * Publishers send through EventPublisher, consumers parse with the same
+ * definitions (subscribeEvent).
+ */
+import type { EventDefinition } from "./define";
+import * as identityEvents from "./identity";
+import * as messagingEvents from "./messaging";
+import * as notificationsEvents from "./notifications";
+import * as realmConfigEvents from "./realm-config";
+
+export * from "./define";
+export { identityEvents, messagingEvents, notificationsEvents, realmConfigEvents };
+
+/**
+ * Events that notifications copies as they are into the queues of their
+ * audience (payload `{realmId, userIds, event}`). The message event is shaped
+ * per queue and is not in this list.
+ */
+export const PASS_THROUGH_EVENTS = [
+  identityEvents.realmUser,
+  identityEvents.userSettings,
+  messagingEvents.streamCreated,
+  messagingEvents.subscriptionChanged,
+  realmConfigEvents.customProfileFields,
+  realmConfigEvents.channelFolder,
+  notificationsEvents.typing,
+  notificationsEvents.typingEditMessage,
+] as const satisfies readonly EventDefinition[];

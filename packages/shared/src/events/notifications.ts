@@ -1,0 +1,49 @@
+// Events notifications publishes (typing: nothing is stored, the event is all there is).
+import { z } from "zod";
+import { clientEventPayload, defineEvent } from "./define";
+
+const int = z.number().int();
+const op = z.enum(["start", "stop"]);
+const sender = z.object({ user_id: int, email: z.string() });
+
+export const typing = defineEvent(
+  "notifications",
+  "typing",
+  clientEventPayload(
+    z.discriminatedUnion("message_type", [
+      z.object({
+        type: z.literal("typing"),
+        message_type: z.literal("direct"),
+        op,
+        sender,
+        recipients: z.array(sender),
+      }),
+      z.object({
+        type: z.literal("typing"),
+        message_type: z.literal("stream"),
+        op,
+        sender,
+        stream_id: int,
+        topic: z.string(),
+      }),
+    ]),
+  ),
+);
+
+/** Someone is editing a message (E17). */
+export const typingEditMessage = defineEvent(
+  "notifications",
+  "typing_edit_message",
+  clientEventPayload(
+    z.object({
+      type: z.literal("typing_edit_message"),
+      op,
+      sender_id: int,
+      message_id: int,
+      recipient: z.discriminatedUnion("type", [
+        z.object({ type: z.literal("channel"), channel_id: int, topic: z.string() }),
+        z.object({ type: z.literal("direct"), user_ids: z.array(int) }),
+      ]),
+    }),
+  ),
+);

@@ -1,0 +1,34 @@
+import type { z } from "zod";
+import type { Handler, HandlerContext } from "./bus";
+import { partWanted, type RegisterStateContract, type RegisterStateParams, type StatePart } from "./contracts/register";
+
+/** Computes one state part for the caller; typed by the part's schema. */
+export interface StateProvider {
+  part: StatePart;
+  provide(params: RegisterStateParams, ctx: HandlerContext): Promise<Record<string, unknown>>;
+}
+
+export const provideState = <S extends z.ZodRawShape>(
+  part: StatePart<S>,
+  provide: (params: RegisterStateParams, ctx: HandlerContext) => Promise<z.output<z.ZodObject<S>>>,
+): StateProvider => ({ part, provide });
+
+/**
+ * A service's register-state handler: the wanted parts, computed in parallel
+ * and merged. Every part of the contract needs exactly one provider.
+ */
+export function registerStateHandler(
+  contract: RegisterStateContract,
+  providers: StateProvider[],
+): Handler<RegisterStateContract> {
+  const unprovided = contract.parts.filter((part) => providers.filter((p) => p.part === part).length !== 1);
+  if (unprovided.length || providers.length !== contract.parts.length) {
+    throw new Error(`${contract.subject}: each state part needs exactly one provider`);
+  }
+  return async (params, ctx) => {
+    const parts = await Promise.all(
+      providers.filter((p) => partWanted(p.part, params)).map((p) => p.provide(params, ctx)),
+    );
+    return Object.assign({}, ...parts) as Record<string, unknown>;
+  };
+}
