@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { ZulipError, notifications } from "@teamchat/shared";
+import { ZulipError, isDuplicateKey, notifications } from "@teamchat/shared";
 import type { EventQueueDoc } from "./event-queues/event-queue.schema";
 import type { EventQueueRepository } from "./event-queues/event-queue.repository";
 import type { QueueEventRepository } from "./queue-events/queue-event.repository";
@@ -55,7 +55,12 @@ export class EventStore {
   async append(q: QueueRef, event: ZulipEvent): Promise<void> {
     const id = await retried(() => this.queues.nextEventId(q.realmId, q.queueId));
     if (id === null) return;
-    await retried(() => this.events.insert({ realmId: q.realmId, queueId: q.queueId, id, event }));
+    // a duplicate key means an earlier attempt did land
+    await retried(() =>
+      this.events.insert({ realmId: q.realmId, queueId: q.queueId, id, event }).catch((err: unknown) => {
+        if (!isDuplicateKey(err)) throw err;
+      }),
+    );
     this.wake(q.queueId);
   }
 
