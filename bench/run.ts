@@ -1,9 +1,10 @@
 /**
  * `npm run bench`: the system as `npm start` runs it (each service its own
- * process, on its own nats-server and FerretDB in a throw-away directory),
+ * process, on its own nats-server and database in a throw-away directory),
  * loaded over loopback with autocannon, beside a bare Fastify hello-world
  * measured in the same run. Prints req/s, p50/p99 latency and each process's
- * peak memory, with ratios to the baseline; writes bench/results/latest.{json,md}.
+ * peak memory (nats-server and the database included), with ratios to the
+ * baseline; writes bench/results/latest.{json,md}.
  *   BENCH_SECONDS (default 10) per scenario, BENCH_CONNECTIONS (default 16).
  */
 import autocannon from "autocannon";
@@ -117,8 +118,8 @@ async function main() {
       }),
     );
     // The latency receiver is in a small channel of its own, so the seeding fills
-    // no queue of theirs; registered before the history exists, because on
-    // FerretDB POST /register's history-wide queries slow down as it grows.
+    // no queue of theirs; registered before the history exists, because on the
+    // embedded database POST /register's history-wide queries slow down as it grows.
     const latencyUser = { email: "latency@bench.example", password: "pw-latency-bench" };
     const latencyId = ok(await api.post("/users", { ...latencyUser, full_name: "Latency" })).user_id as number;
     const latencyKey = ok(
@@ -190,6 +191,7 @@ async function main() {
     const memory = [
       { process: "baseline (hello-world)", peakMiB: peakMiB(hello.pid!) },
       ...procs.map((p) => ({ process: p.name, peakMiB: peakMiB(p.child.pid!) })),
+      ...infra.servers.map((s) => ({ process: s.name, peakMiB: peakMiB(s.pid) })),
     ];
     report(results, eventResult, memory);
   } finally {

@@ -2,10 +2,11 @@
  * Finds or installs, then starts, the infrastructure: a MongoDB-protocol server
  * and nats-server with JetStream. Order: MONGO_URL / NATS_URL when set; else
  * binaries on PATH or in the tool cache; else install (nats-server from Debian's
- * package, FerretDB built from the Go module proxy). Everything binds to loopback.
+ * package, SecantusDB from PyPI into a venv in the tool cache). Everything binds
+ * to loopback.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { createServer, connect } from "node:net";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
@@ -17,12 +18,14 @@ export const TOOL_CACHE =
 export interface Infra {
   mongoUrl: string;
   natsUrl: string;
+  /** The servers this call started (none for servers given by URL), e.g. to read their memory use. */
+  servers: Array<{ name: string; pid: number }>;
   /** Stops what this call started (nothing for servers given by URL). */
   stop(): Promise<void>;
 }
 
 export interface InfraOptions {
-  /** Where FerretDB's SQLite files and NATS' JetStream store live. */
+  /** Where the database's files and NATS' JetStream store live. */
   dataDir: string;
   /** Progress lines go here. */
   progress?: (line: string) => void;
@@ -101,23 +104,79 @@ export function ensureNatsServer(opts: InfraOptions): string {
   );
 }
 
-/** mongod or ferretdb on PATH or in the tool cache, else FerretDB built by scripts/install-ferretdb.sh. */
-export function ensureMongoServer(opts: InfraOptions): { kind: "mongod" | "ferretdb"; bin: string } {
+const SECANTUSDB = "secantusdb==0.7.0b3";
+const SECANTUSDB_VENV = join(TOOL_CACHE, "secantusdb-venv");
+const SECANTUSD = join(SECANTUSDB_VENV, "bin", "secantusd-py");
+
+/** Whether the venv holds exactly the pinned SecantusDB (pip writes its dist-info once the install is complete). */
+function secantusInstalled(): boolean {
+  const libDir = join(SECANTUSDB_VENV, "lib");
+  if (!existsSync(SECANTUSD) || !existsSync(libDir)) return false;
+  const distInfo = `${SECANTUSDB.replace("==", "-")}.dist-info`;
+  return readdirSync(libDir).some((py) => existsSync(join(libDir, py, "site-packages", distInfo)));
+}
+
+/** The first python3 that SecantusDB has wheels for (CPython 3.10–3.13). */
+function findPython(): string | undefined {
+  for (const cmd of ["python3", "python3.13", "python3.12", "python3.11", "python3.10"]) {
+    const r = spawnSync(cmd, ["-c", "import sys; print(sys.version_info[0] * 100 + sys.version_info[1])"], {
+      encoding: "utf8",
+    });
+    const v = Number(r.stdout?.trim());
+    if (r.status === 0 && v >= 310 && v <= 313) return cmd;
+  }
+  return undefined;
+}
+
+/** `python -m venv` into the tool cache; Debian's python3 lacks ensurepip until python3-venv is installed. */
+function makeVenv(python: string, opts: InfraOptions): boolean {
+  const attempt = () => {
+    rmSync(SECANTUSDB_VENV, { recursive: true, force: true });
+    say(opts, `$ ${python} -m venv ${SECANTUSDB_VENV}`);
+    const r = spawnSync(python, ["-m", "venv", SECANTUSDB_VENV], { encoding: "utf8" });
+    return { ok: r.status === 0, output: `${r.stdout ?? ""}${r.stderr ?? ""}` };
+  };
+  let r = attempt();
+  if (!r.ok && /ensurepip/.test(r.output) && process.getuid?.() === 0 && which("apt-get")) {
+    say(opts, "python3 cannot create a venv (no ensurepip): installing Debian's python3-venv package...");
+    runLoud("apt-get", ["update", "-qq"], opts);
+    if (runLoud("apt-get", ["install", "-y", "-qq", "python3-venv"], opts) === 0) r = attempt();
+  }
+  if (!r.ok) {
+    process.stderr.write(r.output);
+    rmSync(SECANTUSDB_VENV, { recursive: true, force: true });
+  }
+  return r.ok;
+}
+
+/** mongod on PATH, else SecantusDB installed from PyPI into a venv in the tool cache (first run only). */
+export function ensureMongoServer(opts: InfraOptions): { kind: "mongod" | "secantusdb"; bin: string } {
   const mongod = which("mongod");
   if (mongod) return { kind: "mongod", bin: mongod };
-  const ferret = which("ferretdb");
-  if (ferret) return { kind: "ferretdb", bin: ferret };
-  say(opts, "no MongoDB-protocol server found: building FerretDB v1.24.2 (first run only, ~2-4 minutes)...");
-  const r = spawnSync("bash", [join(REPO_ROOT, "scripts/install-ferretdb.sh")], {
-    stdio: ["ignore", "pipe", "inherit"],
-    encoding: "utf8",
-    env: { ...process.env, TEAMCHAT_TOOL_CACHE: TOOL_CACHE },
-  });
-  const bin = r.stdout.trim().split("\n").pop() ?? "";
-  if (r.status !== 0 || !existsSync(bin)) {
-    throw new ProvisionError("FerretDB could not be built (see the messages above): install Go or set MONGO_URL");
+  if (secantusInstalled()) return { kind: "secantusdb", bin: SECANTUSD };
+  const python = findPython();
+  if (!python) {
+    throw new ProvisionError(
+      "no mongod, and SecantusDB (the embedded database) needs Python 3.10-3.13, which was not found: install python3 (3.10-3.13) or set MONGO_URL",
+    );
   }
-  return { kind: "ferretdb", bin };
+  say(opts, `no mongod found: installing ${SECANTUSDB} into ${SECANTUSDB_VENV} (first run only, ~10-30 s)...`);
+  if (!existsSync(join(SECANTUSDB_VENV, "bin", "pip")) && !makeVenv(python, opts)) {
+    throw new ProvisionError(
+      `\`${python} -m venv\` failed (see the messages above): install python3-venv (Debian/Ubuntu) or set MONGO_URL`,
+    );
+  }
+  const pip = join(SECANTUSDB_VENV, "bin", "pip");
+  if (
+    runLoud(pip, ["install", "--quiet", "--disable-pip-version-check", SECANTUSDB], opts) !== 0 ||
+    !secantusInstalled()
+  ) {
+    throw new ProvisionError(
+      `pip could not install ${SECANTUSDB} (see the messages above): check access to PyPI, or set MONGO_URL`,
+    );
+  }
+  say(opts, `SecantusDB installed: ${SECANTUSD}`);
+  return { kind: "secantusdb", bin: SECANTUSD };
 }
 
 function startProcess(name: string, bin: string, args: string[], opts: InfraOptions): ChildProcess {
@@ -131,16 +190,24 @@ function startProcess(name: string, bin: string, args: string[], opts: InfraOpti
   return child;
 }
 
-async function stopProcess(child: ChildProcess): Promise<void> {
+/** SIGTERM, then SIGKILL after `graceMs`. */
+async function stopProcess(child: ChildProcess, graceMs = 5_000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
   child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+  const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
   await exited;
   clearTimeout(timer);
 }
 
-export async function startNats(opts: InfraOptions): Promise<{ url: string; stop(): Promise<void> }> {
+export interface StartedServer {
+  name: string;
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+export async function startNats(opts: InfraOptions): Promise<StartedServer> {
   const bin = ensureNatsServer(opts);
   const port = await freePort();
   const store = join(opts.dataDir, "nats");
@@ -148,55 +215,62 @@ export async function startNats(opts: InfraOptions): Promise<{ url: string; stop
   const child = startProcess("nats", bin, ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", store], opts);
   await waitForPort(port, "nats-server", 15_000, child);
   say(opts, `nats-server (JetStream) on 127.0.0.1:${port}`);
-  return { url: `nats://127.0.0.1:${port}`, stop: () => stopProcess(child) };
+  return { name: "nats-server", url: `nats://127.0.0.1:${port}`, pid: child.pid!, stop: () => stopProcess(child) };
 }
 
-export async function startMongo(opts: InfraOptions): Promise<{ url: string; stop(): Promise<void> }> {
+/**
+ * mongod, or SecantusDB with its data under `dataDir`, each commit synced to disk
+ * (SIGKILL after acknowledged writes keeps them). `inMemory` (tests): nothing on
+ * disk and no fsync.
+ */
+export async function startMongo(opts: InfraOptions & { inMemory?: boolean }): Promise<StartedServer> {
   const server = ensureMongoServer(opts);
   const port = await freePort();
   const dir = join(opts.dataDir, server.kind);
-  mkdirSync(dir, { recursive: true });
+  // mongod's in-memory engine is Enterprise-only: it always gets a directory.
+  const inMemory = opts.inMemory === true && server.kind === "secantusdb";
+  if (!inMemory) mkdirSync(dir, { recursive: true });
   const args =
     server.kind === "mongod"
       ? ["--dbpath", dir, "--port", String(port), "--bind_ip", "127.0.0.1", "--quiet"]
-      : [
-          "--handler=sqlite",
-          // Files, not FerretDB's in-memory SQLite: that mode stalls under concurrent connections.
-          `--sqlite-url=file:${dir}/`,
-          `--listen-addr=127.0.0.1:${port}`,
-          "--telemetry=disable",
-          "--state-dir=-",
-          "--debug-addr=-",
-          "--log-level=warn",
-        ];
+      : ["--host=127.0.0.1", `--port=${port}`, "--standalone", "--log-level=WARNING"].concat(
+          inMemory ? ["--storage-path=:memory:"] : [`--storage-path=${dir}`, "--sync-on-commit"],
+        );
   const child = startProcess(server.kind, server.bin, args, opts);
   await waitForPort(port, server.kind, 30_000, child);
-  say(opts, `${server.kind} on 127.0.0.1:${port} (data in ${dir})`);
-  return { url: `mongodb://127.0.0.1:${port}`, stop: () => stopProcess(child) };
+  say(opts, `${server.kind} on 127.0.0.1:${port} (${inMemory ? "in memory" : `data in ${dir}`})`);
+  return {
+    name: server.kind,
+    url: `mongodb://127.0.0.1:${port}/?directConnection=true`,
+    pid: child.pid!,
+    // A database gets longer than the default to flush and close its files.
+    stop: () => stopProcess(child, 15_000),
+  };
 }
 
 /** Servers given by MONGO_URL / NATS_URL are used as they are; the others are started here. */
 export async function provisionInfra(opts: InfraOptions): Promise<Infra> {
   mkdirSync(opts.dataDir, { recursive: true });
-  const started: Array<() => Promise<void>> = [];
+  const started: StartedServer[] = [];
+  const stopAll = async () => void (await Promise.all(started.map((s) => s.stop())));
   try {
     let natsUrl = process.env.NATS_URL;
     if (natsUrl) say(opts, `using NATS_URL=${natsUrl}`);
     else {
       const nats = await startNats(opts);
-      started.push(nats.stop);
+      started.push(nats);
       natsUrl = nats.url;
     }
     let mongoUrl = process.env.MONGO_URL;
     if (mongoUrl) say(opts, `using MONGO_URL=${mongoUrl.replace(/\/\/[^@/]*@/, "//***@")}`);
     else {
       const mongo = await startMongo(opts);
-      started.push(mongo.stop);
+      started.push(mongo);
       mongoUrl = mongo.url;
     }
-    return { natsUrl, mongoUrl, stop: async () => void (await Promise.all(started.map((s) => s()))) };
+    return { natsUrl, mongoUrl, servers: started.map(({ name, pid }) => ({ name, pid })), stop: stopAll };
   } catch (err) {
-    await Promise.all(started.map((s) => s()));
+    await stopAll();
     throw err;
   }
 }

@@ -1,6 +1,6 @@
 /**
  * Starts the system as `npm start` does (scripts/start.ts in its own process,
- * provisioning its own nats-server and FerretDB), uses the printed zuliprc,
+ * provisioning its own nats-server and database), uses the printed zuliprc,
  * then sends SIGINT and checks that everything it started is gone.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
@@ -36,7 +36,7 @@ function waitFor(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> 
   });
 }
 
-/** Processes whose command line names our data directory: nats-server and FerretDB. */
+/** Processes whose command line names our data directory: nats-server and the database. */
 const infraProcesses = () =>
   spawnSync("ps", ["-eo", "args"], { encoding: "utf8" })
     .stdout.split("\n")

@@ -2,7 +2,7 @@
  * Once per `jest` run: a MongoDB-protocol server for all test files (each file
  * uses its own databases). Docker engine answering → MongoDB from
  * testcontainers; otherwise the same local provisioning as `npm start`, with
- * its data in a temporary directory removed afterwards. NATS is started per test file (test/support/nats.ts) so that files
+ * the database in memory (a temporary directory, removed afterwards, for mongod). NATS is started per test file (test/support/nats.ts) so that files
  * running in parallel never share subjects.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -33,7 +33,7 @@ export default async function globalSetup(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), "teamchat-test-"));
   // nats-server is started per file, but install it now so that files do not race to apt-get.
   ensureNatsServer({ dataDir, progress });
-  const mongo = await startMongo({ dataDir, progress });
+  const mongo = await startMongo({ dataDir, progress, inMemory: true });
   process.env.TEST_MONGO_URL = mongo.url;
   globalThis.__teardown = async () => {
     await mongo.stop();

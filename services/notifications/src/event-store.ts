@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { ZulipError, insertWithFreeNumber, notifications } from "@teamchat/shared";
+import { ZulipError, isDuplicateKey, notifications } from "@teamchat/shared";
 import type { EventQueueDoc } from "./event-queues/event-queue.schema";
 import type { EventQueueRepository } from "./event-queues/event-queue.repository";
 import type { QueueEventRepository } from "./queue-events/queue-event.repository";
@@ -8,11 +8,11 @@ export type ZulipEvent = { type: string; [field: string]: unknown };
 export type QueuedEvent = ZulipEvent & { id: number };
 type QueueRef = Pick<EventQueueDoc, "realmId" | "queueId">;
 
-/** How long a reader waits for a hole (a lower id whose insert is still in flight) before skipping it. */
+/** How long a reader waits for a hole (an id handed out whose event is not written yet) before skipping it. */
 const GAP_RETRIES = 20;
 const GAP_RETRY_MS = 50;
 
-/** A transient storage error (FerretDB on SQLite under contention) must not drop an event: try again a few times. */
+/** A transient storage error (e.g. a dropped connection) must not drop an event: try again a few times. */
 async function retried<T>(op: () => Promise<T>, attempts = 4): Promise<T> {
   for (let i = 1; ; i++) {
     try {
@@ -47,27 +47,27 @@ export class EventStore {
   }
 
   /**
-   * Appends an event under the next free id and wakes the queue's poll wherever
-   * it is parked. The insert itself claims the id (unique index on queue + id),
-   * so concurrent appenders on any instance never share one; a taken id sends
-   * the appender past the queue's highest known id.
+   * Appends an event under the queue's next id and wakes the queue's poll
+   * wherever it is parked. The id comes from an atomic `$inc` on the queue
+   * document, so concurrent appenders on any instance never share one, and ids
+   * only increase. A queue deleted meanwhile gets nothing.
    */
-  async append(q: QueueRef & Pick<EventQueueDoc, "lastEventId">, event: ZulipEvent): Promise<void> {
-    const id = await retried(() =>
-      insertWithFreeNumber(
-        q.lastEventId + 1,
-        (n) => this.events.insert({ realmId: q.realmId, queueId: q.queueId, id: n, event }),
-        async (n) => Math.max(n, (await this.queues.byId(q.realmId, q.queueId))?.lastEventId ?? n) + 1,
-      ),
+  async append(q: QueueRef, event: ZulipEvent): Promise<void> {
+    const id = await retried(() => this.queues.nextEventId(q.realmId, q.queueId));
+    if (id === null) return;
+    // a duplicate key means an earlier attempt did land
+    await retried(() =>
+      this.events.insert({ realmId: q.realmId, queueId: q.queueId, id, event }).catch((err: unknown) => {
+        if (!isDuplicateKey(err)) throw err;
+      }),
     );
-    await retried(() => this.queues.noteEventId(q.realmId, q.queueId, id));
     this.wake(q.queueId);
   }
 
   /**
-   * Events after `after`, in order, or null when the queue is gone. Concurrent
-   * appenders (on any instance) claim ids by inserting, so a higher id can land
-   * before a lower one: a reader that sees a hole waits briefly for it, so a
+   * Events after `after`, in order, or null when the queue is gone. Appenders
+   * (on any instance) take an id before writing the event, so a higher id can
+   * land before a lower one: a reader that sees a hole waits briefly for it, so a
    * later event is never delivered (and then acknowledged) before an earlier one.
    * A hole that stays (an insert that failed for good) is skipped.
    */

@@ -17,8 +17,8 @@ export interface MessageDoc {
   /**
    * Who received it (the users with a usermessage row): a direct message's participants, a
    * channel's subscribers at send time. It is the user's "personal history" that most
-   * narrows search (Zulip joins usermessage rows; FerretDB has no $lookup), and what keeps
-   * protected channel history from later subscribers.
+   * narrows search (Zulip joins usermessage rows; here one query on messages serves it),
+   * and what keeps protected channel history from later subscribers.
    */
   receivers: number[];
   content: string;

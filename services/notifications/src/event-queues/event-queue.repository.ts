@@ -20,9 +20,17 @@ export class EventQueueRepository extends RealmRepository<EventQueueDoc> {
     return this.find(userIds === "all" ? { realmId } : { realmId, userId: { $in: userIds } });
   }
 
-  /** Raises the queue's highest event id (a hint for appenders and readers; the events' unique index is the truth). */
-  async noteEventId(realmId: number, queueId: string, id: number): Promise<void> {
-    await this.model.updateOne({ realmId, queueId }, { $max: { lastEventId: id } }).exec();
+  /** The queue's next event id (atomic: the queue document exists, so `$inc` needs no upsert), or null when the queue is gone. */
+  async nextEventId(realmId: number, queueId: string): Promise<number | null> {
+    const q = await this.model
+      .findOneAndUpdate(
+        { realmId, queueId },
+        { $inc: { lastEventId: 1 } },
+        { returnDocument: "after", projection: { lastEventId: 1 } },
+      )
+      .lean<Pick<EventQueueDoc, "lastEventId">>()
+      .exec();
+    return q?.lastEventId ?? null;
   }
 
   /** Records a client's visit: keeps the queue alive for its lifespan (+ the poll's wait) and notes what it acknowledged. */

@@ -16,7 +16,7 @@ export interface EventQueueDoc {
   clientCapabilities: Record<string, unknown>;
   /** the organization's realm_empty_topic_display_name when the client registered (convention 9) */
   emptyTopicName: string;
-  /** the highest event id appended (a hint: ids are claimed by inserting the event under a unique index) */
+  /** the highest event id handed out (the event itself is written just after) */
   lastEventId: number;
   /** events up to this id were acknowledged and deleted (Zulip's newest_pruned_id) */
   prunedThrough: number;

@@ -19,17 +19,9 @@ export class QueueEventRepository extends RealmRepository<QueueEventDoc> {
       .exec();
   }
 
-  async has(realmId: number, queueId: string, id: number): Promise<boolean> {
-    return (await this.count({ realmId, queueId, id })) > 0;
-  }
-
-  /**
-   * Acknowledgement: the client has every event up to `id`. The acknowledged
-   * event itself stays, so the queue's highest id is never forgotten and ids
-   * cannot be handed out twice (reads start after the acknowledged id anyway).
-   */
+  /** Acknowledgement: the client has every event up to `id`. */
   async pruneThrough(realmId: number, queueId: string, id: number): Promise<void> {
-    await this.model.deleteMany({ realmId, queueId, id: { $lt: id } }).exec();
+    await this.model.deleteMany({ realmId, queueId, id: { $lte: id } }).exec();
   }
 
   async removeQueue(realmId: number, queueId: string): Promise<void> {

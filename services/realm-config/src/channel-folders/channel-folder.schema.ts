@@ -8,7 +8,7 @@ export interface ChannelFolderDoc {
   /**
    * The name lowercased while the folder is active, a per-folder placeholder once
    * archived: a unique index on it is Zulip's "unique name among non-archived
-   * folders" constraint without a partial index (FerretDB has none).
+   * folders" constraint.
    */
   activeNameKey: string;
   description: string;
