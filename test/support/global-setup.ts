@@ -5,8 +5,8 @@
  *   `npm start`, with its data in a temporary directory removed afterwards.
  * - the shared system: one nats-server and the whole system in this process
  *   (test/support/system.ts), on which each test file creates its own
- *   organizations (testOrganization()). Workers find it through TEST_BASE_URL
- *   and TEST_NATS_URL. Private systems (startSystem()) start their own
+ *   organizations (testOrganization()). Workers find it through TEST_BASE_URL,
+ *   TEST_NATS_URL and TEST_MONGO_DB_PREFIX. Private systems (startSystem()) start their own
  *   nats-server per file, so that they never share subjects.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -49,11 +49,13 @@ async function startDatabase(): Promise<() => Promise<void>> {
 
 export default async function globalSetup(): Promise<void> {
   const stopDatabase = await startDatabase();
+  globalThis.__teardown = stopDatabase;
   const nats = await startTestNats();
   // Many files share it at once: no rate limit that tests could hit by accident.
   const system = await launchSystem(nats.url, { env: { RATE_LIMIT_REQUESTS: "10000" } });
   process.env.TEST_BASE_URL = system.baseUrl;
   process.env.TEST_NATS_URL = nats.url;
+  process.env.TEST_MONGO_DB_PREFIX = system.config.MONGO_DB_PREFIX;
   globalThis.__teardown = async () => {
     await system.stop();
     await nats.stop();
