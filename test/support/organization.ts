@@ -44,23 +44,15 @@ export const ORGANIZATION_NAME = "Test Organization";
  * The organization surface over a gateway at `baseUrl`. `host` is the Host
  * header that selects the organization (undefined: the gateway's default one).
  */
-export function organizationClient(opts: {
-  baseUrl: string;
+export function organizationClient({
+  host,
+  ...opts
+}: Pick<TestOrganization, "baseUrl" | "realm" | "subdomain" | "owner" | "nc" | "stop"> & {
   host: string | undefined;
-  subdomain: string;
-  realm: RealmRef;
-  owner: TestUser;
-  nc: NatsConnection;
-  stop(): Promise<void>;
 }): TestOrganization {
-  const { baseUrl, host } = opts;
-  const api = (user: Credentials | null) => new ApiClient(baseUrl, user, host);
+  const api = (user: Credentials | null) => new ApiClient(opts.baseUrl, user, host);
   const org: TestOrganization = {
-    baseUrl,
-    realm: opts.realm,
-    subdomain: opts.subdomain,
-    owner: opts.owner,
-    nc: opts.nc,
+    ...opts,
     api,
     call: (contract, params, asUser) => callContract(api(asUser), contract, params),
     makeUser: async (name, role = 400, fullName = `User ${name}`) => {
@@ -71,7 +63,6 @@ export function organizationClient(opts: {
       const { api_key } = await org.call(identity.fetchApiKey, { username: email, password }, null);
       return { email, apiKey: api_key, userId: user_id, password, fullName };
     },
-    stop: opts.stop,
   };
   return org;
 }
@@ -111,8 +102,8 @@ async function deleteOrganizationData(realmId: number): Promise<void> {
 export async function testOrganization(): Promise<TestOrganization> {
   const baseUrl = process.env.TEST_BASE_URL;
   const natsUrl = process.env.TEST_NATS_URL;
-  if (!baseUrl || !natsUrl) {
-    throw new Error("no shared system: TEST_BASE_URL/TEST_NATS_URL are set by jest's globalSetup (run through jest)");
+  if (!baseUrl || !natsUrl || !process.env.TEST_MONGO_DB_PREFIX) {
+    throw new Error("no shared system: jest's globalSetup (test/support/global-setup.ts) sets TEST_BASE_URL etc.");
   }
   const nc = await connect({ servers: natsUrl, name: "test" });
   const subdomain = `t-${randomBytes(6).toString("hex")}`;
