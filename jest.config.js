@@ -9,7 +9,7 @@ module.exports = {
   testPathIgnorePatterns: ["/node_modules/"],
   globalSetup: "<rootDir>/test/support/global-setup.ts",
   globalTeardown: "<rootDir>/test/support/global-teardown.ts",
-  // 2 cores: one worker per core; each test file runs its own system.
+  // 2 cores: one worker per core. Test files share one system (global-setup.ts), each in its own organizations.
   maxWorkers: 2,
   testTimeout: 60_000,
   slowTestThreshold: 20,

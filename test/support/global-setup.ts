@@ -1,24 +1,31 @@
 /**
- * Once per `jest` run: a MongoDB-protocol server for all test files (each file
- * uses its own databases). Docker engine answering → MongoDB from
- * testcontainers; otherwise the same local provisioning as `npm start`, with
- * the database in memory (a temporary directory, removed afterwards, for mongod). NATS is started per test file (test/support/nats.ts) so that files
- * running in parallel never share subjects.
+ * Once per `jest` run:
+ * - a MongoDB-protocol server for all test files. Docker engine answering →
+ *   MongoDB from testcontainers; otherwise the same local provisioning as
+ *   `npm start`, with the database in memory.
+ * - the shared system: one nats-server and the whole system in this process
+ *   (test/support/system.ts), on which each test file creates its own
+ *   organizations (testOrganization()). Workers find it through TEST_BASE_URL,
+ *   TEST_NATS_URL and TEST_MONGO_DB_PREFIX. Private systems (startSystem()) start their own
+ *   nats-server per file, so that they never share subjects.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureNatsServer, startMongo } from "../../scripts/lib/infra";
 import { dockerAvailable } from "./docker";
+import { startTestNats } from "./nats";
+import { launchSystem } from "./system";
 
 declare global {
   var __teardown: (() => Promise<void>) | undefined;
 }
 
-export default async function globalSetup(): Promise<void> {
+/** Provisions the database; returns how to stop it. */
+async function startDatabase(): Promise<() => Promise<void>> {
   if (process.env.MONGO_URL) {
     process.env.TEST_MONGO_URL = process.env.MONGO_URL;
-    return;
+    return async () => undefined;
   }
   const progress = (line: string) => process.stderr.write(`\n${line}`);
   if (await dockerAvailable()) {
@@ -27,16 +34,31 @@ export default async function globalSetup(): Promise<void> {
     const mongo = await new MongoDBContainer("mongo:7").start();
     process.env.TEST_MONGO_URL = `${mongo.getConnectionString()}?directConnection=true`;
     process.env.TEST_USE_DOCKER = "1";
-    globalThis.__teardown = async () => void (await mongo.stop());
-    return;
+    return async () => void (await mongo.stop());
   }
   const dataDir = mkdtempSync(join(tmpdir(), "teamchat-test-"));
-  // nats-server is started per file, but install it now so that files do not race to apt-get.
+  // Install nats-server now, so that files starting private systems do not race to apt-get.
   ensureNatsServer({ dataDir, progress });
   const mongo = await startMongo({ dataDir, progress, inMemory: true });
   process.env.TEST_MONGO_URL = mongo.url;
-  globalThis.__teardown = async () => {
+  return async () => {
     await mongo.stop();
     rmSync(dataDir, { recursive: true, force: true });
+  };
+}
+
+export default async function globalSetup(): Promise<void> {
+  const stopDatabase = await startDatabase();
+  globalThis.__teardown = stopDatabase;
+  const nats = await startTestNats();
+  // Many files share it at once: no rate limit that tests could hit by accident.
+  const system = await launchSystem(nats.url, { env: { RATE_LIMIT_REQUESTS: "10000" } });
+  process.env.TEST_BASE_URL = system.baseUrl;
+  process.env.TEST_NATS_URL = nats.url;
+  process.env.TEST_MONGO_DB_PREFIX = system.config.MONGO_DB_PREFIX;
+  globalThis.__teardown = async () => {
+    await system.stop();
+    await nats.stop();
+    await stopDatabase();
   };
 }

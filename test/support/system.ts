@@ -1,7 +1,9 @@
 /**
- * The whole system in one test process, built from the same composition roots
- * as the real entrypoints, on real NATS and a real MongoDB-protocol server.
- * Each call gets its own nats-server and its own databases.
+ * The whole system in one process, built from the same composition roots as
+ * the real entrypoints, on real NATS and a real MongoDB-protocol server.
+ * launchSystem() is the shared system of a jest run (global-setup.ts);
+ * startSystem() is a private one, with its own nats-server and databases, for
+ * tests that stop services, read logs or need other settings.
  */
 import { randomBytes } from "node:crypto";
 import type { FastifyInstance } from "fastify";
@@ -11,9 +13,8 @@ import {
   createLogger,
   loadConfig,
   startService,
-  type Config,
-  type RealmRef,
   type BusService,
+  type Config,
   type ServiceFactory,
 } from "@teamchat/shared";
 import { createOrganization } from "../../scripts/lib/organization";
@@ -22,8 +23,8 @@ import { buildIdentity } from "../../services/identity/src/app";
 import { buildMessaging } from "../../services/messaging/src/app";
 import { buildNotifications } from "../../services/notifications/src/app";
 import { buildRealmConfig } from "../../services/realm-config/src/app";
-import { ApiClient, type Credentials } from "@teamchat/shared/src/testing/api";
 import { startTestNats } from "./nats";
+import { ORGANIZATION_NAME, OWNER, organizationClient, type TestOrganization } from "./organization";
 
 export const FACTORIES: { [S in BusService]: ServiceFactory<S> } = {
   identity: buildIdentity,
@@ -32,14 +33,9 @@ export const FACTORIES: { [S in BusService]: ServiceFactory<S> } = {
   notifications: buildNotifications,
 };
 
-export interface TestSystem {
+export interface LaunchedSystem {
   baseUrl: string;
-  realm: RealmRef;
-  owner: Credentials & { userId: number; password: string };
   config: Config;
-  /** a client connection to the system's NATS, for tests that look at the bus */
-  nc: NatsConnection;
-  api(user: Credentials | null): ApiClient;
   /** Starts one more gateway instance on the same bus; returns its base URL. */
   startGateway(): Promise<string>;
   /** Stops one service's instance (to test restarts and "no responders"). */
@@ -49,6 +45,9 @@ export interface TestSystem {
   stop(): Promise<void>;
 }
 
+/** A private system and its default organization (served on the bare host and IPs). */
+export type TestSystem = TestOrganization & LaunchedSystem;
+
 export interface SystemOptions {
   /** environment overrides (see packages/shared/src/config.ts) */
   env?: Record<string, string>;
@@ -56,11 +55,11 @@ export interface SystemOptions {
   logs?: Array<Record<string, unknown>>;
 }
 
-export async function startSystem({ env = {}, logs }: SystemOptions = {}): Promise<TestSystem> {
-  const nats = await startTestNats();
+/** The four services and a gateway on `natsUrl`, with their own databases. */
+export async function launchSystem(natsUrl: string, { env = {}, logs }: SystemOptions = {}): Promise<LaunchedSystem> {
   const config = loadConfig({
     NODE_ENV: "test",
-    NATS_URL: nats.url,
+    NATS_URL: natsUrl,
     MONGO_URL: process.env.TEST_MONGO_URL!,
     MONGO_DB_PREFIX: `t${randomBytes(4).toString("hex")}`,
     EXTERNAL_URL: "http://localhost",
@@ -80,7 +79,7 @@ export async function startSystem({ env = {}, logs }: SystemOptions = {}): Promi
 
   const gateways: Array<{ app: FastifyInstance; nc: NatsConnection }> = [];
   const startGateway = async () => {
-    const gwNats = await connect({ servers: nats.url, name: "gateway" });
+    const gwNats = await connect({ servers: natsUrl, name: "gateway" });
     const app = await buildGateway({ nc: gwNats, config, log: logger("gateway") });
     await app.listen({ port: 0, host: "127.0.0.1" });
     gateways.push({ app, nc: gwNats });
@@ -88,23 +87,9 @@ export async function startSystem({ env = {}, logs }: SystemOptions = {}): Promi
   };
   const baseUrl = await startGateway();
 
-  const nc = await connect({ servers: nats.url, name: "test" });
-  const password = "owner-password-1";
-  const org = await createOrganization(nc, {
-    subdomain: "",
-    name: "Test Organization",
-    ownerEmail: "owner@example.com",
-    ownerName: "Test Owner",
-    ownerPassword: password,
-  });
-
   return {
     baseUrl,
-    realm: org.realm,
-    owner: { email: "owner@example.com", apiKey: org.apiKey, userId: org.userId, password },
     config,
-    nc,
-    api: (user) => new ApiClient(baseUrl, user),
     startGateway,
     stopService: async (name) => {
       const list = instances.get(name) ?? [];
@@ -117,8 +102,36 @@ export async function startSystem({ env = {}, logs }: SystemOptions = {}): Promi
         await gw.nc.drain();
       }
       for (const list of instances.values()) await Promise.all(list.map((s) => s()));
-      await nc.drain();
-      await nats.stop();
     },
+  };
+}
+
+export async function startSystem(options: SystemOptions = {}): Promise<TestSystem> {
+  const nats = await startTestNats();
+  const system = await launchSystem(nats.url, options);
+  const nc = await connect({ servers: nats.url, name: "test" });
+  const org = await createOrganization(nc, {
+    subdomain: "",
+    name: ORGANIZATION_NAME,
+    ownerEmail: OWNER.email,
+    ownerName: OWNER.fullName,
+    ownerPassword: OWNER.password,
+  });
+  const stop = async () => {
+    await system.stop();
+    await nc.drain();
+    await nats.stop();
+  };
+  return {
+    ...system,
+    ...organizationClient({
+      baseUrl: system.baseUrl,
+      host: undefined,
+      subdomain: "",
+      realm: org.realm,
+      owner: { ...OWNER, apiKey: org.apiKey, userId: org.userId },
+      nc,
+      stop,
+    }),
   };
 }

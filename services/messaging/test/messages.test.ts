@@ -1,48 +1,64 @@
-import { ok, type Body } from "@teamchat/shared/src/testing/api";
-import { startSystem, type TestSystem } from "../../../test/support/system";
-import { captureEvents, createChannel } from "./helpers";
-import { makeUser, type TestUser } from "../../../test/support/users";
+import { messaging, type DomainEvent, type ParamsIn } from "@teamchat/shared";
+import type { Credentials } from "@teamchat/shared/src/testing/api";
+import { expectZulipError } from "../../../test/support/call";
+import { recordDomainEvents } from "../../../test/support/domain-events";
+import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
 
-let sys: TestSystem;
+let org: TestOrganization;
 let alice: TestUser;
 let bob: TestUser;
 let carol: TestUser;
 let guest: TestUser;
 let design: number;
 beforeAll(async () => {
-  sys = await startSystem({ env: { RATE_LIMIT_REQUESTS: "10000" } });
-  alice = await makeUser(sys, "Alice", 400, "Alice");
-  bob = await makeUser(sys, "Bob", 400, "Bob");
-  carol = await makeUser(sys, "Carol", 400, "Carol");
-  guest = await makeUser(sys, "Guest", 600, "Guest");
-  design = await createChannel(sys, alice, "design", [alice.userId, bob.userId]);
+  org = await testOrganization();
+  alice = await org.makeUser("Alice", 400, "Alice");
+  bob = await org.makeUser("Bob", 400, "Bob");
+  carol = await org.makeUser("Carol", 400, "Carol");
+  guest = await org.makeUser("Guest", 600, "Guest");
+  design = await createChannel(alice, "design", [alice.userId, bob.userId]);
 });
-afterAll(() => sys?.stop());
+afterAll(() => org?.stop());
 
-const pick = (res: { status: number; body: Record<string, unknown> }) => ({
-  status: res.status,
-  code: res.body.code,
-  msg: res.body.msg,
-});
-const bad = (msg: string, code = "BAD_REQUEST") => ({ status: 400, code, msg });
+type SendParams = ParamsIn<typeof messaging.sendMessage>;
+type GetParams = ParamsIn<typeof messaging.getMessages>;
+type Messages = { messages: Array<Record<string, unknown>> };
 
-const send = (user: TestUser, params: Record<string, unknown>) => sys.api(user).post("/messages", params);
-const sendOk = async (user: TestUser, params: Record<string, unknown>) => ok(await send(user, params)).id as number;
-const fetch = async (user: TestUser, params: Record<string, unknown>) =>
-  ok(await sys.api(user).get("/messages", { anchor: "newest", num_before: 100, num_after: 0, ...params }));
-const ids = (body: Body) => (body.messages as Array<{ id: number }>).map((m) => m.id);
+const createChannel = async (
+  user: Credentials,
+  name: string,
+  subscribers: number[],
+  extra: Partial<ParamsIn<typeof messaging.createChannel>> = {},
+) => (await org.call(messaging.createChannel, { name, subscribers, ...extra }, user)).id;
+const send = (user: Credentials, params: SendParams) => org.call(messaging.sendMessage, params, user);
+const sendOk = async (user: Credentials, params: SendParams) => (await send(user, params)).id;
+const fetch = (user: Credentials, params: GetParams) =>
+  org.call(messaging.getMessages, { anchor: "newest", num_before: 100, num_after: 0, ...params }, user);
+const ids = (body: Messages) => body.messages.map((m) => m.id);
+const subscribe = (user: Credentials, channel: string, principals: number[]) =>
+  org.call(messaging.subscribe, { subscriptions: [{ name: channel }], principals }, user);
+const topics = (user: Credentials, streamId: number, allowEmpty?: boolean) =>
+  org.call(messaging.getStreamTopics, { stream_id: streamId, allow_empty_topic_name: allowEmpty }, user);
+
+/**
+ * One more message event, after the writes a test looks at: waiting for it
+ * with recorder.before() proves every earlier event has arrived. A direct
+ * message of the owner to themself, which no user of these tests sees.
+ */
+async function marker(): Promise<(e: DomainEvent) => boolean> {
+  const id = await sendOk(org.owner, { type: "private", to: [org.owner.userId], content: "marker" });
+  return (e) => e.event.type === "message" && (e.event.message as { id: number }).id === id;
+}
 
 describe("POST /messages to a channel", () => {
   it("stores the message, renders Markdown, and GET /messages returns Zulip's message object", async () => {
-    const capture = captureEvents(sys);
-    const res = ok(
-      await send(alice, {
-        type: "stream",
-        to: "design",
-        topic: "colors",
-        content: "**bold** <i>x</i> https://zulip.com",
-      }),
-    );
+    const recorder = await recordDomainEvents(org, "messaging");
+    const res = await send(alice, {
+      type: "stream",
+      to: "design",
+      topic: "colors",
+      content: "**bold** <i>x</i> https://zulip.com",
+    });
     expect(Object.keys(res).sort()).toEqual(["id", "msg", "result"]);
     const body = await fetch(bob, {
       narrow: [
@@ -58,7 +74,7 @@ describe("POST /messages to a channel", () => {
         sender_id: alice.userId,
         sender_email: alice.email,
         sender_full_name: "Alice",
-        sender_realm_str: "",
+        sender_realm_str: org.subdomain,
         avatar_url: null,
         client: "API",
         content: '<p><strong>bold</strong> &lt;i&gt;x&lt;/i&gt; <a href="https://zulip.com">https://zulip.com</a></p>',
@@ -82,17 +98,17 @@ describe("POST /messages to a channel", () => {
       content_type: "text/x-markdown",
       flags: ["read"],
     });
-    expect(raw.messages[0].avatar_url).toMatch(/^https:\/\/secure\.gravatar\.com\//);
+    expect(raw.messages[0]!.avatar_url).toMatch(/^https:\/\/secure\.gravatar\.com\//);
 
-    const events = (await capture.take()).filter((e) => e.event.type === "message");
-    capture.stop();
+    const events = (await recorder.before(await marker())).filter((e) => e.event.type === "message");
+    recorder.stop();
     expect(events).toHaveLength(1);
     expect(events[0]!.userIds).toEqual([alice.userId, bob.userId].sort((a, b) => a - b));
     expect(events[0]!.perUser).toEqual({ [alice.userId]: { flags: ["read"] }, [bob.userId]: { flags: [] } });
     expect(events[0]!.event.message).toEqual({
       ...raw.messages[0],
       ...body.messages[0],
-      avatar_url: raw.messages[0].avatar_url,
+      avatar_url: raw.messages[0]!.avatar_url,
       flags: undefined,
     });
   });
@@ -109,8 +125,10 @@ describe("POST /messages to a channel", () => {
     expect(ids(body)).toEqual([id1, id2]);
     const first = (
       await fetch(alice, { anchor: "oldest", num_before: 0, num_after: 1, narrow: [["stream", "design"]] })
-    ).messages[0];
-    expect(ok(await sys.api(alice).get(`/streams/${design}`)).stream.first_message_id).toBe(first.id);
+    ).messages[0]!;
+    expect((await org.call(messaging.getStreamById, { stream_id: design }, alice)).stream.first_message_id).toBe(
+      first.id,
+    );
   });
 
   it("the empty topic: allowed, sent as the display name too, shown as the display name unless allow_empty_topic_name", async () => {
@@ -123,7 +141,7 @@ describe("POST /messages to a channel", () => {
       ],
     });
     expect(ids(shown)).toEqual([a, b]);
-    expect(shown.messages.map((m: { subject: string }) => m.subject)).toEqual(["general chat", "general chat"]);
+    expect(shown.messages.map((m) => m.subject)).toEqual(["general chat", "general chat"]);
     const raw = await fetch(alice, {
       narrow: [
         ["stream", "design"],
@@ -131,97 +149,112 @@ describe("POST /messages to a channel", () => {
       ],
       allow_empty_topic_name: true,
     });
-    expect(raw.messages.map((m: { subject: string }) => m.subject)).toEqual(["", ""]);
+    expect(raw.messages.map((m) => m.subject)).toEqual(["", ""]);
   });
 
   it("over-long topics and contents are truncated as Zulip does", async () => {
     const id = await sendOk(alice, { type: "stream", to: "design", topic: "t".repeat(70), content: "c".repeat(10010) });
-    const msg = (await fetch(alice, { narrow: [["id", id]], apply_markdown: false })).messages[0];
+    const msg = (await fetch(alice, { narrow: [["id", id]], apply_markdown: false })).messages[0]!;
     expect(msg.subject).toBe("t".repeat(57) + "...");
     expect(msg.content).toBe("c".repeat(10000 - 20) + "\n[message truncated]");
-    expect(msg.content.length).toBe(10000);
+    expect((msg.content as string).length).toBe(10000);
   });
 
   it("refuses bad sends with Zulip's errors", async () => {
-    expect((await send(alice, { type: "stream", to: "nowhere", topic: "x", content: "hi" })).body).toEqual({
-      result: "error",
+    await expectZulipError(send(alice, { type: "stream", to: "nowhere", topic: "x", content: "hi" }), {
+      status: 400,
       code: "STREAM_DOES_NOT_EXIST",
       msg: "Channel 'nowhere' does not exist",
       stream: "nowhere",
     });
-    expect((await send(alice, { type: "stream", to: 999999, topic: "x", content: "hi" })).body).toEqual({
-      result: "error",
+    await expectZulipError(send(alice, { type: "stream", to: 999999, topic: "x", content: "hi" }), {
+      status: 400,
       code: "STREAM_DOES_NOT_EXIST",
       msg: "Channel with ID '999999' does not exist",
       stream_id: 999999,
     });
-    expect(pick(await send(alice, { type: "stream", to: "design", topic: "x", content: "  \n " }))).toEqual(
-      bad("Message must not be empty"),
-    );
-    expect(pick(await send(alice, { type: "stream", to: "design", content: "no topic" }))).toEqual(
-      bad("Missing topic"),
-    );
-    expect(pick(await send(alice, { type: "stream", to: "design", topic: "x" }))).toEqual(
-      bad("Missing 'content' argument", "REQUEST_VARIABLE_MISSING"),
-    );
-    expect(pick(await send(alice, { type: "email", to: "design", topic: "x", content: "y" }))).toEqual(
-      bad("Invalid type"),
+    await expectZulipError(send(alice, { type: "stream", to: "design", topic: "x", content: "  \n " }), {
+      status: 400,
+      code: "BAD_REQUEST",
+      msg: "Message must not be empty",
+    });
+    await expectZulipError(send(alice, { type: "stream", to: "design", content: "no topic" }), {
+      status: 400,
+      code: "BAD_REQUEST",
+      msg: "Missing topic",
+    });
+    // Parameters the contract's types refuse: raw HTTP, as a client could send them.
+    await expectZulipError(org.api(alice).post("/messages", { type: "stream", to: "design", topic: "x" }), {
+      status: 400,
+      code: "REQUEST_VARIABLE_MISSING",
+      msg: "Missing 'content' argument",
+      var_name: "content",
+    });
+    await expectZulipError(
+      org.api(alice).post("/messages", { type: "email", to: "design", topic: "x", content: "y" }),
+      {
+        status: 400,
+        code: "BAD_REQUEST",
+        msg: "Invalid type",
+      },
     );
   });
 
   it("permissions: private channels need a subscription; can_send_message_group limits senders", async () => {
-    await createChannel(sys, alice, "private-room", [alice.userId], { invite_only: true });
-    expect(pick(await send(bob, { type: "stream", to: "private-room", topic: "x", content: "let me in" }))).toEqual(
-      bad("Not authorized to send to channel 'private-room'"),
-    );
+    const noPermission = {
+      status: 400,
+      code: "BAD_REQUEST",
+      msg: "You do not have permission to post in this channel.",
+    };
+    await createChannel(alice, "private-room", [alice.userId], { invite_only: true });
+    await expectZulipError(send(bob, { type: "stream", to: "private-room", topic: "x", content: "let me in" }), {
+      status: 400,
+      code: "BAD_REQUEST",
+      msg: "Not authorized to send to channel 'private-room'",
+    });
     await sendOk(alice, { type: "stream", to: "private-room", topic: "x", content: "mine" });
-    await createChannel(sys, alice, "announcements", [alice.userId, bob.userId], {
+    await createChannel(alice, "announcements", [alice.userId, bob.userId], {
       can_send_message_group: { direct_members: [alice.userId], direct_subgroups: [] },
     });
-    expect(pick(await send(bob, { type: "stream", to: "announcements", topic: "x", content: "hi" }))).toEqual(
-      bad("You do not have permission to post in this channel."),
-    );
+    await expectZulipError(send(bob, { type: "stream", to: "announcements", topic: "x", content: "hi" }), noPermission);
     await sendOk(alice, { type: "stream", to: "announcements", topic: "x", content: "news" });
     // administrators through a system group
-    await createChannel(sys, alice, "admins-only", [alice.userId], { can_send_message_group: 2 });
-    expect(pick(await send(alice, { type: "stream", to: "admins-only", topic: "x", content: "hi" }))).toEqual(
-      bad("You do not have permission to post in this channel."),
-    );
-    await sendOk(sys.owner as unknown as TestUser, { type: "stream", to: "admins-only", topic: "x", content: "hi" });
+    await createChannel(alice, "admins-only", [alice.userId], { can_send_message_group: 2 });
+    await expectZulipError(send(alice, { type: "stream", to: "admins-only", topic: "x", content: "hi" }), noPermission);
+    await sendOk(org.owner, { type: "stream", to: "admins-only", topic: "x", content: "hi" });
     // a public channel takes messages from members who are not subscribed
     await sendOk(carol, { type: "stream", to: "design", topic: "drive-by", content: "hello" });
     // but not from guests, who may only post where they are subscribed
-    expect(pick(await send(guest, { type: "stream", to: "design", topic: "x", content: "hi" }))).toEqual(
-      bad("Not authorized to send to channel 'design'"),
+    await expectZulipError(send(guest, { type: "stream", to: "design", topic: "x", content: "hi" }), {
+      status: 400,
+      code: "BAD_REQUEST",
+      msg: "Not authorized to send to channel 'design'",
+    });
+    await subscribe(alice, "announcements", [guest.userId]);
+    await expectZulipError(
+      send(guest, { type: "stream", to: "announcements", topic: "x", content: "hi" }),
+      noPermission,
     );
-    ok(
-      await sys
-        .api(alice)
-        .post("/users/me/subscriptions", { subscriptions: [{ name: "announcements" }], principals: [guest.userId] }),
-    );
-    expect(pick(await send(guest, { type: "stream", to: "announcements", topic: "x", content: "hi" }))).toEqual(
-      bad("You do not have permission to post in this channel."),
-    );
-    await createChannel(sys, alice, "guest-room", [alice.userId, guest.userId]);
+    await createChannel(alice, "guest-room", [alice.userId, guest.userId]);
     await sendOk(guest, { type: "stream", to: "guest-room", topic: "x", content: "hello from a guest" });
   });
 
   it("a mention sets the mentioned flag for the mentioned user only", async () => {
     const id = await sendOk(alice, { type: "stream", to: "design", topic: "mentions", content: "hi @**Bob**" });
-    expect((await fetch(bob, { narrow: [["id", id]] })).messages[0].flags).toEqual(["mentioned"]);
+    expect((await fetch(bob, { narrow: [["id", id]] })).messages[0]!.flags).toEqual(["mentioned"]);
     expect(ids(await fetch(bob, { narrow: [{ operator: "is", operand: "mentioned" }] }))).toEqual([id]);
-    expect((await fetch(alice, { narrow: [["id", id]] })).messages[0].flags).toEqual(["read"]);
+    expect((await fetch(alice, { narrow: [["id", id]] })).messages[0]!.flags).toEqual(["read"]);
   });
 });
 
 describe("direct messages", () => {
   it("1:1 conversations share one recipient_id in both directions; group DMs have their own", async () => {
-    const capture = captureEvents(sys);
+    const recorder = await recordDomainEvents(org, "messaging");
     const a = await sendOk(alice, { type: "private", to: JSON.stringify([bob.userId]), content: "hi bob" });
     const b = await sendOk(bob, { type: "direct", to: JSON.stringify([alice.email]), content: "hi alice" });
     const g = await sendOk(carol, { type: "direct", to: JSON.stringify([alice.userId, bob.userId]), content: "all" });
-    const events = (await capture.take()).filter((e) => e.event.type === "message");
-    capture.stop();
+    const events = (await recorder.before(await marker())).filter((e) => e.event.type === "message");
+    recorder.stop();
     expect(events.map((e) => e.userIds)).toEqual([
       [alice.userId, bob.userId].sort((x, y) => x - y),
       [alice.userId, bob.userId].sort((x, y) => x - y),
@@ -231,7 +264,7 @@ describe("direct messages", () => {
 
     const mine = await fetch(alice, { narrow: [{ operator: "dm", operand: [bob.userId] }] });
     expect(ids(mine)).toEqual([a, b]);
-    expect(mine.messages[0].recipient_id).toBe(mine.messages[1].recipient_id);
+    expect(mine.messages[0]!.recipient_id).toBe(mine.messages[1]!.recipient_id);
     expect(mine.messages[0]).toMatchObject({
       type: "private",
       subject: "",
@@ -243,35 +276,43 @@ describe("direct messages", () => {
     expect(mine.messages[0]).not.toHaveProperty("stream_id");
     const group = await fetch(bob, { narrow: [["dm", `${alice.email},${carol.email}`]] });
     expect(ids(group)).toEqual([g]);
-    expect(group.messages[0].recipient_id).not.toBe(mine.messages[0].recipient_id);
+    expect(group.messages[0]!.recipient_id).not.toBe(mine.messages[0]!.recipient_id);
     expect(ids(await fetch(carol, { narrow: [["is", "private"]] }))).toEqual([g]);
     // nobody else sees them
     expect(ids(await fetch(guest, { narrow: [{ operator: "is", operand: "dm" }] }))).toEqual([]);
   });
 
   it("refuses unknown recipients", async () => {
-    expect(pick(await send(alice, { type: "private", to: JSON.stringify([424242]), content: "x" }))).toEqual(
-      bad("Invalid user ID 424242"),
-    );
-    expect(
-      pick(await send(alice, { type: "private", to: JSON.stringify(["ghost@example.com"]), content: "x" })),
-    ).toEqual(bad("Invalid email 'ghost@example.com'"));
-    expect(pick(await send(alice, { type: "private", to: "[]", content: "x" }))).toEqual(
-      bad("Message must have recipients"),
-    );
+    await expectZulipError(send(alice, { type: "private", to: JSON.stringify([424242]), content: "x" }), {
+      status: 400,
+      code: "BAD_REQUEST",
+      msg: "Invalid user ID 424242",
+    });
+    await expectZulipError(send(alice, { type: "private", to: JSON.stringify(["ghost@example.com"]), content: "x" }), {
+      status: 400,
+      code: "BAD_REQUEST",
+      msg: "Invalid email 'ghost@example.com'",
+    });
+    await expectZulipError(send(alice, { type: "private", to: "[]", content: "x" }), {
+      status: 400,
+      code: "BAD_REQUEST",
+      msg: "Message must have recipients",
+    });
   });
 });
 
 describe("GET /messages", () => {
   let seq: number[];
   beforeAll(async () => {
-    await createChannel(sys, alice, "ranges", [alice.userId, bob.userId]);
+    await createChannel(alice, "ranges", [alice.userId, bob.userId]);
     seq = [];
     for (let i = 0; i < 5; i++) {
       seq.push(await sendOk(alice, { type: "stream", to: "ranges", topic: `n${i % 2}`, content: `number ${i} Apple` }));
     }
   });
-  const inRanges = { narrow: [["stream", "ranges"]] };
+  const inRanges: { narrow: NonNullable<GetParams["narrow"]> } = { narrow: [["stream", "ranges"]] };
+  const get = (params: GetParams) => org.call(messaging.getMessages, params, bob);
+  const badRequest = (msg: string) => ({ status: 400, code: "BAD_REQUEST", msg });
 
   it("anchors: integer, oldest, newest, first_unread; include_anchor; found_* flags", async () => {
     const around = await fetch(bob, { ...inRanges, anchor: seq[2], num_before: 1, num_after: 1 });
@@ -309,7 +350,7 @@ describe("GET /messages", () => {
   });
 
   it("message_ids returns the accessible subset and no anchor", async () => {
-    const body = ok(await sys.api(bob).get("/messages", { message_ids: [seq[1], seq[3], 999999] }));
+    const body = await get({ message_ids: [seq[1]!, seq[3]!, 999999] });
     expect(ids(body)).toEqual([seq[1], seq[3]]);
     expect(body).toMatchObject({
       found_anchor: false,
@@ -320,42 +361,55 @@ describe("GET /messages", () => {
     expect(body).not.toHaveProperty("anchor");
     const dm = await sendOk(alice, { type: "private", to: JSON.stringify([bob.userId]), content: "secret" });
     // without a channel narrow, only what the user received (Zulip's personal history)
-    expect(ids(ok(await sys.api(carol).get("/messages", { message_ids: [dm, seq[0]] })))).toEqual([]);
-    const narrowed = ok(
-      await sys.api(carol).get("/messages", { message_ids: [dm, seq[0]], narrow: [["stream", "ranges"]] }),
+    expect(ids(await org.call(messaging.getMessages, { message_ids: [dm, seq[0]!] }, carol))).toEqual([]);
+    const narrowed = await org.call(
+      messaging.getMessages,
+      { message_ids: [dm, seq[0]!], narrow: [["stream", "ranges"]] },
+      carol,
     );
     expect(ids(narrowed)).toEqual([seq[0]]);
   });
 
   it("refuses bad ranges with Zulip's errors", async () => {
-    const get = (params: Record<string, unknown>) => sys.api(bob).get("/messages", params);
-    expect(pick(await get({ anchor: "newest", num_after: 0 }))).toEqual(
-      bad("Missing 'num_before' argument", "REQUEST_VARIABLE_MISSING"),
-    );
-    expect(pick(await get({ anchor: "newest", num_before: 0 }))).toEqual(
-      bad("Missing 'num_after' argument", "REQUEST_VARIABLE_MISSING"),
-    );
-    expect((await get({ message_ids: [1], num_before: 1, num_after: 0 })).body).toEqual({
-      result: "error",
+    await expectZulipError(get({ anchor: "newest", num_after: 0 }), {
+      status: 400,
+      code: "REQUEST_VARIABLE_MISSING",
+      msg: "Missing 'num_before' argument",
+      var_name: "num_before",
+    });
+    await expectZulipError(get({ anchor: "newest", num_before: 0 }), {
+      status: 400,
+      code: "REQUEST_VARIABLE_MISSING",
+      msg: "Missing 'num_after' argument",
+      var_name: "num_after",
+    });
+    await expectZulipError(get({ message_ids: [1], num_before: 1, num_after: 0 }), {
+      status: 400,
       code: "BAD_REQUEST",
       msg: "Unsupported parameter combination: num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor",
       parameters: "num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor",
     });
-    expect(pick(await get({ anchor: "newest", num_before: 4000, num_after: 1001 }))).toEqual(
-      bad("Too many messages requested (maximum 5000)."),
+    await expectZulipError(
+      get({ anchor: "newest", num_before: 4000, num_after: 1001 }),
+      badRequest("Too many messages requested (maximum 5000)."),
     );
-    expect(pick(await get({ anchor: "sideways", num_before: 1, num_after: 0 }))).toEqual(bad("Invalid anchor"));
-    expect(pick(await get({ anchor: 5, num_before: 1, num_after: 1, include_anchor: false }))).toEqual(
-      bad("The anchor can only be excluded at an end of the range"),
+    await expectZulipError(get({ anchor: "sideways", num_before: 1, num_after: 0 }), badRequest("Invalid anchor"));
+    await expectZulipError(
+      get({ anchor: 5, num_before: 1, num_after: 1, include_anchor: false }),
+      badRequest("The anchor can only be excluded at an end of the range"),
     );
-    expect(pick(await get({ anchor: "newest", num_before: 1, num_after: 0, narrow: [["stream", "nope"]] }))).toEqual(
-      bad("Invalid narrow operator: unknown channel nope", "BAD_NARROW"),
+    const badNarrow = (msg: string) => ({ status: 400, code: "BAD_NARROW", msg });
+    await expectZulipError(
+      get({ anchor: "newest", num_before: 1, num_after: 0, narrow: [["stream", "nope"]] }),
+      badNarrow("Invalid narrow operator: unknown channel nope"),
     );
-    expect(
-      pick(await get({ anchor: "newest", num_before: 1, num_after: 0, narrow: [["sender", "x@nowhere"]] })),
-    ).toEqual(bad("Invalid narrow operator: unknown user x@nowhere", "BAD_NARROW"));
-    expect(pick(await get({ anchor: "newest", num_before: 1, num_after: 0, narrow: [["bogus", "x"]] }))).toEqual(
-      bad("Invalid narrow operator: unknown operator bogus", "BAD_NARROW"),
+    await expectZulipError(
+      get({ anchor: "newest", num_before: 1, num_after: 0, narrow: [["sender", "x@nowhere"]] }),
+      badNarrow("Invalid narrow operator: unknown user x@nowhere"),
+    );
+    await expectZulipError(
+      get({ anchor: "newest", num_before: 1, num_after: 0, narrow: [["bogus", "x"]] }),
+      badNarrow("Invalid narrow operator: unknown operator bogus"),
     );
   });
 
@@ -382,6 +436,12 @@ describe("GET /messages", () => {
 });
 
 describe("channel history", () => {
+  const unknownChannel = (name: string) => ({
+    status: 400,
+    code: "BAD_NARROW",
+    msg: `Invalid narrow operator: unknown channel ${name}`,
+  });
+
   it("public channels: later subscribers and non-subscribers read the whole history, flagged historical", async () => {
     const old = await sendOk(alice, { type: "stream", to: "design", topic: "history", content: "before carol" });
     const body = await fetch(carol, {
@@ -391,83 +451,67 @@ describe("channel history", () => {
       ],
     });
     expect(ids(body)).toEqual([old]);
-    expect(body.messages[0].flags).toEqual(["read", "historical"]);
+    expect(body.messages[0]!.flags).toEqual(["read", "historical"]);
     // but not in her personal history (no channel narrow)
     expect(ids(await fetch(carol, {}))).not.toContain(old);
     // guests cannot read public channels they are not in
-    expect(
-      pick(
-        await sys
-          .api(guest)
-          .get("/messages", { anchor: "newest", num_before: 5, num_after: 0, narrow: [["stream", "design"]] }),
-      ),
-    ).toEqual(bad("Invalid narrow operator: unknown channel design", "BAD_NARROW"));
+    await expectZulipError(
+      fetch(guest, { anchor: "newest", num_before: 5, num_after: 0, narrow: [["stream", "design"]] }),
+      unknownChannel("design"),
+    );
   });
 
   it("private channels with protected history: a later subscriber sees only what was sent after joining", async () => {
-    const id = await createChannel(sys, alice, "vault", [alice.userId], { invite_only: true });
+    const id = await createChannel(alice, "vault", [alice.userId], { invite_only: true });
     const before = await sendOk(alice, { type: "stream", to: "vault", topic: "old", content: "before bob" });
-    ok(
-      await sys
-        .api(alice)
-        .post("/users/me/subscriptions", { subscriptions: [{ name: "vault" }], principals: [bob.userId] }),
-    );
+    await subscribe(alice, "vault", [bob.userId]);
     const after = await sendOk(alice, { type: "stream", to: "vault", topic: "new", content: "after bob" });
     expect(ids(await fetch(bob, { narrow: [["stream", "vault"]] }))).toEqual([after]);
     expect(ids(await fetch(alice, { narrow: [["stream", "vault"]] }))).toEqual([before, after]);
-    expect(ids(ok(await sys.api(bob).get("/messages", { message_ids: [before, after] })))).toEqual([after]);
+    expect(ids(await org.call(messaging.getMessages, { message_ids: [before, after] }, bob))).toEqual([after]);
     expect(ids(await fetch(bob, { narrow: [["search", "after bob"]] }))).toEqual([after]);
     expect(ids(await fetch(alice, { narrow: [["search", "vault bob"]] }))).toEqual([]);
-    expect(ok(await sys.api(bob).get(`/users/me/${id}/topics`)).topics).toEqual([{ name: "new", max_id: after }]);
-    expect(ok(await sys.api(alice).get(`/users/me/${id}/topics`)).topics).toEqual([
+    expect((await topics(bob, id)).topics).toEqual([{ name: "new", max_id: after }]);
+    expect((await topics(alice, id)).topics).toEqual([
       { name: "new", max_id: after },
       { name: "old", max_id: before },
     ]);
   });
 
   it("private channels with shared history: a later subscriber sees everything", async () => {
-    await createChannel(sys, alice, "shared-vault", [alice.userId], {
+    await createChannel(alice, "shared-vault", [alice.userId], {
       invite_only: true,
       history_public_to_subscribers: true,
     });
     const before = await sendOk(alice, { type: "stream", to: "shared-vault", topic: "old", content: "before" });
-    expect(
-      pick(
-        await sys
-          .api(bob)
-          .get("/messages", { anchor: "newest", num_before: 5, num_after: 0, narrow: [["stream", "shared-vault"]] }),
-      ),
-    ).toEqual(bad("Invalid narrow operator: unknown channel shared-vault", "BAD_NARROW"));
-    ok(
-      await sys
-        .api(alice)
-        .post("/users/me/subscriptions", { subscriptions: [{ name: "shared-vault" }], principals: [bob.userId] }),
+    await expectZulipError(
+      fetch(bob, { anchor: "newest", num_before: 5, num_after: 0, narrow: [["stream", "shared-vault"]] }),
+      unknownChannel("shared-vault"),
     );
+    await subscribe(alice, "shared-vault", [bob.userId]);
     expect(ids(await fetch(bob, { narrow: [["stream", "shared-vault"]] }))).toEqual([before]);
   });
 });
 
 describe("GET /users/me/{stream_id}/topics", () => {
   it("lists topics by recency with their newest message; the empty topic by its display name", async () => {
-    const id = await createChannel(sys, alice, "topical", [alice.userId]);
+    const id = await createChannel(alice, "topical", [alice.userId]);
     const a = await sendOk(alice, { type: "stream", to: "topical", topic: "Alpha", content: "1" });
     const e = await sendOk(alice, { type: "stream", to: "topical", topic: "", content: "2" });
     const a2 = await sendOk(alice, { type: "stream", to: "topical", topic: "alpha", content: "3" });
     expect(a).toBeLessThan(a2);
-    expect(ok(await sys.api(bob).get(`/users/me/${id}/topics`)).topics).toEqual([
+    expect((await topics(bob, id)).topics).toEqual([
       { name: "alpha", max_id: a2 },
       { name: "general chat", max_id: e },
     ]);
-    expect(ok(await sys.api(bob).get(`/users/me/${id}/topics`, { allow_empty_topic_name: true })).topics[1]).toEqual({
-      name: "",
-      max_id: e,
-    });
+    expect((await topics(bob, id, true)).topics[1]).toEqual({ name: "", max_id: e });
   });
 
   it("nonexistent or inaccessible channels → Invalid channel ID", async () => {
-    const priv = await createChannel(sys, alice, "topics-private", [alice.userId], { invite_only: true });
-    expect(pick(await sys.api(bob).get(`/users/me/${priv}/topics`))).toEqual(bad("Invalid channel ID"));
-    expect(pick(await sys.api(bob).get("/users/me/999999/topics"))).toEqual(bad("Invalid channel ID"));
-    expect(pick(await sys.api(guest).get(`/users/me/${design}/topics`))).toEqual(bad("Invalid channel ID"));
+    const invalid = { status: 400, code: "BAD_REQUEST", msg: "Invalid channel ID" };
+    const priv = await createChannel(alice, "topics-private", [alice.userId], { invite_only: true });
+    await expectZulipError(topics(bob, priv), invalid);
+    await expectZulipError(topics(bob, 999999), invalid);
+    await expectZulipError(topics(guest, design), invalid);
   });
 });

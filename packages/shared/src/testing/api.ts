@@ -3,6 +3,7 @@
  * the query string, others form-encoded (or multipart), non-strings as JSON.
  * Every 200 reply is checked against zulip.yaml; a mismatch throws.
  */
+import { request as httpRequest } from "node:http";
 import { checkReply } from "./openapi";
 
 export interface Credentials {
@@ -28,6 +29,8 @@ export class ApiClient {
   constructor(
     readonly baseUrl: string,
     readonly credentials: Credentials | null,
+    /** Host header, which picks the organization (`<subdomain>.localhost`); default: the one of baseUrl */
+    readonly host?: string,
   ) {}
 
   get = (path: string, params?: Params) => this.request("GET", path, params, "query");
@@ -56,8 +59,9 @@ export class ApiClient {
       headers["content-type"] = "application/x-www-form-urlencoded";
       body = new URLSearchParams(entries.map(([k, v]): [string, string] => [k, encodeValue(v)])).toString();
     }
-    const res = await fetch(url, { method, headers, body });
-    const text = await res.text();
+    if (this.host) headers.host = this.host;
+    const res = await send(method, url, headers, body);
+    const { text } = res;
     let json: Body;
     try {
       json = JSON.parse(text) as Body;
@@ -76,6 +80,41 @@ export class ApiClient {
     }
     return { status: res.status, body: json, headers: res.headers };
   }
+}
+
+/** node:http rather than fetch, which ignores a Host header. */
+async function send(
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body: string | FormData | undefined,
+): Promise<{ status: number; headers: Headers; text: string }> {
+  let bytes: Buffer | undefined;
+  if (body instanceof FormData) {
+    // Response encodes the form as fetch would: the bytes and the content-type with its boundary.
+    const encoded = new Response(body);
+    headers["content-type"] = encoded.headers.get("content-type")!;
+    bytes = Buffer.from(await encoded.arrayBuffer());
+  } else if (body !== undefined) {
+    bytes = Buffer.from(body);
+  }
+  if (bytes) headers["content-length"] = String(bytes.length);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("error", reject);
+      res.on("end", () => {
+        const replyHeaders = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) {
+          for (const one of [value ?? []].flat()) replyHeaders.append(name, one);
+        }
+        resolve({ status: res.statusCode!, headers: replyHeaders, text: Buffer.concat(chunks).toString("utf8") });
+      });
+    });
+    req.on("error", reject);
+    req.end(bytes);
+  });
 }
 
 /** Asserts a success reply and returns its body. */
