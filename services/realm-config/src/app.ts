@@ -13,7 +13,7 @@ import { ProfileFieldRepository } from "./profile-fields/profile-field.repositor
 import { RealmHosts } from "./realms/hosts";
 import { RealmRecordRepository } from "./realms/realm.repository";
 
-export async function buildRealmConfig(deps: ServiceDeps): Promise<RunningService> {
+export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promise<RunningService> {
   const ids = new IdAllocator(deps.db);
   const realms = new RealmRecordRepository(deps.db, ids);
   const fields = new ProfileFieldRepository(deps.db, ids);
@@ -26,9 +26,9 @@ export async function buildRealmConfig(deps: ServiceDeps): Promise<RunningServic
     .handle(realmConfig.getServerSettings, getServerSettingsHandler(realms))
     .handle(realmConfig.getRealmSettings, getRealmSettingsHandler(realms))
     .handle(realmConfig.listProfileFields, listProfileFieldsHandler(fields))
-    .handle(realmConfig.createProfileField, createProfileFieldHandler(fields, deps.nc))
+    .handle(realmConfig.createProfileField, createProfileFieldHandler(fields, deps.events))
     .handle(realmConfig.listChannelFolders, listChannelFoldersHandler(folders))
-    .handle(realmConfig.createChannelFolder, createChannelFolderHandler(folders, deps.nc))
+    .handle(realmConfig.createChannelFolder, createChannelFolderHandler(folders, deps.events))
     .handle(registerState("realm-config"), registerStateHandler(realms, fields, deps.config));
   return {};
 }

@@ -1,6 +1,5 @@
-import type { NatsConnection } from "@nats-io/transport-node";
-import { badRequest, isAdmin, isDuplicateKey, mustBeAdmin, publishEvent, requireUser } from "@teamchat/shared";
-import type { Handler, realmConfig } from "@teamchat/shared";
+import { badRequest, isAdmin, isDuplicateKey, mustBeAdmin, realmConfigEvents, requireUser } from "@teamchat/shared";
+import type { EventPublisher, Handler, realmConfig } from "@teamchat/shared";
 import { channelFolderView, type ChannelFolderRepository } from "../channel-folders/channel-folder.repository";
 import { renderMarkdown } from "../markdown";
 
@@ -10,7 +9,10 @@ const NOT_PRINTABLE =
 
 /** POST /channel_folders/create (Zulip's create_channel_folder + check_channel_folder_name). */
 export const createChannelFolderHandler =
-  (folders: ChannelFolderRepository, nc: NatsConnection): Handler<typeof realmConfig.createChannelFolder> =>
+  (
+    folders: ChannelFolderRepository,
+    events: EventPublisher<"realm-config">,
+  ): Handler<typeof realmConfig.createChannelFolder> =>
   async ({ name, description }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw mustBeAdmin();
@@ -31,9 +33,8 @@ export const createChannelFolderHandler =
       if (isDuplicateKey(err)) throw badRequest("Channel folder name already in use");
       throw err;
     }
-    publishEvent(
-      nc,
-      "realm-config",
+    events.publish(
+      realmConfigEvents.channelFolder,
       {
         realmId: realm.id,
         userIds: "all",

@@ -1,14 +1,5 @@
-import type { NatsConnection } from "@nats-io/transport-node";
-import {
-  badRequest,
-  isAdmin,
-  isDuplicateKey,
-  mustBeAdmin,
-  publishEvent,
-  realmConfig,
-  requireUser,
-} from "@teamchat/shared";
-import type { Handler } from "@teamchat/shared";
+import { badRequest, isAdmin, isDuplicateKey, mustBeAdmin, realmConfigEvents, requireUser } from "@teamchat/shared";
+import type { EventPublisher, Handler, realmConfig } from "@teamchat/shared";
 import { DEFAULT_EXTERNAL_ACCOUNTS } from "../profile-fields/external-accounts";
 import { FieldType } from "../profile-fields/field-types";
 import { profileFieldView, type ProfileFieldRepository } from "../profile-fields/profile-field.repository";
@@ -82,7 +73,10 @@ function validateFieldData(fieldType: number, data: FieldData): void {
 
 /** POST /realm/profile_fields, in the order of Zulip's create_realm_custom_profile_field. */
 export const createProfileFieldHandler =
-  (fields: ProfileFieldRepository, nc: NatsConnection): Handler<typeof realmConfig.createProfileField> =>
+  (
+    fields: ProfileFieldRepository,
+    events: EventPublisher<"realm-config">,
+  ): Handler<typeof realmConfig.createProfileField> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw mustBeAdmin();
@@ -127,9 +121,8 @@ export const createProfileFieldHandler =
       throw err;
     }
     const all = await fields.inOrder(realm.id);
-    publishEvent(
-      nc,
-      "realm-config",
+    events.publish(
+      realmConfigEvents.customProfileFields,
       {
         realmId: realm.id,
         userIds: "all",
