@@ -122,6 +122,13 @@ export abstract class TenantRepository<T extends { realmId: number }> {
     return (await this.#model.updateOne(this.scoped(realmId, filter), update).exec()).matchedCount;
   }
 
+  /** Updates the first match, or inserts the filter's fields with the update when none matched; true when it inserted. */
+  protected async upsertOne(realmId: number, filter: TenantFilter<T>, update: UpdateQuery<T>): Promise<boolean> {
+    return (
+      (await this.#model.updateOne(this.scoped(realmId, filter), update, { upsert: true }).exec()).upsertedCount > 0
+    );
+  }
+
   protected async updateMany(realmId: number, filter: TenantFilter<T>, update: UpdateQuery<T>): Promise<number> {
     return (await this.#model.updateMany(this.scoped(realmId, filter), update).exec()).modifiedCount;
   }
