@@ -34,7 +34,7 @@ export const channelFolderSchema = new Schema<ChannelFolderDoc>(
   },
   { collection: "channel_folders", versionKey: false },
 );
-// GET /channel_folders (sorted by id) and lookups by id
+// inIdOrder (GET /channel_folders, sorted by id); insert: one folder per id
 channelFolderSchema.index({ realmId: 1, folderId: 1 }, { unique: true });
-// POST /channel_folders/create: "Channel folder name already in use"
+// insert: "Channel folder name already in use" among active folders
 channelFolderSchema.index({ realmId: 1, activeNameKey: 1 }, { unique: true });

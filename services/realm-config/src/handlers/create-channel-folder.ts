@@ -1,6 +1,7 @@
 import { badRequest, isAdmin, isDuplicateKey, mustBeAdmin, realmConfigEvents, requireUser } from "@teamchat/shared";
 import type { EventPublisher, Handler, realmConfig } from "@teamchat/shared";
-import { channelFolderView, type ChannelFolderRepository } from "../channel-folders/channel-folder.repository";
+import { channelFolderView } from "../channel-folders/channel-folder-view";
+import type { ChannelFolderRepository } from "../channel-folders/channel-folder.repository";
 import { renderMarkdown } from "../markdown";
 
 // Zulip's is_character_printable: control characters, surrogates and the 66 Unicode non-characters are refused.
@@ -22,8 +23,7 @@ export const createChannelFolderHandler =
     if (position >= 0) throw badRequest(`Invalid character in channel folder name, at position ${position + 1}.`);
     let folder;
     try {
-      folder = await folders.insert({
-        realmId: realm.id,
+      folder = await folders.insert(realm.id, {
         name,
         description,
         renderedDescription: renderMarkdown(description),

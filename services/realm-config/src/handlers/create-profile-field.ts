@@ -2,7 +2,8 @@ import { badRequest, isAdmin, isDuplicateKey, mustBeAdmin, realmConfigEvents, re
 import type { EventPublisher, Handler, realmConfig } from "@teamchat/shared";
 import { DEFAULT_EXTERNAL_ACCOUNTS } from "../profile-fields/external-accounts";
 import { FieldType } from "../profile-fields/field-types";
-import { profileFieldView, type ProfileFieldRepository } from "../profile-fields/profile-field.repository";
+import { profileFieldView } from "../profile-fields/profile-field-view";
+import type { ProfileFieldRepository } from "../profile-fields/profile-field.repository";
 
 type FieldData = Record<string, Record<string, string> | string>;
 
@@ -106,8 +107,7 @@ export const createProfileFieldHandler =
       fieldData = JSON.stringify(data);
     let created;
     try {
-      created = await fields.insert({
-        realmId: realm.id,
+      created = await fields.insert(realm.id, {
         name: preset?.name ?? p.name,
         hint: preset?.hint ?? p.hint,
         fieldType: p.field_type,

@@ -1,9 +1,12 @@
 import { realmConfig, requireRealm, type Handler } from "@teamchat/shared";
-import { channelFolderView, type ChannelFolderRepository } from "../channel-folders/channel-folder.repository";
+import { channelFolderView } from "../channel-folders/channel-folder-view";
+import type { ChannelFolderRepository } from "../channel-folders/channel-folder.repository";
 
 /** GET /channel_folders: any user of the organization; archived folders only when asked. */
 export const listChannelFoldersHandler =
   (folders: ChannelFolderRepository): Handler<typeof realmConfig.listChannelFolders> =>
   async ({ include_archived }, ctx) => ({
-    channel_folders: (await folders.list(requireRealm(ctx).id, include_archived)).map(channelFolderView),
+    channel_folders: (await folders.inIdOrder(requireRealm(ctx).id, { includeArchived: include_archived })).map(
+      channelFolderView,
+    ),
   });

@@ -1,5 +1,6 @@
 import { realmConfig, requireRealm, type Handler } from "@teamchat/shared";
-import { profileFieldView, type ProfileFieldRepository } from "../profile-fields/profile-field.repository";
+import { profileFieldView } from "../profile-fields/profile-field-view";
+import type { ProfileFieldRepository } from "../profile-fields/profile-field.repository";
 
 /** GET /realm/profile_fields: any user of the organization, guests included (as in Zulip). */
 export const listProfileFieldsHandler =

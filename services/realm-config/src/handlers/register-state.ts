@@ -10,7 +10,7 @@ import {
   REALM_GROUP_SETTING_DEFAULTS,
 } from "@teamchat/shared";
 import type { ProfileFieldRepository } from "../profile-fields/profile-field.repository";
-import { profileFieldView } from "../profile-fields/profile-field.repository";
+import { profileFieldView } from "../profile-fields/profile-field-view";
 import { DEFAULT_EXTERNAL_ACCOUNTS } from "../profile-fields/external-accounts";
 import { FIELD_TYPE_NAMES, FieldType } from "../profile-fields/field-types";
 import type { RealmRecordRepository } from "../realms/realm.repository";

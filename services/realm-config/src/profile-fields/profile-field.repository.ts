@@ -1,10 +1,10 @@
 import type { Connection } from "mongoose";
-import { IdAllocator, RealmRepository, type realmConfig } from "@teamchat/shared";
+import { IdAllocator, TenantRepository } from "@teamchat/shared";
 import { profileFieldSchema, type ProfileFieldDoc } from "./profile-field.schema";
 
-export type NewProfileField = Omit<ProfileFieldDoc, "fieldId" | "order">;
+export type NewProfileField = Omit<ProfileFieldDoc, "realmId" | "fieldId" | "order">;
 
-export class ProfileFieldRepository extends RealmRepository<ProfileFieldDoc> {
+export class ProfileFieldRepository extends TenantRepository<ProfileFieldDoc> {
   constructor(
     conn: Connection,
     private readonly ids: IdAllocator,
@@ -12,32 +12,18 @@ export class ProfileFieldRepository extends RealmRepository<ProfileFieldDoc> {
     super(conn.model<ProfileFieldDoc>("CustomProfileField", profileFieldSchema));
   }
 
+  /** The organization's fields in display order (Zulip's custom_profile_fields_for_realm). */
   inOrder(realmId: number): Promise<ProfileFieldDoc[]> {
-    return this.model.find({ realmId }).sort({ order: 1, fieldId: 1 }).lean<ProfileFieldDoc[]>().exec();
+    return this.find(realmId, {}, { sort: { order: 1, fieldId: 1 } });
   }
 
   countInSummary(realmId: number): Promise<number> {
-    return this.count({ realmId, displayInProfileSummary: true });
+    return this.count(realmId, { displayInProfileSummary: true });
   }
 
   /** New fields go last, as Zulip sets order = id; a taken name fails with the unique index's error. */
-  async insert(field: NewProfileField): Promise<ProfileFieldDoc> {
+  async insert(realmId: number, field: NewProfileField): Promise<ProfileFieldDoc> {
     const fieldId = await this.ids.next("custom_profile_field");
-    const doc: ProfileFieldDoc = { ...field, fieldId, order: fieldId };
-    await this.model.create(doc);
-    return doc;
+    return this.insertOne({ ...field, realmId, fieldId, order: fieldId });
   }
 }
-
-/** Zulip's CustomProfileField.as_dict(). */
-export const profileFieldView = (f: ProfileFieldDoc): realmConfig.CustomProfileField => ({
-  id: f.fieldId,
-  name: f.name,
-  type: f.fieldType,
-  hint: f.hint,
-  field_data: f.fieldData,
-  order: f.order,
-  ...(f.displayInProfileSummary ? { display_in_profile_summary: true } : {}),
-  required: f.required,
-  editable_by_user: f.editableByUser,
-});

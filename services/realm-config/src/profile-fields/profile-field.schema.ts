@@ -31,9 +31,9 @@ export const profileFieldSchema = new Schema<ProfileFieldDoc>(
   },
   { collection: "custom_profile_fields", versionKey: false },
 );
-// a field by id (update, delete, profile data validation)
+// insert: one field per id in an organization
 profileFieldSchema.index({ realmId: 1, fieldId: 1 }, { unique: true });
-// Zulip's unique_together (realm, name): "A field with that label already exists."
+// insert: Zulip's unique_together (realm, name), "A field with that label already exists."
 profileFieldSchema.index({ realmId: 1, name: 1 }, { unique: true });
-// GET /realm/profile_fields and register: the realm's fields by display order
+// inOrder (GET /realm/profile_fields, register, the event after a change); countInSummary uses its realmId prefix
 profileFieldSchema.index({ realmId: 1, order: 1 });

@@ -1,22 +1,36 @@
-import type { Connection } from "mongoose";
-import { IdAllocator, RealmRepository, isDuplicateKey } from "@teamchat/shared";
+import type { Connection, Model } from "mongoose";
+import { IdAllocator, isDuplicateKey } from "@teamchat/shared";
 import { realmSchema, type RealmDoc } from "./realm.schema";
 
-export class RealmRecordRepository extends RealmRepository<RealmDoc> {
+/**
+ * The organizations themselves. Not a TenantRepository: this collection is the
+ * tenant directory, and resolving a Host (bySubdomain) or creating an
+ * organization (ensure) happens before there is a realm id to scope by. So it
+ * keeps its own private model behind domain-named methods; byId is the one
+ * read scoped to a realm.
+ */
+export class RealmRecordRepository {
+  readonly #model: Model<RealmDoc>;
+
   constructor(
     conn: Connection,
     private readonly ids: IdAllocator,
   ) {
-    super(conn.model<RealmDoc>("Realm", realmSchema));
+    this.#model = conn.model<RealmDoc>("Realm", realmSchema);
   }
 
-  /** Realms are the tenants themselves, so this lookup is the one filter without a realmId. */
+  /** Builds the indexes realm.schema.ts declares. */
+  async init(): Promise<void> {
+    await this.#model.createCollection().catch(() => undefined);
+    await this.#model.syncIndexes();
+  }
+
   bySubdomain(subdomain: string): Promise<RealmDoc | null> {
-    return this.model.findOne({ subdomain }).lean<RealmDoc>().exec();
+    return this.#model.findOne({ subdomain }).lean<RealmDoc>().exec();
   }
 
   byId(realmId: number): Promise<RealmDoc | null> {
-    return this.findOne({ realmId });
+    return this.#model.findOne({ realmId }).lean<RealmDoc>().exec();
   }
 
   /** Creates the realm unless the subdomain is taken; returns the stored one either way. */
@@ -32,9 +46,10 @@ export class RealmRecordRepository extends RealmRepository<RealmDoc> {
       settings: {},
     };
     try {
-      await this.model.create(realm);
+      await this.#model.create(realm);
       return { realm, created: true };
     } catch (err) {
+      // Another instance created it between our lookup and insert (the unique subdomain index).
       if (!isDuplicateKey(err)) throw err;
       return { realm: (await this.bySubdomain(subdomain))!, created: false };
     }

@@ -22,7 +22,7 @@ export const realmSchema = new Schema<RealmDoc>(
   },
   { collection: "realms", versionKey: false, minimize: false },
 );
-// every request: the gateway resolves Host → subdomain → realm
+// bySubdomain: every request, as the gateway resolves Host → subdomain → realm; ensure: one realm per subdomain
 realmSchema.index({ subdomain: 1 }, { unique: true });
-// lookups by id from other operations
+// byId: settings, server settings and register state of a resolved realm
 realmSchema.index({ realmId: 1 }, { unique: true });
