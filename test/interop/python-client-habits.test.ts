@@ -3,15 +3,14 @@
  * and what they need back to start.
  */
 import { ok } from "@teamchat/shared/src/testing/api";
-import { startSystem, type TestSystem } from "../support/system";
-import { makeUser, type TestUser } from "../support/users";
+import { testOrganization, type TestOrganization, type TestUser } from "../support/organization";
 
-let sys: TestSystem;
+let sys: TestOrganization;
 let alice: TestUser, bob: TestUser;
 
 beforeAll(async () => {
-  sys = await startSystem();
-  [alice, bob] = [await makeUser(sys, "alice"), await makeUser(sys, "bob")];
+  sys = await testOrganization();
+  [alice, bob] = [await sys.makeUser("alice"), await sys.makeUser("bob")];
   ok(await sys.api(alice).post("/channels/create", { name: "python", subscribers: [alice.userId, bob.userId] }));
 });
 afterAll(() => sys?.stop());

@@ -5,16 +5,15 @@
  */
 import { ok } from "@teamchat/shared/src/testing/api";
 import { EventReader, type ZulipEvent } from "../support/events";
-import { startSystem, type TestSystem } from "../support/system";
-import { makeUser, type TestUser } from "../support/users";
+import { testOrganization, type TestOrganization, type TestUser } from "../support/organization";
 
-let sys: TestSystem;
+let sys: TestOrganization;
 let alice: TestUser, bob: TestUser, carol: TestUser, dave: TestUser;
 const queues = new Map<string, EventReader>();
 
 beforeAll(async () => {
-  sys = await startSystem({ env: { EVENT_HEARTBEAT_SECONDS: "1" } });
-  [alice, bob, carol, dave] = await Promise.all(["alice", "bob", "carol", "dave"].map((n) => makeUser(sys, n)));
+  sys = await testOrganization();
+  [alice, bob, carol, dave] = await Promise.all(["alice", "bob", "carol", "dave"].map((n) => sys.makeUser(n)));
   for (const u of [alice, bob, carol, dave]) {
     queues.set(
       u.email,
@@ -32,8 +31,29 @@ afterAll(() => sys?.stop());
 const q = (u: TestUser) => queues.get(u.email)!;
 const messageIds = (events: ZulipEvent[]) =>
   events.filter((e) => e.type === "message").map((e) => (e.message as { id: number }).id);
-// Events other users should not get have had time to arrive once those that should have arrived did.
-const settle = () => new Promise((r) => setTimeout(r, 300));
+
+/**
+ * The events `u` got before a marker of the same publisher: a service publishes
+ * on one connection and notifications appends in arrival order, so once the
+ * marker is in the queue, every earlier event for `u` is too.
+ * - messages (messaging): `u` sends a direct message to themselves;
+ * - typing (notifications): `u` starts typing to themselves.
+ */
+async function eventsBeforeMarker(u: TestUser, kind: "message" | "typing"): Promise<ZulipEvent[]> {
+  let markerId = -1;
+  if (kind === "typing") ok(await sys.api(u).post("/typing", { type: "direct", op: "start", to: [u.userId] }));
+  else markerId = ok(await sys.api(u).post("/messages", { type: "direct", to: [u.userId], content: "marker" })).id;
+  const isMarker = (e: ZulipEvent): boolean => {
+    if (kind === "typing") return e.type === "typing" && (e.sender as { user_id: number }).user_id === u.userId;
+    return e.type === "message" && (e.message as { id: number }).id === markerId;
+  };
+  const events = await q(u).until((es) => es.some(isMarker));
+  const upTo = events.findIndex(isMarker);
+  const before = events.slice(0, upTo);
+  // start the next check from what follows the marker
+  events.splice(0, upTo + 1);
+  return before;
+}
 
 let channelId: number;
 let channelMessage: number;
@@ -78,8 +98,7 @@ it("a channel message reaches every subscriber's queue and nobody else's", async
     });
     expect(event.flags).toEqual(u === alice ? ["read"] : []);
   }
-  await settle();
-  expect(messageIds(await q(dave).drain())).not.toContain(channelMessage);
+  expect(messageIds(await eventsBeforeMarker(dave, "message"))).not.toContain(channelMessage);
 });
 
 it("a direct message reaches only the two people in it", async () => {
@@ -92,8 +111,8 @@ it("a direct message reaches only the two people in it", async () => {
       (event.message as { display_recipient: Array<{ id: number }> }).display_recipient.map((r) => r.id).sort(),
     ).toEqual([alice.userId, bob.userId].sort());
   }
-  await settle();
-  for (const u of [carol, dave]) expect(messageIds(await q(u).drain())).not.toContain(directMessage);
+  for (const u of [carol, dave])
+    expect(messageIds(await eventsBeforeMarker(u, "message"))).not.toContain(directMessage);
 });
 
 it("each reader sees exactly what the narrows select", async () => {
@@ -138,8 +157,9 @@ it("typing in a direct conversation reaches the two people in it only", async ()
       [alice.userId, bob.userId].sort(),
     );
   }
-  await settle();
-  for (const u of [carol, dave]) expect((await q(u).drain()).filter((e) => e.type === "typing")).toEqual([]);
+  for (const u of [carol, dave]) {
+    expect((await eventsBeforeMarker(u, "typing")).filter((e) => e.type === "typing")).toEqual([]);
+  }
 });
 
 it("typing in a channel topic reaches the channel's subscribers only", async () => {
@@ -154,6 +174,5 @@ it("typing in a channel topic reaches the channel's subscribers only", async () 
       sender: { user_id: bob.userId, email: bob.email },
     });
   }
-  await settle();
-  expect((await q(dave).drain()).filter((e) => e.type === "typing")).toEqual([]);
+  expect((await eventsBeforeMarker(dave, "typing")).filter((e) => e.type === "typing")).toEqual([]);
 });

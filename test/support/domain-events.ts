@@ -1,6 +1,18 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import type { DomainEvent } from "@teamchat/shared";
+import type { Audience } from "@teamchat/shared";
 import type { TestOrganization } from "./organization";
+
+/**
+ * A domain event's payload as published (packages/shared/src/events): those of
+ * an organization carry its realmId; client events carry their audience and
+ * Zulip event, messages their message and flags.
+ */
+export interface DomainEvent {
+  realmId: number;
+  userIds?: Audience;
+  event?: { type: string; [field: string]: unknown };
+  [field: string]: unknown;
+}
 
 export interface DomainEventRecorder {
   /** arrived and not yet taken, in arrival order */

@@ -1,5 +1,5 @@
 import mongoose from "mongoose";
-import { AUTH_INVALIDATED, createLogger, databaseName, identity, BusClient } from "@teamchat/shared";
+import { BusClient, EventPublisher, createLogger, databaseName, identity, identityEvents } from "@teamchat/shared";
 import { ApiClient, ok } from "@teamchat/shared/src/testing/api";
 import { startSystem, type TestSystem } from "../../../test/support/system";
 
@@ -127,9 +127,11 @@ describe("accounts, cache and logs", () => {
     } finally {
       await conn.close();
     }
-    sys.nc.publish(AUTH_INVALIDATED, JSON.stringify({ userId: user.userId }));
+    new EventPublisher(sys.nc, "identity").publish(identityEvents.authInvalidated, { userId: user.userId });
     await sys.nc.flush();
-    await new Promise((r) => setTimeout(r, 100));
+    // NATS delivers to the gateway's connection in order: by the time the reply to this request
+    // arrives there, the invalidation (published earlier) has been handled, whatever this request saw.
+    await sys.api(user).get("/users/me");
     const res = await sys.api(user).get("/users/me");
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toBe('Basic realm="zulip"');
