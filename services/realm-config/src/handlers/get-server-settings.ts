@@ -4,8 +4,8 @@ import type { RealmRecordRepository } from "../realms/realm.repository";
 export const getServerSettingsHandler =
   (realms: RealmRecordRepository): Handler<typeof realmConfig.getServerSettings> =>
   async (_params, ctx) => {
-    const ref = requireRealm(ctx);
-    const realm = (await realms.byId(ref.id))!;
+    const realm = requireRealm(ctx);
+    const record = (await realms.byId(realm.id))!;
     return {
       authentication_methods: { password: true, dev: false, email: true, ldap: false },
       external_authentication_methods: [],
@@ -16,11 +16,11 @@ export const getServerSettingsHandler =
       is_incompatible: false,
       email_auth_enabled: true,
       require_email_format_usernames: true,
-      realm_uri: ref.uri,
-      realm_url: ref.uri,
-      realm_name: realm.name,
-      realm_icon: `${ref.uri}/static/images/logo/zulip-icon-128x128.png`,
-      realm_description: realm.description,
+      realm_uri: realm.uri,
+      realm_url: realm.uri,
+      realm_name: record.name,
+      realm_icon: `${realm.uri}/static/images/logo/zulip-icon-128x128.png`,
+      realm_description: record.description,
       realm_web_public_access_enabled: false,
     };
   };
