@@ -1,4 +1,13 @@
-import { Role, ZulipError, badRequest, isAdmin, isGuest, SYSTEM_GROUPS, type Actor } from "@teamchat/shared";
+import {
+  Role,
+  ZulipError,
+  badRequest,
+  isAdmin,
+  isGuest,
+  SYSTEM_GROUPS,
+  type Actor,
+  type GroupSettingValue,
+} from "@teamchat/shared";
 import type { Messaging } from "../context";
 import type { ChannelDoc } from "./channel.schema";
 import { groupSetting } from "./channel-view";
@@ -31,11 +40,10 @@ const SYSTEM_GROUP_MEMBERSHIP: Record<number, (role: number) => boolean> = {
  * Convention 8: whether a group-setting value includes the user. System groups go by
  * role; user-created groups (identity's) are not known here and include nobody.
  */
-export function groupIncludes(value: unknown, user: Pick<Actor, "userId" | "role">): boolean {
+export function groupIncludes(value: GroupSettingValue, user: Pick<Actor, "userId" | "role">): boolean {
   const inGroup = (id: number) => SYSTEM_GROUP_MEMBERSHIP[id]?.(user.role) ?? false;
   if (typeof value === "number") return inGroup(value);
-  const v = value as { direct_members?: number[]; direct_subgroups?: number[] } | null;
-  return (v?.direct_members ?? []).includes(user.userId) || (v?.direct_subgroups ?? []).some(inGroup);
+  return value.direct_members.includes(user.userId) || value.direct_subgroups.some(inGroup);
 }
 
 /** Zulip's access_stream_by_id: "Invalid channel ID" for missing and hidden channels alike. */

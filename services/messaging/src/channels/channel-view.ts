@@ -1,9 +1,9 @@
-import { SYSTEM_GROUPS, type ChannelGroupSetting } from "@teamchat/shared";
+import { SYSTEM_GROUPS, type ChannelGroupSetting, type GroupSettingValue, type messaging } from "@teamchat/shared";
 import type { SubscriptionDoc } from "../subscriptions/subscription.schema";
 import type { ChannelDoc } from "./channel.schema";
 
 /** Zulip's Stream.stream_permission_group_settings defaults, for settings not given at creation. */
-const defaults = (ch: ChannelDoc): Record<ChannelGroupSetting, unknown> => ({
+const defaults = (ch: ChannelDoc): Record<ChannelGroupSetting, GroupSettingValue> => ({
   can_add_subscribers_group: SYSTEM_GROUPS["role:nobody"],
   can_administer_channel_group: { direct_members: ch.creatorId ? [ch.creatorId] : [], direct_subgroups: [] },
   can_delete_any_message_group: SYSTEM_GROUPS["role:nobody"],
@@ -17,20 +17,11 @@ const defaults = (ch: ChannelDoc): Record<ChannelGroupSetting, unknown> => ({
 });
 
 /** A channel's group setting: as given at creation, else Zulip's default. */
-export const groupSetting = (ch: ChannelDoc, name: ChannelGroupSetting): unknown =>
+export const groupSetting = (ch: ChannelDoc, name: ChannelGroupSetting): GroupSettingValue =>
   ch.groupSettings[name] ?? defaults(ch)[name];
 
-/** The group settings zulip.yaml's channel objects carry. */
-const VISIBLE_GROUP_SETTINGS: ChannelGroupSetting[] = [
-  "can_add_subscribers_group",
-  "can_remove_subscribers_group",
-  "can_administer_channel_group",
-  "can_send_message_group",
-  "can_subscribe_group",
-];
-
 /** Zulip's BasicChannel (GET /streams, stream events). */
-export function channelView(ch: ChannelDoc): Record<string, unknown> {
+export function channelView(ch: ChannelDoc): messaging.Channel {
   return {
     stream_id: ch.streamId,
     name: ch.name,
@@ -49,12 +40,17 @@ export function channelView(ch: ChannelDoc): Record<string, unknown> {
     is_recently_active: true,
     is_announcement_only: false,
     stream_weekly_traffic: null,
-    ...Object.fromEntries(VISIBLE_GROUP_SETTINGS.map((k) => [k, groupSetting(ch, k)])),
+    // the group settings zulip.yaml's channel objects carry
+    can_add_subscribers_group: groupSetting(ch, "can_add_subscribers_group"),
+    can_remove_subscribers_group: groupSetting(ch, "can_remove_subscribers_group"),
+    can_administer_channel_group: groupSetting(ch, "can_administer_channel_group"),
+    can_send_message_group: groupSetting(ch, "can_send_message_group"),
+    can_subscribe_group: groupSetting(ch, "can_subscribe_group"),
   };
 }
 
 /** Zulip's Subscription object: the channel plus the user's personal settings. */
-export function subscriptionView(ch: ChannelDoc, sub: SubscriptionDoc, subscribers?: number[]) {
+export function subscriptionView(ch: ChannelDoc, sub: SubscriptionDoc, subscribers?: number[]): messaging.Subscription {
   return {
     ...channelView(ch),
     color: sub.color,
@@ -69,3 +65,9 @@ export function subscriptionView(ch: ChannelDoc, sub: SubscriptionDoc, subscribe
     ...(subscribers ? { subscribers } : {}),
   };
 }
+
+/** A channel the user never subscribed to (register's never_subscribed), with its subscribers when asked. */
+export const neverSubscribedView = (ch: ChannelDoc, subscribers?: number[]): messaging.NeverSubscribed => ({
+  ...channelView(ch),
+  ...(subscribers ? { subscribers } : {}),
+});

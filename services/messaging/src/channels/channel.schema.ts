@@ -1,4 +1,5 @@
 import { Schema } from "mongoose";
+import type { ChannelGroupSetting, GroupSettingValue, messaging } from "@teamchat/shared";
 
 export interface ChannelDoc {
   realmId: number;
@@ -15,7 +16,7 @@ export interface ChannelDoc {
   historyPublicToSubscribers: boolean;
   /** null = the organization's default */
   messageRetentionDays: number | null;
-  topicsPolicy: string;
+  topicsPolicy: messaging.Channel["topics_policy"];
   folderId: number | null;
   isDefault: boolean;
   isArchived: boolean;
@@ -23,7 +24,7 @@ export interface ChannelDoc {
   creatorId: number | null;
   firstMessageId: number | null;
   /** can_*_group values as given at creation (convention 8) */
-  groupSettings: Record<string, unknown>;
+  groupSettings: Partial<Record<ChannelGroupSetting, GroupSettingValue>>;
 }
 
 export const channelSchema = new Schema<ChannelDoc>(

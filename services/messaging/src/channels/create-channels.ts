@@ -5,6 +5,8 @@ import {
   isDuplicateKey,
   isGuest,
   realmConfig,
+  CHANNEL_GROUP_SETTINGS,
+  TOPICS_POLICIES,
   type Actor,
   type HandlerContext,
   type ChannelGroupSetting,
@@ -28,12 +30,8 @@ export interface ChannelOptions extends GroupSettings {
   folder_id?: number;
 }
 
-const TOPICS_POLICIES: readonly string[] = [
-  "inherit",
-  "allow_empty_topic",
-  "disable_empty_topic",
-  "empty_topic_only",
-] satisfies (typeof TOPICS_POLICIES)[number][];
+type TopicsPolicy = ChannelDoc["topicsPolicy"];
+const isTopicsPolicy = (value: string): value is TopicsPolicy => (TOPICS_POLICIES as readonly string[]).includes(value);
 
 /** Zulip's check_stream_name. */
 export function checkChannelName(name: string, settings: realmConfig.RealmSettings): string {
@@ -75,7 +73,7 @@ export async function checkChannelOptions(
   if (isGuest(actor) || !groupIncludes(permission, actor)) throw badRequest("Insufficient permission");
   if (o.invite_only && o.is_web_public) throw badRequest("Invalid parameters");
   if (o.invite_only && o.is_default_stream) throw badRequest("A default channel cannot be private.");
-  if (o.topics_policy !== undefined && !TOPICS_POLICIES.includes(o.topics_policy)) {
+  if (o.topics_policy !== undefined && !isTopicsPolicy(o.topics_policy)) {
     throw badRequest("Invalid topics_policy");
   }
   if (o.message_retention_days !== "realm_default") {
@@ -101,8 +99,8 @@ export async function insertChannel(
   if (description.length > settings.max_stream_description_length) {
     throw badRequest(`description is too long (limit: ${settings.max_stream_description_length} characters)`);
   }
-  const groupSettings = Object.fromEntries(
-    Object.entries(o).filter(([k, v]) => k.startsWith("can_") && k.endsWith("_group") && v !== undefined),
+  const groupSettings: GroupSettings = Object.fromEntries(
+    CHANNEL_GROUP_SETTINGS.flatMap((name) => (o[name] !== undefined ? [[name, o[name]]] : [])),
   );
   try {
     return await m.channels.insert({
@@ -115,7 +113,7 @@ export async function insertChannel(
       // Public channels always share history; private ones protect it unless told otherwise (Zulip's default).
       historyPublicToSubscribers: o.invite_only ? (o.history_public_to_subscribers ?? false) : true,
       messageRetentionDays: retentionDays(o.message_retention_days),
-      topicsPolicy: o.topics_policy ?? "inherit",
+      topicsPolicy: o.topics_policy !== undefined && isTopicsPolicy(o.topics_policy) ? o.topics_policy : "inherit",
       folderId: o.folder_id ?? null,
       isDefault: o.is_default_stream,
       dateCreated: Math.floor(Date.now() / 1000),

@@ -1,4 +1,10 @@
-import type { CallContext, RealmRef, realmConfig } from "@teamchat/shared";
+import {
+  avatarUrlForClient,
+  type CallContext,
+  type RealmRef,
+  type messaging,
+  type realmConfig,
+} from "@teamchat/shared";
 import type { ChannelDoc } from "../channels/channel.schema";
 import type { Messaging } from "../context";
 import type { UserSummary } from "../users/user-directory";
@@ -24,8 +30,6 @@ const realmStr = (realm: RealmRef): string => {
   return host.includes(".") && !/^[\d.]+$/.test(host) ? host.split(".")[0]! : "";
 };
 
-const GRAVATAR = "https://secure.gravatar.com/";
-
 export async function loadViewContext(
   m: Messaging,
   ctx: CallContext,
@@ -46,19 +50,18 @@ export async function loadViewContext(
 }
 
 /** Zulip's message object (zulip.yaml MessagesBase), as GET /messages and message events carry it. */
-export function messageView(msg: MessageDoc, vc: MessageViewContext): Record<string, unknown> {
+export function messageView(msg: MessageDoc, vc: MessageViewContext): messaging.Message {
   const sender = vc.users.get(msg.senderId);
-  const avatar = sender?.avatar_url ?? null;
   const base = {
     id: msg.messageId,
     sender_id: msg.senderId,
     sender_email: sender?.email ?? "",
     sender_full_name: sender?.full_name ?? "",
     sender_realm_str: realmStr(vc.realm),
-    avatar_url: vc.clientGravatar && avatar?.startsWith(GRAVATAR) ? null : avatar,
+    avatar_url: avatarUrlForClient(sender?.avatar_url ?? null, vc.clientGravatar),
     client: msg.client,
     content: vc.applyMarkdown ? msg.renderedContent : msg.content,
-    content_type: vc.applyMarkdown ? "text/html" : "text/x-markdown",
+    content_type: vc.applyMarkdown ? ("text/html" as const) : ("text/x-markdown" as const),
     is_me_message: /^\/me\s/.test(msg.content),
     reactions: [],
     recipient_id: msg.recipientId,
@@ -78,7 +81,7 @@ export function messageView(msg: MessageDoc, vc: MessageViewContext): Record<str
     ...base,
     type: "stream",
     display_recipient: vc.channels.get(msg.streamId!)?.name ?? "",
-    stream_id: msg.streamId,
+    stream_id: msg.streamId!,
     subject,
   };
 }

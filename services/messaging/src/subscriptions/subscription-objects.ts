@@ -1,6 +1,6 @@
 import type { Actor } from "@teamchat/shared";
 import { canSeeMetadata } from "../channels/channel-access";
-import { channelView, subscriptionView } from "../channels/channel-view";
+import { neverSubscribedView, subscriptionView } from "../channels/channel-view";
 import type { Messaging } from "../context";
 
 /**
@@ -31,6 +31,6 @@ export async function subscriptionObjects(m: Messaging, actor: Actor, withSubscr
       .map((ch) => subscriptionView(ch, subOf.get(ch.streamId)!, listOf(ch.streamId))),
     never_subscribed: channels
       .filter((ch) => !subOf.has(ch.streamId) && canSeeMetadata(actor, ch, false))
-      .map((ch) => ({ ...channelView(ch), ...(subscribers ? { subscribers: listOf(ch.streamId) } : {}) })),
+      .map((ch) => neverSubscribedView(ch, listOf(ch.streamId))),
   };
 }

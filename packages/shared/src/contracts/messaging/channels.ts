@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { defineContract } from "../../contract";
-import { int, intList } from "../common";
-import { groupSettingValueSchema } from "../common";
+import { int, intList, groupSettingValueSchema } from "../common";
 import { TOPICS_POLICIES } from "../../domain/channels";
 import { channelCreationParams } from "./channel-params";
 
@@ -59,7 +58,10 @@ export const getStreams = defineContract({
     include_owner_subscribed: z.boolean().default(false),
     include_can_access_content: z.boolean().default(false),
   }),
-  reply: z.object({ streams: z.array(channelSchema) }),
+  reply: z.object({
+    /** is_default: only with include_default */
+    streams: z.array(channelSchema.extend({ is_default: z.boolean().optional() })),
+  }),
 });
 
 export const getStreamById = defineContract({

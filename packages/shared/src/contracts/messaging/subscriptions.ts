@@ -22,6 +22,7 @@ export type Subscription = z.infer<typeof subscriptionSchema>;
 
 /** A channel the user is not subscribed to, as register's never_subscribed lists it. */
 export const neverSubscribedSchema = channelSchema.extend({ subscribers: z.array(z.number().int()).optional() });
+export type NeverSubscribed = z.infer<typeof neverSubscribedSchema>;
 
 export const getSubscriptions = defineContract({
   subject: "messaging.subscriptions.list",
