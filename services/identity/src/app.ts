@@ -1,5 +1,6 @@
 import { IdAllocator, identity, registerState, type RunningService, type ServiceDeps } from "@teamchat/shared";
 import { ApiKeyRepository } from "./api-keys/api-key.repository";
+import type { Identity } from "./context";
 import { authenticateHandler } from "./handlers/authenticate";
 import { createOwnerHandler } from "./handlers/create-owner";
 import { createUserHandler } from "./handlers/create-user";
@@ -15,25 +16,30 @@ import { LoginAttemptRepository } from "./login-attempts/login-attempt.repositor
 import { UserRepository } from "./users/user.repository";
 
 /** Composition root: real connections in, a serving bus endpoint out. */
-export async function buildIdentity(deps: ServiceDeps): Promise<RunningService> {
-  const users = new UserRepository(deps.db, new IdAllocator(deps.db));
-  const keys = new ApiKeyRepository(deps.db);
-  const attempts = new LoginAttemptRepository(deps.db);
+export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<RunningService> {
+  const id: Identity = {
+    users: new UserRepository(deps.db, new IdAllocator(deps.db)),
+    keys: new ApiKeyRepository(deps.db),
+    attempts: new LoginAttemptRepository(deps.db),
+    events: deps.events,
+    bus: deps.bus,
+  };
+  const { users, keys, attempts } = id;
   await Promise.all([users.init(), keys.init(), attempts.init()]);
 
-  const updateSettings = updateSettingsHandler(deps, users);
+  const updateSettings = updateSettingsHandler(id);
   deps.server
     .handle(identity.authenticate, authenticateHandler(users, keys))
     .handle(identity.createOwner, createOwnerHandler(users, keys))
     .handle(identity.fetchApiKey, fetchApiKeyHandler(users, keys, attempts))
     .handle(identity.getOwnUser, getOwnUserHandler(users))
     .handle(identity.getUserSummaries, getUserSummariesHandler(users))
-    .handle(identity.createUser, createUserHandler(deps, users))
+    .handle(identity.createUser, createUserHandler(id))
     .handle(identity.getUsers, getUsersHandler(users))
     .handle(identity.getUser, getUserHandler(users))
     .handle(identity.getUserByEmail, getUserByEmailHandler(users))
-    .handle(identity.updateUser, updateUserHandler(deps, users))
-    .handle(identity.updateUserByEmail, updateUserByEmailHandler(deps, users))
+    .handle(identity.updateUser, updateUserHandler(id))
+    .handle(identity.updateUserByEmail, updateUserByEmailHandler(id))
     .handle(identity.updateSettings, updateSettings)
     .handle(identity.updateDisplaySettings, updateSettings)
     .handle(identity.updateNotificationSettings, updateSettings)

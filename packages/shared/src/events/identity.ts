@@ -6,18 +6,24 @@ import { clientEventPayload, defineEvent } from "./define";
 
 const int = z.number().int();
 
+/** A realm_user update's person with one changed property, the only shapes Zulip sends. */
+const changed = <S extends z.ZodRawShape>(shape: S) => z.strictObject({ user_id: int, ...shape });
+
 /** One changed property of a user, as Zulip's realm_user update event carries it (one property per event). */
-export const personUpdateSchema = z.object({
-  user_id: int,
-  full_name: z.string().optional(),
-  timezone: z.string().optional(),
-  role: roleSchema.optional(),
-  /** the user's API email, when it changed */
-  new_email: z.string().optional(),
-  custom_profile_field: z
-    .object({ id: int, value: z.string().nullable(), rendered_value: z.string().optional() })
-    .optional(),
-});
+export const personUpdateSchema = z.union([
+  changed({ full_name: z.string() }),
+  changed({ timezone: z.string() }),
+  changed({ role: roleSchema }),
+  /** the user's API email, when it changed (their address, or their email_address_visibility) */
+  changed({ new_email: z.string() }),
+  changed({
+    custom_profile_field: z.strictObject({
+      id: int,
+      value: z.string().nullable(),
+      rendered_value: z.string().optional(),
+    }),
+  }),
+]);
 export type PersonUpdate = z.infer<typeof personUpdateSchema>;
 
 /** realm_user add/update: seen by everyone in the organization; messaging's user cache listens too. */
@@ -32,12 +38,20 @@ export const realmUser = defineEvent(
   ),
 );
 
+/** A personal setting's value: Zulip's settings are booleans, integers or strings. */
+export const settingValueSchema = z.union([z.boolean(), int, z.string()]);
+
 /** user_settings update: the user's own setting changed (to that user only). */
 export const userSettings = defineEvent(
   "identity",
   "user_settings",
   clientEventPayload(
-    z.object({ type: z.literal("user_settings"), op: z.literal("update"), property: z.string(), value: z.unknown() }),
+    z.object({
+      type: z.literal("user_settings"),
+      op: z.literal("update"),
+      property: z.string(),
+      value: settingValueSchema,
+    }),
   ),
 );
 

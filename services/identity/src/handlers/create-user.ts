@@ -4,20 +4,19 @@ import {
   identity,
   isAdmin,
   isDuplicateKey,
+  identityEvents,
   mustBeAdmin,
-  publishEvent,
   requireUser,
   type Handler,
-  type ServiceDeps,
 } from "@teamchat/shared";
+import type { Identity } from "../context";
 import { hashPassword } from "../passwords";
 import { checkFullName, isValidEmail } from "../users/full-name";
-import type { UserRepository } from "../users/user.repository";
 import { toUserResource } from "../users/user-view";
 
 /** POST /users (Zulip's create_user_backend): administrators holding can_create_users. */
 export const createUserHandler =
-  (deps: ServiceDeps, users: UserRepository): Handler<typeof identity.createUser> =>
+  ({ users, events }: Pick<Identity, "users" | "events">): Handler<typeof identity.createUser> =>
   async ({ email, password, full_name }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw mustBeAdmin();
@@ -52,9 +51,8 @@ export const createUserHandler =
       client_gravatar: false,
       include_custom_profile_fields: true,
     });
-    publishEvent(
-      deps.nc,
-      "identity",
+    events.publish(
+      identityEvents.realmUser,
       { realmId: realm.id, userIds: "all", event: { type: "realm_user", op: "add", person } },
       ctx.requestId,
     );

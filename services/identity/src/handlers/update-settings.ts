@@ -1,17 +1,25 @@
 import {
   badRequest,
   identity,
-  publishEvent,
+  identityEvents,
   requireUser,
   type Handler,
+  type HandlerContext,
   type ParamsOf,
-  type ServiceDeps,
+  type RealmRef,
 } from "@teamchat/shared";
+import type { Identity } from "../context";
 import { hashPassword, verifyPassword } from "../passwords";
-import { publishAuthInvalidated, publishPersonUpdate } from "../users/events";
+import { personUpdated } from "../users/events";
 import { checkFullName, isValidEmail } from "../users/full-name";
-import { LANGUAGES, NOTIFICATION_SOUNDS, isSettingName, settingsOf, type SettingName } from "../users/settings";
-import type { UserRepository } from "../users/user.repository";
+import {
+  LANGUAGES,
+  NOTIFICATION_SOUNDS,
+  isSettingName,
+  settingsOf,
+  type SettingName,
+  type SettingValue,
+} from "../users/settings";
 import type { UserDoc } from "../users/user.schema";
 import { apiEmail } from "../users/user-view";
 
@@ -49,7 +57,7 @@ function checkValues(p: ParamsOf<typeof identity.updateSettings>): void {
  * /settings/notifications): Zulip's json_change_settings.
  */
 export const updateSettingsHandler =
-  (deps: ServiceDeps, users: UserRepository): Handler<typeof identity.updateSettings> =>
+  ({ users, events }: Pick<Identity, "users" | "events">): Handler<typeof identity.updateSettings> =>
   async (params, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const user = (await users.byId(realm.id, actor.userId))!;
@@ -71,44 +79,44 @@ export const updateSettingsHandler =
     if (full_name !== undefined && full_name !== user.fullName) set.fullName = checkFullName(full_name);
     if (timezone !== undefined && timezone !== user.timezone) set.timezone = timezone;
     const current = settingsOf(user);
-    const changed = (Object.entries(rest) as Array<[string, unknown]>).filter(
-      (e): e is [SettingName, unknown] => isSettingName(e[0]) && e[1] !== undefined && current[e[0]] !== e[1],
+    const changed = (Object.entries(rest) as Array<[string, SettingValue | undefined]>).filter(
+      (e): e is [SettingName, SettingValue] => isSettingName(e[0]) && e[1] !== undefined && current[e[0]] !== e[1],
     );
     for (const [name, value] of changed) set[`settings.${name}`] = value;
     if (Object.keys(set).length === 0) return {};
 
     const updated = (await users.update(realm.id, user.userId, { $set: set }))!;
-    publishChanges(deps, user, updated, changed, realm, ctx.requestId);
+    publishChanges(events, user, updated, changed, realm, ctx);
     return {};
   };
 
+/** user_settings to the user alone; what others see of the user (name, time zone, API email) to everyone. */
 function publishChanges(
-  deps: ServiceDeps,
+  events: Identity["events"],
   before: UserDoc,
   after: UserDoc,
-  changed: Array<[SettingName, unknown]>,
-  realm: { id: number; host: string },
-  requestId: string,
+  changed: Array<[SettingName, SettingValue]>,
+  realm: RealmRef,
+  ctx: HandlerContext,
 ): void {
   const user_id = after.userId;
-  const own = (property: string, value: unknown) =>
-    publishEvent(
-      deps.nc,
-      "identity",
+  const own = (property: string, value: SettingValue) =>
+    events.publish(
+      identityEvents.userSettings,
       { realmId: realm.id, userIds: [user_id], event: { type: "user_settings", op: "update", property, value } },
-      requestId,
+      ctx.requestId,
     );
+  const toEveryone = (person: identityEvents.PersonUpdate) =>
+    events.publish(identityEvents.realmUser, personUpdated(realm.id, person), ctx.requestId);
   for (const [property, value] of changed) own(property, value);
   if (after.timezone !== before.timezone) {
     own("timezone", after.timezone);
-    publishPersonUpdate(deps.nc, realm.id, { user_id, timezone: after.timezone }, requestId);
+    toEveryone({ user_id, timezone: after.timezone });
   }
-  if (after.fullName !== before.fullName) {
-    publishPersonUpdate(deps.nc, realm.id, { user_id, full_name: after.fullName }, requestId);
-  }
+  if (after.fullName !== before.fullName) toEveryone({ user_id, full_name: after.fullName });
   // Email visibility decides the API address, which gateways keep in cached credentials.
   if (apiEmail(after, realm) !== apiEmail(before, realm)) {
-    publishPersonUpdate(deps.nc, realm.id, { user_id, new_email: apiEmail(after, realm) }, requestId);
-    publishAuthInvalidated(deps.nc, user_id, requestId);
+    toEveryone({ user_id, new_email: apiEmail(after, realm) });
+    events.publish(identityEvents.authInvalidated, { userId: user_id }, ctx.requestId);
   }
 }

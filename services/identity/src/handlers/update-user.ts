@@ -3,6 +3,7 @@ import {
   ZulipError,
   badRequest,
   identity,
+  identityEvents,
   isAdmin,
   isDuplicateKey,
   isOwner,
@@ -13,13 +14,12 @@ import {
   type ParamsOf,
   type Handler,
   type RealmRef,
-  type ServiceDeps,
 } from "@teamchat/shared";
+import type { Identity } from "../context";
 import { accessUserByEmail, accessUserById } from "../users/access";
-import { publishAuthInvalidated, publishPersonUpdate } from "../users/events";
+import { personUpdated } from "../users/events";
 import { checkFullName, isValidEmail } from "../users/full-name";
 import { applyProfileUpdates } from "../users/profile-data";
-import type { UserRepository } from "../users/user.repository";
 import type { UserDoc } from "../users/user.schema";
 import { apiEmail } from "../users/user-view";
 
@@ -27,10 +27,11 @@ type Changes = Omit<ParamsOf<typeof identity.updateUser>, "user_id">;
 
 const mustBeOwner = () => new ZulipError("UNAUTHORIZED_PRINCIPAL", "Must be an organization owner", 400);
 
+type UpdateUserDeps = Pick<Identity, "users" | "events" | "bus">;
+
 /** Zulip's update_user_backend, shared by the by-id and by-email routes. */
 async function updateUser(
-  deps: ServiceDeps,
-  users: UserRepository,
+  { users, events, bus }: UpdateUserDeps,
   realm: RealmRef,
   actor: Actor,
   target: UserDoc,
@@ -57,7 +58,7 @@ async function updateUser(
     set.fullName = checkFullName(full_name);
   }
   if (profile_data !== undefined) {
-    const { custom_fields } = await deps.bus.request(realmConfig.listProfileFields, {}, ctx);
+    const { custom_fields } = await bus.request(realmConfig.listProfileFields, {}, ctx);
     const exists = async (id: number) => (await users.byId(realm.id, id))?.isActive === true;
     set.profileData = await applyProfileUpdates(target.profileData, profile_data, custom_fields, exists);
   }
@@ -80,16 +81,19 @@ async function updateUser(
     throw err;
   }
   if (!updated) throw badRequest("No such user");
-  if (set.role !== undefined || set.deliveryEmail) publishAuthInvalidated(deps.nc, target.userId, ctx.requestId);
+  if (set.role !== undefined || set.deliveryEmail) {
+    events.publish(identityEvents.authInvalidated, { userId: target.userId }, ctx.requestId);
+  }
   // One realm_user update per changed property, as Zulip sends them.
   const user_id = target.userId;
-  const persons: Array<Record<string, unknown>> = [];
-  if (set.role !== undefined) persons.push({ role: set.role });
-  if (set.fullName) persons.push({ full_name: set.fullName });
-  if (set.deliveryEmail) persons.push({ new_email: apiEmail(updated, realm) });
+  const persons: identityEvents.PersonUpdate[] = [];
+  if (set.role !== undefined) persons.push({ user_id, role: set.role });
+  if (set.fullName) persons.push({ user_id, full_name: set.fullName });
+  if (set.deliveryEmail) persons.push({ user_id, new_email: apiEmail(updated, realm) });
   for (const { id } of set.profileData ? (profile_data ?? []) : []) {
     const stored = updated.profileData[id];
     persons.push({
+      user_id,
       custom_profile_field: {
         id,
         value: stored?.value ?? null,
@@ -97,22 +101,23 @@ async function updateUser(
       },
     });
   }
-  for (const p of persons) publishPersonUpdate(deps.nc, realm.id, { user_id, ...p }, ctx.requestId);
+  for (const person of persons)
+    events.publish(identityEvents.realmUser, personUpdated(realm.id, person), ctx.requestId);
   return {};
 }
 
 export const updateUserHandler =
-  (deps: ServiceDeps, users: UserRepository): Handler<typeof identity.updateUser> =>
+  (deps: UpdateUserDeps): Handler<typeof identity.updateUser> =>
   async ({ user_id, ...changes }, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    const target = await accessUserById(users, realm, user_id);
-    return updateUser(deps, users, realm, actor, target, changes, ctx);
+    const target = await accessUserById(deps.users, realm, user_id);
+    return updateUser(deps, realm, actor, target, changes, ctx);
   };
 
 export const updateUserByEmailHandler =
-  (deps: ServiceDeps, users: UserRepository): Handler<typeof identity.updateUserByEmail> =>
+  (deps: UpdateUserDeps): Handler<typeof identity.updateUserByEmail> =>
   async ({ email, ...changes }, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    const target = await accessUserByEmail(users, realm, actor, email);
-    return updateUser(deps, users, realm, actor, target, changes, ctx);
+    const target = await accessUserByEmail(deps.users, realm, actor, email);
+    return updateUser(deps, realm, actor, target, changes, ctx);
   };

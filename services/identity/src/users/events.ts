@@ -1,22 +1,11 @@
-import type { NatsConnection } from "@nats-io/transport-node";
-import { AUTH_INVALIDATED, publishEvent, publishJson, type AuthInvalidated } from "@teamchat/shared";
+import type { PayloadOf, identityEvents } from "@teamchat/shared";
 
-/** realm_user update (Zulip's shape: the changed fields of `person` with its user_id), seen by everyone. */
-export function publishPersonUpdate(
-  nc: NatsConnection,
+/** A realm_user update of one property (Zulip sends one event per changed property), seen by everyone. */
+export const personUpdated = (
   realmId: number,
-  person: { user_id: number; [field: string]: unknown },
-  requestId: string,
-): void {
-  publishEvent(
-    nc,
-    "identity",
-    { realmId, userIds: "all", event: { type: "realm_user", op: "update", person } },
-    requestId,
-  );
-}
-
-/** Gateways drop cached credentials of a user whose role, address or state changed. */
-export function publishAuthInvalidated(nc: NatsConnection, userId: number, requestId: string): void {
-  publishJson(nc, AUTH_INVALIDATED, { userId } satisfies AuthInvalidated, requestId);
-}
+  person: identityEvents.PersonUpdate,
+): PayloadOf<typeof identityEvents.realmUser> => ({
+  realmId,
+  userIds: "all",
+  event: { type: "realm_user", op: "update", person },
+});

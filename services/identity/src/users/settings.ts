@@ -67,6 +67,7 @@ export const SETTING_DEFAULTS = {
 };
 export type SettingName = keyof typeof SETTING_DEFAULTS;
 export type Settings = typeof SETTING_DEFAULTS;
+export type SettingValue = Settings[SettingName];
 
 export const isSettingName = (name: string): name is SettingName => Object.hasOwn(SETTING_DEFAULTS, name);
 
