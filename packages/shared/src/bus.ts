@@ -16,6 +16,8 @@ import { ZulipError, internalError, unauthorized, wireErrorSchema } from "./erro
 import { parseParams } from "./params";
 
 export const REQUEST_ID_HEADER = "x-request-id";
+/** When the caller stops waiting (epoch ms): work still queued at that time is not started. */
+export const DEADLINE_HEADER = "x-deadline";
 
 const wireReplySchema = z.discriminatedUnion("ok", [
   z.object({ ok: z.literal(true), data: z.unknown() }),
@@ -83,15 +85,14 @@ export class BusClient {
   }
 
   private async send(contract: Contract, params: unknown, ctx: CallContext): Promise<unknown> {
+    const timeout = contract.timeoutMs ?? this.timeoutMs;
     const h = natsHeaders();
     h.set(REQUEST_ID_HEADER, ctx.requestId);
+    h.set(DEADLINE_HEADER, String(Date.now() + timeout));
     const envelope: Envelope = { realm: ctx.realm, actor: ctx.actor, params };
     let msg: Msg;
     try {
-      msg = await this.nc.request(contract.subject, encode(envelope), {
-        timeout: contract.timeoutMs ?? this.timeoutMs,
-        headers: h,
-      });
+      msg = await this.nc.request(contract.subject, encode(envelope), { timeout, headers: h });
     } catch (err) {
       throw busFailure(err, contract.subject);
     }
@@ -184,6 +185,13 @@ export class BusServer {
   private async serve(contract: Contract, handler: Handler<Contract>, msg: Msg): Promise<void> {
     await this.acquire();
     try {
+      // Under overload, requests queue here: one whose caller has already given up (504) is
+      // dropped instead of started, so the backlog ends with the load instead of outliving it.
+      const deadline = Number(msg.headers?.get(DEADLINE_HEADER));
+      if (deadline && Date.now() > deadline) {
+        this.opts.logger.debug({ subject: contract.subject }, "caller gave up before a slot was free: not started");
+        return;
+      }
       await this.answer(contract, handler, msg);
     } finally {
       this.release();

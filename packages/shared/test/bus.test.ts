@@ -94,6 +94,38 @@ it("drain() waits for requests still waiting for a slot, and the server takes no
   await serverNc.close();
 });
 
+it("does not start requests whose caller gave up while they waited for a slot", async () => {
+  const serverNc = await connect({ servers: nats.url });
+  const server = new BusServer({
+    nc: serverNc,
+    service: "bustest",
+    logger: createLogger("bustest", "silent"),
+    concurrency: 1,
+  });
+  const started: number[] = [];
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  server.handle(slow, async ({ n }) => {
+    started.push(n);
+    await gate;
+    return { n };
+  });
+  await serverNc.flush();
+  const client = new BusClient(nc, { timeoutMs: 300 });
+  // The first takes the only slot and blocks; the others wait behind it until their callers time out.
+  const outcomes = [0, 1, 2].map((n) =>
+    client.request(slow, { n }, ctx).then(
+      () => "answered",
+      (e: { code: string }) => e.code,
+    ),
+  );
+  expect(await Promise.all(outcomes)).toEqual(["GATEWAY_TIMEOUT", "GATEWAY_TIMEOUT", "GATEWAY_TIMEOUT"]);
+  release();
+  await server.drain();
+  expect(started).toEqual([0]);
+  await serverNc.close();
+});
+
 it("checks replies against the contract on the caller's side", async () => {
   const serverNc = await connect({ servers: nats.url });
   // A server that answers without checking, as in production.
