@@ -1,31 +1,32 @@
+import type { messaging } from "@teamchat/shared";
 import type { EventQueueDoc } from "./event-queues/event-queue.schema";
 import type { ZulipEvent } from "./event-store";
 
 type QueueFilter = Pick<EventQueueDoc, "eventTypes" | "narrow" | "clientCapabilities">;
 
-/** Zulip's ClientDescriptor.accepts_event: does this queue want this event? */
+/** Zulip's ClientDescriptor.accepts_event, for every event but messages (acceptsMessage). */
 export function accepts(q: QueueFilter, event: ZulipEvent): boolean {
-  if (q.eventTypes !== null) {
-    if (!q.eventTypes.includes(event.type)) return false;
-    // clients asking for both get user_topic only
-    if (event.type === "muted_topics" && q.eventTypes.includes("user_topic")) return false;
-  }
-  if (event.type === "message") return matchesNarrow(q.narrow, event);
+  if (!wantsType(q, event.type)) return false;
   // channel typing only for clients that declared they handle it
   if (event.type === "typing" && "stream_id" in event) return q.clientCapabilities.stream_typing_notifications === true;
   return true;
 }
 
-interface MessageEvent {
-  message?: { type?: string; display_recipient?: unknown; subject?: string; sender_email?: string };
-  flags?: string[];
+/** Zulip's ClientDescriptor.accepts_event for a message event: the type, then the queue's narrow. */
+export const acceptsMessage = (q: QueueFilter, message: messaging.Message, flags: string[]): boolean =>
+  wantsType(q, "message") && matchesNarrow(q.narrow, message, flags);
+
+function wantsType(q: Pick<QueueFilter, "eventTypes">, type: string): boolean {
+  if (q.eventTypes === null) return true;
+  // clients asking for both get user_topic only
+  if (type === "muted_topics" && q.eventTypes.includes("user_topic")) return false;
+  return q.eventTypes.includes(type);
 }
 
-const same = (a: unknown, b: string) => typeof a === "string" && a.toLowerCase() === b.toLowerCase();
+const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 /** Zulip's narrow predicate for event queues: every [operator, operand] must hold. */
-function matchesNarrow(narrow: string[][], event: ZulipEvent): boolean {
-  const { message = {}, flags = [] } = event as MessageEvent;
+function matchesNarrow(narrow: string[][], message: messaging.Message, flags: string[]): boolean {
   return narrow.every(([operator, operand = ""]) => {
     switch (operator) {
       case "stream":

@@ -1,48 +1,73 @@
-import type { NatsConnection } from "@nats-io/transport-node";
-import { ALL_EVENTS, type DomainEvent, type Logger } from "@teamchat/shared";
-import { accepts } from "./accepts";
-import { forClient } from "./client-view";
+import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { z } from "zod";
+import {
+  PASS_THROUGH_EVENTS,
+  messagingEvents,
+  subscribeEvent,
+  type EventDefinition,
+  type Logger,
+  type PayloadOf,
+} from "@teamchat/shared";
+import { accepts, acceptsMessage } from "./accepts";
+import { messageForClient } from "./client-view";
 import type { EventStore } from "./event-store";
 
+/** What every pass-through event carries: a Zulip event and who may see it. */
+type ClientEventPayload = PayloadOf<(typeof PASS_THROUGH_EVENTS)[number]>;
+type MessageSent = PayloadOf<typeof messagingEvents.messageSent>;
+
 /**
- * Domain events → queues. A queue-group subscription: each event is handled by
+ * Domain events → queues. Queue-group subscriptions: each event is handled by
  * one instance. Events of one organization are appended in arrival order on
- * this instance (a chain per realm); with several instances, order across
- * instances is NATS delivery order only.
+ * this instance (a chain per realm, across every subscription: NATS calls the
+ * callbacks of one connection in arrival order); with several instances, order
+ * across instances is NATS delivery order only.
  */
 export function consumeDomainEvents(nc: NatsConnection, store: EventStore, log: Logger): { stop(): Promise<void> } {
   const chains = new Map<number, Promise<void>>();
 
-  const deliver = async (ev: DomainEvent) => {
-    const queues = await store.queues.ofUsers(ev.realmId, ev.userIds);
+  const inOrder = (realmId: number, subject: string, deliver: () => Promise<void>) => {
+    const next = (chains.get(realmId) ?? Promise.resolve())
+      .then(deliver)
+      .catch((err: unknown) => log.error({ err, subject }, "domain event not delivered to queues"));
+    chains.set(realmId, next);
+    void next.finally(() => {
+      if (chains.get(realmId) === next) chains.delete(realmId);
+    });
+  };
+
+  /** As published, to the queues that want it. */
+  const passThrough = async ({ realmId, userIds, event }: ClientEventPayload) => {
+    const queues = await store.queues.ofUsers(realmId, userIds);
+    await Promise.all(queues.filter((q) => accepts(q, event)).map((q) => store.append(q, event)));
+  };
+
+  /** Zulip's message event, shaped per queue, with the user's flags. */
+  const message = async ({ realmId, userIds, message, markdown, flags }: MessageSent) => {
+    const queues = await store.queues.ofUsers(realmId, userIds);
     await Promise.all(
-      queues
-        .filter((q) => accepts(q, ev.event))
-        .map((q) => store.append(q, forClient(q, { ...ev.event, ...(ev.perUser?.[q.userId] ?? {}) }, ev.markdown))),
+      queues.map((q) => {
+        const userFlags = flags[q.userId] ?? [];
+        if (!acceptsMessage(q, message, userFlags)) return;
+        return store.append(q, { type: "message", message: messageForClient(q, message, markdown), flags: userFlags });
+      }),
     );
   };
 
-  const sub = nc.subscribe(ALL_EVENTS, {
-    queue: "notifications",
-    callback: (err, msg) => {
-      if (err) {
-        log.error({ err }, "domain event subscription failed");
-        return;
-      }
-      const ev = msg.json<DomainEvent>();
-      const next = (chains.get(ev.realmId) ?? Promise.resolve())
-        .then(() => deliver(ev))
-        .catch((e: unknown) => log.error({ err: e, subject: msg.subject }, "domain event not delivered to queues"));
-      chains.set(ev.realmId, next);
-      void next.finally(() => {
-        if (chains.get(ev.realmId) === next) chains.delete(ev.realmId);
-      });
-    },
-  });
+  const opts = { queue: "notifications", log };
+  const consume = <P extends z.ZodType<{ realmId: number }>>(
+    def: EventDefinition<P>,
+    deliver: (payload: z.output<P>) => Promise<void>,
+  ) =>
+    subscribeEvent(nc, def, (payload, { subject }) => inOrder(payload.realmId, subject, () => deliver(payload)), opts);
+  const subs: Subscription[] = [
+    ...PASS_THROUGH_EVENTS.map((def: EventDefinition<z.ZodType<ClientEventPayload>>) => consume(def, passThrough)),
+    consume(messagingEvents.messageSent, message),
+  ];
 
   return {
     stop: async () => {
-      await sub.drain();
+      await Promise.all(subs.map((s) => s.drain()));
       await Promise.allSettled([...chains.values()]);
     },
   };
