@@ -1,6 +1,6 @@
 import type { Connection } from "mongoose";
 import { createHash, randomBytes } from "node:crypto";
-import { RealmRepository } from "@teamchat/shared";
+import { TenantRepository } from "@teamchat/shared";
 import { apiKeySchema, type ApiKeyDoc } from "./api-key.schema";
 
 const KEY_ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -20,7 +20,7 @@ export function generateApiKey(): string {
 
 export const hashApiKey = (key: string): string => createHash("sha256").update(key).digest("hex");
 
-export class ApiKeyRepository extends RealmRepository<ApiKeyDoc> {
+export class ApiKeyRepository extends TenantRepository<ApiKeyDoc> {
   constructor(conn: Connection) {
     super(conn.model<ApiKeyDoc>("ApiKey", apiKeySchema));
   }
@@ -28,11 +28,12 @@ export class ApiKeyRepository extends RealmRepository<ApiKeyDoc> {
   /** Issues a new key for the user and returns it in clear, the only time it exists so. */
   async issue(realmId: number, userId: number): Promise<string> {
     const key = generateApiKey();
-    await this.model.create({ realmId, userId, keyHash: hashApiKey(key), createdAt: new Date() });
+    await this.insertOne({ realmId, userId, keyHash: hashApiKey(key), createdAt: new Date() });
     return key;
   }
 
-  findByKey(realmId: number, key: string): Promise<ApiKeyDoc | null> {
-    return this.findOne({ realmId, keyHash: hashApiKey(key) });
+  /** The key's row, found by its hash: authentication. */
+  byKey(realmId: number, key: string): Promise<ApiKeyDoc | null> {
+    return this.findOne(realmId, { keyHash: hashApiKey(key) });
   }
 }

@@ -17,7 +17,5 @@ export const apiKeySchema = new Schema<ApiKeyDoc>(
   },
   { collection: "api_keys", versionKey: false },
 );
-// authentication: the key's hash finds its user
+// byKey (authentication): the key's hash finds its user
 apiKeySchema.index({ realmId: 1, keyHash: 1 }, { unique: true });
-// revoking every key of a user (regenerate, deactivate)
-apiKeySchema.index({ realmId: 1, userId: 1 });

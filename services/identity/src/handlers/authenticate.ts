@@ -10,7 +10,7 @@ export const authenticateHandler =
   async ({ email, api_key }, ctx) => {
     const realm = requireRealm(ctx);
     if (api_key.length !== API_KEY_LENGTH) throw new ZulipError("INVALID_API_KEY", "Malformed API key", 401);
-    const key = await keys.findByKey(realm.id, api_key);
+    const key = await keys.byKey(realm.id, api_key);
     if (!key) throw invalidKey();
     const user = await users.byId(realm.id, key.userId);
     const given = email.toLowerCase();

@@ -20,6 +20,7 @@ import {
   type SettingName,
   type SettingValue,
 } from "../users/settings";
+import type { UserChanges } from "../users/user.repository";
 import type { UserDoc } from "../users/user.schema";
 import { apiEmail } from "../users/user-view";
 
@@ -63,7 +64,7 @@ export const updateSettingsHandler =
     const user = (await users.byId(realm.id, actor.userId))!;
     checkValues(params);
     const { full_name, email, old_password, new_password, timezone, ...rest } = params;
-    const set: Record<string, unknown> = {};
+    const set: UserChanges = {};
 
     if (new_password !== undefined) {
       if (!(await verifyPassword(old_password ?? "", user.passwordHash))) throw badRequest("Wrong password!");
@@ -82,10 +83,10 @@ export const updateSettingsHandler =
     const changed = (Object.entries(rest) as Array<[string, SettingValue | undefined]>).filter(
       (e): e is [SettingName, SettingValue] => isSettingName(e[0]) && e[1] !== undefined && current[e[0]] !== e[1],
     );
-    for (const [name, value] of changed) set[`settings.${name}`] = value;
+    if (changed.length) set.settings = Object.fromEntries(changed);
     if (Object.keys(set).length === 0) return {};
 
-    const updated = (await users.update(realm.id, user.userId, { $set: set }))!;
+    const updated = (await users.change(realm.id, user.userId, set))!;
     publishChanges(events, user, updated, changed, realm, ctx);
     return {};
   };

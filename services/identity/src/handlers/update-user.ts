@@ -20,6 +20,7 @@ import { accessUserByEmail, accessUserById } from "../users/access";
 import { personUpdated } from "../users/events";
 import { checkFullName, isValidEmail } from "../users/full-name";
 import { applyProfileUpdates } from "../users/profile-data";
+import type { UserChanges } from "../users/user.repository";
 import type { UserDoc } from "../users/user.schema";
 import { apiEmail } from "../users/user-view";
 
@@ -41,13 +42,13 @@ async function updateUser(
   // Zulip's can_admin_user: administrators, or the owner of a bot.
   if (!isAdmin(actor) && target.botOwnerId !== actor.userId) throw badRequest("Insufficient permission");
   const { role, full_name, profile_data, new_email } = changes;
-  const set: Partial<UserDoc> = {};
+  const set: UserChanges = {};
 
   if (role !== undefined && role !== target.role) {
     if ((role === Role.OWNER || target.role === Role.OWNER) && !isOwner(actor)) throw mustBeOwner();
     if (target.role === Role.OWNER && !target.isBot) {
-      const owners = await users.count({ realmId: realm.id, role: Role.OWNER, isActive: true, isBot: false });
-      if (owners === 1) throw badRequest("The owner permission cannot be removed from the only organization owner.");
+      if ((await users.activeOwnerCount(realm.id)) === 1)
+        throw badRequest("The owner permission cannot be removed from the only organization owner.");
     }
     if (target.role === Role.GUEST && role <= Role.ADMINISTRATOR) {
       throw badRequest("Guests cannot be organization administrators");
@@ -75,7 +76,7 @@ async function updateUser(
 
   let updated: UserDoc | null;
   try {
-    updated = await users.update(realm.id, target.userId, { $set: set });
+    updated = await users.change(realm.id, target.userId, set);
   } catch (err) {
     if (isDuplicateKey(err)) throw badRequest("Already has an account.");
     throw err;

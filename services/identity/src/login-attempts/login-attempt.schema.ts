@@ -17,5 +17,5 @@ export const loginAttemptSchema = new Schema<LoginAttemptDoc>(
   },
   { collection: "login_attempts", versionKey: false },
 );
-// fetch_api_key: the current window's counter for a username
+// retryAfter, recordFailure (fetch_api_key): the current window's counter for a username
 loginAttemptSchema.index({ realmId: 1, username: 1, windowStart: 1 }, { unique: true });

@@ -1,11 +1,17 @@
-import type { Connection, UpdateQuery } from "mongoose";
-import { IdAllocator, RealmRepository } from "@teamchat/shared";
+import type { Connection } from "mongoose";
+import { IdAllocator, Role, TenantRepository } from "@teamchat/shared";
+import type { Settings } from "./settings";
 import { userSchema, type UserDoc } from "./user.schema";
 
 export type NewUser = Omit<UserDoc, "userId" | "isActive" | "avatarVersion" | "settings" | "profileData"> &
   Partial<Pick<UserDoc, "settings" | "profileData">>;
 
-export class UserRepository extends RealmRepository<UserDoc> {
+/** What a write may change of a user; `settings` are merged into the stored ones (users store only what they changed). */
+export type UserChanges = Partial<
+  Pick<UserDoc, "fullName" | "role" | "deliveryEmail" | "timezone" | "passwordHash" | "profileData">
+> & { settings?: Partial<Settings> };
+
+export class UserRepository extends TenantRepository<UserDoc> {
   constructor(
     conn: Connection,
     private readonly ids: IdAllocator,
@@ -14,40 +20,43 @@ export class UserRepository extends RealmRepository<UserDoc> {
   }
 
   byId(realmId: number, userId: number): Promise<UserDoc | null> {
-    return this.findOne({ realmId, userId });
+    return this.findOne(realmId, { userId });
   }
 
   byEmail(realmId: number, email: string): Promise<UserDoc | null> {
-    return this.findOne({ realmId, deliveryEmail: email.toLowerCase() });
+    return this.findOne(realmId, { deliveryEmail: email.toLowerCase() });
   }
 
   byIds(realmId: number, userIds: number[]): Promise<UserDoc[]> {
-    return this.model
-      .find({ realmId, userId: { $in: userIds } })
-      .sort({ userId: 1 })
-      .lean<UserDoc[]>()
-      .exec();
+    return this.find(realmId, { userId: { $in: userIds } }, { sort: { userId: 1 } });
   }
 
   byEmails(realmId: number, emails: string[]): Promise<UserDoc[]> {
-    const deliveryEmail = { $in: emails.map((e) => e.toLowerCase()) };
-    return this.model.find({ realmId, deliveryEmail }).sort({ userId: 1 }).lean<UserDoc[]>().exec();
+    return this.find(realmId, { deliveryEmail: { $in: emails.map((e) => e.toLowerCase()) } }, { sort: { userId: 1 } });
   }
 
   /** Every user of the organization, in id order (Zulip lists users so). */
   all(realmId: number): Promise<UserDoc[]> {
-    return this.model.find({ realmId }).sort({ userId: 1 }).lean<UserDoc[]>().exec();
+    return this.find(realmId, {}, { sort: { userId: 1 } });
   }
 
-  /** Applies the update and returns the user as it is after it. */
-  update(realmId: number, userId: number, update: UpdateQuery<UserDoc>): Promise<UserDoc | null> {
-    return this.model.findOneAndUpdate({ realmId, userId }, update, { returnDocument: "after" }).lean<UserDoc>().exec();
+  /** Active human owners: the last one may not lose the role (Zulip's check_last_owner). */
+  activeOwnerCount(realmId: number): Promise<number> {
+    return this.count(realmId, { role: Role.OWNER, isActive: true, isBot: false });
+  }
+
+  /** Applies the changes and returns the user as it is after them, or null when there is no such user. */
+  change(realmId: number, userId: number, { settings = {}, ...fields }: UserChanges): Promise<UserDoc | null> {
+    const settingPaths = Object.fromEntries(
+      Object.entries(settings).map(([name, value]) => [`settings.${name}`, value]),
+    );
+    return this.findOneAndUpdate(realmId, { userId }, { $set: { ...fields, ...settingPaths } });
   }
 
   /** Inserts with a fresh id; a duplicate address fails with the unique index's error. */
   async insert(user: NewUser): Promise<UserDoc> {
     const userId = await this.ids.next("user");
-    const doc: UserDoc = {
+    return this.insertOne({
       settings: {},
       profileData: {},
       ...user,
@@ -55,8 +64,6 @@ export class UserRepository extends RealmRepository<UserDoc> {
       userId,
       isActive: true,
       avatarVersion: 1,
-    };
-    await this.model.create(doc);
-    return doc;
+    });
   }
 }

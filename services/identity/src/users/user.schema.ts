@@ -56,7 +56,7 @@ export const userSchema = new Schema<UserDoc>(
   },
   { collection: "users", versionKey: false, minimize: false },
 );
-// GET /users/{id}, auth: one user by id; GET /users, register: every user of a realm in id order
+// byId, byIds, all (every user in id order), change; activeOwnerCount scans the organization's users through it
 userSchema.index({ realmId: 1, userId: 1 }, { unique: true });
-// GET /users/{email}, fetch_api_key, POST /users duplicate check: one address per organization
+// byEmail, byEmails (GET /users/{email}, fetch_api_key, duplicate checks); one address per organization
 userSchema.index({ realmId: 1, deliveryEmail: 1 }, { unique: true });
