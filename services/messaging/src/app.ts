@@ -18,7 +18,7 @@ import { UserMessageRepository } from "./user-messages/user-message.repository";
 import { UserDirectory } from "./users/user-directory";
 
 /** Composition root: real connections in, a serving bus endpoint out. */
-export async function buildMessaging(deps: ServiceDeps): Promise<RunningService> {
+export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<RunningService> {
   const ids = new IdAllocator(deps.db);
   const m: Messaging = {
     channels: new ChannelRepository(deps.db, ids),
@@ -26,9 +26,9 @@ export async function buildMessaging(deps: ServiceDeps): Promise<RunningService>
     messages: new MessageRepository(deps.db, ids),
     userMessages: new UserMessageRepository(deps.db),
     conversations: new ConversationRepository(deps.db, ids),
-    users: new UserDirectory(deps.bus, deps.nc),
+    users: new UserDirectory(deps.bus, deps.nc, deps.log),
     bus: deps.bus,
-    nc: deps.nc,
+    events: deps.events,
   };
   await Promise.all([m.channels, m.subscriptions, m.messages, m.userMessages, m.conversations].map((r) => r.init()));
 

@@ -1,5 +1,4 @@
-import type { NatsConnection } from "@nats-io/transport-node";
-import { realmConfig, type BusClient, type CallContext } from "@teamchat/shared";
+import { realmConfig, type BusClient, type CallContext, type EventPublisher } from "@teamchat/shared";
 import type { ChannelRepository } from "./channels/channel.repository";
 import type { ConversationRepository } from "./conversations/conversation.repository";
 import type { MessageRepository } from "./messages/message.repository";
@@ -16,7 +15,7 @@ export interface Messaging {
   conversations: ConversationRepository;
   users: UserDirectory;
   bus: BusClient;
-  nc: NatsConnection;
+  events: EventPublisher<"messaging">;
 }
 
 export const realmSettings = (m: Messaging, ctx: CallContext): Promise<realmConfig.RealmSettings> =>

@@ -1,40 +1,32 @@
-import { ok, type Credentials } from "@teamchat/shared/src/testing/api";
-import type { TestSystem } from "../../../test/support/system";
+import { messaging, messagingEvents, type ParamsIn, type PayloadOf } from "@teamchat/shared";
+import type { Credentials } from "@teamchat/shared/src/testing/api";
+import type { TestOrganization } from "../../../test/support/organization";
 
-/** Creates a channel as `user` and returns its id. */
-export async function createChannel(
-  sys: TestSystem,
+/** Creates a channel as `user` through POST /channels/create and returns its id. */
+export const createChannel = async (
+  org: TestOrganization,
   user: Credentials,
   name: string,
   subscribers: number[],
-  extra: Record<string, unknown> = {},
-): Promise<number> {
-  return ok(await sys.api(user).post("/channels/create", { name, subscribers, ...extra })).id as number;
-}
+  extra: Partial<ParamsIn<typeof messaging.createChannel>> = {},
+): Promise<number> => (await org.call(messaging.createChannel, { name, subscribers, ...extra }, user)).id;
 
-export interface CapturedEvent {
-  realmId: number;
-  userIds: number[] | "all";
-  event: Record<string, unknown> & { type: string };
-  perUser?: Record<string, Record<string, unknown>>;
-}
+/** What messaging publishes: a new message, or a client event notifications passes through. */
+export type MessageSent = PayloadOf<typeof messagingEvents.messageSent>;
+export type MessagingClientEvent =
+  PayloadOf<typeof messagingEvents.streamCreated> | PayloadOf<typeof messagingEvents.subscriptionChanged>;
 
-/** Records messaging's domain events from the bus (what notifications receives). */
-export function captureEvents(sys: TestSystem) {
-  const events: CapturedEvent[] = [];
-  const sub = sys.nc.subscribe("events.messaging.>", {
-    callback: (_err, msg) => {
-      events.push(msg.json<CapturedEvent>());
-    },
-  });
-  return {
-    events,
-    /** Waits until the events published so far have arrived, then returns and clears them. */
-    async take(): Promise<CapturedEvent[]> {
-      await sys.nc.flush();
-      await new Promise((r) => setTimeout(r, 100));
-      return events.splice(0);
-    },
-    stop: () => sub.unsubscribe(),
-  };
-}
+/** A predicate over recorded domain events (recordDomainEvents' marker). */
+export type DomainEventPredicate = (event: unknown) => boolean;
+
+/** The messageSent payloads among recorded events. */
+export const messageEvents = (recorded: readonly unknown[]): MessageSent[] =>
+  recorded.filter((e): e is MessageSent => messagingEvents.messageSent.payload.safeParse(e).success);
+
+/** The client events (stream, subscription) among recorded events. */
+export const clientEvents = (recorded: readonly unknown[]): MessagingClientEvent[] =>
+  recorded.filter(
+    (e): e is MessagingClientEvent =>
+      messagingEvents.streamCreated.payload.safeParse(e).success ||
+      messagingEvents.subscriptionChanged.payload.safeParse(e).success,
+  );

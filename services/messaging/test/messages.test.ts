@@ -1,7 +1,8 @@
-import { messaging, type DomainEvent, type ParamsIn } from "@teamchat/shared";
+import { messaging, type ParamsIn } from "@teamchat/shared";
 import type { Credentials } from "@teamchat/shared/src/testing/api";
 import { expectZulipError } from "../../../test/support/call";
 import { recordDomainEvents } from "../../../test/support/domain-events";
+import { createChannel as createChannelAs, messageEvents, type DomainEventPredicate } from "./helpers";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
 
 let org: TestOrganization;
@@ -24,12 +25,12 @@ type SendParams = ParamsIn<typeof messaging.sendMessage>;
 type GetParams = ParamsIn<typeof messaging.getMessages>;
 type Messages = { messages: Array<Record<string, unknown>> };
 
-const createChannel = async (
+const createChannel = (
   user: Credentials,
   name: string,
   subscribers: number[],
   extra: Partial<ParamsIn<typeof messaging.createChannel>> = {},
-) => (await org.call(messaging.createChannel, { name, subscribers, ...extra }, user)).id;
+) => createChannelAs(org, user, name, subscribers, extra);
 const send = (user: Credentials, params: SendParams) => org.call(messaging.sendMessage, params, user);
 const sendOk = async (user: Credentials, params: SendParams) => (await send(user, params)).id;
 const fetch = (user: Credentials, params: GetParams) =>
@@ -45,9 +46,9 @@ const topics = (user: Credentials, streamId: number, allowEmpty?: boolean) =>
  * with recorder.before() proves every earlier event has arrived. A direct
  * message of the owner to themself, which no user of these tests sees.
  */
-async function marker(): Promise<(e: DomainEvent) => boolean> {
+async function marker(): Promise<DomainEventPredicate> {
   const id = await sendOk(org.owner, { type: "private", to: [org.owner.userId], content: "marker" });
-  return (e) => e.event.type === "message" && (e.event.message as { id: number }).id === id;
+  return (e) => messageEvents([e]).some((sent) => sent.message.id === id);
 }
 
 describe("POST /messages to a channel", () => {
@@ -100,12 +101,12 @@ describe("POST /messages to a channel", () => {
     });
     expect(raw.messages[0]!.avatar_url).toMatch(/^https:\/\/secure\.gravatar\.com\//);
 
-    const events = (await recorder.before(await marker())).filter((e) => e.event.type === "message");
+    const events = messageEvents(await recorder.before(await marker()));
     recorder.stop();
     expect(events).toHaveLength(1);
     expect(events[0]!.userIds).toEqual([alice.userId, bob.userId].sort((a, b) => a - b));
-    expect(events[0]!.perUser).toEqual({ [alice.userId]: { flags: ["read"] }, [bob.userId]: { flags: [] } });
-    expect(events[0]!.event.message).toEqual({
+    expect(events[0]!.flags).toEqual({ [alice.userId]: ["read"], [bob.userId]: [] });
+    expect(events[0]!.message).toEqual({
       ...raw.messages[0],
       ...body.messages[0],
       avatar_url: raw.messages[0]!.avatar_url,
@@ -253,14 +254,14 @@ describe("direct messages", () => {
     const a = await sendOk(alice, { type: "private", to: JSON.stringify([bob.userId]), content: "hi bob" });
     const b = await sendOk(bob, { type: "direct", to: JSON.stringify([alice.email]), content: "hi alice" });
     const g = await sendOk(carol, { type: "direct", to: JSON.stringify([alice.userId, bob.userId]), content: "all" });
-    const events = (await recorder.before(await marker())).filter((e) => e.event.type === "message");
+    const events = messageEvents(await recorder.before(await marker()));
     recorder.stop();
     expect(events.map((e) => e.userIds)).toEqual([
       [alice.userId, bob.userId].sort((x, y) => x - y),
       [alice.userId, bob.userId].sort((x, y) => x - y),
       [alice.userId, bob.userId, carol.userId].sort((x, y) => x - y),
     ]);
-    expect(events[2]!.perUser![carol.userId]).toEqual({ flags: ["read"] });
+    expect(events[2]!.flags[carol.userId]).toEqual(["read"]);
 
     const mine = await fetch(alice, { narrow: [{ operator: "dm", operand: [bob.userId] }] });
     expect(ids(mine)).toEqual([a, b]);

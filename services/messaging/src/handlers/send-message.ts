@@ -1,7 +1,7 @@
 import {
   badRequest,
   messaging,
-  publishEvent,
+  messagingEvents,
   requireUser,
   type Actor,
   type Handler,
@@ -142,15 +142,14 @@ export const sendMessageHandler =
         flags: flagsOf(userId),
       })),
     );
-    publishEvent(
-      m.nc,
-      "messaging",
+    m.events.publish(
+      messagingEvents.messageSent,
       {
         realmId: actor.realmId,
         userIds: message.receivers,
-        event: { type: "message", message: messageView(message, vc) },
-        perUser: Object.fromEntries(message.receivers.map((id) => [id, { flags: flagsOf(id) }])),
+        message: messageView(message, vc),
         markdown: message.content,
+        flags: Object.fromEntries(message.receivers.map((id) => [id, flagsOf(id)])),
       },
       ctx.requestId,
     );

@@ -1,4 +1,4 @@
-import { publishEvent, type Actor, type HandlerContext } from "@teamchat/shared";
+import { messagingEvents, type Actor, type HandlerContext } from "@teamchat/shared";
 import { canSeeMetadata } from "../channels/channel-access";
 import { channelView, subscriptionView } from "../channels/channel-view";
 import type { ChannelDoc } from "../channels/channel.schema";
@@ -56,9 +56,8 @@ export async function subscribeUsers(
   );
   for (const ch of created) {
     const audience = await metadataAudience(m, ctx, realmId, ch, subscribers.get(ch.streamId)!);
-    publishEvent(
-      m.nc,
-      "messaging",
+    m.events.publish(
+      messagingEvents.streamCreated,
       { realmId, userIds: audience, event: { type: "stream", op: "create", streams: [channelView(ch)] } },
       ctx.requestId,
     );
@@ -66,9 +65,8 @@ export async function subscribeUsers(
   for (const userId of new Set(addedRows.map((r) => r.userId))) {
     const mine = addedRows.filter((r) => r.userId === userId);
     const subscriptions = mine.map((r) => subscriptionView(byId.get(r.streamId)!, r, subscribers.get(r.streamId)));
-    publishEvent(
-      m.nc,
-      "messaging",
+    m.events.publish(
+      messagingEvents.subscriptionChanged,
       { realmId, userIds: [userId], event: { type: "subscription", op: "add", subscriptions } },
       ctx.requestId,
     );
@@ -79,9 +77,8 @@ export async function subscribeUsers(
     const peers = (await metadataAudience(m, ctx, realmId, ch, subscribers.get(ch.streamId)!)).filter(
       (id) => !newIds.includes(id),
     );
-    publishEvent(
-      m.nc,
-      "messaging",
+    m.events.publish(
+      messagingEvents.subscriptionChanged,
       {
         realmId,
         userIds: peers,

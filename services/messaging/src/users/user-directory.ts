@@ -1,5 +1,6 @@
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
-import { identity, type BusClient, type CallContext, type DomainEvent } from "@teamchat/shared";
+import type { Logger } from "pino";
+import { identity, identityEvents, subscribeEvent, type BusClient, type CallContext } from "@teamchat/shared";
 
 export type UserSummary = identity.UserSummary;
 
@@ -22,14 +23,11 @@ export class UserDirectory {
   constructor(
     private readonly bus: BusClient,
     nc: NatsConnection,
+    log: Logger,
     private readonly ttlMs = 30_000,
   ) {
     // Every instance keeps its own cache, so no queue group: each must hear every change.
-    this.sub = nc.subscribe("events.identity.realm_user", {
-      callback: (_err, msg) => {
-        this.realms.delete(msg.json<DomainEvent>().realmId);
-      },
-    });
+    this.sub = subscribeEvent(nc, identityEvents.realmUser, ({ realmId }) => this.realms.delete(realmId), { log });
   }
 
   stop(): void {
