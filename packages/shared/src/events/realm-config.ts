@@ -8,13 +8,16 @@ import { clientEventPayload, defineEvent } from "./define";
 export const customProfileFields = defineEvent(
   "realm-config",
   "custom_profile_fields",
-  clientEventPayload(z.object({ type: z.literal("custom_profile_fields"), fields: z.array(customProfileFieldSchema) })),
+  clientEventPayload(
+    z.strictObject({ type: z.literal("custom_profile_fields"), fields: z.array(customProfileFieldSchema) }),
+  ),
 );
 
+/** A new channel folder, for everyone in the organization. */
 export const channelFolder = defineEvent(
   "realm-config",
   "channel_folder",
   clientEventPayload(
-    z.object({ type: z.literal("channel_folder"), op: z.literal("add"), channel_folder: channelFolderSchema }),
+    z.strictObject({ type: z.literal("channel_folder"), op: z.literal("add"), channel_folder: channelFolderSchema }),
   ),
 );

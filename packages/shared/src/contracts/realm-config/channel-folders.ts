@@ -1,16 +1,17 @@
 import { z } from "zod";
 import { defineContract } from "../../contract";
 import { LIMITS } from "../../domain/limits";
+import { int } from "../common";
 
 /** Channel folder (requirements: channel_folder_id in create's reply; Zulip's ChannelFolder in lists). */
-export const channelFolderSchema = z.object({
-  id: z.number().int(),
+export const channelFolderSchema = z.strictObject({
+  id: int,
   name: z.string(),
   description: z.string(),
   rendered_description: z.string(),
-  order: z.number().int(),
-  date_created: z.number().int(),
-  creator_id: z.number().int().nullable(),
+  order: int,
+  date_created: int,
+  creator_id: int.nullable(),
   is_archived: z.boolean(),
 });
 
@@ -21,7 +22,7 @@ export const listChannelFolders = defineContract({
   subject: "realm-config.channel_folders.list",
   http: { method: "GET", path: "/channel_folders", auth: "user" },
   params: z.object({ include_archived: z.boolean().default(false) }),
-  reply: z.object({ channel_folders: z.array(channelFolderSchema) }),
+  reply: z.strictObject({ channel_folders: z.array(channelFolderSchema) }),
 });
 
 /** Python's len(): Zulip's length limits count code points, not UTF-16 units. */
@@ -36,5 +37,5 @@ export const createChannelFolder = defineContract({
     name: cappedString("name", LIMITS.max_channel_folder_name_length),
     description: cappedString("description", LIMITS.max_channel_folder_description_length),
   }),
-  reply: z.object({ channel_folder_id: z.number().int() }),
+  reply: z.strictObject({ channel_folder_id: int }),
 });

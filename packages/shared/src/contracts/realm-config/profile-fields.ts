@@ -1,17 +1,19 @@
 import { z } from "zod";
 import { defineContract } from "../../contract";
+import { int } from "../common";
 
 /** Zulip's CustomProfileField (zulip.yaml components/schemas/CustomProfileField). */
-export const customProfileFieldSchema = z.object({
-  id: z.number().int(),
+export const customProfileFieldSchema = z.strictObject({
+  id: int,
   /** 1 short text, 2 long text, 3 list of options, 4 date, 5 link, 6 person picker, 7 external account, 8 pronouns */
-  type: z.number().int().min(1).max(8),
-  order: z.number().int(),
+  type: int.min(1).max(8),
+  order: int,
   name: z.string(),
   hint: z.string(),
   /** JSON text, as Zulip sends it ("" when the type has none) */
   field_data: z.string(),
-  display_in_profile_summary: z.boolean().optional(),
+  /** present (true) only on the fields shown in the profile summary, as in Zulip's as_dict() */
+  display_in_profile_summary: z.literal(true).optional(),
   required: z.boolean(),
   editable_by_user: z.boolean(),
 });
@@ -23,7 +25,7 @@ export const listProfileFields = defineContract({
   subject: "realm-config.profile_fields.list",
   http: { method: "GET", path: "/realm/profile_fields", auth: "user" },
   params: z.object({}),
-  reply: z.object({ custom_fields: z.array(customProfileFieldSchema) }),
+  reply: z.strictObject({ custom_fields: z.array(customProfileFieldSchema) }),
 });
 
 /** Zulip's ProfileFieldData: choices of a list field, or an external account's subtype/url_pattern. */
@@ -39,11 +41,11 @@ export const createProfileField = defineContract({
       .default("")
       .transform((s) => s.trim()),
     hint: z.string().default(""),
-    field_type: z.number().int(),
+    field_type: int,
     field_data: profileFieldDataSchema.nullable().default(null),
     display_in_profile_summary: z.boolean().default(false),
     required: z.boolean().default(false),
     editable_by_user: z.boolean().default(true),
   }),
-  reply: z.object({ id: z.number().int() }),
+  reply: z.strictObject({ id: int }),
 });

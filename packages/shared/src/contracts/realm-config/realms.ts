@@ -1,14 +1,14 @@
 import { z } from "zod";
 import { realmRefSchema } from "../../actor";
 import { defineContract } from "../../contract";
-import { groupSettingValueSchema } from "../common";
+import { groupSettingValueSchema, int } from "../common";
 import { REALM_GROUP_SETTING_DEFAULTS, type RealmGroupSetting } from "../../domain/groups";
 
 /** Internal: the gateway turns a request's Host into its organization. */
 export const resolveRealm = defineContract({
   subject: "realm-config.realms.resolve",
   params: z.object({ host: z.string() }),
-  reply: realmRefSchema,
+  reply: realmRefSchema.strict(),
 });
 
 /** Internal (management CLI): create an organization. */
@@ -20,7 +20,7 @@ export const createRealm = defineContract({
       .regex(/^$|^[a-z0-9][a-z0-9-]{0,39}$/, "Subdomain can only have lowercase letters, digits and dashes"),
     name: z.string().min(1).max(40),
   }),
-  reply: z.object({ realm: realmRefSchema, created: z.boolean() }),
+  reply: z.strictObject({ realm: realmRefSchema.strict(), created: z.boolean() }),
 });
 
 /**
@@ -28,19 +28,19 @@ export const createRealm = defineContract({
  * empty-topic display name, permissions). Zulip's register names, without the
  * `realm_` prefix where Zulip has one.
  */
-export const realmSettingsSchema = z.object({
-  max_stream_name_length: z.number().int(),
-  max_stream_description_length: z.number().int(),
-  max_topic_length: z.number().int(),
-  max_message_length: z.number().int(),
-  max_channel_folder_name_length: z.number().int(),
-  max_channel_folder_description_length: z.number().int(),
+export const realmSettingsSchema = z.strictObject({
+  max_stream_name_length: int,
+  max_stream_description_length: int,
+  max_topic_length: int,
+  max_message_length: int,
+  max_channel_folder_name_length: int,
+  max_channel_folder_description_length: int,
   realm_empty_topic_display_name: z.string(),
   enable_spectator_access: z.boolean(),
   /** the server-level WEB_PUBLIC_STREAMS_ENABLED */
   web_public_streams_enabled: z.boolean(),
   /** -1 = keep forever */
-  message_retention_days: z.number().int(),
+  message_retention_days: int,
   ...(Object.fromEntries(Object.keys(REALM_GROUP_SETTING_DEFAULTS).map((k) => [k, groupSettingValueSchema])) as Record<
     RealmGroupSetting,
     typeof groupSettingValueSchema
