@@ -11,7 +11,7 @@ import { ParkedPolls } from "./parked-polls";
 import { QueueEventRepository } from "./queue-events/queue-event.repository";
 
 /** Composition root: real connections in, a serving bus endpoint out. */
-export async function buildNotifications(deps: ServiceDeps): Promise<RunningService> {
+export async function buildNotifications(deps: ServiceDeps<"notifications">): Promise<RunningService> {
   const { nc, config, log } = deps;
   const queues = new EventQueueRepository(deps.db);
   const events = new QueueEventRepository(deps.db);
@@ -24,8 +24,8 @@ export async function buildNotifications(deps: ServiceDeps): Promise<RunningServ
     .handle(notifications.registerQueue, registerQueueHandler(store, deps.bus, config.EVENT_QUEUE_IDLE_SECONDS))
     .handle(notifications.getEvents, getEventsHandler(store, parked, config.EVENT_HEARTBEAT_SECONDS))
     .handle(notifications.deleteQueue, deleteQueueHandler(store))
-    .handle(notifications.setTypingStatus, setTypingStatusHandler(deps.bus, nc))
-    .handle(notifications.setMessageEditTypingStatus, setMessageEditTypingStatusHandler(deps.bus, nc));
+    .handle(notifications.setTypingStatus, setTypingStatusHandler(deps.bus, deps.events))
+    .handle(notifications.setMessageEditTypingStatus, setMessageEditTypingStatusHandler(deps.bus, deps.events));
 
   // Zulip collects every minute; sooner when the idle limit is shorter (tests).
   const sweepMs = Math.min(60_000, config.EVENT_QUEUE_IDLE_SECONDS * 500);

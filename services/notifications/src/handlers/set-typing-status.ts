@@ -2,12 +2,12 @@ import {
   badRequest,
   messaging,
   notifications,
-  publishEvent,
+  notificationsEvents,
   requireUser,
   type BusClient,
+  type EventPublisher,
   type Handler,
 } from "@teamchat/shared";
-import type { NatsConnection } from "@nats-io/transport-node";
 import { notified, typingSummaries } from "./typing-audience";
 
 /**
@@ -17,7 +17,7 @@ import { notified, typingSummaries } from "./typing-audience";
  * in Zulip. Nothing is stored.
  */
 export const setTypingStatusHandler =
-  (bus: BusClient, nc: NatsConnection): Handler<typeof notifications.setTypingStatus> =>
+  (bus: BusClient, events: EventPublisher<"notifications">): Handler<typeof notifications.setTypingStatus> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const sender = { user_id: actor.userId, email: actor.email };
@@ -37,8 +37,8 @@ export const setTypingStatusHandler =
         sender,
         stream_id: audience.stream_id ?? p.stream_id,
         topic: audience.topic ?? p.topic,
-      };
-      publishEvent(nc, "notifications", { realmId: realm.id, userIds: notified(users), event }, ctx.requestId);
+      } as const;
+      events.publish(notificationsEvents.typing, { realmId: realm.id, userIds: notified(users), event }, ctx.requestId);
       return {};
     }
     if (p.to === undefined) throw badRequest("Missing 'to' argument");
@@ -57,7 +57,11 @@ export const setTypingStatusHandler =
       op: p.op,
       sender,
       recipients: recipients.map((u) => ({ user_id: u.user_id, email: u.email })),
-    };
-    publishEvent(nc, "notifications", { realmId: realm.id, userIds: notified(recipients), event }, ctx.requestId);
+    } as const;
+    events.publish(
+      notificationsEvents.typing,
+      { realmId: realm.id, userIds: notified(recipients), event },
+      ctx.requestId,
+    );
     return {};
   };
