@@ -96,6 +96,18 @@ export abstract class TenantRepository<T extends { realmId: number }> {
     return q.lean<T[]>().exec();
   }
 
+  /**
+   * The one read without a realm, for maintenance that spans organizations (an
+   * expiry sweep): each document carries its realmId, so what follows is
+   * realm-scoped again.
+   */
+  protected findInEveryRealm(filter: TenantFilter<T>): Promise<T[]> {
+    return this.#model
+      .find(filter as QueryFilter<T>)
+      .lean<T[]>()
+      .exec();
+  }
+
   protected count(realmId: number, filter: TenantFilter<T>): Promise<number> {
     return this.#model.countDocuments(this.scoped(realmId, filter)).exec();
   }
