@@ -24,25 +24,24 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     events: deps.events,
     bus: deps.bus,
   };
-  const { users, keys, attempts } = id;
-  await Promise.all([users.init(), keys.init(), attempts.init()]);
+  await Promise.all([id.users.init(), id.keys.init(), id.attempts.init()]);
 
   const updateSettings = updateSettingsHandler(id);
   deps.server
-    .handle(identity.authenticate, authenticateHandler(users, keys))
-    .handle(identity.createOwner, createOwnerHandler(users, keys))
-    .handle(identity.fetchApiKey, fetchApiKeyHandler(users, keys, attempts))
-    .handle(identity.getOwnUser, getOwnUserHandler(users))
-    .handle(identity.getUserSummaries, getUserSummariesHandler(users))
+    .handle(identity.authenticate, authenticateHandler(id))
+    .handle(identity.createOwner, createOwnerHandler(id))
+    .handle(identity.fetchApiKey, fetchApiKeyHandler(id))
+    .handle(identity.getOwnUser, getOwnUserHandler(id))
+    .handle(identity.getUserSummaries, getUserSummariesHandler(id))
     .handle(identity.createUser, createUserHandler(id))
-    .handle(identity.getUsers, getUsersHandler(users))
-    .handle(identity.getUser, getUserHandler(users))
-    .handle(identity.getUserByEmail, getUserByEmailHandler(users))
+    .handle(identity.getUsers, getUsersHandler(id))
+    .handle(identity.getUser, getUserHandler(id))
+    .handle(identity.getUserByEmail, getUserByEmailHandler(id))
     .handle(identity.updateUser, updateUserHandler(id))
     .handle(identity.updateUserByEmail, updateUserByEmailHandler(id))
     .handle(identity.updateSettings, updateSettings)
     .handle(identity.updateDisplaySettings, updateSettings)
     .handle(identity.updateNotificationSettings, updateSettings)
-    .handle(registerState("identity"), registerStateHandler(users));
+    .handle(registerState("identity"), registerStateHandler(id.users));
   return {};
 }

@@ -1,11 +1,10 @@
 import { Role, identity, isDuplicateKey, requireRealm, type Handler } from "@teamchat/shared";
-import type { ApiKeyRepository } from "../api-keys/api-key.repository";
+import type { Identity } from "../context";
 import { hashPassword } from "../passwords";
-import type { UserRepository } from "../users/user.repository";
 
 /** Creates the organization's first owner; if the address exists, issues it a new key (idempotent retries). */
 export const createOwnerHandler =
-  (users: UserRepository, keys: ApiKeyRepository): Handler<typeof identity.createOwner> =>
+  ({ users, keys }: Pick<Identity, "users" | "keys">): Handler<typeof identity.createOwner> =>
   async ({ email, full_name, password }, ctx) => {
     const realm = requireRealm(ctx);
     const existing = await users.byEmail(realm.id, email);

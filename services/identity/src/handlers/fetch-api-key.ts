@@ -1,8 +1,6 @@
 import { ZulipError, identity, requireRealm, type Handler } from "@teamchat/shared";
-import type { ApiKeyRepository } from "../api-keys/api-key.repository";
-import type { LoginAttemptRepository } from "../login-attempts/login-attempt.repository";
+import type { Identity } from "../context";
 import { verifyPassword } from "../passwords";
-import type { UserRepository } from "../users/user.repository";
 import { apiEmail } from "../users/user-view";
 
 /**
@@ -10,11 +8,7 @@ import { apiEmail } from "../users/user-view";
  * (one per device, like a session) instead of returning an existing one.
  */
 export const fetchApiKeyHandler =
-  (
-    users: UserRepository,
-    keys: ApiKeyRepository,
-    attempts: LoginAttemptRepository,
-  ): Handler<typeof identity.fetchApiKey> =>
+  ({ users, keys, attempts }: Pick<Identity, "users" | "keys" | "attempts">): Handler<typeof identity.fetchApiKey> =>
   async ({ username, password }, ctx) => {
     const realm = requireRealm(ctx);
     const wait = await attempts.retryAfter(realm.id, username);

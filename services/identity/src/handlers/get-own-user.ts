@@ -1,9 +1,9 @@
 import { identity, requireUser, type Handler } from "@teamchat/shared";
-import type { UserRepository } from "../users/user.repository";
+import type { Identity } from "../context";
 import { apiEmail, avatarUrl, roleFlags } from "../users/user-view";
 
 export const getOwnUserHandler =
-  (users: UserRepository): Handler<typeof identity.getOwnUser> =>
+  ({ users }: Pick<Identity, "users">): Handler<typeof identity.getOwnUser> =>
   async (_params, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const user = (await users.byId(realm.id, actor.userId))!;

@@ -1,13 +1,13 @@
 import { identity, requireRealm, type Handler } from "@teamchat/shared";
+import type { Identity } from "../context";
 import { dummyEmailUserId } from "../users/access";
 import { settingsOf } from "../users/settings";
-import type { UserRepository } from "../users/user.repository";
 import type { UserDoc } from "../users/user.schema";
 import { apiEmail, avatarUrl } from "../users/user-view";
 
 /** Internal: users by ids, by real or dummy addresses (both lists together), or all of the organization. */
 export const getUserSummariesHandler =
-  (users: UserRepository): Handler<typeof identity.getUserSummaries> =>
+  ({ users }: Pick<Identity, "users">): Handler<typeof identity.getUserSummaries> =>
   async ({ user_ids, emails }, ctx) => {
     const realm = requireRealm(ctx);
     let found: UserDoc[];
