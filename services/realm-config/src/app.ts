@@ -1,4 +1,10 @@
-import { IdAllocator, realmConfig, registerState, type RunningService, type ServiceDeps } from "@teamchat/shared";
+import {
+  IdAllocator,
+  realmConfig,
+  registerStateHandler,
+  type RunningService,
+  type ServiceDeps,
+} from "@teamchat/shared";
 import { ChannelFolderRepository } from "./channel-folders/channel-folder.repository";
 import { createChannelFolderHandler } from "./handlers/create-channel-folder";
 import { createProfileFieldHandler } from "./handlers/create-profile-field";
@@ -7,11 +13,14 @@ import { getRealmSettingsHandler } from "./handlers/get-realm-settings";
 import { getServerSettingsHandler } from "./handlers/get-server-settings";
 import { listChannelFoldersHandler } from "./handlers/list-channel-folders";
 import { listProfileFieldsHandler } from "./handlers/list-profile-fields";
-import { registerStateHandler } from "./handlers/register-state";
 import { resolveRealmHandler } from "./handlers/resolve-realm";
 import { ProfileFieldRepository } from "./profile-fields/profile-field.repository";
+import { profileFieldsState } from "./profile-fields/profile-fields.state";
 import { RealmHosts } from "./realms/hosts";
 import { RealmRecordRepository } from "./realms/realm.repository";
+import { realmState } from "./realms/realm.state";
+import { unconfiguredStates } from "./realms/unconfigured.state";
+import { versionState } from "./version.state";
 
 export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promise<RunningService> {
   const ids = new IdAllocator(deps.db);
@@ -29,6 +38,14 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
     .handle(realmConfig.createProfileField, createProfileFieldHandler(fields, deps.events))
     .handle(realmConfig.listChannelFolders, listChannelFoldersHandler(folders))
     .handle(realmConfig.createChannelFolder, createChannelFolderHandler(folders, deps.events))
-    .handle(registerState("realm-config"), registerStateHandler(realms, fields, deps.config));
+    .handle(
+      realmConfig.registerState,
+      registerStateHandler(realmConfig.registerState, [
+        versionState,
+        realmState(realms, deps.config),
+        profileFieldsState(fields),
+        ...unconfiguredStates,
+      ]),
+    );
   return {};
 }

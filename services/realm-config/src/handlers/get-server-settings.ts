@@ -1,5 +1,6 @@
-import { realmConfig, requireRealm, type Handler, ZULIP_FEATURE_LEVEL, ZULIP_VERSION } from "@teamchat/shared";
+import { realmConfig, requireRealm, type Handler } from "@teamchat/shared";
 import type { RealmRecordRepository } from "../realms/realm.repository";
+import { SERVER_VERSION } from "../version.state";
 
 export const getServerSettingsHandler =
   (realms: RealmRecordRepository): Handler<typeof realmConfig.getServerSettings> =>
@@ -9,9 +10,7 @@ export const getServerSettingsHandler =
     return {
       authentication_methods: { password: true, dev: false, email: true, ldap: false },
       external_authentication_methods: [],
-      zulip_feature_level: ZULIP_FEATURE_LEVEL,
-      zulip_version: ZULIP_VERSION,
-      zulip_merge_base: ZULIP_VERSION,
+      ...SERVER_VERSION,
       push_notifications_enabled: false,
       is_incompatible: false,
       email_auth_enabled: true,

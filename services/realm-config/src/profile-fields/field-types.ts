@@ -3,7 +3,9 @@ import { ProfileFieldType } from "@teamchat/shared";
 /** Zulip's CustomProfileField types: id (shared contract), keyword and display name (custom_profile_field_types in register). */
 export const FieldType = ProfileFieldType;
 
-export const FIELD_TYPE_NAMES: Record<keyof typeof FieldType, string> = {
+type FieldTypeKey = keyof typeof FieldType;
+
+const FIELD_TYPE_NAMES: Record<FieldTypeKey, string> = {
   SHORT_TEXT: "Text (short)",
   LONG_TEXT: "Text (long)",
   SELECT: "List of options",
@@ -13,3 +15,8 @@ export const FIELD_TYPE_NAMES: Record<keyof typeof FieldType, string> = {
   EXTERNAL_ACCOUNT: "External account",
   PRONOUNS: "Pronouns",
 };
+
+/** register's custom_profile_field_types: each type by keyword, with its id and display name. */
+export const CUSTOM_PROFILE_FIELD_TYPES = Object.fromEntries(
+  Object.entries(FieldType).map(([key, id]) => [key, { id, name: FIELD_TYPE_NAMES[key as FieldTypeKey] }]),
+) as Record<FieldTypeKey, { id: number; name: string }>;

@@ -2,3 +2,4 @@ export * from "./channel-folders";
 export * from "./profile-fields";
 export * from "./realms";
 export * from "./server-settings";
+export * from "./register";

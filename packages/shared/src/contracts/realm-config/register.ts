@@ -1,0 +1,143 @@
+import { z } from "zod";
+import { REALM_GROUP_SETTING_DEFAULTS, type RealmGroupSetting } from "../../domain/groups";
+import { ProfileFieldType } from "../../domain/profile-fields";
+import { groupSettingValueSchema, int } from "../common";
+import { registerStateContract, statePart } from "../register";
+import { customProfileFieldSchema } from "./profile-fields";
+
+/**
+ * realm-config's part of POST /register (Zulip's fetch_initial_state_data),
+ * grouped by the event type that keeps each key current. Keys newer than
+ * zulip.yaml (channel_folders, max_channel_folder_*) are left out because
+ * clients validating against that document reject them.
+ */
+
+/** What server this is: sent whatever the client asks for. */
+export const versionPart = statePart(
+  [],
+  z.strictObject({ zulip_version: z.string(), zulip_feature_level: int, zulip_merge_base: z.string() }),
+);
+
+/** Zulip's DEFAULT_EXTERNAL_ACCOUNTS entry: a ready-made external account profile field. */
+export const defaultExternalAccountSchema = z.strictObject({
+  text: z.string(),
+  url_pattern: z.string(),
+  name: z.string(),
+  hint: z.string(),
+});
+
+const realmGroupSettings = Object.fromEntries(
+  Object.keys(REALM_GROUP_SETTING_DEFAULTS).map((k) => [`realm_${k}`, groupSettingValueSchema]),
+) as Record<`realm_${RealmGroupSetting}`, typeof groupSettingValueSchema>;
+
+/** The organization, its permissions and the server's limits and timings. */
+export const realmPart = statePart(
+  ["realm"],
+  z.strictObject({
+    realm_name: z.string(),
+    realm_description: z.string(),
+    realm_uri: z.string(),
+    realm_url: z.string(),
+    realm_date_created: int,
+    realm_empty_topic_display_name: z.string(),
+    /** -1 = keep forever */
+    realm_message_retention_days: int,
+    realm_enable_spectator_access: z.boolean(),
+    ...realmGroupSettings,
+    /** by subtype (twitter, github) */
+    realm_default_external_accounts: z.record(z.string(), defaultExternalAccountSchema),
+    realm_email_auth_enabled: z.boolean(),
+    realm_password_auth_enabled: z.boolean(),
+    realm_push_notifications_enabled: z.boolean(),
+    realm_presence_disabled: z.boolean(),
+    realm_is_zephyr_mirror_realm: z.boolean(),
+    /** the host bots' emails are on, without the port */
+    realm_bot_domain: z.string(),
+    max_stream_name_length: int,
+    max_stream_description_length: int,
+    max_topic_length: int,
+    max_message_length: int,
+    server_generation: int,
+    server_web_public_streams_enabled: z.boolean(),
+    event_queue_longpoll_timeout_seconds: int,
+    development_environment: z.boolean(),
+  }),
+);
+
+const profileFieldTypeSchema = z.strictObject({ id: int, name: z.string() });
+
+/** The organization's custom profile fields and the types a field can have (keyed SHORT_TEXT .. PRONOUNS). */
+export const customProfileFieldsPart = statePart(
+  ["custom_profile_fields"],
+  z.strictObject({
+    custom_profile_fields: z.array(customProfileFieldSchema),
+    custom_profile_field_types: z.strictObject(
+      Object.fromEntries(Object.keys(ProfileFieldType).map((k) => [k, profileFieldTypeSchema])) as Record<
+        keyof typeof ProfileFieldType,
+        typeof profileFieldTypeSchema
+      >,
+    ),
+  }),
+);
+
+/** Zulip's RealmDomain. */
+export const realmDomainSchema = z.strictObject({ domain: z.string(), allow_subdomains: z.boolean() });
+
+export const realmDomainsPart = statePart(
+  ["realm_domains"],
+  z.strictObject({ realm_domains: z.array(realmDomainSchema) }),
+);
+
+/** Zulip's RealmEmoji. */
+export const realmEmojiSchema = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  source_url: z.string(),
+  still_url: z.string().nullable(),
+  deactivated: z.boolean(),
+  author_id: int.nullable(),
+});
+
+/** Custom emoji by id. */
+export const realmEmojiPart = statePart(
+  ["realm_emoji"],
+  z.strictObject({ realm_emoji: z.record(z.string(), realmEmojiSchema) }),
+);
+
+/** Zulip's linkifier. */
+export const realmLinkifierSchema = z.strictObject({ pattern: z.string(), url_template: z.string(), id: int });
+
+export const realmLinkifiersPart = statePart(
+  ["realm_linkifiers"],
+  z.strictObject({ realm_linkifiers: z.array(realmLinkifierSchema) }),
+);
+
+/** The linkifiers in Zulip's deprecated form: [pattern, url_template, id]. */
+export const realmFiltersPart = statePart(
+  ["realm_filters"],
+  z.strictObject({ realm_filters: z.array(z.tuple([z.string(), z.string(), int])) }),
+);
+
+/** Zulip's RealmPlayground. */
+export const realmPlaygroundSchema = z.strictObject({
+  id: int,
+  name: z.string(),
+  pygments_language: z.string(),
+  url_template: z.string(),
+});
+
+export const realmPlaygroundsPart = statePart(
+  ["realm_playgrounds"],
+  z.strictObject({ realm_playgrounds: z.array(realmPlaygroundSchema) }),
+);
+
+export const registerState = registerStateContract("realm-config", [
+  versionPart,
+  realmPart,
+  customProfileFieldsPart,
+  realmDomainsPart,
+  realmEmojiPart,
+  realmLinkifiersPart,
+  realmFiltersPart,
+  realmPlaygroundsPart,
+]);
