@@ -1,9 +1,8 @@
 import { identity, requireRealm, type Handler } from "@teamchat/shared";
 import type { Identity } from "../context";
 import { dummyEmailUserId } from "../users/access";
-import { settingsOf } from "../users/settings";
 import type { UserDoc } from "../users/user.schema";
-import { apiEmail, avatarUrl } from "../users/user-view";
+import { toUserSummary } from "../users/user-view";
 
 /** Internal: users by ids, by real or dummy addresses (both lists together), or all of the organization. */
 export const getUserSummariesHandler =
@@ -22,18 +21,5 @@ export const getUserSummariesHandler =
       ]);
       found = [...new Map([...byId, ...byEmail].map((u) => [u.userId, u])).values()];
     }
-    return {
-      users: found.map((u) => ({
-        user_id: u.userId,
-        email: apiEmail(u, realm),
-        delivery_email: u.deliveryEmail,
-        full_name: u.fullName,
-        role: u.role,
-        is_active: u.isActive,
-        is_bot: u.isBot,
-        avatar_url: avatarUrl(u),
-        avatar_version: u.avatarVersion,
-        receives_typing_notifications: settingsOf(u).receives_typing_notifications,
-      })),
-    };
+    return { users: found.map((u) => toUserSummary(u, realm)) };
   };

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { Role, type Actor, type RealmRef, type identity } from "@teamchat/shared";
+import { settingsOf } from "./settings";
 import { EmailVisibility, type UserDoc } from "./user.schema";
 
 /** The API address: the real one when everyone may see it, else Zulip's dummy `user<id>@<realm host>`. */
@@ -84,3 +85,34 @@ export function toUserResource(
     ...(opts.include_custom_profile_fields && !target.isBot ? { profile_data: target.profileData } : {}),
   };
 }
+
+/** GET /users/me: the caller as they see themselves. */
+export const toOwnUser = (user: UserDoc, realm: Pick<RealmRef, "host">): identity.OwnUser => ({
+  avatar_url: avatarUrl(user),
+  avatar_version: user.avatarVersion,
+  email: apiEmail(user, realm),
+  full_name: user.fullName,
+  ...roleFlags(user.role),
+  role: user.role,
+  is_bot: user.isBot,
+  is_active: user.isActive,
+  timezone: user.timezone,
+  date_joined: user.dateJoined.toISOString(),
+  user_id: user.userId,
+  delivery_email: user.deliveryEmail,
+  profile_data: user.profileData,
+});
+
+/** What other services need to know of a user (identity.getUserSummaries). */
+export const toUserSummary = (user: UserDoc, realm: Pick<RealmRef, "host">): identity.UserSummary => ({
+  user_id: user.userId,
+  email: apiEmail(user, realm),
+  delivery_email: user.deliveryEmail,
+  full_name: user.fullName,
+  role: user.role,
+  is_active: user.isActive,
+  is_bot: user.isBot,
+  avatar_url: avatarUrl(user),
+  avatar_version: user.avatarVersion,
+  receives_typing_notifications: settingsOf(user).receives_typing_notifications,
+});

@@ -18,27 +18,32 @@ export const profileDataSchema = z.record(
   z.object({ value: z.string(), rendered_value: z.string().optional() }),
 );
 
+/** GET /users/me: the caller as they see themselves (real address, profile data always). */
+export const ownUserSchema = z.object({
+  avatar_url: z.string(),
+  avatar_version: z.number().int(),
+  email: z.string(),
+  full_name: z.string(),
+  is_admin: z.boolean(),
+  is_owner: z.boolean(),
+  role: roleSchema,
+  is_guest: z.boolean(),
+  is_bot: z.boolean(),
+  is_active: z.boolean(),
+  timezone: z.string(),
+  date_joined: z.string(),
+  user_id: z.number().int(),
+  delivery_email: z.string(),
+  profile_data: profileDataSchema,
+});
+
+export type OwnUser = z.infer<typeof ownUserSchema>;
+
 export const getOwnUser = defineContract({
   subject: "identity.users.get_own",
   http: { method: "GET", path: "/users/me", auth: "user" },
   params: z.object({}),
-  reply: z.object({
-    avatar_url: z.string(),
-    avatar_version: z.number().int(),
-    email: z.string(),
-    full_name: z.string(),
-    is_admin: z.boolean(),
-    is_owner: z.boolean(),
-    role: roleSchema,
-    is_guest: z.boolean(),
-    is_bot: z.boolean(),
-    is_active: z.boolean(),
-    timezone: z.string(),
-    date_joined: z.string(),
-    user_id: z.number().int(),
-    delivery_email: z.string(),
-    profile_data: profileDataSchema,
-  }),
+  reply: ownUserSchema,
 });
 
 /**
