@@ -1,12 +1,11 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { ZulipError, isDuplicateKey, notifications } from "@teamchat/shared";
+import { ZulipError, isDuplicateKey, notifications, type Audience } from "@teamchat/shared";
 import type { EventQueueDoc } from "./event-queues/event-queue.schema";
 import type { EventQueueRepository } from "./event-queues/event-queue.repository";
 import type { QueueEventRepository } from "./queue-events/queue-event.repository";
 
 export type ZulipEvent = { type: string; [field: string]: unknown };
 export type QueuedEvent = ZulipEvent & { id: number };
-type QueueRef = Pick<EventQueueDoc, "realmId" | "queueId">;
 
 /** How long a reader waits for a hole (an id handed out whose event is not written yet) before skipping it. */
 const GAP_RETRIES = 20;
@@ -30,17 +29,32 @@ export const badEventQueueId = (queueId: string): ZulipError =>
 /** Event queues in MongoDB: any instance appends, any instance reads. */
 export class EventStore {
   constructor(
-    readonly queues: EventQueueRepository,
-    readonly events: QueueEventRepository,
+    private readonly queues: EventQueueRepository,
+    private readonly events: QueueEventRepository,
     private readonly nc: NatsConnection,
   ) {}
+
+  /** POST /register: the new queue, before any state is asked for. */
+  create(queue: EventQueueDoc): Promise<void> {
+    return this.queues.create(queue);
+  }
+
+  /** The queue, whoever owns it (DELETE /events tells another user's queue from an unknown one). */
+  byId(realmId: number, queueId: string): Promise<EventQueueDoc | null> {
+    return this.queues.byId(realmId, queueId);
+  }
+
+  /** The queues of an event's audience. */
+  ofUsers(realmId: number, userIds: Audience): Promise<EventQueueDoc[]> {
+    return this.queues.ofUsers(realmId, userIds);
+  }
 
   /** The caller's live queue, or BAD_EVENT_QUEUE_ID (unknown, expired, or another user's). */
   async access(realmId: number, userId: number, queueId: string): Promise<EventQueueDoc> {
     const q = await this.queues.byId(realmId, queueId);
     if (!q || q.userId !== userId) throw badEventQueueId(queueId);
     if (q.expiresAt.getTime() < Date.now()) {
-      await this.remove(q);
+      await this.remove(realmId, queueId);
       throw badEventQueueId(queueId);
     }
     return q;
@@ -52,16 +66,27 @@ export class EventStore {
    * document, so concurrent appenders on any instance never share one, and ids
    * only increase. A queue deleted meanwhile gets nothing.
    */
-  async append(q: QueueRef, event: ZulipEvent): Promise<void> {
-    const id = await retried(() => this.queues.nextEventId(q.realmId, q.queueId));
+  async append(realmId: number, queueId: string, event: ZulipEvent): Promise<void> {
+    const id = await retried(() => this.queues.nextEventId(realmId, queueId));
     if (id === null) return;
     // a duplicate key means an earlier attempt did land
     await retried(() =>
-      this.events.insert({ realmId: q.realmId, queueId: q.queueId, id, event }).catch((err: unknown) => {
+      this.events.add({ realmId, queueId, id, event }).catch((err: unknown) => {
         if (!isDuplicateKey(err)) throw err;
       }),
     );
-    this.wake(q.queueId);
+    this.wake(queueId);
+  }
+
+  /** GET /events: the client has every event up to `acknowledged`; they are deleted (and the visit recorded). */
+  async acknowledge(realmId: number, q: EventQueueDoc, acknowledged: number, waitMs: number): Promise<void> {
+    await this.touch(realmId, q, acknowledged, waitMs);
+    await this.events.pruneThrough(realmId, q.queueId, acknowledged);
+  }
+
+  /** A client's visit: the queue lives for its lifespan (+ `waitMs`, the wait of a parked poll) from now. */
+  touch(realmId: number, q: EventQueueDoc, acknowledged: number, waitMs: number): Promise<void> {
+    return this.queues.touch(realmId, q, acknowledged, waitMs);
   }
 
   /**
@@ -71,27 +96,27 @@ export class EventStore {
    * later event is never delivered (and then acknowledged) before an earlier one.
    * A hole that stays (an insert that failed for good) is skipped.
    */
-  async pending(q: QueueRef, after: number): Promise<QueuedEvent[] | null> {
+  async pending(realmId: number, queueId: string, after: number): Promise<QueuedEvent[] | null> {
     for (let attempt = 0; ; attempt++) {
-      const current = await this.queues.byId(q.realmId, q.queueId);
+      const current = await this.queues.byId(realmId, queueId);
       if (!current) return null;
-      const docs = await this.events.after(q.realmId, q.queueId, after);
+      const docs = await this.events.after(realmId, queueId, after);
       const complete = docs.length >= current.lastEventId - after && docs.every((d, i) => d.id === after + 1 + i);
       if (complete || attempt === GAP_RETRIES) return docs.map((d) => ({ ...(d.event as ZulipEvent), id: d.id }));
       await new Promise((resolve) => setTimeout(resolve, GAP_RETRY_MS));
     }
   }
 
-  async remove(q: QueueRef): Promise<void> {
-    await this.queues.remove(q.realmId, q.queueId);
-    await this.events.removeQueue(q.realmId, q.queueId);
-    this.wake(q.queueId);
+  async remove(realmId: number, queueId: string): Promise<void> {
+    await this.queues.remove(realmId, queueId);
+    await this.events.removeQueue(realmId, queueId);
+    this.wake(queueId);
   }
 
   /** Collects queues idle past their lifespan (run periodically by every instance; deletes are idempotent). */
   async sweep(): Promise<number> {
     const expired = await this.queues.expired(new Date());
-    await Promise.all(expired.map((q) => this.remove(q)));
+    await Promise.all(expired.map((q) => this.remove(q.realmId, q.queueId)));
     return expired.length;
   }
 

@@ -38,18 +38,22 @@ export function consumeDomainEvents(nc: NatsConnection, store: EventStore, log: 
 
   /** As published, to the queues that want it. */
   const passThrough = async ({ realmId, userIds, event }: ClientEventPayload) => {
-    const queues = await store.queues.ofUsers(realmId, userIds);
-    await Promise.all(queues.filter((q) => accepts(q, event)).map((q) => store.append(q, event)));
+    const queues = await store.ofUsers(realmId, userIds);
+    await Promise.all(queues.filter((q) => accepts(q, event)).map((q) => store.append(realmId, q.queueId, event)));
   };
 
   /** Zulip's message event, shaped per queue, with the user's flags. */
   const message = async ({ realmId, userIds, message, markdown, flags }: MessageSent) => {
-    const queues = await store.queues.ofUsers(realmId, userIds);
+    const queues = await store.ofUsers(realmId, userIds);
     await Promise.all(
       queues.map((q) => {
         const userFlags = flags[q.userId] ?? [];
         if (!acceptsMessage(q, message, userFlags)) return;
-        return store.append(q, { type: "message", message: messageForClient(q, message, markdown), flags: userFlags });
+        return store.append(realmId, q.queueId, {
+          type: "message",
+          message: messageForClient(q, message, markdown),
+          flags: userFlags,
+        });
       }),
     );
   };

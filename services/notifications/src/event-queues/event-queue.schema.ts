@@ -46,9 +46,9 @@ export const eventQueueSchema = new Schema<EventQueueDoc>(
   },
   { collection: "event_queues", versionKey: false, minimize: false },
 );
-// GET/DELETE /events, id allocation: one queue by id
+// byId, nextEventId, touch, remove: one queue by id (GET/DELETE /events, id allocation)
 eventQueueSchema.index({ realmId: 1, queueId: 1 }, { unique: true });
-// fan-out of a domain event: the queues of the listed users
+// ofUsers: the queues of an event's audience (fan-out)
 eventQueueSchema.index({ realmId: 1, userId: 1 });
-// idle sweep (all realms): queues past their expiry
+// expired: queues past their expiry, in every realm (the idle sweep)
 eventQueueSchema.index({ expiresAt: 1 });

@@ -6,9 +6,9 @@ export const deleteQueueHandler =
   (store: EventStore): Handler<typeof notifications.deleteQueue> =>
   async ({ queue_id }, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    const q = await store.queues.byId(realm.id, queue_id);
+    const q = await store.byId(realm.id, queue_id);
     if (!q) throw badEventQueueId(queue_id);
     if (q.userId !== actor.userId) throw badRequest("You are not authorized to access this queue");
-    await store.remove(q);
+    await store.remove(realm.id, queue_id);
     return {};
   };

@@ -26,22 +26,21 @@ export const getEventsHandler =
     const waitMs = p.dont_block
       ? 0
       : Math.min(heartbeatSeconds * 1000, notifications.getEvents.timeoutMs! - notifications.EVENTS_TIMEOUT_MARGIN_MS);
-    await store.queues.touch(q, acked, waitMs);
-    await store.events.pruneThrough(realm.id, queueId, acked);
+    await store.acknowledge(realm.id, q, acked, waitMs);
 
     const waiter = parked.listen(queueId);
     try {
       const deadline = Date.now() + waitMs;
       for (;;) {
-        const events = await store.pending(q, acked);
+        const events = await store.pending(realm.id, queueId, acked);
         if (events === null) return { events: [], queue_id: queueId }; // deleted while we waited
         if (events.length > 0 || p.dont_block) return { events, queue_id: queueId };
         if (!(await waiter.next(deadline - Date.now()))) break;
       }
-      await store.append(q, { type: "heartbeat" });
-      return { events: (await store.pending(q, acked)) ?? [], queue_id: queueId };
+      await store.append(realm.id, queueId, { type: "heartbeat" });
+      return { events: (await store.pending(realm.id, queueId, acked)) ?? [], queue_id: queueId };
     } finally {
       parked.dispose(queueId, waiter);
-      await store.queues.touch(q, acked, 0);
+      await store.touch(realm.id, q, acked, 0);
     }
   };

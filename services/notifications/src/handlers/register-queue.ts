@@ -47,7 +47,7 @@ export const registerQueueHandler =
       lastAccess: new Date(now),
       expiresAt: new Date(now + lifespanSecs * 1000),
     };
-    await store.queues.insert(queue);
+    await store.create(queue);
     const stateParams: RegisterStateParams = {
       fetch_event_types: p.fetch_event_types === undefined ? p.event_types : p.fetch_event_types,
       client_gravatar: p.client_gravatar,
@@ -59,7 +59,7 @@ export const registerQueueHandler =
     try {
       parts = await Promise.all(STATE_OWNERS.map((s) => bus.request(registerState(s), stateParams, ctx)));
     } catch (err) {
-      await store.remove(queue);
+      await store.remove(realm.id, queue.queueId);
       throw err;
     }
     return {

@@ -18,5 +18,5 @@ export const queueEventSchema = new Schema<QueueEventDoc>(
   },
   { collection: "queue_events", versionKey: false, minimize: false },
 );
-// GET /events: a queue's events after last_event_id, in order; acknowledgement deletes those up to it
+// after, pruneThrough, removeQueue: a queue's events after last_event_id in order (GET /events), those up to it (acknowledgement), all (deletion)
 queueEventSchema.index({ realmId: 1, queueId: 1, id: 1 }, { unique: true });
