@@ -52,18 +52,41 @@ export interface NarrowResolver {
   publicChannels(): Promise<number[]>;
 }
 
+/**
+ * One condition on messages, as the narrow means it (MessageRepository turns
+ * a list of them, all of which must hold, into its query).
+ */
+export type NarrowCondition =
+  | { kind: "channel"; streamId: number }
+  | { kind: "channels"; streamIds: number[] }
+  /** a channel message in this topic (lowercased: topics compare case-insensitively) */
+  | { kind: "topic"; key: string }
+  | { kind: "sender"; userId: number }
+  /** the user received it: their personal history */
+  | { kind: "receivers"; userId: number }
+  /** a direct message of this conversation */
+  | { kind: "conversation"; recipientId: number }
+  /** a direct message whose participants include all these users */
+  | { kind: "dm-including"; userIds: number[] }
+  /** any direct message */
+  | { kind: "direct" }
+  | { kind: "id"; id: number }
+  | { kind: "ids"; in: number[] }
+  /** every word in the content or the topic, case-insensitively */
+  | { kind: "search"; words: string[] }
+  /** matches no message (a direct conversation that does not exist) */
+  | { kind: "nothing" }
+  | { kind: "not"; term: NarrowCondition };
+
 export interface NarrowQuery {
-  /** MongoDB filter on messages (without realmId) */
-  filter: Record<string, unknown>;
+  /** conditions that must all hold */
+  terms: NarrowCondition[];
   /**
    * Whether the narrow reaches beyond the user's personal history: Zulip's
    * ok_to_include_history (a readable channel with shared history, no flag filters).
    */
   includeHistory: boolean;
 }
-
-const NOTHING = { messageId: -1 };
-const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** Search words: whitespace-separated, or "quoted phrases". */
 export const searchWords = (text: string): string[] =>
@@ -90,88 +113,78 @@ const asList = (operand: NarrowTerm["operand"]): Array<string | number> =>
 async function condition(
   t: NarrowTerm,
   r: NarrowResolver,
-): Promise<{ cond: Record<string, unknown>; history?: boolean }> {
+): Promise<{ cond: NarrowCondition | null; history?: boolean }> {
   const { operator, operand } = t;
   switch (operator) {
     case "channel": {
       if (Array.isArray(operand)) throw badNarrow("invalid channel operand");
       const ch = await r.channel(typeof operand === "string" && /^\d+$/.test(operand) ? Number(operand) : operand);
       if (!ch) throw badNarrow(`unknown channel ${operand}`);
-      return { cond: { streamId: ch.streamId }, history: ch.fullHistory };
+      return { cond: { kind: "channel", streamId: ch.streamId }, history: ch.fullHistory };
     }
     case "channels":
       if (operand !== "public") throw badNarrow(`unknown channels operand ${String(operand)}`);
-      return { cond: { streamId: { $in: await r.publicChannels() } }, history: true };
+      return { cond: { kind: "channels", streamIds: await r.publicChannels() }, history: true };
     case "topic": {
       if (typeof operand !== "string") throw badNarrow("invalid topic operand");
       const topic = operand.trim() === r.emptyTopicName ? "" : operand.trim();
-      return { cond: { type: "stream", topicKey: topic.toLowerCase() } };
+      return { cond: { kind: "topic", key: topic.toLowerCase() } };
     }
     case "sender": {
       if (Array.isArray(operand)) throw badNarrow("invalid sender operand");
       const ids = await r.users([operand]);
       if (!ids) throw badNarrow(`unknown user ${operand}`);
-      return { cond: { senderId: ids[0] } };
+      return { cond: { kind: "sender", userId: ids[0]! } };
     }
     case "dm": {
       const ids = await r.users(asList(operand));
       if (!ids) throw badNarrow(`unknown user in ${JSON.stringify(operand)}`);
       const recipientId = await r.conversation([...ids, r.userId]);
-      return { cond: recipientId === null ? NOTHING : { type: "private", recipientId } };
+      return { cond: recipientId === null ? { kind: "nothing" } : { kind: "conversation", recipientId } };
     }
     case "dm-including": {
       const ids = await r.users(asList(operand));
       if (!ids) throw badNarrow(`unknown user in ${JSON.stringify(operand)}`);
-      return { cond: { type: "private", receivers: { $all: ids } } };
+      return { cond: { kind: "dm-including", userIds: ids } };
     }
     case "is": {
-      if (operand === "dm") return { cond: { type: "private" } };
+      if (operand === "dm") return { cond: { kind: "direct" } };
       const flag = FLAG_OPERANDS[String(operand)];
       if (!flag) throw badNarrow(`unknown 'is' operand ${String(operand)}`);
-      return { cond: { messageId: { $in: await r.flagged(flag[0], flag[1]) } }, history: false };
+      return { cond: { kind: "ids", in: await r.flagged(flag[0], flag[1]) }, history: false };
     }
     case "id": {
       const id = Number(operand);
       if (!Number.isInteger(id)) throw badNarrow(`invalid message ID ${String(operand)}`);
-      return { cond: { messageId: id } };
+      return { cond: { kind: "id", id } };
     }
     case "search": {
       if (typeof operand !== "string") throw badNarrow("invalid search operand");
       const words = searchWords(operand);
-      return {
-        cond: words.length
-          ? {
-              $and: words.map((w) => {
-                const regex = { $regex: escapeRegex(w), $options: "i" };
-                return { $or: [{ content: regex }, { topic: regex }] };
-              }),
-            }
-          : {},
-      };
+      return { cond: words.length ? { kind: "search", words } : null };
     }
     case "in":
       // in:home / in:all select by muting, which this server has none of yet.
       if (operand !== "home" && operand !== "all") throw badNarrow(`unknown 'in' operand ${String(operand)}`);
-      return { cond: {} };
+      return { cond: null };
     default:
       throw badNarrow(`unknown operator ${operator}`);
   }
 }
 
-/** Translates a narrow into a MongoDB filter on messages, limited to what the user may see. */
+/** Translates a narrow into the conditions on messages it means, limited to what the user may see. */
 export async function narrowToQuery(terms: NarrowTerm[], r: NarrowResolver): Promise<NarrowQuery> {
-  const conds: Record<string, unknown>[] = [];
+  const conds: NarrowCondition[] = [];
   let includeHistory = false;
   let flagFilter = false;
   for (const t of terms) {
     const { cond, history } = await condition(t, r);
     if (history === false) flagFilter ||= t.operator === "is";
     if (history && !t.negated) includeHistory = true;
-    if (Object.keys(cond).length) conds.push(t.negated ? { $nor: [cond] } : cond);
+    if (cond) conds.push(t.negated ? { kind: "not", term: cond } : cond);
   }
   includeHistory &&= !flagFilter;
   // Without a readable channel, a narrow searches the user's personal history (what they received).
-  if (!includeHistory) conds.unshift({ receivers: r.userId });
-  if (conds.length === 0) return { filter: {}, includeHistory };
-  return { filter: conds.length === 1 ? conds[0]! : { $and: conds }, includeHistory };
+  if (!includeHistory) conds.unshift({ kind: "receivers", userId: r.userId });
+  return { terms: conds, includeHistory };
 }

@@ -51,7 +51,7 @@ export const channelSchema = new Schema<ChannelDoc>(
   },
   { collection: "channels", versionKey: false, minimize: false },
 );
-// GET /streams/{id}, message sends by id: one channel by id
+// ChannelRepository.byId / byIds (GET /streams/{id}, sends by id, access checks); all() and defaultIds() use its realmId prefix
 channelSchema.index({ realmId: 1, streamId: 1 }, { unique: true });
-// creation duplicate check, sends and narrows by name: one name per organization
+// ChannelRepository.byName (creation duplicate check, sends and narrows by name); one name per organization
 channelSchema.index({ realmId: 1, nameKey: 1 }, { unique: true });

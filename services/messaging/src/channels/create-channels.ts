@@ -103,8 +103,7 @@ export async function insertChannel(
     CHANNEL_GROUP_SETTINGS.flatMap((name) => (o[name] !== undefined ? [[name, o[name]]] : [])),
   );
   try {
-    return await m.channels.insert({
-      realmId: actor.realmId,
+    return await m.channels.insert(actor.realmId, {
       name: spec.name,
       description,
       renderedDescription: renderMarkdown(description),

@@ -18,5 +18,5 @@ export const conversationSchema = new Schema<ConversationDoc>(
   },
   { collection: "conversations", versionKey: false },
 );
-// sends and dm: narrows find a conversation by its participants
+// ConversationRepository.byUsers / ensure (sends, dm: narrows): a conversation by its participants
 conversationSchema.index({ realmId: 1, key: 1 }, { unique: true });

@@ -14,7 +14,7 @@ export const getConversationAudienceHandler =
     const { actor } = requireUser(ctx);
     const realmId = actor.realmId;
     if (p.message_id !== undefined) {
-      const msg = await m.messages.findOne({ realmId, messageId: p.message_id });
+      const msg = await m.messages.byId(realmId, p.message_id);
       if (!msg || !(await canSeeMessage(m, actor, msg))) throw badRequest("Invalid message(s)");
       if (msg.streamId === null) return { user_ids: msg.receivers };
       return {

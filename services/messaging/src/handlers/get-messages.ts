@@ -58,38 +58,31 @@ export const getMessagesHandler =
     const settings = await realmSettings(m, ctx);
     const resolver = await narrowResolver(m, ctx, actor, settings.realm_empty_topic_display_name);
     const narrow = await narrowToQuery(normalizeNarrow(p.narrow), resolver);
-    const filter = { realmId: actor.realmId, ...narrow.filter };
-    const where = (idCond: Record<string, number | number[]>) => ({ $and: [filter, { messageId: idCond }] });
 
     let rows: MessageDoc[];
     const found = { found_anchor: false, found_oldest: false, found_newest: false };
     if (byIds) {
-      rows = await m.messages.range(
-        { realmId: actor.realmId, ...where({ $in: p.message_ids! }) },
-        1,
-        p.message_ids!.length,
-      );
+      rows = await m.messages.byIds(actor.realmId, narrow.terms, p.message_ids!);
     } else {
       if (anchor === null) {
         const unread = await resolver.flagged("read", false);
-        const [first] = await m.messages.range({ realmId: actor.realmId, ...where({ $in: unread }) }, 1, 1);
+        const [first] = await m.messages.byIds(actor.realmId, narrow.terms, unread, 1);
         anchor = first?.messageId ?? LARGER_THAN_MAX_MESSAGE_ID;
       }
       const anchoredLeft = anchor === 0;
       const anchoredRight = anchor >= LARGER_THAN_MAX_MESSAGE_ID;
-      const [before, at, after] = await Promise.all([
-        !anchoredLeft && numBefore > 0
-          ? m.messages.range({ realmId: actor.realmId, ...where({ $lt: anchor }) }, -1, numBefore)
-          : [],
-        includeAnchor ? m.messages.range({ realmId: actor.realmId, ...where({ $eq: anchor }) }, 1, 1) : [],
-        !anchoredRight && numAfter > 0
-          ? m.messages.range({ realmId: actor.realmId, ...where({ $gt: anchor }) }, 1, numAfter)
-          : [],
-      ]);
-      rows = [...before.reverse(), ...at, ...after];
-      found.found_anchor = at.length === 1;
-      found.found_oldest = anchoredLeft || before.length < numBefore;
-      found.found_newest = anchoredRight || after.length < numAfter;
+      const window = await m.messages.window({
+        realmId: actor.realmId,
+        narrow: narrow.terms,
+        anchor,
+        before: anchoredLeft ? 0 : numBefore,
+        after: anchoredRight ? 0 : numAfter,
+        includeAnchor,
+      });
+      rows = [...window.before, ...(window.anchor ? [window.anchor] : []), ...window.after];
+      found.found_anchor = window.anchor !== null;
+      found.found_oldest = anchoredLeft || window.before.length < numBefore;
+      found.found_newest = anchoredRight || window.after.length < numAfter;
     }
 
     const ids = rows.map((r) => r.messageId);

@@ -10,8 +10,8 @@ export const getStreamTopicsHandler =
     const { channel, subscribed } = await accessChannelById(m, actor, stream_id, "content");
     const settings = await realmSettings(m, ctx);
     // Protected history: only the topics of messages the user received.
-    const personal = canReadHistory(actor, channel, subscribed) ? {} : { receivers: actor.userId };
-    const topics = await m.messages.topics({ realmId: actor.realmId, streamId: stream_id, ...personal });
+    const receivedBy = canReadHistory(actor, channel, subscribed) ? undefined : actor.userId;
+    const topics = await m.messages.topics(actor.realmId, stream_id, receivedBy);
     return {
       topics: topics.map((t) => ({
         name: t.name === "" && !allow_empty_topic_name ? settings.realm_empty_topic_display_name : t.name,

@@ -7,11 +7,10 @@ export const getStreamsHandler =
   (m: Messaging): Handler<typeof messaging.getStreams> =>
   async (p, ctx) => {
     const { actor } = requireUser(ctx);
-    const [channels, subs] = await Promise.all([
+    const [channels, subscribed] = await Promise.all([
       m.channels.all(actor.realmId),
-      m.subscriptions.ofUser(actor.realmId, actor.userId),
+      m.subscriptions.subscribedStreamIds(actor.realmId, actor.userId),
     ]);
-    const subscribed = new Set(subs.filter((s) => s.active).map((s) => s.streamId));
     const all = (p.include_all || p.include_all_active) && isAdmin(actor);
     const streams = channels
       .filter((ch) => !(p.exclude_archived && ch.isArchived))

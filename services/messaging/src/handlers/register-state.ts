@@ -25,26 +25,20 @@ export const registerStateHandler =
     const realmId = actor.realmId;
     const me = actor.userId;
     const state: Record<string, unknown> = {};
-    const mine = { realmId, receivers: me };
 
-    if (wants(p, "message")) {
-      const [last] = await m.messages.range(mine, -1, 1);
-      state.max_message_id = last?.messageId ?? -1;
-    }
+    if (wants(p, "message")) state.max_message_id = await m.messages.latestReceivedId(realmId, me);
     if (wants(p, "subscription")) {
       Object.assign(state, await subscriptionObjects(m, actor, p.include_subscribers !== false));
     }
     if (wants(p, "stream")) {
-      const subscribed = new Set(
-        (await m.subscriptions.ofUser(realmId, me)).filter((s) => s.active).map((s) => s.streamId),
-      );
+      const subscribed = await m.subscriptions.subscribedStreamIds(realmId, me);
       state.streams = (await m.channels.all(realmId))
         .filter((ch) => !ch.isArchived && canReadContent(actor, ch, subscribed.has(ch.streamId)))
         .sort((a, b) => a.name.localeCompare(b.name))
         .map(channelView);
     }
     if (wants(p, "default_streams")) {
-      state.realm_default_streams = (await m.channels.find({ realmId, isDefault: true })).map((c) => c.streamId);
+      state.realm_default_streams = await m.channels.defaultIds(realmId);
     }
     if (wants(p, "default_stream_groups")) state.realm_default_stream_groups = [];
     if (wants(p, "starred_messages")) {
@@ -53,7 +47,7 @@ export const registerStateHandler =
     if (wants(p, "muted_topics")) state.muted_topics = [];
     if (wants(p, "user_topic")) state.user_topics = [];
     if (wants(p, "recent_private_conversations")) {
-      const recent = await m.messages.range({ ...mine, type: "private" }, -1, RECENT_DIRECT_MESSAGES);
+      const recent = await m.messages.recentDirect(realmId, me, RECENT_DIRECT_MESSAGES);
       const byConversation = new Map<number, { max_message_id: number; user_ids: number[] }>();
       for (const msg of recent) {
         if (byConversation.has(msg.recipientId)) continue;
@@ -81,9 +75,7 @@ async function unreadMessages(
 ) {
   const unreadIds = (await m.userMessages.idsWithFlag(realmId, me, "read", false)).sort((a, b) => a - b);
   const ids = unreadIds.slice(-MAX_UNREAD_MESSAGES);
-  const messages: MessageDoc[] = ids.length
-    ? await m.messages.range({ realmId, messageId: { $in: ids } }, 1, ids.length)
-    : [];
+  const messages: MessageDoc[] = ids.length ? await m.messages.byIds(realmId, [], ids) : [];
   const unread = new Set(ids);
   const mentioned = new Set(
     [

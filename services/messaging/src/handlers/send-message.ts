@@ -134,13 +134,10 @@ export const sendMessageHandler =
       ...(userId === actor.userId && p.read_by_sender !== false ? ["read"] : []),
       ...(mentions.get(userId) ?? []),
     ];
-    await m.userMessages.insertMany(
-      message.receivers.map((userId) => ({
-        realmId: actor.realmId,
-        userId,
-        messageId: message.messageId,
-        flags: flagsOf(userId),
-      })),
+    await m.userMessages.deliver(
+      actor.realmId,
+      message.messageId,
+      message.receivers.map((userId) => ({ userId, flags: flagsOf(userId) })),
     );
     m.events.publish(
       messagingEvents.messageSent,

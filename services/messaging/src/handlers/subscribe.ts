@@ -57,9 +57,7 @@ export const subscribeHandler =
       }
     }
 
-    const mySubs = new Set(
-      (await m.subscriptions.ofUser(realmId, actor.userId)).filter((s) => s.active).map((s) => s.streamId),
-    );
+    const mySubs = await m.subscriptions.subscribedStreamIds(realmId, actor.userId);
     const unauthorized = existing.filter((ch) => !canReadContent(actor, ch, mySubs.has(ch.streamId)));
     if (unauthorized.length && p.authorization_errors_fatal) {
       throw badRequest(`Unable to access channel (${unauthorized[0]!.name}).`);

@@ -45,9 +45,10 @@ export const messageSchema = new Schema<MessageDoc>(
   },
   { collection: "messages", versionKey: false },
 );
-// GET /messages by id (message_ids, anchors) and range scans by id
+// MessageRepository.byId, byIds (message_ids, first unread, unreads) and window() by id
 messageSchema.index({ realmId: 1, messageId: 1 }, { unique: true });
-// channel narrows and topic lists: a channel's messages by id
+// MessageRepository.window / byIds with a channel narrow, and topics(): a channel's messages by id
 messageSchema.index({ realmId: 1, streamId: 1, messageId: 1 });
-// personal history (narrows without a readable channel, dm:, is:dm): a user's messages by id
+// MessageRepository.window / byIds over personal history (narrows without a readable channel, dm:, is:dm),
+// latestReceivedId, recentDirect: a user's messages by id
 messageSchema.index({ realmId: 1, receivers: 1, messageId: 1 });

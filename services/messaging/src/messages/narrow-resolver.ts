@@ -11,9 +11,7 @@ export async function narrowResolver(
   emptyTopicName: string,
 ): Promise<NarrowResolver> {
   const realmId = actor.realmId;
-  const subscribed = new Set(
-    (await m.subscriptions.ofUser(realmId, actor.userId)).filter((s) => s.active).map((s) => s.streamId),
-  );
+  const subscribed = await m.subscriptions.subscribedStreamIds(realmId, actor.userId);
   return {
     userId: actor.userId,
     emptyTopicName,

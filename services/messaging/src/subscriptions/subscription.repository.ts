@@ -1,5 +1,5 @@
 import type { Connection } from "mongoose";
-import { RealmRepository } from "@teamchat/shared";
+import { TenantRepository, isDuplicateKey } from "@teamchat/shared";
 import { subscriptionSchema, type SubscriptionDoc } from "./subscription.schema";
 
 /** Zulip's stream color palette (web/src/stream_color.ts); new subscriptions take the next unused one. */
@@ -9,26 +9,32 @@ export const STREAM_COLORS = [
   "#c2c2c2", "#4f8de4", "#c6a8ad", "#e7cc4d", "#c8bebf", "#a47462",
 ]; // prettier-ignore
 
-export class SubscriptionRepository extends RealmRepository<SubscriptionDoc> {
+export class SubscriptionRepository extends TenantRepository<SubscriptionDoc> {
   constructor(conn: Connection) {
     super(conn.model<SubscriptionDoc>("Subscription", subscriptionSchema));
   }
 
+  /** The user's subscription rows, former ones (inactive) included. */
   ofUser(realmId: number, userId: number): Promise<SubscriptionDoc[]> {
-    return this.find({ realmId, userId });
+    return this.find(realmId, { userId });
+  }
+
+  /** The channels the user is subscribed to now. */
+  async subscribedStreamIds(realmId: number, userId: number): Promise<Set<number>> {
+    return new Set((await this.ofUser(realmId, userId)).filter((s) => s.active).map((s) => s.streamId));
   }
 
   async isSubscribed(realmId: number, userId: number, streamId: number): Promise<boolean> {
-    return (await this.count({ realmId, userId, streamId, active: true })) > 0;
+    return (await this.count(realmId, { userId, streamId, active: true })) > 0;
   }
 
   async subscriberIds(realmId: number, streamId: number): Promise<number[]> {
-    return (await this.find({ realmId, streamId, active: true })).map((s) => s.userId);
+    return (await this.find(realmId, { streamId, active: true })).map((s) => s.userId);
   }
 
   /** Active subscriber ids per channel, for several channels at once. */
   async subscribersByChannel(realmId: number, streamIds: number[]): Promise<Map<number, number[]>> {
-    const rows = await this.find({ realmId, streamId: { $in: streamIds }, active: true });
+    const rows = await this.find(realmId, { streamId: { $in: streamIds }, active: true });
     const map = new Map<number, number[]>(streamIds.map((id) => [id, []]));
     for (const r of rows) map.get(r.streamId)!.push(r.userId);
     for (const ids of map.values()) ids.sort((a, b) => a - b);
@@ -42,28 +48,27 @@ export class SubscriptionRepository extends RealmRepository<SubscriptionDoc> {
   async add(realmId: number, pairs: Array<{ userId: number; streamId: number }>): Promise<SubscriptionDoc[]> {
     const added: SubscriptionDoc[] = [];
     const userIds = [...new Set(pairs.map((p) => p.userId))];
-    const existing = await this.find({ realmId, userId: { $in: userIds } });
+    const existing = await this.find(realmId, { userId: { $in: userIds } });
     for (const { userId, streamId } of pairs) {
       const mine = existing.filter((s) => s.userId === userId);
       const row = mine.find((s) => s.streamId === streamId);
       if (row?.active) continue;
       if (row) {
-        await this.model.updateOne({ realmId, userId, streamId }, { $set: { active: true } });
+        await this.updateOne(realmId, { userId, streamId }, { $set: { active: true } });
         added.push({ ...row, active: true });
         continue;
       }
       const used = new Set(mine.map((s) => s.color));
       const color = STREAM_COLORS.find((c) => !used.has(c)) ?? STREAM_COLORS[mine.length % STREAM_COLORS.length]!;
       const doc: SubscriptionDoc = { realmId, userId, streamId, active: true, color, isMuted: false, pinToTop: false };
-      const inserted = await this.model.updateOne(
-        { realmId, userId, streamId },
-        { $setOnInsert: doc },
-        { upsert: true },
-      );
-      if (inserted.upsertedCount > 0) {
-        added.push(doc);
-        existing.push(doc);
+      try {
+        await this.insertOne(doc);
+      } catch (err) {
+        if (isDuplicateKey(err)) continue;
+        throw err;
       }
+      added.push(doc);
+      existing.push(doc);
     }
     return added;
   }

@@ -23,7 +23,7 @@ export const subscriptionSchema = new Schema<SubscriptionDoc>(
   },
   { collection: "subscriptions", versionKey: false },
 );
-// a user's subscriptions (GET /users/me/subscriptions, access checks); one row per user and channel
+// SubscriptionRepository.ofUser / subscribedStreamIds / isSubscribed / add: a user's subscriptions; one row per user and channel
 subscriptionSchema.index({ realmId: 1, userId: 1, streamId: 1 }, { unique: true });
-// a channel's subscribers (message recipients, include_subscribers)
+// SubscriptionRepository.subscriberIds / subscribersByChannel: a channel's subscribers (message recipients, include_subscribers)
 subscriptionSchema.index({ realmId: 1, streamId: 1, active: 1 });

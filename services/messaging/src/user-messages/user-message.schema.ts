@@ -17,7 +17,7 @@ export const userMessageSchema = new Schema<UserMessageDoc>(
   },
   { collection: "usermessages", versionKey: false },
 );
-// flags of the messages a fetch returns; one row per user and message
+// UserMessageRepository.flagsOf (flags of the messages a fetch returns); deliver(): one row per user and message
 userMessageSchema.index({ realmId: 1, userId: 1, messageId: 1 }, { unique: true });
-// is:starred / is:unread narrows and unread counts: a user's rows by flag
+// UserMessageRepository.idsWithFlag (is:starred / is:unread narrows, unread counts, starred_messages): a user's rows by flag
 userMessageSchema.index({ realmId: 1, userId: 1, flags: 1 });
