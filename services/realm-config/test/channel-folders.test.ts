@@ -1,37 +1,36 @@
-import { Role, LIMITS } from "@teamchat/shared";
-import { ok } from "@teamchat/shared/src/testing/api";
-import { startSystem, type TestSystem } from "../../../test/support/system";
+import { LIMITS, Role, realmConfig, type ParamsIn } from "@teamchat/shared";
+import type { Credentials } from "@teamchat/shared/src/testing/api";
+import { expectZulipError } from "../../../test/support/call";
 import { recordDomainEvents } from "../../../test/support/domain-events";
+import { testOrganization, type TestOrganization } from "../../../test/support/organization";
 import { usersOfEveryRole, type RoleUser } from "./helpers";
 
-let sys: TestSystem;
+let org: TestOrganization;
 let roles: RoleUser[];
 beforeAll(async () => {
-  sys = await startSystem({ env: { RATE_LIMIT_REQUESTS: "1000" } });
-  roles = await usersOfEveryRole(sys);
+  org = await testOrganization();
+  roles = await usersOfEveryRole(org);
 });
-afterAll(() => sys?.stop());
+afterAll(() => org?.stop());
 
-const create = (params: Record<string, unknown>) => sys.api(sys.owner).post("/channel_folders/create", params);
-const list = async (params: Record<string, unknown> = {}) => {
-  const body = ok(await sys.api(sys.owner).get("/channel_folders", params));
+type CreateParams = ParamsIn<typeof realmConfig.createChannelFolder>;
+
+const create = (params: CreateParams, user: Credentials = org.owner) =>
+  org.call(realmConfig.createChannelFolder, params, user);
+const list = async (params: ParamsIn<typeof realmConfig.listChannelFolders> = {}, user: Credentials = org.owner) => {
+  const body = await org.call(realmConfig.listChannelFolders, params, user);
   // newer than zulip.yaml, so the reply checker has no schema: the exact shape is asserted here
   expect(Object.keys(body).sort()).toEqual(["channel_folders", "msg", "result"]);
-  return body.channel_folders as Array<Record<string, unknown>>;
+  return body.channel_folders;
 };
-const expectError = async (params: Record<string, unknown>, msg: string) => {
-  const res = await create(params);
-  expect({ status: res.status, body: res.body }).toEqual({
-    status: 400,
-    body: { result: "error", code: "BAD_REQUEST", msg },
-  });
-};
+const expectError = (params: CreateParams, msg: string) =>
+  expectZulipError(create(params), { status: 400, code: "BAD_REQUEST", msg });
 
 describe("POST /channel_folders/create", () => {
   it("creates a folder with rendered description; GET lists it; everyone gets a channel_folder add event", async () => {
-    const rec = await recordDomainEvents(sys.nc, "realm-config");
+    const rec = await recordDomainEvents(org, "realm-config");
     const before = Math.floor(Date.now() / 1000);
-    const body = ok(await create({ name: "Engineering", description: "All **engineering** channels" }));
+    const body = await create({ name: "Engineering", description: "All **engineering** channels" });
     expect(Object.keys(body).sort()).toEqual(["channel_folder_id", "msg", "result"]);
     expect(body.channel_folder_id).toEqual(expect.any(Number));
     const folders = await list();
@@ -43,7 +42,7 @@ describe("POST /channel_folders/create", () => {
         rendered_description: "<p>All <strong>engineering</strong> channels</p>",
         order: body.channel_folder_id,
         date_created: expect.any(Number),
-        creator_id: sys.owner.userId,
+        creator_id: org.owner.userId,
         is_archived: false,
       },
     ]);
@@ -52,28 +51,30 @@ describe("POST /channel_folders/create", () => {
     const [ev] = await rec.next();
     rec.stop();
     expect(ev).toEqual({
-      realmId: sys.realm.id,
+      realmId: org.realm.id,
       userIds: "all",
       event: { type: "channel_folder", op: "add", channel_folder: folders[0] },
     });
   });
 
   it("an empty description is allowed and renders to an empty string; folders are listed by id", async () => {
-    const { channel_folder_id } = ok(await create({ name: "Marketing", description: "" }));
+    const { channel_folder_id } = await create({ name: "Marketing", description: "" });
     const folders = await list();
     expect(folders.map((f) => f.name)).toEqual(["Engineering", "Marketing"]);
     expect(folders[1]).toMatchObject({ id: channel_folder_id, description: "", rendered_description: "" });
   });
 
   it("the description must be sent; the name too", async () => {
-    expect((await create({ name: "Sales" })).body).toEqual({
-      result: "error",
+    // raw requests: the contract's types require both
+    const createRaw = (params: Record<string, unknown>) => org.api(org.owner).post("/channel_folders/create", params);
+    await expectZulipError(createRaw({ name: "Sales" }), {
+      status: 400,
       code: "REQUEST_VARIABLE_MISSING",
       msg: "Missing 'description' argument",
       var_name: "description",
     });
-    expect((await create({ description: "" })).body).toEqual({
-      result: "error",
+    await expectZulipError(createRaw({ description: "" }), {
+      status: 400,
       code: "REQUEST_VARIABLE_MISSING",
       msg: "Missing 'name' argument",
       var_name: "name",
@@ -102,22 +103,23 @@ describe("POST /channel_folders/create", () => {
       `description is too long (limit: ${descMax} characters)`,
     );
     // at the limits, with characters outside the BMP counted once each
-    ok(await create({ name: "😀".repeat(nameMax), description: "d".repeat(descMax) }));
+    await create({ name: "😀".repeat(nameMax), description: "d".repeat(descMax) });
     expect((await list()).map((f) => f.name)).toContain("😀".repeat(nameMax));
   });
 
   it("administrators only: others get UNAUTHORIZED_PRINCIPAL", async () => {
     for (const { label, role, user } of roles) {
-      const res = await sys.api(user).post("/channel_folders/create", { name: `By ${label}`, description: "" });
+      const res = create({ name: `By ${label}`, description: "" }, user);
       if (role <= Role.ADMINISTRATOR)
-        expect(res.body).toEqual({ result: "success", msg: "", channel_folder_id: expect.any(Number) });
+        expect(await res).toEqual({ result: "success", msg: "", channel_folder_id: expect.any(Number) });
       else
-        expect({ status: res.status, body: res.body }).toEqual({
+        await expectZulipError(res, {
           status: 400,
-          body: { result: "error", code: "UNAUTHORIZED_PRINCIPAL", msg: "Must be an organization administrator" },
+          code: "UNAUTHORIZED_PRINCIPAL",
+          msg: "Must be an organization administrator",
         });
     }
-    expect((await list()).map((f) => f.name).filter((n) => String(n).startsWith("By "))).toEqual([
+    expect((await list()).map((f) => f.name).filter((n) => n.startsWith("By "))).toEqual([
       "By owner",
       "By administrator",
     ]);
@@ -129,13 +131,18 @@ describe("GET /channel_folders", () => {
     const expected = await list();
     expect(await list({ include_archived: true })).toEqual(expected);
     for (const { user } of roles) {
-      expect(ok(await sys.api(user).get("/channel_folders")).channel_folders).toEqual(expected);
+      expect(await list({}, user)).toEqual(expected);
     }
   });
 
   it("rejects a non-boolean include_archived and anonymous requests", async () => {
-    const res = await sys.api(sys.owner).get("/channel_folders", { include_archived: "yes" });
-    expect(res.body).toEqual({ result: "error", code: "BAD_REQUEST", msg: "include_archived is not valid JSON" });
-    expect((await sys.api(null).get("/channel_folders")).status).toBe(401);
+    // raw: the contract's types refuse a string include_archived
+    await expectZulipError(org.api(org.owner).get("/channel_folders", { include_archived: "yes" }), {
+      status: 400,
+      code: "BAD_REQUEST",
+      msg: "include_archived is not valid JSON",
+    });
+    // HTTP authentication: no credentials, 401
+    expect((await org.api(null).get("/channel_folders")).status).toBe(401);
   });
 });

@@ -5,21 +5,20 @@ import { parse } from "yaml";
 import { Role, type RoleValue } from "@teamchat/shared";
 import type { Credentials } from "@teamchat/shared/src/testing/api";
 import { ZULIP_YAML } from "@teamchat/shared/src/testing/openapi";
-import type { TestSystem } from "../../../test/support/system";
-import { makeUser } from "../../../test/support/users";
+import type { TestOrganization } from "../../../test/support/organization";
 
 export type RoleUser = { label: string; role: RoleValue; user: Credentials };
 
-/** One user per organization role (the owner is the system's). */
-export async function usersOfEveryRole(sys: TestSystem): Promise<RoleUser[]> {
+/** One user per organization role (the owner is the organization's). */
+export async function usersOfEveryRole(org: TestOrganization): Promise<RoleUser[]> {
   const others: Array<[string, RoleValue]> = [
     ["administrator", Role.ADMINISTRATOR],
     ["moderator", Role.MODERATOR],
     ["member", Role.MEMBER],
     ["guest", Role.GUEST],
   ];
-  const users: RoleUser[] = [{ label: "owner", role: Role.OWNER, user: sys.owner }];
-  for (const [label, role] of others) users.push({ label, role, user: await makeUser(sys, label, role) });
+  const users: RoleUser[] = [{ label: "owner", role: Role.OWNER, user: org.owner }];
+  for (const [label, role] of others) users.push({ label, role, user: await org.makeUser(label, role) });
   return users;
 }
 

@@ -1,29 +1,34 @@
-import { BusClient, Role, registerState } from "@teamchat/shared";
-import { ok } from "@teamchat/shared/src/testing/api";
-import { startSystem, type TestSystem } from "../../../test/support/system";
+import { BusClient, Role, realmConfig, type ParamsIn } from "@teamchat/shared";
+import type { Credentials } from "@teamchat/shared/src/testing/api";
+import { expectZulipError } from "../../../test/support/call";
 import { recordDomainEvents } from "../../../test/support/domain-events";
+import { testOrganization, type TestOrganization } from "../../../test/support/organization";
 import { usersOfEveryRole, type RoleUser } from "./helpers";
 
-let sys: TestSystem;
+let org: TestOrganization;
 let roles: RoleUser[];
 beforeAll(async () => {
-  sys = await startSystem({ env: { RATE_LIMIT_REQUESTS: "1000" } });
-  roles = await usersOfEveryRole(sys);
+  org = await testOrganization();
+  roles = await usersOfEveryRole(org);
 });
-afterAll(() => sys?.stop());
+afterAll(() => org?.stop());
 
-const create = (params: Record<string, unknown>) => sys.api(sys.owner).post("/realm/profile_fields", params);
-const list = async () =>
-  ok(await sys.api(sys.owner).get("/realm/profile_fields")).custom_fields as Array<Record<string, unknown>>;
-const expectError = async (params: Record<string, unknown>, msg: string, code = "BAD_REQUEST") => {
-  const res = await create(params);
-  expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { result: "error", code, msg } });
-};
+type CreateParams = ParamsIn<typeof realmConfig.createProfileField>;
+
+const create = (params: CreateParams, user: Credentials = org.owner) =>
+  org.call(realmConfig.createProfileField, params, user);
+/** What the contract's types refuse (missing or mistyped parameters), sent as is. */
+const createRaw = (params: Record<string, unknown>) => org.api(org.owner).post("/realm/profile_fields", params);
+const list = async (user: Credentials = org.owner) =>
+  (await org.call(realmConfig.listProfileFields, {}, user)).custom_fields;
+const refused = (call: Promise<unknown>, msg: string) =>
+  expectZulipError(call, { status: 400, code: "BAD_REQUEST", msg });
+const expectError = (params: CreateParams, msg: string) => refused(create(params), msg);
 
 describe("POST /realm/profile_fields", () => {
   it("creates a short text field with Zulip's defaults; GET lists it; all users get a custom_profile_fields event", async () => {
-    const rec = await recordDomainEvents(sys.nc, "realm-config");
-    const body = ok(await create({ name: "  Phone number ", hint: "Work phone", field_type: 1 }));
+    const rec = await recordDomainEvents(org, "realm-config");
+    const body = await create({ name: "  Phone number ", hint: "Work phone", field_type: 1 });
     expect(Object.keys(body).sort()).toEqual(["id", "msg", "result"]);
     const field = {
       id: body.id,
@@ -39,7 +44,7 @@ describe("POST /realm/profile_fields", () => {
     const [ev] = await rec.next();
     rec.stop();
     expect(ev).toEqual({
-      realmId: sys.realm.id,
+      realmId: org.realm.id,
       userIds: "all",
       event: { type: "custom_profile_fields", fields: [field] },
     });
@@ -56,12 +61,12 @@ describe("POST /realm/profile_fields", () => {
       [6, {}],
       [7, { field_data: { subtype: "custom", url_pattern: "https://example.com/u/%(username)s" } }],
       [8, { display_in_profile_summary: true }],
-    ] as Array<[number, Record<string, unknown>]>) {
-      made[type] = ok(await create({ name: `Type ${type}`, field_type: type, ...extra })).id;
+    ] as Array<[number, Partial<CreateParams>]>) {
+      made[type] = (await create({ name: `Type ${type}`, field_type: type, ...extra })).id;
     }
     const fields = await list();
-    expect(fields.map((f) => f.order)).toEqual([...fields.map((f) => f.order as number)].sort((a, b) => a - b));
-    const byType = Object.fromEntries(fields.map((f) => [f.type as number, f]));
+    expect(fields.map((f) => f.order)).toEqual([...fields.map((f) => f.order)].sort((a, b) => a - b));
+    const byType = Object.fromEntries(fields.map((f) => [f.type, f]));
     expect(Object.keys(byType).map(Number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(byType[3]).toMatchObject({ id: made[3], field_data: JSON.stringify(choices) });
     expect(byType[4]).toMatchObject({ required: true, field_data: "" });
@@ -74,7 +79,7 @@ describe("POST /realm/profile_fields", () => {
   });
 
   it("a ready-made external account takes Zulip's label and keeps only the subtype", async () => {
-    const { id } = ok(await create({ field_type: 7, field_data: { subtype: "github" } }));
+    const { id } = await create({ field_type: 7, field_data: { subtype: "github" } });
     expect((await list()).find((f) => f.id === id)).toEqual({
       id,
       name: "GitHub username",
@@ -98,21 +103,22 @@ describe("POST /realm/profile_fields", () => {
     await expectError({ name: "ok", hint: "h".repeat(81), field_type: 1 }, "hint is too long (limit: 80 characters)");
     await expectError({ name: "ok", field_type: 9 }, "Invalid field type.");
     await expectError({ name: "ok", field_type: 0 }, "Invalid field type.");
-    expect((await create({ name: "ok" })).body).toEqual({
-      result: "error",
+    await expectZulipError(createRaw({ name: "ok" }), {
+      status: 400,
       code: "REQUEST_VARIABLE_MISSING",
       msg: "Missing 'field_type' argument",
       var_name: "field_type",
     });
-    await expectError({ name: "ok", field_type: "short" }, "field_type is not valid JSON");
-    await expectError({ name: "ok", field_type: 1, required: "yes" }, "required is not valid JSON");
-    await expectError({ name: "ok", field_type: 1, required: 1 }, "required is not a boolean");
+    await refused(createRaw({ name: "ok", field_type: "short" }), "field_type is not valid JSON");
+    await refused(createRaw({ name: "ok", field_type: 1, required: "yes" }), "required is not valid JSON");
+    await refused(createRaw({ name: "ok", field_type: 1, required: 1 }), "required is not a boolean");
     // the longest label and hint are accepted
-    ok(await create({ name: "n".repeat(40), hint: "h".repeat(80), field_type: 1 }));
+    await create({ name: "n".repeat(40), hint: "h".repeat(80), field_type: 1 });
   });
 
   it("validates list-of-options choices", async () => {
-    const bad = (field_data: unknown, msg: string) => expectError({ name: "Editor", field_type: 3, field_data }, msg);
+    const bad = (field_data: CreateParams["field_data"], msg: string) =>
+      expectError({ name: "Editor", field_type: 3, field_data }, msg);
     await bad({}, "Field must have at least one choice.");
     await bad({ " ": { text: "Vim", order: "1" } }, "'value' cannot be blank.");
     await bad({ a: "Vim" }, "field_data is not a dict");
@@ -124,12 +130,16 @@ describe("POST /realm/profile_fields", () => {
       { a: { text: "Vim", order: "1" }, b: { text: "Vim", order: "2" } },
       "Field must not have duplicate choices.",
     );
-    await bad("not json", "field_data is not valid JSON");
-    await bad([1], "field_data is not a dict");
+    // not a dict at all: what the types refuse
+    const badRaw = (field_data: unknown, msg: string) =>
+      refused(createRaw({ name: "Editor", field_type: 3, field_data }), msg);
+    await badRaw("not json", "field_data is not valid JSON");
+    await badRaw([1], "field_data is not a dict");
   });
 
   it("validates external accounts", async () => {
-    const bad = (field_data: unknown, msg: string) => expectError({ name: "Site", field_type: 7, field_data }, msg);
+    const bad = (field_data: CreateParams["field_data"], msg: string) =>
+      expectError({ name: "Site", field_type: 7, field_data }, msg);
     await bad({}, "subtype key is missing from field_data");
     await bad({ subtype: "" }, 'field_data["subtype"] cannot be blank.');
     await bad({ subtype: "myspace" }, "Invalid external account type");
@@ -149,7 +159,7 @@ describe("POST /realm/profile_fields", () => {
       "Field type not supported for display in profile summary.",
     );
     // one exists already (type 8 above)
-    ok(await create({ name: "Birthday", field_type: 4, display_in_profile_summary: true }));
+    await create({ name: "Birthday", field_type: 4, display_in_profile_summary: true });
     await expectError(
       { name: "Website", field_type: 5, display_in_profile_summary: true },
       "Only 2 custom profile fields can be displayed in the profile summary.",
@@ -159,30 +169,31 @@ describe("POST /realm/profile_fields", () => {
 
   it("administrators only: owner and administrator may create, others get UNAUTHORIZED_PRINCIPAL", async () => {
     for (const { label, role, user } of roles) {
-      const res = await sys.api(user).post("/realm/profile_fields", { name: `By ${label}`, field_type: 1 });
-      if (role <= Role.ADMINISTRATOR) expect(res.status).toBe(200);
+      const res = create({ name: `By ${label}`, field_type: 1 }, user);
+      if (role <= Role.ADMINISTRATOR) expect((await res).result).toBe("success");
       else
-        expect({ status: res.status, body: res.body }).toEqual({
+        await expectZulipError(res, {
           status: 400,
-          body: { result: "error", code: "UNAUTHORIZED_PRINCIPAL", msg: "Must be an organization administrator" },
+          code: "UNAUTHORIZED_PRINCIPAL",
+          msg: "Must be an organization administrator",
         });
     }
     const names = (await list()).map((f) => f.name);
     expect(names).toEqual(expect.arrayContaining(["By owner", "By administrator"]));
     expect(names).not.toEqual(expect.arrayContaining(["By member"]));
-    expect(names.filter((n) => String(n).startsWith("By "))).toHaveLength(2);
+    expect(names.filter((n) => n.startsWith("By "))).toHaveLength(2);
   });
 
   it("GET /realm/profile_fields is open to every role, guests included", async () => {
     const expected = await list();
     for (const { user } of roles) {
-      expect(ok(await sys.api(user).get("/realm/profile_fields")).custom_fields).toEqual(expected);
+      expect(await list(user)).toEqual(expected);
     }
   });
 
   it("register's custom_profile_fields is the same list", async () => {
-    const state = await new BusClient(sys.nc).request(
-      registerState("realm-config"),
+    const state = await new BusClient(org.nc).request(
+      realmConfig.registerState,
       {
         fetch_event_types: ["custom_profile_fields"],
         client_gravatar: true,
@@ -190,14 +201,15 @@ describe("POST /realm/profile_fields", () => {
         slim_presence: false,
         client_capabilities: {},
       },
-      { realm: sys.realm, actor: null, requestId: "test" },
+      { realm: org.realm, actor: null, requestId: "test" },
     );
     expect(state.custom_profile_fields).toEqual(await list());
     expect((state.custom_profile_fields as unknown[]).length).toBeGreaterThan(8);
   });
 
   it("requires credentials", async () => {
-    expect((await sys.api(null).get("/realm/profile_fields")).status).toBe(401);
-    expect((await sys.api(null).post("/realm/profile_fields", { name: "x", field_type: 1 })).status).toBe(401);
+    // HTTP authentication: no credentials, 401
+    expect((await org.api(null).get("/realm/profile_fields")).status).toBe(401);
+    expect((await org.api(null).post("/realm/profile_fields", { name: "x", field_type: 1 })).status).toBe(401);
   });
 });

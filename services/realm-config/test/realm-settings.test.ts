@@ -1,28 +1,30 @@
 import {
   BusClient,
+  loadConfig,
   realmConfig,
-  registerState,
   SYSTEM_GROUPS,
   ZULIP_VERSION,
   LAST_SYSTEM_GROUP_ID,
   ZULIP_FEATURE_LEVEL,
 } from "@teamchat/shared";
-import { ok } from "@teamchat/shared/src/testing/api";
-import { startSystem, type TestSystem } from "../../../test/support/system";
+import { testOrganization, type TestOrganization } from "../../../test/support/organization";
 import { registerKeyProblems } from "./helpers";
 
-let sys: TestSystem;
+let org: TestOrganization;
 let bus: BusClient;
 beforeAll(async () => {
-  sys = await startSystem();
-  bus = new BusClient(sys.nc);
+  org = await testOrganization();
+  bus = new BusClient(org.nc);
 });
-afterAll(() => sys?.stop());
+afterAll(() => org?.stop());
 
-const ctx = () => ({ realm: sys.realm, actor: null, requestId: "test" });
+/** The shared system runs with the default heartbeat (test/support/global-setup.ts sets only the rate limit). */
+const { EVENT_HEARTBEAT_SECONDS } = loadConfig({});
+
+const ctx = () => ({ realm: org.realm, actor: null, requestId: "test" });
 const register = (fetch_event_types: string[] | null) =>
   bus.request(
-    registerState("realm-config"),
+    realmConfig.registerState,
     {
       fetch_event_types,
       client_gravatar: true,
@@ -92,7 +94,8 @@ describe("getRealmSettings (internal)", () => {
   });
 
   it("has no HTTP route", async () => {
-    const res = await sys.api(sys.owner).get("/realm/settings");
+    // raw: there is no contract to call, which is the point
+    const res = await org.api(org.owner).get("/realm/settings");
     expect(res.status).toBe(404);
   });
 });
@@ -107,8 +110,8 @@ describe("register state (realm-config's part of POST /register)", () => {
       zulip_merge_base: ZULIP_VERSION,
       realm_name: "Test Organization",
       realm_description: "",
-      realm_uri: sys.realm.uri,
-      realm_url: sys.realm.uri,
+      realm_uri: org.realm.uri,
+      realm_url: org.realm.uri,
       realm_empty_topic_display_name: "general chat",
       realm_message_retention_days: -1,
       realm_enable_spectator_access: false,
@@ -130,7 +133,7 @@ describe("register state (realm-config's part of POST /register)", () => {
       max_topic_length: 60,
       max_message_length: 10000,
       server_web_public_streams_enabled: false,
-      event_queue_longpoll_timeout_seconds: sys.config.EVENT_HEARTBEAT_SECONDS + 30,
+      event_queue_longpoll_timeout_seconds: EVENT_HEARTBEAT_SECONDS + 30,
       custom_profile_fields: [],
       custom_profile_field_types: {
         SHORT_TEXT: { id: 1, name: "Text (short)" },
@@ -190,9 +193,11 @@ describe("register state (realm-config's part of POST /register)", () => {
     expect(realmKeys).not.toContain("realm_emoji");
   });
 
-  it("GET /server_settings reports the same version", async () => {
-    const body = ok(await sys.api(null).get("/server_settings"));
+  it("GET /server_settings reports the same version, for the organization of the Host", async () => {
+    const body = await org.call(realmConfig.getServerSettings, {}, null);
     expect(body.zulip_feature_level).toBe(ZULIP_FEATURE_LEVEL);
     expect(body.zulip_version).toBe(ZULIP_VERSION);
+    expect(body.realm_uri).toBe(org.realm.uri);
+    expect(new URL(body.realm_uri).hostname).toBe(`${org.subdomain}.localhost`);
   });
 });
