@@ -1,7 +1,7 @@
 import { IdAllocator, messaging, registerState, type RunningService, type ServiceDeps } from "@teamchat/shared";
 import { ChannelRepository } from "./channels/channel.repository";
-import type { Messaging } from "./context";
 import { ConversationRepository } from "./conversations/conversation.repository";
+import { RealmSettingsSource, type MessagingDeps } from "./deps";
 import { createChannelHandler } from "./handlers/create-channel";
 import { getConversationAudienceHandler } from "./handlers/get-conversation-audience";
 import { getMessagesHandler } from "./handlers/get-messages";
@@ -20,15 +20,15 @@ import { UserDirectory } from "./users/user-directory";
 /** Composition root: real connections in, a serving bus endpoint out. */
 export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<RunningService> {
   const ids = new IdAllocator(deps.db);
-  const m: Messaging = {
+  const m: MessagingDeps = {
     channels: new ChannelRepository(deps.db, ids),
     subscriptions: new SubscriptionRepository(deps.db),
     messages: new MessageRepository(deps.db, ids),
     userMessages: new UserMessageRepository(deps.db),
     conversations: new ConversationRepository(deps.db, ids),
     users: new UserDirectory(deps.bus, deps.nc, deps.log),
-    bus: deps.bus,
     events: deps.events,
+    settings: new RealmSettingsSource(deps.bus),
   };
   await Promise.all([m.channels, m.subscriptions, m.messages, m.userMessages, m.conversations].map((r) => r.init()));
 

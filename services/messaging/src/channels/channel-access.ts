@@ -8,7 +8,7 @@ import {
   type Actor,
   type GroupSettingValue,
 } from "@teamchat/shared";
-import type { Messaging } from "../context";
+import type { Deps } from "../deps";
 import type { ChannelDoc } from "./channel.schema";
 import { groupSetting } from "./channel-view";
 
@@ -48,13 +48,14 @@ export function groupIncludes(value: GroupSettingValue, user: Pick<Actor, "userI
 
 /** Zulip's access_stream_by_id: "Invalid channel ID" for missing and hidden channels alike. */
 export async function accessChannelById(
-  m: Messaging,
+  deps: Deps<"channels" | "subscriptions">,
+  realmId: number,
   actor: Actor,
   streamId: number,
   need: "metadata" | "content" = "metadata",
 ): Promise<{ channel: ChannelDoc; subscribed: boolean }> {
-  const channel = await m.channels.byId(actor.realmId, streamId);
-  const subscribed = channel ? await m.subscriptions.isSubscribed(actor.realmId, actor.userId, streamId) : false;
+  const channel = await deps.channels.byId(realmId, streamId);
+  const subscribed = channel ? await deps.subscriptions.isSubscribed(realmId, actor.userId, streamId) : false;
   const allowed = need === "metadata" ? canSeeMetadata : canReadContent;
   if (!channel || !allowed(actor, channel, subscribed)) throw badRequest("Invalid channel ID");
   return { channel, subscribed };
@@ -69,14 +70,17 @@ export const channelNotFoundById = (streamId: number): ZulipError =>
   });
 
 /** Zulip's access_stream_for_send_message, for a channel given by id or name. */
-export async function accessChannelForSend(m: Messaging, actor: Actor, target: string | number): Promise<ChannelDoc> {
+export async function accessChannelForSend(
+  deps: Deps<"channels" | "subscriptions">,
+  realmId: number,
+  actor: Actor,
+  target: string | number,
+): Promise<ChannelDoc> {
   const channel =
     typeof target === "number"
-      ? await m.channels.byId(actor.realmId, target)
-      : await m.channels.byName(actor.realmId, target);
-  const subscribed = channel
-    ? await m.subscriptions.isSubscribed(actor.realmId, actor.userId, channel.streamId)
-    : false;
+      ? await deps.channels.byId(realmId, target)
+      : await deps.channels.byName(realmId, target);
+  const subscribed = channel ? await deps.subscriptions.isSubscribed(realmId, actor.userId, channel.streamId) : false;
   if (!channel) throw typeof target === "number" ? channelNotFoundById(target) : channelNotFoundByName(target);
   if (!groupIncludes(groupSetting(channel, "can_send_message_group"), actor)) {
     throw badRequest("You do not have permission to post in this channel.");

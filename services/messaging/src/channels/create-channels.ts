@@ -12,7 +12,7 @@ import {
   type ChannelGroupSetting,
   type GroupSettingValue,
 } from "@teamchat/shared";
-import { realmSettings, type Messaging } from "../context";
+import type { Deps } from "../deps";
 import { renderMarkdown } from "../render/markdown";
 import { groupIncludes } from "./channel-access";
 import type { ChannelDoc } from "./channel.schema";
@@ -56,12 +56,12 @@ function retentionDays(value: string | number): number | null {
 
 /** Checks that apply once per request, whatever the number of channels. */
 export async function checkChannelOptions(
-  m: Messaging,
+  deps: Deps<"settings">,
   ctx: HandlerContext,
   actor: Actor,
   o: ChannelOptions,
 ): Promise<realmConfig.RealmSettings> {
-  const settings = await realmSettings(m, ctx);
+  const settings = await deps.settings.get(ctx);
   const permission = o.is_web_public
     ? settings.can_create_web_public_channel_group
     : o.invite_only
@@ -80,16 +80,16 @@ export async function checkChannelOptions(
     retentionDays(o.message_retention_days);
     if (actor.role !== Role.OWNER) throw new ZulipError("UNAUTHORIZED_PRINCIPAL", "Must be an organization owner");
   }
-  if (o.folder_id !== undefined) {
-    const { channel_folders } = await m.bus.request(realmConfig.listChannelFolders, { include_archived: true }, ctx);
-    if (!channel_folders.some((f) => f.id === o.folder_id)) throw badRequest("Invalid channel folder ID");
+  if (o.folder_id !== undefined && !(await deps.settings.folderExists(ctx, o.folder_id))) {
+    throw badRequest("Invalid channel folder ID");
   }
   return settings;
 }
 
 /** Inserts one channel; null when its name is taken (the caller decides whether that is an error). */
 export async function insertChannel(
-  m: Messaging,
+  deps: Deps<"channels">,
+  realmId: number,
   actor: Actor,
   settings: realmConfig.RealmSettings,
   spec: { name: string; description?: string },
@@ -103,7 +103,7 @@ export async function insertChannel(
     CHANNEL_GROUP_SETTINGS.flatMap((name) => (o[name] !== undefined ? [[name, o[name]]] : [])),
   );
   try {
-    return await m.channels.insert(actor.realmId, {
+    return await deps.channels.insert(realmId, {
       name: spec.name,
       description,
       renderedDescription: renderMarkdown(description),

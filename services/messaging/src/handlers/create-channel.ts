@@ -1,6 +1,6 @@
 import { ZulipError, badRequest, messaging, requireUser, type Handler } from "@teamchat/shared";
 import { checkChannelName, checkChannelOptions, insertChannel } from "../channels/create-channels";
-import type { Messaging } from "../context";
+import type { Deps } from "../deps";
 import { subscribeUsers } from "../subscriptions/subscribe-users";
 
 const channelExists = (name: string) =>
@@ -8,18 +8,20 @@ const channelExists = (name: string) =>
 
 /** POST /channels/create (E2): a new channel with the given subscribers; its id. */
 export const createChannelHandler =
-  (m: Messaging): Handler<typeof messaging.createChannel> =>
+  (
+    deps: Deps<"channels" | "subscriptions" | "users" | "events" | "settings">,
+  ): Handler<typeof messaging.createChannel> =>
   async (p, ctx) => {
-    const { actor } = requireUser(ctx);
-    const settings = await checkChannelOptions(m, ctx, actor, p);
+    const { realm, actor } = requireUser(ctx);
+    const settings = await checkChannelOptions(deps, ctx, actor, p);
     const name = checkChannelName(p.name, settings);
     const subscriberIds = [...new Set(p.subscribers)];
-    const users = await m.users.byIds(ctx, actor.realmId, subscriberIds);
+    const users = await deps.users.byIds(ctx, realm.id, subscriberIds);
     const invalid = subscriberIds.find((id) => !users.get(id)?.is_active);
     if (invalid !== undefined) throw badRequest(`Invalid user ID: ${invalid}`);
-    if (await m.channels.byName(actor.realmId, name)) throw channelExists(name);
-    const channel = await insertChannel(m, actor, settings, { name, description: p.description }, p);
+    if (await deps.channels.byName(realm.id, name)) throw channelExists(name);
+    const channel = await insertChannel(deps, realm.id, actor, settings, { name, description: p.description }, p);
     if (!channel) throw channelExists(name);
-    await subscribeUsers(m, ctx, actor, [channel], subscriberIds, [channel]);
+    await subscribeUsers(deps, ctx, realm.id, [channel], subscriberIds, [channel]);
     return { id: channel.streamId };
   };

@@ -1,6 +1,6 @@
 import { badRequest, messaging, requireUser, type Handler } from "@teamchat/shared";
 import { accessChannelById } from "../channels/channel-access";
-import type { Messaging } from "../context";
+import type { Deps } from "../deps";
 import { canSeeMessage } from "../messages/message-access";
 
 /**
@@ -9,31 +9,33 @@ import { canSeeMessage } from "../messages/message-access";
  * Zulip's errors what the actor may not see.
  */
 export const getConversationAudienceHandler =
-  (m: Messaging): Handler<typeof messaging.getConversationAudience> =>
+  (
+    deps: Deps<"messages" | "channels" | "subscriptions" | "users">,
+  ): Handler<typeof messaging.getConversationAudience> =>
   async (p, ctx) => {
-    const { actor } = requireUser(ctx);
-    const realmId = actor.realmId;
+    const { realm, actor } = requireUser(ctx);
+    const realmId = realm.id;
     if (p.message_id !== undefined) {
-      const msg = await m.messages.byId(realmId, p.message_id);
-      if (!msg || !(await canSeeMessage(m, actor, msg))) throw badRequest("Invalid message(s)");
+      const msg = await deps.messages.byId(realmId, p.message_id);
+      if (!msg || !(await canSeeMessage(deps, realmId, actor, msg))) throw badRequest("Invalid message(s)");
       if (msg.streamId === null) return { user_ids: msg.receivers };
       return {
-        user_ids: await m.subscriptions.subscriberIds(realmId, msg.streamId),
+        user_ids: await deps.subscriptions.subscriberIds(realmId, msg.streamId),
         stream_id: msg.streamId,
         topic: msg.topic,
       };
     }
     if (p.stream_id !== undefined) {
-      const { channel } = await accessChannelById(m, actor, p.stream_id, "content");
+      const { channel } = await accessChannelById(deps, realmId, actor, p.stream_id, "content");
       return {
-        user_ids: await m.subscriptions.subscriberIds(realmId, channel.streamId),
+        user_ids: await deps.subscriptions.subscriberIds(realmId, channel.streamId),
         stream_id: channel.streamId,
         ...(p.topic !== undefined ? { topic: p.topic } : {}),
       };
     }
     const to = [...new Set(p.to ?? [])];
     if (to.length === 0) throw badRequest("Empty 'to' list");
-    const users = await m.users.byIds(ctx, realmId, to);
+    const users = await deps.users.byIds(ctx, realmId, to);
     const unknown = to.find((id) => !users.has(id));
     if (unknown !== undefined) throw badRequest(`Invalid user ID ${unknown}`);
     return { user_ids: [...new Set([...to, actor.userId])].sort((a, b) => a - b) };

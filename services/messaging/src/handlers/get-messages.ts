@@ -1,5 +1,5 @@
 import { badRequest, messaging, missingArgument, requireUser, type Handler, type ParamsOf } from "@teamchat/shared";
-import { realmSettings, type Messaging } from "../context";
+import type { Deps } from "../deps";
 import { narrowResolver } from "../messages/narrow-resolver";
 import { loadViewContext, messageView } from "../messages/message-view";
 import type { MessageDoc } from "../messages/message.schema";
@@ -33,9 +33,11 @@ function parseAnchor(p: Params): number | null {
 
 /** GET /messages (E5): a range around an anchor, or given ids, of the messages matching a narrow. */
 export const getMessagesHandler =
-  (m: Messaging): Handler<typeof messaging.getMessages> =>
+  (
+    deps: Deps<"messages" | "userMessages" | "channels" | "subscriptions" | "conversations" | "users" | "settings">,
+  ): Handler<typeof messaging.getMessages> =>
   async (p, ctx) => {
-    const { actor, realm } = requireUser(ctx);
+    const { realm, actor } = requireUser(ctx);
     const byIds = p.message_ids !== undefined;
     if (byIds && (p.num_before || p.num_after || p.anchor !== undefined || p.use_first_unread_anchor)) {
       throw badRequest(`Unsupported parameter combination: ${RANGE_PARAMETERS.join(", ")}`, {
@@ -55,24 +57,24 @@ export const getMessagesHandler =
       throw badRequest("The anchor can only be excluded at an end of the range");
     }
 
-    const settings = await realmSettings(m, ctx);
-    const resolver = await narrowResolver(m, ctx, actor, settings.realm_empty_topic_display_name);
+    const settings = await deps.settings.get(ctx);
+    const resolver = await narrowResolver(deps, ctx, realm.id, actor, settings.realm_empty_topic_display_name);
     const narrow = await narrowToQuery(normalizeNarrow(p.narrow), resolver);
 
     let rows: MessageDoc[];
     const found = { found_anchor: false, found_oldest: false, found_newest: false };
     if (byIds) {
-      rows = await m.messages.byIds(actor.realmId, narrow.terms, p.message_ids!);
+      rows = await deps.messages.byIds(realm.id, narrow.terms, p.message_ids!);
     } else {
       if (anchor === null) {
         const unread = await resolver.flagged("read", false);
-        const [first] = await m.messages.byIds(actor.realmId, narrow.terms, unread, 1);
+        const [first] = await deps.messages.byIds(realm.id, narrow.terms, unread, 1);
         anchor = first?.messageId ?? LARGER_THAN_MAX_MESSAGE_ID;
       }
       const anchoredLeft = anchor === 0;
       const anchoredRight = anchor >= LARGER_THAN_MAX_MESSAGE_ID;
-      const window = await m.messages.window({
-        realmId: actor.realmId,
+      const window = await deps.messages.window({
+        realmId: realm.id,
         narrow: narrow.terms,
         anchor,
         before: anchoredLeft ? 0 : numBefore,
@@ -87,8 +89,8 @@ export const getMessagesHandler =
 
     const ids = rows.map((r) => r.messageId);
     const [flags, vc] = await Promise.all([
-      m.userMessages.flagsOf(actor.realmId, actor.userId, ids),
-      loadViewContext(m, ctx, realm, settings, rows, {
+      deps.userMessages.flagsOf(realm.id, actor.userId, ids),
+      loadViewContext(deps, ctx, realm, settings, rows, {
         applyMarkdown: p.apply_markdown,
         clientGravatar: p.client_gravatar,
         allowEmptyTopicName: p.allow_empty_topic_name,

@@ -1,13 +1,13 @@
 import { messaging, requireUser, type Handler } from "@teamchat/shared";
 import { accessChannelById } from "../channels/channel-access";
 import { channelView } from "../channels/channel-view";
-import type { Messaging } from "../context";
+import type { Deps } from "../deps";
 
 /** GET /streams/{stream_id} */
 export const getStreamHandler =
-  (m: Messaging): Handler<typeof messaging.getStreamById> =>
+  (deps: Deps<"channels" | "subscriptions">): Handler<typeof messaging.getStreamById> =>
   async ({ stream_id }, ctx) => {
-    const { actor } = requireUser(ctx);
-    const { channel } = await accessChannelById(m, actor, stream_id);
+    const { realm, actor } = requireUser(ctx);
+    const { channel } = await accessChannelById(deps, realm.id, actor, stream_id);
     return { stream: channelView(channel) };
   };

@@ -1,15 +1,15 @@
 import { isAdmin, isGuest, messaging, requireUser, type Handler } from "@teamchat/shared";
 import { channelView } from "../channels/channel-view";
-import type { Messaging } from "../context";
+import type { Deps } from "../deps";
 
 /** GET /streams: the channels the user asks for among those they may see, by name. */
 export const getStreamsHandler =
-  (m: Messaging): Handler<typeof messaging.getStreams> =>
+  (deps: Deps<"channels" | "subscriptions">): Handler<typeof messaging.getStreams> =>
   async (p, ctx) => {
-    const { actor } = requireUser(ctx);
+    const { realm, actor } = requireUser(ctx);
     const [channels, subscribed] = await Promise.all([
-      m.channels.all(actor.realmId),
-      m.subscriptions.subscribedStreamIds(actor.realmId, actor.userId),
+      deps.channels.all(realm.id),
+      deps.subscriptions.subscribedStreamIds(realm.id, actor.userId),
     ]);
     const all = (p.include_all || p.include_all_active) && isAdmin(actor);
     const streams = channels

@@ -1,7 +1,7 @@
 import { registerState, requireUser, wants, type Handler } from "@teamchat/shared";
 import { channelView } from "../channels/channel-view";
 import { canReadContent } from "../channels/channel-access";
-import { realmSettings, type Messaging } from "../context";
+import type { MessagingDeps } from "../deps";
 import type { MessageDoc } from "../messages/message.schema";
 import { subscriptionObjects } from "../subscriptions/subscription-objects";
 
@@ -19,16 +19,16 @@ const addTo = <K>(map: Grouped<K>, key: string, init: K, id: number) =>
  * subscriptions, message ids, unread counts, starred messages, direct conversations.
  */
 export const registerStateHandler =
-  (m: Messaging): Handler<ReturnType<typeof registerState>> =>
+  (m: MessagingDeps): Handler<ReturnType<typeof registerState>> =>
   async (p, ctx) => {
-    const { actor } = requireUser(ctx);
-    const realmId = actor.realmId;
+    const { realm, actor } = requireUser(ctx);
+    const realmId = realm.id;
     const me = actor.userId;
     const state: Record<string, unknown> = {};
 
     if (wants(p, "message")) state.max_message_id = await m.messages.latestReceivedId(realmId, me);
     if (wants(p, "subscription")) {
-      Object.assign(state, await subscriptionObjects(m, actor, p.include_subscribers !== false));
+      Object.assign(state, await subscriptionObjects(m, realmId, actor, p.include_subscribers !== false));
     }
     if (wants(p, "stream")) {
       const subscribed = await m.subscriptions.subscribedStreamIds(realmId, me);
@@ -59,7 +59,7 @@ export const registerStateHandler =
       state.recent_private_conversations = [...byConversation.values()];
     }
     if (wants(p, "message") && wants(p, "update_message_flags")) {
-      const settings = await realmSettings(m, ctx);
+      const settings = await m.settings.get(ctx);
       state.unread_msgs = await unreadMessages(m, realmId, me, settings.realm_empty_topic_display_name, p);
     }
     return state;
@@ -67,7 +67,7 @@ export const registerStateHandler =
 
 /** Zulip's unread_msgs: unread message ids grouped by conversation, and the unread mentions. */
 async function unreadMessages(
-  m: Messaging,
+  m: MessagingDeps,
   realmId: number,
   me: number,
   emptyTopicName: string,

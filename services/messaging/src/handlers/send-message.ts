@@ -11,7 +11,7 @@ import {
 } from "@teamchat/shared";
 import { accessChannelForSend } from "../channels/channel-access";
 import type { ChannelDoc } from "../channels/channel.schema";
-import { realmSettings, type Messaging } from "../context";
+import type { Deps } from "../deps";
 import { mentionFlags } from "../messages/mentions";
 import { loadViewContext, messageView } from "../messages/message-view";
 import type { MessageDoc } from "../messages/message.schema";
@@ -55,15 +55,21 @@ function channelTarget(to: Params["to"]): string | number {
 }
 
 /** Direct-message recipients: user ids or emails, as a list, one value, or comma-separated addresses. */
-async function directRecipients(m: Messaging, ctx: HandlerContext, actor: Actor, to: Params["to"]) {
+async function directRecipients(
+  deps: Deps<"users">,
+  ctx: HandlerContext,
+  realmId: number,
+  actor: Actor,
+  to: Params["to"],
+) {
   const list = Array.isArray(to) ? to : typeof to === "number" ? [to] : to.split(",").map((s) => s.trim());
   const wanted = list.filter((v) => v !== "");
   if (!wanted.length) throw badRequest("Message must have recipients");
   const ids = wanted.filter((v): v is number => typeof v === "number");
   const emails = wanted.filter((v): v is string => typeof v === "string");
   const [byId, byEmail] = await Promise.all([
-    m.users.byIds(ctx, actor.realmId, ids),
-    emails.length ? m.users.byEmails(ctx, actor.realmId, emails) : new Map<string, UserSummary>(),
+    deps.users.byIds(ctx, realmId, ids),
+    emails.length ? deps.users.byEmails(ctx, realmId, emails) : new Map<string, UserSummary>(),
   ]);
   const missingId = ids.find((id) => !byId.has(id));
   if (missingId !== undefined) throw badRequest(`Invalid user ID ${missingId}`);
@@ -77,18 +83,22 @@ async function directRecipients(m: Messaging, ctx: HandlerContext, actor: Actor,
 
 /** POST /messages: a channel or direct message; each recipient gets a message event with their flags. */
 export const sendMessageHandler =
-  (m: Messaging): Handler<typeof messaging.sendMessage> =>
+  (
+    deps: Deps<
+      "channels" | "subscriptions" | "messages" | "userMessages" | "conversations" | "users" | "events" | "settings"
+    >,
+  ): Handler<typeof messaging.sendMessage> =>
   async (p, ctx) => {
-    const { actor, realm } = requireUser(ctx);
-    const settings = await realmSettings(m, ctx);
+    const { realm, actor } = requireUser(ctx);
+    const settings = await deps.settings.get(ctx);
     const content = normalizeContent(p.content, settings);
 
     let target: Pick<MessageDoc, "type" | "recipientId" | "streamId" | "topic" | "topicKey" | "receivers">;
     let channel: ChannelDoc | undefined;
     if (p.type === "stream" || p.type === "channel") {
-      channel = await accessChannelForSend(m, actor, channelTarget(p.to));
+      channel = await accessChannelForSend(deps, realm.id, actor, channelTarget(p.to));
       const topic = normalizeTopic(p, settings, channel);
-      const receivers = await m.subscriptions.subscriberIds(actor.realmId, channel.streamId);
+      const receivers = await deps.subscriptions.subscriberIds(realm.id, channel.streamId);
       target = {
         type: "stream",
         recipientId: channel.recipientId,
@@ -98,8 +108,8 @@ export const sendMessageHandler =
         receivers: receivers.sort((a, b) => a - b),
       };
     } else {
-      const participants = await directRecipients(m, ctx, actor, p.to);
-      const conversation = await m.conversations.ensure(actor.realmId, participants);
+      const participants = await directRecipients(deps, ctx, realm.id, actor, p.to);
+      const conversation = await deps.conversations.ensure(realm.id, participants);
       target = {
         type: "private",
         recipientId: conversation.recipientId,
@@ -110,8 +120,8 @@ export const sendMessageHandler =
       };
     }
 
-    const message = await m.messages.insert({
-      realmId: actor.realmId,
+    const message = await deps.messages.insert({
+      realmId: realm.id,
       senderId: actor.userId,
       ...target,
       content,
@@ -120,29 +130,29 @@ export const sendMessageHandler =
       client: "API",
     });
     if (channel && channel.firstMessageId === null) {
-      await m.channels.setFirstMessage(actor.realmId, channel.streamId, message.messageId);
+      await deps.channels.setFirstMessage(realm.id, channel.streamId, message.messageId);
     }
 
-    const vc = await loadViewContext(m, ctx, realm, settings, [message], {
+    const vc = await loadViewContext(deps, ctx, realm, settings, [message], {
       applyMarkdown: true,
       clientGravatar: false,
       allowEmptyTopicName: true,
     });
-    const recipients = [...(await m.users.byIds(ctx, actor.realmId, message.receivers)).values()];
+    const recipients = [...(await deps.users.byIds(ctx, realm.id, message.receivers)).values()];
     const mentions = mentionFlags(content, recipients);
     const flagsOf = (userId: number): string[] => [
       ...(userId === actor.userId && p.read_by_sender !== false ? ["read"] : []),
       ...(mentions.get(userId) ?? []),
     ];
-    await m.userMessages.deliver(
-      actor.realmId,
+    await deps.userMessages.deliver(
+      realm.id,
       message.messageId,
       message.receivers.map((userId) => ({ userId, flags: flagsOf(userId) })),
     );
-    m.events.publish(
+    deps.events.publish(
       messagingEvents.messageSent,
       {
-        realmId: actor.realmId,
+        realmId: realm.id,
         userIds: message.receivers,
         message: messageView(message, vc),
         markdown: message.content,

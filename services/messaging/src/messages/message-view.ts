@@ -6,7 +6,7 @@ import {
   type realmConfig,
 } from "@teamchat/shared";
 import type { ChannelDoc } from "../channels/channel.schema";
-import type { Messaging } from "../context";
+import type { Deps } from "../deps";
 import type { UserSummary } from "../users/user-directory";
 import type { MessageDoc } from "./message.schema";
 
@@ -31,7 +31,7 @@ const realmStr = (realm: RealmRef): string => {
 };
 
 export async function loadViewContext(
-  m: Messaging,
+  deps: Deps<"users" | "channels">,
   ctx: CallContext,
   realm: RealmRef,
   settings: realmConfig.RealmSettings,
@@ -43,8 +43,8 @@ export async function loadViewContext(
   );
   const streamIds = [...new Set(messages.flatMap((msg) => (msg.streamId === null ? [] : [msg.streamId])))];
   const [users, channels] = await Promise.all([
-    m.users.byIds(ctx, realm.id, [...new Set(userIds)]),
-    streamIds.length ? m.channels.byIds(realm.id, streamIds) : [],
+    deps.users.byIds(ctx, realm.id, [...new Set(userIds)]),
+    streamIds.length ? deps.channels.byIds(realm.id, streamIds) : [],
   ]);
   return { ...opts, realm, settings, users, channels: new Map(channels.map((c) => [c.streamId, c])) };
 }

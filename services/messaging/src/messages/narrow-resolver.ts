@@ -1,25 +1,25 @@
 import type { Actor, CallContext } from "@teamchat/shared";
 import { canReadContent, canReadHistory } from "../channels/channel-access";
-import type { Messaging } from "../context";
+import type { Deps } from "../deps";
 import type { NarrowResolver } from "../narrow";
 
 /** Answers narrow.ts' look-ups from messaging's repositories for one user. */
 export async function narrowResolver(
-  m: Messaging,
+  deps: Deps<"channels" | "subscriptions" | "users" | "conversations" | "userMessages">,
   ctx: CallContext,
+  realmId: number,
   actor: Actor,
   emptyTopicName: string,
 ): Promise<NarrowResolver> {
-  const realmId = actor.realmId;
-  const subscribed = await m.subscriptions.subscribedStreamIds(realmId, actor.userId);
+  const subscribed = await deps.subscriptions.subscribedStreamIds(realmId, actor.userId);
   return {
     userId: actor.userId,
     emptyTopicName,
     async channel(operand) {
       const ch =
         typeof operand === "number"
-          ? await m.channels.byId(realmId, operand)
-          : await m.channels.byName(realmId, operand);
+          ? await deps.channels.byId(realmId, operand)
+          : await deps.channels.byName(realmId, operand);
       if (!ch) return null;
       const sub = subscribed.has(ch.streamId);
       if (!canReadContent(actor, ch, sub) && !sub) return null;
@@ -29,18 +29,18 @@ export async function narrowResolver(
       const ids = operands.filter((o): o is number => typeof o === "number");
       const emails = operands.filter((o): o is string => typeof o === "string");
       const [byId, byEmail] = await Promise.all([
-        m.users.byIds(ctx, realmId, ids),
-        emails.length ? m.users.byEmails(ctx, realmId, emails) : new Map(),
+        deps.users.byIds(ctx, realmId, ids),
+        emails.length ? deps.users.byEmails(ctx, realmId, emails) : new Map(),
       ]);
       if (byId.size !== new Set(ids).size || byEmail.size !== new Set(emails).size) return null;
       return [...new Set([...byId.keys(), ...[...byEmail.values()].map((u) => u.user_id as number)])];
     },
     async conversation(userIds) {
-      return (await m.conversations.byUsers(realmId, userIds))?.recipientId ?? null;
+      return (await deps.conversations.byUsers(realmId, userIds))?.recipientId ?? null;
     },
-    flagged: (flag, has) => m.userMessages.idsWithFlag(realmId, actor.userId, flag, has),
+    flagged: (flag, has) => deps.userMessages.idsWithFlag(realmId, actor.userId, flag, has),
     async publicChannels() {
-      return (await m.channels.all(realmId))
+      return (await deps.channels.all(realmId))
         .filter((ch) => !ch.inviteOnly && canReadHistory(actor, ch, subscribed.has(ch.streamId)))
         .map((ch) => ch.streamId);
     },

@@ -1,19 +1,19 @@
-import { messagingEvents, type Actor, type HandlerContext } from "@teamchat/shared";
+import { messagingEvents, type HandlerContext } from "@teamchat/shared";
 import { canSeeMetadata } from "../channels/channel-access";
 import { channelView, subscriptionView } from "../channels/channel-view";
 import type { ChannelDoc } from "../channels/channel.schema";
-import type { Messaging } from "../context";
+import type { Deps } from "../deps";
 
 /** Active users who may see that the channel exists (Zulip's can_access_stream_metadata_user_ids). */
 export async function metadataAudience(
-  m: Messaging,
+  deps: Deps<"users">,
   ctx: HandlerContext,
   realmId: number,
   ch: ChannelDoc,
   subscriberIds: number[],
 ): Promise<number[]> {
   const subs = new Set(subscriberIds);
-  return (await m.users.all(ctx, realmId))
+  return (await deps.users.all(ctx, realmId))
     .filter((u) => u.is_active && canSeeMetadata(u, ch, subs.has(u.user_id)))
     .map((u) => u.user_id)
     .sort((a, b) => a - b);
@@ -30,16 +30,15 @@ export interface SubscribedPair {
  * can see the channel. Returns which (user, channel) pairs were new.
  */
 export async function subscribeUsers(
-  m: Messaging,
+  deps: Deps<"subscriptions" | "users" | "events">,
   ctx: HandlerContext,
-  actor: Actor,
+  realmId: number,
   channels: ChannelDoc[],
   userIds: number[],
   created: ChannelDoc[] = [],
 ): Promise<{ added: SubscribedPair[]; already: SubscribedPair[] }> {
-  const realmId = actor.realmId;
   const pairs = channels.flatMap((ch) => userIds.map((userId) => ({ userId, streamId: ch.streamId })));
-  const addedRows = await m.subscriptions.add(realmId, pairs);
+  const addedRows = await deps.subscriptions.add(realmId, pairs);
   const isNew = new Set(addedRows.map((r) => `${r.userId}:${r.streamId}`));
   const byId = new Map(channels.map((c) => [c.streamId, c]));
   const result: { added: SubscribedPair[]; already: SubscribedPair[] } = { added: [], already: [] };
@@ -50,13 +49,13 @@ export async function subscribeUsers(
     });
   }
 
-  const subscribers = await m.subscriptions.subscribersByChannel(
+  const subscribers = await deps.subscriptions.subscribersByChannel(
     realmId,
     channels.map((c) => c.streamId),
   );
   for (const ch of created) {
-    const audience = await metadataAudience(m, ctx, realmId, ch, subscribers.get(ch.streamId)!);
-    m.events.publish(
+    const audience = await metadataAudience(deps, ctx, realmId, ch, subscribers.get(ch.streamId)!);
+    deps.events.publish(
       messagingEvents.streamCreated,
       { realmId, userIds: audience, event: { type: "stream", op: "create", streams: [channelView(ch)] } },
       ctx.requestId,
@@ -65,7 +64,7 @@ export async function subscribeUsers(
   for (const userId of new Set(addedRows.map((r) => r.userId))) {
     const mine = addedRows.filter((r) => r.userId === userId);
     const subscriptions = mine.map((r) => subscriptionView(byId.get(r.streamId)!, r, subscribers.get(r.streamId)));
-    m.events.publish(
+    deps.events.publish(
       messagingEvents.subscriptionChanged,
       { realmId, userIds: [userId], event: { type: "subscription", op: "add", subscriptions } },
       ctx.requestId,
@@ -74,10 +73,10 @@ export async function subscribeUsers(
   for (const ch of channels) {
     const newIds = addedRows.filter((r) => r.streamId === ch.streamId).map((r) => r.userId);
     if (!newIds.length) continue;
-    const peers = (await metadataAudience(m, ctx, realmId, ch, subscribers.get(ch.streamId)!)).filter(
+    const peers = (await metadataAudience(deps, ctx, realmId, ch, subscribers.get(ch.streamId)!)).filter(
       (id) => !newIds.includes(id),
     );
-    m.events.publish(
+    deps.events.publish(
       messagingEvents.subscriptionChanged,
       {
         realmId,

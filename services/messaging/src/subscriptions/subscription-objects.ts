@@ -1,23 +1,28 @@
 import type { Actor } from "@teamchat/shared";
 import { canSeeMetadata } from "../channels/channel-access";
 import { neverSubscribedView, subscriptionView } from "../channels/channel-view";
-import type { Messaging } from "../context";
+import type { Deps } from "../deps";
 
 /**
  * The user's channels as Zulip's register and GET /users/me/subscriptions give them:
  * subscriptions (Subscription objects), unsubscribed (former subscriptions) and
  * never_subscribed (other channels the user can see), each sorted by name.
  */
-export async function subscriptionObjects(m: Messaging, actor: Actor, withSubscribers: boolean) {
+export async function subscriptionObjects(
+  deps: Deps<"channels" | "subscriptions">,
+  realmId: number,
+  actor: Actor,
+  withSubscribers: boolean,
+) {
   const [channels, subs] = await Promise.all([
-    m.channels.all(actor.realmId),
-    m.subscriptions.ofUser(actor.realmId, actor.userId),
+    deps.channels.all(realmId),
+    deps.subscriptions.ofUser(realmId, actor.userId),
   ]);
   channels.sort((a, b) => a.name.localeCompare(b.name));
   const subOf = new Map(subs.map((s) => [s.streamId, s]));
   const subscribers = withSubscribers
-    ? await m.subscriptions.subscribersByChannel(
-        actor.realmId,
+    ? await deps.subscriptions.subscribersByChannel(
+        realmId,
         channels.map((c) => c.streamId),
       )
     : undefined;

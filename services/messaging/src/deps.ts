@@ -6,17 +6,30 @@ import type { SubscriptionRepository } from "./subscriptions/subscription.reposi
 import type { UserMessageRepository } from "./user-messages/user-message.repository";
 import type { UserDirectory } from "./users/user-directory";
 
-/** What messaging's handlers work with: its repositories, the user directory and the bus. */
-export interface Messaging {
+/** What messaging asks realm-config: the organization's settings and channel folders. */
+export class RealmSettingsSource {
+  constructor(private readonly bus: BusClient) {}
+
+  get(ctx: CallContext): Promise<realmConfig.RealmSettings> {
+    return this.bus.request(realmConfig.getRealmSettings, {}, ctx);
+  }
+
+  async folderExists(ctx: CallContext, folderId: number): Promise<boolean> {
+    const { channel_folders } = await this.bus.request(realmConfig.listChannelFolders, { include_archived: true }, ctx);
+    return channel_folders.some((f) => f.id === folderId);
+  }
+}
+
+/** Everything messaging's handlers may use; each takes only its own `Deps<...>` of it. */
+export interface MessagingDeps {
   channels: ChannelRepository;
   subscriptions: SubscriptionRepository;
   messages: MessageRepository;
   userMessages: UserMessageRepository;
   conversations: ConversationRepository;
   users: UserDirectory;
-  bus: BusClient;
   events: EventPublisher<"messaging">;
+  settings: RealmSettingsSource;
 }
 
-export const realmSettings = (m: Messaging, ctx: CallContext): Promise<realmConfig.RealmSettings> =>
-  m.bus.request(realmConfig.getRealmSettings, {}, ctx);
+export type Deps<K extends keyof MessagingDeps> = Pick<MessagingDeps, K>;
