@@ -1,11 +1,10 @@
 import type { messaging } from "@teamchat/shared";
 import type { EventQueueDoc } from "./event-queues/event-queue.schema";
-import type { ZulipEvent } from "./event-store";
 
 type QueueFilter = Pick<EventQueueDoc, "eventTypes" | "narrow" | "clientCapabilities">;
 
 /** Zulip's ClientDescriptor.accepts_event, for every event but messages (acceptsMessage). */
-export function accepts(q: QueueFilter, event: ZulipEvent): boolean {
+export function accepts(q: QueueFilter, event: { type: string }): boolean {
   if (!wantsType(q, event.type)) return false;
   // channel typing only for clients that declared they handle it
   if (event.type === "typing" && "stream_id" in event) return q.clientCapabilities.stream_typing_notifications === true;

@@ -4,8 +4,7 @@ import type { EventQueueDoc } from "./event-queues/event-queue.schema";
 import type { EventQueueRepository } from "./event-queues/event-queue.repository";
 import type { QueueEventRepository } from "./queue-events/queue-event.repository";
 
-export type ZulipEvent = { type: string; [field: string]: unknown };
-export type QueuedEvent = ZulipEvent & { id: number };
+type QueuedEvent = notifications.ClientEvent & { id: number };
 
 /** How long a reader waits for a hole (an id handed out whose event is not written yet) before skipping it. */
 const GAP_RETRIES = 20;
@@ -66,7 +65,7 @@ export class EventStore {
    * document, so concurrent appenders on any instance never share one, and ids
    * only increase. A queue deleted meanwhile gets nothing.
    */
-  async append(realmId: number, queueId: string, event: ZulipEvent): Promise<void> {
+  async append(realmId: number, queueId: string, event: notifications.ClientEvent): Promise<void> {
     const id = await retried(() => this.queues.nextEventId(realmId, queueId));
     if (id === null) return;
     // a duplicate key means an earlier attempt did land
@@ -102,7 +101,7 @@ export class EventStore {
       if (!current) return null;
       const docs = await this.events.after(realmId, queueId, after);
       const complete = docs.length >= current.lastEventId - after && docs.every((d, i) => d.id === after + 1 + i);
-      if (complete || attempt === GAP_RETRIES) return docs.map((d) => ({ ...(d.event as ZulipEvent), id: d.id }));
+      if (complete || attempt === GAP_RETRIES) return docs.map((d) => ({ ...d.event, id: d.id }));
       await new Promise((resolve) => setTimeout(resolve, GAP_RETRY_MS));
     }
   }

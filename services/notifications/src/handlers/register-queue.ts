@@ -1,21 +1,20 @@
 import { randomUUID } from "node:crypto";
 import {
   notifications,
+  partWanted,
   realmConfig,
-  registerState,
+  REGISTER_STATE_CONTRACTS,
   requireUser,
-  wants,
+  type BusClient,
   type Handler,
   type RegisterStateParams,
   ZULIP_VERSION,
   ZULIP_FEATURE_LEVEL,
 } from "@teamchat/shared";
-import type { BusClient } from "@teamchat/shared";
 import type { EventStore } from "../event-store";
 
 /** Zulip's MAX_QUEUE_TIMEOUT_SECS: the longest lifespan a client may ask for. */
 const MAX_QUEUE_LIFESPAN_SECS = 7 * 24 * 60 * 60;
-const STATE_OWNERS = ["identity", "realm-config", "messaging"] as const;
 
 /**
  * POST /register: the queue first, then the state, so that no event between
@@ -57,7 +56,7 @@ export const registerQueueHandler =
     };
     let parts: Array<Record<string, unknown>>;
     try {
-      parts = await Promise.all(STATE_OWNERS.map((s) => bus.request(registerState(s), stateParams, ctx)));
+      parts = await Promise.all(REGISTER_STATE_CONTRACTS.map((c) => bus.request(c, stateParams, ctx)));
     } catch (err) {
       await store.remove(realm.id, queue.queueId);
       throw err;
@@ -66,8 +65,7 @@ export const registerQueueHandler =
       zulip_version: ZULIP_VERSION,
       zulip_feature_level: ZULIP_FEATURE_LEVEL,
       ...Object.assign({}, ...parts),
-      // the client's HTTP timeout for GET /events: longer than any heartbeat wait
-      ...(wants(stateParams, "realm") && {
+      ...(partWanted(notifications.longpollState, stateParams) && {
         event_queue_longpoll_timeout_seconds: notifications.getEvents.timeoutMs! / 1000,
       }),
       queue_id: queue.queueId,

@@ -1,4 +1,5 @@
 import { Schema } from "mongoose";
+import type { notifications } from "@teamchat/shared";
 
 /** One event waiting in a queue until the client acknowledges it (last_event_id). */
 export interface QueueEventDoc {
@@ -6,7 +7,7 @@ export interface QueueEventDoc {
   queueId: string;
   id: number;
   /** the Zulip event, without its id */
-  event: Record<string, unknown>;
+  event: notifications.ClientEvent;
 }
 
 export const queueEventSchema = new Schema<QueueEventDoc>(

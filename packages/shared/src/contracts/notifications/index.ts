@@ -1,2 +1,3 @@
 export * from "./queues";
+export * from "./register";
 export * from "./typing";

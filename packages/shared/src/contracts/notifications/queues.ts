@@ -1,5 +1,10 @@
 import { z } from "zod";
 import { defineContract, emptyReply } from "../../contract";
+import { PASS_THROUGH_EVENTS } from "../../events";
+import { int } from "../common";
+import { messageSchema } from "../messaging/messages";
+import { REGISTER_STATE_CONTRACTS } from "../register";
+import { registerReplySchema } from "./register";
 
 const eventTypesSchema = z.array(z.string()).nullable();
 
@@ -26,15 +31,24 @@ export const registerQueue = defineContract({
     /** Zulip's intentionally undocumented idle timeout; 0 = the server default */
     queue_lifespan_secs: z.number().int().min(0).default(0),
   }),
-  reply: z
-    .object({
-      queue_id: z.string(),
-      last_event_id: z.number().int(),
-      zulip_version: z.string(),
-      zulip_feature_level: z.number().int(),
-    })
-    .catchall(z.unknown()),
+  reply: registerReplySchema(REGISTER_STATE_CONTRACTS),
 });
+
+/** Zulip's message event: the message as this queue's client asked for it at register, with the user's flags. */
+export const messageEventSchema = z.object({
+  type: z.literal("message"),
+  message: messageSchema,
+  flags: z.array(z.string()),
+});
+export type MessageEvent = z.infer<typeof messageEventSchema>;
+
+/** What a queue holds: the catalogue's client events as published, message events, and heartbeats. */
+const clientEventSchema = z.union([
+  ...PASS_THROUGH_EVENTS.map((def) => def.payload.shape.event),
+  messageEventSchema,
+  z.object({ type: z.literal("heartbeat") }),
+]);
+export type ClientEvent = z.infer<typeof clientEventSchema>;
 
 /** Longest a GET /events waits on the bus; the heartbeat comes earlier (EVENT_HEARTBEAT_SECONDS, capped below this). */
 const EVENTS_BUS_TIMEOUT_MS = 100_000;
@@ -51,7 +65,7 @@ export const getEvents = defineContract({
     dont_block: z.boolean().default(false),
   }),
   reply: z.object({
-    events: z.array(z.object({ id: z.number().int(), type: z.string() }).catchall(z.unknown())),
+    events: z.array(z.intersection(clientEventSchema, z.object({ id: int }))),
     queue_id: z.string(),
   }),
   timeoutMs: EVENTS_BUS_TIMEOUT_MS,
