@@ -1,5 +1,6 @@
-import { IdAllocator, messaging, registerState, type RunningService, type ServiceDeps } from "@teamchat/shared";
+import { IdAllocator, messaging, registerStateHandler, type RunningService, type ServiceDeps } from "@teamchat/shared";
 import { ChannelRepository } from "./channels/channel.repository";
+import { channelsState } from "./channels/channels.state";
 import { ConversationRepository } from "./conversations/conversation.repository";
 import { RealmSettingsSource, type MessagingDeps } from "./deps";
 import { createChannelHandler } from "./handlers/create-channel";
@@ -9,11 +10,14 @@ import { getStreamHandler } from "./handlers/get-stream";
 import { getStreamTopicsHandler } from "./handlers/get-stream-topics";
 import { getStreamsHandler } from "./handlers/get-streams";
 import { getSubscriptionsHandler } from "./handlers/get-subscriptions";
-import { registerStateHandler } from "./handlers/register-state";
 import { sendMessageHandler } from "./handlers/send-message";
 import { subscribeHandler } from "./handlers/subscribe";
 import { MessageRepository } from "./messages/message.repository";
+import { messagesState } from "./messages/messages.state";
+import { unreadsState } from "./messages/unreads.state";
 import { SubscriptionRepository } from "./subscriptions/subscription.repository";
+import { subscriptionsState } from "./subscriptions/subscriptions.state";
+import { topicsState } from "./topics/topics.state";
 import { UserMessageRepository } from "./user-messages/user-message.repository";
 import { UserDirectory } from "./users/user-directory";
 
@@ -42,6 +46,15 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.getMessages, getMessagesHandler(m))
     .handle(messaging.getStreamTopics, getStreamTopicsHandler(m))
     .handle(messaging.getConversationAudience, getConversationAudienceHandler(m))
-    .handle(registerState("messaging"), registerStateHandler(m));
+    .handle(
+      messaging.registerState,
+      registerStateHandler(messaging.registerState, [
+        ...messagesState(m),
+        ...subscriptionsState(m),
+        ...channelsState(m),
+        ...topicsState(),
+        ...unreadsState(m),
+      ]),
+    );
   return { stop: () => m.users.stop() };
 }

@@ -3,3 +3,4 @@ export * from "./conversations";
 export * from "./messages";
 export * from "./subscriptions";
 export * from "./topics";
+export * from "./register";

@@ -1,0 +1,88 @@
+import { z } from "zod";
+import { int, intList } from "../common";
+import { registerStateContract, statePart } from "../register";
+import { channelSchema } from "./channels";
+import { neverSubscribedSchema, subscriptionSchema } from "./subscriptions";
+
+/** messaging's parts of POST /register (Zulip's fetch_initial_state_data), by the event types that keep them current. */
+
+export const maxMessageIdState = statePart(["message"], z.object({ max_message_id: int }));
+
+export const subscriptionsState = statePart(
+  ["subscription"],
+  z.object({
+    subscriptions: z.array(subscriptionSchema),
+    unsubscribed: z.array(subscriptionSchema),
+    never_subscribed: z.array(neverSubscribedSchema),
+  }),
+);
+
+export const streamsState = statePart(["stream"], z.object({ streams: z.array(channelSchema) }));
+
+export const defaultStreamsState = statePart(["default_streams"], z.object({ realm_default_streams: intList }));
+
+/** Zulip's DefaultChannelGroup. */
+export const defaultStreamGroupSchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  id: int,
+  streams: intList,
+});
+
+export const defaultStreamGroupsState = statePart(
+  ["default_stream_groups"],
+  z.object({ realm_default_stream_groups: z.array(defaultStreamGroupSchema) }),
+);
+
+export const starredMessagesState = statePart(["starred_messages"], z.object({ starred_messages: intList }));
+
+/** Zulip's deprecated muted_topics: [channel name, topic, muted at (UNIX time)] */
+export const mutedTopicsState = statePart(
+  ["muted_topics"],
+  z.object({ muted_topics: z.array(z.tuple([z.string(), z.string(), int])) }),
+);
+
+export const userTopicSchema = z.object({
+  stream_id: int,
+  topic_name: z.string(),
+  last_updated: int,
+  /** 1 muted, 2 unmuted, 3 followed */
+  visibility_policy: int,
+});
+
+export const userTopicsState = statePart(["user_topic"], z.object({ user_topics: z.array(userTopicSchema) }));
+
+export const recentPrivateConversationsState = statePart(
+  ["recent_private_conversations"],
+  z.object({ recent_private_conversations: z.array(z.object({ max_message_id: int, user_ids: intList })) }),
+);
+
+/** Zulip's unread_msgs: the unread message ids grouped by conversation, and the unread mentions. */
+export const unreadMsgsSchema = z.object({
+  pms: z.array(z.object({ other_user_id: int, sender_id: int, unread_message_ids: intList })),
+  streams: z.array(z.object({ stream_id: int, topic: z.string(), unread_message_ids: intList })),
+  huddles: z.array(z.object({ user_ids_string: z.string(), unread_message_ids: intList })),
+  mentions: intList,
+  count: int,
+  old_unreads_missing: z.boolean(),
+});
+export type UnreadMsgs = z.infer<typeof unreadMsgsSchema>;
+
+/** Kept current by message events (new unreads) and update_message_flags (read ones): needs both. */
+export const unreadMsgsState = statePart(
+  ["message", "update_message_flags"],
+  z.object({ unread_msgs: unreadMsgsSchema }),
+);
+
+export const registerState = registerStateContract("messaging", [
+  maxMessageIdState,
+  subscriptionsState,
+  streamsState,
+  defaultStreamsState,
+  defaultStreamGroupsState,
+  starredMessagesState,
+  mutedTopicsState,
+  userTopicsState,
+  recentPrivateConversationsState,
+  unreadMsgsState,
+]);

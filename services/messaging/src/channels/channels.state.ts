@@ -1,0 +1,26 @@
+import { messaging, provideState, requireUser, type StateProvider } from "@teamchat/shared";
+import type { Deps } from "../deps";
+import { canReadContent } from "./channel-access";
+import { channelView } from "./channel-view";
+
+/** register's streams (the channels the user may read, by name), default channels and default channel groups. */
+export const channelsState = (deps: Deps<"channels" | "subscriptions">): StateProvider[] => [
+  provideState(messaging.streamsState, async (_p, ctx) => {
+    const { realm, actor } = requireUser(ctx);
+    const [channels, subscribed] = await Promise.all([
+      deps.channels.all(realm.id),
+      deps.subscriptions.subscribedStreamIds(realm.id, actor.userId),
+    ]);
+    return {
+      streams: channels
+        .filter((ch) => !ch.isArchived && canReadContent(actor, ch, subscribed.has(ch.streamId)))
+        .sort((a, b) => a.name.localeCompare(b.name))
+        .map(channelView),
+    };
+  }),
+  provideState(messaging.defaultStreamsState, async (_p, ctx) => ({
+    realm_default_streams: await deps.channels.defaultIds(requireUser(ctx).realm.id),
+  })),
+  // Default channel groups are not kept here yet: Zulip's empty list.
+  provideState(messaging.defaultStreamGroupsState, async () => ({ realm_default_stream_groups: [] })),
+];
