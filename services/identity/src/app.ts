@@ -1,4 +1,4 @@
-import { IdAllocator, identity, registerState, type RunningService, type ServiceDeps } from "@teamchat/shared";
+import { IdAllocator, identity, registerStateHandler, type RunningService, type ServiceDeps } from "@teamchat/shared";
 import { ApiKeyRepository } from "./api-keys/api-key.repository";
 import type { Identity } from "./context";
 import { authenticateHandler } from "./handlers/authenticate";
@@ -9,11 +9,12 @@ import { getOwnUserHandler } from "./handlers/get-own-user";
 import { getUserByEmailHandler, getUserHandler } from "./handlers/get-user";
 import { getUserSummariesHandler } from "./handlers/get-user-summaries";
 import { getUsersHandler } from "./handlers/get-users";
-import { registerStateHandler } from "./handlers/register-state";
 import { updateSettingsHandler } from "./handlers/update-settings";
 import { updateUserByEmailHandler, updateUserHandler } from "./handlers/update-user";
 import { LoginAttemptRepository } from "./login-attempts/login-attempt.repository";
+import { settingsState } from "./users/settings.state";
 import { UserRepository } from "./users/user.repository";
+import { usersState } from "./users/users.state";
 
 /** Composition root: real connections in, a serving bus endpoint out. */
 export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<RunningService> {
@@ -42,6 +43,9 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     .handle(identity.updateSettings, updateSettings)
     .handle(identity.updateDisplaySettings, updateSettings)
     .handle(identity.updateNotificationSettings, updateSettings)
-    .handle(registerState("identity"), registerStateHandler(id.users));
+    .handle(
+      identity.registerState,
+      registerStateHandler(identity.registerState, [...usersState(id), ...settingsState(id)]),
+    );
   return {};
 }

@@ -1,4 +1,4 @@
-import { badRequest, type Actor, type RealmRef } from "@teamchat/shared";
+import { badRequest, requireUser, type Actor, type HandlerContext, type RealmRef } from "@teamchat/shared";
 import type { UserRepository } from "./user.repository";
 import type { UserDoc } from "./user.schema";
 import { canSeeRealEmail } from "./user-view";
@@ -35,4 +35,20 @@ export async function accessUserByEmail(
   const user = await users.byEmail(realm.id, email.trim());
   if (!user || !canSeeRealEmail(viewer, user)) throw noSuchUser();
   return user;
+}
+
+const callers = new WeakMap<HandlerContext, Promise<UserDoc>>();
+
+/**
+ * The caller's own user: several /register state parts need it, and they run
+ * in parallel on one request context, so it is read once per request.
+ */
+export function caller(users: UserRepository, ctx: HandlerContext): Promise<UserDoc> {
+  let me = callers.get(ctx);
+  if (!me) {
+    const { realm, actor } = requireUser(ctx);
+    me = users.byId(realm.id, actor.userId).then((u) => u!);
+    callers.set(ctx, me);
+  }
+  return me;
 }

@@ -1,10 +1,11 @@
+import type { identity } from "@teamchat/shared";
 import { EmailVisibility, type UserDoc } from "./user.schema";
 
 /**
  * Zulip's defaults for every personal setting (zerver/models/users.py
  * UserBaseSettings). Users store only what they changed; reads merge.
  */
-export const SETTING_DEFAULTS = {
+export const SETTING_DEFAULTS: Settings = {
   twenty_four_hour_time: false,
   web_mark_read_on_scroll_policy: 1,
   web_channel_default_view: 1,
@@ -62,17 +63,16 @@ export const SETTING_DEFAULTS = {
   send_stream_typing_notifications: true,
   send_read_receipts: true,
   allow_private_data_export: false,
-  email_address_visibility: EmailVisibility.EVERYONE as number,
+  email_address_visibility: EmailVisibility.EVERYONE,
   web_navigate_to_sent_message: true,
 };
-export type SettingName = keyof typeof SETTING_DEFAULTS;
-export type Settings = typeof SETTING_DEFAULTS;
+export type Settings = identity.SettingValues;
+export type SettingName = keyof Settings;
 export type SettingValue = Settings[SettingName];
 
 export const isSettingName = (name: string): name is SettingName => Object.hasOwn(SETTING_DEFAULTS, name);
 
-export const settingsOf = (user: Pick<UserDoc, "settings">): Settings =>
-  ({ ...SETTING_DEFAULTS, ...user.settings }) as Settings;
+export const settingsOf = (user: Pick<UserDoc, "settings">): Settings => ({ ...SETTING_DEFAULTS, ...user.settings });
 
 /** Sound names Zulip ships (static/audio/notification_sounds), "none" disables. */
 export const NOTIFICATION_SOUNDS = ["chime-up", "ding", "droplet", "ping", "swoosh", "tap", "zulip"];
@@ -135,46 +135,4 @@ export const EMOJISET_CHOICES = [
   { key: "google", text: "Google" },
   { key: "twitter", text: "Twitter" },
   { key: "text", text: "Plain text" },
-];
-
-/** Settings that older clients get at the top level of /register (Zulip's display_settings_legacy). */
-export const LEGACY_DISPLAY_SETTINGS: SettingName[] = [
-  "color_scheme",
-  "default_language",
-  "demote_inactive_streams",
-  "emojiset",
-  "enable_drafts_synchronization",
-  "enter_sends",
-  "fluid_layout_width",
-  "high_contrast_mode",
-  "left_side_userlist",
-  "starred_message_counts",
-  "translate_emoticons",
-  "twenty_four_hour_time",
-  "web_home_view",
-  "receives_typing_notifications",
-];
-
-/** ... and Zulip's notification_settings_legacy. */
-export const LEGACY_NOTIFICATION_SETTINGS: SettingName[] = [
-  "enable_desktop_notifications",
-  "enable_digest_emails",
-  "enable_login_emails",
-  "enable_marketing_emails",
-  "email_notifications_batching_period_seconds",
-  "enable_offline_email_notifications",
-  "enable_offline_push_notifications",
-  "enable_online_push_notifications",
-  "enable_sounds",
-  "enable_stream_desktop_notifications",
-  "enable_stream_email_notifications",
-  "enable_stream_push_notifications",
-  "enable_stream_audible_notifications",
-  "wildcard_mentions_notify",
-  "message_content_in_email_notifications",
-  "notification_sound",
-  "pm_content_in_desktop_notifications",
-  "desktop_icon_count_display",
-  "realm_name_in_email_notifications_policy",
-  "presence_enabled",
 ];

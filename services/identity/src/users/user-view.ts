@@ -5,8 +5,9 @@ import { EmailVisibility, type UserDoc } from "./user.schema";
 
 /** The API address: the real one when everyone may see it, else Zulip's dummy `user<id>@<realm host>`. */
 export function apiEmail(user: UserDoc, realm: Pick<RealmRef, "host">): string {
-  const visibility = (user.settings.email_address_visibility as number | undefined) ?? EmailVisibility.EVERYONE;
-  return visibility === EmailVisibility.EVERYONE ? user.deliveryEmail : dummyEmail(user.userId, realm);
+  return settingsOf(user).email_address_visibility === EmailVisibility.EVERYONE
+    ? user.deliveryEmail
+    : dummyEmail(user.userId, realm);
 }
 
 export const dummyEmail = (userId: number, realm: Pick<RealmRef, "host">): string =>
@@ -48,8 +49,7 @@ const VISIBLE_TO: Record<number, number[]> = {
 /** May `viewer` see `target`'s real address? Bots' addresses are always visible, and one's own. */
 export function canSeeRealEmail(viewer: Pick<Actor, "userId" | "role">, target: UserDoc): boolean {
   if (target.isBot || viewer.userId === target.userId) return true;
-  const visibility = (target.settings.email_address_visibility as number | undefined) ?? EmailVisibility.EVERYONE;
-  return (VISIBLE_TO[visibility] ?? []).includes(viewer.role);
+  return (VISIBLE_TO[settingsOf(target).email_address_visibility] ?? []).includes(viewer.role);
 }
 
 /** The request parameters that shape a User resource, as Zulip names them. */

@@ -1,5 +1,5 @@
 import { Schema } from "mongoose";
-import type { RoleValue } from "@teamchat/shared";
+import type { RoleValue, identity } from "@teamchat/shared";
 
 /** Email visibility values (Zulip's email_address_visibility). */
 export const EmailVisibility = { EVERYONE: 1, MEMBERS: 2, ADMINS: 3, NOBODY: 4, MODERATORS: 5 } as const;
@@ -29,7 +29,7 @@ export interface UserDoc {
   canCreateUsers: boolean;
   canChangeUserEmails: boolean;
   /** per-user settings (PATCH /settings), keyed by Zulip's names */
-  settings: Record<string, unknown>;
+  settings: Partial<identity.SettingValues>;
   /** custom profile field id → value, with its HTML for Markdown-capable field types (rendered at write, as Zulip) */
   profileData: Record<string, ProfileValue>;
 }

@@ -1,3 +1,4 @@
 export * from "./auth";
 export * from "./settings";
 export * from "./users";
+export * from "./register";

@@ -71,6 +71,12 @@ export const settingsParams = z.object({
   web_navigate_to_sent_message: z.boolean().optional(),
 });
 
+/** Every personal setting's value, as the user has it (defaults merged): the settings PATCH /settings changes. */
+export const settingValuesSchema = settingsParams
+  .omit({ full_name: true, email: true, old_password: true, new_password: true, timezone: true })
+  .required();
+export type SettingValues = z.infer<typeof settingValuesSchema>;
+
 export const updateSettings = defineContract({
   subject: "identity.settings.update",
   http: { method: "PATCH", path: "/settings", auth: "user" },

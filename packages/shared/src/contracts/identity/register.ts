@@ -1,0 +1,136 @@
+import { z } from "zod";
+import { registerStateContract, statePart } from "../register";
+import { settingValuesSchema, type SettingValues } from "./settings";
+import { userResourceSchema } from "./users";
+
+/** identity's keys of POST /register, one part per group of Zulip's fetch_initial_state_data. */
+
+const int = z.number().int();
+
+/** The users, and who the caller is. */
+export const realmUserState = statePart(
+  ["realm_user"],
+  z.object({
+    realm_users: z.array(userResourceSchema),
+    realm_non_active_users: z.array(userResourceSchema),
+    /** this server has no system bots */
+    cross_realm_bots: z.array(z.never()),
+    /** Zulip's avatar sources: G (Gravatar) or U (uploaded) */
+    avatar_source: z.enum(["G", "U"]),
+    avatar_url: z.string(),
+    avatar_url_medium: z.string(),
+    is_owner: z.boolean(),
+    is_admin: z.boolean(),
+    is_guest: z.boolean(),
+    is_moderator: z.boolean(),
+    user_id: int,
+    email: z.string(),
+    delivery_email: z.string(),
+    full_name: z.string(),
+  }),
+);
+
+/** The caller's bots: bots cannot be created yet. */
+export const realmBotState = statePart(["realm_bot"], z.object({ realm_bots: z.array(z.never()) }));
+
+/** Who is online: presence is not tracked yet. */
+export const presenceState = statePart(["presence"], z.object({ presences: z.strictObject({}) }));
+
+/** User groups: none yet. */
+export const realmUserGroupsState = statePart(
+  ["realm_user_groups"],
+  z.object({ realm_user_groups: z.array(z.never()) }),
+);
+
+/** The choices a settings UI offers beside the values. */
+const settingChoices = {
+  emojiset_choices: z.array(z.object({ key: z.string(), text: z.string() })),
+  available_notification_sounds: z.array(z.string()),
+};
+
+export const realmUserSettingsDefaultsState = statePart(
+  ["realm_user_settings_defaults"],
+  z.object({ realm_user_settings_defaults: settingValuesSchema.extend(settingChoices) }),
+);
+
+export const userSettingsState = statePart(
+  ["user_settings"],
+  z.object({ user_settings: settingValuesSchema.extend({ timezone: z.string(), ...settingChoices }) }),
+);
+
+/** Settings that older clients get at the top level of /register (Zulip's display_settings_legacy). */
+export const LEGACY_DISPLAY_SETTINGS = [
+  "color_scheme",
+  "default_language",
+  "demote_inactive_streams",
+  "emojiset",
+  "enable_drafts_synchronization",
+  "enter_sends",
+  "fluid_layout_width",
+  "high_contrast_mode",
+  "left_side_userlist",
+  "starred_message_counts",
+  "translate_emoticons",
+  "twenty_four_hour_time",
+  "web_home_view",
+  "receives_typing_notifications",
+] as const satisfies ReadonlyArray<keyof SettingValues>;
+
+/** ... and Zulip's notification_settings_legacy. */
+export const LEGACY_NOTIFICATION_SETTINGS = [
+  "enable_desktop_notifications",
+  "enable_digest_emails",
+  "enable_login_emails",
+  "enable_marketing_emails",
+  "email_notifications_batching_period_seconds",
+  "enable_offline_email_notifications",
+  "enable_offline_push_notifications",
+  "enable_online_push_notifications",
+  "enable_sounds",
+  "enable_stream_desktop_notifications",
+  "enable_stream_email_notifications",
+  "enable_stream_push_notifications",
+  "enable_stream_audible_notifications",
+  "wildcard_mentions_notify",
+  "message_content_in_email_notifications",
+  "notification_sound",
+  "pm_content_in_desktop_notifications",
+  "desktop_icon_count_display",
+  "realm_name_in_email_notifications_policy",
+  "presence_enabled",
+] as const satisfies ReadonlyArray<keyof SettingValues>;
+
+/** A pick() mask of these keys. */
+const mask = <K extends string>(keys: readonly K[]) =>
+  Object.fromEntries(keys.map((k) => [k, true])) as { [P in K]: true };
+
+/**
+ * The legacy top-level settings: only for clients without the
+ * user_settings_object capability, so every key is optional (absent for the others).
+ */
+export const legacyDisplaySettingsState = statePart(
+  ["update_display_settings"],
+  settingValuesSchema
+    .pick(mask(LEGACY_DISPLAY_SETTINGS))
+    .extend({ timezone: z.string(), emojiset_choices: settingChoices.emojiset_choices })
+    .partial(),
+);
+
+export const legacyNotificationSettingsState = statePart(
+  ["update_global_notifications"],
+  settingValuesSchema
+    .pick(mask(LEGACY_NOTIFICATION_SETTINGS))
+    .extend({ available_notification_sounds: settingChoices.available_notification_sounds })
+    .partial(),
+);
+
+export const registerState = registerStateContract("identity", [
+  realmUserState,
+  realmBotState,
+  presenceState,
+  realmUserGroupsState,
+  realmUserSettingsDefaultsState,
+  userSettingsState,
+  legacyDisplaySettingsState,
+  legacyNotificationSettingsState,
+]);

@@ -1,0 +1,31 @@
+import { Role, identity, provideState, requireUser, type StateProvider } from "@teamchat/shared";
+import type { Identity } from "../context";
+import { caller } from "./access";
+import { apiEmail, avatarUrl, roleFlags, toUserResource } from "./user-view";
+
+/** The users of the organization and who the caller is (Zulip's realm_user state), and the user-related parts not kept yet. */
+export const usersState = ({ users }: Pick<Identity, "users">): StateProvider[] => [
+  provideState(identity.realmUserState, async (params, ctx) => {
+    const { realm, actor } = requireUser(ctx);
+    const [all, me] = await Promise.all([users.all(realm.id), caller(users, ctx)]);
+    const opts = { client_gravatar: params.client_gravatar, include_custom_profile_fields: true };
+    const view = all.map((u) => toUserResource(u, actor, realm, opts));
+    return {
+      realm_users: view.filter((u) => u.is_active),
+      realm_non_active_users: view.filter((u) => !u.is_active),
+      cross_realm_bots: [],
+      avatar_source: "G" as const,
+      avatar_url: avatarUrl(me),
+      avatar_url_medium: `${avatarUrl(me)}&s=500`,
+      ...roleFlags(me.role),
+      is_moderator: me.role === Role.MODERATOR,
+      user_id: me.userId,
+      email: apiEmail(me, realm),
+      delivery_email: me.deliveryEmail,
+      full_name: me.fullName,
+    };
+  }),
+  provideState(identity.realmBotState, async () => ({ realm_bots: [] })),
+  provideState(identity.presenceState, async () => ({ presences: {} })),
+  provideState(identity.realmUserGroupsState, async () => ({ realm_user_groups: [] })),
+];
