@@ -1,25 +1,75 @@
-import { publishEvent, type DomainEvent } from "@teamchat/shared";
-import { ok, type ApiClient } from "@teamchat/shared/src/testing/api";
-import type { TestSystem } from "../../../test/support/system";
+import type { NatsConnection } from "@nats-io/transport-node";
+import {
+  EventPublisher,
+  identityEvents,
+  notifications,
+  realmConfigEvents,
+  type Audience,
+  type Envelope,
+  type ParamsIn,
+} from "@teamchat/shared";
+import type { Credentials } from "@teamchat/shared/src/testing/api";
+import type { TestOrganization } from "../../../test/support/organization";
 
-/** Publishes a domain event as another service would. */
-export function publish(
-  sys: TestSystem,
-  userIds: DomainEvent["userIds"],
-  event: DomainEvent["event"],
-  perUser?: DomainEvent["perUser"],
-) {
-  publishEvent(sys.nc, "test", { realmId: sys.realm.id, userIds, event, perUser });
+/** The event types of the queues these tests register: the two the catalogue lets a test publish to chosen users, and typing. */
+export const QUEUE_EVENT_TYPES = ["user_settings", "custom_profile_fields", "typing", "typing_edit_message"];
+
+export const setting = (value: string) =>
+  ({ type: "user_settings", op: "update", property: "default_language", value }) as const;
+
+export const noProfileFields = { type: "custom_profile_fields" as const, fields: [] };
+
+/**
+ * Real catalogue events, published as identity and realm-config publish them,
+ * for the tests of the queues themselves (who gets what, ids,
+ * acknowledgement, wakes): they need events for chosen users at chosen
+ * times, not either service's behaviour.
+ */
+export function catalogueEvents(org: Pick<TestOrganization, "nc" | "realm">) {
+  const identity = new EventPublisher(org.nc, "identity");
+  const realmConfig = new EventPublisher(org.nc, "realm-config");
+  const realmId = org.realm.id;
+  return {
+    /** user_settings: default_language is `value` */
+    setting: (userIds: Audience, value: string) =>
+      identity.publish(identityEvents.userSettings, { realmId, userIds, event: setting(value) }),
+    /** custom_profile_fields: the organization has none */
+    noProfileFields: (userIds: Audience) =>
+      realmConfig.publish(realmConfigEvents.customProfileFields, { realmId, userIds, event: noProfileFields }),
+  };
 }
 
-export async function registerQueue(api: ApiClient, params: Record<string, unknown> = {}): Promise<string> {
-  const body = ok(
-    await api.post("/register", {
-      event_types: ["alert_words", "muted_users", "typing", "typing_edit_message"],
-      ...params,
-    }),
-  );
-  return body.queue_id as string;
+export async function registerQueue(
+  org: TestOrganization,
+  user: Credentials,
+  params: ParamsIn<typeof notifications.registerQueue> = {},
+): Promise<string> {
+  return (await org.call(notifications.registerQueue, { event_types: QUEUE_EVENT_TYPES, ...params }, user)).queue_id;
 }
 
-export const alertWords = (...words: string[]) => ({ type: "alert_words", alert_words: words });
+/**
+ * Starts `poll` (a GET /events of `queueId`) and resolves once its request is
+ * on the bus, so at notifications: a poll that then finds nothing parks, and
+ * what the test does next happens while it waits (the reply is wrapped, so
+ * that awaiting this does not await it).
+ */
+export async function whenPolling<T>(
+  nc: NatsConnection,
+  queueId: string,
+  poll: () => Promise<T>,
+): Promise<{ reply: Promise<T> }> {
+  let arrived!: () => void;
+  const seen = new Promise<void>((resolve) => (arrived = resolve));
+  const sub = nc.subscribe(notifications.getEvents.subject, {
+    callback: (_err, msg) => {
+      if ((msg.json<Envelope>().params as { queue_id?: unknown }).queue_id === queueId) arrived();
+    },
+  });
+  // the subscription is on the server before the request is sent
+  await nc.flush();
+  const reply = poll();
+  // a poll answered at once (an error, say) has no need to wait
+  await Promise.race([seen, reply]);
+  sub.unsubscribe();
+  return { reply };
+}

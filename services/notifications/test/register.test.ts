@@ -1,20 +1,34 @@
-import { ok, type Body } from "@teamchat/shared/src/testing/api";
+import { messaging, notifications, type ParamsIn } from "@teamchat/shared";
+import { expectZulipError } from "../../../test/support/call";
+import { testOrganization, type TestOrganization } from "../../../test/support/organization";
 import { startSystem, type TestSystem } from "../../../test/support/system";
 
-let sys: TestSystem;
-beforeAll(async () => {
-  sys = await startSystem({ env: { RATE_LIMIT_REQUESTS: "10000" } });
-  ok(await sys.api(sys.owner).post("/channels/create", { name: "general", subscribers: [sys.owner.userId] }));
-});
-afterAll(() => sys?.stop());
+type State = Record<string, unknown>;
+type RegisterParams = ParamsIn<typeof notifications.registerQueue>;
 
-const register = async (params: Record<string, unknown>) => ok(await sys.api(sys.owner).post("/register", params));
-const ownerIn = (state: Body) =>
-  (state.realm_users as Array<Record<string, unknown>>).find((u) => u.user_id === sys.owner.userId)!;
-const general = (state: Body) => (state.subscriptions as Array<Record<string, unknown>>)[0]!;
+/** POST /register as the owner, and what its state says of the owner and of the channel "general". */
+function registration(org: TestOrganization) {
+  const register = (params: RegisterParams) => org.call(notifications.registerQueue, params, org.owner);
+  const ownerIn = (state: State) =>
+    (state.realm_users as Array<Record<string, unknown>>).find((u) => u.user_id === org.owner.userId)!;
+  const general = (state: State) => (state.subscriptions as Array<Record<string, unknown>>)[0]!;
+  const createGeneral = () =>
+    org.call(messaging.createChannel, { name: "general", subscribers: [org.owner.userId] }, org.owner);
+  return { register, ownerIn, general, createGeneral };
+}
 
 describe("POST /register assembles the state from every service", () => {
+  let org: TestOrganization;
+  let r: ReturnType<typeof registration>;
+  beforeAll(async () => {
+    org = await testOrganization();
+    r = registration(org);
+    await r.createGeneral();
+  });
+  afterAll(() => org?.stop());
+
   it("asks each part with fetch_event_types (defaulting to event_types) and Zulip's defaults, and merges", async () => {
+    const { register, ownerIn, general } = r;
     // every part, with Zulip's defaults: client_gravatar (no avatar URL for gravatar users), no subscribers lists
     const all = await register({});
     expect(all).toMatchObject({
@@ -23,13 +37,13 @@ describe("POST /register assembles the state from every service", () => {
       realm_name: "Test Organization",
     });
     expect(typeof all.queue_id).toBe("string");
-    expect(ownerIn(all)).toMatchObject({ email: sys.owner.email, avatar_url: null });
+    expect(ownerIn(all)).toMatchObject({ email: org.owner.email, avatar_url: null });
     expect(general(all)).toMatchObject({ name: "general" });
     expect(general(all)).not.toHaveProperty("subscribers");
 
     // fetch_event_types defaults to event_types: identity's part only
     const users = await register({ event_types: ["realm_user"] });
-    expect(ownerIn(users)).toMatchObject({ email: sys.owner.email });
+    expect(ownerIn(users)).toMatchObject({ email: org.owner.email });
     for (const key of ["subscriptions", "realm_name", "event_queue_longpoll_timeout_seconds"])
       expect(users).not.toHaveProperty(key);
 
@@ -45,19 +59,32 @@ describe("POST /register assembles the state from every service", () => {
       include_subscribers: true,
     });
     expect(typeof ownerIn(chosen).avatar_url).toBe("string");
-    expect(general(chosen).subscribers).toEqual([sys.owner.userId]);
+    expect(general(chosen).subscribers).toEqual([org.owner.userId]);
   });
+});
+
+describe("a service that does not answer (a private system: it stops messaging)", () => {
+  let sys: TestSystem;
+  let r: ReturnType<typeof registration>;
+  beforeAll(async () => {
+    sys = await startSystem({ env: { RATE_LIMIT_REQUESTS: "10000" } });
+    r = registration(sys);
+    await r.createGeneral();
+  });
+  afterAll(() => sys?.stop());
 
   it("a part no one answers fails the registration with 503 (never a partial state)", async () => {
     await sys.stopService("messaging");
     try {
-      const res = await sys.api(sys.owner).post("/register", {});
-      expect(res.status).toBe(503);
-      expect(res.body).toEqual({ result: "error", code: "SERVICE_UNAVAILABLE", msg: "Service unavailable: messaging" });
+      await expectZulipError(r.register({}), {
+        status: 503,
+        code: "SERVICE_UNAVAILABLE",
+        msg: "Service unavailable: messaging",
+      });
     } finally {
       await sys.startService("messaging");
     }
     // a new instance answers again
-    expect(general(await register({ fetch_event_types: ["subscription"] }))).toMatchObject({ name: "general" });
+    expect(r.general(await r.register({ fetch_event_types: ["subscription"] }))).toMatchObject({ name: "general" });
   });
 });

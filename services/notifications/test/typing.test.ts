@@ -1,10 +1,10 @@
-import { ok } from "@teamchat/shared/src/testing/api";
+import { identity, messaging, notifications, type ParamsIn } from "@teamchat/shared";
+import { expectZulipError } from "../../../test/support/call";
 import { EventReader, type ZulipEvent } from "../../../test/support/events";
-import { startSystem, type TestSystem } from "../../../test/support/system";
-import { makeUser, type TestUser } from "../../../test/support/users";
-import { alertWords, publish } from "./helpers";
+import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
+import { catalogueEvents, noProfileFields } from "./helpers";
 
-let sys: TestSystem;
+let org: TestOrganization;
 let owner: TestUser;
 /** subscribed to the channel, receives typing notifications */
 let other: TestUser;
@@ -14,26 +14,31 @@ let quiet: TestUser;
 let outsider: TestUser;
 let channelId: number;
 let messageId: number;
+let publish: ReturnType<typeof catalogueEvents>;
 beforeAll(async () => {
-  sys = await startSystem({ env: { RATE_LIMIT_REQUESTS: "10000" } });
-  owner = { ...sys.owner, fullName: "Test Owner" };
-  [other, quiet, outsider] = [
-    await makeUser(sys, "other"),
-    await makeUser(sys, "quiet"),
-    await makeUser(sys, "outsider"),
-  ];
-  ok(await sys.api(quiet).patch("/settings", { receives_typing_notifications: false }));
+  org = await testOrganization();
+  owner = org.owner;
+  publish = catalogueEvents(org);
+  [other, quiet, outsider] = [await org.makeUser("other"), await org.makeUser("quiet"), await org.makeUser("outsider")];
+  await org.call(identity.updateSettings, { receives_typing_notifications: false }, quiet);
   const subscribers = [owner.userId, other.userId, quiet.userId];
-  channelId = ok(await sys.api(owner).post("/channels/create", { name: "lunch room", subscribers })).id as number;
-  messageId = ok(
-    await sys.api(owner).post("/messages", { type: "channel", to: channelId, topic: "edited topic", content: "hi" }),
-  ).id as number;
+  channelId = (await org.call(messaging.createChannel, { name: "lunch room", subscribers }, owner)).id;
+  messageId = (
+    await org.call(
+      messaging.sendMessage,
+      { type: "channel", to: channelId, topic: "edited topic", content: "hi" },
+      owner,
+    )
+  ).id;
 });
-afterAll(() => sys?.stop());
+afterAll(() => org?.stop());
 
-/** A queue of `u` for typing events, and alert_words for the marker of `nothingFor`. */
+/** A queue of `u` for typing events, and custom_profile_fields for the marker of `nothingFor`. */
 const listen = (u: TestUser, params: Record<string, unknown> = {}) =>
-  EventReader.register(sys.api(u), { event_types: ["alert_words", "typing", "typing_edit_message"], ...params });
+  EventReader.register(org.api(u), {
+    event_types: ["custom_profile_fields", "typing", "typing_edit_message"],
+    ...params,
+  });
 
 /** Waits for `u`'s queue to hold exactly `event`. */
 const receives = async (reader: EventReader, event: Omit<ZulipEvent, "id">) =>
@@ -46,16 +51,20 @@ const receives = async (reader: EventReader, event: Omit<ZulipEvent, "id">) =>
  * there, an event that did not come never will.
  */
 async function nothingFor(...listeners: Array<[TestUser, EventReader]>) {
-  publish(sys, [...new Set(listeners.map(([u]) => u.userId))], alertWords("marker"));
-  for (const [, reader] of listeners) await receives(reader, alertWords("marker"));
+  publish.noProfileFields([...new Set(listeners.map(([u]) => u.userId))]);
+  for (const [, reader] of listeners) await receives(reader, noProfileFields);
 }
+
+type TypingParams = ParamsIn<typeof notifications.setTypingStatus>;
+/** An expected error, all of whose statuses here are 400. */
+type Refusal = { code: string; msg: string; var_name?: string };
 
 describe("POST /typing", () => {
   it("direct: the recipients (sender included, as in Zulip) who receive typing notifications get Zulip's event", async () => {
     const [mine, theirs, quietQueue, outside] = await Promise.all(
       [owner, other, quiet, outsider].map((u) => listen(u)),
     );
-    ok(await sys.api(owner).post("/typing", { op: "start", to: [other.userId, quiet.userId] }));
+    await org.call(notifications.setTypingStatus, { op: "start", to: [other.userId, quiet.userId] }, owner);
     const expected = {
       type: "typing",
       op: "start",
@@ -81,7 +90,11 @@ describe("POST /typing", () => {
       listen(quiet, capable),
       listen(outsider, capable),
     ]);
-    ok(await sys.api(owner).post("/typing", { type: "channel", op: "stop", stream_id: channelId, topic: "lunch" }));
+    await org.call(
+      notifications.setTypingStatus,
+      { type: "channel", op: "stop", stream_id: channelId, topic: "lunch" },
+      owner,
+    );
     const expected = {
       type: "typing",
       op: "stop",
@@ -96,8 +109,7 @@ describe("POST /typing", () => {
   });
 
   it("refuses bad requests with Zulip's errors", async () => {
-    const api = sys.api(owner);
-    const cases: Array<[Record<string, unknown>, Record<string, unknown>]> = [
+    const refused: Array<[TypingParams, Refusal]> = [
       [{ op: "start" }, { code: "BAD_REQUEST", msg: "Missing 'to' argument" }],
       [
         { op: "start", to: [] },
@@ -115,6 +127,12 @@ describe("POST /typing", () => {
         { op: "start", type: "channel", stream_id: 7 },
         { code: "BAD_REQUEST", msg: "Missing topic" },
       ],
+    ];
+    for (const [params, error] of refused) {
+      await expectZulipError(org.call(notifications.setTypingStatus, params, owner), { status: 400, ...error });
+    }
+    // what the contract's types refuse: raw HTTP, as a client could send it
+    const malformed: Array<[Record<string, unknown>, Refusal]> = [
       [
         { op: "go", to: [other.userId] },
         { code: "BAD_REQUEST", msg: "Invalid op" },
@@ -125,13 +143,8 @@ describe("POST /typing", () => {
       ],
       [{ to: [other.userId] }, { code: "REQUEST_VARIABLE_MISSING", msg: "Missing 'op' argument", var_name: "op" }],
     ];
-    for (const [params, error] of cases) {
-      const res = await api.post("/typing", params);
-      expect({ params, status: res.status, body: res.body }).toEqual({
-        params,
-        status: 400,
-        body: { result: "error", ...error },
-      });
+    for (const [params, error] of malformed) {
+      await expectZulipError(org.api(owner).post("/typing", params), { status: 400, ...error });
     }
   });
 });
@@ -141,7 +154,7 @@ describe("POST /messages/{message_id}/typing", () => {
     const [mine, theirs, quietQueue, outside] = await Promise.all(
       [owner, other, quiet, outsider].map((u) => listen(u)),
     );
-    ok(await sys.api(owner).post(`/messages/${messageId}/typing`, { op: "start" }));
+    await org.call(notifications.setMessageEditTypingStatus, { message_id: messageId, op: "start" }, owner);
     const expected = {
       type: "typing_edit_message",
       op: "start",
@@ -152,8 +165,11 @@ describe("POST /messages/{message_id}/typing", () => {
     await receives(theirs, expected);
     await receives(mine, expected);
     await nothingFor([quiet, quietQueue], [outsider, outside]);
-    const bad = await sys.api(owner).post(`/messages/${messageId}/typing`, { op: "maybe" });
-    expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ result: "error", code: "BAD_REQUEST", msg: "Invalid op" });
+    // what the contract's types refuse: raw HTTP
+    await expectZulipError(org.api(owner).post(`/messages/${messageId}/typing`, { op: "maybe" }), {
+      status: 400,
+      code: "BAD_REQUEST",
+      msg: "Invalid op",
+    });
   });
 });
