@@ -1,40 +1,48 @@
-import { ok } from "@teamchat/shared/src/testing/api";
-import { startSystem, type TestSystem } from "../../../test/support/system";
-import { captureEvents, createChannel } from "./helpers";
-import { makeUser, type TestUser } from "../../../test/support/users";
+import { messaging, realmConfig, type ParamsIn } from "@teamchat/shared";
+import type { Credentials } from "@teamchat/shared/src/testing/api";
+import { expectZulipError } from "../../../test/support/call";
+import { recordDomainEvents } from "../../../test/support/domain-events";
+import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
+import { clientEvents, createChannel as createChannelAs, marker } from "./helpers";
 
-let sys: TestSystem;
+let org: TestOrganization;
 let alice: TestUser;
 let bob: TestUser;
 let guest: TestUser;
 let admin: TestUser;
 beforeAll(async () => {
-  sys = await startSystem({ env: { RATE_LIMIT_REQUESTS: "10000" } });
-  alice = await makeUser(sys, "Alice", 400, "Alice");
-  bob = await makeUser(sys, "Bob", 400, "Bob");
-  guest = await makeUser(sys, "Guest", 600, "Guest");
-  admin = await makeUser(sys, "Admin", 200, "Admin");
+  org = await testOrganization();
+  alice = await org.makeUser("Alice", 400, "Alice");
+  bob = await org.makeUser("Bob", 400, "Bob");
+  guest = await org.makeUser("Guest", 600, "Guest");
+  admin = await org.makeUser("Admin", 200, "Admin");
 });
-afterAll(() => sys?.stop());
+afterAll(() => org?.stop());
 
-const err = (status: number, code: string, msg: string) => ({ status, body: { result: "error", code, msg } });
-const pick = (res: { status: number; body: Record<string, unknown> }) => ({
-  status: res.status,
-  body: { result: res.body.result, code: res.body.code, msg: res.body.msg },
-});
+type CreateParams = ParamsIn<typeof messaging.createChannel>;
+const create = (user: Credentials, params: CreateParams) => org.call(messaging.createChannel, params, user);
+const createChannel = (user: Credentials, name: string, subscribers: number[], extra: Partial<CreateParams> = {}) =>
+  createChannelAs(org, user, name, subscribers, extra);
+const getStream = async (user: Credentials, streamId: number) =>
+  (await org.call(messaging.getStreamById, { stream_id: streamId }, user)).stream;
+const getStreams = async (user: Credentials, params: ParamsIn<typeof messaging.getStreams> = {}) =>
+  (await org.call(messaging.getStreams, params, user)).streams;
+const subscribe = (user: Credentials, params: ParamsIn<typeof messaging.subscribe>) =>
+  org.call(messaging.subscribe, params, user);
+const getSubscriptions = async (user: Credentials, params: ParamsIn<typeof messaging.getSubscriptions> = {}) =>
+  (await org.call(messaging.getSubscriptions, params, user)).subscriptions;
+const badRequest = (msg: string) => ({ status: 400, code: "BAD_REQUEST", msg });
 
 describe("POST /channels/create", () => {
   it("creates a public channel, subscribes the given users, and GET /streams/{id} shows it", async () => {
-    const capture = captureEvents(sys);
-    const res = ok(
-      await sys.api(alice).post("/channels/create", {
-        name: "  design  ",
-        description: "All about **design** <b>",
-        subscribers: [alice.userId, bob.userId],
-      }),
-    );
+    const recorder = await recordDomainEvents(org, "messaging");
+    const res = await create(alice, {
+      name: "  design  ",
+      description: "All about **design** <b>",
+      subscribers: [alice.userId, bob.userId],
+    });
     expect(Object.keys(res).sort()).toEqual(["id", "msg", "result"]);
-    const { stream } = ok(await sys.api(bob).get(`/streams/${res.id}`));
+    const stream = await getStream(bob, res.id);
     expect(stream).toEqual({
       stream_id: res.id,
       name: "design",
@@ -61,33 +69,35 @@ describe("POST /channels/create", () => {
     });
     expect(Math.abs(stream.date_created - Date.now() / 1000)).toBeLessThan(60);
 
-    const events = await capture.take();
-    capture.stop();
-    const create = events.find((e) => e.event.type === "stream")!;
-    expect(create.event).toEqual({ type: "stream", op: "create", streams: [stream] });
+    const events = clientEvents(await recorder.before(await marker(org)));
+    recorder.stop();
+    const created = events.find((e) => e.event.type === "stream")!;
+    expect(created.event).toEqual({ type: "stream", op: "create", streams: [stream] });
     // a public channel: every active user who may see it, guests excluded
-    expect(create.userIds).toEqual(expect.arrayContaining([sys.owner.userId, alice.userId, bob.userId, admin.userId]));
-    expect(create.userIds).not.toContain(guest.userId);
+    expect(created.userIds).toEqual(expect.arrayContaining([org.owner.userId, alice.userId, bob.userId, admin.userId]));
+    expect(created.userIds).not.toContain(guest.userId);
     const adds = events.filter((e) => e.event.type === "subscription" && e.event.op === "add");
     expect(adds.map((e) => e.userIds).sort()).toEqual([[alice.userId], [bob.userId]].sort());
     const aliceAdd = adds.find((e) => (e.userIds as number[])[0] === alice.userId)!;
-    expect(aliceAdd.event.subscriptions).toEqual([
-      expect.objectContaining({ stream_id: res.id, name: "design", subscribers: [alice.userId, bob.userId] }),
-    ]);
-    const peer = events.find((e) => e.event.op === "peer_add")!;
+    expect(aliceAdd.event).toMatchObject({
+      subscriptions: [
+        expect.objectContaining({ stream_id: res.id, name: "design", subscribers: [alice.userId, bob.userId] }),
+      ],
+    });
+    const peer = events.find((e) => e.event.type === "subscription" && e.event.op === "peer_add")!;
     expect(peer.event).toEqual({
       type: "subscription",
       op: "peer_add",
       stream_ids: [res.id],
       user_ids: [alice.userId, bob.userId].sort((a, b) => a - b),
     });
-    expect(peer.userIds).toContain(sys.owner.userId);
+    expect(peer.userIds).toContain(org.owner.userId);
     expect(peer.userIds).not.toContain(alice.userId);
   });
 
   it("stores every group setting as given and returns those Zulip's channel object has", async () => {
     const anon = { direct_members: [bob.userId], direct_subgroups: [2] };
-    const id = await createChannel(sys, alice, "groups", [alice.userId], {
+    const id = await createChannel(alice, "groups", [alice.userId], {
       can_add_subscribers_group: 5,
       can_remove_subscribers_group: anon,
       can_administer_channel_group: 2,
@@ -99,8 +109,7 @@ describe("POST /channels/create", () => {
       can_move_messages_within_channel_group: 3,
       can_resolve_topics_group: 5,
     });
-    const { stream } = ok(await sys.api(alice).get(`/streams/${id}`));
-    expect(stream).toMatchObject({
+    expect(await getStream(alice, id)).toMatchObject({
       can_add_subscribers_group: 5,
       can_remove_subscribers_group: anon,
       can_administer_channel_group: 2,
@@ -110,103 +119,105 @@ describe("POST /channels/create", () => {
   });
 
   it("private channel: protected history by default; hidden from non-subscribers", async () => {
-    const id = await createChannel(sys, alice, "secret", [alice.userId], { invite_only: true });
-    const { stream } = ok(await sys.api(alice).get(`/streams/${id}`));
-    expect(stream).toMatchObject({ invite_only: true, history_public_to_subscribers: false });
-    expect(pick(await sys.api(bob).get(`/streams/${id}`))).toEqual(err(400, "BAD_REQUEST", "Invalid channel ID"));
+    const id = await createChannel(alice, "secret", [alice.userId], { invite_only: true });
+    expect(await getStream(alice, id)).toMatchObject({ invite_only: true, history_public_to_subscribers: false });
+    await expectZulipError(getStream(bob, id), badRequest("Invalid channel ID"));
     // administrators see private channels' metadata
-    ok(await sys.api(admin).get(`/streams/${id}`));
-    const shared = await createChannel(sys, alice, "secret-shared", [alice.userId], {
+    await getStream(admin, id);
+    const shared = await createChannel(alice, "secret-shared", [alice.userId], {
       invite_only: true,
       history_public_to_subscribers: true,
     });
-    expect(ok(await sys.api(alice).get(`/streams/${shared}`)).stream.history_public_to_subscribers).toBe(true);
+    expect((await getStream(alice, shared)).history_public_to_subscribers).toBe(true);
     // public channels always share history
-    const pub = await createChannel(sys, alice, "open-history", [], { history_public_to_subscribers: false });
-    expect(ok(await sys.api(alice).get(`/streams/${pub}`)).stream.history_public_to_subscribers).toBe(true);
+    const pub = await createChannel(alice, "open-history", [], { history_public_to_subscribers: false });
+    expect((await getStream(alice, pub)).history_public_to_subscribers).toBe(true);
   });
 
   it("refuses bad input with Zulip's errors", async () => {
-    const post = (params: Record<string, unknown>) =>
-      sys.api(alice).post("/channels/create", { subscribers: [alice.userId], ...params });
-    await createChannel(sys, alice, "taken", [alice.userId]);
-    expect((await post({ name: "TAKEN" })).body).toEqual({
-      result: "error",
+    const post = (params: Partial<CreateParams> & { name: string }) =>
+      create(alice, { subscribers: [alice.userId], ...params });
+    await createChannel(alice, "taken", [alice.userId]);
+    await expectZulipError(post({ name: "TAKEN" }), {
+      status: 400,
       code: "CHANNEL_ALREADY_EXISTS",
       msg: "Channel 'TAKEN' already exists",
       channel_name: "TAKEN",
     });
-    expect(pick(await post({ name: "   " }))).toEqual(err(400, "BAD_REQUEST", "Channel name can't be empty."));
-    expect(pick(await post({ name: "x".repeat(61) }))).toEqual(
-      err(400, "BAD_REQUEST", "Channel name too long (limit: 60 characters)."),
+    await expectZulipError(post({ name: "   " }), badRequest("Channel name can't be empty."));
+    await expectZulipError(post({ name: "x".repeat(61) }), badRequest("Channel name too long (limit: 60 characters)."));
+    await expectZulipError(
+      post({ name: "ok-desc", description: "d".repeat(1025) }),
+      badRequest("description is too long (limit: 1024 characters)"),
     );
-    expect(pick(await post({ name: "ok-desc", description: "d".repeat(1025) }))).toEqual(
-      err(400, "BAD_REQUEST", "description is too long (limit: 1024 characters)"),
+    await expectZulipError(
+      post({ name: "bad\u0001name" }),
+      badRequest("Invalid character in channel name, at position 4."),
     );
-    expect(pick(await post({ name: "bad\u0001name" }))).toEqual(
-      err(400, "BAD_REQUEST", "Invalid character in channel name, at position 4."),
+    // A parameter the contract's types require, left out: raw HTTP, as a client could send it.
+    await expectZulipError(org.api(alice).post("/channels/create", { name: "nosubs" }), {
+      status: 400,
+      code: "REQUEST_VARIABLE_MISSING",
+      msg: "Missing 'subscribers' argument",
+      var_name: "subscribers",
+    });
+    await expectZulipError(
+      post({ name: "ghosts", subscribers: [alice.userId, 999999] }),
+      badRequest("Invalid user ID: 999999"),
     );
-    expect(pick(await sys.api(alice).post("/channels/create", { name: "nosubs" }))).toEqual(
-      err(400, "REQUEST_VARIABLE_MISSING", "Missing 'subscribers' argument"),
+    await expectZulipError(
+      post({ name: "wp", is_web_public: true }),
+      badRequest("Web-public channels are not enabled."),
     );
-    expect(pick(await post({ name: "ghosts", subscribers: [alice.userId, 999999] }))).toEqual(
-      err(400, "BAD_REQUEST", "Invalid user ID: 999999"),
+    await expectZulipError(
+      post({ name: "pd", invite_only: true, is_default_stream: true }),
+      badRequest("A default channel cannot be private."),
     );
-    expect(pick(await post({ name: "wp", is_web_public: true }))).toEqual(
-      err(400, "BAD_REQUEST", "Web-public channels are not enabled."),
-    );
-    expect(pick(await post({ name: "pd", invite_only: true, is_default_stream: true }))).toEqual(
-      err(400, "BAD_REQUEST", "A default channel cannot be private."),
-    );
-    expect(pick(await post({ name: "tp", topics_policy: "sometimes" }))).toEqual(
-      err(400, "BAD_REQUEST", "Invalid topics_policy"),
-    );
-    expect(pick(await post({ name: "folder", folder_id: 4242 }))).toEqual(
-      err(400, "BAD_REQUEST", "Invalid channel folder ID"),
-    );
-    expect(pick(await post({ name: "retention", message_retention_days: 30 }))).toEqual(
-      err(400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization owner"),
-    );
+    await expectZulipError(post({ name: "tp", topics_policy: "sometimes" }), badRequest("Invalid topics_policy"));
+    await expectZulipError(post({ name: "folder", folder_id: 4242 }), badRequest("Invalid channel folder ID"));
+    await expectZulipError(post({ name: "retention", message_retention_days: 30 }), {
+      status: 400,
+      code: "UNAUTHORIZED_PRINCIPAL",
+      msg: "Must be an organization owner",
+    });
     // none of the refused channels exists
-    const { streams } = ok(await sys.api(sys.owner).get("/streams"));
-    expect(streams.map((s: { name: string }) => s.name)).not.toEqual(expect.arrayContaining(["ghosts"]));
+    const streams = await getStreams(org.owner);
+    expect(streams.map((s) => s.name)).not.toEqual(expect.arrayContaining(["ghosts"]));
   });
 
   it("options: folder, retention, topics policy, default channel", async () => {
-    const { channel_folder_id } = ok(
-      await sys.api(sys.owner).post("/channel_folders/create", { name: "Team", description: "" }),
+    const { channel_folder_id } = await org.call(
+      realmConfig.createChannelFolder,
+      { name: "Team", description: "" },
+      org.owner,
     );
-    const id = await createChannel(sys, sys.owner, "configured", [sys.owner.userId], {
+    const id = await createChannel(org.owner, "configured", [org.owner.userId], {
       folder_id: channel_folder_id,
       message_retention_days: 30,
       topics_policy: "disable_empty_topic",
       is_default_stream: true,
     });
-    const { stream } = ok(await sys.api(sys.owner).get(`/streams/${id}`));
-    expect(stream).toMatchObject({ message_retention_days: 30, topics_policy: "disable_empty_topic" });
-    const unlimited = await createChannel(sys, sys.owner, "forever", [], { message_retention_days: "unlimited" });
-    expect(ok(await sys.api(sys.owner).get(`/streams/${unlimited}`)).stream.message_retention_days).toBe(-1);
-    const { streams } = ok(await sys.api(bob).get("/streams", { include_default: true }));
-    expect(streams.find((s: { stream_id: number }) => s.stream_id === id).is_default).toBe(true);
+    expect(await getStream(org.owner, id)).toMatchObject({
+      message_retention_days: 30,
+      topics_policy: "disable_empty_topic",
+    });
+    const unlimited = await createChannel(org.owner, "forever", [], { message_retention_days: "unlimited" });
+    expect((await getStream(org.owner, unlimited)).message_retention_days).toBe(-1);
+    const streams = await getStreams(bob, { include_default: true });
+    expect(streams.find((s) => s.stream_id === id)!.is_default).toBe(true);
   });
 
   it("permissions: guests cannot create channels; web-public needs the organization's settings", async () => {
-    expect(pick(await sys.api(guest).post("/channels/create", { name: "g", subscribers: [] }))).toEqual(
-      err(400, "BAD_REQUEST", "Insufficient permission"),
-    );
-    ok(await sys.api(admin).post("/channels/create", { name: "by-admin", subscribers: [] }));
-    ok(await sys.api(bob).post("/channels/create", { name: "by-member", subscribers: [], invite_only: true }));
+    await expectZulipError(create(guest, { name: "g", subscribers: [] }), badRequest("Insufficient permission"));
+    await create(admin, { name: "by-admin", subscribers: [] });
+    await create(bob, { name: "by-member", subscribers: [], invite_only: true });
   });
 });
 
 describe("GET /streams and GET /streams/{id}", () => {
   it("lists public channels and the user's private ones, sorted by name", async () => {
-    const priv = await createChannel(sys, bob, "bob-private", [bob.userId], { invite_only: true });
-    const names = (u: TestUser) =>
-      sys
-        .api(u)
-        .get("/streams")
-        .then((r) => ok(r).streams.map((s: { name: string }) => s.name) as string[]);
+    const priv = await createChannel(bob, "bob-private", [bob.userId], { invite_only: true });
+    const names = async (u: TestUser) => (await getStreams(u)).map((s) => s.name);
     const bobs = await names(bob);
     expect(bobs).toContain("bob-private");
     expect(bobs).toContain("design");
@@ -214,33 +225,27 @@ describe("GET /streams and GET /streams/{id}", () => {
     expect(await names(alice)).not.toContain("bob-private");
     // guests see only their subscriptions
     expect(await names(guest)).toEqual([]);
-    const all = ok(await sys.api(admin).get("/streams", { include_all: true })).streams;
-    expect(all.map((s: { stream_id: number }) => s.stream_id)).toContain(priv);
+    const all = await getStreams(admin, { include_all: true });
+    expect(all.map((s) => s.stream_id)).toContain(priv);
   });
 
   it("unknown ids → Invalid channel ID", async () => {
-    expect(pick(await sys.api(alice).get("/streams/987654"))).toEqual(err(400, "BAD_REQUEST", "Invalid channel ID"));
+    await expectZulipError(getStream(alice, 987654), badRequest("Invalid channel ID"));
   });
 });
 
 describe("subscriptions", () => {
   it("POST /users/me/subscriptions creates missing channels and subscribes; GET lists with subscribers", async () => {
-    const capture = captureEvents(sys);
-    const res = ok(
-      await sys.api(bob).post("/users/me/subscriptions", {
-        subscriptions: [{ name: "design" }, { name: "fresh", description: "New" }],
-      }),
-    );
+    const recorder = await recordDomainEvents(org, "messaging");
+    const res = await subscribe(bob, { subscriptions: [{ name: "design" }, { name: "fresh", description: "New" }] });
     expect(res.subscribed).toEqual({ [String(bob.userId)]: ["fresh"] });
     expect(res.already_subscribed).toEqual({ [String(bob.userId)]: ["design"] });
-    const events = await capture.take();
-    capture.stop();
-    expect(
-      events.filter((e) => e.event.type === "stream").map((e) => (e.event.streams as { name: string }[])[0]!.name),
-    ).toEqual(["fresh"]);
+    const events = clientEvents(await recorder.before(await marker(org)));
+    recorder.stop();
+    expect(events.flatMap((e) => (e.event.type === "stream" ? [e.event.streams[0]!.name] : []))).toEqual(["fresh"]);
 
-    const { subscriptions } = ok(await sys.api(bob).get("/users/me/subscriptions", { include_subscribers: true }));
-    const fresh = subscriptions.find((s: { name: string }) => s.name === "fresh");
+    const subscriptions = await getSubscriptions(bob, { include_subscribers: true });
+    const fresh = subscriptions.find((s) => s.name === "fresh")!;
     expect(fresh).toMatchObject({
       description: "New",
       rendered_description: "<p>New</p>",
@@ -251,49 +256,36 @@ describe("subscriptions", () => {
       invite_only: false,
     });
     expect(fresh.color).toMatch(/^#[0-9a-f]{6}$/);
-    const colors = subscriptions.map((s: { color: string }) => s.color);
+    const colors = subscriptions.map((s) => s.color);
     expect(new Set(colors).size).toBe(colors.length);
-    const plain = ok(await sys.api(bob).get("/users/me/subscriptions")).subscriptions;
-    expect(plain[0].subscribers).toBeUndefined();
+    const plain = await getSubscriptions(bob);
+    expect(plain[0]!.subscribers).toBeUndefined();
   });
 
   it("principals subscribe others (ids or emails); private channels need access", async () => {
-    const res = ok(
-      await sys.api(alice).post("/users/me/subscriptions", {
-        subscriptions: [{ name: "design" }],
-        principals: [guest.email],
-      }),
-    );
+    const res = await subscribe(alice, { subscriptions: [{ name: "design" }], principals: [guest.email] });
     expect(res.subscribed).toEqual({ [String(guest.userId)]: ["design"] });
-    expect(
-      pick(await sys.api(alice).post("/users/me/subscriptions", { subscriptions: [{ name: "bob-private" }] })),
-    ).toEqual(err(400, "BAD_REQUEST", "Unable to access channel (bob-private)."));
-    const soft = ok(
-      await sys.api(alice).post("/users/me/subscriptions", {
-        subscriptions: [{ name: "bob-private" }, { name: "design" }],
-        authorization_errors_fatal: false,
-      }),
+    await expectZulipError(
+      subscribe(alice, { subscriptions: [{ name: "bob-private" }] }),
+      badRequest("Unable to access channel (bob-private)."),
     );
+    const soft = await subscribe(alice, {
+      subscriptions: [{ name: "bob-private" }, { name: "design" }],
+      authorization_errors_fatal: false,
+    });
     expect(soft).toMatchObject({
       subscribed: {},
       already_subscribed: { [alice.userId]: ["design"] },
       unauthorized: ["bob-private"],
     });
-    expect(
-      pick(
-        await sys
-          .api(guest)
-          .post("/users/me/subscriptions", { subscriptions: [{ name: "design" }], principals: [bob.userId] }),
-      ),
-    ).toEqual(err(400, "BAD_REQUEST", "Insufficient permission"));
-    expect(
-      pick(
-        await sys
-          .api(alice)
-          .post("/users/me/subscriptions", { subscriptions: [{ name: "design" }], principals: [424242] }),
-      ),
-    ).toEqual(err(400, "BAD_REQUEST", "Invalid user ID: 424242"));
-    const { subscriptions } = ok(await sys.api(guest).get("/users/me/subscriptions"));
-    expect(subscriptions.map((s: { name: string }) => s.name)).toEqual(["design"]);
+    await expectZulipError(
+      subscribe(guest, { subscriptions: [{ name: "design" }], principals: [bob.userId] }),
+      badRequest("Insufficient permission"),
+    );
+    await expectZulipError(
+      subscribe(alice, { subscriptions: [{ name: "design" }], principals: [424242] }),
+      badRequest("Invalid user ID: 424242"),
+    );
+    expect((await getSubscriptions(guest)).map((s) => s.name)).toEqual(["design"]);
   });
 });

@@ -30,3 +30,17 @@ export const clientEvents = (recorded: readonly unknown[]): MessagingClientEvent
       messagingEvents.streamCreated.payload.safeParse(e).success ||
       messagingEvents.subscriptionChanged.payload.safeParse(e).success,
   );
+
+/**
+ * One more messaging event, after the writes a test looks at: waiting for it
+ * with recorder.before() proves every earlier event has arrived. A direct
+ * message of the owner to themself, which no other user sees.
+ */
+export async function marker(org: TestOrganization): Promise<DomainEventPredicate> {
+  const { id } = await org.call(
+    messaging.sendMessage,
+    { type: "private", to: [org.owner.userId], content: "marker" },
+    org.owner,
+  );
+  return (e) => messageEvents([e]).some((sent) => sent.message.id === id);
+}

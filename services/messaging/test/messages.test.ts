@@ -2,7 +2,7 @@ import { messaging, type ParamsIn } from "@teamchat/shared";
 import type { Credentials } from "@teamchat/shared/src/testing/api";
 import { expectZulipError } from "../../../test/support/call";
 import { recordDomainEvents } from "../../../test/support/domain-events";
-import { createChannel as createChannelAs, messageEvents, type DomainEventPredicate } from "./helpers";
+import { createChannel as createChannelAs, marker, messageEvents } from "./helpers";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
 
 let org: TestOrganization;
@@ -40,16 +40,6 @@ const subscribe = (user: Credentials, channel: string, principals: number[]) =>
   org.call(messaging.subscribe, { subscriptions: [{ name: channel }], principals }, user);
 const topics = (user: Credentials, streamId: number, allowEmpty?: boolean) =>
   org.call(messaging.getStreamTopics, { stream_id: streamId, allow_empty_topic_name: allowEmpty }, user);
-
-/**
- * One more message event, after the writes a test looks at: waiting for it
- * with recorder.before() proves every earlier event has arrived. A direct
- * message of the owner to themself, which no user of these tests sees.
- */
-async function marker(): Promise<DomainEventPredicate> {
-  const id = await sendOk(org.owner, { type: "private", to: [org.owner.userId], content: "marker" });
-  return (e) => messageEvents([e]).some((sent) => sent.message.id === id);
-}
 
 describe("POST /messages to a channel", () => {
   it("stores the message, renders Markdown, and GET /messages returns Zulip's message object", async () => {
@@ -101,7 +91,7 @@ describe("POST /messages to a channel", () => {
     });
     expect(raw.messages[0]!.avatar_url).toMatch(/^https:\/\/secure\.gravatar\.com\//);
 
-    const events = messageEvents(await recorder.before(await marker()));
+    const events = messageEvents(await recorder.before(await marker(org)));
     recorder.stop();
     expect(events).toHaveLength(1);
     expect(events[0]!.userIds).toEqual([alice.userId, bob.userId].sort((a, b) => a - b));
@@ -254,7 +244,7 @@ describe("direct messages", () => {
     const a = await sendOk(alice, { type: "private", to: JSON.stringify([bob.userId]), content: "hi bob" });
     const b = await sendOk(bob, { type: "direct", to: JSON.stringify([alice.email]), content: "hi alice" });
     const g = await sendOk(carol, { type: "direct", to: JSON.stringify([alice.userId, bob.userId]), content: "all" });
-    const events = messageEvents(await recorder.before(await marker()));
+    const events = messageEvents(await recorder.before(await marker(org)));
     recorder.stop();
     expect(events.map((e) => e.userIds)).toEqual([
       [alice.userId, bob.userId].sort((x, y) => x - y),

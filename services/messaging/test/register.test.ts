@@ -1,9 +1,10 @@
-import { ok } from "@teamchat/shared/src/testing/api";
-import { startSystem, type TestSystem } from "../../../test/support/system";
+import type { z } from "zod";
+import { messaging, notifications, type ParamsIn } from "@teamchat/shared";
+import { expectZulipError } from "../../../test/support/call";
+import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
 import { createChannel } from "./helpers";
-import { makeUser, type TestUser } from "../../../test/support/users";
 
-let sys: TestSystem;
+let org: TestOrganization;
 let alice: TestUser;
 let bob: TestUser;
 let carol: TestUser;
@@ -11,49 +12,63 @@ let design: number;
 let vault: number;
 const sent: Record<string, number> = {};
 beforeAll(async () => {
-  sys = await startSystem({ env: { RATE_LIMIT_REQUESTS: "10000" } });
-  alice = await makeUser(sys, "Alice", 400, "Alice");
-  bob = await makeUser(sys, "Bob", 400, "Bob");
-  carol = await makeUser(sys, "Carol", 400, "Carol");
-  design = await createChannel(sys, alice, "design", [alice.userId, bob.userId], { is_default_stream: true });
-  vault = await createChannel(sys, alice, "vault", [alice.userId], { invite_only: true });
-  await createChannel(sys, alice, "archive", [bob.userId]);
-  const send = async (key: string, user: TestUser, params: Record<string, unknown>) =>
-    (sent[key] = ok(await sys.api(user).post("/messages", params)).id);
+  org = await testOrganization();
+  alice = await org.makeUser("Alice", 400, "Alice");
+  bob = await org.makeUser("Bob", 400, "Bob");
+  carol = await org.makeUser("Carol", 400, "Carol");
+  design = await createChannel(org, alice, "design", [alice.userId, bob.userId], { is_default_stream: true });
+  vault = await createChannel(org, alice, "vault", [alice.userId], { invite_only: true });
+  await createChannel(org, alice, "archive", [bob.userId]);
+  const send = async (key: string, user: TestUser, params: ParamsIn<typeof messaging.sendMessage>) =>
+    (sent[key] = (await org.call(messaging.sendMessage, params, user)).id);
   await send("topic", alice, { type: "stream", to: "design", topic: "colors", content: "hello @**Bob**" });
   await send("empty", alice, { type: "stream", to: "design", topic: "", content: "general" });
   await send("dm", alice, { type: "private", to: JSON.stringify([bob.userId]), content: "psst" });
   await send("group", carol, { type: "private", to: JSON.stringify([alice.userId, bob.userId]), content: "all of us" });
   await send("vault", alice, { type: "stream", to: "vault", topic: "x", content: "secret" });
 });
-afterAll(() => sys?.stop());
+afterAll(() => org?.stop());
 
-const register = (user: TestUser, params: Record<string, unknown>) => sys.api(user).post("/register", params);
+type StateOf<P extends { schema: z.ZodType }> = z.output<P["schema"]>;
+/** messaging's keys of the register reply (each present when its part was wanted) */
+type MessagingState = Partial<
+  StateOf<typeof messaging.maxMessageIdState> &
+    StateOf<typeof messaging.subscriptionsState> &
+    StateOf<typeof messaging.streamsState> &
+    StateOf<typeof messaging.defaultStreamsState> &
+    StateOf<typeof messaging.starredMessagesState> &
+    StateOf<typeof messaging.mutedTopicsState> &
+    StateOf<typeof messaging.userTopicsState> &
+    StateOf<typeof messaging.recentPrivateConversationsState> &
+    StateOf<typeof messaging.unreadMsgsState>
+>;
+
+const register = async (user: TestUser, params: ParamsIn<typeof notifications.registerQueue>) =>
+  (await org.call(notifications.registerQueue, params, user)) as unknown as MessagingState;
+const names = (channels: Array<{ name: string }> | undefined) => channels!.map((s) => s.name);
 
 describe("POST /register: messaging's state", () => {
   it("subscriptions, unsubscribed and never_subscribed, with subscribers when asked", async () => {
-    const body = ok(await register(bob, { fetch_event_types: ["subscription"], include_subscribers: true }));
-    expect(body.subscriptions.map((s: { name: string }) => s.name)).toEqual(["archive", "design"]);
-    expect(body.subscriptions[1]).toMatchObject({
+    const body = await register(bob, { fetch_event_types: ["subscription"], include_subscribers: true });
+    expect(names(body.subscriptions)).toEqual(["archive", "design"]);
+    expect(body.subscriptions![1]).toMatchObject({
       stream_id: design,
       subscribers: [alice.userId, bob.userId].sort((a, b) => a - b),
     });
     expect(body.unsubscribed).toEqual([]);
     // private channels Bob is not in stay hidden
     expect(body.never_subscribed).toEqual([]);
-    const carolState = ok(await register(carol, { fetch_event_types: ["subscription"] }));
+    const carolState = await register(carol, { fetch_event_types: ["subscription"] });
     expect(carolState.subscriptions).toEqual([]);
-    expect(carolState.never_subscribed.map((s: { name: string }) => s.name)).toEqual(["archive", "design"]);
-    expect(carolState.never_subscribed[0].subscribers).toBeUndefined();
+    expect(names(carolState.never_subscribed)).toEqual(["archive", "design"]);
+    expect(carolState.never_subscribed![0]!.subscribers).toBeUndefined();
     expect(body).not.toHaveProperty("max_message_id");
   });
 
   it("unread_msgs, max_message_id, starred_messages, recent_private_conversations", async () => {
-    const body = ok(
-      await register(bob, {
-        fetch_event_types: ["message", "update_message_flags", "starred_messages", "recent_private_conversations"],
-      }),
-    );
+    const body = await register(bob, {
+      fetch_event_types: ["message", "update_message_flags", "starred_messages", "recent_private_conversations"],
+    });
     expect(body.max_message_id).toBe(sent.group);
     expect(body.starred_messages).toEqual([]);
     expect(body.unread_msgs).toEqual({
@@ -77,23 +92,21 @@ describe("POST /register: messaging's state", () => {
       { max_message_id: sent.dm, user_ids: [alice.userId] },
     ]);
     // the sender's own messages are read
-    const aliceState = ok(await register(alice, { fetch_event_types: ["message", "update_message_flags"] }));
-    expect(aliceState.unread_msgs.count).toBe(1);
+    const aliceState = await register(alice, { fetch_event_types: ["message", "update_message_flags"] });
+    expect(aliceState.unread_msgs!.count).toBe(1);
     expect(aliceState.max_message_id).toBe(sent.vault);
-    const withEmpty = ok(
-      await register(bob, {
-        fetch_event_types: ["message", "update_message_flags"],
-        client_capabilities: { empty_topic_name: true },
-      }),
-    );
-    expect(withEmpty.unread_msgs.streams[1].topic).toBe("");
+    const withEmpty = await register(bob, {
+      fetch_event_types: ["message", "update_message_flags"],
+      client_capabilities: { empty_topic_name: true },
+    });
+    expect(withEmpty.unread_msgs!.streams[1]!.topic).toBe("");
   });
 
   it("streams, default streams, topics state", async () => {
-    const body = ok(
-      await register(bob, { fetch_event_types: ["stream", "default_streams", "muted_topics", "user_topic"] }),
-    );
-    expect(body.streams.map((s: { name: string }) => s.name)).toEqual(["archive", "design"]);
+    const body = await register(bob, {
+      fetch_event_types: ["stream", "default_streams", "muted_topics", "user_topic"],
+    });
+    expect(names(body.streams)).toEqual(["archive", "design"]);
     expect(body.realm_default_streams).toEqual([design]);
     expect(body.muted_topics).toEqual([]);
     expect(body.user_topics).toEqual([]);
@@ -102,24 +115,33 @@ describe("POST /register: messaging's state", () => {
 });
 
 describe("conversation audience (POST /typing)", () => {
+  const typing = (user: TestUser, params: ParamsIn<typeof notifications.setTypingStatus>) =>
+    org.call(notifications.setTypingStatus, params, user);
+  const editTyping = (user: TestUser, messageId: number) =>
+    org.call(notifications.setMessageEditTypingStatus, { message_id: messageId, op: "start" }, user);
+  const invalidMessage = { status: 400, code: "BAD_REQUEST", msg: "Invalid message(s)" };
+
   it("channel typing needs access to the channel", async () => {
-    ok(await sys.api(alice).post("/typing", { type: "stream", op: "start", stream_id: vault, topic: "x" }));
-    const refused = await sys.api(bob).post("/typing", { type: "stream", op: "start", stream_id: vault, topic: "x" });
-    expect(refused.status).toBe(400);
-    expect(refused.body).toEqual({ result: "error", code: "BAD_REQUEST", msg: "Invalid channel ID" });
-    ok(await sys.api(bob).post("/typing", { type: "stream", op: "start", stream_id: design, topic: "x" }));
+    await typing(alice, { type: "stream", op: "start", stream_id: vault, topic: "x" });
+    await expectZulipError(typing(bob, { type: "stream", op: "start", stream_id: vault, topic: "x" }), {
+      status: 400,
+      code: "BAD_REQUEST",
+      msg: "Invalid channel ID",
+    });
+    await typing(bob, { type: "stream", op: "start", stream_id: design, topic: "x" });
   });
 
   it("direct typing needs existing users; message typing needs access to the message", async () => {
-    ok(await sys.api(alice).post("/typing", { op: "start", to: [bob.userId] }));
-    const unknown = await sys.api(alice).post("/typing", { op: "start", to: [987654] });
-    expect(unknown.body).toEqual({ result: "error", code: "BAD_REQUEST", msg: "Invalid user ID 987654" });
-    ok(await sys.api(bob).post(`/messages/${sent.dm}/typing`, { op: "start" }));
-    const hidden = await sys.api(carol).post(`/messages/${sent.dm}/typing`, { op: "start" });
-    expect(hidden.body).toEqual({ result: "error", code: "BAD_REQUEST", msg: "Invalid message(s)" });
-    const vaultMsg = await sys.api(bob).post(`/messages/${sent.vault}/typing`, { op: "start" });
-    expect(vaultMsg.body.msg).toBe("Invalid message(s)");
+    await typing(alice, { op: "start", to: [bob.userId] });
+    await expectZulipError(typing(alice, { op: "start", to: [987654] }), {
+      status: 400,
+      code: "BAD_REQUEST",
+      msg: "Invalid user ID 987654",
+    });
+    await editTyping(bob, sent.dm!);
+    await expectZulipError(editTyping(carol, sent.dm!), invalidMessage);
+    await expectZulipError(editTyping(bob, sent.vault!), invalidMessage);
     // a public channel's message: anyone who may read the channel's history
-    ok(await sys.api(carol).post(`/messages/${sent.topic}/typing`, { op: "start" }));
+    await editTyping(carol, sent.topic!);
   });
 });
