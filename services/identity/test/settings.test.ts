@@ -1,25 +1,36 @@
-import { ok } from "@teamchat/shared/src/testing/api";
-import { AUTH_INVALIDATED, BusClient, registerState } from "@teamchat/shared";
-import { startSystem, type TestSystem } from "../../../test/support/system";
-import { makeUser, type TestUser } from "../../../test/support/users";
+import {
+  BusClient,
+  createLogger,
+  identity,
+  identityEvents,
+  subscribeEvent,
+  type ParamsIn,
+  type RegisterStateParams,
+} from "@teamchat/shared";
+import type { Credentials } from "@teamchat/shared/src/testing/api";
+import { expectZulipError } from "../../../test/support/call";
+import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
 
-let sys: TestSystem;
+let org: TestOrganization;
 let alice: TestUser;
 let bus: BusClient;
 beforeAll(async () => {
-  sys = await startSystem({ env: { RATE_LIMIT_REQUESTS: "10000" } });
-  alice = await makeUser(sys, "alice");
-  bus = new BusClient(sys.nc);
+  org = await testOrganization();
+  alice = await org.makeUser("alice");
+  bus = new BusClient(org.nc);
 });
-afterAll(() => sys?.stop());
+afterAll(() => org?.stop());
 
-const bad = (msg: string) => ({ result: "error", code: "BAD_REQUEST", msg });
+const bad = (msg: string) => ({ status: 400, code: "BAD_REQUEST", msg });
+const settings = (user: Credentials, params: ParamsIn<typeof identity.updateSettings>) =>
+  org.call(identity.updateSettings, params, user);
+const me = (user: Credentials) => org.call(identity.getOwnUser, {}, user);
 
 /** identity's part of /register, as notifications asks for it. */
-async function registerOf(userId: number, email: string, overrides: Record<string, unknown> = {}) {
+async function registerOf(userId: number, email: string, overrides: Partial<RegisterStateParams> = {}) {
   const actor = {
     userId,
-    realmId: sys.realm.id,
+    realmId: org.realm.id,
     email,
     deliveryEmail: email,
     fullName: "",
@@ -27,7 +38,7 @@ async function registerOf(userId: number, email: string, overrides: Record<strin
     isBot: false,
   };
   return bus.request(
-    registerState("identity"),
+    identity.registerState,
     {
       fetch_event_types: null,
       client_gravatar: false,
@@ -36,24 +47,26 @@ async function registerOf(userId: number, email: string, overrides: Record<strin
       client_capabilities: {},
       ...overrides,
     },
-    { realm: sys.realm, actor, requestId: "test" },
+    { realm: org.realm, actor, requestId: "test" },
   );
 }
 
 describe("PATCH /settings", () => {
   it("changes settings, answers Zulip's empty success, and lists unknown parameters", async () => {
-    const body = ok(
-      await sys.api(alice).patch("/settings", {
-        twenty_four_hour_time: true,
-        color_scheme: 2,
-        emojiset: "text",
-        web_home_view: "all_messages",
-        receives_typing_notifications: false,
-        timezone: "Europe/Paris",
-        dense_mode: true,
-      }),
-    );
-    expect(body).toEqual({ result: "success", msg: "", ignored_parameters_unsupported: ["dense_mode"] });
+    // dense_mode is unknown to this server: what the contract's types refuse
+    const res = await org.api(alice).patch("/settings", {
+      twenty_four_hour_time: true,
+      color_scheme: 2,
+      emojiset: "text",
+      web_home_view: "all_messages",
+      receives_typing_notifications: false,
+      timezone: "Europe/Paris",
+      dense_mode: true,
+    });
+    expect([res.status, res.body]).toEqual([
+      200,
+      { result: "success", msg: "", ignored_parameters_unsupported: ["dense_mode"] },
+    ]);
     const state = await registerOf(alice.userId, alice.email, { fetch_event_types: ["user_settings"] });
     expect(state.user_settings).toMatchObject({
       twenty_four_hour_time: true,
@@ -64,10 +77,11 @@ describe("PATCH /settings", () => {
       timezone: "Europe/Paris",
       enter_sends: false,
     });
-    expect(ok(await sys.api(alice).get("/users/me")).timezone).toBe("Europe/Paris");
+    expect((await me(alice)).timezone).toBe("Europe/Paris");
   });
 
   it("a value outside an enumeration → 400 with Zulip's message, nothing changed", async () => {
+    // Raw requests: the contract's types refuse most of these values.
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ color_scheme: 7, twenty_four_hour_time: false }, "Invalid color_scheme"],
       [{ emojiset: "apple" }, "Invalid emojiset"],
@@ -86,17 +100,17 @@ describe("PATCH /settings", () => {
       [{ full_name: "x" }, "Name too short!"],
     ];
     for (const [params, msg] of cases) {
-      const res = await sys.api(alice).patch("/settings", params);
-      expect([res.status, res.body]).toEqual([400, bad(msg)]);
+      await expectZulipError(org.api(alice).patch("/settings", params), bad(msg));
     }
     const state = await registerOf(alice.userId, alice.email, { fetch_event_types: ["user_settings"] });
     expect(state.user_settings).toMatchObject({ color_scheme: 2, twenty_four_hour_time: true, emojiset: "text" });
   });
 
   it("the deprecated aliases /settings/display and /settings/notifications do the same", async () => {
-    ok(await sys.api(alice).patch("/settings/display", { left_side_userlist: true }));
-    ok(await sys.api(alice).patch("/settings/notifications", { enable_sounds: false }));
-    expect((await sys.api(alice).patch("/settings/notifications", { color_scheme: 0 })).body).toEqual(
+    await org.call(identity.updateDisplaySettings, { left_side_userlist: true }, alice);
+    await org.call(identity.updateNotificationSettings, { enable_sounds: false }, alice);
+    await expectZulipError(
+      org.api(alice).patch("/settings/notifications", { color_scheme: 0 }),
       bad("Invalid color_scheme"),
     );
     const state = await registerOf(alice.userId, alice.email, { fetch_event_types: ["user_settings"] });
@@ -104,86 +118,116 @@ describe("PATCH /settings", () => {
   });
 
   it("full_name changes for everyone", async () => {
-    ok(await sys.api(alice).patch("/settings", { full_name: "Alice Liddell" }));
-    expect(ok(await sys.api(sys.owner).get(`/users/${alice.userId}`)).user.full_name).toBe("Alice Liddell");
+    await settings(alice, { full_name: "Alice Liddell" });
+    expect((await org.call(identity.getUser, { user_id: alice.userId }, org.owner)).user.full_name).toBe(
+      "Alice Liddell",
+    );
   });
 
   it("new_password needs the old one; afterwards only the new one logs in", async () => {
-    const bob = await makeUser(sys, "bob");
-    expect(
-      (await sys.api(bob).patch("/settings", { old_password: "wrong", new_password: "new-secret-9" })).body,
-    ).toEqual(bad("Wrong password!"));
-    expect((await sys.api(bob).patch("/settings", { new_password: "new-secret-9" })).body).toEqual(
+    const bob = await org.makeUser("bob");
+    await expectZulipError(
+      settings(bob, { old_password: "wrong", new_password: "new-secret-9" }),
       bad("Wrong password!"),
     );
-    ok(await sys.api(bob).patch("/settings", { old_password: bob.password, new_password: "new-secret-9" }));
-    expect((await sys.api(null).post("/fetch_api_key", { username: bob.email, password: bob.password })).status).toBe(
-      401,
-    );
-    ok(await sys.api(null).post("/fetch_api_key", { username: bob.email, password: "new-secret-9" }));
+    await expectZulipError(settings(bob, { new_password: "new-secret-9" }), bad("Wrong password!"));
+    await settings(bob, { old_password: bob.password, new_password: "new-secret-9" });
+    await expectZulipError(org.call(identity.fetchApiKey, { username: bob.email, password: bob.password }, null), {
+      status: 401,
+      code: "AUTHENTICATION_FAILED",
+      msg: "Your username or password is incorrect",
+    });
+    await org.call(identity.fetchApiKey, { username: bob.email, password: "new-secret-9" }, null);
   });
 
   it("email starts a confirmation: success, the address is unchanged; taken or invalid addresses fail", async () => {
-    ok(await sys.api(alice).patch("/settings", { email: "alice.new@example.com" }));
-    expect(ok(await sys.api(alice).get("/users/me")).delivery_email).toBe(alice.email);
-    expect((await sys.api(alice).patch("/settings", { email: sys.owner.email })).body).toEqual(
-      bad("Already has an account."),
-    );
-    expect((await sys.api(alice).patch("/settings", { email: "nope" })).body).toEqual(bad("Invalid address."));
+    await settings(alice, { email: "alice.new@example.com" });
+    expect((await me(alice)).delivery_email).toBe(alice.email);
+    await expectZulipError(settings(alice, { email: org.owner.email }), bad("Already has an account."));
+    await expectZulipError(settings(alice, { email: "nope" }), bad("Invalid address."));
   });
 });
 
+/**
+ * What identity publishes on the bus, parsed with the catalogue's definitions,
+ * with the subject it came on: this organization's client events, and the
+ * credential invalidations of `userId` (they carry no organization).
+ */
+async function watchIdentityEvents(userId: number) {
+  const seen: Array<{ subject: string; data: unknown }> = [];
+  let onEvent = () => {};
+  const keep = (subject: string, data: unknown) => {
+    seen.push({ subject, data });
+    onEvent();
+  };
+  const opts = { log: createLogger("test") };
+  const realmId = org.realm.id;
+  const subs = [
+    subscribeEvent(org.nc, identityEvents.userSettings, (p, m) => p.realmId === realmId && keep(m.subject, p), opts),
+    subscribeEvent(org.nc, identityEvents.realmUser, (p, m) => p.realmId === realmId && keep(m.subject, p), opts),
+    subscribeEvent(org.nc, identityEvents.authInvalidated, (p, m) => p.userId === userId && keep(m.subject, p), opts),
+  ];
+  // The subscriptions are in place on the server before the test acts.
+  await org.nc.flush();
+  return {
+    /** Resolves once `expected` are among the events seen (each arrival checks again). */
+    arrived: (expected: unknown[]) =>
+      new Promise<typeof seen>((resolve) => {
+        onEvent = () => {
+          if (expect.arrayContaining(expected).asymmetricMatch(seen)) resolve(seen);
+        };
+        onEvent();
+      }),
+    stop: () => subs.forEach((s) => s.unsubscribe()),
+  };
+}
+
 describe("events", () => {
   it("settings go to the user alone, names and visibility to everyone, and gateways drop credentials", async () => {
-    const dave = await makeUser(sys, "dave");
-    const seen: Array<{ subject: string; data: Record<string, unknown> }> = [];
-    const subs = ["events.identity.>", AUTH_INVALIDATED].map((subject) =>
-      sys.nc.subscribe(subject, { callback: (_e, m) => void seen.push({ subject: m.subject, data: m.json() }) }),
-    );
-    ok(await sys.api(dave).patch("/settings", { enter_sends: true, full_name: "Dave D", email_address_visibility: 4 }));
-    await sys.nc.flush();
-    await new Promise((r) => setTimeout(r, 200));
-    subs.forEach((s) => s.unsubscribe());
-    const realmId = sys.realm.id;
-    expect(seen).toEqual(
-      expect.arrayContaining([
-        {
-          subject: "events.identity.user_settings",
-          data: {
-            realmId,
-            userIds: [dave.userId],
-            event: { type: "user_settings", op: "update", property: "enter_sends", value: true },
+    const dave = await org.makeUser("dave");
+    const watcher = await watchIdentityEvents(dave.userId);
+    await settings(dave, { enter_sends: true, full_name: "Dave D", email_address_visibility: 4 });
+    const realmId = org.realm.id;
+    const expected = [
+      {
+        subject: "events.identity.user_settings",
+        data: {
+          realmId,
+          userIds: [dave.userId],
+          event: { type: "user_settings", op: "update", property: "enter_sends", value: true },
+        },
+      },
+      {
+        subject: "events.identity.realm_user",
+        data: {
+          realmId,
+          userIds: "all",
+          event: { type: "realm_user", op: "update", person: { user_id: dave.userId, full_name: "Dave D" } },
+        },
+      },
+      {
+        subject: "events.identity.realm_user",
+        data: {
+          realmId,
+          userIds: "all",
+          event: {
+            type: "realm_user",
+            op: "update",
+            person: { user_id: dave.userId, new_email: `user${dave.userId}@${org.realm.host.split(":")[0]}` },
           },
         },
-        {
-          subject: "events.identity.realm_user",
-          data: {
-            realmId,
-            userIds: "all",
-            event: { type: "realm_user", op: "update", person: { user_id: dave.userId, full_name: "Dave D" } },
-          },
-        },
-        {
-          subject: "events.identity.realm_user",
-          data: {
-            realmId,
-            userIds: "all",
-            event: {
-              type: "realm_user",
-              op: "update",
-              person: { user_id: dave.userId, new_email: `user${dave.userId}@${sys.realm.host.split(":")[0]}` },
-            },
-          },
-        },
-        { subject: AUTH_INVALIDATED, data: { userId: dave.userId } },
-      ]),
-    );
+      },
+      { subject: "events.identity.auth_invalidated", data: { userId: dave.userId } },
+    ];
+    const seen = await watcher.arrived(expected);
+    watcher.stop();
+    expect(seen).toEqual(expect.arrayContaining(expected));
   });
 });
 
 describe("identity's /register state", () => {
   it("defaults are Zulip's; realm_users holds active users with the caller; legacy keys only without user_settings_object", async () => {
-    const carol = await makeUser(sys, "carol");
+    const carol = await org.makeUser("carol");
     const state = await registerOf(carol.userId, carol.email);
     expect(state.user_settings).toMatchObject({
       receives_typing_notifications: true,
@@ -212,7 +256,7 @@ describe("identity's /register state", () => {
       pm_content_in_desktop_notifications: true,
     });
     const users = state.realm_users as Array<Record<string, unknown>>;
-    expect(users.map((u) => u.user_id)).toEqual(expect.arrayContaining([sys.owner.userId, carol.userId]));
+    expect(users.map((u) => u.user_id)).toEqual(expect.arrayContaining([org.owner.userId, carol.userId]));
     expect(users.find((u) => u.user_id === carol.userId)).toMatchObject({
       profile_data: {},
       avatar_url: expect.any(String),
