@@ -11,6 +11,7 @@ import {
 } from "@teamchat/shared";
 import type { Identity } from "../context";
 import { hashPassword } from "../passwords";
+import { caller } from "../users/access";
 import { checkFullName, isValidEmail } from "../users/full-name";
 import { toUserResource } from "../users/user-view";
 
@@ -20,8 +21,7 @@ export const createUserHandler =
   async ({ email, password, full_name }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw mustBeAdmin();
-    const creator = await users.byId(realm.id, actor.userId);
-    if (!creator?.canCreateUsers) throw badRequest("User not authorized to create users");
+    if (!(await caller(users, ctx)).canCreateUsers) throw badRequest("User not authorized to create users");
     const fullName = checkFullName(full_name);
     if (!isValidEmail(email)) throw badRequest("Bad name or username");
     const inUse = () => badRequest(`Email '${email}' already in use`);

@@ -10,6 +10,7 @@ import {
 } from "@teamchat/shared";
 import type { Identity } from "../context";
 import { hashPassword, verifyPassword } from "../passwords";
+import { caller } from "../users/access";
 import { personUpdated } from "../users/events";
 import { checkFullName, isValidEmail } from "../users/full-name";
 import {
@@ -60,8 +61,8 @@ function checkValues(p: ParamsOf<typeof identity.updateSettings>): void {
 export const updateSettingsHandler =
   ({ users, events }: Pick<Identity, "users" | "events">): Handler<typeof identity.updateSettings> =>
   async (params, ctx) => {
-    const { realm, actor } = requireUser(ctx);
-    const user = (await users.byId(realm.id, actor.userId))!;
+    const { realm } = requireUser(ctx);
+    const user = await caller(users, ctx);
     checkValues(params);
     const { full_name, email, old_password, new_password, timezone, ...rest } = params;
     const set: UserChanges = {};

@@ -16,7 +16,7 @@ import {
   type RealmRef,
 } from "@teamchat/shared";
 import type { Identity } from "../context";
-import { accessUserByEmail, accessUserById } from "../users/access";
+import { accessUserByEmail, accessUserById, caller } from "../users/access";
 import { personUpdated } from "../users/events";
 import { checkFullName, isValidEmail } from "../users/full-name";
 import { applyProfileUpdates } from "../users/profile-data";
@@ -65,8 +65,7 @@ async function updateUser(
   }
   if (new_email !== undefined && new_email.trim().toLowerCase() !== target.deliveryEmail) {
     if (!isOwner(actor)) throw mustBeOwner();
-    const requester = await users.byId(realm.id, actor.userId);
-    if (!requester?.canChangeUserEmails) throw badRequest("User not authorized to change user emails");
+    if (!(await caller(users, ctx)).canChangeUserEmails) throw badRequest("User not authorized to change user emails");
     const email = new_email.trim();
     if (!isValidEmail(email)) throw badRequest("Invalid address.");
     if (await users.byEmail(realm.id, email)) throw badRequest("Already has an account.");

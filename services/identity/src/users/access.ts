@@ -40,8 +40,8 @@ export async function accessUserByEmail(
 const callers = new WeakMap<HandlerContext, Promise<UserDoc>>();
 
 /**
- * The caller's own user: several /register state parts need it, and they run
- * in parallel on one request context, so it is read once per request.
+ * The caller's own user, read once per request: /register's state parts run
+ * in parallel on one request context and several of them need it.
  */
 export function caller(users: UserRepository, ctx: HandlerContext): Promise<UserDoc> {
   let me = callers.get(ctx);
