@@ -20,35 +20,6 @@ export async function connectDatabase(url: string, dbName: string): Promise<Conn
   return conn;
 }
 
-/** A filter that cannot forget the tenant: every query on a realm-owned collection names realmId. */
-export type RealmFilter<T> = QueryFilter<T> & { realmId: number };
-
-/**
- * Base for the one repository per collection. Reads are lean (plain objects) and
- * every filter carries realmId by type.
- */
-export abstract class RealmRepository<T extends { realmId: number }> {
-  constructor(protected readonly model: Model<T>) {}
-
-  /** Builds the collection's indexes (each schema file says which query each one serves). */
-  async init(): Promise<void> {
-    await this.model.createCollection().catch(() => undefined);
-    await this.model.syncIndexes();
-  }
-
-  findOne(filter: RealmFilter<T>): Promise<T | null> {
-    return this.model.findOne(filter).lean<T>().exec();
-  }
-
-  find(filter: RealmFilter<T>): Promise<T[]> {
-    return this.model.find(filter).lean<T[]>().exec();
-  }
-
-  count(filter: RealmFilter<T>): Promise<number> {
-    return this.model.countDocuments(filter).exec();
-  }
-}
-
 /** A filter on a realm-owned collection, without the realm: TenantRepository adds it. */
 export type TenantFilter<T> = Omit<QueryFilter<T>, "realmId">;
 

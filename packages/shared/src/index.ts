@@ -17,5 +17,6 @@ export * as messaging from "./contracts/messaging";
 export * as notifications from "./contracts/notifications";
 export * as realmConfig from "./contracts/realm-config";
 export * from "./contracts/register";
+export * from "./contracts/state-owners";
 export { allContracts } from "./contracts";
 export { groupSettingValueSchema, type GroupSettingValue } from "./contracts/common";

@@ -15,7 +15,8 @@ export const provideState = <S extends z.ZodRawShape>(
 
 /**
  * A service's register-state handler: the wanted parts, computed in parallel
- * and merged. Every part of the contract needs exactly one provider.
+ * and merged in the contract's part order (the reply's key order). Every part
+ * of the contract needs exactly one provider.
  */
 export function registerStateHandler(
   contract: RegisterStateContract,
@@ -25,9 +26,10 @@ export function registerStateHandler(
   if (unprovided.length || providers.length !== contract.parts.length) {
     throw new Error(`${contract.subject}: each state part needs exactly one provider`);
   }
+  const inPartOrder = contract.parts.map((part) => providers.find((p) => p.part === part)!);
   return async (params, ctx) => {
     const parts = await Promise.all(
-      providers.filter((p) => partWanted(p.part, params)).map((p) => p.provide(params, ctx)),
+      inPartOrder.filter((p) => partWanted(p.part, params)).map((p) => p.provide(params, ctx)),
     );
     return Object.assign({}, ...parts) as Record<string, unknown>;
   };

@@ -1,11 +1,4 @@
-import {
-  IdAllocator,
-  messaging,
-  registerStateHandler,
-  type RunningService,
-  type ServiceDeps,
-  type StatePart,
-} from "@teamchat/shared";
+import { IdAllocator, messaging, registerStateHandler, type RunningService, type ServiceDeps } from "@teamchat/shared";
 import { ChannelRepository } from "./channels/channel.repository";
 import { channelsState } from "./channels/channels.state";
 import { ConversationRepository } from "./conversations/conversation.repository";
@@ -43,15 +36,13 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   };
   await Promise.all([m.channels, m.subscriptions, m.messages, m.userMessages, m.conversations].map((r) => r.init()));
 
-  // In the order the contract declares its parts: the reply's keys come in that order, as they always have.
-  const parts: readonly StatePart[] = messaging.registerState.parts;
   const stateProviders = [
     ...messagesState(m),
     ...subscriptionsState(m),
     ...channelsState(m),
     ...topicsState(),
     ...unreadsState(m),
-  ].sort((a, b) => parts.indexOf(a.part) - parts.indexOf(b.part));
+  ];
 
   deps.server
     .handle(messaging.createChannel, createChannelHandler(m))

@@ -19,17 +19,6 @@ export const registerStateParams = z.object({
 });
 export type RegisterStateParams = z.infer<typeof registerStateParams>;
 
-export const registerState = (service: "identity" | "messaging" | "realm-config") =>
-  defineContract({
-    subject: `${service}.register.state`,
-    params: registerStateParams,
-    reply: z.record(z.string(), z.unknown()),
-  });
-
-/** Does the client want the state of this event type? */
-export const wants = (p: Pick<RegisterStateParams, "fetch_event_types">, type: string): boolean =>
-  p.fetch_event_types === null || p.fetch_event_types.includes(type);
-
 /**
  * One feature's part of POST /register: the event types that keep it current
  * (computed only when the client wants all of them; none = always) and the
@@ -50,7 +39,7 @@ export const statePart = <S extends z.ZodRawShape>(
 
 /** Is this part wanted by the client? */
 export const partWanted = (part: StatePart, p: Pick<RegisterStateParams, "fetch_event_types">): boolean =>
-  part.eventTypes.every((type) => wants(p, type));
+  p.fetch_event_types === null || part.eventTypes.every((type) => p.fetch_event_types!.includes(type));
 
 /**
  * A service's `<service>.register.state` operation: the keys of the parts the
@@ -68,14 +57,3 @@ export function registerStateContract<const Parts extends readonly StatePart[]>(
   };
 }
 export type RegisterStateContract = ReturnType<typeof registerStateContract>;
-
-/**
- * The register-state operations notifications assembles POST /register from.
- * Each service's own contract (`registerStateContract`) replaces its entry here
- * once that service declares its state parts.
- */
-export const REGISTER_STATE_CONTRACTS = [
-  registerState("identity"),
-  registerState("realm-config"),
-  registerState("messaging"),
-] as const;

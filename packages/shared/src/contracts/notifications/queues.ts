@@ -3,7 +3,7 @@ import { defineContract, emptyReply } from "../../contract";
 import { PASS_THROUGH_EVENTS } from "../../events";
 import { int } from "../common";
 import { messageSchema } from "../messaging/messages";
-import { REGISTER_STATE_CONTRACTS } from "../register";
+import { REGISTER_STATE_CONTRACTS } from "../state-owners";
 import { registerReplySchema } from "./register";
 
 const eventTypesSchema = z.array(z.string()).nullable();

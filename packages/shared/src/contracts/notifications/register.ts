@@ -1,5 +1,4 @@
 import { z } from "zod";
-import type { Contract } from "../../contract";
 import { int } from "../common";
 import { statePart, type RegisterStateContract, type StatePart } from "../register";
 
@@ -19,20 +18,15 @@ const queueShape = {
 
 export type RegisterReply = z.output<z.ZodObject<typeof queueShape>> & Record<string, unknown>;
 
-const declaresParts = (c: Contract): c is RegisterStateContract => "parts" in c;
-
 /**
  * POST /register's reply: the queue and version fields and the keys of every
  * state part (each optional: a part is there only when the client wants it),
- * nothing else. A service asked through the old `registerState(service)`
- * declares no parts: its keys are unknown here, so while one does, other keys
- * are let through.
+ * nothing else.
  */
-export function registerReplySchema(stateContracts: readonly Contract[]): z.ZodType<RegisterReply> {
-  const parts: StatePart[] = [longpollState, ...stateContracts.filter(declaresParts).flatMap((c) => c.parts)];
-  const reply = z.strictObject({
+export function registerReplySchema(stateContracts: readonly RegisterStateContract[]): z.ZodType<RegisterReply> {
+  const parts: StatePart[] = [longpollState, ...stateContracts.flatMap((c) => c.parts)];
+  return z.strictObject({
     ...(Object.assign({}, ...parts.map((p) => p.schema.partial().shape)) as z.ZodRawShape),
     ...queueShape,
-  });
-  return (stateContracts.every(declaresParts) ? reply : reply.catchall(z.unknown())) as z.ZodType<RegisterReply>;
+  }) as z.ZodType<RegisterReply>;
 }
