@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { mongo } from "mongoose";
 import { identity, type Contract, type ParamsIn, type RealmRef, type RoleValue } from "@teamchat/shared";
-import { ApiClient, type Credentials } from "@teamchat/shared/src/testing/api";
+import { ApiClient, type Auth, type Credentials } from "@teamchat/shared/src/testing/api";
 import { createOrganization } from "../../scripts/lib/organization";
 import { callContract, type SuccessReply } from "./call";
 
@@ -29,7 +29,7 @@ export interface TestOrganization {
   /** a client connection to the system's NATS, for tests that look at the bus */
   nc: NatsConnection;
   /** a raw HTTP client for this organization, for tests about HTTP itself */
-  api(user: Credentials | null): ApiClient;
+  api(user: Auth | null): ApiClient;
   /** the operation of `contract` over HTTP as `asUser`; rejects with ZulipErrorReply for error replies */
   call<C extends Contract>(contract: C, params: ParamsIn<C>, asUser: Credentials | null): Promise<SuccessReply<C>>;
   /** a user created by the owner through POST /users (then given `role`), with a key from POST /fetch_api_key */
@@ -50,7 +50,7 @@ export function organizationClient({
 }: Pick<TestOrganization, "baseUrl" | "realm" | "subdomain" | "owner" | "nc" | "stop"> & {
   host: string | undefined;
 }): TestOrganization {
-  const api = (user: Credentials | null) => new ApiClient(opts.baseUrl, user, host);
+  const api = (user: Auth | null) => new ApiClient(opts.baseUrl, user, host);
   const org: TestOrganization = {
     ...opts,
     api,

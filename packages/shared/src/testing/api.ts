@@ -25,10 +25,13 @@ export type Encoding = "form" | "multipart" | "query";
 
 export const encodeValue = (v: unknown): string => (typeof v === "string" ? v : JSON.stringify(v));
 
+/** Who a request is from: an account's credentials, or a raw Authorization header (for tests of malformed ones). */
+export type Auth = Credentials | { authorization: string };
+
 export class ApiClient {
   constructor(
     readonly baseUrl: string,
-    readonly credentials: Credentials | null,
+    readonly credentials: Auth | null,
     /** Host header, which picks the organization (`<subdomain>.localhost`); default: the one of baseUrl */
     readonly host?: string,
   ) {}
@@ -41,7 +44,9 @@ export class ApiClient {
 
   async request(method: string, path: string, params: Params = {}, encoding: Encoding = "form"): Promise<ApiResponse> {
     const headers: Record<string, string> = {};
-    if (this.credentials) {
+    if (this.credentials && "authorization" in this.credentials) {
+      headers.authorization = this.credentials.authorization;
+    } else if (this.credentials) {
       const token = Buffer.from(`${this.credentials.email}:${this.credentials.apiKey}`).toString("base64");
       headers.authorization = `Basic ${token}`;
     }
