@@ -3,7 +3,7 @@
  * on the wire exactly as ApiClient encodes (so as Zulip's clients do), and one
  * assertion for Zulip's error replies.
  */
-import type { Contract, ParamsIn, ReplyOf } from "@teamchat/shared";
+import type { Contract, ErrorCode, ParamsIn, ReplyOf } from "@teamchat/shared";
 import { encodeValue, type ApiClient, type ApiResponse, type Body } from "@teamchat/shared/src/testing/api";
 
 /** A success reply: the operation's own fields and Zulip's result/msg. */
@@ -53,11 +53,18 @@ export async function callContract<C extends Contract>(
 
 export interface ExpectedZulipError {
   status: number;
-  code: string;
+  code: ErrorCode;
   msg: string;
   /** the error's own fields (e.g. `stream`, `var_name`), beyond result/msg/code */
   [extra: string]: unknown;
 }
+
+/** The most common expectation: HTTP 400 with Zulip's message (and BAD_REQUEST unless said otherwise). */
+export const badRequestError = (msg: string, code: ErrorCode = "BAD_REQUEST"): ExpectedZulipError => ({
+  status: 400,
+  code,
+  msg,
+});
 
 const isApiResponse = (v: unknown): v is ApiResponse =>
   typeof v === "object" && v !== null && "status" in v && "body" in v && "headers" in v;

@@ -8,7 +8,7 @@ import {
   type RegisterStateParams,
 } from "@teamchat/shared";
 import type { Credentials } from "@teamchat/shared/src/testing/api";
-import { expectZulipError } from "../../../test/support/call";
+import { badRequestError as bad, expectZulipError } from "../../../test/support/call";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
 
 let org: TestOrganization;
@@ -21,7 +21,6 @@ beforeAll(async () => {
 });
 afterAll(() => org?.stop());
 
-const bad = (msg: string) => ({ status: 400, code: "BAD_REQUEST", msg });
 const settings = (user: Credentials, params: ParamsIn<typeof identity.updateSettings>) =>
   org.call(identity.updateSettings, params, user);
 const me = (user: Credentials) => org.call(identity.getOwnUser, {}, user);

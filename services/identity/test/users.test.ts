@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { identity, realmConfig, type ParamsIn } from "@teamchat/shared";
 import type { Credentials } from "@teamchat/shared/src/testing/api";
-import { expectZulipError } from "../../../test/support/call";
+import { badRequestError as bad, expectZulipError } from "../../../test/support/call";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
 
 let org: TestOrganization;
@@ -18,7 +18,6 @@ afterAll(() => org?.stop());
 const gravatar = (email: string) =>
   `https://secure.gravatar.com/avatar/${createHash("md5").update(email).digest("hex")}?d=identicon&version=1`;
 const host = () => org.realm.host.split(":")[0];
-const bad = (msg: string, code = "BAD_REQUEST") => ({ status: 400, code, msg });
 const noSuchUser = bad("No such user");
 const ownerRequired = bad("Must be an organization owner", "UNAUTHORIZED_PRINCIPAL");
 

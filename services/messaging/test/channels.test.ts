@@ -1,6 +1,6 @@
 import { messaging, realmConfig, type ParamsIn } from "@teamchat/shared";
 import type { Credentials } from "@teamchat/shared/src/testing/api";
-import { expectZulipError } from "../../../test/support/call";
+import { badRequestError as badRequest, expectZulipError } from "../../../test/support/call";
 import { recordDomainEvents } from "../../../test/support/domain-events";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
 import { clientEvents, createChannel as createChannelAs, marker } from "./helpers";
@@ -31,7 +31,6 @@ const subscribe = (user: Credentials, params: ParamsIn<typeof messaging.subscrib
   org.call(messaging.subscribe, params, user);
 const getSubscriptions = async (user: Credentials, params: ParamsIn<typeof messaging.getSubscriptions> = {}) =>
   (await org.call(messaging.getSubscriptions, params, user)).subscriptions;
-const badRequest = (msg: string) => ({ status: 400, code: "BAD_REQUEST", msg });
 
 describe("POST /channels/create", () => {
   it("creates a public channel, subscribes the given users, and GET /streams/{id} shows it", async () => {

@@ -1,6 +1,6 @@
 import { messaging, type ParamsIn } from "@teamchat/shared";
 import type { Credentials } from "@teamchat/shared/src/testing/api";
-import { expectZulipError } from "../../../test/support/call";
+import { badRequestError as badRequest, expectZulipError, type ExpectedZulipError } from "../../../test/support/call";
 import { recordDomainEvents } from "../../../test/support/domain-events";
 import { createChannel as createChannelAs, marker, messageEvents } from "./helpers";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
@@ -192,7 +192,7 @@ describe("POST /messages to a channel", () => {
   });
 
   it("permissions: private channels need a subscription; can_send_message_group limits senders", async () => {
-    const noPermission = {
+    const noPermission: ExpectedZulipError = {
       status: 400,
       code: "BAD_REQUEST",
       msg: "You do not have permission to post in this channel.",
@@ -303,7 +303,6 @@ describe("GET /messages", () => {
   });
   const inRanges: { narrow: NonNullable<GetParams["narrow"]> } = { narrow: [["stream", "ranges"]] };
   const get = (params: GetParams) => org.call(messaging.getMessages, params, bob);
-  const badRequest = (msg: string) => ({ status: 400, code: "BAD_REQUEST", msg });
 
   it("anchors: integer, oldest, newest, first_unread; include_anchor; found_* flags", async () => {
     const around = await fetch(bob, { ...inRanges, anchor: seq[2], num_before: 1, num_after: 1 });
@@ -389,7 +388,7 @@ describe("GET /messages", () => {
       get({ anchor: 5, num_before: 1, num_after: 1, include_anchor: false }),
       badRequest("The anchor can only be excluded at an end of the range"),
     );
-    const badNarrow = (msg: string) => ({ status: 400, code: "BAD_NARROW", msg });
+    const badNarrow = (msg: string) => badRequest(msg, "BAD_NARROW");
     await expectZulipError(
       get({ anchor: "newest", num_before: 1, num_after: 0, narrow: [["stream", "nope"]] }),
       badNarrow("Invalid narrow operator: unknown channel nope"),
@@ -427,7 +426,7 @@ describe("GET /messages", () => {
 });
 
 describe("channel history", () => {
-  const unknownChannel = (name: string) => ({
+  const unknownChannel = (name: string): ExpectedZulipError => ({
     status: 400,
     code: "BAD_NARROW",
     msg: `Invalid narrow operator: unknown channel ${name}`,
@@ -499,7 +498,7 @@ describe("GET /users/me/{stream_id}/topics", () => {
   });
 
   it("nonexistent or inaccessible channels → Invalid channel ID", async () => {
-    const invalid = { status: 400, code: "BAD_REQUEST", msg: "Invalid channel ID" };
+    const invalid = badRequest("Invalid channel ID");
     const priv = await createChannel(alice, "topics-private", [alice.userId], { invite_only: true });
     await expectZulipError(topics(bob, priv), invalid);
     await expectZulipError(topics(bob, 999999), invalid);

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { messaging, notifications, type ParamsIn } from "@teamchat/shared";
-import { expectZulipError } from "../../../test/support/call";
+import { expectZulipError, badRequestError } from "../../../test/support/call";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
 import { createChannel } from "./helpers";
 
@@ -119,7 +119,7 @@ describe("conversation audience (POST /typing)", () => {
     org.call(notifications.setTypingStatus, params, user);
   const editTyping = (user: TestUser, messageId: number) =>
     org.call(notifications.setMessageEditTypingStatus, { message_id: messageId, op: "start" }, user);
-  const invalidMessage = { status: 400, code: "BAD_REQUEST", msg: "Invalid message(s)" };
+  const invalidMessage = badRequestError("Invalid message(s)");
 
   it("channel typing needs access to the channel", async () => {
     await typing(alice, { type: "stream", op: "start", stream_id: vault, topic: "x" });

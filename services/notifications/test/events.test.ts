@@ -1,5 +1,5 @@
 import { notifications } from "@teamchat/shared";
-import { expectZulipError } from "../../../test/support/call";
+import { expectZulipError, type ExpectedZulipError } from "../../../test/support/call";
 import { EventReader } from "../../../test/support/events";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
 import { startSystem, type TestSystem } from "../../../test/support/system";
@@ -9,7 +9,7 @@ const pollOf =
   (org: TestOrganization) =>
   (queue_id: string, last_event_id: number, dont_block = false, user = org.owner) =>
     org.call(notifications.getEvents, { queue_id, last_event_id, dont_block }, user);
-const badQueue = (id: string) => ({
+const badQueue = (id: string): ExpectedZulipError => ({
   status: 400,
   code: "BAD_EVENT_QUEUE_ID",
   msg: `Bad event queue ID: ${id}`,

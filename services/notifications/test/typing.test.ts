@@ -1,5 +1,5 @@
 import { identity, messaging, notifications, type ParamsIn } from "@teamchat/shared";
-import { expectZulipError } from "../../../test/support/call";
+import { expectZulipError, type ExpectedZulipError } from "../../../test/support/call";
 import { EventReader, type ZulipEvent } from "../../../test/support/events";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
 import { catalogueEvents, noProfileFields } from "./helpers";
@@ -57,7 +57,7 @@ async function nothingFor(...listeners: Array<[TestUser, EventReader]>) {
 
 type TypingParams = ParamsIn<typeof notifications.setTypingStatus>;
 /** An expected error, all of whose statuses here are 400. */
-type Refusal = { code: string; msg: string; var_name?: string };
+type Refusal = Pick<ExpectedZulipError, "code" | "msg"> & { var_name?: string };
 
 describe("POST /typing", () => {
   it("direct: the recipients (sender included, as in Zulip) who receive typing notifications get Zulip's event", async () => {
