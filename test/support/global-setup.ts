@@ -51,8 +51,16 @@ export default async function globalSetup(): Promise<void> {
   const stopDatabase = await startDatabase();
   globalThis.__teardown = stopDatabase;
   const nats = await startTestNats();
-  // Many files share it at once: no rate limit that tests could hit by accident.
-  const system = await launchSystem(nats.url, { env: { RATE_LIMIT_REQUESTS: "10000" } });
+  let system: Awaited<ReturnType<typeof launchSystem>>;
+  try {
+    // Many files share it at once: no rate limit that tests could hit by accident.
+    system = await launchSystem(nats.url, { env: { RATE_LIMIT_REQUESTS: "10000" } });
+  } catch (err) {
+    // jest runs no teardown when the setup fails: stop the servers here, or they outlive the run.
+    await nats.stop();
+    await stopDatabase();
+    throw err;
+  }
   process.env.TEST_BASE_URL = system.baseUrl;
   process.env.TEST_NATS_URL = nats.url;
   process.env.TEST_MONGO_DB_PREFIX = system.config.MONGO_DB_PREFIX;
