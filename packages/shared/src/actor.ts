@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** Organization roles (requirements, convention 7). */
+/** Zulip's organization roles (UserProfile.ROLE_*). */
 export const Role = { OWNER: 100, ADMINISTRATOR: 200, MODERATOR: 300, MEMBER: 400, GUEST: 600 } as const;
 export const roleSchema = z.union([z.literal(100), z.literal(200), z.literal(300), z.literal(400), z.literal(600)]);
 export type RoleValue = z.infer<typeof roleSchema>;

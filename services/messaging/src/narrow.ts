@@ -38,7 +38,7 @@ export function normalizeNarrow(raw: RawTerm[]): NarrowTerm[] {
 /** What translating a narrow needs to look up; the handler answers from its repositories. */
 export interface NarrowResolver {
   userId: number;
-  /** realm_empty_topic_display_name: as a topic operand it means "" (convention 9) */
+  /** realm_empty_topic_display_name: as a topic operand it means "" (Zulip's empty topic) */
   emptyTopicName: string;
   /** a channel the user may see, and whether they may read its whole history; null if none */
   channel(operand: string | number): Promise<{ streamId: number; fullHistory: boolean } | null>;

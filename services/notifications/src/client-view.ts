@@ -7,7 +7,7 @@ type ClientTraits = Pick<EventQueueDoc, "clientCapabilities" | "emptyTopicName" 
  * A message as this client asked for it at register, as GET /messages would
  * answer it: messaging publishes one rendering (HTML, full avatar URL, empty
  * topic as "") and the Markdown source.
- * - Requirements, convention 9: without the `empty_topic_name` capability, a
+ * - Zulip's empty topic (FL 334): without the `empty_topic_name` capability, a
  *   channel message's empty topic is the organization's display name.
  * - client_gravatar: the client computes Gravatar URLs itself (null here).
  * - apply_markdown=false: the Markdown source instead of HTML.

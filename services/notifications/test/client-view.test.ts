@@ -1,4 +1,4 @@
-/** Message events as each client should see them (requirements, convention 9). */
+/** Message events as each client should see them (the "" topic under its display name, gravatar, Markdown). */
 import { messaging, notifications, type ParamsIn } from "@teamchat/shared";
 import { EventReader } from "../../../test/support/events";
 import { testOrganization, type TestOrganization } from "../../../test/support/organization";

@@ -37,7 +37,7 @@ const SYSTEM_GROUP_MEMBERSHIP: Record<number, (role: number) => boolean> = {
 };
 
 /**
- * Convention 8: whether a group-setting value includes the user. System groups go by
+ * Zulip's group-setting value (a group id, or direct members and subgroups): whether it includes the user. System groups go by
  * role; user-created groups (identity's) are not known here and include nobody.
  */
 export function groupIncludes(value: GroupSettingValue, user: Pick<Actor, "userId" | "role">): boolean {

@@ -23,7 +23,7 @@ export interface ChannelDoc {
   dateCreated: number;
   creatorId: number | null;
   firstMessageId: number | null;
-  /** can_*_group values as given at creation (convention 8) */
+  /** can_*_group group-setting values as given at creation */
   groupSettings: Partial<Record<ChannelGroupSetting, GroupSettingValue>>;
 }
 

@@ -32,7 +32,7 @@ function normalizeContent(content: string, settings: realmConfig.RealmSettings):
   return truncate(body, settings.max_message_length, "\n[message truncated]");
 }
 
-/** The topic as stored: trimmed, the empty-topic display name meaning "" (convention 9), truncated. */
+/** The topic as stored: trimmed, the empty-topic display name meaning "" (Zulip's empty topic), truncated. */
 function normalizeTopic(p: Params, settings: realmConfig.RealmSettings, channel: ChannelDoc): string {
   const given = p.topic ?? p.subject;
   if (given === undefined) throw badRequest("Missing topic");

@@ -14,7 +14,7 @@ export interface EventQueueDoc {
   applyMarkdown: boolean;
   /** the register call's client_capabilities (stream_typing_notifications, ...) */
   clientCapabilities: Record<string, unknown>;
-  /** the organization's realm_empty_topic_display_name when the client registered (convention 9) */
+  /** the organization's realm_empty_topic_display_name when the client registered: the name clients without the empty_topic_name capability see for the "" topic */
   emptyTopicName: string;
   /** the highest event id handed out (the event itself is written just after) */
   lastEventId: number;
