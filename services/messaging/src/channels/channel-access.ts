@@ -37,8 +37,9 @@ const SYSTEM_GROUP_MEMBERSHIP: Record<number, (role: number) => boolean> = {
 };
 
 /**
- * Zulip's group-setting value (a group id, or direct members and subgroups): whether it includes the user. System groups go by
- * role; user-created groups (identity's) are not known here and include nobody.
+ * Whether Zulip's group-setting value (a group id, or direct members and
+ * subgroups) includes the user. System groups go by role; user-created groups
+ * (identity's) are not known here and include nobody.
  */
 export function groupIncludes(value: GroupSettingValue, user: Pick<Actor, "userId" | "role">): boolean {
   const inGroup = (id: number) => SYSTEM_GROUP_MEMBERSHIP[id]?.(user.role) ?? false;
