@@ -13,9 +13,9 @@
  * `markRead` below is the hook to switch on when it is.
  */
 import { config, say } from "./config";
-import { Http, ok, pct, pool, sleep } from "./http";
+import { Http, pct, pool, sleep } from "./http";
 import type { Org, User } from "./org";
-import { Poller, recovery } from "./scenarios";
+import { Poller, recovery, settle } from "./scenarios";
 
 const TEAM_SIZE = 25;
 const PERIOD_SECONDS = { send: 60, history: 30, presence: 60 } as const;
@@ -87,9 +87,9 @@ export class MixedLoad {
     this.users.push(...made);
     for (let t = teamsBefore; t < target / TEAM_SIZE; t++) {
       const members = this.users.slice(t * TEAM_SIZE, (t + 1) * TEAM_SIZE);
-      ok(
-        `POST /channels/create team${t}`,
-        await this.org.owner.post("/channels/create", { name: `team${t}`, subscribers: members.map((u) => u.id) }),
+      await this.org.createChannel(
+        `team${t}`,
+        members.map((u) => u.id),
       );
     }
   }
@@ -108,10 +108,9 @@ export class MixedLoad {
       });
     });
     say(`  ${n} users active for ${seconds} s...`);
-    const pollErrors0 = 0;
     pollers.forEach((p) => p.start());
     const end = performance.now() + seconds * 1000;
-    const narrow = JSON.stringify([{ operator: "channel", operand: this.org.benchChannel }]);
+    const narrow = JSON.stringify([{ operator: "channel", operand: this.org.historyChannel }]);
     const act = async (http: Http, team: number, action: Action) => {
       const r =
         action === "send"
@@ -157,7 +156,7 @@ export class MixedLoad {
     timers.forEach(clearTimeout);
     // the answers of actions started before the end count (bounded by their 30 s timeout)
     await Promise.all(inFlight);
-    stats.pollErrors = pollers.reduce((s, p) => s + p.errors, pollErrors0);
+    stats.pollErrors = pollers.reduce((s, p) => s + p.errors, 0);
     await pool(pollers, 8, (p) => p.stop());
 
     const sorted = [...stats.latencies].sort((a, b) => a - b);
@@ -180,6 +179,7 @@ export class MixedLoad {
         `avg ${avg.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, errors ${(errorRate * 100).toFixed(2)} % → ${holds ? "holds" : "does NOT hold"}`,
     );
     const recoverySeconds = await recovery(this.org);
+    await settle(this.org, recoverySeconds);
     return {
       users: n,
       seconds,

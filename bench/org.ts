@@ -4,7 +4,7 @@
  * and the newest messages through POST /messages, then checked through GET /messages.
  */
 import { config, say } from "./config";
-import { Http, ok, pool, type Creds } from "./http";
+import { Http, ok, pool, sleep, type Creds, type Reply } from "./http";
 import { bulkSeed, SchemaDrift } from "./seed";
 import type { System } from "./system";
 
@@ -16,8 +16,14 @@ export interface Org {
   owner: Http & { creds: User };
   /** `http` as another user */
   as(user: User): Http;
-  /** the 10-subscriber channel holding the history */
+  /** the 10-subscriber channel POST /messages sends to */
   benchChannel: string;
+  /** the channel holding the history (its sender and the reader) */
+  historyChannel: string;
+  /** event delivery: the users holding long-polls, the receiver and its sender */
+  crowd: User[];
+  receiver: User;
+  pinger: User;
   /** subscribed to 50 channels, with `unread` unread messages */
   reader: User;
   unread: number;
@@ -25,6 +31,23 @@ export interface Org {
   lastId: number;
   /** Creates `n` users (through POST /users and POST /fetch_api_key). */
   createUsers(prefix: string, n: number): Promise<User[]>;
+  createChannel(name: string, subscribers: number[]): Promise<unknown>;
+}
+
+/**
+ * A setup request, tried again while the server is overloaded (no answer, or 5xx):
+ * after a heavy scenario the server may take a while to drain its backlog.
+ */
+export async function retry(what: string, fn: () => Promise<Reply>): Promise<Reply> {
+  let r = await fn();
+  for (let wait = 2000; (r.status === 0 || r.status >= 500) && wait <= 32_000; wait *= 2) {
+    say(
+      `  ${what}: ${r.status || "no answer"} (${String(r.body.msg).slice(0, 100)}); trying again in ${wait / 1000} s`,
+    );
+    await sleep(wait);
+    r = await fn();
+  }
+  return r;
 }
 
 const topicOf = (n: number) => `topic ${n % 20}`;
@@ -46,38 +69,49 @@ export async function setUpOrg(sys: System, size: number): Promise<Org> {
       async (i) => {
         const email = `${prefix}${i}@${subdomain}.bench.example`;
         const password = `pw-${prefix}-${i}-bench`;
-        const made = ok(
-          `POST /users ${email}`,
-          await owner.post("/users", { email, password, full_name: `${prefix} ${i}` }),
+        let made = await retry(`POST /users ${email}`, () =>
+          owner.post("/users", { email, password, full_name: `${prefix} ${i}` }),
         );
+        // an earlier attempt that timed out may have created the user
+        if (made.status === 400 && /already|in use/i.test(String(made.body.msg))) {
+          made = await retry(`GET /users/${email}`, () => owner.get(`/users/${encodeURIComponent(email)}`));
+        }
+        const madeBody = ok(`POST /users ${email}`, made);
+        const userId = (madeBody.user_id ?? (madeBody.user as { user_id: number } | undefined)?.user_id) as number;
         const key = ok(
           `POST /fetch_api_key ${email}`,
-          await anon.post("/fetch_api_key", { username: email, password }),
+          await retry(`POST /fetch_api_key ${email}`, () => anon.post("/fetch_api_key", { username: email, password })),
         );
-        return { email, apiKey: key.api_key as string, id: made.user_id as number };
+        return { email, apiKey: key.api_key as string, id: userId };
       },
     );
 
+  const createChannel = async (name: string, subscribers: number[]) =>
+    ok(
+      `POST /channels/create ${name}`,
+      await retry(`POST /channels/create ${name}`, () => owner.post("/channels/create", { name, subscribers })),
+    );
   const members = await createUsers("member", config.subscribers - 2);
   const [reader] = await createUsers("reader", 1);
-  const benchChannel = "bench";
-  ok(
-    "POST /channels/create bench",
-    await owner.post("/channels/create", {
-      name: benchChannel,
-      subscribers: [ownerCreds.id, reader!.id, ...members.map((u) => u.id)],
-    }),
-  );
-  // the reader's other 49 channels (with the owner, so that they are not empty of subscribers)
+  // POST /messages goes to `bench` (10 subscribers); the history is in `history`, whose
+  // subscribers are its sender and the reader: every subscriber costs a usermessage row
+  // per message, and the database takes ~1,500 documents/s, so 10 subscribers would make
+  // seeding 100,000 messages take ~20 minutes instead of ~5.
+  await createChannel("bench", [ownerCreds.id, reader!.id, ...members.map((u) => u.id)]);
+  const historyChannel = "history";
+  await createChannel(historyChannel, [ownerCreds.id, reader!.id]);
+  // the reader's other 48 channels (with the owner, so that they are not empty of subscribers)
   await pool(
-    Array.from({ length: config.readerChannels - 1 }, (_, i) => i + 1),
+    Array.from({ length: config.readerChannels - 2 }, (_, i) => i + 1),
     4,
-    async (i) =>
-      ok(
-        `POST /channels/create c${i}`,
-        await owner.post("/channels/create", { name: `c${i}`, subscribers: [ownerCreds.id, reader!.id] }),
-      ),
+    (i) => createChannel(`c${i}`, [ownerCreds.id, reader!.id]),
   );
+  // event delivery's users: a crowd of long-polls in one channel, a receiver and its sender in another
+  say(`[${subdomain}] ${config.crowd + 2} users for event delivery...`);
+  const crowd = await createUsers("crowd", config.crowd);
+  const [receiver, pinger] = await createUsers("latency", 2);
+  await createChannel("crowd", [ownerCreds.id, ...crowd.map((u) => u.id)]);
+  await createChannel("latency", [receiver!.id, pinger!.id]);
 
   // History: message 1 through the API (the template of the bulk path), 2..size-tail in bulk, the tail through the API.
   const unread = Math.min(config.unread, size);
@@ -86,7 +120,7 @@ export async function setUpOrg(sys: System, size: number): Promise<Org> {
   const send = async (n: number) =>
     ok(
       `POST /messages (history ${n})`,
-      await owner.post("/messages", { type: "stream", to: benchChannel, topic: topicOf(n), content: contentOf(n) }),
+      await owner.post("/messages", { type: "stream", to: historyChannel, topic: topicOf(n), content: contentOf(n) }),
     ).id as number;
   const firstId = await send(1);
   const t0 = Date.now();
@@ -124,8 +158,23 @@ export async function setUpOrg(sys: System, size: number): Promise<Org> {
   // message n of the bulk part has id bulkIds.firstId + n - 2; the tail's ids are in the order the sends landed
   const expectedContent = (id: number) =>
     id >= bulkIds.firstId && id <= bulkIds.lastId ? contentOf(id - bulkIds.firstId + 2) : undefined;
-  await verifyHistory(as(reader!), benchChannel, size, tail, lastId, unread, expectedContent);
-  return { size, subdomain, owner, as, benchChannel, reader: reader!, unread, lastId, createUsers };
+  await verifyHistory(as(reader!), historyChannel, size, tail, lastId, unread, expectedContent);
+  return {
+    size,
+    subdomain,
+    owner,
+    as,
+    benchChannel: "bench",
+    historyChannel,
+    reader: reader!,
+    unread,
+    lastId,
+    crowd,
+    receiver: receiver!,
+    pinger: pinger!,
+    createUsers,
+    createChannel,
+  };
 }
 
 /** The newest messages as GET /messages returns them must be the ones seeded, with the reader's flags. */

@@ -91,7 +91,8 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
     const firstId = lastId - plan.count + 1;
 
     const receivers = template.receivers as number[];
-    const batch = plan.batch ?? 1000;
+    // small batches: SecantusDB takes large ones more slowly per document
+    const batch = plan.batch ?? 500;
     const now = Math.floor(Date.now() / 1000);
     const started = Date.now();
     let lastSaid = started;
