@@ -48,14 +48,25 @@ export class Http {
     this.call("DELETE", path, params, timeoutMs);
 
   /** One request; never throws: a network error or timeout is status 0 with `body.msg` saying which. */
-  call(method: string, path: string, params: Record<string, unknown>, timeoutMs: number): Promise<Reply> {
+  async call(method: string, path: string, params: Record<string, unknown>, timeoutMs: number): Promise<Reply> {
+    const r = await this.once(method, path, params, timeoutMs);
+    // A kept-alive socket the server closed while idle fails at once: try again on a new one (as Node's docs advise).
+    return r.stale ? this.once(method, path, params, timeoutMs) : r;
+  }
+
+  private once(
+    method: string,
+    path: string,
+    params: Record<string, unknown>,
+    timeoutMs: number,
+  ): Promise<Reply & { stale?: boolean }> {
     const query = encode(params);
     const headers: Record<string, string> = { host: this.host };
     if (this.creds) headers.authorization = basicAuth(this.creds);
     const isQuery = method === "GET";
     if (!isQuery) headers["content-type"] = "application/x-www-form-urlencoded";
     const t0 = performance.now();
-    return new Promise((resolve) => {
+    return new Promise<Reply & { stale?: boolean }>((resolve) => {
       let done = false;
       const finish = (status: number, body: Reply["body"]) => {
         if (done) return;
@@ -90,7 +101,14 @@ export class Http {
         finish(0, { result: "error", msg: `timed out after ${timeoutMs} ms` });
         req.destroy();
       }, timeoutMs);
-      req.on("error", (err) => finish(0, { result: "error", msg: err.message }));
+      req.on("error", (err: NodeJS.ErrnoException) => {
+        const stale = req.reusedSocket && (err.code === "ECONNRESET" || err.message === "socket hang up");
+        if (stale && !done) {
+          done = true;
+          clearTimeout(timer);
+          resolve({ status: 0, body: { result: "error", msg: err.message }, ms: 0, stale: true });
+        } else finish(0, { result: "error", msg: err.message });
+      });
       if (!isQuery) req.write(query);
       req.end();
     });

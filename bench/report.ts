@@ -25,6 +25,8 @@ export interface Report {
     samples: number;
   };
   mixed?: MixedReport;
+  /** steps that could not run, and why */
+  failures: string[];
 }
 
 const name = (s: string) => s.replace(/^\[[^\]]+\] /, "");
@@ -134,6 +136,7 @@ export function renderMarkdown(r: Report): string {
       "",
     );
   }
+  if (r.failures.length) L.push("## Failed steps", "", ...r.failures.map((f) => `- ${f}`), "");
   return L.join("\n");
 }
 

@@ -27,15 +27,23 @@ async function main() {
   try {
     const sizes: SizeResult[] = [];
     const orgs = new Map<number, Awaited<ReturnType<typeof setUpOrg>>>();
+    const failures: string[] = [];
     for (const size of config.history) {
       memory.mark(`seeding ${size}`);
       const s0 = performance.now();
-      const org = await setUpOrg(sys, size);
-      orgs.set(size, org);
-      const seedSeconds = (performance.now() - s0) / 1000;
-      memory.mark(`scenarios at ${size}`);
-      const { loads, events } = await runScenarios(org, sys.port, sys.helloPort);
-      sizes.push({ size, seedSeconds, loads, events });
+      try {
+        const org = await setUpOrg(sys, size);
+        orgs.set(size, org);
+        const seedSeconds = (performance.now() - s0) / 1000;
+        memory.mark(`scenarios at ${size}`);
+        const { loads, events } = await runScenarios(org, sys.port, sys.helloPort);
+        sizes.push({ size, seedSeconds, loads, events });
+      } catch (err) {
+        if (err instanceof SchemaDrift) throw err;
+        // the figures so far are still written
+        failures.push(`history ${size}: ${(err as Error).message}`);
+        say(`history ${size} FAILED, going on: ${(err as Error).message}`);
+      }
     }
     let mixed: MixedReport | undefined;
     if (config.mixed) {
@@ -45,7 +53,12 @@ async function main() {
         say(`BENCH_MIXED_HISTORY=${config.mixedHistory} is not one of BENCH_HISTORY: seeding an organization for it`);
         org = await setUpOrg(sys, config.mixedHistory);
       }
-      mixed = await runMixed(org);
+      try {
+        mixed = await runMixed(org);
+      } catch (err) {
+        failures.push(`mixed load: ${(err as Error).message}`);
+        say(`mixed load FAILED: ${(err as Error).message}`);
+      }
     }
     memory.stop();
     const peaks = memory.peaks();
@@ -64,8 +77,11 @@ async function main() {
         samples: peaks.samples,
       },
       mixed,
+      failures,
     });
-    say(`done in ${((performance.now() - t0) / 60_000).toFixed(1)} min`);
+    say(
+      `done in ${((performance.now() - t0) / 60_000).toFixed(1)} min${failures.length ? `; FAILED: ${failures.join("; ")}` : ""}`,
+    );
   } finally {
     memory.stop();
     say("stopping the system...");
