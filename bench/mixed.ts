@@ -1,0 +1,243 @@
+/**
+ * Mixed load: N simulated users of an active team, each with a registered event queue
+ * and a parked long-poll (re-polled after each answer), each acting in a loop. What a
+ * user does, assumed from an active team's day (Zulip's web client, one tab each):
+ *   - sends a message to their team's channel once per 60 s,
+ *   - fetches the newest 100 messages of the history channel once per 30 s (opening a
+ *     narrow / scrolling back),
+ *   - a presence-like GET /users/me once per 60 s (the web client reports presence
+ *     every 60 s; the server has no presence endpoint yet),
+ *   - re-polls GET /events after every answer (each send reaches the 25 members of a team).
+ * Each interval is jittered by ±20 % and each user starts at a random point of it.
+ * Marking messages read (POST /messages/flags) is not implemented by the server yet:
+ * `markRead` below is the hook to switch on when it is.
+ */
+import { config, say } from "./config";
+import { Http, pct, pool, sleep } from "./http";
+import type { Org, User } from "./org";
+import { Poller, recovery, settle } from "./scenarios";
+
+const TEAM_SIZE = 25;
+const PERIOD_SECONDS = { send: 60, history: 30, presence: 60 } as const;
+type Action = keyof typeof PERIOD_SECONDS;
+
+/**
+ * Hook: mark the messages a user received as read, as a client does when they are
+ * shown. The server does not implement POST /messages/flags yet; when it does, set
+ * MARK_READ to true (it then adds one request per answered long-poll with messages).
+ */
+const MARK_READ = false;
+async function markRead(http: Http, messageIds: number[], stats: Stats): Promise<void> {
+  if (!MARK_READ || !messageIds.length) return;
+  const r = await http.post("/messages/flags", { messages: messageIds, op: "add", flag: "read" }, 30_000);
+  stats.record("markRead", r.status === 200, r.ms);
+}
+
+class Stats {
+  readonly latencies: number[] = [];
+  readonly byAction = new Map<string, { n: number; errors: number; latencies: number[] }>();
+  errors = 0;
+  pollAnswers = 0;
+  pollErrors = 0;
+
+  record(action: string, success: boolean, ms: number) {
+    const a = this.byAction.get(action) ?? this.byAction.set(action, { n: 0, errors: 0, latencies: [] }).get(action)!;
+    a.n++;
+    if (success) {
+      a.latencies.push(ms);
+      this.latencies.push(ms);
+    } else {
+      a.errors++;
+      this.errors++;
+    }
+  }
+}
+
+export interface MixedResult {
+  users: number;
+  seconds: number;
+  requests: number;
+  /** per second, of the actions (long-polls not included) */
+  rps: number;
+  avg: number;
+  p99: number;
+  /** errors / (actions + long-poll answers) */
+  errorRate: number;
+  pollAnswers: number;
+  pollErrors: number;
+  byAction: Record<string, { n: number; errors: number; avg: number; p99: number }>;
+  holds: boolean;
+  recoverySeconds: number | null;
+}
+
+const LIMITS = { avg: 100, p99: 1000, errorRate: 0.001 };
+
+export class MixedLoad {
+  private users: User[] = [];
+
+  constructor(private readonly org: Org) {}
+
+  /** At least `n` users, in teams of 25, each team with its channel. */
+  private async ensureUsers(n: number) {
+    const target = Math.ceil(n / TEAM_SIZE) * TEAM_SIZE;
+    if (this.users.length >= target) return;
+    say(`  creating ${target - this.users.length} more users (${target} in all) and their team channels...`);
+    const made = await this.org.createUsers(`mixed${this.users.length}-`, target - this.users.length);
+    const teamsBefore = this.users.length / TEAM_SIZE;
+    this.users.push(...made);
+    for (let t = teamsBefore; t < target / TEAM_SIZE; t++) {
+      const members = this.users.slice(t * TEAM_SIZE, (t + 1) * TEAM_SIZE);
+      await this.org.createChannel(
+        `team${t}`,
+        members.map((u) => u.id),
+      );
+    }
+  }
+
+  async run(n: number, seconds: number): Promise<MixedResult> {
+    await this.ensureUsers(n);
+    const users = this.users.slice(0, n);
+    const stats = new Stats();
+    say(`  ${n} users register their queues...`);
+    const pollers = await pool(users, 8, (u) => {
+      const http = this.org.as(u);
+      return Poller.register(http, (events) => {
+        stats.pollAnswers++;
+        const ids = events.filter((e) => e.type === "message").map((e) => (e.message as { id: number }).id);
+        void markRead(http, ids, stats);
+      });
+    });
+    say(`  ${n} users active for ${seconds} s...`);
+    pollers.forEach((p) => p.start());
+    const end = performance.now() + seconds * 1000;
+    const narrow = JSON.stringify([{ operator: "channel", operand: this.org.historyChannel }]);
+    const act = async (http: Http, team: number, action: Action) => {
+      const r =
+        action === "send"
+          ? await http.post(
+              "/messages",
+              { type: "stream", to: `team${team}`, topic: "work", content: "status update" },
+              30_000,
+            )
+          : action === "history"
+            ? await http.get("/messages", { anchor: "newest", num_before: 100, num_after: 0, narrow }, 30_000)
+            : await http.get("/users/me", {}, 30_000);
+      stats.record(action, r.status === 200, r.ms);
+    };
+    const inFlight = new Set<Promise<void>>();
+    const timers: NodeJS.Timeout[] = [];
+    users.forEach((u, i) => {
+      const http = this.org.as(u);
+      const team = Math.floor(i / TEAM_SIZE);
+      for (const action of Object.keys(PERIOD_SECONDS) as Action[]) {
+        const period = PERIOD_SECONDS[action] * 1000;
+        const schedule = (delay: number) => {
+          const t = setTimeout(() => {
+            if (performance.now() >= end) return;
+            const p = act(http, team, action).finally(() => inFlight.delete(p));
+            inFlight.add(p);
+            schedule(period * (0.8 + 0.4 * Math.random()));
+          }, delay);
+          timers.push(t);
+        };
+        schedule(Math.random() * period);
+      }
+    });
+    let lastSaid = performance.now();
+    while (performance.now() < end) {
+      await sleep(Math.min(1000, end - performance.now()));
+      if (performance.now() - lastSaid > 10_000) {
+        lastSaid = performance.now();
+        say(
+          `    ${Math.ceil((end - performance.now()) / 1000)} s left, ${stats.latencies.length + stats.errors} actions so far`,
+        );
+      }
+    }
+    timers.forEach(clearTimeout);
+    // the answers of actions started before the end count (bounded by their 30 s timeout)
+    await Promise.all(inFlight);
+    stats.pollErrors = pollers.reduce((s, p) => s + p.errors, 0);
+    await pool(pollers, 8, (p) => p.stop());
+
+    const sorted = [...stats.latencies].sort((a, b) => a - b);
+    const requests = sorted.length + stats.errors;
+    const avg = sorted.length ? sorted.reduce((s, x) => s + x, 0) / sorted.length : NaN;
+    const errorRate = (stats.errors + stats.pollErrors) / Math.max(1, requests + stats.pollAnswers + stats.pollErrors);
+    const byAction = Object.fromEntries(
+      [...stats.byAction].map(([k, a]) => {
+        const l = [...a.latencies].sort((x, y) => x - y);
+        return [
+          k,
+          { n: a.n, errors: a.errors, avg: l.length ? l.reduce((s, x) => s + x, 0) / l.length : NaN, p99: pct(l, 99) },
+        ];
+      }),
+    );
+    const p99 = pct(sorted, 99);
+    const holds = requests > 0 && avg <= LIMITS.avg && p99 <= LIMITS.p99 && errorRate <= LIMITS.errorRate;
+    say(
+      `  ${n} users: ${requests} requests (${(requests / seconds).toFixed(1)}/s) + ${stats.pollAnswers} long-poll answers; ` +
+        `avg ${avg.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, errors ${(errorRate * 100).toFixed(2)} % → ${holds ? "holds" : "does NOT hold"}`,
+    );
+    const recoverySeconds = await recovery(this.org);
+    await settle(this.org, recoverySeconds);
+    return {
+      users: n,
+      seconds,
+      requests,
+      rps: requests / seconds,
+      avg,
+      p99,
+      errorRate,
+      pollAnswers: stats.pollAnswers,
+      pollErrors: stats.pollErrors,
+      byAction,
+      holds,
+      recoverySeconds,
+    };
+  }
+}
+
+export interface MixedReport {
+  history: number;
+  main: MixedResult;
+  steps: MixedResult[];
+  /** the largest N that held (null: not even the first step) */
+  largestN: number | null;
+  limits: typeof LIMITS;
+  stoppedBecause: string;
+}
+
+/** BENCH_USERS users for BENCH_MIXED_SECONDS, then N = 50, 100, 200, ... while the limits hold. */
+export async function runMixed(org: Org): Promise<MixedReport> {
+  const mixed = new MixedLoad(org);
+  const seconds = config.mixedSeconds;
+  say(`[${org.subdomain}] mixed load: ${config.mixedUsers} users for ${seconds} s...`);
+  const main = await mixed.run(config.mixedUsers, seconds);
+  const started = performance.now();
+  const steps: MixedResult[] = [];
+  let largestN: number | null = null;
+  let stoppedBecause = "";
+  for (let n = 50; ; n *= 2) {
+    if (n > config.mixedMaxUsers) {
+      stoppedBecause = `next step ${n} > BENCH_MIXED_MAX_USERS=${config.mixedMaxUsers}`;
+      break;
+    }
+    if ((performance.now() - started) / 1000 + seconds > config.mixedBudgetSeconds) {
+      stoppedBecause = `BENCH_MIXED_BUDGET_SECONDS=${config.mixedBudgetSeconds} spent`;
+      break;
+    }
+    say(`[${org.subdomain}] mixed load step: ${n} users for ${seconds} s...`);
+    const r = n === main.users ? main : await mixed.run(n, seconds);
+    steps.push(r);
+    if (!r.holds) {
+      stoppedBecause = `${n} users exceed the limits`;
+      break;
+    }
+    largestN = n;
+  }
+  say(
+    `[${org.subdomain}] largest N within avg ≤ ${LIMITS.avg} ms, p99 ≤ ${LIMITS.p99} ms, errors ≤ ${LIMITS.errorRate * 100} %: ` +
+      `${largestN ?? "< 50"} (${stoppedBecause})`,
+  );
+  return { history: org.size, main, steps, largestN, limits: LIMITS, stoppedBecause };
+}

@@ -1,0 +1,152 @@
+/** bench/results/latest.md (the tables) and latest.json (all figures). */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { REPO_ROOT } from "../scripts/lib/infra";
+import { config, requestTimeoutSeconds, say } from "./config";
+import type { MixedReport } from "./mixed";
+import type { EventResult, LoadResult } from "./scenarios";
+
+export interface SizeResult {
+  size: number;
+  seedSeconds: number;
+  loads: LoadResult[];
+  events: EventResult;
+}
+
+export interface Report {
+  startedAt: string;
+  runSeconds: number;
+  settings: Record<string, unknown>;
+  sizes: SizeResult[];
+  memory: {
+    processes: Array<{ process: string; peakMiB: number }>;
+    systemPeakMiB: number;
+    systemPeakByPhase: Record<string, number>;
+    samples: number;
+  };
+  mixed?: MixedReport;
+  /** steps that could not run, and why */
+  failures: string[];
+}
+
+const name = (s: string) => s.replace(/^\[[^\]]+\] /, "");
+const f = (n: number | null | undefined, d = 1) =>
+  n === null || n === undefined || Number.isNaN(n) ? "-" : n.toFixed(d);
+const x = (a: number, b: number, d = 1) => (Number.isFinite(a / b) && b > 0 ? `${(a / b).toFixed(d)}x` : "-");
+const rec = (s: number | null | undefined) => (s === undefined ? "-" : s === null ? "> 30" : s.toFixed(2));
+
+export function renderMarkdown(r: Report): string {
+  const L: string[] = [];
+  L.push(
+    `# Benchmark (${r.startedAt}; ${config.seconds} s per scenario, ${config.connections} connections, ` +
+      `request timeout ${requestTimeoutSeconds} s, history ${config.history.join(" / ")}; run took ${(r.runSeconds / 60).toFixed(1)} min)`,
+    "",
+    "Errors include timeouts. Recovery: seconds after the load until `GET /users/me` and `POST /register` both answer (≤ 5 s required; > 30 = not within 30 s).",
+    "",
+  );
+  for (const s of r.sizes) {
+    const b = s.loads[0]!;
+    L.push(
+      `## History ${s.size} messages (seeded in ${s.seedSeconds.toFixed(0)} s)`,
+      "",
+      "| scenario | req/s | p50 ms | p99 ms | errors | req/s vs baseline | p50 vs baseline | p99 vs baseline | recovery s |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+      ...s.loads.map(
+        (l) =>
+          `| ${name(l.scenario)} | ${f(l.rps, 1)} | ${f(l.p50)} | ${f(l.p99)} | ${l.errors} | ${f(l.rps / b.rps, 4)} | ${x(l.p50, Math.max(b.p50, 1))} | ${x(l.p99, Math.max(b.p99, 1))} | ${rec(l.recoverySeconds)} |`,
+      ),
+      `| ${s.events.scenario} (${s.events.samples} samples) | - | ${f(s.events.p50)} | ${f(s.events.p99)} | ${s.events.errors} | - | ${x(s.events.p50, Math.max(b.p50, 1))} | ${x(s.events.p99, Math.max(b.p99, 1))} | ${rec(s.events.recoverySeconds)} |`,
+      "",
+      `Event delivery under ${config.crowd} parked long-polls: background ${f(s.events.backgroundPerSecond)} sends/s achieved ` +
+        `(${config.backgroundPerSecond} asked, ${s.events.backgroundErrors} errors), the ${config.crowd} users received ` +
+        `${f(s.events.crowdEventsPerSecond, 0)} events/s, ${s.events.crowdPollErrors} long-poll errors.`,
+      "",
+    );
+  }
+  if (r.sizes.length > 1) {
+    const first = r.sizes[0]!;
+    const rest = r.sizes.slice(1);
+    L.push(
+      `## Growth with history (each size's figure / the ${first.size}-message figure)`,
+      "",
+      `| scenario | figure | ${r.sizes.map((s) => `${s.size}`).join(" | ")} | ${rest.map((s) => `${s.size} / ${first.size}`).join(" | ")} |`,
+      `|---|---|${r.sizes.map(() => "---:").join("|")}|${rest.map(() => "---:").join("|")}|`,
+    );
+    const rows: Array<[string, string, (s: SizeResult) => number | null | undefined]> = [];
+    first.loads.forEach((l, i) => {
+      rows.push([name(l.scenario), "req/s", (s) => s.loads[i]?.rps]);
+      rows.push([name(l.scenario), "p50 ms", (s) => s.loads[i]?.p50]);
+      rows.push([name(l.scenario), "p99 ms", (s) => s.loads[i]?.p99]);
+      rows.push([name(l.scenario), "errors", (s) => s.loads[i]?.errors]);
+      if (i > 0) rows.push([name(l.scenario), "recovery s", (s) => s.loads[i]?.recoverySeconds]);
+    });
+    rows.push([first.events.scenario, "p50 ms", (s) => s.events.p50]);
+    rows.push([first.events.scenario, "p99 ms", (s) => s.events.p99]);
+    rows.push([first.events.scenario, "errors", (s) => s.events.errors]);
+    for (const [scenario, figure, get] of rows) {
+      const v0 = get(first);
+      L.push(
+        `| ${scenario} | ${figure} | ${r.sizes.map((s) => f(get(s), figure === "errors" ? 0 : 1)).join(" | ")} | ${rest
+          .map((s) => (figure === "errors" ? "" : x(get(s) ?? NaN, v0 ?? NaN, 2)))
+          .join(" | ")} |`,
+      );
+    }
+    L.push("");
+  }
+  const base = r.memory.processes[0]!.peakMiB;
+  L.push(
+    "## Memory",
+    "",
+    "| process | peak RSS MiB (VmHWM) | vs baseline |",
+    "|---|---:|---:|",
+    ...r.memory.processes.map((m) => `| ${m.process} | ${f(m.peakMiB)} | ${x(m.peakMiB, base, 2)} |`),
+    "",
+    `Whole system (services + nats-server + database), peak of the summed VmRSS sampled every 250 ms ` +
+      `(${r.memory.samples} samples): **${f(r.memory.systemPeakMiB)} MiB** (${x(r.memory.systemPeakMiB, base, 2)} the baseline's peak).`,
+    "",
+    "| phase | system peak MiB |",
+    "|---|---:|",
+    ...Object.entries(r.memory.systemPeakByPhase).map(([p, v]) => `| ${p} | ${f(v)} |`),
+    "",
+  );
+  if (r.mixed) {
+    const m = r.mixed;
+    L.push(
+      `## Mixed load (history ${m.history}; ${m.main.seconds} s per measurement)`,
+      "",
+      "Per user: a send to their 25-member team channel every 60 s, the newest 100 messages of the history channel every 30 s, " +
+        "`GET /users/me` every 60 s (±20 %), a long-poll re-polled after every answer. Latency and req/s are of those actions " +
+        "(long-polls wait by design); the error rate counts long-poll failures too. Marking read (`POST /messages/flags`) is not implemented by the server: not in the mix.",
+      "",
+      "| users | actions/s | avg ms | p99 ms | errors % | long-poll answers | within limits | recovery s |",
+      "|---:|---:|---:|---:|---:|---:|---|---:|",
+      ...[m.main, ...m.steps.filter((s) => s !== m.main)].map(
+        (s) =>
+          `| ${s.users}${s === m.main ? " (BENCH_USERS)" : ""} | ${f(s.rps)} | ${f(s.avg)} | ${f(s.p99)} | ${f(s.errorRate * 100, 2)} | ${s.pollAnswers} | ${s.holds ? "yes" : "no"} | ${rec(s.recoverySeconds)} |`,
+      ),
+      "",
+      `BENCH_USERS=${m.main.users} by action:`,
+      "",
+      "| action | requests | errors | avg ms | p99 ms |",
+      "|---|---:|---:|---:|---:|",
+      ...Object.entries(m.main.byAction).map(([k, a]) => `| ${k} | ${a.n} | ${a.errors} | ${f(a.avg)} | ${f(a.p99)} |`),
+      "",
+      `**Largest N with avg ≤ ${m.limits.avg} ms, p99 ≤ ${m.limits.p99} ms, errors ≤ ${m.limits.errorRate * 100} %: ` +
+        `${m.largestN ?? "fewer than 50"}** (stepping 50, 100, 200, ...; stopped: ${m.stoppedBecause}).`,
+      "",
+    );
+  }
+  if (r.failures.length) L.push("## Failed steps", "", ...r.failures.map((f) => `- ${f}`), "");
+  return L.join("\n");
+}
+
+export function writeReport(r: Report): void {
+  const md = renderMarkdown(r);
+  process.stdout.write("\n" + md + "\n");
+  writeFileSync(join(REPO_ROOT, "bench/results/latest.md"), md);
+  writeFileSync(
+    join(REPO_ROOT, "bench/results/latest.json"),
+    JSON.stringify(r, (_k, v: unknown) => (typeof v === "number" && !Number.isFinite(v) ? null : v), 2) + "\n",
+  );
+  say("written to bench/results/latest.md and latest.json");
+}

@@ -1,0 +1,142 @@
+/**
+ * The bulk path for a large history: messaging's documents written directly with the
+ * MongoDB driver (mongoose's copy of it) into messaging's database, because the API
+ * sends only ~40-60 messages/s here. It must write exactly what
+ * services/messaging/src/messages/message.schema.ts and
+ * user-messages/user-message.schema.ts define, with ids taken from the `counters`
+ * document `{_id: "message", seq}` as packages/shared/src/ids.ts allocates them.
+ * It copies the fixed fields from a message the API wrote (the template) and refuses
+ * to run when that message's fields differ from the ones written here; the caller
+ * then checks that GET /messages returns what was written.
+ */
+import { mongo } from "mongoose";
+
+/** The fields of a `messages` document and of a `usermessages` row, as the schemas define them today. */
+export const MESSAGE_FIELDS = [
+  "_id",
+  "realmId",
+  "messageId",
+  "senderId",
+  "type",
+  "recipientId",
+  "streamId",
+  "topic",
+  "topicKey",
+  "receivers",
+  "content",
+  "renderedContent",
+  "timestamp",
+  "client",
+] as const;
+export const USER_MESSAGE_FIELDS = ["_id", "realmId", "userId", "messageId", "flags"] as const;
+
+export interface SeedPlan {
+  mongoUrl: string;
+  /** `<MONGO_DB_PREFIX>_messaging` */
+  dbName: string;
+  /** id of a channel message sent through the API: its realm, channel, sender and receivers are copied */
+  templateMessageId: number;
+  count: number;
+  /** content of the n-th seeded message (1-based) */
+  content: (n: number) => string;
+  topic: (n: number) => string;
+  /** flags of user `userId`'s row for the n-th seeded message */
+  flags: (userId: number, n: number) => string[];
+  progress: (line: string) => void;
+  batch?: number;
+}
+
+export class SchemaDrift extends Error {}
+
+const sameFields = (doc: object, fields: readonly string[]) =>
+  Object.keys(doc).sort().join(",") === [...fields].sort().join(",");
+
+/** Writes `count` messages (and their usermessage rows); returns the first and last message id. */
+export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastId: number }> {
+  const client = await mongo.MongoClient.connect(plan.mongoUrl);
+  try {
+    const db = client.db(plan.dbName);
+    const messages = db.collection("messages");
+    const userMessages = db.collection("usermessages");
+    const counters = db.collection<{ _id: string; seq: number }>("counters");
+
+    const template = await messages.findOne({ messageId: plan.templateMessageId });
+    if (!template) {
+      throw new SchemaDrift(
+        `message ${plan.templateMessageId} is not in ${plan.dbName}.messages: messaging's storage changed; update bench/seed.ts`,
+      );
+    }
+    if (!sameFields(template, MESSAGE_FIELDS)) {
+      throw new SchemaDrift(
+        `messaging's message documents now have fields [${Object.keys(template).join(", ")}], bench/seed.ts writes ` +
+          `[${MESSAGE_FIELDS.join(", ")}]: update bench/seed.ts to match services/messaging/src/messages/message.schema.ts`,
+      );
+    }
+    const row = await userMessages.findOne({ messageId: plan.templateMessageId });
+    if (!row || !sameFields(row, USER_MESSAGE_FIELDS)) {
+      throw new SchemaDrift(
+        `messaging's usermessage rows now have fields [${Object.keys(row ?? {}).join(", ")}], bench/seed.ts writes ` +
+          `[${USER_MESSAGE_FIELDS.join(", ")}]: update bench/seed.ts to match user-messages/user-message.schema.ts`,
+      );
+    }
+
+    // Reserve the ids: one $inc by `count` moves the counter past everything written here.
+    const after = await counters.findOneAndUpdate(
+      { _id: "message" },
+      { $inc: { seq: plan.count } },
+      { returnDocument: "after" },
+    );
+    if (!after) throw new SchemaDrift(`no counters document {_id: "message"} in ${plan.dbName}: ids.ts changed?`);
+    const lastId = after.seq;
+    const firstId = lastId - plan.count + 1;
+
+    const receivers = template.receivers as number[];
+    // small batches: SecantusDB takes large ones more slowly per document
+    const batch = plan.batch ?? 500;
+    const now = Math.floor(Date.now() / 1000);
+    const started = Date.now();
+    let lastSaid = started;
+    for (let from = 1; from <= plan.count; from += batch) {
+      const to = Math.min(plan.count, from + batch - 1);
+      const msgs = [];
+      const rows = [];
+      for (let n = from; n <= to; n++) {
+        const messageId = firstId + n - 1;
+        const content = plan.content(n);
+        const topic = plan.topic(n);
+        msgs.push({
+          realmId: template.realmId as number,
+          messageId,
+          senderId: template.senderId as number,
+          type: template.type as string,
+          recipientId: template.recipientId as number,
+          streamId: template.streamId as number,
+          topic,
+          topicKey: topic.toLowerCase(),
+          receivers,
+          content,
+          // the markdown renderer's output for a one-line plain-text message
+          renderedContent: `<p>${content}</p>`,
+          // one message a minute up to now
+          timestamp: now - (plan.count - n + 1) * 60,
+          client: "API",
+        });
+        for (const userId of receivers) {
+          rows.push({ realmId: template.realmId as number, userId, messageId, flags: plan.flags(userId, n) });
+        }
+      }
+      await messages.insertMany(msgs, { ordered: false });
+      await userMessages.insertMany(rows, { ordered: false });
+      if (Date.now() - lastSaid > 5000 || to === plan.count) {
+        lastSaid = Date.now();
+        const s = (Date.now() - started) / 1000;
+        plan.progress(
+          `  bulk: ${to}/${plan.count} messages (+${to * receivers.length} usermessage rows), ${s.toFixed(0)} s, ${(to / s).toFixed(0)} msg/s`,
+        );
+      }
+    }
+    return { firstId, lastId };
+  } finally {
+    await client.close();
+  }
+}

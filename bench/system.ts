@@ -1,0 +1,178 @@
+/**
+ * The system under test, started as `npm start` does (each service its own process,
+ * its own nats-server and database in a throw-away directory, NODE_ENV=production),
+ * the hello-world baseline beside it, and a sampler of the whole system's memory.
+ */
+import { connect } from "@nats-io/transport-node";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort, provisionInfra, REPO_ROOT, type Infra } from "../scripts/lib/infra";
+import { createOrganization } from "../scripts/lib/organization";
+import { PROCESSES } from "@teamchat/shared";
+import { spawnService, stopServices, waitForHealth, type ServiceProcess } from "../scripts/lib/services";
+import { say } from "./config";
+import type { Creds } from "./http";
+
+export interface System {
+  port: number;
+  helloPort: number;
+  mongoUrl: string;
+  natsUrl: string;
+  dbPrefix: string;
+  /** every process of the system (services, nats-server, database), for memory figures */
+  processes: Array<{ name: string; pid: number }>;
+  helloPid: number;
+  /** Creates organization `subdomain` and its owner over the bus, as `npm run manage` does. */
+  createOrganization(subdomain: string): Promise<{ owner: Creds & { id: number } }>;
+  stop(): Promise<void>;
+}
+
+export async function startSystem(): Promise<System> {
+  const dataDir = mkdtempSync(join(tmpdir(), "teamchat-bench-"));
+  say(`starting nats-server and the database in ${dataDir}...`);
+  let infra: Infra;
+  try {
+    infra = await provisionInfra({ dataDir, progress: say });
+  } catch (err) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw new Error(
+      `could not start the infrastructure: ${(err as Error).message}\n` +
+        "  (set MONGO_URL / NATS_URL to use running servers, or see README.md Quick start)",
+    );
+  }
+  const port = await freePort();
+  const helloPort = await freePort();
+  const dbPrefix = process.env.MONGO_DB_PREFIX ?? `bench${Date.now()}`;
+  const env = {
+    ...process.env,
+    NATS_URL: infra.natsUrl,
+    MONGO_URL: infra.mongoUrl,
+    MONGO_DB_PREFIX: dbPrefix,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    EXTERNAL_URL: `http://localhost:${port}`,
+    NODE_ENV: "production",
+    LOG_LEVEL: "warn",
+    // The limiter still runs (and costs) on every request; the bench only must not hit it.
+    RATE_LIMIT_REQUESTS: "100000000",
+  };
+  say("starting the five services (NODE_ENV=production) and the hello-world baseline...");
+  const procs: ServiceProcess[] = PROCESSES.map((name, i) => spawnService(name, env, i));
+  const hello: ChildProcess = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "bench/hello.ts")], {
+    env: { ...process.env, PORT: String(helloPort) },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const stop = async () => {
+    hello.kill("SIGTERM");
+    await stopServices(procs);
+    await infra.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await waitForHealth(`http://127.0.0.1:${port}`, 120_000, procs);
+    await new Promise((r, j) => {
+      hello.stdout!.once("data", r);
+      hello.once("exit", (code) => j(new Error(`bench/hello.ts exited with code ${code}`)));
+    });
+  } catch (err) {
+    await stop();
+    throw new Error(`the system did not start: ${(err as Error).message} (the services' logs are above)`);
+  }
+  say(`system up: gateway on 127.0.0.1:${port}, baseline on 127.0.0.1:${helloPort}`);
+  return {
+    port,
+    helloPort,
+    mongoUrl: infra.mongoUrl,
+    natsUrl: infra.natsUrl,
+    dbPrefix,
+    processes: [
+      ...procs.map((p) => ({ name: p.name, pid: p.child.pid! })),
+      ...infra.servers.map((s) => ({ name: s.name, pid: s.pid })),
+    ],
+    helloPid: hello.pid!,
+    async createOrganization(subdomain) {
+      const nc = await connect({ servers: infra.natsUrl });
+      try {
+        const email = `owner@${subdomain}.bench.example`;
+        const org = await createOrganization(nc, {
+          subdomain,
+          name: `Bench ${subdomain}`,
+          ownerEmail: email,
+          ownerName: "Bench Owner",
+          ownerPassword: null,
+        });
+        return { owner: { email, apiKey: org.apiKey, id: org.userId } };
+      } finally {
+        await nc.close();
+      }
+    },
+    stop,
+  };
+}
+
+/** A line of /proc/<pid>/status in MiB (NaN once the process is gone). */
+function statusMiB(pid: number, field: "VmHWM" | "VmRSS"): number {
+  try {
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Peak resident memory (VmHWM) of a process over its life, in MiB. */
+export const peakMiB = (pid: number): number => statusMiB(pid, "VmHWM");
+
+/** Current resident memory of a process and its descendants (a database may fork), in MiB. */
+function treeRssMiB(pid: number): number {
+  let total = statusMiB(pid, "VmRSS");
+  try {
+    for (const tid of readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/)) {
+      if (tid) total += treeRssMiB(Number(tid));
+    }
+  } catch {
+    // no children file: nothing to add
+  }
+  return total;
+}
+
+/**
+ * Samples the sum of the system's current RSS every 250 ms. `mark(phase)` starts a
+ * new phase; `peaks()` gives the maximum over the whole run and per phase.
+ */
+export class MemorySampler {
+  private timer: NodeJS.Timeout | undefined;
+  private phase = "start";
+  private max = 0;
+  private readonly perPhase = new Map<string, number>();
+  samples = 0;
+
+  constructor(private readonly pids: number[]) {}
+
+  start(): this {
+    const sample = () => {
+      const sum = this.pids.reduce((s, pid) => s + (treeRssMiB(pid) || 0), 0);
+      this.samples++;
+      this.max = Math.max(this.max, sum);
+      this.perPhase.set(this.phase, Math.max(this.perPhase.get(this.phase) ?? 0, sum));
+    };
+    sample();
+    this.timer = setInterval(sample, 250);
+    this.timer.unref();
+    return this;
+  }
+
+  mark(phase: string): void {
+    this.phase = phase;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  peaks(): { maxMiB: number; perPhase: Record<string, number>; samples: number } {
+    return { maxMiB: this.max, perPhase: Object.fromEntries(this.perPhase), samples: this.samples };
+  }
+}
