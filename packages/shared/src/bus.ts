@@ -12,6 +12,7 @@ import {
   type ParamsOf,
   type ReplyOf,
 } from "./contract";
+import { withDeadline } from "./deadline";
 import { ZulipError, internalError, unauthorized, wireErrorSchema } from "./errors";
 import { parseParams } from "./params";
 
@@ -187,12 +188,12 @@ export class BusServer {
     try {
       // Under overload, requests queue here: one whose caller has already given up (504) is
       // dropped instead of started, so the backlog ends with the load instead of outliving it.
-      const deadline = Number(msg.headers?.get(DEADLINE_HEADER));
+      const deadline = Number(msg.headers?.get(DEADLINE_HEADER)) || undefined;
       if (deadline && Date.now() > deadline) {
         this.opts.logger.debug({ subject: contract.subject }, "caller gave up before a slot was free: not started");
         return;
       }
-      await this.answer(contract, handler, msg);
+      await withDeadline(deadline, () => this.answer(contract, handler, msg));
     } finally {
       this.release();
     }

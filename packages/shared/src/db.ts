@@ -1,3 +1,4 @@
+import { ensureCallerWaiting, noteWrite } from "./deadline";
 import mongoose, {
   type Connection,
   type Model,
@@ -50,7 +51,19 @@ export abstract class TenantRepository<T extends { realmId: number }> {
     await this.#model.syncIndexes();
   }
 
+  /** The filter of a read: the realm added, once the caller is known to be still waiting. */
   private scoped(realmId: number, filter: TenantFilter<T>): QueryFilter<T> {
+    ensureCallerWaiting();
+    return this.tenant(realmId, filter);
+  }
+
+  /** The filter of a write: the realm added; the request is no longer abandoned halfway. */
+  private scopedWrite(realmId: number, filter: TenantFilter<T>): QueryFilter<T> {
+    noteWrite();
+    return this.tenant(realmId, filter);
+  }
+
+  private tenant(realmId: number, filter: TenantFilter<T>): QueryFilter<T> {
     return { ...filter, realmId } as QueryFilter<T>;
   }
 
@@ -84,40 +97,43 @@ export abstract class TenantRepository<T extends { realmId: number }> {
   }
 
   protected async insertOne(doc: T): Promise<T> {
+    noteWrite();
     await this.#model.create(doc);
     return doc;
   }
 
   protected async insertMany(docs: T[]): Promise<void> {
+    noteWrite();
     if (docs.length) await this.#model.insertMany(docs, { ordered: false });
   }
 
   /** Updates the first match; returns the document after the update, or null when none matched. */
   protected findOneAndUpdate(realmId: number, filter: TenantFilter<T>, update: UpdateQuery<T>): Promise<T | null> {
     return this.#model
-      .findOneAndUpdate(this.scoped(realmId, filter), update, { returnDocument: "after" })
+      .findOneAndUpdate(this.scopedWrite(realmId, filter), update, { returnDocument: "after" })
       .lean<T>()
       .exec();
   }
 
   /** Returns how many documents matched. */
   protected async updateOne(realmId: number, filter: TenantFilter<T>, update: UpdateQuery<T>): Promise<number> {
-    return (await this.#model.updateOne(this.scoped(realmId, filter), update).exec()).matchedCount;
+    return (await this.#model.updateOne(this.scopedWrite(realmId, filter), update).exec()).matchedCount;
   }
 
   /** Updates the first match, or inserts the filter's fields with the update when none matched; true when it inserted. */
   protected async upsertOne(realmId: number, filter: TenantFilter<T>, update: UpdateQuery<T>): Promise<boolean> {
     return (
-      (await this.#model.updateOne(this.scoped(realmId, filter), update, { upsert: true }).exec()).upsertedCount > 0
+      (await this.#model.updateOne(this.scopedWrite(realmId, filter), update, { upsert: true }).exec()).upsertedCount >
+      0
     );
   }
 
   protected async updateMany(realmId: number, filter: TenantFilter<T>, update: UpdateQuery<T>): Promise<number> {
-    return (await this.#model.updateMany(this.scoped(realmId, filter), update).exec()).modifiedCount;
+    return (await this.#model.updateMany(this.scopedWrite(realmId, filter), update).exec()).modifiedCount;
   }
 
   protected async deleteMany(realmId: number, filter: TenantFilter<T>): Promise<number> {
-    return (await this.#model.deleteMany(this.scoped(realmId, filter)).exec()).deletedCount;
+    return (await this.#model.deleteMany(this.scopedWrite(realmId, filter)).exec()).deletedCount;
   }
 }
 

@@ -3,6 +3,7 @@ export * from "./bus";
 export * from "./config";
 export * from "./contract";
 export * from "./db";
+export * from "./deadline";
 export * from "./domain";
 export * from "./errors";
 export * from "./ids";
