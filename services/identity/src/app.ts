@@ -1,6 +1,6 @@
 import { IdAllocator, identity, registerStateHandler, type RunningService, type ServiceDeps } from "@teamchat/shared";
 import { ApiKeyRepository } from "./api-keys/api-key.repository";
-import type { Identity } from "./context";
+import type { IdentityDeps } from "./deps";
 import { authenticateHandler } from "./handlers/authenticate";
 import { createOwnerHandler } from "./handlers/create-owner";
 import { createUserHandler } from "./handlers/create-user";
@@ -18,7 +18,7 @@ import { usersState } from "./users/users.state";
 
 /** Composition root: real connections in, a serving bus endpoint out. */
 export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<RunningService> {
-  const id: Identity = {
+  const id: IdentityDeps = {
     users: new UserRepository(deps.db, new IdAllocator(deps.db)),
     keys: new ApiKeyRepository(deps.db),
     attempts: new LoginAttemptRepository(deps.db),

@@ -1,12 +1,12 @@
 import { ZulipError, identity, requireRealm, type Handler } from "@teamchat/shared";
 import { API_KEY_LENGTH } from "../api-keys/api-key.repository";
-import type { Identity } from "../context";
+import type { Deps } from "../deps";
 import { apiEmail, toActor } from "../users/user-view";
 
 const invalidKey = () => new ZulipError("INVALID_API_KEY", "Invalid API key", 401);
 
 export const authenticateHandler =
-  ({ users, keys }: Pick<Identity, "users" | "keys">): Handler<typeof identity.authenticate> =>
+  ({ users, keys }: Deps<"users" | "keys">): Handler<typeof identity.authenticate> =>
   async ({ email, api_key }, ctx) => {
     const realm = requireRealm(ctx);
     if (api_key.length !== API_KEY_LENGTH) throw new ZulipError("INVALID_API_KEY", "Malformed API key", 401);

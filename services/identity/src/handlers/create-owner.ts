@@ -1,10 +1,10 @@
 import { Role, identity, isDuplicateKey, requireRealm, type Handler } from "@teamchat/shared";
-import type { Identity } from "../context";
+import type { Deps } from "../deps";
 import { hashPassword } from "../passwords";
 
 /** Creates the organization's first owner; if the address exists, issues it a new key (idempotent retries). */
 export const createOwnerHandler =
-  ({ users, keys }: Pick<Identity, "users" | "keys">): Handler<typeof identity.createOwner> =>
+  ({ users, keys }: Deps<"users" | "keys">): Handler<typeof identity.createOwner> =>
   async ({ email, full_name, password }, ctx) => {
     const realm = requireRealm(ctx);
     const existing = await users.byEmail(realm.id, email);

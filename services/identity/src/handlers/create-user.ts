@@ -9,7 +9,7 @@ import {
   requireUser,
   type Handler,
 } from "@teamchat/shared";
-import type { Identity } from "../context";
+import type { Deps } from "../deps";
 import { hashPassword } from "../passwords";
 import { caller } from "../users/access";
 import { checkFullName, isValidEmail } from "../users/full-name";
@@ -17,7 +17,7 @@ import { toUserResource } from "../users/user-view";
 
 /** POST /users (Zulip's create_user_backend): administrators holding can_create_users. */
 export const createUserHandler =
-  ({ users, events }: Pick<Identity, "users" | "events">): Handler<typeof identity.createUser> =>
+  ({ users, events }: Deps<"users" | "events">): Handler<typeof identity.createUser> =>
   async ({ email, password, full_name }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw mustBeAdmin();

@@ -1,5 +1,5 @@
 import { ZulipError, identity, requireRealm, type Handler } from "@teamchat/shared";
-import type { Identity } from "../context";
+import type { Deps } from "../deps";
 import { verifyPassword } from "../passwords";
 import { apiEmail } from "../users/user-view";
 
@@ -8,7 +8,7 @@ import { apiEmail } from "../users/user-view";
  * (one per device, like a session) instead of returning an existing one.
  */
 export const fetchApiKeyHandler =
-  ({ users, keys, attempts }: Pick<Identity, "users" | "keys" | "attempts">): Handler<typeof identity.fetchApiKey> =>
+  ({ users, keys, attempts }: Deps<"users" | "keys" | "attempts">): Handler<typeof identity.fetchApiKey> =>
   async ({ username, password }, ctx) => {
     const realm = requireRealm(ctx);
     const wait = await attempts.retryAfter(realm.id, username);

@@ -8,7 +8,7 @@ import {
   type ParamsOf,
   type RealmRef,
 } from "@teamchat/shared";
-import type { Identity } from "../context";
+import type { Deps, IdentityDeps } from "../deps";
 import { hashPassword, verifyPassword } from "../passwords";
 import { caller } from "../users/access";
 import { personUpdated } from "../users/events";
@@ -59,7 +59,7 @@ function checkValues(p: ParamsOf<typeof identity.updateSettings>): void {
  * /settings/notifications): Zulip's json_change_settings.
  */
 export const updateSettingsHandler =
-  ({ users, events }: Pick<Identity, "users" | "events">): Handler<typeof identity.updateSettings> =>
+  ({ users, events }: Deps<"users" | "events">): Handler<typeof identity.updateSettings> =>
   async (params, ctx) => {
     const { realm } = requireUser(ctx);
     const user = await caller(users, ctx);
@@ -94,7 +94,7 @@ export const updateSettingsHandler =
 
 /** user_settings to the user alone; what others see of the user (name, time zone, API email) to everyone. */
 function publishChanges(
-  events: Identity["events"],
+  events: IdentityDeps["events"],
   before: UserDoc,
   after: UserDoc,
   changed: Array<[SettingName, SettingValue]>,

@@ -15,7 +15,7 @@ import {
   type Handler,
   type RealmRef,
 } from "@teamchat/shared";
-import type { Identity } from "../context";
+import type { Deps } from "../deps";
 import { accessUserByEmail, accessUserById, caller } from "../users/access";
 import { personUpdated } from "../users/events";
 import { checkFullName, isValidEmail } from "../users/full-name";
@@ -28,7 +28,7 @@ type Changes = Omit<ParamsOf<typeof identity.updateUser>, "user_id">;
 
 const mustBeOwner = () => new ZulipError("UNAUTHORIZED_PRINCIPAL", "Must be an organization owner", 400);
 
-type UpdateUserDeps = Pick<Identity, "users" | "events" | "bus">;
+type UpdateUserDeps = Deps<"users" | "events" | "bus">;
 
 /** Zulip's update_user_backend, shared by the by-id and by-email routes. */
 async function updateUser(

@@ -1,5 +1,5 @@
 import { identity, provideState, type RegisterStateParams, type StateProvider } from "@teamchat/shared";
-import type { Identity } from "../context";
+import type { Deps } from "../deps";
 import { caller } from "./access";
 import {
   EMOJISET_CHOICES,
@@ -19,7 +19,7 @@ const pick = <K extends SettingName>(settings: Settings, keys: readonly K[]) =>
   Object.fromEntries(keys.map((k) => [k, settings[k]])) as Pick<Settings, K>;
 
 /** The organization's defaults and the caller's own settings (and their legacy top-level copies). */
-export const settingsState = ({ users }: Pick<Identity, "users">): StateProvider[] => [
+export const settingsState = ({ users }: Deps<"users">): StateProvider[] => [
   provideState(identity.realmUserSettingsDefaultsState, async () => ({
     realm_user_settings_defaults: { ...SETTING_DEFAULTS, ...choices },
   })),

@@ -1,10 +1,10 @@
 import { Role, identity, provideState, requireUser, type StateProvider } from "@teamchat/shared";
-import type { Identity } from "../context";
+import type { Deps } from "../deps";
 import { caller } from "./access";
 import { apiEmail, avatarUrl, roleFlags, toUserResource } from "./user-view";
 
 /** The users of the organization and who the caller is (Zulip's realm_user state), and the user-related parts not kept yet. */
-export const usersState = ({ users }: Pick<Identity, "users">): StateProvider[] => [
+export const usersState = ({ users }: Deps<"users">): StateProvider[] => [
   provideState(identity.realmUserState, async (params, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const [all, me] = await Promise.all([users.all(realm.id), caller(users, ctx)]);
