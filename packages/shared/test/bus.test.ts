@@ -81,7 +81,7 @@ it.each([4, 1])("answers a burst of 5 x the concurrency limit (%i) in arrival or
 
 it("drain() waits for requests still waiting for a slot, and the server takes no new ones", async () => {
   const blocked = gate();
-  const { server } = await serve(
+  const { server, stop } = await serve(
     async ({ n }) => {
       await blocked.opened;
       return { n };
@@ -100,6 +100,7 @@ it("drain() waits for requests still waiting for a slot, and the server takes no
     code: "SERVICE_UNAVAILABLE",
     status: 503,
   });
+  await stop();
 });
 
 it("does not start requests whose caller gave up while they waited for a slot", async () => {
