@@ -4,11 +4,7 @@
  * header (fetch() cannot set it), a timeout on every request.
  */
 import { Agent, request } from "node:http";
-
-export interface Creds {
-  email: string;
-  apiKey: string;
-}
+import { basicAuth, encodeValue, type Credentials } from "@teamchat/shared/src/testing/api";
 
 export interface Reply {
   status: number;
@@ -23,20 +19,18 @@ export const encode = (params: Record<string, unknown>): string =>
   new URLSearchParams(
     Object.entries(params)
       .filter(([, v]) => v !== undefined)
-      .map(([k, v]): [string, string] => [k, typeof v === "string" ? v : JSON.stringify(v)]),
+      .map(([k, v]): [string, string] => [k, encodeValue(v)]),
   ).toString();
-
-export const basicAuth = (c: Creds): string => `Basic ${Buffer.from(`${c.email}:${c.apiKey}`).toString("base64")}`;
 
 export class Http {
   /** `host` is the Host header that selects the organization, e.g. `h1000.localhost:9991`. */
   constructor(
     readonly port: number,
     readonly host: string,
-    readonly creds: Creds | null,
+    readonly creds: Credentials | null,
   ) {}
 
-  as(creds: Creds | null): Http {
+  as(creds: Credentials | null): Http {
     return new Http(this.port, this.host, creds);
   }
 

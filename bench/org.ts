@@ -4,11 +4,12 @@
  * and the newest messages through POST /messages, then checked through GET /messages.
  */
 import { config, say } from "./config";
-import { Http, ok, pool, sleep, type Creds, type Reply } from "./http";
+import type { Credentials } from "@teamchat/shared/src/testing/api";
+import { Http, ok, pool, sleep, type Reply } from "./http";
 import { bulkSeed, SchemaDrift } from "./seed";
 import type { System } from "./system";
 
-export type User = Creds & { id: number };
+export type User = Credentials & { id: number };
 
 export interface Org {
   size: number;

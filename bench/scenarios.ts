@@ -5,7 +5,8 @@
  */
 import autocannon from "autocannon";
 import { config, requestTimeoutSeconds, say } from "./config";
-import { basicAuth, encode, Http, ok, pct, pool, sleep, type Creds } from "./http";
+import { basicAuth, type Credentials } from "@teamchat/shared/src/testing/api";
+import { encode, Http, ok, pct, pool, sleep } from "./http";
 import { retry, type Org } from "./org";
 
 export interface LoadResult {
@@ -29,7 +30,7 @@ interface LoadOptions {
   host?: string;
   path: string;
   method?: "GET" | "POST";
-  creds?: Creds;
+  creds?: Credentials;
   form?: Record<string, unknown>;
   onBody?: (status: number, body: string) => void;
 }

@@ -13,7 +13,7 @@ import { createOrganization } from "../scripts/lib/organization";
 import { PROCESSES } from "@teamchat/shared";
 import { spawnService, stopServices, waitForHealth, type ServiceProcess } from "../scripts/lib/services";
 import { say } from "./config";
-import type { Creds } from "./http";
+import type { Credentials } from "@teamchat/shared/src/testing/api";
 
 export interface System {
   port: number;
@@ -25,7 +25,7 @@ export interface System {
   processes: Array<{ name: string; pid: number }>;
   helloPid: number;
   /** Creates organization `subdomain` and its owner over the bus, as `npm run manage` does. */
-  createOrganization(subdomain: string): Promise<{ owner: Creds & { id: number } }>;
+  createOrganization(subdomain: string): Promise<{ owner: Credentials & { id: number } }>;
   stop(): Promise<void>;
 }
 

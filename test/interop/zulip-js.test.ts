@@ -4,8 +4,8 @@
  * `event_types=null` at register, password login through fetch_api_key.
  */
 import zulipInit from "zulip-js";
+import type { TestUser } from "../support/organization";
 import { startSystem, type TestSystem } from "../support/system";
-import { makeUser, type TestUser } from "../support/users";
 
 let sys: TestSystem;
 let alice: TestUser, bob: TestUser;
@@ -13,7 +13,7 @@ let za: zulipInit.ZulipClient, zb: zulipInit.ZulipClient;
 
 beforeAll(async () => {
   sys = await startSystem({ env: { EVENT_HEARTBEAT_SECONDS: "1" } });
-  [alice, bob] = [await makeUser(sys, "alice"), await makeUser(sys, "bob")];
+  [alice, bob] = [await sys.makeUser("alice"), await sys.makeUser("bob")];
   // alice logs in with her password (zulip-js calls POST /fetch_api_key), bob with his key
   za = await zulipInit({ username: alice.email, password: alice.password, realm: sys.baseUrl });
   zb = await zulipInit({ username: bob.email, apiKey: bob.apiKey, realm: sys.baseUrl });

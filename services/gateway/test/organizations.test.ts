@@ -5,6 +5,7 @@
 import { spawn } from "node:child_process";
 import { request } from "node:http";
 import { join } from "node:path";
+import { basicAuth } from "@teamchat/shared/src/testing/api";
 import { REPO_ROOT } from "../../../scripts/lib/infra";
 import { startSystem, type TestSystem } from "../../../test/support/system";
 
@@ -68,7 +69,7 @@ it("create-realm creates an organization and its owner and prints the owner's AP
   expect(run.status).toBe(0);
   expect(run.stdout).toContain('Created organization "Acme" at http://acme.localhost');
   const key = /API key: ([A-Za-z0-9]{32})/.exec(run.stdout)![1]!;
-  const auth = `Basic ${Buffer.from(`boss@acme.example:${key}`).toString("base64")}`;
+  const auth = basicAuth({ email: "boss@acme.example", apiKey: key });
 
   const me = await get("/users/me", "acme.localhost", auth);
   expect(me.status).toBe(200);

@@ -1,6 +1,6 @@
 import mongoose from "mongoose";
 import { BusClient, EventPublisher, createLogger, databaseName, identity, identityEvents } from "@teamchat/shared";
-import { ApiClient, ok } from "@teamchat/shared/src/testing/api";
+import { ApiClient, basicAuth, ok } from "@teamchat/shared/src/testing/api";
 import { startSystem, type TestSystem } from "../../../test/support/system";
 
 /** A second account in the test organization, created over the bus as the management CLI does. */
@@ -143,7 +143,7 @@ describe("accounts, cache and logs", () => {
     const res = await fetch(`${sys.baseUrl}/api/v1/users/me`, {
       headers: {
         "x-request-id": requestId,
-        authorization: `Basic ${Buffer.from(`${sys.owner.email}:${sys.owner.apiKey}`).toString("base64")}`,
+        authorization: basicAuth(sys.owner),
       },
     });
     expect(res.status).toBe(200);

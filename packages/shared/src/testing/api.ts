@@ -25,6 +25,10 @@ export type Encoding = "form" | "multipart" | "query";
 
 export const encodeValue = (v: unknown): string => (typeof v === "string" ? v : JSON.stringify(v));
 
+/** HTTP Basic credentials as Zulip takes them: `email:api_key`. */
+export const basicAuth = (c: Credentials): string =>
+  `Basic ${Buffer.from(`${c.email}:${c.apiKey}`).toString("base64")}`;
+
 /** Who a request is from: an account's credentials, or a raw Authorization header (for tests of malformed ones). */
 export type Auth = Credentials | { authorization: string };
 
@@ -47,8 +51,7 @@ export class ApiClient {
     if (this.credentials && "authorization" in this.credentials) {
       headers.authorization = this.credentials.authorization;
     } else if (this.credentials) {
-      const token = Buffer.from(`${this.credentials.email}:${this.credentials.apiKey}`).toString("base64");
-      headers.authorization = `Basic ${token}`;
+      headers.authorization = basicAuth(this.credentials);
     }
     const entries = Object.entries(params).filter(([, v]) => v !== undefined);
     let url = `${this.baseUrl}/api/v1${path}`;
