@@ -3,7 +3,7 @@
  * MongoDB driver (mongoose's copy of it) into messaging's database, because the API
  * sends only ~40-60 messages/s here. It must write exactly what
  * services/messaging/src/messages/message.schema.ts and
- * user-messages/user-message.schema.ts define, with ids taken from the `counters`
+ * user-messages/user-message.schema.ts define (and topics/topic.schema.ts' row per topic), with ids taken from the `counters`
  * document `{_id: "message", seq}` as packages/shared/src/ids.ts allocates them.
  * It copies the fixed fields from a message the API wrote (the template) and refuses
  * to run when that message's fields differ from the ones written here; the caller
@@ -58,6 +58,7 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
     const db = client.db(plan.dbName);
     const messages = db.collection("messages");
     const userMessages = db.collection("usermessages");
+    const topics = db.collection("topics");
     const counters = db.collection<{ _id: string; seq: number }>("counters");
 
     const template = await messages.findOne({ messageId: plan.templateMessageId });
@@ -96,6 +97,8 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
     const now = Math.floor(Date.now() / 1000);
     const started = Date.now();
     let lastSaid = started;
+    /** topic key → the newest seeded message in it */
+    const newestInTopic = new Map<string, { name: string; maxId: number }>();
     for (let from = 1; from <= plan.count; from += batch) {
       const to = Math.min(plan.count, from + batch - 1);
       const msgs = [];
@@ -104,6 +107,7 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
         const messageId = firstId + n - 1;
         const content = plan.content(n);
         const topic = plan.topic(n);
+        newestInTopic.set(topic.toLowerCase(), { name: topic, maxId: messageId });
         msgs.push({
           realmId: template.realmId as number,
           messageId,
@@ -134,6 +138,10 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
           `  bulk: ${to}/${plan.count} messages (+${to * receivers.length} usermessage rows), ${s.toFixed(0)} s, ${(to / s).toFixed(0)} msg/s`,
         );
       }
+    }
+    for (const [topicKey, { name, maxId }] of newestInTopic) {
+      const where = { realmId: template.realmId, streamId: template.streamId, topicKey };
+      await topics.updateOne(where, { $set: { name, maxId } }, { upsert: true });
     }
     return { firstId, lastId };
   } finally {

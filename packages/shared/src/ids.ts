@@ -32,4 +32,10 @@ export class IdAllocator {
     const doc = await counters.findOneAndUpdate({ _id: kind }, { $inc: { seq: 1 } }, { returnDocument: "after" });
     return doc!.seq;
   }
+
+  /** The last id given of a kind, 0 before the first: every id of that kind is at most this. */
+  async current(kind: string): Promise<number> {
+    const doc = await this.conn.collection<{ _id: string; seq: number }>("counters").findOne({ _id: kind });
+    return doc?.seq ?? 0;
+  }
 }

@@ -17,6 +17,7 @@ import { messagesState } from "./messages/messages.state";
 import { unreadsState } from "./messages/unreads.state";
 import { SubscriptionRepository } from "./subscriptions/subscription.repository";
 import { subscriptionsState } from "./subscriptions/subscriptions.state";
+import { TopicRepository } from "./topics/topic.repository";
 import { topicsState } from "./topics/topics.state";
 import { UserMessageRepository } from "./user-messages/user-message.repository";
 import { UserDirectory } from "./users/user-directory";
@@ -30,11 +31,14 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     messages: new MessageRepository(deps.db, ids),
     userMessages: new UserMessageRepository(deps.db),
     conversations: new ConversationRepository(deps.db, ids),
+    topics: new TopicRepository(deps.db),
     users: new UserDirectory(deps.bus, deps.nc, deps.log),
     events: deps.events,
     settings: new RealmSettingsSource(deps.bus),
   };
-  await Promise.all([m.channels, m.subscriptions, m.messages, m.userMessages, m.conversations].map((r) => r.init()));
+  await Promise.all(
+    [m.channels, m.subscriptions, m.messages, m.userMessages, m.conversations, m.topics].map((r) => r.init()),
+  );
 
   const stateProviders = [
     ...messagesState(m),

@@ -3,6 +3,7 @@ import type { ChannelRepository } from "./channels/channel.repository";
 import type { ConversationRepository } from "./conversations/conversation.repository";
 import type { MessageRepository } from "./messages/message.repository";
 import type { SubscriptionRepository } from "./subscriptions/subscription.repository";
+import type { TopicRepository } from "./topics/topic.repository";
 import type { UserMessageRepository } from "./user-messages/user-message.repository";
 import type { UserDirectory } from "./users/user-directory";
 
@@ -27,6 +28,7 @@ export interface MessagingDeps {
   messages: MessageRepository;
   userMessages: UserMessageRepository;
   conversations: ConversationRepository;
+  topics: TopicRepository;
   users: UserDirectory;
   events: EventPublisher<"messaging">;
   settings: RealmSettingsSource;

@@ -339,6 +339,45 @@ describe("GET /messages", () => {
     expect(ids(aliceUnread)).toEqual([seq[4]]);
   });
 
+  it("a narrow whose messages are far apart in a long history: pages, anchors and found_* stay exact", async () => {
+    // MessageRepository reads ranges of ids, widened as it goes: 70 other messages between each of
+    // these make every read below need more than one range.
+    await createChannel(alice, "sparse", [alice.userId, bob.userId]);
+    await createChannel(alice, "busy", [alice.userId, bob.userId]);
+    const sparse: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      sparse.push(await sendOk(alice, { type: "stream", to: "sparse", topic: "rare", content: `rare ${i}` }));
+      for (let j = 0; j < 70; j++) await sendOk(bob, { type: "stream", to: "busy", topic: "chatter", content: `${j}` });
+    }
+    const inSparse: GetParams["narrow"] = [{ operator: "channel", operand: "sparse" }];
+    const newest = await fetch(bob, { narrow: inSparse, num_before: 2 });
+    expect(ids(newest)).toEqual([sparse[1], sparse[2]]);
+    expect(newest).toMatchObject({ found_oldest: false, found_newest: true });
+    const all = await fetch(bob, { narrow: inSparse, num_before: 5 });
+    expect(ids(all)).toEqual(sparse);
+    expect(all).toMatchObject({ found_oldest: true });
+    const oldest = await fetch(bob, { narrow: inSparse, anchor: "oldest", num_before: 0, num_after: 2 });
+    expect(ids(oldest)).toEqual([sparse[0], sparse[1]]);
+    expect(oldest).toMatchObject({ found_oldest: true, found_newest: false });
+    const around = await fetch(bob, { narrow: inSparse, anchor: sparse[1], num_before: 1, num_after: 1 });
+    expect(ids(around)).toEqual(sparse);
+    expect(around).toMatchObject({ found_anchor: true, found_oldest: false, found_newest: false });
+    // an anchor that is not in the narrow: the neighbours on each side
+    const between = await fetch(bob, { narrow: inSparse, anchor: sparse[1]! + 1, num_before: 1, num_after: 1 });
+    expect(ids(between)).toEqual([sparse[1], sparse[2]]);
+    expect(between).toMatchObject({ found_anchor: false });
+    const byTopic = await fetch(bob, {
+      narrow: [...inSparse, { operator: "topic", operand: "RARE" }],
+      anchor: "first_unread",
+      num_before: 0,
+      num_after: 10,
+    });
+    expect(byTopic).toMatchObject({ anchor: sparse[0], found_newest: true });
+    expect(ids(byTopic)).toEqual(sparse);
+    const fromAlice = await fetch(bob, { narrow: [{ operator: "sender", operand: alice.userId }], num_before: 2 });
+    expect(ids(fromAlice)).toEqual([sparse[1], sparse[2]]);
+  });
+
   it("message_ids returns the accessible subset and no anchor", async () => {
     const body = await get({ message_ids: [seq[1]!, seq[3]!, 999999] });
     expect(ids(body)).toEqual([seq[1], seq[3]]);

@@ -1,4 +1,5 @@
-import { narrowFilter } from "../src/messages/message.repository";
+import { narrowMatch, narrowSource } from "../src/messages/message.repository";
+import type { MessageDoc } from "../src/messages/message.schema";
 import { narrowToQuery, normalizeNarrow, searchWords, type NarrowCondition, type NarrowResolver } from "../src/narrow";
 
 const ME = 10;
@@ -125,42 +126,84 @@ describe("narrowToQuery", () => {
   });
 });
 
-describe("MessageRepository's filter for a narrow", () => {
-  it("one condition stands alone; several, and message ids, are all required", () => {
-    expect(narrowFilter([mine])).toEqual({ receivers: ME });
-    expect(narrowFilter([])).toEqual({});
-    expect(narrowFilter([], { $in: [1, 2] })).toEqual({ messageId: { $in: [1, 2] } });
+const message = (over: Partial<MessageDoc>): MessageDoc => ({
+  realmId: 1,
+  messageId: 100,
+  senderId: 20,
+  type: "stream",
+  recipientId: 300,
+  streamId: 1,
+  topic: "Hello",
+  topicKey: "hello",
+  receivers: [ME, 20],
+  content: "The cost is 1.5 units, in two words",
+  renderedContent: "",
+  timestamp: 0,
+  client: "API",
+  ...over,
+});
+const dm = message({
+  type: "private",
+  recipientId: 500,
+  streamId: null,
+  topic: "",
+  topicKey: "",
+  receivers: [ME, 20, 30],
+});
+
+describe("MessageRepository's reading of a narrow", () => {
+  it("matches a message only when every condition holds", () => {
+    const m = message({});
+    expect(narrowMatch([])(m)).toBe(true);
+    expect(narrowMatch([mine, { kind: "channel", streamId: 1 }, { kind: "topic", key: "hello" }])(m)).toBe(true);
+    expect(narrowMatch([mine, { kind: "channel", streamId: 2 }])(m)).toBe(false);
+    expect(narrowMatch([{ kind: "receivers", userId: 99 }])(m)).toBe(false);
+    expect(narrowMatch([{ kind: "ids", in: [7, 100] }])(m)).toBe(true);
+    expect(narrowMatch([{ kind: "ids", in: [7, 8] }])(m)).toBe(false);
+    expect(narrowMatch([{ kind: "channels", streamIds: [1, 4] }])(m)).toBe(true);
+    expect(narrowMatch([{ kind: "channels", streamIds: [1, 4] }])(dm)).toBe(false);
+    expect(narrowMatch([{ kind: "id", id: 100 }])(m)).toBe(true);
+    expect(narrowMatch([{ kind: "nothing" }])(m)).toBe(false);
+  });
+
+  it("dm, dm-including, is:dm, sender and negation", () => {
+    expect(narrowMatch([{ kind: "conversation", recipientId: 500 }])(dm)).toBe(true);
+    // a channel message with the same recipient id is not the conversation
+    expect(narrowMatch([{ kind: "conversation", recipientId: 300 }])(message({}))).toBe(false);
+    expect(narrowMatch([{ kind: "dm-including", userIds: [20, 30] }])(dm)).toBe(true);
+    expect(narrowMatch([{ kind: "dm-including", userIds: [20, 40] }])(dm)).toBe(false);
+    expect(narrowMatch([{ kind: "direct" }])(message({}))).toBe(false);
+    expect(narrowMatch([{ kind: "not", term: { kind: "sender", userId: 20 } }])(dm)).toBe(false);
+    expect(narrowMatch([{ kind: "not", term: { kind: "sender", userId: 21 } }, { kind: "direct" }])(dm)).toBe(true);
+  });
+
+  it("search: every word in the content or the topic, case-insensitively, as plain text", () => {
+    const m = message({});
+    expect(narrowMatch([{ kind: "search", words: ["COST", "1.5", "two words"] }])(m)).toBe(true);
+    expect(narrowMatch([{ kind: "search", words: ["hello"] }])(m)).toBe(true);
+    // "." is not a pattern: "1x5" does not match "1.5"
+    expect(narrowMatch([{ kind: "search", words: ["1x5"] }])(message({ content: "1.5" }))).toBe(false);
+    expect(narrowMatch([{ kind: "search", words: ["cost", "absent"] }])(m)).toBe(false);
+  });
+
+  it("reads from the most selective index the narrow allows", () => {
+    expect(narrowSource([mine, { kind: "channel", streamId: 1 }, { kind: "topic", key: "t" }])).toEqual({
+      index: { streamId: 1, topicKey: "t" },
+    });
+    expect(narrowSource([mine, { kind: "channel", streamId: 1 }])).toEqual({ index: { streamId: 1 } });
+    expect(narrowSource([mine, { kind: "conversation", recipientId: 5 }])).toEqual({ index: { recipientId: 5 } });
+    expect(narrowSource([mine, { kind: "sender", userId: 20 }])).toEqual({ index: { senderId: 20 } });
+    expect(narrowSource([mine, { kind: "direct" }])).toEqual({ index: { receivers: ME } });
+    expect(narrowSource([{ kind: "channels", streamIds: [1] }])).toEqual({ index: {} });
+    // a negated condition cannot choose the index
+    expect(narrowSource([{ kind: "not", term: { kind: "channel", streamId: 1 } }])).toEqual({ index: {} });
+    expect(narrowSource([mine, { kind: "ids", in: [9, 3] }])).toEqual({ ids: [3, 9] });
     expect(
-      narrowFilter([
-        { kind: "channel", streamId: 1 },
-        { kind: "topic", key: "hello" },
+      narrowSource([
+        { kind: "id", id: 4 },
+        { kind: "ids", in: [9] },
       ]),
-    ).toEqual({ $and: [{ streamId: 1 }, { type: "stream", topicKey: "hello" }] });
-    expect(narrowFilter([mine, { kind: "ids", in: [7, 8] }], { $lt: 9 })).toEqual({
-      $and: [{ receivers: ME }, { messageId: { $in: [7, 8] } }, { messageId: { $lt: 9 } }],
-    });
-  });
-
-  it("dm, sender, is:dm, id, channels and negation", () => {
-    expect(narrowFilter([{ kind: "conversation", recipientId: 500 }])).toEqual({ type: "private", recipientId: 500 });
-    expect(narrowFilter([{ kind: "nothing" }])).toEqual({ messageId: -1 });
-    expect(narrowFilter([{ kind: "dm-including", userIds: [20] }])).toEqual({
-      type: "private",
-      receivers: { $all: [20] },
-    });
-    expect(narrowFilter([{ kind: "not", term: { kind: "sender", userId: 20 } }, { kind: "direct" }])).toEqual({
-      $and: [{ $nor: [{ senderId: 20 }] }, { type: "private" }],
-    });
-    expect(narrowFilter([{ kind: "id", id: 42 }])).toEqual({ messageId: 42 });
-    expect(narrowFilter([{ kind: "channels", streamIds: [1, 4] }])).toEqual({ streamId: { $in: [1, 4] } });
-  });
-
-  it("search: every word must match content or topic, case-insensitively, regex-escaped", () => {
-    const w = (s: string) => ({
-      $or: [{ content: { $regex: s, $options: "i" } }, { topic: { $regex: s, $options: "i" } }],
-    });
-    expect(narrowFilter([{ kind: "search", words: ["cost", "1.5", "two words"] }])).toEqual({
-      $and: [w("cost"), w("1\\.5"), w("two words")],
-    });
+    ).toEqual({ ids: [4] });
+    expect(narrowSource([mine, { kind: "nothing" }])).toEqual({ none: true });
   });
 });

@@ -27,10 +27,22 @@ export class ConversationRepository extends TenantRepository<ConversationDoc> {
         key,
         userIds: key.split(",").map(Number),
         recipientId: await this.ids.next("recipient"),
+        lastMessageId: 0,
       });
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
       return (await this.byUsers(realmId, userIds))!;
     }
+  }
+
+  /** Records a new message of the conversation. */
+  async noteMessage(realmId: number, key: string, messageId: number): Promise<void> {
+    await this.updateOne(realmId, { key, lastMessageId: { $lt: messageId } }, { $set: { lastMessageId: messageId } });
+  }
+
+  /** The user's conversations that have messages, the most recent first. */
+  async recentOf(realmId: number, userId: number): Promise<ConversationDoc[]> {
+    const rows = await this.find(realmId, { userIds: userId, lastMessageId: { $gt: 0 } });
+    return rows.sort((a, b) => b.lastMessageId - a.lastMessageId);
   }
 }

@@ -4,14 +4,17 @@ import type { Deps } from "../deps";
 
 /** GET /users/me/{stream_id}/topics (E15): the channel's topics the user may see, most recent first. */
 export const getStreamTopicsHandler =
-  (deps: Deps<"channels" | "subscriptions" | "messages" | "settings">): Handler<typeof messaging.getStreamTopics> =>
+  (
+    deps: Deps<"channels" | "subscriptions" | "messages" | "topics" | "settings">,
+  ): Handler<typeof messaging.getStreamTopics> =>
   async ({ stream_id, allow_empty_topic_name }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const { channel, subscribed } = await accessChannelById(deps, realm.id, actor, stream_id, "content");
     const settings = await deps.settings.get(ctx);
     // Protected history: only the topics of messages the user received.
-    const receivedBy = canReadHistory(actor, channel, subscribed) ? undefined : actor.userId;
-    const topics = await deps.messages.topics(realm.id, stream_id, receivedBy);
+    const topics = canReadHistory(actor, channel, subscribed)
+      ? await deps.topics.ofChannel(realm.id, stream_id)
+      : await deps.messages.topicsReceivedBy(realm.id, stream_id, actor.userId);
     return {
       topics: topics.map((t) => ({
         name: t.name === "" && !allow_empty_topic_name ? settings.realm_empty_topic_display_name : t.name,

@@ -11,6 +11,7 @@ import {
 } from "@teamchat/shared";
 import { accessChannelForSend } from "../channels/channel-access";
 import type { ChannelDoc } from "../channels/channel.schema";
+import { conversationKey } from "../conversations/conversation.repository";
 import type { Deps } from "../deps";
 import { mentionFlags } from "../messages/mentions";
 import { loadViewContext, messageView } from "../messages/message-view";
@@ -85,7 +86,15 @@ async function directRecipients(
 export const sendMessageHandler =
   (
     deps: Deps<
-      "channels" | "subscriptions" | "messages" | "userMessages" | "conversations" | "users" | "events" | "settings"
+      | "channels"
+      | "subscriptions"
+      | "messages"
+      | "userMessages"
+      | "conversations"
+      | "topics"
+      | "users"
+      | "events"
+      | "settings"
     >,
   ): Handler<typeof messaging.sendMessage> =>
   async (p, ctx) => {
@@ -129,9 +138,14 @@ export const sendMessageHandler =
       timestamp: Math.floor(Date.now() / 1000),
       client: "API",
     });
-    if (channel && channel.firstMessageId === null) {
-      await deps.channels.setFirstMessage(realm.id, channel.streamId, message.messageId);
-    }
+    await Promise.all([
+      channel
+        ? deps.topics.noteMessage(realm.id, channel.streamId, message.topic, message.messageId)
+        : deps.conversations.noteMessage(realm.id, conversationKey(message.receivers), message.messageId),
+      channel && channel.firstMessageId === null
+        ? deps.channels.setFirstMessage(realm.id, channel.streamId, message.messageId)
+        : undefined,
+    ]);
 
     const vc = await loadViewContext(deps, ctx, realm, settings, [message], {
       applyMarkdown: true,

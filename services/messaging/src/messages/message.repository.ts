@@ -4,52 +4,85 @@ import type { NarrowCondition } from "../narrow";
 import { messageSchema, type MessageDoc } from "./message.schema";
 
 type Filter = TenantFilter<MessageDoc>;
+type Match = (m: MessageDoc) => boolean;
 
-const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-
-/** One narrow condition as a filter on messages. */
-function conditionFilter(c: NarrowCondition): Filter {
+/** One narrow condition as a test of a message, evaluated here rather than by the database (see MessageRepository). */
+function conditionMatch(c: NarrowCondition): Match {
   switch (c.kind) {
     case "channel":
-      return { streamId: c.streamId };
-    case "channels":
-      return { streamId: { $in: c.streamIds } };
+      return (m) => m.streamId === c.streamId;
+    case "channels": {
+      const ids = new Set(c.streamIds);
+      return (m) => m.streamId !== null && ids.has(m.streamId);
+    }
     case "topic":
-      return { type: "stream", topicKey: c.key };
+      return (m) => m.type === "stream" && m.topicKey === c.key;
     case "sender":
-      return { senderId: c.userId };
+      return (m) => m.senderId === c.userId;
     case "receivers":
-      return { receivers: c.userId };
+      return (m) => m.receivers.includes(c.userId);
     case "conversation":
-      return { type: "private", recipientId: c.recipientId };
+      return (m) => m.type === "private" && m.recipientId === c.recipientId;
     case "dm-including":
-      return { type: "private", receivers: { $all: c.userIds } };
+      return (m) => m.type === "private" && c.userIds.every((id) => m.receivers.includes(id));
     case "direct":
-      return { type: "private" };
+      return (m) => m.type === "private";
     case "id":
-      return { messageId: c.id };
-    case "ids":
-      return { messageId: { $in: c.in } };
-    case "search":
-      return {
-        $and: c.words.map((w) => {
-          const regex = { $regex: escapeRegex(w), $options: "i" };
-          return { $or: [{ content: regex }, { topic: regex }] };
-        }),
+      return (m) => m.messageId === c.id;
+    case "ids": {
+      const ids = new Set(c.in);
+      return (m) => ids.has(m.messageId);
+    }
+    case "search": {
+      const words = c.words.map((w) => w.toLowerCase());
+      return (m) => {
+        const content = m.content.toLowerCase();
+        const topic = m.topic.toLowerCase();
+        return words.every((w) => content.includes(w) || topic.includes(w));
       };
+    }
     case "nothing":
-      return { messageId: -1 };
-    case "not":
-      return { $nor: [conditionFilter(c.term)] };
+      return () => false;
+    case "not": {
+      const term = conditionMatch(c.term);
+      return (m) => !term(m);
+    }
   }
 }
 
-/** The filter of a narrow (its conditions, all of which must hold), and optionally of message ids. */
-export function narrowFilter(narrow: NarrowCondition[], messageId?: Filter["messageId"]): Filter {
-  const conds = narrow.map(conditionFilter);
-  if (messageId !== undefined) conds.push({ messageId });
-  if (conds.length === 0) return {};
-  return conds.length === 1 ? conds[0]! : { $and: conds };
+/** Whether a message satisfies every condition of a narrow. */
+export function narrowMatch(narrow: NarrowCondition[]): Match {
+  const tests = narrow.map(conditionMatch);
+  return (m) => tests.every((t) => t(m));
+}
+
+/**
+ * Where a narrow's messages are read from: the ids it names, nothing at all, or
+ * an index's equality fields (the schema's compound indexes end in messageId, so
+ * each read is one range of ids on one index).
+ */
+export type NarrowSource = { ids: number[] } | { none: true } | { index: Filter };
+
+/** The most selective index a narrow's positive conditions allow; the rest are tested in memory. */
+export function narrowSource(narrow: NarrowCondition[]): NarrowSource {
+  const of = <K extends NarrowCondition["kind"]>(kind: K) =>
+    narrow.find((c): c is Extract<NarrowCondition, { kind: K }> => c.kind === kind);
+  const id = of("id");
+  if (id) return { ids: [id.id] };
+  const ids = of("ids");
+  if (ids) return { ids: [...ids.in].sort((a, b) => a - b) };
+  if (of("nothing")) return { none: true };
+  const conversation = of("conversation");
+  if (conversation) return { index: { recipientId: conversation.recipientId } };
+  const channel = of("channel");
+  const topic = of("topic");
+  if (channel && topic) return { index: { streamId: channel.streamId, topicKey: topic.key } };
+  if (channel) return { index: { streamId: channel.streamId } };
+  const sender = of("sender");
+  if (sender) return { index: { senderId: sender.userId } };
+  const receivers = of("receivers");
+  if (receivers) return { index: { receivers: receivers.userId } };
+  return { index: {} };
 }
 
 export interface MessageWindow {
@@ -61,6 +94,25 @@ export interface MessageWindow {
   after: MessageDoc[];
 }
 
+/** First width of an id range, in ids, relative to the matches wanted. */
+const FIRST_RANGE_PER_MATCH = 2;
+const MIN_RANGE = 64;
+/** An id range is widened at most this much at a time... */
+const MAX_GROWTH = 8;
+/** ...and kept to about this many documents read, however sparse the matches among them. */
+const ROWS_PER_READ = 2000;
+
+/**
+ * Messages, and the reads that answer narrows.
+ *
+ * Every read is bounded by the page it returns, not by the history: a narrow is
+ * read as successive ranges of message ids on one index (equality fields, then a
+ * messageId range), widened by the density of matches seen so far, and the
+ * narrow's other conditions are tested in memory. Filter + sort + limit is not
+ * used: the embedded engine (SecantusDB) reads every row matching the filter
+ * before it applies a limit, and ignores indexes under `$and`/`$nor`/`$in` with a
+ * range; MongoDB serves these same ranges from the compound indexes.
+ */
 export class MessageRepository extends TenantRepository<MessageDoc> {
   constructor(
     conn: Connection,
@@ -77,15 +129,69 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     return this.findOne(realmId, { messageId });
   }
 
-  /** Messages matching `filter`, ordered by id (descending = newest first), at most `limit`. */
-  private range(realmId: number, filter: Filter, direction: 1 | -1, limit: number): Promise<MessageDoc[]> {
-    return this.find(realmId, filter, { sort: { messageId: direction }, limit });
+  /**
+   * Up to `limit` matches of the narrow, walking away from `from` (exclusive) in
+   * id order: descending (newest first) or ascending.
+   */
+  private async walk(
+    realmId: number,
+    narrow: NarrowCondition[],
+    from: number,
+    direction: 1 | -1,
+    limit: number,
+  ): Promise<MessageDoc[]> {
+    if (limit <= 0) return [];
+    const source = narrowSource(narrow);
+    if ("none" in source) return [];
+    const match = narrowMatch(narrow);
+    if ("ids" in source) return this.walkIds(realmId, source.ids, match, from, direction, limit);
+
+    // Ids are allocated across organizations from one counter: it bounds every organization's ids.
+    const newest = await this.ids.current("message");
+    const found: MessageDoc[] = [];
+    let edge = direction < 0 ? Math.min(from, newest + 1) : from;
+    let width = Math.max(limit * FIRST_RANGE_PER_MATCH, MIN_RANGE);
+    while (found.length < limit && (direction < 0 ? edge > 1 : edge < newest)) {
+      const [lo, hi] = direction < 0 ? [Math.max(1, edge - width), edge] : [edge + 1, edge + 1 + width];
+      const rows = await this.find(
+        realmId,
+        { ...source.index, messageId: { $gte: lo, $lt: hi } },
+        { sort: { messageId: direction } },
+      );
+      const matches = rows.filter(match);
+      found.push(...matches.slice(0, limit - found.length));
+      edge = direction < 0 ? lo : hi - 1;
+      const need = limit - found.length;
+      const byMatches = matches.length ? (need * width * 1.5) / matches.length : width * MAX_GROWTH;
+      const byRows = rows.length ? (ROWS_PER_READ * width) / rows.length : width * MAX_GROWTH;
+      width = Math.max(MIN_RANGE, Math.ceil(Math.min(byMatches, byRows, width * MAX_GROWTH)));
+    }
+    return found;
+  }
+
+  /** walk() over a known, ascending list of candidate ids: read in growing chunks. */
+  private async walkIds(
+    realmId: number,
+    ids: number[],
+    match: Match,
+    from: number,
+    direction: 1 | -1,
+    limit: number,
+  ): Promise<MessageDoc[]> {
+    const candidates = direction < 0 ? ids.filter((id) => id < from).reverse() : ids.filter((id) => id > from);
+    const found: MessageDoc[] = [];
+    let chunk = Math.max(limit * FIRST_RANGE_PER_MATCH, 16);
+    for (let i = 0; i < candidates.length && found.length < limit; i += chunk, chunk *= 2) {
+      const rows = await this.find(realmId, { messageId: { $in: candidates.slice(i, i + chunk) } });
+      rows.sort((a, b) => (a.messageId - b.messageId) * direction);
+      found.push(...rows.filter(match).slice(0, limit - found.length));
+    }
+    return found;
   }
 
   /**
    * GET /messages around an anchor: up to `before` matches older than it, the
-   * anchor (if `includeAnchor`), up to `after` newer ones. A count of 0 skips
-   * its query.
+   * anchor (if `includeAnchor`), up to `after` newer ones.
    */
   async window(q: {
     realmId: number;
@@ -96,41 +202,38 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     includeAnchor: boolean;
   }): Promise<MessageWindow> {
     const [before, at, after] = await Promise.all([
-      q.before > 0 ? this.range(q.realmId, narrowFilter(q.narrow, { $lt: q.anchor }), -1, q.before) : [],
-      q.includeAnchor ? this.range(q.realmId, narrowFilter(q.narrow, { $eq: q.anchor }), 1, 1) : [],
-      q.after > 0 ? this.range(q.realmId, narrowFilter(q.narrow, { $gt: q.anchor }), 1, q.after) : [],
+      this.walk(q.realmId, q.narrow, q.anchor, -1, q.before),
+      q.includeAnchor ? this.byId(q.realmId, q.anchor) : null,
+      this.walk(q.realmId, q.narrow, q.anchor, 1, q.after),
     ]);
-    return { before: before.reverse(), anchor: at[0] ?? null, after };
+    return { before: before.reverse(), anchor: at && narrowMatch(q.narrow)(at) ? at : null, after };
   }
 
   /** The messages among `ids` that match the narrow, oldest first, at most `limit`. */
   byIds(realmId: number, narrow: NarrowCondition[], ids: number[], limit = ids.length): Promise<MessageDoc[]> {
-    return this.range(realmId, narrowFilter(narrow, { $in: ids }), 1, limit);
+    return this.walk(realmId, [...narrow, { kind: "ids", in: ids }], 0, 1, limit);
   }
 
   /** The id of the newest message the user received; -1 if none (register's max_message_id). */
   async latestReceivedId(realmId: number, userId: number): Promise<number> {
-    const [last] = await this.range(realmId, { receivers: userId }, -1, 1);
+    const [last] = await this.walk(realmId, [{ kind: "receivers", userId }], Infinity, -1, 1);
     return last?.messageId ?? -1;
   }
 
-  /** The user's newest direct messages, newest first (recent_private_conversations). */
-  recentDirect(realmId: number, userId: number, limit: number): Promise<MessageDoc[]> {
-    return this.range(realmId, { receivers: userId, type: "private" }, -1, limit);
-  }
-
   /**
-   * A channel's topics with their newest message id, most recent first; with
-   * `receivedBy`, only of the messages that user received (protected history).
+   * The topics of a channel's messages that a user received, with their newest
+   * message id, most recent first: a channel with protected history shows only
+   * these. Reads the user's messages in the channel, which the topics collection
+   * cannot answer.
    */
-  async topics(
+  async topicsReceivedBy(
     realmId: number,
     streamId: number,
-    receivedBy?: number,
+    userId: number,
   ): Promise<Array<{ name: string; max_id: number }>> {
     const rows = await this.find(
       realmId,
-      { streamId, ...(receivedBy !== undefined ? { receivers: receivedBy } : {}) },
+      { streamId, receivers: userId },
       { projection: { topic: 1, topicKey: 1, messageId: 1 }, sort: { messageId: -1 } },
     );
     const seen = new Map<string, { name: string; max_id: number }>();

@@ -45,10 +45,18 @@ export const messageSchema = new Schema<MessageDoc>(
   },
   { collection: "messages", versionKey: false },
 );
-// MessageRepository.byId, byIds (message_ids, first unread, unreads) and window() by id
+// Each index serves MessageRepository.walk() for one kind of narrow (narrowSource picks it): equality
+// fields, then a range of message ids. byId / byIds / window's anchor: a message by id; narrows with
+// no better index (channels:public, search alone) walk realm-wide ranges.
 messageSchema.index({ realmId: 1, messageId: 1 }, { unique: true });
-// MessageRepository.window / byIds with a channel narrow, and topics(): a channel's messages by id
+// channel: narrows
 messageSchema.index({ realmId: 1, streamId: 1, messageId: 1 });
-// MessageRepository.window / byIds over personal history (narrows without a readable channel, dm:, is:dm),
-// latestReceivedId, recentDirect: a user's messages by id
+// channel: + topic: narrows
+messageSchema.index({ realmId: 1, streamId: 1, topicKey: 1, messageId: 1 });
+// dm: narrows (one conversation) and each channel's messages by recipient
+messageSchema.index({ realmId: 1, recipientId: 1, messageId: 1 });
+// sender: narrows
+messageSchema.index({ realmId: 1, senderId: 1, messageId: 1 });
+// personal history (what the user received: narrows without a readable channel, is:dm, dm-including:),
+// latestReceivedId, topicsReceivedBy
 messageSchema.index({ realmId: 1, receivers: 1, messageId: 1 });

@@ -1,11 +1,8 @@
 import { messaging, provideState, requireUser, type StateProvider } from "@teamchat/shared";
 import type { Deps } from "../deps";
 
-/** Zulip looks at this many recent direct messages for recent_private_conversations. */
-const RECENT_DIRECT_MESSAGES = 1000;
-
 /** register's max_message_id, starred_messages and recent_private_conversations. */
-export const messagesState = (deps: Deps<"messages" | "userMessages">): StateProvider[] => [
+export const messagesState = (deps: Deps<"messages" | "userMessages" | "conversations">): StateProvider[] => [
   provideState(messaging.maxMessageIdState, async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     return { max_message_id: await deps.messages.latestReceivedId(realm.id, actor.userId) };
@@ -17,15 +14,12 @@ export const messagesState = (deps: Deps<"messages" | "userMessages">): StatePro
   }),
   provideState(messaging.recentPrivateConversationsState, async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    const recent = await deps.messages.recentDirect(realm.id, actor.userId, RECENT_DIRECT_MESSAGES);
-    const byConversation = new Map<number, { max_message_id: number; user_ids: number[] }>();
-    for (const msg of recent) {
-      if (byConversation.has(msg.recipientId)) continue;
-      byConversation.set(msg.recipientId, {
-        max_message_id: msg.messageId,
-        user_ids: msg.receivers.filter((id) => id !== actor.userId),
-      });
-    }
-    return { recent_private_conversations: [...byConversation.values()] };
+    const recent = await deps.conversations.recentOf(realm.id, actor.userId);
+    return {
+      recent_private_conversations: recent.map((c) => ({
+        max_message_id: c.lastMessageId,
+        user_ids: c.userIds.filter((id) => id !== actor.userId),
+      })),
+    };
   }),
 ];

@@ -1,0 +1,29 @@
+import type { Connection } from "mongoose";
+import { TenantRepository, isDuplicateKey } from "@teamchat/shared";
+import { topicSchema, type TopicDoc } from "./topic.schema";
+
+export class TopicRepository extends TenantRepository<TopicDoc> {
+  constructor(conn: Connection) {
+    super(conn.model<TopicDoc>("Topic", topicSchema));
+  }
+
+  /** Records a new message in its topic: the topic is created on first use, its newest id and spelling kept. */
+  async noteMessage(realmId: number, streamId: number, name: string, messageId: number): Promise<void> {
+    const topicKey = name.toLowerCase();
+    const newer = { realmId, streamId, topicKey, maxId: { $lt: messageId } };
+    if (await this.updateOne(realmId, newer, { $set: { name, maxId: messageId } })) return;
+    try {
+      await this.insertOne({ realmId, streamId, topicKey, name, maxId: messageId });
+    } catch (err) {
+      // The topic exists (made by a concurrent send, or holding a newer message): update it if this one is newer.
+      if (!isDuplicateKey(err)) throw err;
+      await this.updateOne(realmId, newer, { $set: { name, maxId: messageId } });
+    }
+  }
+
+  /** A channel's topics with their newest message id, most recent first. */
+  async ofChannel(realmId: number, streamId: number): Promise<Array<{ name: string; max_id: number }>> {
+    const rows = await this.find(realmId, { streamId });
+    return rows.sort((a, b) => b.maxId - a.maxId).map((t) => ({ name: t.name, max_id: t.maxId }));
+  }
+}
