@@ -28,7 +28,7 @@ export const MESSAGE_FIELDS = [
   "timestamp",
   "client",
 ] as const;
-export const USER_MESSAGE_FIELDS = ["_id", "realmId", "userId", "messageId", "flags"] as const;
+export const USER_MESSAGE_FIELDS = ["_id", "realmId", "userId", "messageId", "flags", "unread"] as const;
 
 export interface SeedPlan {
   mongoUrl: string;
@@ -126,7 +126,8 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
           client: "API",
         });
         for (const userId of receivers) {
-          rows.push({ realmId: template.realmId as number, userId, messageId, flags: plan.flags(userId, n) });
+          const flags = plan.flags(userId, n);
+          rows.push({ realmId: template.realmId as number, userId, messageId, flags, unread: !flags.includes("read") });
         }
       }
       await messages.insertMany(msgs, { ordered: false });

@@ -19,17 +19,21 @@ import { SubscriptionRepository } from "./subscriptions/subscription.repository"
 import { subscriptionsState } from "./subscriptions/subscriptions.state";
 import { TopicRepository } from "./topics/topic.repository";
 import { topicsState } from "./topics/topics.state";
+import { UnreadIndex } from "./user-messages/unread-index";
 import { UserMessageRepository } from "./user-messages/user-message.repository";
 import { UserDirectory } from "./users/user-directory";
 
 /** Composition root: real connections in, a serving bus endpoint out. */
 export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<RunningService> {
   const ids = new IdAllocator(deps.db);
+  const messages = new MessageRepository(deps.db, ids);
+  const userMessages = new UserMessageRepository(deps.db);
   const m: MessagingDeps = {
     channels: new ChannelRepository(deps.db, ids),
     subscriptions: new SubscriptionRepository(deps.db),
-    messages: new MessageRepository(deps.db, ids),
-    userMessages: new UserMessageRepository(deps.db),
+    messages,
+    userMessages,
+    unread: new UnreadIndex(messages, userMessages, deps.nc, deps.log),
     conversations: new ConversationRepository(deps.db, ids),
     topics: new TopicRepository(deps.db),
     users: new UserDirectory(deps.bus, deps.nc, deps.log),
@@ -59,5 +63,10 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.getStreamTopics, getStreamTopicsHandler(m))
     .handle(messaging.getConversationAudience, getConversationAudienceHandler(m))
     .handle(messaging.registerState, registerStateHandler(messaging.registerState, stateProviders));
-  return { stop: () => m.users.stop() };
+  return {
+    stop: () => {
+      m.users.stop();
+      m.unread.stop();
+    },
+  };
 }

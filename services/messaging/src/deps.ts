@@ -4,6 +4,7 @@ import type { ConversationRepository } from "./conversations/conversation.reposi
 import type { MessageRepository } from "./messages/message.repository";
 import type { SubscriptionRepository } from "./subscriptions/subscription.repository";
 import type { TopicRepository } from "./topics/topic.repository";
+import type { UnreadIndex } from "./user-messages/unread-index";
 import type { UserMessageRepository } from "./user-messages/user-message.repository";
 import type { UserDirectory } from "./users/user-directory";
 
@@ -27,6 +28,7 @@ export interface MessagingDeps {
   subscriptions: SubscriptionRepository;
   messages: MessageRepository;
   userMessages: UserMessageRepository;
+  unread: UnreadIndex;
   conversations: ConversationRepository;
   topics: TopicRepository;
   users: UserDirectory;

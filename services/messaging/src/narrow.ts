@@ -46,8 +46,10 @@ export interface NarrowResolver {
   users(operands: Array<string | number>): Promise<number[] | null>;
   /** recipient id of the direct conversation of exactly these users, null if none */
   conversation(userIds: number[]): Promise<number | null>;
-  /** ids of the user's messages that have (or lack) a personal flag */
-  flagged(flag: string, has: boolean): Promise<number[]>;
+  /** ids of the user's messages that have a personal flag */
+  flagged(flag: string): Promise<number[]>;
+  /** ids of the user's unread messages, ascending */
+  unread(): Promise<number[]>;
   /** public channels the user may read in full (channels:public) */
   publicChannels(): Promise<number[]>;
 }
@@ -92,11 +94,11 @@ export interface NarrowQuery {
 export const searchWords = (text: string): string[] =>
   [...text.matchAll(/"([^"]+)"|(\S+)/g)].map((m) => (m[1] ?? m[2])!.trim()).filter(Boolean);
 
-const FLAG_OPERANDS: Record<string, [string, boolean]> = {
-  unread: ["read", false],
-  starred: ["starred", true],
-  mentioned: ["mentioned", true],
-  alerted: ["has_alert_word", true],
+/** is: operands that name a personal flag the message must have */
+const FLAG_OPERANDS: Record<string, string> = {
+  starred: "starred",
+  mentioned: "mentioned",
+  alerted: "has_alert_word",
 };
 
 const asList = (operand: NarrowTerm["operand"]): Array<string | number> =>
@@ -149,9 +151,10 @@ async function condition(
     }
     case "is": {
       if (operand === "dm") return { cond: { kind: "direct" } };
+      if (operand === "unread") return { cond: { kind: "ids", in: await r.unread() }, history: false };
       const flag = FLAG_OPERANDS[String(operand)];
       if (!flag) throw badNarrow(`unknown 'is' operand ${String(operand)}`);
-      return { cond: { kind: "ids", in: await r.flagged(flag[0], flag[1]) }, history: false };
+      return { cond: { kind: "ids", in: await r.flagged(flag) }, history: false };
     }
     case "id": {
       const id = Number(operand);

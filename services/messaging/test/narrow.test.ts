@@ -14,7 +14,8 @@ const resolver: NarrowResolver = {
         : null,
   users: async (ops) => (ops.every((o) => o === 20 || o === "bob@example.com") ? ops.map(() => 20) : null),
   conversation: async (ids) => ([...ids].sort().join() === "10,20" ? 500 : null),
-  flagged: async (flag, has) => (flag === "read" && !has ? [7, 8] : flag === "starred" ? [3] : []),
+  flagged: async (flag) => (flag === "starred" ? [3] : []),
+  unread: async () => [7, 8],
   publicChannels: async () => [1, 4],
 };
 const query = (raw: unknown[]) =>

@@ -34,7 +34,9 @@ function parseAnchor(p: Params): number | null {
 /** GET /messages (E5): a range around an anchor, or given ids, of the messages matching a narrow. */
 export const getMessagesHandler =
   (
-    deps: Deps<"messages" | "userMessages" | "channels" | "subscriptions" | "conversations" | "users" | "settings">,
+    deps: Deps<
+      "messages" | "userMessages" | "unread" | "channels" | "subscriptions" | "conversations" | "users" | "settings"
+    >,
   ): Handler<typeof messaging.getMessages> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
@@ -67,7 +69,7 @@ export const getMessagesHandler =
       rows = await deps.messages.byIds(realm.id, narrow.terms, p.message_ids!);
     } else {
       if (anchor === null) {
-        const unread = await resolver.flagged("read", false);
+        const unread = await resolver.unread();
         const [first] = await deps.messages.byIds(realm.id, narrow.terms, unread, 1);
         anchor = first?.messageId ?? LARGER_THAN_MAX_MESSAGE_ID;
       }

@@ -214,6 +214,18 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     return this.walk(realmId, [...narrow, { kind: "ids", in: ids }], 0, 1, limit);
   }
 
+  /** What register's unread_msgs needs of these messages (any order). */
+  summaries(
+    realmId: number,
+    ids: number[],
+  ): Promise<Array<Pick<MessageDoc, "messageId" | "type" | "streamId" | "topic" | "topicKey" | "receivers">>> {
+    return this.find(
+      realmId,
+      { messageId: { $in: ids } },
+      { projection: { messageId: 1, type: 1, streamId: 1, topic: 1, topicKey: 1, receivers: 1 } },
+    );
+  }
+
   /** The id of the newest message the user received; -1 if none (register's max_message_id). */
   async latestReceivedId(realmId: number, userId: number): Promise<number> {
     const [last] = await this.walk(realmId, [{ kind: "receivers", userId }], Infinity, -1, 1);

@@ -9,7 +9,9 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
 
   /** One row per recipient of a new message, with their flags. */
   deliver(realmId: number, messageId: number, recipients: Array<{ userId: number; flags: string[] }>): Promise<void> {
-    return this.insertMany(recipients.map(({ userId, flags }) => ({ realmId, userId, messageId, flags })));
+    return this.insertMany(
+      recipients.map(({ userId, flags }) => ({ realmId, userId, messageId, flags, unread: !flags.includes("read") })),
+    );
   }
 
   /** message id → flags, for the given messages of one user */
@@ -18,13 +20,14 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
     return new Map(rows.map((r) => [r.messageId, r.flags]));
   }
 
-  /** Ids of the user's messages that have (or, with `has` false, lack) a flag. */
-  async idsWithFlag(realmId: number, userId: number, flag: string, has = true): Promise<number[]> {
-    const rows = await this.find(
-      realmId,
-      { userId, flags: has ? flag : { $ne: flag } },
-      { projection: { messageId: 1 } },
-    );
+  /** Ids of the user's messages that have a flag. */
+  async idsWithFlag(realmId: number, userId: number, flag: string): Promise<number[]> {
+    const rows = await this.find(realmId, { userId, flags: flag }, { projection: { messageId: 1 } });
     return rows.map((r) => r.messageId);
+  }
+
+  /** The user's unread rows: message id and flags. */
+  unreadOf(realmId: number, userId: number): Promise<Array<Pick<UserMessageDoc, "messageId" | "flags">>> {
+    return this.find(realmId, { userId, unread: true }, { projection: { messageId: 1, flags: 1 } });
   }
 }

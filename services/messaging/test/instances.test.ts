@@ -1,0 +1,69 @@
+/**
+ * Two messaging instances, each with its own in-memory caches: what one of
+ * them writes, the other answers at once. Requests are spread over the two by
+ * NATS queue groups, so each check is repeated until both instances have
+ * answered it many times over.
+ */
+import { messaging, notifications } from "@teamchat/shared";
+import { startSystem, type TestSystem } from "../../../test/support/system";
+import type { TestUser } from "../../../test/support/organization";
+import { createChannel } from "./helpers";
+
+let sys: TestSystem;
+let alice: TestUser;
+let bob: TestUser;
+beforeAll(async () => {
+  sys = await startSystem();
+  alice = await sys.makeUser("Alice", 400, "Alice");
+  bob = await sys.makeUser("Bob", 400, "Bob");
+  await createChannel(sys, alice, "design", [alice.userId, bob.userId]);
+  await sys.startService("messaging");
+});
+afterAll(() => sys?.stop());
+
+/** Enough calls that both instances answer several of them whatever the queue group's draw. */
+const ROUNDS = 12;
+
+const unreadOf = async (user: TestUser) => {
+  const state = (await sys.call(
+    notifications.registerQueue,
+    { fetch_event_types: ["message", "update_message_flags"] },
+    user,
+  )) as unknown as {
+    unread_msgs: { count: number; streams: Array<{ unread_message_ids: number[] }>; mentions: number[] };
+  };
+  return state.unread_msgs;
+};
+const firstUnread = async (user: TestUser) =>
+  (
+    await sys.call(
+      messaging.getMessages,
+      { anchor: "first_unread", num_before: 0, num_after: 1, narrow: [{ operator: "is", operand: "unread" }] },
+      user,
+    )
+  ).anchor;
+
+describe("unread messages, kept in memory by each instance", () => {
+  it("a message sent through either instance is unread on both, in register and in GET /messages", async () => {
+    // both instances load Bob's (empty) unread set
+    for (let i = 0; i < ROUNDS; i++) expect((await unreadOf(bob)).count).toBe(0);
+    const sent: number[] = [];
+    for (let n = 0; n < 3; n++) {
+      const { id } = await sys.call(
+        messaging.sendMessage,
+        { type: "stream", to: "design", topic: "t", content: n === 2 ? "@**Bob** look" : `news ${n}` },
+        alice,
+      );
+      sent.push(id);
+      for (let i = 0; i < ROUNDS; i++) {
+        const unread = await unreadOf(bob);
+        expect(unread.count).toBe(sent.length);
+        expect(unread.streams.flatMap((s) => s.unread_message_ids)).toEqual(sent);
+        expect(unread.mentions).toEqual(n === 2 ? [sent[2]] : []);
+        expect(await firstUnread(bob)).toBe(sent[0]);
+      }
+    }
+    // the sender read their own messages, on both instances
+    for (let i = 0; i < ROUNDS; i++) expect((await unreadOf(alice)).count).toBe(0);
+  });
+});
