@@ -7,6 +7,7 @@ export * from "./deadline";
 export * from "./domain";
 export * from "./errors";
 export * from "./ids";
+export * from "./event-cache";
 export * from "./events";
 export * from "./logger";
 export * from "./params";

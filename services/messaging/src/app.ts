@@ -12,7 +12,9 @@ import { getStreamsHandler } from "./handlers/get-streams";
 import { getSubscriptionsHandler } from "./handlers/get-subscriptions";
 import { sendMessageHandler } from "./handlers/send-message";
 import { subscribeHandler } from "./handlers/subscribe";
+import { MessageHistory } from "./messages/message-history";
 import { MessageRepository } from "./messages/message.repository";
+import { RecentMessages } from "./messages/recent-messages";
 import { messagesState } from "./messages/messages.state";
 import { unreadsState } from "./messages/unreads.state";
 import { SubscriptionRepository } from "./subscriptions/subscription.repository";
@@ -28,10 +30,12 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   const ids = new IdAllocator(deps.db);
   const messages = new MessageRepository(deps.db, ids);
   const userMessages = new UserMessageRepository(deps.db);
+  const recent = new RecentMessages(messages, deps.nc, deps.log);
   const m: MessagingDeps = {
     channels: new ChannelRepository(deps.db, ids),
     subscriptions: new SubscriptionRepository(deps.db),
     messages,
+    history: new MessageHistory(messages, recent),
     userMessages,
     unread: new UnreadIndex(messages, userMessages, deps.nc, deps.log),
     conversations: new ConversationRepository(deps.db, ids),
@@ -67,6 +71,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     stop: () => {
       m.users.stop();
       m.unread.stop();
+      recent.stop();
     },
   };
 }

@@ -1,6 +1,7 @@
 import { realmConfig, type BusClient, type CallContext, type EventPublisher } from "@teamchat/shared";
 import type { ChannelRepository } from "./channels/channel.repository";
 import type { ConversationRepository } from "./conversations/conversation.repository";
+import type { MessageHistory } from "./messages/message-history";
 import type { MessageRepository } from "./messages/message.repository";
 import type { SubscriptionRepository } from "./subscriptions/subscription.repository";
 import type { TopicRepository } from "./topics/topic.repository";
@@ -27,6 +28,7 @@ export interface MessagingDeps {
   channels: ChannelRepository;
   subscriptions: SubscriptionRepository;
   messages: MessageRepository;
+  history: MessageHistory;
   userMessages: UserMessageRepository;
   unread: UnreadIndex;
   conversations: ConversationRepository;

@@ -35,7 +35,15 @@ function parseAnchor(p: Params): number | null {
 export const getMessagesHandler =
   (
     deps: Deps<
-      "messages" | "userMessages" | "unread" | "channels" | "subscriptions" | "conversations" | "users" | "settings"
+      | "messages"
+      | "history"
+      | "userMessages"
+      | "unread"
+      | "channels"
+      | "subscriptions"
+      | "conversations"
+      | "users"
+      | "settings"
     >,
   ): Handler<typeof messaging.getMessages> =>
   async (p, ctx) => {
@@ -75,7 +83,7 @@ export const getMessagesHandler =
       }
       const anchoredLeft = anchor === 0;
       const anchoredRight = anchor >= LARGER_THAN_MAX_MESSAGE_ID;
-      const window = await deps.messages.window({
+      const window = await deps.history.window({
         realmId: realm.id,
         narrow: narrow.terms,
         anchor,

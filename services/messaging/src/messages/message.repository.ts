@@ -85,15 +85,6 @@ export function narrowSource(narrow: NarrowCondition[]): NarrowSource {
   return { index: {} };
 }
 
-export interface MessageWindow {
-  /** older matches, oldest first */
-  before: MessageDoc[];
-  /** the anchor itself, when it matches and was asked for */
-  anchor: MessageDoc | null;
-  /** newer matches, oldest first */
-  after: MessageDoc[];
-}
-
 /** First width of an id range, in ids, relative to the matches wanted. */
 const FIRST_RANGE_PER_MATCH = 2;
 const MIN_RANGE = 64;
@@ -133,7 +124,7 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
    * Up to `limit` matches of the narrow, walking away from `from` (exclusive) in
    * id order: descending (newest first) or ascending.
    */
-  private async walk(
+  async walk(
     realmId: number,
     narrow: NarrowCondition[],
     from: number,
@@ -187,26 +178,6 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
       found.push(...rows.filter(match).slice(0, limit - found.length));
     }
     return found;
-  }
-
-  /**
-   * GET /messages around an anchor: up to `before` matches older than it, the
-   * anchor (if `includeAnchor`), up to `after` newer ones.
-   */
-  async window(q: {
-    realmId: number;
-    narrow: NarrowCondition[];
-    anchor: number;
-    before: number;
-    after: number;
-    includeAnchor: boolean;
-  }): Promise<MessageWindow> {
-    const [before, at, after] = await Promise.all([
-      this.walk(q.realmId, q.narrow, q.anchor, -1, q.before),
-      q.includeAnchor ? this.byId(q.realmId, q.anchor) : null,
-      this.walk(q.realmId, q.narrow, q.anchor, 1, q.after),
-    ]);
-    return { before: before.reverse(), anchor: at && narrowMatch(q.narrow)(at) ? at : null, after };
   }
 
   /** The messages among `ids` that match the narrow, oldest first, at most `limit`. */

@@ -1,6 +1,6 @@
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Logger } from "pino";
-import { messagingEvents, subscribeEvent, type PayloadOf } from "@teamchat/shared";
+import { EventCache, messagingEvents, subscribeEvent, type PayloadOf } from "@teamchat/shared";
 import type { MessageRepository } from "../messages/message.repository";
 import type { UserMessageRepository } from "./user-message.repository";
 
@@ -45,15 +45,13 @@ export class UnreadSet {
     return this.ids.map((id) => this.byId.get(id)!);
   }
 
-  /** false when it was there already */
-  add(m: UnreadMessage): boolean {
-    if (this.byId.has(m.id)) return false;
+  add(m: UnreadMessage): void {
+    if (this.byId.has(m.id)) return;
     this.byId.set(m.id, m);
     // New messages come in id order; an older one (an event overtaken by another) is placed by search.
     let i = this.ids.length;
     while (i > 0 && this.ids[i - 1]! > m.id) i--;
     this.ids.splice(i, 0, m.id);
-    return true;
   }
 }
 
@@ -64,17 +62,12 @@ type MessageSent = PayloadOf<typeof messagingEvents.messageSent>;
 /**
  * Each user's unread messages, kept in memory: first_unread anchors, is:unread
  * narrows and register's unread_msgs read them here instead of a user's rows.
- * Loaded from the database on first use; kept current by the message events
- * every instance hears (no queue group), so a message sent through any
- * instance is in every instance's copy before the sender's reply is back:
- * NATS delivers the event, published before the reply, ahead of any request
- * that follows the reply.
+ * Loaded from the rows marked unread on first use; kept current by message
+ * events (see EventCache for why a message sent through any instance is in
+ * every instance's copy by the sender's next request).
  */
 export class UnreadIndex {
-  private readonly sets = new Map<string, UnreadSet>();
-  /** loads under way, with the messages that arrived meanwhile */
-  private readonly loading = new Map<string, { promise: Promise<UnreadSet>; arrived: UnreadMessage[] }>();
-  private cached = 0;
+  private readonly cache: EventCache<UnreadSet>;
   private readonly sub: Subscription;
 
   constructor(
@@ -83,6 +76,7 @@ export class UnreadIndex {
     nc: NatsConnection,
     log: Logger,
   ) {
+    this.cache = new EventCache(nc, { maxWeight: MAX_CACHED_MESSAGES, weigh: (set) => set.size });
     this.sub = subscribeEvent(nc, messagingEvents.messageSent, (e) => this.onMessage(e), { log });
   }
 
@@ -92,31 +86,7 @@ export class UnreadIndex {
 
   /** The user's unread messages. */
   of(realmId: number, userId: number): Promise<UnreadSet> {
-    const key = `${realmId}:${userId}`;
-    const set = this.sets.get(key);
-    if (set) {
-      // most recently used last: eviction takes from the front
-      this.sets.delete(key);
-      this.sets.set(key, set);
-      return Promise.resolve(set);
-    }
-    const pending = this.loading.get(key);
-    if (pending) return pending.promise;
-    const load = { promise: this.load(realmId, userId), arrived: [] as UnreadMessage[] };
-    this.loading.set(key, load);
-    load.promise = load.promise.then(
-      (loaded) => {
-        this.loading.delete(key);
-        for (const m of load.arrived) loaded.add(m);
-        this.keep(key, loaded);
-        return loaded;
-      },
-      (err: unknown) => {
-        this.loading.delete(key);
-        throw err;
-      },
-    );
-    return load.promise;
+    return this.cache.get(`${realmId}:${userId}`, () => this.load(realmId, userId));
   }
 
   private async load(realmId: number, userId: number): Promise<UnreadSet> {
@@ -140,16 +110,6 @@ export class UnreadIndex {
     return new UnreadSet(unread, rows.length > kept.length);
   }
 
-  private keep(key: string, set: UnreadSet): void {
-    this.sets.set(key, set);
-    this.cached += set.size;
-    for (const [oldest, s] of this.sets) {
-      if (this.cached <= MAX_CACHED_MESSAGES || oldest === key) break;
-      this.sets.delete(oldest);
-      this.cached -= s.size;
-    }
-  }
-
   private onMessage({ realmId, message, flags }: MessageSent): void {
     for (const [user, userFlags] of Object.entries(flags)) {
       if (userFlags.includes("read")) continue;
@@ -171,13 +131,7 @@ export class UnreadIndex {
               participants: message.display_recipient.map((r) => r.id).sort((a, b) => a - b),
               mentioned: isMention(userFlags),
             };
-      const key = `${realmId}:${user}`;
-      const set = this.sets.get(key);
-      if (set) {
-        if (set.add(unread)) this.cached++;
-      } else {
-        this.loading.get(key)?.arrived.push(unread);
-      }
+      this.cache.update(`${realmId}:${user}`, (set) => set.add(unread));
     }
   }
 }

@@ -1,0 +1,122 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+
+interface Loading<V> {
+  promise: Promise<V>;
+  /** changes heard while loading, applied once the value lands */
+  changes: Array<(v: V) => void>;
+  /** dropped while loading: the value is handed to the callers already waiting, not kept */
+  stale: boolean;
+}
+
+export interface EventCacheOptions<V> {
+  /** what the cache may hold in all, in `weigh`'s units; least recently used entries go first */
+  maxWeight: number;
+  weigh: (v: V) => number;
+}
+
+/**
+ * Values an instance keeps in memory, loaded from the database on first use
+ * and kept current by the domain events that every instance hears (subscribed
+ * without a queue group): the owner of each cache calls update() or drop()
+ * from its event handlers.
+ *
+ * Read-your-writes across instances rests on NATS' ordering: a writer
+ * publishes its event before it replies, so any request sent after the reply
+ * reaches an instance after that event, and handlers apply events
+ * synchronously. Hence a get() after a drop() never joins a load that started
+ * before it. A load under way keeps the changes heard meanwhile and applies
+ * them when it lands, so changes must be idempotent (the load may have read
+ * them already). Core NATS does not redeliver: after a disconnection the
+ * events missed are unknown, so everything is dropped.
+ */
+export class EventCache<V> {
+  private readonly values = new Map<string, { value: V; weight: number }>();
+  private readonly loading = new Map<string, Loading<V>>();
+  private weight = 0;
+
+  constructor(
+    nc: NatsConnection,
+    private readonly opts: EventCacheOptions<V>,
+  ) {
+    void (async () => {
+      for await (const s of nc.status()) if (s.type === "disconnect" || s.type === "reconnect") this.clear();
+    })();
+  }
+
+  get(key: string, load: () => Promise<V>): Promise<V> {
+    const hit = this.values.get(key);
+    if (hit) {
+      // most recently used last: eviction starts at the front
+      this.values.delete(key);
+      this.values.set(key, hit);
+      return Promise.resolve(hit.value);
+    }
+    const pending = this.loading.get(key);
+    if (pending && !pending.stale) return pending.promise;
+    const entry: Loading<V> = { promise: load(), changes: [], stale: false };
+    this.loading.set(key, entry);
+    entry.promise = entry.promise.then(
+      (value) => {
+        if (this.loading.get(key) === entry) this.loading.delete(key);
+        for (const change of entry.changes) change(value);
+        if (!entry.stale) this.keep(key, value);
+        return value;
+      },
+      (err: unknown) => {
+        if (this.loading.get(key) === entry) this.loading.delete(key);
+        throw err;
+      },
+    );
+    return entry.promise;
+  }
+
+  /** Applies an idempotent change to the value, if held or being loaded. */
+  update(key: string, change: (v: V) => void): void {
+    const hit = this.values.get(key);
+    if (hit) {
+      change(hit.value);
+      const weight = this.opts.weigh(hit.value);
+      this.weight += weight - hit.weight;
+      hit.weight = weight;
+      this.evict(key);
+    } else {
+      this.loading.get(key)?.changes.push(change);
+    }
+  }
+
+  /** Forgets a value: the next get() loads it again. */
+  drop(key: string): void {
+    const hit = this.values.get(key);
+    if (hit) {
+      this.values.delete(key);
+      this.weight -= hit.weight;
+    }
+    const pending = this.loading.get(key);
+    if (pending) pending.stale = true;
+  }
+
+  /** Forgets the values whose key starts with `prefix`. */
+  dropPrefix(prefix: string): void {
+    for (const key of [...this.values.keys(), ...this.loading.keys()]) if (key.startsWith(prefix)) this.drop(key);
+  }
+
+  clear(): void {
+    for (const key of [...this.values.keys(), ...this.loading.keys()]) this.drop(key);
+  }
+
+  private keep(key: string, value: V): void {
+    const weight = this.opts.weigh(value);
+    this.values.set(key, { value, weight });
+    this.weight += weight;
+    this.evict(key);
+  }
+
+  private evict(keep: string): void {
+    for (const [key, { weight }] of this.values) {
+      if (this.weight <= this.opts.maxWeight) return;
+      if (key === keep) continue;
+      this.values.delete(key);
+      this.weight -= weight;
+    }
+  }
+}
