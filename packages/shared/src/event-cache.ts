@@ -70,6 +70,11 @@ export class EventCache<V> {
     return entry.promise;
   }
 
+  /** Whether the value is held (not counting a load under way). */
+  has(key: string): boolean {
+    return this.values.has(key);
+  }
+
   /** Applies an idempotent change to the value, if held or being loaded. */
   update(key: string, change: (v: V) => void): void {
     const hit = this.values.get(key);

@@ -1,4 +1,5 @@
 import { IdAllocator, messaging, registerStateHandler, type RunningService, type ServiceDeps } from "@teamchat/shared";
+import { ChannelDirectory } from "./channels/channel-directory";
 import { ChannelRepository } from "./channels/channel.repository";
 import { channelsState } from "./channels/channels.state";
 import { ConversationRepository } from "./conversations/conversation.repository";
@@ -17,6 +18,7 @@ import { MessageRepository } from "./messages/message.repository";
 import { RecentMessages } from "./messages/recent-messages";
 import { messagesState } from "./messages/messages.state";
 import { unreadsState } from "./messages/unreads.state";
+import { SubscriptionDirectory } from "./subscriptions/subscription-directory";
 import { SubscriptionRepository } from "./subscriptions/subscription.repository";
 import { subscriptionsState } from "./subscriptions/subscriptions.state";
 import { TopicRepository } from "./topics/topic.repository";
@@ -31,9 +33,11 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   const messages = new MessageRepository(deps.db, ids);
   const userMessages = new UserMessageRepository(deps.db);
   const recent = new RecentMessages(messages, deps.nc, deps.log);
+  const channels = new ChannelRepository(deps.db, ids);
+  const subscriptions = new SubscriptionRepository(deps.db);
   const m: MessagingDeps = {
-    channels: new ChannelRepository(deps.db, ids),
-    subscriptions: new SubscriptionRepository(deps.db),
+    channels: new ChannelDirectory(channels, deps.events, deps.nc, deps.log),
+    subscriptions: new SubscriptionDirectory(subscriptions, deps.events, deps.nc, deps.log),
     messages,
     history: new MessageHistory(messages, recent),
     userMessages,
@@ -45,7 +49,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     settings: new RealmSettingsSource(deps.bus),
   };
   await Promise.all(
-    [m.channels, m.subscriptions, m.messages, m.userMessages, m.conversations, m.topics].map((r) => r.init()),
+    [channels, subscriptions, m.messages, m.userMessages, m.conversations, m.topics].map((r) => r.init()),
   );
 
   const stateProviders = [
@@ -72,6 +76,8 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       m.users.stop();
       m.unread.stop();
       recent.stop();
+      m.channels.stop();
+      m.subscriptions.stop();
     },
   };
 }

@@ -1,20 +1,34 @@
-import { realmConfig, type BusClient, type CallContext, type EventPublisher } from "@teamchat/shared";
-import type { ChannelRepository } from "./channels/channel.repository";
+import { realmConfig, requireRealm, type BusClient, type CallContext, type EventPublisher } from "@teamchat/shared";
+import type { ChannelDirectory } from "./channels/channel-directory";
 import type { ConversationRepository } from "./conversations/conversation.repository";
 import type { MessageHistory } from "./messages/message-history";
 import type { MessageRepository } from "./messages/message.repository";
-import type { SubscriptionRepository } from "./subscriptions/subscription.repository";
+import type { SubscriptionDirectory } from "./subscriptions/subscription-directory";
 import type { TopicRepository } from "./topics/topic.repository";
 import type { UnreadIndex } from "./user-messages/unread-index";
 import type { UserMessageRepository } from "./user-messages/user-message.repository";
 import type { UserDirectory } from "./users/user-directory";
 
-/** What messaging asks realm-config: the organization's settings and channel folders. */
+/**
+ * What messaging asks realm-config: the organization's settings and channel
+ * folders. Settings are read by nearly every request and kept per
+ * organization: no operation changes them yet; the one that does (PATCH
+ * /realm) must publish an event that every instance hears and drops them on.
+ */
 export class RealmSettingsSource {
+  private readonly settings = new Map<number, Promise<realmConfig.RealmSettings>>();
+
   constructor(private readonly bus: BusClient) {}
 
   get(ctx: CallContext): Promise<realmConfig.RealmSettings> {
-    return this.bus.request(realmConfig.getRealmSettings, {}, ctx);
+    const realmId = requireRealm(ctx).id;
+    let settings = this.settings.get(realmId);
+    if (!settings) {
+      settings = this.bus.request(realmConfig.getRealmSettings, {}, ctx);
+      settings.catch(() => this.settings.delete(realmId));
+      this.settings.set(realmId, settings);
+    }
+    return settings;
   }
 
   async folderExists(ctx: CallContext, folderId: number): Promise<boolean> {
@@ -25,8 +39,8 @@ export class RealmSettingsSource {
 
 /** Everything messaging's handlers may use; each takes only its own `Deps<...>` of it. */
 export interface MessagingDeps {
-  channels: ChannelRepository;
-  subscriptions: SubscriptionRepository;
+  channels: ChannelDirectory;
+  subscriptions: SubscriptionDirectory;
   messages: MessageRepository;
   history: MessageHistory;
   userMessages: UserMessageRepository;

@@ -67,3 +67,46 @@ describe("unread messages, kept in memory by each instance", () => {
     for (let i = 0; i < ROUNDS; i++) expect((await unreadOf(alice)).count).toBe(0);
   });
 });
+
+describe("channels and subscriptions, kept in memory by each instance", () => {
+  it("a new channel, its first message and a new subscriber are seen at once through both instances", async () => {
+    // both instances load the organization's channels and Bob's subscriptions
+    for (let i = 0; i < ROUNDS; i++) {
+      await sys.call(messaging.getSubscriptions, {}, bob);
+      await sys.call(messaging.getStreams, {}, bob);
+    }
+    const streamId = await createChannel(sys, alice, "launch", [alice.userId]);
+    for (let i = 0; i < ROUNDS; i++) {
+      const { stream } = await sys.call(messaging.getStreamById, { stream_id: streamId }, bob);
+      expect(stream).toMatchObject({ name: "launch", first_message_id: null });
+    }
+    const { id: first } = await sys.call(
+      messaging.sendMessage,
+      { type: "stream", to: "launch", topic: "t", content: "first" },
+      alice,
+    );
+    for (let i = 0; i < ROUNDS; i++) {
+      const { stream } = await sys.call(messaging.getStreamById, { stream_id: streamId }, bob);
+      expect(stream.first_message_id).toBe(first);
+    }
+    await sys.call(messaging.subscribe, { subscriptions: [{ name: "launch" }] }, bob);
+    for (let i = 0; i < ROUNDS; i++) {
+      const { subscriptions } = await sys.call(messaging.getSubscriptions, {}, bob);
+      expect(subscriptions.map((s) => s.name).sort()).toEqual(["design", "launch"]);
+    }
+    // the channel's subscribers as each instance knows them: Bob receives what is sent next
+    for (let i = 0; i < ROUNDS; i++) {
+      const { id } = await sys.call(
+        messaging.sendMessage,
+        { type: "stream", to: "launch", topic: "t", content: `to both ${i}` },
+        alice,
+      );
+      const { messages } = await sys.call(
+        messaging.getMessages,
+        { anchor: id, num_before: 0, num_after: 0, narrow: [{ operator: "channel", operand: "launch" }] },
+        bob,
+      );
+      expect(messages[0]?.flags).toEqual([]);
+    }
+  });
+});

@@ -47,3 +47,20 @@ export const subscriptionChanged = defineEvent(
     ]),
   ),
 );
+
+/**
+ * Channels changed (created, or their properties): every messaging instance
+ * forgets its copy of the organization's channels (ChannelDirectory).
+ */
+export const channelsChanged = defineEvent("messaging", "channels_changed", z.object({ realmId: int }));
+
+/**
+ * Subscriptions changed for these users and channels: every messaging instance
+ * forgets its copies of those users' subscriptions and those channels'
+ * subscribers (SubscriptionDirectory).
+ */
+export const subscriptionsChanged = defineEvent(
+  "messaging",
+  "subscriptions_changed",
+  z.object({ realmId: int, userIds: z.array(int), streamIds: z.array(int) }),
+);

@@ -15,25 +15,9 @@ export class ChannelRepository extends TenantRepository<ChannelDoc> {
     super(conn.model<ChannelDoc>("Channel", channelSchema));
   }
 
-  byId(realmId: number, streamId: number): Promise<ChannelDoc | null> {
-    return this.findOne(realmId, { streamId });
-  }
-
-  byName(realmId: number, name: string): Promise<ChannelDoc | null> {
-    return this.findOne(realmId, { nameKey: name.toLowerCase() });
-  }
-
-  byIds(realmId: number, streamIds: number[]): Promise<ChannelDoc[]> {
-    return this.find(realmId, { streamId: { $in: streamIds } });
-  }
-
+  /** Every channel of the organization (ChannelDirectory keeps them in memory). */
   all(realmId: number): Promise<ChannelDoc[]> {
     return this.find(realmId, {});
-  }
-
-  /** The organization's default channels (register's realm_default_streams). */
-  async defaultIds(realmId: number): Promise<number[]> {
-    return (await this.find(realmId, { isDefault: true })).map((c) => c.streamId);
   }
 
   /** Inserts with fresh ids; a duplicate name fails with the unique index's error. */
@@ -50,8 +34,10 @@ export class ChannelRepository extends TenantRepository<ChannelDoc> {
     });
   }
 
-  /** Records the channel's first message (sent once, when it is still unset). */
-  async setFirstMessage(realmId: number, streamId: number, messageId: number): Promise<void> {
-    await this.updateOne(realmId, { streamId, firstMessageId: null }, { $set: { firstMessageId: messageId } });
+  /** Records the channel's first message, while it is unset; true when it was. */
+  async setFirstMessage(realmId: number, streamId: number, messageId: number): Promise<boolean> {
+    return (
+      (await this.updateOne(realmId, { streamId, firstMessageId: null }, { $set: { firstMessageId: messageId } })) > 0
+    );
   }
 }

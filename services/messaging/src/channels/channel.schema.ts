@@ -51,7 +51,7 @@ export const channelSchema = new Schema<ChannelDoc>(
   },
   { collection: "channels", versionKey: false, minimize: false },
 );
-// ChannelRepository.byId / byIds (GET /streams/{id}, sends by id, access checks); all() and defaultIds() use its realmId prefix
+// ChannelRepository.all (ChannelDirectory's load) reads the realmId prefix; setFirstMessage: one channel by id
 channelSchema.index({ realmId: 1, streamId: 1 }, { unique: true });
-// ChannelRepository.byName (creation duplicate check, sends and narrows by name); one name per organization
+// one name per organization (insert's duplicate check)
 channelSchema.index({ realmId: 1, nameKey: 1 }, { unique: true });

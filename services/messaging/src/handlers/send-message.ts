@@ -114,7 +114,8 @@ export const sendMessageHandler =
         streamId: channel.streamId,
         topic,
         topicKey: topic.toLowerCase(),
-        receivers: receivers.sort((a, b) => a - b),
+        // ascending already; a copy, as the list is the directory's own
+        receivers: [...receivers],
       };
     } else {
       const participants = await directRecipients(deps, ctx, realm.id, actor, p.to);

@@ -19,17 +19,8 @@ export class SubscriptionRepository extends TenantRepository<SubscriptionDoc> {
     return this.find(realmId, { userId });
   }
 
-  /** The channels the user is subscribed to now. */
-  async subscribedStreamIds(realmId: number, userId: number): Promise<Set<number>> {
-    return new Set((await this.ofUser(realmId, userId)).filter((s) => s.active).map((s) => s.streamId));
-  }
-
-  async isSubscribed(realmId: number, userId: number, streamId: number): Promise<boolean> {
-    return (await this.count(realmId, { userId, streamId, active: true })) > 0;
-  }
-
   async subscriberIds(realmId: number, streamId: number): Promise<number[]> {
-    return (await this.find(realmId, { streamId, active: true })).map((s) => s.userId);
+    return (await this.find(realmId, { streamId, active: true })).map((s) => s.userId).sort((a, b) => a - b);
   }
 
   /** Active subscriber ids per channel, for several channels at once. */

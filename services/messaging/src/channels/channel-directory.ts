@@ -1,0 +1,78 @@
+import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { Logger } from "pino";
+import { EventCache, messagingEvents, subscribeEvent, type EventPublisher } from "@teamchat/shared";
+import type { ChannelRepository, NewChannel } from "./channel.repository";
+import type { ChannelDoc } from "./channel.schema";
+
+/** Channels kept over all organizations; the least recently used organizations are dropped beyond it. */
+const MAX_CACHED_CHANNELS = 50_000;
+
+/**
+ * The organization's channels, read on nearly every request (access checks,
+ * narrows, message views): kept in memory per organization, loaded whole on
+ * first use and forgotten by every instance on `channelsChanged`, which each
+ * write here publishes before its caller replies (see EventCache).
+ */
+export class ChannelDirectory {
+  private readonly cache: EventCache<{ byId: Map<number, ChannelDoc>; byName: Map<string, ChannelDoc> }>;
+  private readonly sub: Subscription;
+
+  constructor(
+    private readonly channels: ChannelRepository,
+    private readonly events: EventPublisher<"messaging">,
+    nc: NatsConnection,
+    log: Logger,
+  ) {
+    this.cache = new EventCache(nc, { maxWeight: MAX_CACHED_CHANNELS, weigh: (c) => c.byId.size + 1 });
+    this.sub = subscribeEvent(nc, messagingEvents.channelsChanged, ({ realmId }) => this.cache.drop(`${realmId}`), {
+      log,
+    });
+  }
+
+  stop(): void {
+    this.sub.unsubscribe();
+  }
+
+  private realm(realmId: number) {
+    return this.cache.get(`${realmId}`, async () => {
+      const all = await this.channels.all(realmId);
+      return { byId: new Map(all.map((c) => [c.streamId, c])), byName: new Map(all.map((c) => [c.nameKey, c])) };
+    });
+  }
+
+  async byId(realmId: number, streamId: number): Promise<ChannelDoc | null> {
+    return (await this.realm(realmId)).byId.get(streamId) ?? null;
+  }
+
+  async byName(realmId: number, name: string): Promise<ChannelDoc | null> {
+    return (await this.realm(realmId)).byName.get(name.toLowerCase()) ?? null;
+  }
+
+  async byIds(realmId: number, streamIds: number[]): Promise<ChannelDoc[]> {
+    const { byId } = await this.realm(realmId);
+    return streamIds.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
+  }
+
+  async all(realmId: number): Promise<ChannelDoc[]> {
+    return [...(await this.realm(realmId)).byId.values()];
+  }
+
+  /** The organization's default channels (register's realm_default_streams). */
+  async defaultIds(realmId: number): Promise<number[]> {
+    return (await this.all(realmId)).filter((c) => c.isDefault).map((c) => c.streamId);
+  }
+
+  /** Inserts with fresh ids; a duplicate name fails with the unique index's error. */
+  async insert(realmId: number, channel: NewChannel): Promise<ChannelDoc> {
+    const created = await this.channels.insert(realmId, channel);
+    this.events.publish(messagingEvents.channelsChanged, { realmId });
+    return created;
+  }
+
+  /** Records the channel's first message (once, while it is unset). */
+  async setFirstMessage(realmId: number, streamId: number, messageId: number): Promise<void> {
+    if (await this.channels.setFirstMessage(realmId, streamId, messageId)) {
+      this.events.publish(messagingEvents.channelsChanged, { realmId });
+    }
+  }
+}

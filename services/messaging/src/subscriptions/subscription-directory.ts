@@ -1,0 +1,89 @@
+import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { Logger } from "pino";
+import { EventCache, messagingEvents, subscribeEvent, type EventPublisher } from "@teamchat/shared";
+import type { SubscriptionRepository } from "./subscription.repository";
+import type { SubscriptionDoc } from "./subscription.schema";
+
+/** Subscription rows and subscriber ids kept in memory, over all users and channels. */
+const MAX_CACHED_ROWS = 200_000;
+
+/**
+ * Users' subscriptions and channels' subscribers, read by every send, fetch
+ * and register: kept in memory per user and per channel, and forgotten by
+ * every instance on `subscriptionsChanged`, which each write here publishes
+ * before its caller replies (see EventCache).
+ */
+export class SubscriptionDirectory {
+  private readonly ofUsers: EventCache<SubscriptionDoc[]>;
+  private readonly ofChannels: EventCache<number[]>;
+  private readonly sub: Subscription;
+
+  constructor(
+    private readonly subscriptions: SubscriptionRepository,
+    private readonly events: EventPublisher<"messaging">,
+    nc: NatsConnection,
+    log: Logger,
+  ) {
+    this.ofUsers = new EventCache(nc, { maxWeight: MAX_CACHED_ROWS / 2, weigh: (rows) => rows.length + 1 });
+    this.ofChannels = new EventCache(nc, { maxWeight: MAX_CACHED_ROWS / 2, weigh: (ids) => ids.length + 1 });
+    this.sub = subscribeEvent(
+      nc,
+      messagingEvents.subscriptionsChanged,
+      ({ realmId, userIds, streamIds }) => {
+        for (const id of userIds) this.ofUsers.drop(`${realmId}:${id}`);
+        for (const id of streamIds) this.ofChannels.drop(`${realmId}:${id}`);
+      },
+      { log },
+    );
+  }
+
+  stop(): void {
+    this.sub.unsubscribe();
+  }
+
+  /** The user's subscription rows, former ones (inactive) included. */
+  ofUser(realmId: number, userId: number): Promise<SubscriptionDoc[]> {
+    return this.ofUsers.get(`${realmId}:${userId}`, () => this.subscriptions.ofUser(realmId, userId));
+  }
+
+  /** The channels the user is subscribed to now. */
+  async subscribedStreamIds(realmId: number, userId: number): Promise<Set<number>> {
+    return new Set((await this.ofUser(realmId, userId)).filter((s) => s.active).map((s) => s.streamId));
+  }
+
+  async isSubscribed(realmId: number, userId: number, streamId: number): Promise<boolean> {
+    return (await this.ofUser(realmId, userId)).some((s) => s.streamId === streamId && s.active);
+  }
+
+  /** The channel's active subscribers, ascending. */
+  subscriberIds(realmId: number, streamId: number): Promise<number[]> {
+    return this.ofChannels.get(`${realmId}:${streamId}`, () => this.subscriptions.subscriberIds(realmId, streamId));
+  }
+
+  /** Active subscriber ids per channel, for several channels at once (those not in memory read together). */
+  async subscribersByChannel(realmId: number, streamIds: number[]): Promise<Map<number, number[]>> {
+    const missing = streamIds.filter((id) => !this.ofChannels.has(`${realmId}:${id}`));
+    const batch = missing.length ? this.subscriptions.subscribersByChannel(realmId, missing) : null;
+    const lists = await Promise.all(
+      streamIds.map((id) =>
+        this.ofChannels.get(`${realmId}:${id}`, async () =>
+          batch && missing.includes(id) ? ((await batch).get(id) ?? []) : this.subscriptions.subscriberIds(realmId, id),
+        ),
+      ),
+    );
+    return new Map(streamIds.map((id, i) => [id, lists[i]!]));
+  }
+
+  /** Subscribes each user to each channel; returns the pairs that were new. */
+  async add(realmId: number, pairs: Array<{ userId: number; streamId: number }>): Promise<SubscriptionDoc[]> {
+    const added = await this.subscriptions.add(realmId, pairs);
+    if (added.length) {
+      this.events.publish(messagingEvents.subscriptionsChanged, {
+        realmId,
+        userIds: [...new Set(added.map((s) => s.userId))],
+        streamIds: [...new Set(added.map((s) => s.streamId))],
+      });
+    }
+    return added;
+  }
+}
