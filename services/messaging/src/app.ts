@@ -23,7 +23,7 @@ import { SubscriptionRepository } from "./subscriptions/subscription.repository"
 import { subscriptionsState } from "./subscriptions/subscriptions.state";
 import { TopicRepository } from "./topics/topic.repository";
 import { topicsState } from "./topics/topics.state";
-import { UnreadIndex } from "./user-messages/unread-index";
+import { FlagIndex } from "./user-messages/flag-index";
 import { UserMessageRepository } from "./user-messages/user-message.repository";
 import { UserDirectory } from "./users/user-directory";
 
@@ -41,7 +41,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     messages,
     history: new MessageHistory(messages, recent),
     userMessages,
-    unread: new UnreadIndex(messages, userMessages, deps.nc, deps.log),
+    flags: new FlagIndex(messages, userMessages, deps.nc, deps.log),
     conversations: new ConversationRepository(deps.db, ids),
     topics: new TopicRepository(deps.db),
     users: new UserDirectory(deps.bus, deps.nc, deps.log),
@@ -74,7 +74,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   return {
     stop: () => {
       m.users.stop();
-      m.unread.stop();
+      m.flags.stop();
       recent.stop();
       m.channels.stop();
       m.subscriptions.stop();

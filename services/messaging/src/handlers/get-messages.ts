@@ -37,8 +37,7 @@ export const getMessagesHandler =
     deps: Deps<
       | "messages"
       | "history"
-      | "userMessages"
-      | "unread"
+      | "flags"
       | "channels"
       | "subscriptions"
       | "conversations"
@@ -97,20 +96,15 @@ export const getMessagesHandler =
       found.found_newest = anchoredRight || window.after.length < numAfter;
     }
 
-    const ids = rows.map((r) => r.messageId);
     const [flags, vc] = await Promise.all([
-      deps.userMessages.flagsOf(realm.id, actor.userId, ids),
+      deps.flags.of(realm.id, actor.userId),
       loadViewContext(deps, ctx, realm, settings, rows, {
         applyMarkdown: p.apply_markdown,
         clientGravatar: p.client_gravatar,
         allowEmptyTopicName: p.allow_empty_topic_name,
       }),
     ]);
-    // Messages seen through shared channel history, never received: Zulip's "historical".
-    const messages = rows.map((r) => ({
-      ...messageView(r, vc),
-      flags: flags.get(r.messageId) ?? ["read", "historical"],
-    }));
+    const messages = rows.map((r) => ({ ...messageView(r, vc), flags: flags.of(r, actor.userId) }));
     return {
       ...found,
       history_limited: false,

@@ -14,6 +14,7 @@ import type { ChannelDoc } from "../channels/channel.schema";
 import { conversationKey } from "../conversations/conversation.repository";
 import type { Deps } from "../deps";
 import { mentionFlags } from "../messages/mentions";
+import { inFlagOrder } from "../user-messages/flag-index";
 import { loadViewContext, messageView } from "../messages/message-view";
 import type { MessageDoc } from "../messages/message.schema";
 import { renderMarkdown } from "../render/markdown";
@@ -155,10 +156,11 @@ export const sendMessageHandler =
     });
     const recipients = [...(await deps.users.byIds(ctx, realm.id, message.receivers)).values()];
     const mentions = mentionFlags(content, recipients);
-    const flagsOf = (userId: number): string[] => [
-      ...(userId === actor.userId && p.read_by_sender !== false ? ["read"] : []),
-      ...(mentions.get(userId) ?? []),
-    ];
+    const flagsOf = (userId: number): string[] =>
+      inFlagOrder([
+        ...(userId === actor.userId && p.read_by_sender !== false ? ["read"] : []),
+        ...(mentions.get(userId) ?? []),
+      ]);
     await deps.userMessages.deliver(
       realm.id,
       message.messageId,

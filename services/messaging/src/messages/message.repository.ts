@@ -85,6 +85,8 @@ export function narrowSource(narrow: NarrowCondition[]): NarrowSource {
   return { index: {} };
 }
 
+/** A chunk of candidate ids is read as a range when it spans at most this many ids per candidate. */
+const DENSE_CHUNK_SPAN = 2;
 /** First width of an id range, in ids, relative to the matches wanted. */
 const FIRST_RANGE_PER_MATCH = 2;
 const MIN_RANGE = 64;
@@ -160,7 +162,11 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     return found;
   }
 
-  /** walk() over a known, ascending list of candidate ids: read in growing chunks. */
+  /**
+   * walk() over a known, ascending list of candidate ids (`match` tests
+   * membership): read in growing chunks, each as a range of ids when the
+   * chunk is dense (a range is several times cheaper than `$in` on SecantusDB).
+   */
   private async walkIds(
     realmId: number,
     ids: number[],
@@ -173,7 +179,11 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     const found: MessageDoc[] = [];
     let chunk = Math.max(limit * FIRST_RANGE_PER_MATCH, 16);
     for (let i = 0; i < candidates.length && found.length < limit; i += chunk, chunk *= 2) {
-      const rows = await this.find(realmId, { messageId: { $in: candidates.slice(i, i + chunk) } });
+      const ids = candidates.slice(i, i + chunk);
+      const [lo, hi] = [Math.min(...ids), Math.max(...ids)];
+      const rows = await this.find(realmId, {
+        messageId: hi - lo < DENSE_CHUNK_SPAN * ids.length ? { $gte: lo, $lte: hi } : { $in: ids },
+      });
       rows.sort((a, b) => (a.messageId - b.messageId) * direction);
       found.push(...rows.filter(match).slice(0, limit - found.length));
     }

@@ -2,15 +2,14 @@ import { messaging, provideState, requireUser, type StateProvider } from "@teamc
 import type { Deps } from "../deps";
 
 /** register's max_message_id, starred_messages and recent_private_conversations. */
-export const messagesState = (deps: Deps<"messages" | "userMessages" | "conversations">): StateProvider[] => [
+export const messagesState = (deps: Deps<"messages" | "flags" | "conversations">): StateProvider[] => [
   provideState(messaging.maxMessageIdState, async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     return { max_message_id: await deps.messages.latestReceivedId(realm.id, actor.userId) };
   }),
   provideState(messaging.starredMessagesState, async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    const starred = await deps.userMessages.idsWithFlag(realm.id, actor.userId, "starred");
-    return { starred_messages: starred.sort((a, b) => a - b) };
+    return { starred_messages: (await deps.flags.of(realm.id, actor.userId)).withFlag("starred") };
   }),
   provideState(messaging.recentPrivateConversationsState, async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);

@@ -10,14 +10,14 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
   /** One row per recipient of a new message, with their flags. */
   deliver(realmId: number, messageId: number, recipients: Array<{ userId: number; flags: string[] }>): Promise<void> {
     return this.insertMany(
-      recipients.map(({ userId, flags }) => ({ realmId, userId, messageId, flags, unread: !flags.includes("read") })),
+      recipients.map(({ userId, flags }) => ({
+        realmId,
+        userId,
+        messageId,
+        flags,
+        unread: !flags.includes("read"),
+      })),
     );
-  }
-
-  /** message id → flags, for the given messages of one user */
-  async flagsOf(realmId: number, userId: number, messageIds: number[]): Promise<Map<number, string[]>> {
-    const rows = await this.find(realmId, { userId, messageId: { $in: messageIds } });
-    return new Map(rows.map((r) => [r.messageId, r.flags]));
   }
 
   /** Ids of the user's messages that have a flag. */

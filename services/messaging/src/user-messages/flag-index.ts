@@ -1,0 +1,209 @@
+import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { Logger } from "pino";
+import { EventCache, messagingEvents, subscribeEvent, type PayloadOf } from "@teamchat/shared";
+import type { MessageRepository } from "../messages/message.repository";
+import type { UserMessageRepository } from "./user-message.repository";
+
+/** An unread message, as register's unread_msgs groups it. */
+export interface UnreadMessage {
+  id: number;
+  /** null for a direct message */
+  streamId: number | null;
+  topic: string;
+  topicKey: string;
+  /** a direct message's participants, ascending; empty for a channel message */
+  participants: number[];
+  /** the user was mentioned (personally or by a wildcard) */
+  mentioned: boolean;
+}
+
+/**
+ * Personal flags other than "read" that a message can have, in the order
+ * Zulip lists them (its UserMessage flag bits); "historical" is not stored:
+ * it marks a message the user never received.
+ */
+export const STORED_FLAGS = [
+  "starred",
+  "collapsed",
+  "mentioned",
+  "stream_wildcard_mentioned",
+  "topic_wildcard_mentioned",
+  "wildcard_mentioned",
+  "has_alert_word",
+] as const;
+
+/** A row's flags in Zulip's order: "read" first, then STORED_FLAGS'. */
+export const inFlagOrder = (flags: readonly string[]): string[] => [
+  ...(flags.includes("read") ? ["read"] : []),
+  ...STORED_FLAGS.filter((f) => flags.includes(f)),
+];
+
+/** Zulip's MAX_UNREAD_MESSAGES: the newest this many are kept; older ones are old_unreads_missing. */
+export const MAX_UNREAD_MESSAGES = 50000;
+/** Flagged messages kept in memory over all users; the least recently used users are dropped beyond it. */
+const MAX_CACHED_MESSAGES = 200_000;
+/** Message ids per `$in` when a user's unread messages are loaded. */
+const LOAD_CHUNK = 1000;
+
+/** One user's unread messages, ascending by id. */
+export class UnreadSet {
+  readonly ids: number[] = [];
+  private readonly byId = new Map<number, UnreadMessage>();
+
+  constructor(
+    messages: UnreadMessage[],
+    /** there were more than MAX_UNREAD_MESSAGES: the oldest are not here */
+    readonly olderMissing: boolean,
+  ) {
+    for (const m of messages.sort((a, b) => a.id - b.id)) this.add(m);
+  }
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  has(id: number): boolean {
+    return this.byId.has(id);
+  }
+
+  messages(): UnreadMessage[] {
+    return this.ids.map((id) => this.byId.get(id)!);
+  }
+
+  add(m: UnreadMessage): void {
+    if (this.byId.has(m.id)) return;
+    this.byId.set(m.id, m);
+    // New messages come in id order; an older one (an event overtaken by another) is placed by search.
+    let i = this.ids.length;
+    while (i > 0 && this.ids[i - 1]! > m.id) i--;
+    this.ids.splice(i, 0, m.id);
+  }
+}
+
+/** One user's personal flags: the unread messages, and the messages with any of STORED_FLAGS. */
+export class UserFlags {
+  constructor(
+    readonly unread: UnreadSet,
+    /** message id → its STORED_FLAGS, for the messages that have any */
+    private readonly stored: Map<number, string[]>,
+  ) {}
+
+  get weight(): number {
+    return this.unread.size + this.stored.size + 1;
+  }
+
+  /** The flags of a message for this user, as GET /messages shows them. */
+  of(message: { messageId: number; receivers: number[] }, userId: number): string[] {
+    // Seen through a channel's shared history, never received: Zulip's "historical".
+    if (!message.receivers.includes(userId)) return ["read", "historical"];
+    const stored = this.stored.get(message.messageId) ?? [];
+    return this.unread.has(message.messageId) ? stored : ["read", ...stored];
+  }
+
+  /** Ids of the messages with a stored flag, ascending. */
+  withFlag(flag: string): number[] {
+    return [...this.stored].flatMap(([id, flags]) => (flags.includes(flag) ? [id] : [])).sort((a, b) => a - b);
+  }
+
+  /** A new message's flags for this user. */
+  note(unread: UnreadMessage | null, messageId: number, flags: string[]): void {
+    if (unread) this.unread.add(unread);
+    const stored = STORED_FLAGS.filter((f) => flags.includes(f));
+    if (stored.length) this.stored.set(messageId, stored);
+  }
+}
+
+const MENTION_FLAGS = ["mentioned", "stream_wildcard_mentioned", "topic_wildcard_mentioned", "wildcard_mentioned"];
+const isMention = (flags: string[]) => MENTION_FLAGS.some((f) => flags.includes(f));
+
+type MessageSent = PayloadOf<typeof messagingEvents.messageSent>;
+
+/**
+ * Each user's personal flags, kept in memory: GET /messages' flags,
+ * first_unread anchors, is:unread / is:starred / is:mentioned narrows,
+ * register's unread_msgs and starred_messages read them here, not from the
+ * user's rows. Loaded on first use from the rows marked unread and the rows
+ * with each stored flag (each read bounded by what it returns); kept current
+ * by message events (see EventCache for why a message sent through any
+ * instance is in every instance's copy by the sender's next request). Flag
+ * changes must reach it the same way.
+ */
+export class FlagIndex {
+  private readonly cache: EventCache<UserFlags>;
+  private readonly sub: Subscription;
+
+  constructor(
+    private readonly messages: MessageRepository,
+    private readonly userMessages: UserMessageRepository,
+    nc: NatsConnection,
+    log: Logger,
+  ) {
+    this.cache = new EventCache(nc, { maxWeight: MAX_CACHED_MESSAGES, weigh: (f) => f.weight });
+    this.sub = subscribeEvent(nc, messagingEvents.messageSent, (e) => this.onMessage(e), { log });
+  }
+
+  stop(): void {
+    this.sub.unsubscribe();
+  }
+
+  /** The user's flags. */
+  of(realmId: number, userId: number): Promise<UserFlags> {
+    return this.cache.get(`${realmId}:${userId}`, async () => {
+      const [unread, ...flagged] = await Promise.all([
+        this.loadUnread(realmId, userId),
+        ...STORED_FLAGS.map((flag) => this.userMessages.idsWithFlag(realmId, userId, flag)),
+      ]);
+      const stored = new Map<number, string[]>();
+      STORED_FLAGS.forEach((flag, i) => {
+        for (const id of flagged[i]!) stored.set(id, [...(stored.get(id) ?? []), flag]);
+      });
+      return new UserFlags(unread, stored);
+    });
+  }
+
+  private async loadUnread(realmId: number, userId: number): Promise<UnreadSet> {
+    const rows = (await this.userMessages.unreadOf(realmId, userId)).sort((a, b) => a.messageId - b.messageId);
+    const kept = rows.slice(-MAX_UNREAD_MESSAGES);
+    const mentioned = new Set(kept.filter((r) => isMention(r.flags)).map((r) => r.messageId));
+    const unread: UnreadMessage[] = [];
+    for (let i = 0; i < kept.length; i += LOAD_CHUNK) {
+      const ids = kept.slice(i, i + LOAD_CHUNK).map((r) => r.messageId);
+      for (const m of await this.messages.summaries(realmId, ids)) {
+        unread.push({
+          id: m.messageId,
+          streamId: m.streamId,
+          topic: m.topic,
+          topicKey: m.topicKey,
+          participants: m.type === "private" ? m.receivers : [],
+          mentioned: mentioned.has(m.messageId),
+        });
+      }
+    }
+    return new UnreadSet(unread, rows.length > kept.length);
+  }
+
+  private onMessage({ realmId, message, flags }: MessageSent): void {
+    for (const [user, userFlags] of Object.entries(flags)) {
+      const unread: UnreadMessage | null = userFlags.includes("read")
+        ? null
+        : message.type === "stream"
+          ? {
+              id: message.id,
+              streamId: message.stream_id,
+              topic: message.subject,
+              topicKey: message.subject.toLowerCase(),
+              participants: [],
+              mentioned: isMention(userFlags),
+            }
+          : {
+              id: message.id,
+              streamId: null,
+              topic: "",
+              topicKey: "",
+              participants: message.display_recipient.map((r) => r.id).sort((a, b) => a - b),
+              mentioned: isMention(userFlags),
+            };
+      this.cache.update(`${realmId}:${user}`, (f) => f.note(unread, message.id, userFlags));
+    }
+  }
+}
