@@ -8,15 +8,14 @@ import { registerQueueHandler } from "./handlers/register-queue";
 import { setMessageEditTypingStatusHandler } from "./handlers/set-message-edit-typing-status";
 import { setTypingStatusHandler } from "./handlers/set-typing-status";
 import { ParkedPolls } from "./parked-polls";
-import { QueueEventRepository } from "./queue-events/queue-event.repository";
 
 /** Composition root: real connections in, a serving bus endpoint out. */
 export async function buildNotifications(deps: ServiceDeps<"notifications">): Promise<RunningService> {
   const { nc, config, log } = deps;
   const queues = new EventQueueRepository(deps.db);
-  const events = new QueueEventRepository(deps.db);
-  await Promise.all([queues.init(), events.init()]);
-  const store = new EventStore(queues, events, nc);
+  await queues.init();
+  // An event outlives no queue: a queue idle for its lifespan (at most the idle limit) is collected.
+  const store = await EventStore.open(queues, nc, 2 * config.EVENT_QUEUE_IDLE_SECONDS);
   const parked = new ParkedPolls(nc);
   const consumer = consumeDomainEvents(nc, store, log);
 
@@ -43,6 +42,7 @@ export async function buildNotifications(deps: ServiceDeps<"notifications">): Pr
       clearInterval(sweeper);
       await consumer.stop();
       parked.stop();
+      store.stop();
     },
   };
 }

@@ -1,37 +1,82 @@
-import type { NatsConnection } from "@nats-io/transport-node";
-import { ZulipError, isDuplicateKey, notifications, type Audience } from "@teamchat/shared";
+import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import {
+  jetstream,
+  jetstreamManager,
+  StorageType,
+  type JetStreamClient,
+  type JetStreamManager,
+} from "@nats-io/jetstream";
+import { EventCache, ZulipError, notifications, type Audience } from "@teamchat/shared";
 import type { EventQueueDoc } from "./event-queues/event-queue.schema";
 import type { EventQueueRepository } from "./event-queues/event-queue.repository";
-import type { QueueEventRepository } from "./queue-events/queue-event.repository";
 
 type QueuedEvent = notifications.ClientEvent & { id: number };
 
-/** How long a reader waits for a hole (an id handed out whose event is not written yet) before skipping it. */
-const GAP_RETRIES = 20;
-const GAP_RETRY_MS = 50;
-
-/** A transient storage error (e.g. a dropped connection) must not drop an event: try again a few times. */
-async function retried<T>(op: () => Promise<T>, attempts = 4): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await op();
-    } catch (err) {
-      if (i >= attempts) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 100 * i));
-    }
-  }
-}
+/** The JetStream stream holding every queue's events, one subject per queue. */
+const STREAM = "EVENT_QUEUES";
+const subjectOf = (queueId: string) => `evq.${queueId}`;
+/** Queue documents kept in memory (GET /events reads its queue on every poll). */
+const MAX_CACHED_QUEUES = 100_000;
+/**
+ * A visit is written to the queue document (its expiry, what was acknowledged)
+ * and acknowledged events are purged only when half the queue's life has
+ * passed since the last write, or once this many events were acknowledged
+ * since: a poll per event would otherwise be a database write per event. So an
+ * id older than the last write's is refused as pruned (Zulip's error), a
+ * newer one already acknowledged is answered again.
+ */
+export const PRUNE_EVERY_EVENTS = 50;
 
 export const badEventQueueId = (queueId: string): ZulipError =>
   new ZulipError("BAD_EVENT_QUEUE_ID", `Bad event queue ID: ${queueId}`, 400, { queue_id: queueId });
 
-/** Event queues in MongoDB: any instance appends, any instance reads. */
+/**
+ * Event queues: their settings in MongoDB, their events in a JetStream stream
+ * (file storage), so any instance appends and any instance reads, and a queue
+ * outlives the instance that created it. An event's id is its stream
+ * sequence: increasing within a queue, not consecutive (as zulip.yaml allows),
+ * and assigned when it is stored, so a reader never sees a later event before
+ * an earlier one. Each append publishes the queue's wake subject with the new
+ * id for the poll parked on it, wherever it is.
+ */
 export class EventStore {
-  constructor(
+  private readonly cache: EventCache<EventQueueDoc | null>;
+  private readonly removals: Subscription;
+
+  private constructor(
     private readonly queues: EventQueueRepository,
-    private readonly events: QueueEventRepository,
     private readonly nc: NatsConnection,
-  ) {}
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+  ) {
+    this.cache = new EventCache(nc, { maxWeight: MAX_CACHED_QUEUES, weigh: () => 1 });
+    // no queue group: every instance forgets the removed queue
+    this.removals = nc.subscribe(notifications.QUEUE_REMOVED_ALL, {
+      callback: (_err, msg) => this.cache.drop(msg.subject.slice(notifications.queueRemovedSubject("").length)),
+    });
+  }
+
+  /** Opens the store, creating or updating the stream: events live at most `maxAgeSeconds` (a queue's idle limit and more). */
+  static async open(queues: EventQueueRepository, nc: NatsConnection, maxAgeSeconds: number): Promise<EventStore> {
+    const jsm = await jetstreamManager(nc);
+    const config = {
+      subjects: [subjectOf("*")],
+      storage: StorageType.File,
+      allow_direct: true,
+      max_age: maxAgeSeconds * 1e9,
+    };
+    try {
+      await jsm.streams.info(STREAM);
+      await jsm.streams.update(STREAM, config);
+    } catch {
+      await jsm.streams.add({ name: STREAM, ...config });
+    }
+    return new EventStore(queues, nc, jetstream(nc), jsm);
+  }
+
+  stop(): void {
+    this.removals.unsubscribe();
+  }
 
   /** POST /register: the new queue, before any state is asked for. */
   create(queue: EventQueueDoc): Promise<void> {
@@ -39,8 +84,10 @@ export class EventStore {
   }
 
   /** The queue, whoever owns it (DELETE /events tells another user's queue from an unknown one). */
-  byId(realmId: number, queueId: string): Promise<EventQueueDoc | null> {
-    return this.queues.byId(realmId, queueId);
+  async byId(realmId: number, queueId: string): Promise<EventQueueDoc | null> {
+    const q = await this.cache.get(queueId, () => this.queues.byId(realmId, queueId));
+    if (!q) this.cache.drop(queueId);
+    return q?.realmId === realmId ? q : null;
   }
 
   /** The queues of an event's audience. */
@@ -50,66 +97,72 @@ export class EventStore {
 
   /** The caller's live queue, or BAD_EVENT_QUEUE_ID (unknown, expired, or another user's). */
   async access(realmId: number, userId: number, queueId: string): Promise<EventQueueDoc> {
-    const q = await this.queues.byId(realmId, queueId);
-    if (!q || q.userId !== userId) throw badEventQueueId(queueId);
-    if (q.expiresAt.getTime() < Date.now()) {
-      await this.remove(realmId, queueId);
-      throw badEventQueueId(queueId);
+    let q = await this.byId(realmId, queueId);
+    if (q && q.expiresAt.getTime() < Date.now()) {
+      // this instance's copy may predate visits through other instances
+      this.cache.drop(queueId);
+      q = await this.byId(realmId, queueId);
+      if (q && q.expiresAt.getTime() < Date.now()) {
+        await this.remove(realmId, queueId);
+        q = null;
+      }
     }
+    if (!q || q.userId !== userId) throw badEventQueueId(queueId);
     return q;
   }
 
-  /**
-   * Appends an event under the queue's next id and wakes the queue's poll
-   * wherever it is parked. The id comes from an atomic `$inc` on the queue
-   * document, so concurrent appenders on any instance never share one, and ids
-   * only increase. A queue deleted meanwhile gets nothing.
-   */
-  async append(realmId: number, queueId: string, event: notifications.ClientEvent): Promise<void> {
-    const id = await retried(() => this.queues.nextEventId(realmId, queueId));
-    if (id === null) return;
-    // a duplicate key means an earlier attempt did land
-    await retried(() =>
-      this.events.add({ realmId, queueId, id, event }).catch((err: unknown) => {
-        if (!isDuplicateKey(err)) throw err;
-      }),
-    );
-    this.wake(queueId);
+  /** Appends an event to the queue and wakes the poll parked on it. */
+  async append(queueId: string, event: notifications.ClientEvent): Promise<void> {
+    const { seq } = await this.js.publish(subjectOf(queueId), JSON.stringify(event));
+    this.nc.publish(notifications.queueWakeSubject(queueId), String(seq));
   }
 
-  /** GET /events: the client has every event up to `acknowledged`; they are deleted (and the visit recorded). */
-  async acknowledge(realmId: number, q: EventQueueDoc, acknowledged: number, waitMs: number): Promise<void> {
-    await this.touch(realmId, q, acknowledged, waitMs);
-    await this.events.pruneThrough(realmId, q.queueId, acknowledged);
-  }
-
-  /** A client's visit: the queue lives for its lifespan (+ `waitMs`, the wait of a parked poll) from now. */
-  touch(realmId: number, q: EventQueueDoc, acknowledged: number, waitMs: number): Promise<void> {
-    return this.queues.touch(realmId, q, acknowledged, waitMs);
+  /** The id of the queue's newest event still stored, or -1. */
+  async lastEventId(queueId: string): Promise<number> {
+    return (await this.jsm.direct.getMessage(STREAM, { last_by_subj: subjectOf(queueId) }))?.seq ?? -1;
   }
 
   /**
-   * Events after `after`, in order, or null when the queue is gone. Appenders
-   * (on any instance) take an id before writing the event, so a higher id can
-   * land before a lower one: a reader that sees a hole waits briefly for it, so a
-   * later event is never delivered (and then acknowledged) before an earlier one.
-   * A hole that stays (an insert that failed for good) is skipped.
+   * GET /events' visit: the client has every event up to `acknowledged`.
+   * Written down (expiry, acknowledged events purged) now and then, see
+   * PRUNE_EVERY_EVENTS; `waitMs` is how long the poll may stay parked.
    */
-  async pending(realmId: number, queueId: string, after: number): Promise<QueuedEvent[] | null> {
-    for (let attempt = 0; ; attempt++) {
-      const current = await this.queues.byId(realmId, queueId);
-      if (!current) return null;
-      const docs = await this.events.after(realmId, queueId, after);
-      const complete = docs.length >= current.lastEventId - after && docs.every((d, i) => d.id === after + 1 + i);
-      if (complete || attempt === GAP_RETRIES) return docs.map((d) => ({ ...d.event, id: d.id }));
-      await new Promise((resolve) => setTimeout(resolve, GAP_RETRY_MS));
+  async visit(realmId: number, q: EventQueueDoc, acknowledged: number, waitMs: number): Promise<void> {
+    const now = Date.now();
+    const life = q.lifespanSecs * 1000 + waitMs;
+    const remaining = q.expiresAt.getTime() - now;
+    const due =
+      acknowledged - q.prunedThrough >= PRUNE_EVERY_EVENTS || remaining < life / 2 || remaining < waitMs + 1000;
+    if (!due) return;
+    const visited = await this.queues.touch(realmId, q, acknowledged, waitMs, now);
+    Object.assign(q, visited);
+    if (acknowledged > -1) {
+      await this.jsm.streams.purge(STREAM, { filter: subjectOf(q.queueId), seq: acknowledged + 1 });
     }
+  }
+
+  /**
+   * Events after `after`, in order; null when the queue is gone. `knownLast`,
+   * the newest id a wake announced, spares the read that finds nothing more.
+   */
+  async pending(realmId: number, queueId: string, after: number, knownLast = Infinity): Promise<QueuedEvent[] | null> {
+    if (!(await this.byId(realmId, queueId))) return null;
+    const events: QueuedEvent[] = [];
+    for (let seq = Math.max(1, after + 1); seq <= knownLast;) {
+      const m = await this.jsm.direct.getMessage(STREAM, { seq, next_by_subj: subjectOf(queueId) });
+      if (!m) break;
+      events.push({ ...m.json<notifications.ClientEvent>(), id: m.seq });
+      seq = m.seq + 1;
+    }
+    return events;
   }
 
   async remove(realmId: number, queueId: string): Promise<void> {
     await this.queues.remove(realmId, queueId);
-    await this.events.removeQueue(realmId, queueId);
-    this.wake(queueId);
+    await this.jsm.streams.purge(STREAM, { filter: subjectOf(queueId) });
+    this.cache.drop(queueId);
+    this.nc.publish(notifications.queueRemovedSubject(queueId));
+    this.nc.publish(notifications.queueWakeSubject(queueId));
   }
 
   /** Collects queues idle past their lifespan (run periodically by every instance; deletes are idempotent). */
@@ -117,9 +170,5 @@ export class EventStore {
     const expired = await this.queues.expired(new Date());
     await Promise.all(expired.map((q) => this.remove(q.realmId, q.queueId)));
     return expired.length;
-  }
-
-  private wake(queueId: string): void {
-    this.nc.publish(notifications.queueWakeSubject(queueId));
   }
 }

@@ -39,7 +39,7 @@ export function consumeDomainEvents(nc: NatsConnection, store: EventStore, log: 
   /** As published, to the queues that want it. */
   const passThrough = async ({ realmId, userIds, event }: ClientEventPayload) => {
     const queues = await store.ofUsers(realmId, userIds);
-    await Promise.all(queues.filter((q) => accepts(q, event)).map((q) => store.append(realmId, q.queueId, event)));
+    await Promise.all(queues.filter((q) => accepts(q, event)).map((q) => store.append(q.queueId, event)));
   };
 
   /** Zulip's message event, shaped per queue, with the user's flags. */
@@ -49,7 +49,7 @@ export function consumeDomainEvents(nc: NatsConnection, store: EventStore, log: 
       queues.map((q) => {
         const userFlags = flags[q.userId] ?? [];
         if (!acceptsMessage(q, message, userFlags)) return;
-        return store.append(realmId, q.queueId, {
+        return store.append(q.queueId, {
           type: "message",
           message: messageForClient(q, message, markdown),
           flags: userFlags,

@@ -6,6 +6,8 @@ const WAKE_PREFIX = notifications.queueWakeSubject("");
 /** One parked GET /events: woken by an append to its queue (on any instance), a timeout, or the instance draining. */
 export class Waiter {
   private signalled = false;
+  /** the newest event id an append announced, if any */
+  newest?: number;
   private settle?: (woken: boolean) => void;
 
   constructor(private readonly polls: ParkedPolls) {}
@@ -27,7 +29,8 @@ export class Waiter {
     });
   }
 
-  wake(woken: boolean): void {
+  wake(woken: boolean, newest?: number): void {
+    if (newest !== undefined) this.newest = Math.max(this.newest ?? newest, newest);
     if (this.settle) this.settle(woken);
     else this.signalled = woken;
   }
@@ -45,7 +48,11 @@ export class ParkedPolls {
 
   constructor(nc: NatsConnection) {
     this.sub = nc.subscribe(notifications.QUEUE_WAKE_ALL, {
-      callback: (_err, msg) => this.byQueue.get(msg.subject.slice(WAKE_PREFIX.length))?.forEach((w) => w.wake(true)),
+      callback: (_err, msg) => {
+        // an append announces its event's id; a removal announces nothing
+        const newest = msg.data.length ? Number(msg.string()) : undefined;
+        this.byQueue.get(msg.subject.slice(WAKE_PREFIX.length))?.forEach((w) => w.wake(true, newest));
+      },
     });
   }
 

@@ -35,14 +35,7 @@ function parseAnchor(p: Params): number | null {
 export const getMessagesHandler =
   (
     deps: Deps<
-      | "messages"
-      | "history"
-      | "flags"
-      | "channels"
-      | "subscriptions"
-      | "conversations"
-      | "users"
-      | "settings"
+      "messages" | "history" | "flags" | "channels" | "subscriptions" | "conversations" | "users" | "settings"
     >,
   ): Handler<typeof messaging.getMessages> =>
   async (p, ctx) => {

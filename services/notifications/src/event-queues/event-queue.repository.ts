@@ -20,28 +20,28 @@ export class EventQueueRepository extends TenantRepository<EventQueueDoc> {
     return this.find(realmId, userIds === "all" ? {} : { userId: { $in: userIds } });
   }
 
-  /** The queue's next event id (atomic: the queue document exists, so `$inc` needs no upsert), or null when the queue is gone. */
-  async nextEventId(realmId: number, queueId: string): Promise<number | null> {
-    const q = await this.findOneAndUpdate(realmId, { queueId }, { $inc: { lastEventId: 1 } });
-    return q?.lastEventId ?? null;
-  }
-
-  /** Records a client's visit: keeps the queue alive for its lifespan (+ the poll's wait) and notes what it acknowledged. */
+  /**
+   * Records a client's visit at `now`: keeps the queue alive for its lifespan
+   * (+ the poll's wait) and notes what it acknowledged; returns what it wrote.
+   */
   async touch(
     realmId: number,
-    q: Pick<EventQueueDoc, "queueId" | "lifespanSecs">,
+    q: Pick<EventQueueDoc, "queueId" | "lifespanSecs" | "prunedThrough">,
     acknowledged: number,
     waitMs: number,
-  ): Promise<void> {
-    const now = Date.now();
+    now: number,
+  ): Promise<Pick<EventQueueDoc, "lastAccess" | "expiresAt" | "prunedThrough">> {
+    const visit = {
+      lastAccess: new Date(now),
+      expiresAt: new Date(now + q.lifespanSecs * 1000 + waitMs),
+      prunedThrough: Math.max(q.prunedThrough, acknowledged),
+    };
     await this.updateOne(
       realmId,
       { queueId: q.queueId },
-      {
-        $set: { lastAccess: new Date(now), expiresAt: new Date(now + q.lifespanSecs * 1000 + waitMs) },
-        $max: { prunedThrough: acknowledged },
-      },
+      { $set: { lastAccess: visit.lastAccess, expiresAt: visit.expiresAt }, $max: { prunedThrough: acknowledged } },
     );
+    return visit;
   }
 
   async remove(realmId: number, queueId: string): Promise<boolean> {

@@ -1,6 +1,6 @@
 import { Schema } from "mongoose";
 
-/** One registered event queue (POST /register), shared by every notifications instance. */
+/** One registered event queue (POST /register), shared by every notifications instance; its events are in JetStream (EventStore). */
 export interface EventQueueDoc {
   realmId: number;
   /** uuid, as Zulip's */
@@ -16,8 +16,6 @@ export interface EventQueueDoc {
   clientCapabilities: Record<string, unknown>;
   /** the organization's realm_empty_topic_display_name when the client registered: the name clients without the empty_topic_name capability see for the "" topic */
   emptyTopicName: string;
-  /** the highest event id handed out (the event itself is written just after) */
-  lastEventId: number;
   /** events up to this id were acknowledged and deleted (Zulip's newest_pruned_id) */
   prunedThrough: number;
   lifespanSecs: number;
@@ -38,7 +36,6 @@ export const eventQueueSchema = new Schema<EventQueueDoc>(
     applyMarkdown: { type: Boolean, default: true },
     clientCapabilities: { type: Schema.Types.Mixed, default: {} },
     emptyTopicName: { type: String, default: "" },
-    lastEventId: { type: Number, default: -1 },
     prunedThrough: { type: Number, default: -1 },
     lifespanSecs: { type: Number, required: true },
     lastAccess: { type: Date, required: true },
@@ -46,7 +43,7 @@ export const eventQueueSchema = new Schema<EventQueueDoc>(
   },
   { collection: "event_queues", versionKey: false, minimize: false },
 );
-// byId, nextEventId, touch, remove: one queue by id (GET/DELETE /events, id allocation)
+// byId, touch, remove: one queue by id (GET/DELETE /events)
 eventQueueSchema.index({ realmId: 1, queueId: 1 }, { unique: true });
 // ofUsers: the queues of an event's audience (fan-out)
 eventQueueSchema.index({ realmId: 1, userId: 1 });

@@ -3,9 +3,9 @@ import type { EventStore } from "../event-store";
 import type { ParkedPolls } from "../parked-polls";
 
 /**
- * GET /events: acknowledges (deletes) events up to last_event_id, answers at
- * once when events wait (or dont_block), else parks until an append wakes it
- * or the heartbeat is due. The heartbeat is a queued event like any other.
+ * GET /events: acknowledges events up to last_event_id, answers at once when
+ * events wait (or dont_block), else parks until an append wakes it or the
+ * heartbeat is due. The heartbeat is a queued event like any other.
  */
 export const getEventsHandler =
   (store: EventStore, parked: ParkedPolls, heartbeatSeconds: number): Handler<typeof notifications.getEvents> =>
@@ -17,8 +17,7 @@ export const getEventsHandler =
     const acked = p.last_event_id;
     const q = await store.access(realm.id, actor.userId, queueId);
     if (acked < q.prunedThrough) throw badRequest(`An event newer than ${acked} has already been pruned!`);
-    // lastEventId is raised before an event is written: no client holds a newer one
-    if (acked > q.lastEventId) {
+    if (acked > Math.max(q.prunedThrough, await store.lastEventId(queueId))) {
       throw badRequest(`Event ${acked} was not in this queue`);
     }
 
@@ -26,21 +25,20 @@ export const getEventsHandler =
     const waitMs = p.dont_block
       ? 0
       : Math.min(heartbeatSeconds * 1000, notifications.getEvents.timeoutMs! - notifications.EVENTS_TIMEOUT_MARGIN_MS);
-    await store.acknowledge(realm.id, q, acked, waitMs);
+    await store.visit(realm.id, q, acked, waitMs);
 
     const waiter = parked.listen(queueId);
     try {
       const deadline = Date.now() + waitMs;
       for (;;) {
-        const events = await store.pending(realm.id, queueId, acked);
+        const events = await store.pending(realm.id, queueId, acked, waiter.newest);
         if (events === null) return { events: [], queue_id: queueId }; // deleted while we waited
         if (events.length > 0 || p.dont_block) return { events, queue_id: queueId };
         if (!(await waiter.next(deadline - Date.now()))) break;
       }
-      await store.append(realm.id, queueId, { type: "heartbeat" });
+      await store.append(queueId, { type: "heartbeat" });
       return { events: (await store.pending(realm.id, queueId, acked)) ?? [], queue_id: queueId };
     } finally {
       parked.dispose(queueId, waiter);
-      await store.touch(realm.id, q, acked, 0);
     }
   };

@@ -40,7 +40,6 @@ export const registerQueueHandler =
       applyMarkdown: p.apply_markdown,
       clientCapabilities: p.client_capabilities,
       emptyTopicName: settings.realm_empty_topic_display_name,
-      lastEventId: -1,
       prunedThrough: -1,
       lifespanSecs,
       lastAccess: new Date(now),
