@@ -10,6 +10,7 @@
  * then checks that GET /messages returns what was written.
  */
 import { mongo } from "mongoose";
+import { userMessageKey } from "../services/messaging/src/user-messages/user-message.schema";
 
 /** The fields of a `messages` document and of a `usermessages` row, as the schemas define them today. */
 export const MESSAGE_FIELDS = [
@@ -28,7 +29,7 @@ export const MESSAGE_FIELDS = [
   "timestamp",
   "client",
 ] as const;
-export const USER_MESSAGE_FIELDS = ["_id", "realmId", "userId", "messageId", "flags", "unread"] as const;
+export const USER_MESSAGE_FIELDS = ["_id", "realmId", "userId", "messageId", "flags", "unread", "marked"] as const;
 
 export interface SeedPlan {
   mongoUrl: string;
@@ -57,7 +58,7 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
   try {
     const db = client.db(plan.dbName);
     const messages = db.collection("messages");
-    const userMessages = db.collection("usermessages");
+    const userMessages = db.collection<{ _id: string }>("usermessages");
     const topics = db.collection("topics");
     const counters = db.collection<{ _id: string; seq: number }>("counters");
 
@@ -127,7 +128,17 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
         });
         for (const userId of receivers) {
           const flags = plan.flags(userId, n);
-          rows.push({ realmId: template.realmId as number, userId, messageId, flags, unread: !flags.includes("read") });
+          const realmId = template.realmId as number;
+          const unread = !flags.includes("read");
+          rows.push({
+            _id: userMessageKey(realmId, userId, messageId),
+            realmId,
+            userId,
+            messageId,
+            flags,
+            unread,
+            marked: unread || flags.some((f) => f !== "read"),
+          });
         }
       }
       await messages.insertMany(msgs, { ordered: false });

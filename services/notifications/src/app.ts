@@ -15,7 +15,7 @@ export async function buildNotifications(deps: ServiceDeps<"notifications">): Pr
   const queues = new EventQueueRepository(deps.db);
   await queues.init();
   // An event outlives no queue: a queue idle for its lifespan (at most the idle limit) is collected.
-  const store = await EventStore.open(queues, nc, 2 * config.EVENT_QUEUE_IDLE_SECONDS);
+  const store = await EventStore.open(queues, deps.events, nc, log, 2 * config.EVENT_QUEUE_IDLE_SECONDS);
   const parked = new ParkedPolls(nc);
   const consumer = consumeDomainEvents(nc, store, log);
 

@@ -6,7 +6,16 @@ import {
   type JetStreamClient,
   type JetStreamManager,
 } from "@nats-io/jetstream";
-import { EventCache, ZulipError, notifications, type Audience } from "@teamchat/shared";
+import {
+  EventCache,
+  ZulipError,
+  notifications,
+  notificationsEvents,
+  subscribeEvent,
+  type Audience,
+  type EventPublisher,
+  type Logger,
+} from "@teamchat/shared";
 import type { EventQueueDoc } from "./event-queues/event-queue.schema";
 import type { EventQueueRepository } from "./event-queues/event-queue.repository";
 
@@ -15,17 +24,19 @@ type QueuedEvent = notifications.ClientEvent & { id: number };
 /** The JetStream stream holding every queue's events, one subject per queue. */
 const STREAM = "EVENT_QUEUES";
 const subjectOf = (queueId: string) => `evq.${queueId}`;
-/** Queue documents kept in memory (GET /events reads its queue on every poll). */
+/** Queue documents kept in memory, by id (GET /events reads its queue on every poll) and by organization (fan-out). */
 const MAX_CACHED_QUEUES = 100_000;
 /**
  * A visit is written to the queue document (its expiry, what was acknowledged)
- * and acknowledged events are purged only when half the queue's life has
- * passed since the last write, or once this many events were acknowledged
- * since: a poll per event would otherwise be a database write per event. So an
- * id older than the last write's is refused as pruned (Zulip's error), a
- * newer one already acknowledged is answered again.
+ * only when half the queue's life has passed since the last write: a poll per
+ * event would otherwise be a database write per event. So an id older than the
+ * last write's is refused as pruned (Zulip's error). Acknowledged events are
+ * purged from the stream at each write and every this many polls an instance
+ * answers for the queue.
  */
-export const PRUNE_EVERY_EVENTS = 50;
+const PURGE_EVERY_POLLS = 20;
+/** A queue's expiry is pushed back whenever it is nearer than this beyond the poll's wait. */
+export const EXPIRY_MARGIN_MS = 2000;
 
 export const badEventQueueId = (queueId: string): ZulipError =>
   new ZulipError("BAD_EVENT_QUEUE_ID", `Bad event queue ID: ${queueId}`, 400, { queue_id: queueId });
@@ -41,23 +52,44 @@ export const badEventQueueId = (queueId: string): ZulipError =>
  */
 export class EventStore {
   private readonly cache: EventCache<EventQueueDoc | null>;
-  private readonly removals: Subscription;
+  private readonly ofRealms: EventCache<EventQueueDoc[]>;
+  private readonly changes: Subscription;
+  /** polls answered per queue since its acknowledged events were last purged */
+  private readonly pollsSincePurge = new Map<string, number>();
 
   private constructor(
     private readonly queues: EventQueueRepository,
+    private readonly events: EventPublisher<"notifications">,
     private readonly nc: NatsConnection,
     private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
+    log: Logger,
   ) {
     this.cache = new EventCache(nc, { maxWeight: MAX_CACHED_QUEUES, weigh: () => 1 });
-    // no queue group: every instance forgets the removed queue
-    this.removals = nc.subscribe(notifications.QUEUE_REMOVED_ALL, {
-      callback: (_err, msg) => this.cache.drop(msg.subject.slice(notifications.queueRemovedSubject("").length)),
-    });
+    this.ofRealms = new EventCache(nc, { maxWeight: MAX_CACHED_QUEUES, weigh: (qs) => qs.length + 1 });
+    // no queue group: every instance forgets what changed
+    this.changes = subscribeEvent(
+      nc,
+      notificationsEvents.queuesChanged,
+      ({ realmId, removed }) => {
+        this.ofRealms.drop(`${realmId}`);
+        if (removed !== null) {
+          this.cache.drop(removed);
+          this.pollsSincePurge.delete(removed);
+        }
+      },
+      { log },
+    );
   }
 
   /** Opens the store, creating or updating the stream: events live at most `maxAgeSeconds` (a queue's idle limit and more). */
-  static async open(queues: EventQueueRepository, nc: NatsConnection, maxAgeSeconds: number): Promise<EventStore> {
+  static async open(
+    queues: EventQueueRepository,
+    events: EventPublisher<"notifications">,
+    nc: NatsConnection,
+    log: Logger,
+    maxAgeSeconds: number,
+  ): Promise<EventStore> {
     const jsm = await jetstreamManager(nc);
     const config = {
       subjects: [subjectOf("*")],
@@ -71,16 +103,18 @@ export class EventStore {
     } catch {
       await jsm.streams.add({ name: STREAM, ...config });
     }
-    return new EventStore(queues, nc, jetstream(nc), jsm);
+    return new EventStore(queues, events, nc, jetstream(nc), jsm, log);
   }
 
   stop(): void {
-    this.removals.unsubscribe();
+    this.changes.unsubscribe();
   }
 
   /** POST /register: the new queue, before any state is asked for. */
-  create(queue: EventQueueDoc): Promise<void> {
-    return this.queues.create(queue);
+  async create(queue: EventQueueDoc): Promise<void> {
+    await this.queues.create(queue);
+    this.ofRealms.drop(`${queue.realmId}`);
+    this.events.publish(notificationsEvents.queuesChanged, { realmId: queue.realmId, removed: null });
   }
 
   /** The queue, whoever owns it (DELETE /events tells another user's queue from an unknown one). */
@@ -91,8 +125,11 @@ export class EventStore {
   }
 
   /** The queues of an event's audience. */
-  ofUsers(realmId: number, userIds: Audience): Promise<EventQueueDoc[]> {
-    return this.queues.ofUsers(realmId, userIds);
+  async ofUsers(realmId: number, userIds: Audience): Promise<EventQueueDoc[]> {
+    const all = await this.ofRealms.get(`${realmId}`, () => this.queues.ofRealm(realmId));
+    if (userIds === "all") return all;
+    const audience = new Set(userIds);
+    return all.filter((q) => audience.has(q.userId));
   }
 
   /** The caller's live queue, or BAD_EVENT_QUEUE_ID (unknown, expired, or another user's). */
@@ -129,15 +166,15 @@ export class EventStore {
    */
   async visit(realmId: number, q: EventQueueDoc, acknowledged: number, waitMs: number): Promise<void> {
     const now = Date.now();
-    const life = q.lifespanSecs * 1000 + waitMs;
     const remaining = q.expiresAt.getTime() - now;
-    const due =
-      acknowledged - q.prunedThrough >= PRUNE_EVERY_EVENTS || remaining < life / 2 || remaining < waitMs + 1000;
-    if (!due) return;
-    const visited = await this.queues.touch(realmId, q, acknowledged, waitMs, now);
-    Object.assign(q, visited);
-    if (acknowledged > -1) {
+    const write = remaining < (q.lifespanSecs * 1000 + waitMs) / 2 || remaining < waitMs + EXPIRY_MARGIN_MS;
+    if (write) Object.assign(q, await this.queues.touch(realmId, q, acknowledged, waitMs, now));
+    const polls = (this.pollsSincePurge.get(q.queueId) ?? 0) + 1;
+    if ((write || polls >= PURGE_EVERY_POLLS) && acknowledged > -1) {
+      this.pollsSincePurge.delete(q.queueId);
       await this.jsm.streams.purge(STREAM, { filter: subjectOf(q.queueId), seq: acknowledged + 1 });
+    } else {
+      this.pollsSincePurge.set(q.queueId, polls);
     }
   }
 
@@ -161,7 +198,8 @@ export class EventStore {
     await this.queues.remove(realmId, queueId);
     await this.jsm.streams.purge(STREAM, { filter: subjectOf(queueId) });
     this.cache.drop(queueId);
-    this.nc.publish(notifications.queueRemovedSubject(queueId));
+    this.ofRealms.drop(`${realmId}`);
+    this.events.publish(notificationsEvents.queuesChanged, { realmId, removed: queueId });
     this.nc.publish(notifications.queueWakeSubject(queueId));
   }
 

@@ -47,3 +47,13 @@ export const typingEditMessage = defineEvent(
     }),
   ),
 );
+
+/**
+ * An organization's event queues changed: one was created, or one (`removed`)
+ * deleted or collected. Every notifications instance forgets its copies.
+ */
+export const queuesChanged = defineEvent(
+  "notifications",
+  "queues_changed",
+  z.object({ realmId: int, removed: z.string().nullable() }),
+);

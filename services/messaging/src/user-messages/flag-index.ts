@@ -122,8 +122,8 @@ type MessageSent = PayloadOf<typeof messagingEvents.messageSent>;
  * Each user's personal flags, kept in memory: GET /messages' flags,
  * first_unread anchors, is:unread / is:starred / is:mentioned narrows,
  * register's unread_msgs and starred_messages read them here, not from the
- * user's rows. Loaded on first use from the rows marked unread and the rows
- * with each stored flag (each read bounded by what it returns); kept current
+ * user's rows. Loaded on first use from the user's marked rows (unread or
+ * flagged: one read bounded by what it returns); kept current
  * by message events (see EventCache for why a message sent through any
  * instance is in every instance's copy by the sender's next request). Flag
  * changes must reach it the same way.
@@ -149,20 +149,27 @@ export class FlagIndex {
   /** The user's flags. */
   of(realmId: number, userId: number): Promise<UserFlags> {
     return this.cache.get(`${realmId}:${userId}`, async () => {
-      const [unread, ...flagged] = await Promise.all([
-        this.loadUnread(realmId, userId),
-        ...STORED_FLAGS.map((flag) => this.userMessages.idsWithFlag(realmId, userId, flag)),
-      ]);
+      const marked = await this.userMessages.markedOf(realmId, userId);
       const stored = new Map<number, string[]>();
-      STORED_FLAGS.forEach((flag, i) => {
-        for (const id of flagged[i]!) stored.set(id, [...(stored.get(id) ?? []), flag]);
-      });
-      return new UserFlags(unread, stored);
+      for (const row of marked) {
+        const flags = STORED_FLAGS.filter((f) => row.flags.includes(f));
+        if (flags.length) stored.set(row.messageId, flags);
+      }
+      return new UserFlags(
+        await this.loadUnread(
+          realmId,
+          marked.filter((r) => r.unread),
+        ),
+        stored,
+      );
     });
   }
 
-  private async loadUnread(realmId: number, userId: number): Promise<UnreadSet> {
-    const rows = (await this.userMessages.unreadOf(realmId, userId)).sort((a, b) => a.messageId - b.messageId);
+  private async loadUnread(
+    realmId: number,
+    unreadRows: Array<{ messageId: number; flags: string[] }>,
+  ): Promise<UnreadSet> {
+    const rows = unreadRows.sort((a, b) => a.messageId - b.messageId);
     const kept = rows.slice(-MAX_UNREAD_MESSAGES);
     const mentioned = new Set(kept.filter((r) => isMention(r.flags)).map((r) => r.messageId));
     const unread: UnreadMessage[] = [];

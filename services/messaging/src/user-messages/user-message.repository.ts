@@ -1,6 +1,6 @@
 import type { Connection } from "mongoose";
 import { TenantRepository } from "@teamchat/shared";
-import { userMessageSchema, type UserMessageDoc } from "./user-message.schema";
+import { userMessageKey, userMessageSchema, type UserMessageDoc } from "./user-message.schema";
 
 export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
   constructor(conn: Connection) {
@@ -10,24 +10,23 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
   /** One row per recipient of a new message, with their flags. */
   deliver(realmId: number, messageId: number, recipients: Array<{ userId: number; flags: string[] }>): Promise<void> {
     return this.insertMany(
-      recipients.map(({ userId, flags }) => ({
-        realmId,
-        userId,
-        messageId,
-        flags,
-        unread: !flags.includes("read"),
-      })),
+      recipients.map(({ userId, flags }) => {
+        const unread = !flags.includes("read");
+        return {
+          _id: userMessageKey(realmId, userId, messageId),
+          realmId,
+          userId,
+          messageId,
+          flags,
+          unread,
+          marked: unread || flags.some((f) => f !== "read"),
+        };
+      }),
     );
   }
 
-  /** Ids of the user's messages that have a flag. */
-  async idsWithFlag(realmId: number, userId: number, flag: string): Promise<number[]> {
-    const rows = await this.find(realmId, { userId, flags: flag }, { projection: { messageId: 1 } });
-    return rows.map((r) => r.messageId);
-  }
-
-  /** The user's unread rows: message id and flags. */
-  unreadOf(realmId: number, userId: number): Promise<Array<Pick<UserMessageDoc, "messageId" | "flags">>> {
-    return this.find(realmId, { userId, unread: true }, { projection: { messageId: 1, flags: 1 } });
+  /** The user's unread or flagged rows: message id, flags and whether unread. */
+  markedOf(realmId: number, userId: number): Promise<Array<Pick<UserMessageDoc, "messageId" | "flags" | "unread">>> {
+    return this.find(realmId, { userId, marked: true }, { projection: { messageId: 1, flags: 1, unread: 1 } });
   }
 }

@@ -1,5 +1,5 @@
 import type { Connection } from "mongoose";
-import { TenantRepository, type Audience } from "@teamchat/shared";
+import { TenantRepository } from "@teamchat/shared";
 import { eventQueueSchema, type EventQueueDoc } from "./event-queue.schema";
 
 export class EventQueueRepository extends TenantRepository<EventQueueDoc> {
@@ -15,9 +15,9 @@ export class EventQueueRepository extends TenantRepository<EventQueueDoc> {
     return this.findOne(realmId, { queueId });
   }
 
-  /** The queues an event goes to. */
-  ofUsers(realmId: number, userIds: Audience): Promise<EventQueueDoc[]> {
-    return this.find(realmId, userIds === "all" ? {} : { userId: { $in: userIds } });
+  /** Every queue of the organization (EventStore keeps them in memory for fan-out). */
+  ofRealm(realmId: number): Promise<EventQueueDoc[]> {
+    return this.find(realmId, {});
   }
 
   /**

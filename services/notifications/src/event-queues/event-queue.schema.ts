@@ -45,7 +45,6 @@ export const eventQueueSchema = new Schema<EventQueueDoc>(
 );
 // byId, touch, remove: one queue by id (GET/DELETE /events)
 eventQueueSchema.index({ realmId: 1, queueId: 1 }, { unique: true });
-// ofUsers: the queues of an event's audience (fan-out)
-eventQueueSchema.index({ realmId: 1, userId: 1 });
+// ofRealm (fan-out) reads the realmId prefix of the first index
 // expired: queues past their expiry, in every realm (the idle sweep)
 eventQueueSchema.index({ expiresAt: 1 });

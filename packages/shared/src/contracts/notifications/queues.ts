@@ -13,11 +13,6 @@ export const queueWakeSubject = (queueId: string): string => `notifications.wake
 
 export const QUEUE_WAKE_ALL = "notifications.wake.*";
 
-/** Published when a queue is deleted or collected: every instance forgets its copy of the queue. */
-export const queueRemovedSubject = (queueId: string): string => `notifications.removed.${queueId}`;
-
-export const QUEUE_REMOVED_ALL = "notifications.removed.*";
-
 export const registerQueue = defineContract({
   subject: "notifications.queues.register",
   http: { method: "POST", path: "/register", auth: "user" },
