@@ -127,7 +127,10 @@ describe("accounts, cache and logs", () => {
     } finally {
       await conn.close();
     }
-    new EventPublisher(sys.nc, "identity").publish(identityEvents.authInvalidated, { userId: user.userId });
+    // what identity publishes after a deactivation: its own instances reload the user, gateways drop the key
+    const identityPublisher = new EventPublisher(sys.nc, "identity");
+    identityPublisher.publish(identityEvents.usersChanged, { realmId: sys.realm.id });
+    identityPublisher.publish(identityEvents.authInvalidated, { userId: user.userId });
     await sys.nc.flush();
     // NATS delivers to the gateway's connection in order: by the time the reply to this request
     // arrives there, the invalidation (published earlier) has been handled, whatever this request saw.

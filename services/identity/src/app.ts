@@ -13,19 +13,21 @@ import { updateSettingsHandler } from "./handlers/update-settings";
 import { updateUserByEmailHandler, updateUserHandler } from "./handlers/update-user";
 import { LoginAttemptRepository } from "./login-attempts/login-attempt.repository";
 import { settingsState } from "./users/settings.state";
+import { UserDirectory } from "./users/user-directory";
 import { UserRepository } from "./users/user.repository";
 import { usersState } from "./users/users.state";
 
 /** Composition root: real connections in, a serving bus endpoint out. */
 export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<RunningService> {
+  const users = new UserRepository(deps.db, new IdAllocator(deps.db));
   const id: IdentityDeps = {
-    users: new UserRepository(deps.db, new IdAllocator(deps.db)),
+    users: new UserDirectory(users, deps.events, deps.nc, deps.log),
     keys: new ApiKeyRepository(deps.db),
     attempts: new LoginAttemptRepository(deps.db),
     events: deps.events,
     bus: deps.bus,
   };
-  await Promise.all([id.users.init(), id.keys.init(), id.attempts.init()]);
+  await Promise.all([users.init(), id.keys.init(), id.attempts.init()]);
 
   const updateSettings = updateSettingsHandler(id);
   deps.server
@@ -47,5 +49,5 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
       identity.registerState,
       registerStateHandler(identity.registerState, [...usersState(id), ...settingsState(id)]),
     );
-  return {};
+  return { stop: () => id.users.stop() };
 }

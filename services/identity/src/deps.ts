@@ -1,11 +1,11 @@
 import type { BusClient, EventPublisher } from "@teamchat/shared";
 import type { ApiKeyRepository } from "./api-keys/api-key.repository";
 import type { LoginAttemptRepository } from "./login-attempts/login-attempt.repository";
-import type { UserRepository } from "./users/user.repository";
+import type { UserDirectory } from "./users/user-directory";
 
 /** Everything identity's handlers may use; each takes only its own `Deps<...>` of it, so its signature says what it touches. */
 export interface IdentityDeps {
-  users: UserRepository;
+  users: UserDirectory;
   keys: ApiKeyRepository;
   attempts: LoginAttemptRepository;
   events: EventPublisher<"identity">;

@@ -57,3 +57,6 @@ export const userSettings = defineEvent(
 
 /** Not a client event: every gateway instance drops cached credentials of this user. */
 export const authInvalidated = defineEvent("identity", "auth_invalidated", z.object({ userId: int }));
+
+/** Users of an organization were added or changed: every identity instance forgets its copy of them (UserDirectory). */
+export const usersChanged = defineEvent("identity", "users_changed", z.object({ realmId: int }));

@@ -1,11 +1,11 @@
 import { badRequest, requireUser, type Actor, type HandlerContext, type RealmRef } from "@teamchat/shared";
-import type { UserRepository } from "./user.repository";
+import type { UserDirectory } from "./user-directory";
 import type { UserDoc } from "./user.schema";
 import { canSeeRealEmail } from "./user-view";
 
 const noSuchUser = () => badRequest("No such user");
 
-export async function accessUserById(users: UserRepository, realm: RealmRef, userId: number): Promise<UserDoc> {
+export async function accessUserById(users: UserDirectory, realm: RealmRef, userId: number): Promise<UserDoc> {
   const user = await users.byId(realm.id, userId);
   if (!user) throw noSuchUser();
   return user;
@@ -25,7 +25,7 @@ export function dummyEmailUserId(email: string, realm: Pick<RealmRef, "host">): 
  * address only finds users whose email_address_visibility lets the viewer see it.
  */
 export async function accessUserByEmail(
-  users: UserRepository,
+  users: UserDirectory,
   realm: RealmRef,
   viewer: Pick<Actor, "userId" | "role">,
   email: string,
@@ -43,7 +43,7 @@ const callers = new WeakMap<HandlerContext, Promise<UserDoc>>();
  * The caller's own user, read once per request: /register's state parts run
  * in parallel on one request context and several of them need it.
  */
-export function caller(users: UserRepository, ctx: HandlerContext): Promise<UserDoc> {
+export function caller(users: UserDirectory, ctx: HandlerContext): Promise<UserDoc> {
   let me = callers.get(ctx);
   if (!me) {
     const { realm, actor } = requireUser(ctx);

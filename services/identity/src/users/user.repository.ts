@@ -1,5 +1,5 @@
 import type { Connection } from "mongoose";
-import { IdAllocator, Role, TenantRepository } from "@teamchat/shared";
+import { IdAllocator, TenantRepository } from "@teamchat/shared";
 import type { Settings } from "./settings";
 import { userSchema, type UserDoc } from "./user.schema";
 
@@ -19,30 +19,9 @@ export class UserRepository extends TenantRepository<UserDoc> {
     super(conn.model<UserDoc>("User", userSchema));
   }
 
-  byId(realmId: number, userId: number): Promise<UserDoc | null> {
-    return this.findOne(realmId, { userId });
-  }
-
-  byEmail(realmId: number, email: string): Promise<UserDoc | null> {
-    return this.findOne(realmId, { deliveryEmail: email.toLowerCase() });
-  }
-
-  byIds(realmId: number, userIds: number[]): Promise<UserDoc[]> {
-    return this.find(realmId, { userId: { $in: userIds } }, { sort: { userId: 1 } });
-  }
-
-  byEmails(realmId: number, emails: string[]): Promise<UserDoc[]> {
-    return this.find(realmId, { deliveryEmail: { $in: emails.map((e) => e.toLowerCase()) } }, { sort: { userId: 1 } });
-  }
-
-  /** Every user of the organization, in id order (Zulip lists users so). */
+  /** Every user of the organization, in id order (Zulip lists users so); UserDirectory keeps them in memory. */
   all(realmId: number): Promise<UserDoc[]> {
     return this.find(realmId, {}, { sort: { userId: 1 } });
-  }
-
-  /** Active human owners: the last one may not lose the role (Zulip's check_last_owner). */
-  activeOwnerCount(realmId: number): Promise<number> {
-    return this.count(realmId, { role: Role.OWNER, isActive: true, isBot: false });
   }
 
   /** Applies the changes and returns the user as it is after them, or null when there is no such user. */

@@ -7,10 +7,15 @@ import { realmSchema, type RealmDoc } from "./realm.schema";
  * tenant directory, and resolving a Host (bySubdomain) or creating an
  * organization (ensure) happens before there is a realm id to scope by. So it
  * keeps its own private model behind domain-named methods; byId is the one
- * read scoped to a realm.
+ * read scoped to a realm. An organization's record never changes once made
+ * (no operation edits it yet), and nearly every request reads it: found
+ * records are kept in memory. Whoever adds an edit must make every instance
+ * forget its copy.
  */
 export class RealmRecordRepository {
   readonly #model: Model<RealmDoc>;
+  readonly #byId = new Map<number, RealmDoc>();
+  readonly #bySubdomain = new Map<string, RealmDoc>();
 
   constructor(
     conn: Connection,
@@ -25,12 +30,23 @@ export class RealmRecordRepository {
     await this.#model.syncIndexes();
   }
 
-  bySubdomain(subdomain: string): Promise<RealmDoc | null> {
-    return this.#model.findOne({ subdomain }).lean<RealmDoc>().exec();
+  async bySubdomain(subdomain: string): Promise<RealmDoc | null> {
+    return (
+      this.#bySubdomain.get(subdomain) ?? this.#keep(await this.#model.findOne({ subdomain }).lean<RealmDoc>().exec())
+    );
   }
 
-  byId(realmId: number): Promise<RealmDoc | null> {
-    return this.#model.findOne({ realmId }).lean<RealmDoc>().exec();
+  async byId(realmId: number): Promise<RealmDoc | null> {
+    return this.#byId.get(realmId) ?? this.#keep(await this.#model.findOne({ realmId }).lean<RealmDoc>().exec());
+  }
+
+  /** Not-found is not kept: the organization may be created later. */
+  #keep(realm: RealmDoc | null): RealmDoc | null {
+    if (realm) {
+      this.#byId.set(realm.realmId, realm);
+      this.#bySubdomain.set(realm.subdomain, realm);
+    }
+    return realm;
   }
 
   /** Creates the realm unless the subdomain is taken; returns the stored one either way. */

@@ -1,0 +1,35 @@
+/**
+ * Two identity instances, each keeping the organization's users in memory:
+ * what one of them changes, the other answers at once. Requests are spread
+ * over the two by NATS queue groups, so each check is repeated until both
+ * instances have answered it many times over.
+ */
+import { identity } from "@teamchat/shared";
+import { startSystem, type TestSystem } from "../../../test/support/system";
+
+let sys: TestSystem;
+beforeAll(async () => {
+  sys = await startSystem();
+  await sys.startService("identity");
+});
+afterAll(() => sys?.stop());
+
+/** Enough calls that both instances answer several of them whatever the queue group's draw. */
+const ROUNDS = 12;
+
+it("a new user and a changed name are seen at once through both instances", async () => {
+  for (let i = 0; i < ROUNDS; i++) await sys.call(identity.getUsers, {}, sys.owner);
+  const dana = await sys.makeUser("Dana", 400, "Dana");
+  for (let i = 0; i < ROUNDS; i++) {
+    const { members } = await sys.call(identity.getUsers, {}, sys.owner);
+    expect(members.map((m) => m.full_name)).toContain("Dana");
+  }
+  for (let n = 0; n < 3; n++) {
+    await sys.call(identity.updateSettings, { full_name: `Dana ${n}` }, dana);
+    for (let i = 0; i < ROUNDS; i++) {
+      expect((await sys.call(identity.getOwnUser, {}, dana)).full_name).toBe(`Dana ${n}`);
+      const { user } = await sys.call(identity.getUser, { user_id: dana.userId }, sys.owner);
+      expect(user.full_name).toBe(`Dana ${n}`);
+    }
+  }
+});
