@@ -25,6 +25,8 @@ interface Pending {
  */
 export class RateLimiter {
   private readonly pending = new Map<string, Pending[]>();
+  /** each key's count and revision as this instance last wrote them (current window keys only) */
+  private readonly lastWritten = new Map<string, { used: number; revision: number }>();
 
   constructor(
     private readonly kv: KV,
@@ -54,6 +56,12 @@ export class RateLimiter {
     this.pending.delete(key);
   }
 
+  private remember(k: string, written: { used: number; revision: number }): void {
+    // keys of past windows are of no more use: forget them when the map grows
+    if (this.lastWritten.size > 10_000) this.lastWritten.clear();
+    this.lastWritten.set(k, written);
+  }
+
   /** Counts `n` requests in the current window; the first ones fit, those past the limit are refused. */
   private async count(key: string, n: number): Promise<RateDecision[]> {
     for (let attempt = 0; ; attempt++) {
@@ -61,16 +69,25 @@ export class RateLimiter {
       const window = Math.floor(now / this.windowSeconds);
       const reset = (window + 1) * this.windowSeconds;
       const k = `${key}.${window}`;
-      const entry = await this.kv.get(k);
-      const used = entry && entry.length > 0 ? Number(entry.string()) : 0;
+      // What this instance last wrote is usually still current: counting on it saves a read per
+      // request; if another gateway counted since, the compare-and-set fails and we read.
+      let known = attempt === 0 ? this.lastWritten.get(k) : undefined;
+      if (!known) {
+        const entry = await this.kv.get(k);
+        known = entry && entry.length > 0 ? { used: Number(entry.string()), revision: entry.revision } : undefined;
+      }
+      const used = known?.used ?? 0;
       const granted = Math.max(0, Math.min(n, this.limit - used));
       try {
         if (granted > 0) {
-          if (entry) await this.kv.update(k, String(used + granted), entry.revision);
-          else await this.kv.create(k, String(used + granted));
+          const revision = known
+            ? await this.kv.update(k, String(used + granted), known.revision)
+            : await this.kv.create(k, String(used + granted));
+          this.remember(k, { used: used + granted, revision });
         }
       } catch (err) {
         // Another gateway counted first: read again, after a short random pause.
+        this.lastWritten.delete(k);
         if (attempt >= 20) throw err;
         await new Promise((r) => setTimeout(r, Math.random() * 5));
         continue;

@@ -13,6 +13,7 @@ import { getStreamsHandler } from "./handlers/get-streams";
 import { getSubscriptionsHandler } from "./handlers/get-subscriptions";
 import { sendMessageHandler } from "./handlers/send-message";
 import { subscribeHandler } from "./handlers/subscribe";
+import { MessageCache } from "./messages/message-cache";
 import { MessageHistory } from "./messages/message-history";
 import { MessageRepository } from "./messages/message.repository";
 import { RecentMessages } from "./messages/recent-messages";
@@ -30,7 +31,7 @@ import { UserDirectory } from "./users/user-directory";
 /** Composition root: real connections in, a serving bus endpoint out. */
 export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<RunningService> {
   const ids = new IdAllocator(deps.db);
-  const messages = new MessageRepository(deps.db, ids);
+  const messages = new MessageRepository(deps.db, ids, new MessageCache(deps.nc));
   const userMessages = new UserMessageRepository(deps.db);
   const recent = new RecentMessages(messages, deps.nc, deps.log);
   const channels = new ChannelRepository(deps.db, ids);

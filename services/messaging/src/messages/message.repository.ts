@@ -1,6 +1,7 @@
 import type { Connection } from "mongoose";
 import { IdAllocator, TenantRepository, type TenantFilter } from "@teamchat/shared";
 import type { NarrowCondition } from "../narrow";
+import type { MessageCache } from "./message-cache";
 import { messageSchema, type MessageDoc } from "./message.schema";
 
 type Filter = TenantFilter<MessageDoc>;
@@ -110,6 +111,7 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
   constructor(
     conn: Connection,
     private readonly ids: IdAllocator,
+    private readonly cache: MessageCache,
   ) {
     super(conn.model<MessageDoc>("Message", messageSchema));
   }
@@ -164,8 +166,9 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
 
   /**
    * walk() over a known, ascending list of candidate ids (`match` tests
-   * membership): read in growing chunks, each as a range of ids when the
-   * chunk is dense (a range is several times cheaper than `$in` on SecantusDB).
+   * membership): read in growing chunks, from memory (MessageCache) or else as
+   * a range of ids when the chunk is dense (a range is several times cheaper
+   * than `$in` on SecantusDB).
    */
   private async walkIds(
     realmId: number,
@@ -179,10 +182,11 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     const found: MessageDoc[] = [];
     let chunk = Math.max(limit * FIRST_RANGE_PER_MATCH, 16);
     for (let i = 0; i < candidates.length && found.length < limit; i += chunk, chunk *= 2) {
-      const ids = candidates.slice(i, i + chunk);
-      const [lo, hi] = [Math.min(...ids), Math.max(...ids)];
-      const rows = await this.find(realmId, {
-        messageId: hi - lo < DENSE_CHUNK_SPAN * ids.length ? { $gte: lo, $lte: hi } : { $in: ids },
+      const rows = await this.cache.byIds(realmId, candidates.slice(i, i + chunk), (ids) => {
+        const [lo, hi] = [Math.min(...ids), Math.max(...ids)];
+        return this.find(realmId, {
+          messageId: hi - lo < DENSE_CHUNK_SPAN * ids.length ? { $gte: lo, $lte: hi } : { $in: ids },
+        });
       });
       rows.sort((a, b) => (a.messageId - b.messageId) * direction);
       found.push(...rows.filter(match).slice(0, limit - found.length));
