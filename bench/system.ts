@@ -54,7 +54,7 @@ export async function startSystem(): Promise<System> {
     HOST: "127.0.0.1",
     EXTERNAL_URL: `http://localhost:${port}`,
     NODE_ENV: "production",
-    LOG_LEVEL: "warn",
+    LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
     // The limiter still runs (and costs) on every request; the bench only must not hit it.
     RATE_LIMIT_REQUESTS: "100000000",
   };
