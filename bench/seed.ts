@@ -10,7 +10,7 @@
  * then checks that GET /messages returns what was written.
  */
 import { mongo } from "mongoose";
-import { userMessageKey } from "../services/messaging/src/user-messages/user-message.schema";
+import { userMessageRow } from "../services/messaging/src/user-messages/user-message.schema";
 
 /** The fields of a `messages` document and of a `usermessages` row, as the schemas define them today. */
 export const MESSAGE_FIELDS = [
@@ -127,18 +127,7 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
           client: "API",
         });
         for (const userId of receivers) {
-          const flags = plan.flags(userId, n);
-          const realmId = template.realmId as number;
-          const unread = !flags.includes("read");
-          rows.push({
-            _id: userMessageKey(realmId, userId, messageId),
-            realmId,
-            userId,
-            messageId,
-            flags,
-            unread,
-            marked: unread || flags.some((f) => f !== "read"),
-          });
+          rows.push(userMessageRow(template.realmId as number, userId, messageId, plan.flags(userId, n)));
         }
       }
       await messages.insertMany(msgs, { ordered: false });

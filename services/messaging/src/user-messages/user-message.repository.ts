@@ -1,6 +1,6 @@
 import type { Connection } from "mongoose";
 import { TenantRepository } from "@teamchat/shared";
-import { userMessageKey, userMessageSchema, type UserMessageDoc } from "./user-message.schema";
+import { userMessageRow, userMessageSchema, type UserMessageDoc } from "./user-message.schema";
 
 export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
   constructor(conn: Connection) {
@@ -9,20 +9,7 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
 
   /** One row per recipient of a new message, with their flags. */
   deliver(realmId: number, messageId: number, recipients: Array<{ userId: number; flags: string[] }>): Promise<void> {
-    return this.insertMany(
-      recipients.map(({ userId, flags }) => {
-        const unread = !flags.includes("read");
-        return {
-          _id: userMessageKey(realmId, userId, messageId),
-          realmId,
-          userId,
-          messageId,
-          flags,
-          unread,
-          marked: unread || flags.some((f) => f !== "read"),
-        };
-      }),
-    );
+    return this.insertMany(recipients.map(({ userId, flags }) => userMessageRow(realmId, userId, messageId, flags)));
   }
 
   /** The user's unread or flagged rows: message id, flags and whether unread. */

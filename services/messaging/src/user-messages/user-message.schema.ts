@@ -3,7 +3,7 @@ import { Schema } from "mongoose";
 /** Zulip's per-user message flags (read, starred, mentioned, ...), one row per recipient of a message. */
 export interface UserMessageDoc {
   /**
-   * `<realmId>:<userId>:<messageId>` (userMessageKey): the primary key makes a
+   * `<realmId>:<userId>:<messageId>`: the primary key makes a
    * row unique without a unique secondary index, which would more than double
    * the cost of writing a channel message's rows on SecantusDB.
    */
@@ -18,8 +18,19 @@ export interface UserMessageDoc {
   marked: boolean;
 }
 
-export const userMessageKey = (realmId: number, userId: number, messageId: number): string =>
-  `${realmId}:${userId}:${messageId}`;
+/** The row of one recipient of a message, with their flags. */
+export function userMessageRow(realmId: number, userId: number, messageId: number, flags: string[]): UserMessageDoc {
+  const unread = !flags.includes("read");
+  return {
+    _id: `${realmId}:${userId}:${messageId}`,
+    realmId,
+    userId,
+    messageId,
+    flags,
+    unread,
+    marked: unread || flags.some((f) => f !== "read"),
+  };
+}
 
 export const userMessageSchema = new Schema<UserMessageDoc>(
   {
