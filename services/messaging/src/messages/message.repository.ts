@@ -86,8 +86,17 @@ export function narrowSource(narrow: NarrowCondition[]): NarrowSource {
   return { index: {} };
 }
 
-/** A chunk of candidate ids is read as a range when it spans at most this many ids per candidate. */
+/** A list of ids is read as a range when it spans at most this many ids per id wanted. */
 const DENSE_CHUNK_SPAN = 2;
+
+/**
+ * The messages with these ids and possibly others between them: a range when
+ * the ids are dense (several times cheaper than `$in` on SecantusDB), else `$in`.
+ */
+function idsFilter(ids: number[]): Filter {
+  const [lo, hi] = [Math.min(...ids), Math.max(...ids)];
+  return { messageId: hi - lo < DENSE_CHUNK_SPAN * ids.length ? { $gte: lo, $lte: hi } : { $in: ids } };
+}
 /** First width of an id range, in ids, relative to the matches wanted. */
 const FIRST_RANGE_PER_MATCH = 2;
 const MIN_RANGE = 64;
@@ -182,12 +191,9 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     const found: MessageDoc[] = [];
     let chunk = Math.max(limit * FIRST_RANGE_PER_MATCH, 16);
     for (let i = 0; i < candidates.length && found.length < limit; i += chunk, chunk *= 2) {
-      const rows = await this.cache.byIds(realmId, candidates.slice(i, i + chunk), (ids) => {
-        const [lo, hi] = [Math.min(...ids), Math.max(...ids)];
-        return this.find(realmId, {
-          messageId: hi - lo < DENSE_CHUNK_SPAN * ids.length ? { $gte: lo, $lte: hi } : { $in: ids },
-        });
-      });
+      const rows = await this.cache.byIds(realmId, candidates.slice(i, i + chunk), (ids) =>
+        this.find(realmId, idsFilter(ids)),
+      );
       rows.sort((a, b) => (a.messageId - b.messageId) * direction);
       found.push(...rows.filter(match).slice(0, limit - found.length));
     }
@@ -200,15 +206,15 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
   }
 
   /** What register's unread_msgs needs of these messages (any order). */
-  summaries(
+  async summaries(
     realmId: number,
     ids: number[],
   ): Promise<Array<Pick<MessageDoc, "messageId" | "type" | "streamId" | "topic" | "topicKey" | "receivers">>> {
-    return this.find(
-      realmId,
-      { messageId: { $in: ids } },
-      { projection: { messageId: 1, type: 1, streamId: 1, topic: 1, topicKey: 1, receivers: 1 } },
-    );
+    const wanted = new Set(ids);
+    const rows = await this.find(realmId, idsFilter(ids), {
+      projection: { messageId: 1, type: 1, streamId: 1, topic: 1, topicKey: 1, receivers: 1 },
+    });
+    return rows.filter((m) => wanted.has(m.messageId));
   }
 
   /** The id of the newest message the user received; -1 if none (register's max_message_id). */
