@@ -29,7 +29,18 @@ export function registerStateHandler(
   const inPartOrder = contract.parts.map((part) => providers.find((p) => p.part === part)!);
   return async (params, ctx) => {
     const parts = await Promise.all(
-      inPartOrder.filter((p) => partWanted(p.part, params)).map((p) => p.provide(params, ctx)),
+      inPartOrder
+        .filter((p) => partWanted(p.part, params))
+        .map(async (p) => {
+          const started = performance.now();
+          const part = await p.provide(params, ctx);
+          // which part of /register is slow: each one's time, at debug level
+          ctx.log.debug(
+            { part: p.part.eventTypes.join(","), ms: Math.round(performance.now() - started) },
+            "state part",
+          );
+          return part;
+        }),
     );
     return Object.assign({}, ...parts) as Record<string, unknown>;
   };

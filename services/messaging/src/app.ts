@@ -24,7 +24,7 @@ import { SubscriptionRepository } from "./subscriptions/subscription.repository"
 import { subscriptionsState } from "./subscriptions/subscriptions.state";
 import { TopicRepository } from "./topics/topic.repository";
 import { topicsState } from "./topics/topics.state";
-import { FlagIndex } from "./user-messages/flag-index";
+import { PersonalIndex } from "./user-messages/personal-index";
 import { UserMessageRepository } from "./user-messages/user-message.repository";
 import { UserDirectory } from "./users/user-directory";
 
@@ -33,6 +33,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   const ids = new IdAllocator(deps.db);
   const messages = new MessageRepository(deps.db, ids, new MessageCache(deps.nc));
   const userMessages = new UserMessageRepository(deps.db);
+  const conversations = new ConversationRepository(deps.db, ids);
   const recent = new RecentMessages(messages, deps.nc, deps.log);
   const channels = new ChannelRepository(deps.db, ids);
   const subscriptions = new SubscriptionRepository(deps.db);
@@ -42,8 +43,8 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     messages,
     history: new MessageHistory(messages, recent),
     userMessages,
-    flags: new FlagIndex(messages, userMessages, deps.nc, deps.log),
-    conversations: new ConversationRepository(deps.db, ids),
+    personal: new PersonalIndex(messages, userMessages, conversations, deps.nc, deps.log),
+    conversations,
     topics: new TopicRepository(deps.db),
     users: new UserDirectory(deps.bus, deps.nc, deps.log),
     events: deps.events,
@@ -75,7 +76,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   return {
     stop: () => {
       m.users.stop();
-      m.flags.stop();
+      m.personal.stop();
       recent.stop();
       m.channels.stop();
       m.subscriptions.stop();

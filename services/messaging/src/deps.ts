@@ -5,7 +5,7 @@ import type { MessageHistory } from "./messages/message-history";
 import type { MessageRepository } from "./messages/message.repository";
 import type { SubscriptionDirectory } from "./subscriptions/subscription-directory";
 import type { TopicRepository } from "./topics/topic.repository";
-import type { FlagIndex } from "./user-messages/flag-index";
+import type { PersonalIndex } from "./user-messages/personal-index";
 import type { UserMessageRepository } from "./user-messages/user-message.repository";
 import type { UserDirectory } from "./users/user-directory";
 
@@ -44,7 +44,7 @@ export interface MessagingDeps {
   messages: MessageRepository;
   history: MessageHistory;
   userMessages: UserMessageRepository;
-  flags: FlagIndex;
+  personal: PersonalIndex;
   conversations: ConversationRepository;
   topics: TopicRepository;
   users: UserDirectory;

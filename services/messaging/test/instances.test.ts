@@ -24,16 +24,17 @@ afterAll(() => sys?.stop());
 /** Enough calls that both instances answer several of them whatever the queue group's draw. */
 const ROUNDS = 12;
 
-const unreadOf = async (user: TestUser) => {
-  const state = (await sys.call(
+const personalState = async (user: TestUser) =>
+  (await sys.call(
     notifications.registerQueue,
-    { fetch_event_types: ["message", "update_message_flags"] },
+    { fetch_event_types: ["message", "update_message_flags", "recent_private_conversations"] },
     user,
   )) as unknown as {
     unread_msgs: { count: number; streams: Array<{ unread_message_ids: number[] }>; mentions: number[] };
+    max_message_id: number;
+    recent_private_conversations: Array<{ user_ids: number[]; max_message_id: number }>;
   };
-  return state.unread_msgs;
-};
+const unreadOf = async (user: TestUser) => (await personalState(user)).unread_msgs;
 const firstUnread = async (user: TestUser) =>
   (
     await sys.call(
@@ -65,6 +66,16 @@ describe("unread messages, kept in memory by each instance", () => {
     }
     // the sender read their own messages, on both instances
     for (let i = 0; i < ROUNDS; i++) expect((await unreadOf(alice)).count).toBe(0);
+    const { id: dm } = await sys.call(
+      messaging.sendMessage,
+      { type: "private", to: [bob.userId], content: "hi" },
+      alice,
+    );
+    for (let i = 0; i < ROUNDS; i++) {
+      const state = await personalState(bob);
+      expect(state.max_message_id).toBe(dm);
+      expect(state.recent_private_conversations).toEqual([{ user_ids: [alice.userId], max_message_id: dm }]);
+    }
   });
 });
 

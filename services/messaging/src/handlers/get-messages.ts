@@ -35,7 +35,7 @@ function parseAnchor(p: Params): number | null {
 export const getMessagesHandler =
   (
     deps: Deps<
-      "messages" | "history" | "flags" | "channels" | "subscriptions" | "conversations" | "users" | "settings"
+      "messages" | "history" | "personal" | "channels" | "subscriptions" | "conversations" | "users" | "settings"
     >,
   ): Handler<typeof messaging.getMessages> =>
   async (p, ctx) => {
@@ -90,7 +90,7 @@ export const getMessagesHandler =
     }
 
     const [flags, vc] = await Promise.all([
-      deps.flags.of(realm.id, actor.userId),
+      deps.personal.of(realm.id, actor.userId),
       loadViewContext(deps, ctx, realm, settings, rows, {
         applyMarkdown: p.apply_markdown,
         clientGravatar: p.client_gravatar,

@@ -14,7 +14,7 @@ import type { ChannelDoc } from "../channels/channel.schema";
 import { conversationKey } from "../conversations/conversation.repository";
 import type { Deps } from "../deps";
 import { mentionFlags } from "../messages/mentions";
-import { inFlagOrder } from "../user-messages/flag-index";
+import { inFlagOrder } from "../user-messages/personal-index";
 import { loadViewContext, messageView } from "../messages/message-view";
 import type { MessageDoc } from "../messages/message.schema";
 import { renderMarkdown } from "../render/markdown";

@@ -1,19 +1,19 @@
 import { messaging, provideState, requireUser, type StateProvider } from "@teamchat/shared";
 import type { Deps } from "../deps";
 
-/** register's max_message_id, starred_messages and recent_private_conversations. */
-export const messagesState = (deps: Deps<"messages" | "flags" | "conversations">): StateProvider[] => [
+/** register's max_message_id, starred_messages and recent_private_conversations, from the user's personal state. */
+export const messagesState = (deps: Deps<"personal">): StateProvider[] => [
   provideState(messaging.maxMessageIdState, async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    return { max_message_id: await deps.messages.latestReceivedId(realm.id, actor.userId) };
+    return { max_message_id: (await deps.personal.of(realm.id, actor.userId)).latestReceived };
   }),
   provideState(messaging.starredMessagesState, async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    return { starred_messages: (await deps.flags.of(realm.id, actor.userId)).withFlag("starred") };
+    return { starred_messages: (await deps.personal.of(realm.id, actor.userId)).withFlag("starred") };
   }),
   provideState(messaging.recentPrivateConversationsState, async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    const recent = await deps.conversations.recentOf(realm.id, actor.userId);
+    const recent = (await deps.personal.of(realm.id, actor.userId)).recentConversations();
     return {
       recent_private_conversations: recent.map((c) => ({
         max_message_id: c.lastMessageId,

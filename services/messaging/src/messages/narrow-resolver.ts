@@ -5,7 +5,7 @@ import type { NarrowResolver } from "../narrow";
 
 /** Answers narrow.ts' look-ups from messaging's repositories for one user. */
 export async function narrowResolver(
-  deps: Deps<"channels" | "subscriptions" | "users" | "conversations" | "flags">,
+  deps: Deps<"channels" | "subscriptions" | "users" | "conversations" | "personal">,
   ctx: CallContext,
   realmId: number,
   actor: Actor,
@@ -38,8 +38,8 @@ export async function narrowResolver(
     async conversation(userIds) {
       return (await deps.conversations.byUsers(realmId, userIds))?.recipientId ?? null;
     },
-    flagged: async (flag) => (await deps.flags.of(realmId, actor.userId)).withFlag(flag),
-    unread: async () => (await deps.flags.of(realmId, actor.userId)).unread.ids,
+    flagged: async (flag) => (await deps.personal.of(realmId, actor.userId)).withFlag(flag),
+    unread: async () => (await deps.personal.of(realmId, actor.userId)).unread.ids,
     async publicChannels() {
       return (await deps.channels.all(realmId))
         .filter((ch) => !ch.inviteOnly && canReadHistory(actor, ch, subscribed.has(ch.streamId)))

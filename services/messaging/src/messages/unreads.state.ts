@@ -6,13 +6,13 @@ const addTo = <K>(map: Grouped<K>, key: string, init: K, id: number) =>
   (map.get(key) ?? map.set(key, { ...init, unread_message_ids: [] }).get(key)!).unread_message_ids.push(id);
 
 /** register's unread_msgs: unread message ids grouped by conversation, and the unread mentions. */
-export const unreadsState = (deps: Deps<"flags" | "settings">): StateProvider[] => [
+export const unreadsState = (deps: Deps<"personal" | "settings">): StateProvider[] => [
   provideState(messaging.unreadMsgsState, async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const me = actor.userId;
     const [{ realm_empty_topic_display_name: emptyTopicName }, { unread }] = await Promise.all([
       deps.settings.get(ctx),
-      deps.flags.of(realm.id, me),
+      deps.personal.of(realm.id, me),
     ]);
     const pms: Grouped<{ other_user_id: number; sender_id: number }> = new Map();
     const streams: Grouped<{ stream_id: number; topic: string }> = new Map();

@@ -14,7 +14,7 @@ export interface UserMessageDoc {
   flags: string[];
   /** "read" is missing from flags */
   unread: boolean;
-  /** unread, or has a flag besides "read": the rows FlagIndex loads for a user */
+  /** unread, or has a flag besides "read": the rows PersonalIndex loads for a user */
   marked: boolean;
 }
 
@@ -44,6 +44,6 @@ export const userMessageSchema = new Schema<UserMessageDoc>(
   },
   { collection: "usermessages", versionKey: false },
 );
-// UserMessageRepository.markedOf (FlagIndex's load): a user's unread or flagged rows. The only index:
+// UserMessageRepository.markedOf (PersonalIndex's load): a user's unread or flagged rows. The only index:
 // each one costs ~16 ms per 100 rows written on SecantusDB.
 userMessageSchema.index({ realmId: 1, userId: 1, marked: 1 });

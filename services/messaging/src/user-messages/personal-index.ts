@@ -1,6 +1,7 @@
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import { EventCache, messagingEvents, subscribeEvent, type PayloadOf } from "@teamchat/shared";
+import type { ConversationRepository } from "../conversations/conversation.repository";
 import type { MessageRepository } from "../messages/message.repository";
 import type { UserMessageRepository } from "./user-message.repository";
 
@@ -80,16 +81,36 @@ export class UnreadSet {
   }
 }
 
-/** One user's personal flags: the unread messages, and the messages with any of STORED_FLAGS. */
-export class UserFlags {
+/** A direct conversation as register's recent_private_conversations lists it. */
+export interface RecentConversation {
+  /** every participant, the user included, ascending */
+  userIds: number[];
+  lastMessageId: number;
+}
+
+/**
+ * What one user's requests read of their own messages: the unread messages,
+ * the messages with any of STORED_FLAGS, the newest message received and the
+ * direct conversations' newest messages.
+ */
+export class PersonalState {
   constructor(
     readonly unread: UnreadSet,
     /** message id → its STORED_FLAGS, for the messages that have any */
     private readonly stored: Map<number, string[]>,
+    /** register's max_message_id: -1 before any */
+    public latestReceived: number,
+    /** by recipient id */
+    private readonly conversations: Map<number, RecentConversation>,
   ) {}
 
   get weight(): number {
-    return this.unread.size + this.stored.size + 1;
+    return this.unread.size + this.stored.size + this.conversations.size + 1;
+  }
+
+  /** The conversations with messages, the most recent first. */
+  recentConversations(): RecentConversation[] {
+    return [...this.conversations.values()].sort((a, b) => b.lastMessageId - a.lastMessageId);
   }
 
   /** The flags of a message for this user, as GET /messages shows them. */
@@ -105,11 +126,24 @@ export class UserFlags {
     return [...this.stored].flatMap(([id, flags]) => (flags.includes(flag) ? [id] : [])).sort((a, b) => a - b);
   }
 
-  /** A new message's flags for this user. */
-  note(unread: UnreadMessage | null, messageId: number, flags: string[]): void {
+  /** A new message this user received, with their flags; `conversation` for a direct message. */
+  note(
+    unread: UnreadMessage | null,
+    messageId: number,
+    flags: string[],
+    conversation: { recipientId: number; userIds: number[] } | null,
+  ): void {
     if (unread) this.unread.add(unread);
     const stored = STORED_FLAGS.filter((f) => flags.includes(f));
     if (stored.length) this.stored.set(messageId, stored);
+    this.latestReceived = Math.max(this.latestReceived, messageId);
+    if (conversation) {
+      const known = this.conversations.get(conversation.recipientId);
+      this.conversations.set(conversation.recipientId, {
+        userIds: conversation.userIds,
+        lastMessageId: Math.max(known?.lastMessageId ?? 0, messageId),
+      });
+    }
   }
 }
 
@@ -119,22 +153,24 @@ const isMention = (flags: string[]) => MENTION_FLAGS.some((f) => flags.includes(
 type MessageSent = PayloadOf<typeof messagingEvents.messageSent>;
 
 /**
- * Each user's personal flags, kept in memory: GET /messages' flags,
- * first_unread anchors, is:unread / is:starred / is:mentioned narrows,
- * register's unread_msgs and starred_messages read them here, not from the
- * user's rows. Loaded on first use from the user's marked rows (unread or
- * flagged: one read bounded by what it returns); kept current
- * by message events (see EventCache for why a message sent through any
- * instance is in every instance's copy by the sender's next request). Flag
- * changes must reach it the same way.
+ * Each user's personal state (PersonalState), kept in memory: GET /messages'
+ * flags, first_unread anchors, is:unread / is:starred / is:mentioned narrows
+ * and register's unread_msgs, starred_messages, max_message_id and
+ * recent_private_conversations read it here, not from the user's rows.
+ * Loaded on first use (the user's marked rows, unread or flagged: one read
+ * bounded by what it returns; the newest message received; the user's
+ * conversations); kept current by message events (see EventCache for why a
+ * message sent through any instance is in every instance's copy by the
+ * sender's next request). Flag changes must reach it the same way.
  */
-export class FlagIndex {
-  private readonly cache: EventCache<UserFlags>;
+export class PersonalIndex {
+  private readonly cache: EventCache<PersonalState>;
   private readonly sub: Subscription;
 
   constructor(
     private readonly messages: MessageRepository,
     private readonly userMessages: UserMessageRepository,
+    private readonly conversations: ConversationRepository,
     nc: NatsConnection,
     log: Logger,
   ) {
@@ -146,21 +182,27 @@ export class FlagIndex {
     this.sub.unsubscribe();
   }
 
-  /** The user's flags. */
-  of(realmId: number, userId: number): Promise<UserFlags> {
+  /** The user's personal state. */
+  of(realmId: number, userId: number): Promise<PersonalState> {
     return this.cache.get(`${realmId}:${userId}`, async () => {
-      const marked = await this.userMessages.markedOf(realmId, userId);
+      const [marked, latestReceived, conversations] = await Promise.all([
+        this.userMessages.markedOf(realmId, userId),
+        this.messages.latestReceivedId(realmId, userId),
+        this.conversations.recentOf(realmId, userId),
+      ]);
       const stored = new Map<number, string[]>();
       for (const row of marked) {
         const flags = STORED_FLAGS.filter((f) => row.flags.includes(f));
         if (flags.length) stored.set(row.messageId, flags);
       }
-      return new UserFlags(
+      return new PersonalState(
         await this.loadUnread(
           realmId,
           marked.filter((r) => r.unread),
         ),
         stored,
+        latestReceived,
+        new Map(conversations.map((c) => [c.recipientId, { userIds: c.userIds, lastMessageId: c.lastMessageId }])),
       );
     });
   }
@@ -210,7 +252,14 @@ export class FlagIndex {
               participants: message.display_recipient.map((r) => r.id).sort((a, b) => a - b),
               mentioned: isMention(userFlags),
             };
-      this.cache.update(`${realmId}:${user}`, (f) => f.note(unread, message.id, userFlags));
+      const conversation =
+        message.type === "private"
+          ? {
+              recipientId: message.recipient_id,
+              userIds: message.display_recipient.map((r) => r.id).sort((a, b) => a - b),
+            }
+          : null;
+      this.cache.update(`${realmId}:${user}`, (s) => s.note(unread, message.id, userFlags, conversation));
     }
   }
 }
