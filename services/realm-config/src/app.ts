@@ -14,6 +14,7 @@ import { getServerSettingsHandler } from "./handlers/get-server-settings";
 import { listChannelFoldersHandler } from "./handlers/list-channel-folders";
 import { listProfileFieldsHandler } from "./handlers/list-profile-fields";
 import { resolveRealmHandler } from "./handlers/resolve-realm";
+import { ProfileFieldList } from "./profile-fields/profile-field-list";
 import { ProfileFieldRepository } from "./profile-fields/profile-field.repository";
 import { profileFieldsState } from "./profile-fields/profile-fields.state";
 import { RealmHosts } from "./realms/hosts";
@@ -28,13 +29,14 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
   const fields = new ProfileFieldRepository(deps.db, ids);
   const folders = new ChannelFolderRepository(deps.db, ids);
   await Promise.all([realms.init(), fields.init(), folders.init()]);
+  const fieldList = new ProfileFieldList(fields, deps.nc, deps.log);
   const hosts = new RealmHosts(deps.config);
   deps.server
     .handle(realmConfig.resolveRealm, resolveRealmHandler(realms, hosts))
     .handle(realmConfig.createRealm, createRealmHandler(realms, hosts))
     .handle(realmConfig.getServerSettings, getServerSettingsHandler(realms))
     .handle(realmConfig.getRealmSettings, getRealmSettingsHandler(realms))
-    .handle(realmConfig.listProfileFields, listProfileFieldsHandler(fields))
+    .handle(realmConfig.listProfileFields, listProfileFieldsHandler(fieldList))
     .handle(realmConfig.createProfileField, createProfileFieldHandler(fields, deps.events))
     .handle(realmConfig.listChannelFolders, listChannelFoldersHandler(folders))
     .handle(realmConfig.createChannelFolder, createChannelFolderHandler(folders, deps.events))
@@ -43,9 +45,9 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
       registerStateHandler(realmConfig.registerState, [
         versionState,
         realmState(realms, deps.config),
-        profileFieldsState(fields),
+        profileFieldsState(fieldList),
         ...unconfiguredStates,
       ]),
     );
-  return {};
+  return { stop: () => fieldList.stop() };
 }

@@ -1,10 +1,10 @@
 import { provideState, realmConfig, requireRealm } from "@teamchat/shared";
 import { CUSTOM_PROFILE_FIELD_TYPES } from "./field-types";
 import { profileFieldView } from "./profile-field-view";
-import type { ProfileFieldRepository } from "./profile-field.repository";
+import type { ProfileFieldList } from "./profile-field-list";
 
 /** register's custom_profile_fields (as GET /realm/profile_fields lists them) and the field types. */
-export const profileFieldsState = (fields: ProfileFieldRepository) =>
+export const profileFieldsState = (fields: ProfileFieldList) =>
   provideState(realmConfig.customProfileFieldsPart, async (_params, ctx) => ({
     custom_profile_fields: (await fields.inOrder(requireRealm(ctx).id)).map(profileFieldView),
     custom_profile_field_types: CUSTOM_PROFILE_FIELD_TYPES,
