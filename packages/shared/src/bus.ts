@@ -34,6 +34,12 @@ export interface CallContext {
 
 export interface HandlerContext extends CallContext {
   log: Logger;
+  /**
+   * Waits without holding one of the instance's handler slots (a parked long
+   * poll does no work): the slot is given back while `wait` is pending and
+   * taken again, in turn, before the handler goes on.
+   */
+  parked<T>(wait: Promise<T>): Promise<T>;
 }
 
 /** The realm and user of a request to an authenticated operation. */
@@ -193,13 +199,27 @@ export class BusServer {
         this.opts.logger.debug({ subject: contract.subject }, "caller gave up before a slot was free: not started");
         return;
       }
-      await withDeadline(deadline, () => this.answer(contract, handler, msg));
+      await withDeadline(deadline, () => this.answer(contract, handler, msg, (wait) => this.parked(wait)));
     } finally {
       this.release();
     }
   }
 
-  private async answer(contract: Contract, handler: Handler<Contract>, msg: Msg): Promise<void> {
+  private async parked<T>(wait: Promise<T>): Promise<T> {
+    this.release();
+    try {
+      return await wait;
+    } finally {
+      await this.acquire();
+    }
+  }
+
+  private async answer(
+    contract: Contract,
+    handler: Handler<Contract>,
+    msg: Msg,
+    parked: HandlerContext["parked"],
+  ): Promise<void> {
     const requestId = msg.headers?.get(REQUEST_ID_HEADER) || randomUUID();
     const log = this.opts.logger.child({ requestId, subject: contract.subject });
     const started = performance.now();
@@ -212,7 +232,7 @@ export class BusServer {
       }
       const { realm, actor, params } = envelope.data;
       const parsed = parseParams(contract.params, (params ?? {}) as Record<string, unknown>);
-      const data = await handler(parsed, { realm, actor, requestId, log });
+      const data = await handler(parsed, { realm, actor, requestId, log, parked });
       if (this.opts.validateReplies) {
         const checked = contract.reply.safeParse(data);
         if (!checked.success) {

@@ -259,3 +259,26 @@ describe("heartbeats and idle queues (a private system with short timings)", () 
     await poll(polled, last, true);
   }, 20_000);
 });
+
+describe("parked polls and the instance's handler slots (BUS_CONCURRENCY=2)", () => {
+  let sys: TestSystem;
+  let publish: ReturnType<typeof catalogueEvents>;
+  let poll: ReturnType<typeof pollOf>;
+  beforeAll(async () => {
+    // heartbeats far beyond the test's timeout: a request stuck behind parked polls would fail it
+    sys = await startSystem({ env: { BUS_CONCURRENCY: "2", EVENT_HEARTBEAT_SECONDS: "40" } });
+    publish = catalogueEvents(sys);
+    poll = pollOf(sys);
+  });
+  afterAll(() => sys?.stop());
+
+  it("more parked polls than slots do not hold other requests back", async () => {
+    const queues = await Promise.all([1, 2, 3].map(() => registerQueue(sys, sys.owner)));
+    const parked = await Promise.all(queues.map((q) => whenPolling(sys.nc, q, () => poll(q, -1))));
+    // answered while three polls are parked on an instance that runs two handlers at a time
+    const another = await registerQueue(sys, sys.owner);
+    expect((await poll(another, -1, true)).events).toEqual([]);
+    publish.setting([sys.owner.userId], "wake");
+    for (const p of parked) expect(withoutIds((await p.reply).events)).toEqual([setting("wake")]);
+  });
+});

@@ -34,7 +34,8 @@ export const getEventsHandler =
         const events = await store.pending(realm.id, queueId, acked, waiter.newest);
         if (events === null) return { events: [], queue_id: queueId }; // deleted while we waited
         if (events.length > 0 || p.dont_block) return { events, queue_id: queueId };
-        if (!(await waiter.next(deadline - Date.now()))) break;
+        // parked: other requests may use this instance's handler slot meanwhile
+        if (!(await ctx.parked(waiter.next(deadline - Date.now())))) break;
       }
       await store.append(queueId, { type: "heartbeat" });
       return { events: (await store.pending(realm.id, queueId, acked)) ?? [], queue_id: queueId };
