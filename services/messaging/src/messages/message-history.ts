@@ -3,6 +3,14 @@ import { narrowMatch, narrowSource, type MessageRepository } from "./message.rep
 import type { MessageDoc } from "./message.schema";
 import type { ChannelTail, RecentMessages } from "./recent-messages";
 
+/** One window's reads: the narrow, its test, and the channel's newest messages when it is a channel narrow. */
+interface Read {
+  realmId: number;
+  narrow: NarrowCondition[];
+  match: (m: MessageDoc) => boolean;
+  tail: ChannelTail | null;
+}
+
 export interface MessageWindow {
   /** older matches, oldest first */
   before: MessageDoc[];
@@ -35,13 +43,13 @@ export class MessageHistory {
     const source = narrowSource(q.narrow);
     const streamId = "index" in source ? (source.index.streamId as number | undefined) : undefined;
     const tail = streamId === undefined ? null : await this.recent.of(q.realmId, streamId);
-    const match = narrowMatch(q.narrow);
+    const read: Read = { realmId: q.realmId, narrow: q.narrow, match: narrowMatch(q.narrow), tail };
     const [before, at, after] = await Promise.all([
-      this.older(q.realmId, q.narrow, tail, q.anchor, q.before),
+      this.older(read, q.anchor, q.before),
       q.includeAnchor ? this.byId(q.realmId, tail, q.anchor) : null,
-      this.newer(q.realmId, q.narrow, tail, q.anchor, q.after),
+      this.newer(read, q.anchor, q.after),
     ]);
-    return { before: before.reverse(), anchor: at && match(at) ? at : null, after };
+    return { before: before.reverse(), anchor: at && read.match(at) ? at : null, after };
   }
 
   private byId(realmId: number, tail: ChannelTail | null, id: number): Promise<MessageDoc | null> | MessageDoc | null {
@@ -50,16 +58,9 @@ export class MessageHistory {
   }
 
   /** Matches older than `from`, newest first: the tail's, then the database's older than the tail. */
-  private async older(
-    realmId: number,
-    narrow: NarrowCondition[],
-    tail: ChannelTail | null,
-    from: number,
-    limit: number,
-  ): Promise<MessageDoc[]> {
+  private async older({ realmId, narrow, match, tail }: Read, from: number, limit: number): Promise<MessageDoc[]> {
     if (limit <= 0) return [];
     if (!tail) return this.messages.walk(realmId, narrow, from, -1, limit);
-    const match = narrowMatch(narrow);
     const found: MessageDoc[] = [];
     for (let i = tail.messages.length - 1; i >= 0 && found.length < limit; i--) {
       const m = tail.messages[i]!;
@@ -73,16 +74,9 @@ export class MessageHistory {
   }
 
   /** Matches newer than `from`, oldest first: from the tail when it holds everything after `from`. */
-  private async newer(
-    realmId: number,
-    narrow: NarrowCondition[],
-    tail: ChannelTail | null,
-    from: number,
-    limit: number,
-  ): Promise<MessageDoc[]> {
+  private async newer({ realmId, narrow, match, tail }: Read, from: number, limit: number): Promise<MessageDoc[]> {
     if (limit <= 0) return [];
     if (!tail || from < tail.from) return this.messages.walk(realmId, narrow, from, 1, limit);
-    const match = narrowMatch(narrow);
     return tail.messages.filter((m) => m.messageId > from && match(m)).slice(0, limit);
   }
 }

@@ -232,33 +232,19 @@ export class PersonalIndex {
   }
 
   private onMessage({ realmId, message, flags }: MessageSent): void {
+    // the same for every recipient: only their flags differ
+    const participants =
+      message.type === "private" ? message.display_recipient.map((r) => r.id).sort((a, b) => a - b) : [];
+    const where =
+      message.type === "stream"
+        ? { streamId: message.stream_id, topic: message.subject, topicKey: message.subject.toLowerCase() }
+        : { streamId: null, topic: "", topicKey: "" };
+    const conversation =
+      message.type === "private" ? { recipientId: message.recipient_id, userIds: participants } : null;
     for (const [user, userFlags] of Object.entries(flags)) {
       const unread: UnreadMessage | null = userFlags.includes("read")
         ? null
-        : message.type === "stream"
-          ? {
-              id: message.id,
-              streamId: message.stream_id,
-              topic: message.subject,
-              topicKey: message.subject.toLowerCase(),
-              participants: [],
-              mentioned: isMention(userFlags),
-            }
-          : {
-              id: message.id,
-              streamId: null,
-              topic: "",
-              topicKey: "",
-              participants: message.display_recipient.map((r) => r.id).sort((a, b) => a - b),
-              mentioned: isMention(userFlags),
-            };
-      const conversation =
-        message.type === "private"
-          ? {
-              recipientId: message.recipient_id,
-              userIds: message.display_recipient.map((r) => r.id).sort((a, b) => a - b),
-            }
-          : null;
+        : { id: message.id, ...where, participants, mentioned: isMention(userFlags) };
       this.cache.update(`${realmId}:${user}`, (s) => s.note(unread, message.id, userFlags, conversation));
     }
   }
