@@ -15,7 +15,7 @@ RUN npm ci --omit=dev --no-audit --no-fund
 FROM deps AS check
 RUN npm ci --no-audit --no-fund
 COPY . .
-RUN npx tsc --noEmit -p tsconfig.json
+RUN npx tsc --noEmit -p tsconfig.json && npm run build
 
 # Stage 3: runtime.
 FROM node:20-bookworm-slim AS runtime
@@ -25,7 +25,8 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY --from=check /app/package.json ./
 COPY --from=check /app/packages ./packages
 COPY --from=check /app/services ./services
+COPY --from=check /app/dist ./dist
 COPY --from=check /app/scripts ./scripts
 COPY --from=check /app/tsconfig.json ./
 USER node
-CMD ["node", "--import", "tsx", "services/gateway/src/main.ts"]
+CMD ["node", "--enable-source-maps", "dist/gateway.js"]

@@ -8,9 +8,10 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, provisionInfra, REPO_ROOT, type Infra } from "../scripts/lib/infra";
+import { freePort, provisionInfra, type Infra } from "../scripts/lib/infra";
 import { createOrganization } from "../scripts/lib/organization";
 import { PROCESSES } from "@teamchat/shared";
+import { buildBundles, bundlePath } from "../scripts/lib/build";
 import { spawnService, stopServices, waitForHealth, type ServiceProcess } from "../scripts/lib/services";
 import { say } from "./config";
 import type { Credentials } from "@teamchat/shared/src/testing/api";
@@ -58,9 +59,11 @@ export async function startSystem(): Promise<System> {
     // The limiter still runs (and costs) on every request; the bench only must not hit it.
     RATE_LIMIT_REQUESTS: "100000000",
   };
+  say("building the service bundles...");
+  await buildBundles(PROCESSES, { hello: "bench/hello.ts" });
   say("starting the five services (NODE_ENV=production) and the hello-world baseline...");
   const procs: ServiceProcess[] = PROCESSES.map((name, i) => spawnService(name, env, i));
-  const hello: ChildProcess = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "bench/hello.ts")], {
+  const hello: ChildProcess = spawn(process.execPath, [bundlePath("hello")], {
     env: { ...process.env, PORT: String(helloPort) },
     stdio: ["ignore", "pipe", "inherit"],
   });

@@ -9,6 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { provisionInfra, REPO_ROOT } from "./lib/infra";
 import { createOrganization, zuliprc } from "./lib/organization";
+import { buildBundles } from "./lib/build";
 import { spawnService, stopServices, waitForHealth, type ServiceProcess } from "./lib/services";
 
 const DEMO = { subdomain: "", name: "Demo Organization", ownerEmail: "owner@example.com", ownerName: "Demo Owner" };
@@ -44,6 +45,8 @@ async function main() {
   process.on("SIGTERM", () => void shutdown(0));
 
   try {
+    log("[start] building the service bundles (dist/)...");
+    await buildBundles(PROCESSES);
     log("[start] starting services: " + PROCESSES.join(", "));
     PROCESSES.forEach((name, i) => procs.push(spawnService(name, env, i)));
     for (const p of procs) {

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { join } from "node:path";
 import { REPO_ROOT } from "./infra";
+import { bundlePath } from "./build";
 
 const COLORS = [36, 35, 33, 32, 34];
 const LEVELS: Record<number, string> = { 10: "TRACE", 20: "DEBUG", 30: "INFO", 40: "WARN", 50: "ERROR", 60: "FATAL" };
@@ -30,14 +30,14 @@ export interface ServiceProcess {
   child: ChildProcess;
 }
 
-/** Each service as its own process (node + tsx), output prefixed with its name. */
+/** Each service as its own process (its bundle from `buildBundles`), output prefixed with its name. */
 export function spawnService(
   name: string,
   env: NodeJS.ProcessEnv,
   index: number,
   write = (s: string) => process.stdout.write(s),
 ): ServiceProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "services", name, "src/main.ts")], {
+  const child = spawn(process.execPath, ["--enable-source-maps", bundlePath(name)], {
     cwd: REPO_ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,0 +1,38 @@
+/**
+ * Bundles each service into one plain JavaScript file (`dist/<service>.js`) so that a service
+ * process runs on bare Node: running the TypeScript through tsx costs every process ~35 MiB
+ * (its loader thread and transform cache) and slower starts. Our own code (the service and
+ * `@teamchat/shared`) is bundled; npm dependencies stay external and load from node_modules.
+ * Takes well under a second, so every `npm start` and bench run builds afresh.
+ */
+import { build } from "esbuild";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { REPO_ROOT } from "./infra";
+
+export const DIST_DIR = join(REPO_ROOT, "dist");
+
+export function bundlePath(name: string): string {
+  return join(DIST_DIR, `${name}.js`);
+}
+
+/** The named services' bundles, plus `extra` entry points (name → source path from the repository root). */
+export async function buildBundles(names: readonly string[], extra: Record<string, string> = {}): Promise<void> {
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
+    dependencies: Record<string, string>;
+  };
+  await build({
+    entryPoints: {
+      ...Object.fromEntries(names.map((name) => [name, join(REPO_ROOT, "services", name, "src/main.ts")])),
+      ...Object.fromEntries(Object.entries(extra).map(([name, path]) => [name, join(REPO_ROOT, path)])),
+    },
+    outdir: DIST_DIR,
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    format: "cjs",
+    sourcemap: "linked",
+    external: Object.keys(pkg.dependencies),
+    logLevel: "warning",
+  });
+}
