@@ -29,4 +29,4 @@ COPY --from=check /app/dist ./dist
 COPY --from=check /app/scripts ./scripts
 COPY --from=check /app/tsconfig.json ./
 USER node
-CMD ["node", "--enable-source-maps", "dist/gateway.js"]
+CMD ["scripts/run-service.sh", "gateway"]

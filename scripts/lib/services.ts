@@ -1,6 +1,6 @@
+import { join } from "node:path";
 import { spawn, type ChildProcess } from "node:child_process";
 import { REPO_ROOT } from "./infra";
-import { bundlePath } from "./build";
 
 const COLORS = [36, 35, 33, 32, 34];
 const LEVELS: Record<number, string> = { 10: "TRACE", 20: "DEBUG", 30: "INFO", 40: "WARN", 50: "ERROR", 60: "FATAL" };
@@ -30,16 +30,16 @@ export interface ServiceProcess {
   child: ChildProcess;
 }
 
-/** Each service as its own process (its bundle from `buildBundles`), output prefixed with its name. */
+/** Each service as its own process (scripts/run-service.sh: its bundle from `buildBundles`), output prefixed with its name. */
 export function spawnService(
   name: string,
   env: NodeJS.ProcessEnv,
   index: number,
   write = (s: string) => process.stdout.write(s),
 ): ServiceProcess {
-  const child = spawn(process.execPath, ["--enable-source-maps", bundlePath(name)], {
+  const child = spawn(join(REPO_ROOT, "scripts/run-service.sh"), [name], {
     cwd: REPO_ROOT,
-    env,
+    env: { ...env, NODE: process.execPath },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const prefix = `\x1b[${COLORS[index % COLORS.length]}m${name.padEnd(13)}|\x1b[0m `;

@@ -148,10 +148,11 @@ export class EventStore {
     return q;
   }
 
-  /** Appends an event to the queue and wakes the poll parked on it. */
-  async append(queueId: string, event: notifications.ClientEvent): Promise<void> {
+  /** Appends an event to the queue and wakes the poll parked on it; the event's id. */
+  async append(queueId: string, event: notifications.ClientEvent): Promise<number> {
     const { seq } = await this.js.publish(subjectOf(queueId), JSON.stringify(event));
     this.nc.publish(notifications.queueWakeSubject(queueId), String(seq));
+    return seq;
   }
 
   /** The id of the queue's newest event still stored, or -1. */
@@ -180,7 +181,8 @@ export class EventStore {
 
   /**
    * Events after `after`, in order; null when the queue is gone. `knownLast`,
-   * the newest id a wake announced, spares the read that finds nothing more.
+   * the newest id an append announced, spares the read that finds nothing more
+   * (and every read when it is not after `after`).
    */
   async pending(realmId: number, queueId: string, after: number, knownLast = Infinity): Promise<QueuedEvent[] | null> {
     if (!(await this.byId(realmId, queueId))) return null;

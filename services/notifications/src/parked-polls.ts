@@ -6,8 +6,6 @@ const WAKE_PREFIX = notifications.queueWakeSubject("");
 /** One parked GET /events: woken by an append to its queue (on any instance), a timeout, or the instance draining. */
 export class Waiter {
   private signalled = false;
-  /** the newest event id an append announced, if any */
-  newest?: number;
   private settle?: (woken: boolean) => void;
 
   constructor(private readonly polls: ParkedPolls) {}
@@ -29,8 +27,7 @@ export class Waiter {
     });
   }
 
-  wake(woken: boolean, newest?: number): void {
-    if (newest !== undefined) this.newest = Math.max(this.newest ?? newest, newest);
+  wake(woken: boolean): void {
     if (this.settle) this.settle(woken);
     else this.signalled = woken;
   }
@@ -40,20 +37,43 @@ export class Waiter {
  * This instance's parked polls, by queue. One subscription to every queue's wake
  * subject (no queue group: the instance holding the poll must hear it), made at
  * start, so a wake can never precede the subscription.
+ *
+ * The same wakes tell the newest event id of every queue appended to since this
+ * instance started listening, so a poll need not read the stream to learn that
+ * nothing is waiting: an append whose wake has not arrived yet wakes the poll
+ * once it does, as the poll listens before it looks. Wakes missed while
+ * disconnected are unknown: everything known is forgotten and every parked
+ * poll looks again.
  */
 export class ParkedPolls {
   released = false;
   private readonly byQueue = new Map<string, Set<Waiter>>();
+  private readonly newestByQueue = new Map<string, number>();
   private readonly sub: Subscription;
 
   constructor(nc: NatsConnection) {
     this.sub = nc.subscribe(notifications.QUEUE_WAKE_ALL, {
       callback: (_err, msg) => {
+        const queueId = msg.subject.slice(WAKE_PREFIX.length);
         // an append announces its event's id; a removal announces nothing
         const newest = msg.data.length ? Number(msg.string()) : undefined;
-        this.byQueue.get(msg.subject.slice(WAKE_PREFIX.length))?.forEach((w) => w.wake(true, newest));
+        if (newest === undefined) this.newestByQueue.delete(queueId);
+        else this.newestByQueue.set(queueId, Math.max(this.newestByQueue.get(queueId) ?? newest, newest));
+        this.byQueue.get(queueId)?.forEach((w) => w.wake(true));
       },
     });
+    void (async () => {
+      for await (const s of nc.status()) {
+        if (s.type !== "disconnect" && s.type !== "reconnect") continue;
+        this.newestByQueue.clear();
+        for (const set of this.byQueue.values()) set.forEach((w) => w.wake(true));
+      }
+    })();
+  }
+
+  /** The newest event id announced for the queue since this instance listened (or since it reconnected), if any. */
+  newestAnnounced(queueId: string): number | undefined {
+    return this.newestByQueue.get(queueId);
   }
 
   /** Listen before looking at the queue, so that an append between the look and the wait is not missed. */

@@ -17,7 +17,8 @@ export const getEventsHandler =
     const acked = p.last_event_id;
     const q = await store.access(realm.id, actor.userId, queueId);
     if (acked < q.prunedThrough) throw badRequest(`An event newer than ${acked} has already been pruned!`);
-    if (acked > Math.max(q.prunedThrough, await store.lastEventId(queueId))) {
+    const announced = parked.newestAnnounced(queueId);
+    if (acked > Math.max(q.prunedThrough, announced ?? -1) && acked > (await store.lastEventId(queueId))) {
       throw badRequest(`Event ${acked} was not in this queue`);
     }
 
@@ -31,14 +32,14 @@ export const getEventsHandler =
     try {
       const deadline = Date.now() + waitMs;
       for (;;) {
-        const events = await store.pending(realm.id, queueId, acked, waiter.newest);
+        const events = await store.pending(realm.id, queueId, acked, parked.newestAnnounced(queueId));
         if (events === null) return { events: [], queue_id: queueId }; // deleted while we waited
         if (events.length > 0 || p.dont_block) return { events, queue_id: queueId };
         // parked: other requests may use this instance's handler slot meanwhile
         if (!(await ctx.parked(waiter.next(deadline - Date.now())))) break;
       }
-      await store.append(queueId, { type: "heartbeat" });
-      return { events: (await store.pending(realm.id, queueId, acked)) ?? [], queue_id: queueId };
+      const heartbeat = await store.append(queueId, { type: "heartbeat" });
+      return { events: (await store.pending(realm.id, queueId, acked, heartbeat)) ?? [], queue_id: queueId };
     } finally {
       parked.dispose(queueId, waiter);
     }
