@@ -20,11 +20,28 @@ export const REQUEST_ID_HEADER = "x-request-id";
 /** When the caller stops waiting (epoch ms): work still queued at that time is not started. */
 export const DEADLINE_HEADER = "x-deadline";
 
-const wireReplySchema = z.discriminatedUnion("ok", [
-  z.object({ ok: z.literal(true), data: z.unknown() }),
-  z.object({ ok: z.literal(false), error: wireErrorSchema }),
-]);
-type WireReply = z.infer<typeof wireReplySchema>;
+/**
+ * A reply on the wire: `{"ok":true,"data":<the reply>}` or `{"ok":false,"error":...}`.
+ * A success is written with exactly this prefix, so a caller that passes the
+ * reply on (the gateway, POST /register's parts) cuts the data's JSON text out
+ * instead of parsing it and serializing it again (~0.8 ms per 100 KB).
+ */
+const OK_PREFIX = '{"ok":true,"data":';
+const wireErrorReplySchema = z.object({ ok: z.literal(false), error: wireErrorSchema });
+
+/** A reply already serialized as JSON text (a contract's reply): sent on without being parsed. */
+export class RawJson {
+  constructor(readonly json: string) {}
+
+  /** One object with the members of each part in turn (a later part's member wins, as in JSON.parse). */
+  static merge(parts: Array<RawJson | object>): RawJson {
+    const members = parts
+      .map((p) => (p instanceof RawJson ? p.json : JSON.stringify(p)))
+      .filter((json) => json !== "{}" && json !== "null")
+      .map((json) => json.slice(1, -1));
+    return new RawJson(`{${members.join(",")}}`);
+  }
+}
 
 export interface CallContext {
   realm: RealmRef | null;
@@ -53,10 +70,11 @@ export function requireRealm(ctx: CallContext): RealmRef {
   return ctx.realm;
 }
 
+/** A handler's reply: the contract's reply, or (when it only passes parts on) its JSON text. */
 export type Handler<C extends Contract> = (
   params: ParamsOf<C>,
   ctx: HandlerContext,
-) => Promise<ReplyOf<C>> | ReplyOf<C>;
+) => Promise<ReplyOf<C> | RawJson> | ReplyOf<C> | RawJson;
 
 const encoder = new TextEncoder();
 const encode = (v: unknown): Uint8Array => encoder.encode(JSON.stringify(v));
@@ -82,16 +100,33 @@ export class BusClient {
   }
 
   /** A call between services: the parameters are typed by the contract, so a misspelt one does not compile. */
-  request<C extends Contract>(contract: C, params: ParamsIn<C>, ctx: CallContext): Promise<ReplyOf<C>> {
-    return this.send(contract, params, ctx) as Promise<ReplyOf<C>>;
+  async request<C extends Contract>(contract: C, params: ParamsIn<C>, ctx: CallContext): Promise<ReplyOf<C>> {
+    const data: unknown = JSON.parse((await this.send(contract, params, ctx)).json);
+    this.check(contract, data);
+    return data as ReplyOf<C>;
+  }
+
+  /** The same, for a caller that passes the reply on as it is: its JSON text, not parsed. */
+  async requestJson<C extends Contract>(contract: C, params: ParamsIn<C>, ctx: CallContext): Promise<RawJson> {
+    const reply = await this.send(contract, params, ctx);
+    if (this.checkReplies) this.check(contract, JSON.parse(reply.json));
+    return reply;
   }
 
   /** The gateway's HTTP path: parameters decoded from a request, validated by the service that owns the operation. */
-  forward(contract: Contract, params: Record<string, unknown>, ctx: CallContext): Promise<unknown> {
-    return this.send(contract, params, ctx);
+  async forward(contract: Contract, params: Record<string, unknown>, ctx: CallContext): Promise<RawJson> {
+    return this.requestJson(contract, params as ParamsIn<Contract>, ctx);
   }
 
-  private async send(contract: Contract, params: unknown, ctx: CallContext): Promise<unknown> {
+  private check(contract: Contract, data: unknown): void {
+    if (!this.checkReplies) return;
+    const checked = contract.reply.safeParse(data);
+    if (!checked.success) {
+      throw new Error(`${contract.subject}: reply breaks its contract: ${JSON.stringify(checked.error.issues)}`);
+    }
+  }
+
+  private async send(contract: Contract, params: unknown, ctx: CallContext): Promise<RawJson> {
     const timeout = contract.timeoutMs ?? this.timeoutMs;
     const h = natsHeaders();
     h.set(REQUEST_ID_HEADER, ctx.requestId);
@@ -103,15 +138,9 @@ export class BusClient {
     } catch (err) {
       throw busFailure(err, contract.subject);
     }
-    const reply = wireReplySchema.parse(msg.json());
-    if (!reply.ok) throw ZulipError.fromWire(reply.error);
-    if (this.checkReplies) {
-      const checked = contract.reply.safeParse(reply.data);
-      if (!checked.success) {
-        throw new Error(`${contract.subject}: reply breaks its contract: ${JSON.stringify(checked.error.issues)}`);
-      }
-    }
-    return reply.data;
+    const body = msg.string();
+    if (body.startsWith(OK_PREFIX)) return new RawJson(body.slice(OK_PREFIX.length, -1));
+    throw ZulipError.fromWire(wireErrorReplySchema.parse(JSON.parse(body)).error);
   }
 }
 
@@ -223,7 +252,7 @@ export class BusServer {
     const requestId = msg.headers?.get(REQUEST_ID_HEADER) || randomUUID();
     const log = this.opts.logger.child({ requestId, subject: contract.subject });
     const started = performance.now();
-    let reply: WireReply;
+    let reply: string;
     try {
       const envelope = envelopeSchema.safeParse(msg.json());
       if (!envelope.success) {
@@ -233,25 +262,27 @@ export class BusServer {
       const { realm, actor, params } = envelope.data;
       const parsed = parseParams(contract.params, (params ?? {}) as Record<string, unknown>);
       const data = await handler(parsed, { realm, actor, requestId, log, parked });
+      const json = data instanceof RawJson ? data.json : JSON.stringify(data);
       if (this.opts.validateReplies) {
-        const checked = contract.reply.safeParse(data);
+        const checked = contract.reply.safeParse(data instanceof RawJson ? JSON.parse(json) : data);
         if (!checked.success) {
           log.error({ issues: checked.error.issues }, "reply breaks its contract");
           throw internalError();
         }
       }
-      reply = { ok: true, data };
+      // a handler with nothing to say replies with an empty object
+      reply = `${OK_PREFIX}${json ?? "{}"}}`;
     } catch (err) {
       if (err instanceof ZulipError) {
         log.debug({ code: err.code, reason: err.message }, "request refused");
-        reply = { ok: false, error: err.toWire() };
+        reply = JSON.stringify({ ok: false, error: err.toWire() });
       } else {
         log.error({ err }, "handler failed");
-        reply = { ok: false, error: internalError().toWire() };
+        reply = JSON.stringify({ ok: false, error: internalError().toWire() });
       }
     }
-    if (msg.reply) msg.respond(encode(reply));
-    log.debug({ ok: reply.ok, ms: Math.round((performance.now() - started) * 10) / 10 }, "handled");
+    if (msg.reply) msg.respond(encoder.encode(reply));
+    log.debug({ ok: reply.startsWith(OK_PREFIX), ms: Math.round((performance.now() - started) * 10) / 10 }, "handled");
   }
 
   /** Stop taking requests, finish the accepted ones. The connection is the caller's to close. */

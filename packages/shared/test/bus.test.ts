@@ -5,7 +5,7 @@
  */
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { z } from "zod";
-import { BusClient, BusServer, createLogger, defineContract, type Handler } from "@teamchat/shared";
+import { BusClient, BusServer, RawJson, createLogger, defineContract, type Handler } from "@teamchat/shared";
 import { startTestNats } from "../../../test/support/nats";
 
 const slow = defineContract({
@@ -146,4 +146,26 @@ it("refuses a malformed envelope with an internal error instead of guessing", as
     error: { code: "INTERNAL_SERVER_ERROR", msg: "Internal server error", status: 500, extra: {} },
   });
   await stop();
+});
+
+it("passes a serialized reply on as it is, and checks it like any other", async () => {
+  const { stop } = await serve(({ n }) => new RawJson(`{"n":${n}}`));
+  const reply = await new BusClient(nc).requestJson(slow, { n: 7 }, ctx);
+  expect(reply.json).toBe('{"n":7}');
+  expect(await new BusClient(nc).request(slow, { n: 8 }, ctx)).toEqual({ n: 8 });
+  await stop();
+  const bad = await serve(() => new RawJson('{"n":"seven"}'), { validateReplies: false });
+  await expect(new BusClient(nc).requestJson(slow, { n: 1 }, ctx)).rejects.toThrow(/reply breaks its contract/);
+  await bad.stop();
+});
+
+it("merges objects and serialized replies into one object, skipping empty ones", () => {
+  const merged = RawJson.merge([
+    { result: "success", msg: "" },
+    new RawJson("{}"),
+    new RawJson('{"a":[1,2],"b":{"c":null}}'),
+    {},
+  ]);
+  expect(merged.json).toBe('{"result":"success","msg":"","a":[1,2],"b":{"c":null}}');
+  expect(RawJson.merge([{}, new RawJson("{}")]).json).toBe("{}");
 });

@@ -11,6 +11,7 @@ import {
   busClient,
   ZulipError,
   allContracts,
+  RawJson,
   decodeParams,
   healthContract,
   identity,
@@ -130,9 +131,12 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     route.pathNames.forEach((name, i) => (raw[name] = pathValues[i]));
     const { params, ignored } = decodeParams(contract.params, raw);
     const data = await bus.forward(contract, params, { realm, actor, requestId: req.id });
-    const body: Record<string, unknown> = { result: "success", msg: "", ...(data as object) };
-    if (ignored.length > 0) body.ignored_parameters_unsupported = ignored;
-    return reply.send(body);
+    const success = {
+      result: "success",
+      msg: "",
+      ...(ignored.length > 0 && { ignored_parameters_unsupported: ignored }),
+    };
+    return reply.type("application/json; charset=utf-8").send(RawJson.merge([success, data]).json);
   }
 
   for (const { method, url, routes } of groupRoutes(deps.contracts ?? allContracts)) {
