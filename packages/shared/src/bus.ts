@@ -47,6 +47,8 @@ export interface CallContext {
   realm: RealmRef | null;
   actor: Actor | null;
   requestId: string;
+  /** The HTTP client's name as Zulip records it on what it sends ("ZulipTerminal", "ZulipPython"); the gateway sets it. */
+  client?: string;
 }
 
 export interface HandlerContext extends CallContext {
@@ -131,7 +133,7 @@ export class BusClient {
     const h = natsHeaders();
     h.set(REQUEST_ID_HEADER, ctx.requestId);
     h.set(DEADLINE_HEADER, String(Date.now() + timeout));
-    const envelope: Envelope = { realm: ctx.realm, actor: ctx.actor, params };
+    const envelope: Envelope = { realm: ctx.realm, actor: ctx.actor, client: ctx.client, params };
     let msg: Msg;
     try {
       msg = await this.nc.request(contract.subject, encode(envelope), { timeout, headers: h });
@@ -259,9 +261,9 @@ export class BusServer {
         log.error({ issues: envelope.error.issues }, "malformed request envelope");
         throw internalError();
       }
-      const { realm, actor, params } = envelope.data;
+      const { realm, actor, client, params } = envelope.data;
       const parsed = parseParams(contract.params, (params ?? {}) as Record<string, unknown>);
-      const data = await handler(parsed, { realm, actor, requestId, log, parked });
+      const data = await handler(parsed, { realm, actor, client, requestId, log, parked });
       const json = data instanceof RawJson ? data.json : JSON.stringify(data);
       if (this.opts.validateReplies) {
         const checked = contract.reply.safeParse(data instanceof RawJson ? JSON.parse(json) : data);

@@ -39,6 +39,7 @@ export const defineContract = <P extends ParamsSchema, R extends z.ZodType>(c: C
 export const envelopeSchema = z.object({
   realm: realmRefSchema.nullable(),
   actor: actorSchema.nullable(),
+  client: z.string().optional(),
   params: z.unknown(),
 });
 export type Envelope = z.infer<typeof envelopeSchema>;

@@ -24,6 +24,7 @@ import {
   type Logger,
   type RealmRef,
 } from "@teamchat/shared";
+import { clientName } from "./client-name";
 import { AuthCache } from "./auth-cache";
 import { RateLimiter, type RateDecision } from "./rate-limiter";
 import { RealmResolver } from "./realm-cache";
@@ -44,6 +45,8 @@ interface Route {
 }
 
 const WWW_AUTHENTICATE = 'Basic realm="zulip"';
+
+const notFound = () => new ZulipError("BAD_REQUEST", "Not Found", 404);
 
 /** Composition root of the gateway: real NATS in, a ready (not listening) Fastify app out. */
 export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
@@ -86,7 +89,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     // Fastify's own refusals: unparsable body, too large, bad content type.
     return sendError(reply, new ZulipError("BAD_REQUEST", message, statusCode));
   });
-  app.setNotFoundHandler((_req, reply) => sendError(reply, new ZulipError("BAD_REQUEST", "Not Found", 404)));
+  app.setNotFoundHandler((_req, reply) => sendError(reply, notFound()));
 
   async function authenticate(req: FastifyRequest, realm: RealmRef): Promise<Actor> {
     const header = req.headers.authorization;
@@ -127,10 +130,14 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       reply,
       await limiter.hit(actor ? `user.${actor.realmId}.${actor.userId}` : `ip.${req.ip.replace(/[.:]/g, "_")}`),
     );
-    const raw: Record<string, unknown> = { ...(req.query as object), ...(isObject(req.body) ? req.body : {}) };
+    const { client: clientParam, ...raw }: Record<string, unknown> = {
+      ...(req.query as object),
+      ...(isObject(req.body) ? req.body : {}),
+    };
     route.pathNames.forEach((name, i) => (raw[name] = pathValues[i]));
     const { params, ignored } = decodeParams(contract.params, raw);
-    const data = await bus.forward(contract, params, { realm, actor, requestId: req.id });
+    const client = clientName(clientParam, req.headers["user-agent"]);
+    const data = await bus.forward(contract, params, { realm, actor, client, requestId: req.id });
     const success = {
       result: "success",
       msg: "",
@@ -207,19 +214,22 @@ export function groupRoutes(contracts: Contract[]): Array<{ method: string; url:
   return [...groups.values()];
 }
 
-/** The first route, in precedence order, whose path parameters accept the values. */
+/**
+ * The first route, in precedence order, whose path parameters accept the
+ * values; none is Zulip's 404, as its URL patterns (`<int:message_id>`) do not
+ * match a segment of the wrong type.
+ */
 function pickRoute(routes: Route[], pathValues: string[]): Route {
-  if (routes.length === 1) return routes[0]!;
-  return (
-    routes.find((r) =>
-      r.pathNames.every((name, i) => {
-        try {
-          const { params } = decodeParams(r.contract.params, { [name]: pathValues[i] });
-          return (r.contract.params.shape[name] as unknown as ZodType).safeParse(params[name]).success;
-        } catch {
-          return false;
-        }
-      }),
-    ) ?? routes[0]!
+  const route = routes.find((r) =>
+    r.pathNames.every((name, i) => {
+      try {
+        const { params } = decodeParams(r.contract.params, { [name]: pathValues[i] });
+        return (r.contract.params.shape[name] as unknown as ZodType).safeParse(params[name]).success;
+      } catch {
+        return false;
+      }
+    }),
   );
+  if (!route) throw notFound();
+  return route;
 }

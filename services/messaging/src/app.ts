@@ -6,13 +6,16 @@ import { ConversationRepository } from "./conversations/conversation.repository"
 import { RealmSettingsSource, type MessagingDeps } from "./deps";
 import { createChannelHandler } from "./handlers/create-channel";
 import { getConversationAudienceHandler } from "./handlers/get-conversation-audience";
+import { getMessageHandler } from "./handlers/get-message";
 import { getMessagesHandler } from "./handlers/get-messages";
 import { getStreamHandler } from "./handlers/get-stream";
 import { getStreamTopicsHandler } from "./handlers/get-stream-topics";
 import { getStreamsHandler } from "./handlers/get-streams";
 import { getSubscriptionsHandler } from "./handlers/get-subscriptions";
+import { markAllAsReadHandler, markStreamAsReadHandler, markTopicAsReadHandler } from "./handlers/mark-as-read";
 import { sendMessageHandler } from "./handlers/send-message";
 import { subscribeHandler } from "./handlers/subscribe";
+import { updateMessageFlagsHandler } from "./handlers/update-message-flags";
 import { MessageCache } from "./messages/message-cache";
 import { MessageHistory } from "./messages/message-history";
 import { MessageRepository } from "./messages/message.repository";
@@ -70,6 +73,11 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.subscribe, subscribeHandler(m))
     .handle(messaging.sendMessage, sendMessageHandler(m))
     .handle(messaging.getMessages, getMessagesHandler(m))
+    .handle(messaging.getMessage, getMessageHandler(m))
+    .handle(messaging.updateMessageFlags, updateMessageFlagsHandler(m))
+    .handle(messaging.markAllAsRead, markAllAsReadHandler(m))
+    .handle(messaging.markStreamAsRead, markStreamAsReadHandler(m))
+    .handle(messaging.markTopicAsRead, markTopicAsReadHandler(m))
     .handle(messaging.getStreamTopics, getStreamTopicsHandler(m))
     .handle(messaging.getConversationAudience, getConversationAudienceHandler(m))
     .handle(messaging.registerState, registerStateHandler(messaging.registerState, stateProviders));

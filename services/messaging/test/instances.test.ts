@@ -13,7 +13,8 @@ let sys: TestSystem;
 let alice: TestUser;
 let bob: TestUser;
 beforeAll(async () => {
-  sys = await startSystem();
+  // every check is asked ROUNDS times: more than Zulip's default 200 requests a minute
+  sys = await startSystem({ env: { RATE_LIMIT_REQUESTS: "5000" } });
   alice = await sys.makeUser("Alice", 400, "Alice");
   bob = await sys.makeUser("Bob", 400, "Bob");
   await createChannel(sys, alice, "design", [alice.userId, bob.userId]);
@@ -118,6 +119,33 @@ describe("channels and subscriptions, kept in memory by each instance", () => {
         bob,
       );
       expect(messages[0]?.flags).toEqual([]);
+    }
+  });
+});
+
+describe("flags, kept in memory by each instance", () => {
+  it("flags changed through either instance show on both at once", async () => {
+    const { id } = await sys.call(
+      messaging.sendMessage,
+      { type: "stream", to: "design", topic: "flags", content: "star me" },
+      alice,
+    );
+    const flagsOf = async () => (await sys.call(messaging.getMessage, { message_id: id }, bob)).message.flags;
+    for (let i = 0; i < ROUNDS; i++) expect(await flagsOf()).toEqual([]);
+    const steps: Array<[op: "add" | "remove", flag: string, expected: string[]]> = [
+      ["add", "read", ["read"]],
+      ["add", "starred", ["read", "starred"]],
+      ["remove", "read", ["starred"]],
+      ["remove", "starred", []],
+    ];
+    for (const [op, flag, expected] of steps) {
+      await sys.call(messaging.updateMessageFlags, { messages: [id], op, flag }, bob);
+      for (let i = 0; i < ROUNDS; i++) {
+        expect(await flagsOf()).toEqual(expected);
+        expect((await unreadOf(bob)).streams.flatMap((s) => s.unread_message_ids).includes(id)).toBe(
+          !expected.includes("read"),
+        );
+      }
     }
   });
 });

@@ -67,7 +67,7 @@ describe("POST /messages to a channel", () => {
         sender_full_name: "Alice",
         sender_realm_str: org.subdomain,
         avatar_url: null,
-        client: "API",
+        client: "TeamchatTests",
         content: '<p><strong>bold</strong> &lt;i&gt;x&lt;/i&gt; <a href="https://zulip.com">https://zulip.com</a></p>',
         content_type: "text/html",
         display_recipient: "design",

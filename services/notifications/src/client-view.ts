@@ -1,4 +1,4 @@
-import { avatarUrlForClient, type messaging } from "@teamchat/shared";
+import { avatarUrlForClient, type messaging, type notifications } from "@teamchat/shared";
 import type { EventQueueDoc } from "./event-queues/event-queue.schema";
 
 type ClientTraits = Pick<EventQueueDoc, "clientCapabilities" | "emptyTopicName" | "clientGravatar" | "applyMarkdown">;
@@ -22,4 +22,20 @@ export function messageForClient(q: ClientTraits, message: messaging.Message, ma
     shown.content_type = "text/x-markdown";
   }
   return shown;
+}
+
+/**
+ * Any other event as this client asked for it: update_message_flags' details
+ * of messages marked unread name the empty topic as messageForClient does.
+ */
+export function eventForClient(q: ClientTraits, event: notifications.ClientEvent): notifications.ClientEvent {
+  if (event.type !== "update_message_flags" || !event.message_details) return event;
+  if (q.clientCapabilities.empty_topic_name === true) return event;
+  const shown = Object.fromEntries(
+    Object.entries(event.message_details).map(([id, d]) => [
+      id,
+      d.topic === "" ? { ...d, topic: q.emptyTopicName } : d,
+    ]),
+  );
+  return { ...event, message_details: shown };
 }

@@ -9,7 +9,7 @@ import {
   type PayloadOf,
 } from "@teamchat/shared";
 import { accepts, acceptsMessage } from "./accepts";
-import { messageForClient } from "./client-view";
+import { eventForClient, messageForClient } from "./client-view";
 import type { EventStore } from "./event-store";
 
 /** What every pass-through event carries: a Zulip event and who may see it. */
@@ -39,7 +39,9 @@ export function consumeDomainEvents(nc: NatsConnection, store: EventStore, log: 
   /** As published, to the queues that want it. */
   const passThrough = async ({ realmId, userIds, event }: ClientEventPayload) => {
     const queues = await store.ofUsers(realmId, userIds);
-    await Promise.all(queues.filter((q) => accepts(q, event)).map((q) => store.append(q.queueId, event)));
+    await Promise.all(
+      queues.filter((q) => accepts(q, event)).map((q) => store.append(q.queueId, eventForClient(q, event))),
+    );
   };
 
   /** Zulip's message event, shaped per queue, with the user's flags. */

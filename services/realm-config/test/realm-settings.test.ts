@@ -40,7 +40,7 @@ const expectDocumented = (state: Record<string, unknown>) => expect(registerKeyP
 const GROUPS = { owners: 1, administrators: 2, members: 5, everyone: 6 };
 
 describe("getRealmSettings (internal)", () => {
-  it("answers Zulip's limits, empty-topic name, retention, spectator access and group-setting defaults", async () => {
+  it("answers Zulip's limits, empty-topic name, retention, spectator access, message editing and group-setting defaults", async () => {
     const settings = await bus.request(realmConfig.getRealmSettings, {}, ctx());
     expect(settings).toEqual({
       max_stream_name_length: 60,
@@ -53,6 +53,12 @@ describe("getRealmSettings (internal)", () => {
       enable_spectator_access: false,
       web_public_streams_enabled: false,
       message_retention_days: -1,
+      allow_message_editing: true,
+      message_content_edit_limit_seconds: 600,
+      message_content_delete_limit_seconds: 600,
+      message_edit_history_visibility_policy: "all",
+      move_messages_within_stream_limit_seconds: 604800,
+      move_messages_between_streams_limit_seconds: 604800,
       can_access_all_users_group: GROUPS.everyone,
       can_add_custom_emoji_group: GROUPS.members,
       can_add_subscribers_group: GROUPS.members,
@@ -115,6 +121,13 @@ describe("register state (realm-config's part of POST /register)", () => {
       realm_empty_topic_display_name: "general chat",
       realm_message_retention_days: -1,
       realm_enable_spectator_access: false,
+      realm_allow_message_editing: true,
+      realm_message_content_edit_limit_seconds: 600,
+      realm_message_content_delete_limit_seconds: 600,
+      realm_message_edit_history_visibility_policy: "all",
+      realm_allow_edit_history: true,
+      realm_move_messages_within_stream_limit_seconds: 604800,
+      realm_move_messages_between_streams_limit_seconds: 604800,
       realm_can_create_web_public_channel_group: GROUPS.owners,
       realm_can_create_public_channel_group: GROUPS.members,
       realm_can_create_private_channel_group: GROUPS.members,

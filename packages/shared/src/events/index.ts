@@ -22,6 +22,7 @@ export const PASS_THROUGH_EVENTS = [
   identityEvents.userSettings,
   messagingEvents.streamCreated,
   messagingEvents.subscriptionChanged,
+  messagingEvents.messageFlagsUpdated,
   realmConfigEvents.customProfileFields,
   realmConfigEvents.channelFolder,
   notificationsEvents.typing,

@@ -64,3 +64,40 @@ export const subscriptionsChanged = defineEvent(
   "subscriptions_changed",
   z.object({ realmId: int, userIds: z.array(int), streamIds: z.array(int) }),
 );
+
+/** What a client needs to count a message unread again (Zulip's MessageDetailsDict). */
+const unreadMessageDetailsSchema = z.object({
+  type: z.enum(["private", "stream"]),
+  /** only when the message mentions the user */
+  mentioned: z.literal(true).optional(),
+  /** a direct message's other participants */
+  user_ids: z.array(int).optional(),
+  stream_id: int.optional(),
+  topic: z.string().optional(),
+  unmuted_stream_msg: z.boolean().optional(),
+});
+export type UnreadMessageDetails = z.infer<typeof unreadMessageDetailsSchema>;
+
+const updateMessageFlagsEventSchema = z.object({
+  type: z.literal("update_message_flags"),
+  op: z.enum(["add", "remove"]),
+  /** Zulip's old name for op */
+  operation: z.enum(["add", "remove"]),
+  flag: z.string(),
+  messages: z.array(int),
+  /** the read flag added to every message (mark all as read): messages is empty */
+  all: z.boolean(),
+  /** marking unread: each message's details, by id */
+  message_details: z.record(z.string(), unreadMessageDetailsSchema).optional(),
+});
+
+/**
+ * A user's flags changed on some messages: their queues get it as Zulip's
+ * update_message_flags event, and every messaging instance applies it to its
+ * copy of the user's personal state (PersonalIndex).
+ */
+export const messageFlagsUpdated = defineEvent(
+  "messaging",
+  "update_message_flags",
+  clientEventPayload(updateMessageFlagsEventSchema),
+);

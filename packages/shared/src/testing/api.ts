@@ -32,12 +32,17 @@ export const basicAuth = (c: Credentials): string =>
 /** Who a request is from: an account's credentials, or a raw Authorization header (for tests of malformed ones). */
 export type Auth = Credentials | { authorization: string };
 
+/** The tests' User-Agent: Zulip names the client of what they send `TeamchatTests`. */
+export const TEST_USER_AGENT = "TeamchatTests/1.0 (jest)";
+
 export class ApiClient {
   constructor(
     readonly baseUrl: string,
     readonly credentials: Auth | null,
     /** Host header, which picks the organization (`<subdomain>.localhost`); default: the one of baseUrl */
     readonly host?: string,
+    /** what the requests say they come from: a message sent through this client records its name */
+    readonly userAgent: string | null = TEST_USER_AGENT,
   ) {}
 
   get = (path: string, params?: Params) => this.request("GET", path, params, "query");
@@ -68,6 +73,7 @@ export class ApiClient {
       body = new URLSearchParams(entries.map(([k, v]): [string, string] => [k, encodeValue(v)])).toString();
     }
     if (this.host) headers.host = this.host;
+    if (this.userAgent !== null) headers["user-agent"] = this.userAgent;
     const res = await send(method, url, headers, body);
     const { text } = res;
     let json: Body;

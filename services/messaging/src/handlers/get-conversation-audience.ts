@@ -1,7 +1,7 @@
 import { badRequest, messaging, requireUser, type Handler } from "@teamchat/shared";
 import { accessChannelById } from "../channels/channel-access";
 import type { Deps } from "../deps";
-import { canSeeMessage } from "../messages/message-access";
+import { accessMessage } from "../messages/message-access";
 
 /**
  * Internal, for typing notifications (Zulip's zerver/views/typing.py): who is in a
@@ -16,8 +16,7 @@ export const getConversationAudienceHandler =
     const { realm, actor } = requireUser(ctx);
     const realmId = realm.id;
     if (p.message_id !== undefined) {
-      const msg = await deps.messages.byId(realmId, p.message_id);
-      if (!msg || !(await canSeeMessage(deps, realmId, actor, msg))) throw badRequest("Invalid message(s)");
+      const msg = await accessMessage(deps, realmId, actor, p.message_id);
       if (msg.streamId === null) return { user_ids: msg.receivers };
       return {
         user_ids: await deps.subscriptions.subscriberIds(realmId, msg.streamId),

@@ -138,7 +138,8 @@ export const sendMessageHandler =
       content,
       renderedContent: renderMarkdown(content),
       timestamp: Math.floor(Date.now() / 1000),
-      client: "API",
+      // sends that come through the bus from another service, not from an HTTP client, are Zulip's "Internal"
+      client: ctx.client ?? "Internal",
     });
     await Promise.all([
       channel

@@ -1,4 +1,4 @@
-import type { Actor } from "@teamchat/shared";
+import { badRequest, type Actor } from "@teamchat/shared";
 import { canReadHistory } from "../channels/channel-access";
 import type { Deps } from "../deps";
 import type { MessageDoc } from "./message.schema";
@@ -8,7 +8,7 @@ export async function canSeeMessage(
   deps: Deps<"channels" | "subscriptions">,
   realmId: number,
   actor: Actor,
-  msg: MessageDoc,
+  msg: Pick<MessageDoc, "receivers" | "streamId">,
 ): Promise<boolean> {
   if (msg.receivers.includes(actor.userId)) return true;
   if (msg.streamId === null) return false;
@@ -17,4 +17,16 @@ export async function canSeeMessage(
     deps.subscriptions.isSubscribed(realmId, actor.userId, msg.streamId),
   ]);
   return !!channel && canReadHistory(actor, channel, subscribed);
+}
+
+/** Zulip's access_message: the message, or "Invalid message(s)" when it does not exist or the actor may not see it. */
+export async function accessMessage(
+  deps: Deps<"messages" | "channels" | "subscriptions">,
+  realmId: number,
+  actor: Actor,
+  messageId: number,
+): Promise<MessageDoc> {
+  const msg = await deps.messages.byId(realmId, messageId);
+  if (!msg || !(await canSeeMessage(deps, realmId, actor, msg))) throw badRequest("Invalid message(s)");
+  return msg;
 }

@@ -71,6 +71,21 @@ export class UnreadSet {
     return this.ids.map((id) => this.byId.get(id)!);
   }
 
+  /** Drops these messages (read now). */
+  remove(ids: Iterable<number>): void {
+    let changed = false;
+    for (const id of ids) changed = this.byId.delete(id) || changed;
+    if (!changed) return;
+    let kept = 0;
+    for (const id of this.ids) if (this.byId.has(id)) this.ids[kept++] = id;
+    this.ids.length = kept;
+  }
+
+  clear(): void {
+    this.byId.clear();
+    this.ids.length = 0;
+  }
+
   add(m: UnreadMessage): void {
     if (this.byId.has(m.id)) return;
     this.byId.set(m.id, m);
@@ -115,15 +130,25 @@ export class PersonalState {
 
   /** The flags of a message for this user, as GET /messages shows them. */
   of(message: { messageId: number; receivers: number[] }, userId: number): string[] {
-    // Seen through a channel's shared history, never received: Zulip's "historical".
-    if (!message.receivers.includes(userId)) return ["read", "historical"];
     const stored = this.stored.get(message.messageId) ?? [];
-    return this.unread.has(message.messageId) ? stored : ["read", ...stored];
+    const flags = this.unread.has(message.messageId) ? stored : ["read", ...stored];
+    // Seen through a channel's shared history, never received: Zulip's "historical", its last flag.
+    return message.receivers.includes(userId) ? flags : [...flags, "historical"];
   }
 
   /** Ids of the messages with a stored flag, ascending. */
   withFlag(flag: string): number[] {
     return [...this.stored].flatMap(([id, flags]) => (flags.includes(flag) ? [id] : [])).sort((a, b) => a - b);
+  }
+
+  /** Sets or clears one of STORED_FLAGS on messages. */
+  setStored(messageIds: number[], flag: string, on: boolean): void {
+    for (const id of messageIds) {
+      const rest = (this.stored.get(id) ?? []).filter((f) => f !== flag);
+      const flags = on ? STORED_FLAGS.filter((f) => f === flag || rest.includes(f)) : rest;
+      if (flags.length) this.stored.set(id, flags);
+      else this.stored.delete(id);
+    }
   }
 
   /** A new message this user received, with their flags; `conversation` for a direct message. */
@@ -151,6 +176,7 @@ const MENTION_FLAGS = ["mentioned", "stream_wildcard_mentioned", "topic_wildcard
 const isMention = (flags: string[]) => MENTION_FLAGS.some((f) => flags.includes(f));
 
 type MessageSent = PayloadOf<typeof messagingEvents.messageSent>;
+type FlagsUpdated = PayloadOf<typeof messagingEvents.messageFlagsUpdated>;
 
 /**
  * Each user's personal state (PersonalState), kept in memory: GET /messages'
@@ -165,7 +191,7 @@ type MessageSent = PayloadOf<typeof messagingEvents.messageSent>;
  */
 export class PersonalIndex {
   private readonly cache: EventCache<PersonalState>;
-  private readonly sub: Subscription;
+  private readonly subs: Subscription[];
 
   constructor(
     private readonly messages: MessageRepository,
@@ -175,11 +201,14 @@ export class PersonalIndex {
     log: Logger,
   ) {
     this.cache = new EventCache(nc, { maxWeight: MAX_CACHED_MESSAGES, weigh: (f) => f.weight });
-    this.sub = subscribeEvent(nc, messagingEvents.messageSent, (e) => this.onMessage(e), { log });
+    this.subs = [
+      subscribeEvent(nc, messagingEvents.messageSent, (e) => this.onMessage(e), { log }),
+      subscribeEvent(nc, messagingEvents.messageFlagsUpdated, (e) => this.onFlags(e), { log }),
+    ];
   }
 
   stop(): void {
-    this.sub.unsubscribe();
+    for (const sub of this.subs) sub.unsubscribe();
   }
 
   /** The user's personal state. */
@@ -229,6 +258,29 @@ export class PersonalIndex {
       }
     }
     return new UnreadSet(unread, rows.length > kept.length);
+  }
+
+  /** A flag change, as the user's clients hear it (update_message_flags). */
+  private onFlags({ realmId, userIds, event }: FlagsUpdated): void {
+    if (userIds === "all") return;
+    for (const userId of userIds) {
+      this.cache.update(`${realmId}:${userId}`, (s) => {
+        if (event.flag !== "read") return s.setStored(event.messages, event.flag, event.op === "add");
+        if (event.all) return s.unread.clear();
+        if (event.op === "add") return s.unread.remove(event.messages);
+        for (const [id, d] of Object.entries(event.message_details ?? {})) {
+          const topic = d.topic ?? "";
+          s.unread.add({
+            id: Number(id),
+            streamId: d.stream_id ?? null,
+            topic,
+            topicKey: topic.toLowerCase(),
+            participants: d.type === "private" ? [...(d.user_ids ?? []), userId].sort((a, b) => a - b) : [],
+            mentioned: d.mentioned === true,
+          });
+        }
+      });
+    }
   }
 
   private onMessage({ realmId, message, flags }: MessageSent): void {

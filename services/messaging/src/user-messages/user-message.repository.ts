@@ -1,6 +1,6 @@
 import type { Connection } from "mongoose";
-import { TenantRepository } from "@teamchat/shared";
-import { userMessageRow, userMessageSchema, type UserMessageDoc } from "./user-message.schema";
+import { TenantRepository, isDuplicateKey } from "@teamchat/shared";
+import { userMessageId, userMessageRow, userMessageSchema, type UserMessageDoc } from "./user-message.schema";
 
 export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
   constructor(conn: Connection) {
@@ -15,5 +15,64 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
   /** The user's unread or flagged rows: message id, flags and whether unread. */
   markedOf(realmId: number, userId: number): Promise<Array<Pick<UserMessageDoc, "messageId" | "flags" | "unread">>> {
     return this.find(realmId, { userId, marked: true }, { projection: { messageId: 1, flags: 1, unread: 1 } });
+  }
+
+  /** The user's rows of these messages (none for a message they never received), by message id. */
+  async flagsOf(realmId: number, userId: number, messageIds: number[]): Promise<Map<number, string[]>> {
+    const rows = await this.find(
+      realmId,
+      { _id: { $in: messageIds.map((id) => userMessageId(realmId, userId, id)) } },
+      { projection: { messageId: 1, flags: 1 } },
+    );
+    return new Map(rows.map((r) => [r.messageId, r.flags]));
+  }
+
+  /** Up to `limit` of the user's unread message ids (any order). */
+  async unreadIds(realmId: number, userId: number, limit: number): Promise<number[]> {
+    const rows = await this.find(
+      realmId,
+      { userId, marked: true, unread: true },
+      { projection: { messageId: 1 }, limit },
+    );
+    return rows.map((r) => r.messageId);
+  }
+
+  /**
+   * Sets or clears a flag on the user's rows of these messages. `unread` follows
+   * "read"; a row is `marked` while unread or holding a flag besides "read", so
+   * after a change that can end both, rows left with "read" alone are unmarked.
+   */
+  async setFlag(realmId: number, userId: number, messageIds: number[], flag: string, on: boolean): Promise<void> {
+    if (!messageIds.length) return;
+    const rows = { _id: { $in: messageIds.map((id) => userMessageId(realmId, userId, id)) } };
+    if (flag === "read" && !on) {
+      await this.updateMany(realmId, rows, { $pull: { flags: "read" }, $set: { unread: true, marked: true } });
+      return;
+    }
+    if (flag !== "read" && on) {
+      await this.updateMany(realmId, rows, { $addToSet: { flags: flag }, $set: { marked: true } });
+      return;
+    }
+    await this.updateMany(
+      realmId,
+      rows,
+      on ? { $addToSet: { flags: "read" }, $set: { unread: false } } : { $pull: { flags: flag } },
+    );
+    // read rows always hold "read": one flag means nothing else
+    await this.updateMany(realmId, { ...rows, unread: false, flags: { $size: 1 } }, { $set: { marked: false } });
+  }
+
+  /**
+   * Rows for messages the user never received but may see (a channel's shared
+   * history), with these flags: Zulip's "historical" rows, made when such a
+   * message is starred or marked unread. A row made meanwhile by a concurrent
+   * request is kept.
+   */
+  async addHistorical(realmId: number, userId: number, rows: Array<{ messageId: number; flags: string[] }>) {
+    try {
+      await this.insertMany(rows.map((r) => userMessageRow(realmId, userId, r.messageId, r.flags)));
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+    }
   }
 }

@@ -18,11 +18,15 @@ export interface UserMessageDoc {
   marked: boolean;
 }
 
+/** A row's key: the user's row of a message (UserMessageDoc._id). */
+export const userMessageId = (realmId: number, userId: number, messageId: number): string =>
+  `${realmId}:${userId}:${messageId}`;
+
 /** The row of one recipient of a message, with their flags. */
 export function userMessageRow(realmId: number, userId: number, messageId: number, flags: string[]): UserMessageDoc {
   const unread = !flags.includes("read");
   return {
-    _id: `${realmId}:${userId}:${messageId}`,
+    _id: userMessageId(realmId, userId, messageId),
     realmId,
     userId,
     messageId,

@@ -14,9 +14,19 @@ export const EMPTY_TOPIC_DISPLAY_NAME = "general chat";
 export const WEB_PUBLIC_STREAMS_ENABLED = false;
 
 /** Stored organization settings (RealmDoc.settings, Zulip's names without `realm_`) and their defaults. */
+/** Zulip's DEFAULT_MOVE_MESSAGE_LIMIT_SECONDS: a week. */
+const MOVE_MESSAGE_LIMIT_SECONDS = 7 * 24 * 60 * 60;
+
 const SETTING_DEFAULTS = {
   enable_spectator_access: false,
   message_retention_days: -1,
+  allow_message_editing: true,
+  // Zulip's DEFAULT_MESSAGE_CONTENT_EDIT_LIMIT_SECONDS and ..._DELETE_...: ten minutes
+  message_content_edit_limit_seconds: 600 as number | null,
+  message_content_delete_limit_seconds: 600 as number | null,
+  message_edit_history_visibility_policy: "all" as realmConfig.RealmSettings["message_edit_history_visibility_policy"],
+  move_messages_within_stream_limit_seconds: MOVE_MESSAGE_LIMIT_SECONDS as number | null,
+  move_messages_between_streams_limit_seconds: MOVE_MESSAGE_LIMIT_SECONDS as number | null,
   ...(Object.fromEntries(
     Object.entries(REALM_GROUP_SETTING_DEFAULTS).map(([name, group]) => [name, SYSTEM_GROUPS[group]]),
   ) as Record<RealmGroupSetting, number>),

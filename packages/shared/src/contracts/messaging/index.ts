@@ -1,5 +1,6 @@
 export * from "./channels";
 export * from "./conversations";
+export * from "./flags";
 export * from "./messages";
 export * from "./subscriptions";
 export * from "./topics";

@@ -60,6 +60,22 @@ export const fetchedMessageSchema = z.discriminatedUnion("type", [
   directMessageSchema.extend({ flags: z.array(z.string()) }),
 ]);
 
+/** GET /messages/{message_id}: one message the caller may see, with its Markdown source. */
+export const getMessage = defineContract({
+  subject: "messaging.messages.get",
+  http: { method: "GET", path: "/messages/{message_id}", auth: "user" },
+  params: z.object({
+    message_id: int.min(0),
+    apply_markdown: z.boolean().default(true),
+    allow_empty_topic_name: z.boolean().default(false),
+  }),
+  reply: z.object({
+    /** deprecated by Zulip in favour of apply_markdown=false, still sent */
+    raw_content: z.string(),
+    message: fetchedMessageSchema,
+  }),
+});
+
 export const sendMessage = defineContract({
   subject: "messaging.messages.send",
   http: { method: "POST", path: "/messages", auth: "user" },

@@ -28,6 +28,16 @@ export const createRealm = defineContract({
  * empty-topic display name, permissions). Zulip's register names, without the
  * `realm_` prefix where Zulip has one.
  */
+/** What may be done to a message after it is sent; time limits in seconds, null = no limit. */
+const messageEditSettings = {
+  allow_message_editing: z.boolean(),
+  message_content_edit_limit_seconds: int.nullable(),
+  message_content_delete_limit_seconds: int.nullable(),
+  message_edit_history_visibility_policy: z.enum(["all", "moves", "none"]),
+  move_messages_within_stream_limit_seconds: int.nullable(),
+  move_messages_between_streams_limit_seconds: int.nullable(),
+};
+
 export const realmSettingsSchema = z.strictObject({
   max_stream_name_length: int,
   max_stream_description_length: int,
@@ -41,6 +51,7 @@ export const realmSettingsSchema = z.strictObject({
   web_public_streams_enabled: z.boolean(),
   /** -1 = keep forever */
   message_retention_days: int,
+  ...messageEditSettings,
   ...(Object.fromEntries(Object.keys(REALM_GROUP_SETTING_DEFAULTS).map((k) => [k, groupSettingValueSchema])) as Record<
     RealmGroupSetting,
     typeof groupSettingValueSchema

@@ -43,6 +43,14 @@ export const realmPart = statePart(
     /** -1 = keep forever */
     realm_message_retention_days: int,
     realm_enable_spectator_access: z.boolean(),
+    realm_allow_message_editing: z.boolean(),
+    realm_message_content_edit_limit_seconds: int.nullable(),
+    realm_message_content_delete_limit_seconds: int.nullable(),
+    realm_message_edit_history_visibility_policy: z.enum(["all", "moves", "none"]),
+    /** deprecated: false when the policy is "none" */
+    realm_allow_edit_history: z.boolean(),
+    realm_move_messages_within_stream_limit_seconds: int.nullable(),
+    realm_move_messages_between_streams_limit_seconds: int.nullable(),
     ...realmGroupSettings,
     /** by subtype (twitter, github) */
     realm_default_external_accounts: z.record(z.string(), defaultExternalAccountSchema),

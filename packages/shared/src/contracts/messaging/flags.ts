@@ -1,0 +1,41 @@
+import { z } from "zod";
+import { defineContract, emptyReply } from "../../contract";
+import { int, intList } from "../common";
+
+/** POST /messages/flags: add or remove one of the user's flags on messages. */
+export const updateMessageFlags = defineContract({
+  subject: "messaging.flags.update",
+  http: { method: "POST", path: "/messages/flags", auth: "user" },
+  // op and flag as strings: Zulip's own errors name an unknown one
+  params: z.object({ messages: intList, op: z.string(), flag: z.string() }),
+  reply: z.object({
+    /** the ids the request named */
+    messages: intList,
+    /** marking unread: the channels whose messages were skipped, as the user is not subscribed */
+    ignored_because_not_subscribed_channels: intList.optional(),
+  }),
+});
+
+/** POST /mark_all_as_read: every unread message of the user, in batches within a time budget. */
+export const markAllAsRead = defineContract({
+  subject: "messaging.flags.mark_all_read",
+  http: { method: "POST", path: "/mark_all_as_read", auth: "user" },
+  params: z.object({}),
+  reply: z.object({ complete: z.boolean() }),
+});
+
+/** POST /mark_stream_as_read: the user's unread messages in one channel. */
+export const markStreamAsRead = defineContract({
+  subject: "messaging.flags.mark_channel_read",
+  http: { method: "POST", path: "/mark_stream_as_read", auth: "user" },
+  params: z.object({ stream_id: int }),
+  reply: emptyReply,
+});
+
+/** POST /mark_topic_as_read: the user's unread messages in one topic of a channel. */
+export const markTopicAsRead = defineContract({
+  subject: "messaging.flags.mark_topic_read",
+  http: { method: "POST", path: "/mark_topic_as_read", auth: "user" },
+  params: z.object({ stream_id: int, topic_name: z.string() }),
+  reply: emptyReply,
+});

@@ -1,0 +1,89 @@
+import { badRequest, requireUser, type Handler, type messaging } from "@teamchat/shared";
+import { accessChannelById } from "../channels/channel-access";
+import type { Deps } from "../deps";
+import { changeFlags, publishFlagsEvent } from "../user-messages/flag-changes";
+
+/** Zulip marks all as read 2,000 rows at a time. */
+const MARK_ALL_BATCH = 2000;
+/**
+ * How long one POST /mark_all_as_read works before answering complete=false
+ * (the client calls again): well within the bus timeout, as Zulip stays within
+ * its request timeout.
+ */
+const MARK_ALL_BUDGET_MS = 5000;
+
+/**
+ * POST /mark_all_as_read (Zulip's do_mark_all_as_read): batches until none is
+ * left or the budget is spent; the update_message_flags event with all=true
+ * (clients reload their unread counts) only once every message is read.
+ */
+export const markAllAsReadHandler =
+  (deps: Deps<"userMessages" | "events">): Handler<typeof messaging.markAllAsRead> =>
+  async (_p, ctx) => {
+    const { realm, actor } = requireUser(ctx);
+    const deadline = Date.now() + MARK_ALL_BUDGET_MS;
+    for (;;) {
+      if (Date.now() >= deadline) return { complete: false };
+      const ids = await deps.userMessages.unreadIds(realm.id, actor.userId, MARK_ALL_BATCH);
+      await deps.userMessages.setFlag(realm.id, actor.userId, ids, "read", true);
+      if (ids.length < MARK_ALL_BATCH) break;
+    }
+    publishFlagsEvent(deps, ctx, realm.id, actor.userId, { op: "add", flag: "read", messages: [], all: true });
+    return { complete: true };
+  };
+
+type ChannelReadDeps = Deps<"messages" | "userMessages" | "subscriptions" | "channels" | "events" | "personal">;
+
+/**
+ * The user's unread messages of a channel (or one of its topics) marked read.
+ * The unread messages are the user's personal state's, as register's
+ * unread_msgs counts them.
+ */
+async function markChannelRead(
+  deps: ChannelReadDeps,
+  ctx: Parameters<Handler<typeof messaging.markStreamAsRead>>[1],
+  streamId: number,
+  topicKey: string | null,
+): Promise<Record<string, never>> {
+  const { realm, actor } = requireUser(ctx);
+  const { unread } = await deps.personal.of(realm.id, actor.userId);
+  const ids = unread
+    .messages()
+    .filter((m) => m.streamId === streamId && (topicKey === null || m.topicKey === topicKey))
+    .map((m) => m.id);
+  if (ids.length) await changeFlags(deps, ctx, realm.id, actor, "add", "read", ids);
+  return {};
+}
+
+/** POST /mark_stream_as_read: a channel the user may read (Zulip's access_stream_by_id). */
+export const markStreamAsReadHandler =
+  (deps: ChannelReadDeps): Handler<typeof messaging.markStreamAsRead> =>
+  async (p, ctx) => {
+    const { realm, actor } = requireUser(ctx);
+    await accessChannelById(deps, realm.id, actor, p.stream_id);
+    return markChannelRead(deps, ctx, p.stream_id, null);
+  };
+
+/** POST /mark_topic_as_read: "No such topic" unless the user received a message in it (Zulip's check). */
+export const markTopicAsReadHandler =
+  (deps: ChannelReadDeps): Handler<typeof messaging.markTopicAsRead> =>
+  async (p, ctx) => {
+    const { realm, actor } = requireUser(ctx);
+    await accessChannelById(deps, realm.id, actor, p.stream_id);
+    const topicKey = p.topic_name.toLowerCase();
+    if (p.topic_name) {
+      const [received] = await deps.messages.walk(
+        realm.id,
+        [
+          { kind: "channel", streamId: p.stream_id },
+          { kind: "topic", key: topicKey },
+          { kind: "receivers", userId: actor.userId },
+        ],
+        Infinity,
+        -1,
+        1,
+      );
+      if (!received) throw badRequest(`No such topic '${p.topic_name}'`);
+    }
+    return markChannelRead(deps, ctx, p.stream_id, topicKey);
+  };

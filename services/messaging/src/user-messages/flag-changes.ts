@@ -1,0 +1,126 @@
+import { badRequest, messagingEvents, type Actor, type HandlerContext, type PayloadOf } from "@teamchat/shared";
+import type { Deps } from "../deps";
+import { canSeeMessage } from "../messages/message-access";
+
+/** The flags of Zulip's UserMessage that the API knows (all but is_private and active_mobile_push_notification). */
+const API_FLAGS = [
+  "read",
+  "starred",
+  "collapsed",
+  "mentioned",
+  "stream_wildcard_mentioned",
+  "topic_wildcard_mentioned",
+  "group_mentioned",
+  "force_expand",
+  "force_collapse",
+  "has_alert_word",
+  "historical",
+];
+/** The ones a user sets and clears; the others are bookkeeping (Zulip's NON_EDITABLE_FLAGS). */
+const EDITABLE_FLAGS = ["read", "starred", "collapsed"];
+/** Zulip's DEFAULT_HISTORICAL_FLAGS: how a message the user never received counts. */
+const HISTORICAL_FLAGS = ["read", "historical"];
+
+export type FlagOp = "add" | "remove";
+type FlagsEvent = PayloadOf<typeof messagingEvents.messageFlagsUpdated>["event"];
+
+/** Zulip's checks, in its order: a known flag, an editable one, then the operation. */
+export function checkFlagChange(op: string, flag: string): FlagOp {
+  if (!API_FLAGS.includes(flag)) throw badRequest(`Invalid flag: '${flag}'`);
+  if (!EDITABLE_FLAGS.includes(flag)) throw badRequest(`Flag not editable: '${flag}'`);
+  if (op !== "add" && op !== "remove") throw badRequest(`Invalid message flag operation: '${op}'`);
+  return op;
+}
+
+/** Publishes the user's update_message_flags event (their clients and every messaging instance hear it). */
+export function publishFlagsEvent(
+  deps: Deps<"events">,
+  ctx: HandlerContext,
+  realmId: number,
+  userId: number,
+  event: Omit<FlagsEvent, "type" | "operation">,
+): void {
+  deps.events.publish(
+    messagingEvents.messageFlagsUpdated,
+    { realmId, userIds: [userId], event: { type: "update_message_flags", operation: event.op, ...event } },
+    ctx.requestId,
+  );
+}
+
+const MENTIONS = ["mentioned", "stream_wildcard_mentioned", "topic_wildcard_mentioned", "group_mentioned"];
+
+/**
+ * Zulip's do_update_message_flags. Marking unread skips messages of channels
+ * the user is not subscribed to (unread messages are only ever in subscribed
+ * channels) and names those channels. Messages already as asked are left
+ * alone. A message the user never received but may see (shared channel
+ * history) gets a "historical" row when the change makes it differ from how
+ * such a message counts (read); one they may not see is "Invalid message(s)".
+ * Returns the messages changed and the channels skipped.
+ */
+export async function changeFlags(
+  deps: Deps<"messages" | "userMessages" | "subscriptions" | "channels" | "events">,
+  ctx: HandlerContext,
+  realmId: number,
+  actor: Actor,
+  op: FlagOp,
+  flag: string,
+  messageIds: number[],
+): Promise<{ changed: number[]; ignoredChannels: number[] }> {
+  const adding = op === "add";
+  const markingUnread = flag === "read" && !adding;
+  let ids = [...new Set(messageIds)];
+  const messages = new Map((await deps.messages.summaries(realmId, ids)).map((m) => [m.messageId, m]));
+  let ignoredChannels: number[] = [];
+  if (markingUnread) {
+    const subscribed = await deps.subscriptions.subscribedStreamIds(realmId, actor.userId);
+    const unsubscribedChannel = (id: number) => {
+      const streamId = messages.get(id)?.streamId;
+      return streamId !== undefined && streamId !== null && !subscribed.has(streamId) ? streamId : null;
+    };
+    ignoredChannels = [...new Set(ids.map(unsubscribedChannel).filter((s) => s !== null))].sort((a, b) => a - b);
+    ids = ids.filter((id) => unsubscribedChannel(id) === null);
+  }
+
+  const rows = await deps.userMessages.flagsOf(realmId, actor.userId, ids);
+  const changed = ids.filter((id) => (rows.get(id) ?? HISTORICAL_FLAGS).includes(flag) !== adding);
+  const historical = changed.filter((id) => !rows.has(id));
+  if (historical.length) {
+    const visible = await Promise.all(
+      historical.map((id) => {
+        const m = messages.get(id);
+        return m ? canSeeMessage(deps, realmId, actor, m) : false;
+      }),
+    );
+    if (visible.includes(false)) throw badRequest("Invalid message(s)");
+    const flags = adding ? [...HISTORICAL_FLAGS, flag] : HISTORICAL_FLAGS.filter((f) => f !== flag);
+    await deps.userMessages.addHistorical(
+      realmId,
+      actor.userId,
+      historical.map((messageId) => ({ messageId, flags })),
+    );
+  }
+  await deps.userMessages.setFlag(
+    realmId,
+    actor.userId,
+    changed.filter((id) => rows.has(id)),
+    flag,
+    adding,
+  );
+
+  const details = (id: number): messagingEvents.UnreadMessageDetails => {
+    const m = messages.get(id)!;
+    const mentioned = MENTIONS.some((f) => rows.get(id)?.includes(f)) ? { mentioned: true as const } : {};
+    return m.type === "private"
+      ? { type: "private", user_ids: m.receivers.filter((u) => u !== actor.userId), ...mentioned }
+      : { type: "stream", stream_id: m.streamId!, topic: m.topic, unmuted_stream_msg: true, ...mentioned };
+  };
+  publishFlagsEvent(deps, ctx, realmId, actor.userId, {
+    op,
+    flag,
+    messages: changed,
+    all: false,
+    ...(markingUnread && { message_details: Object.fromEntries(changed.map((id) => [id, details(id)])) }),
+  });
+  return { changed, ignoredChannels };
+}
