@@ -7,10 +7,10 @@
  *     narrow / scrolling back),
  *   - a presence-like GET /users/me once per 60 s (the web client reports presence
  *     every 60 s; the server has no presence endpoint yet),
- *   - re-polls GET /events after every answer (each send reaches the 25 members of a team).
+ *   - re-polls GET /events after every answer (each send reaches the 25 members of a team),
+ *   - marks the messages an answer brought as read (POST /messages/flags), as a client
+ *     does when it shows them.
  * Each interval is jittered by ±20 % and each user starts at a random point of it.
- * Marking messages read (POST /messages/flags) is not implemented by the server yet:
- * `markRead` below is the hook to switch on when it is.
  */
 import { config, say } from "./config";
 import { Http, pct, pool, sleep } from "./http";
@@ -21,14 +21,9 @@ const TEAM_SIZE = 25;
 const PERIOD_SECONDS = { send: 60, history: 30, presence: 60 } as const;
 type Action = keyof typeof PERIOD_SECONDS;
 
-/**
- * Hook: mark the messages a user received as read, as a client does when they are
- * shown. The server does not implement POST /messages/flags yet; when it does, set
- * MARK_READ to true (it then adds one request per answered long-poll with messages).
- */
-const MARK_READ = false;
+/** One request per answered long-poll that brought messages. */
 async function markRead(http: Http, messageIds: number[], stats: Stats): Promise<void> {
-  if (!MARK_READ || !messageIds.length) return;
+  if (!messageIds.length) return;
   const r = await http.post("/messages/flags", { messages: messageIds, op: "add", flag: "read" }, 30_000);
   stats.record("markRead", r.status === 200, r.ms);
 }

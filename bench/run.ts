@@ -13,7 +13,7 @@ import { setUpOrg } from "./org";
 import { writeReport, type SizeResult } from "./report";
 import { runScenarios } from "./scenarios";
 import { SchemaDrift } from "./seed";
-import { MemorySampler, peakMiB, startSystem } from "./system";
+import { MemorySampler, peakMiB, startSystem, waitForIdle } from "./system";
 
 async function main() {
   const t0 = performance.now();
@@ -35,6 +35,9 @@ async function main() {
         const org = await setUpOrg(sys, size);
         orgs.set(size, org);
         const seedSeconds = (performance.now() - s0) / 1000;
+        say(`[h${size}] waiting for the system to go idle after seeding...`);
+        const waited = await waitForIdle();
+        say(`[h${size}] idle after ${waited.toFixed(1)} s${waited >= 60 ? " (gave up waiting: still busy)" : ""}`);
         memory.mark(`scenarios at ${size}`);
         const { loads, events } = await runScenarios(org, sys.port, sys.helloPort);
         sizes.push({ size, seedSeconds, loads, events });

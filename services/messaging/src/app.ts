@@ -13,6 +13,7 @@ import { getStreamTopicsHandler } from "./handlers/get-stream-topics";
 import { getStreamsHandler } from "./handlers/get-streams";
 import { getSubscriptionsHandler } from "./handlers/get-subscriptions";
 import { markAllAsReadHandler, markStreamAsReadHandler, markTopicAsReadHandler } from "./handlers/mark-as-read";
+import { renderMessageHandler } from "./handlers/render-message";
 import { sendMessageHandler } from "./handlers/send-message";
 import { subscribeHandler } from "./handlers/subscribe";
 import { updateMessageFlagsHandler } from "./handlers/update-message-flags";
@@ -74,6 +75,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.sendMessage, sendMessageHandler(m))
     .handle(messaging.getMessages, getMessagesHandler(m))
     .handle(messaging.getMessage, getMessageHandler(m))
+    .handle(messaging.renderMessage, renderMessageHandler())
     .handle(messaging.updateMessageFlags, updateMessageFlagsHandler(m))
     .handle(messaging.markAllAsRead, markAllAsReadHandler(m))
     .handle(messaging.markStreamAsRead, markStreamAsReadHandler(m))

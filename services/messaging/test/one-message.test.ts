@@ -111,3 +111,23 @@ describe("the client a message records", () => {
     expect(await sentWith(null)).toBe("Unspecified");
   });
 });
+
+describe("POST /messages/render", () => {
+  it("renders Markdown as a sent message would be", async () => {
+    const content = "**bold** <i>x</i> https://zulip.com";
+    const { rendered } = await org.call(messaging.renderMessage, { content }, bob);
+    const id = await send(bob, { type: "stream", to: "design", topic: "render", content });
+    expect(rendered).toBe((await getOne(bob, { message_id: id })).message.content);
+    expect(rendered).toBe(
+      '<p><strong>bold</strong> &lt;i&gt;x&lt;/i&gt; <a href="https://zulip.com">https://zulip.com</a></p>',
+    );
+  });
+
+  it("refuses content longer than a message may be", async () => {
+    await expectZulipError(
+      org.call(messaging.renderMessage, { content: "x".repeat(10001) }, bob),
+      badRequestError("content is too long (limit: 10000 characters)"),
+    );
+    expect((await org.call(messaging.renderMessage, { content: "" }, bob)).rendered).toBe("");
+  });
+});

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineContract } from "../../contract";
+import { LIMITS } from "../../domain/limits";
 import { int, intList } from "../common";
 
 /** Zulip's Reaction on a message. */
@@ -74,6 +75,14 @@ export const getMessage = defineContract({
     raw_content: z.string(),
     message: fetchedMessageSchema,
   }),
+});
+
+/** POST /messages/render: Markdown as a message would show it (previews). */
+export const renderMessage = defineContract({
+  subject: "messaging.messages.render",
+  http: { method: "POST", path: "/messages/render", auth: "user" },
+  params: z.object({ content: z.string().max(LIMITS.max_message_length) }),
+  reply: z.object({ rendered: z.string() }),
 });
 
 export const sendMessage = defineContract({
