@@ -59,7 +59,7 @@ const MENTIONS = ["mentioned", "stream_wildcard_mentioned", "topic_wildcard_ment
  * Returns the messages changed and the channels skipped.
  */
 export async function changeFlags(
-  deps: Deps<"messages" | "userMessages" | "subscriptions" | "channels" | "events">,
+  deps: Deps<"messages" | "userMessages" | "subscriptions" | "channels" | "events" | "personal">,
   ctx: HandlerContext,
   realmId: number,
   actor: Actor,
@@ -67,6 +67,11 @@ export async function changeFlags(
   flag: string,
   messageIds: number[],
 ): Promise<{ changed: number[]; ignoredChannels: number[] }> {
+  if (flag === "read" && op === "add") {
+    const changed = await markRead(deps, realmId, actor.userId, [...new Set(messageIds)]);
+    publishFlagsEvent(deps, ctx, realmId, actor.userId, { op, flag, messages: changed, all: false });
+    return { changed, ignoredChannels: [] };
+  }
   const adding = op === "add";
   const markingUnread = flag === "read" && !adding;
   let ids = [...new Set(messageIds)];
@@ -123,4 +128,34 @@ export async function changeFlags(
     ...(markingUnread && { message_details: Object.fromEntries(changed.map((id) => [id, details(id)])) }),
   });
   return { changed, ignoredChannels };
+}
+
+/**
+ * Marking read, what every client does with what it shows: the user's
+ * personal state (kept current by every flag event) tells which messages are
+ * unread and which have other flags, so it costs one write, no read; only ids
+ * older than a truncated unread set (beyond MAX_UNREAD_MESSAGES) are looked up.
+ * A message never received counts as read already. Returns the ids changed.
+ */
+async function markRead(
+  deps: Deps<"userMessages" | "personal">,
+  realmId: number,
+  userId: number,
+  ids: number[],
+): Promise<number[]> {
+  const state = await deps.personal.of(realmId, userId);
+  const { unread } = state;
+  const oldestKnown = unread.ids[0] ?? Infinity;
+  const unknown = unread.olderMissing ? ids.filter((id) => !unread.has(id) && id < oldestKnown) : [];
+  const rows = unknown.length ? await deps.userMessages.flagsOf(realmId, userId, unknown) : new Map<number, string[]>();
+  const changed = ids.filter((id) => unread.has(id) || (rows.has(id) && !rows.get(id)!.includes("read")));
+  const plain = changed.filter((id) => unread.has(id) && state.storedOf(id).length === 0);
+  if ((await deps.userMessages.markPlainRead(realmId, userId, plain)) < plain.length) {
+    // a flag arrived meanwhile on some of them: the general update, which is idempotent
+    await deps.userMessages.setFlag(realmId, userId, plain, "read", true);
+  }
+  const plainSet = new Set(plain);
+  const rest = changed.filter((id) => !plainSet.has(id));
+  await deps.userMessages.setFlag(realmId, userId, rest, "read", true);
+  return changed;
 }

@@ -141,6 +141,11 @@ export class PersonalState {
     return [...this.stored].flatMap(([id, flags]) => (flags.includes(flag) ? [id] : [])).sort((a, b) => a - b);
   }
 
+  /** The message's STORED_FLAGS, if it has any. */
+  storedOf(messageId: number): readonly string[] {
+    return this.stored.get(messageId) ?? [];
+  }
+
   /** Sets or clears one of STORED_FLAGS on messages. */
   setStored(messageIds: number[], flag: string, on: boolean): void {
     for (const id of messageIds) {

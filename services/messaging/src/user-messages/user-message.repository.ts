@@ -63,6 +63,20 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
   }
 
   /**
+   * Marks read rows known to be unread with no other flag: one write, the
+   * common case of a client reading what arrived. Rows that gained a flag
+   * meanwhile are left alone; returns how many were marked.
+   */
+  async markPlainRead(realmId: number, userId: number, messageIds: number[]): Promise<number> {
+    if (!messageIds.length) return 0;
+    return this.updateMany(
+      realmId,
+      { _id: { $in: messageIds.map((id) => userMessageId(realmId, userId, id)) }, flags: { $size: 0 } },
+      { $set: { flags: ["read"], unread: false, marked: false } },
+    );
+  }
+
+  /**
    * Rows for messages the user never received but may see (a channel's shared
    * history), with these flags: Zulip's "historical" rows, made when such a
    * message is starred or marked unread. A row made meanwhile by a concurrent
