@@ -108,6 +108,8 @@ const SECANTUSDB = "secantusdb==0.7.0b3";
 const SECANTUSDB_VENV = join(TOOL_CACHE, "secantusdb-venv");
 const SECANTUSD = join(SECANTUSDB_VENV, "bin", "secantusd-py");
 const SECANTUSDB_CACHE = "128M";
+/** In memory, WiredTiger holds every document in its cache: the tests' data must fit. */
+const SECANTUSDB_MEMORY_CACHE = "512M";
 
 /** Whether the venv holds exactly the pinned SecantusDB (pip writes its dist-info once the install is complete). */
 function secantusInstalled(): boolean {
@@ -242,7 +244,7 @@ export async function startMongo(opts: InfraOptions & { inMemory?: boolean }): P
           // WiredTiger's cache defaults to 1 GB, most of the whole system's memory under the bench
           // (537 MiB peak at 100,000 messages); the services keep the hot data in memory themselves.
           // Measured at 100,000 messages: 256M → 332 MiB peak, 128M → 220 MiB, every scenario as fast.
-          `--cache-size=${SECANTUSDB_CACHE}`,
+          `--cache-size=${inMemory ? SECANTUSDB_MEMORY_CACHE : SECANTUSDB_CACHE}`,
         ].concat(inMemory ? ["--storage-path=:memory:"] : [`--storage-path=${dir}`, "--sync-on-commit"]);
   const child = startProcess(server.kind, server.bin, args, opts);
   await waitForPort(port, server.kind, 30_000, child);
