@@ -17,6 +17,7 @@ import { renderMessageHandler } from "./handlers/render-message";
 import { sendMessageHandler } from "./handlers/send-message";
 import { subscribeHandler } from "./handlers/subscribe";
 import { updateMessageFlagsHandler } from "./handlers/update-message-flags";
+import { updateMessageFlagsForNarrowHandler } from "./handlers/update-message-flags-for-narrow";
 import { MessageCache } from "./messages/message-cache";
 import { MessageHistory } from "./messages/message-history";
 import { MessageRepository } from "./messages/message.repository";
@@ -77,6 +78,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.getMessage, getMessageHandler(m))
     .handle(messaging.renderMessage, renderMessageHandler())
     .handle(messaging.updateMessageFlags, updateMessageFlagsHandler(m))
+    .handle(messaging.updateMessageFlagsForNarrow, updateMessageFlagsForNarrowHandler(m))
     .handle(messaging.markAllAsRead, markAllAsReadHandler(m))
     .handle(messaging.markStreamAsRead, markStreamAsReadHandler(m))
     .handle(messaging.markTopicAsRead, markTopicAsReadHandler(m))

@@ -242,3 +242,83 @@ describe("marking many messages read", () => {
     ]);
   });
 });
+
+describe("POST /messages/flags/narrow", () => {
+  const overNarrow = (params: Partial<ParamsIn<typeof messaging.updateMessageFlagsForNarrow>>) =>
+    org.call(
+      messaging.updateMessageFlagsForNarrow,
+      { anchor: "oldest", num_before: 0, num_after: 2, narrow: [], op: "add", flag: "read", ...params },
+      bob,
+    );
+
+  it("changes the flag over the range GET /messages would pick, with Zulip's counts", async () => {
+    const bulk = await createChannel(org, alice, "bulk", [alice.userId, bob.userId]);
+    const sent = [];
+    for (const n of [1, 2, 3]) sent.push(await send({ type: "stream", to: bulk, topic: "t", content: `m${n}` }));
+    const [m1, m2, m3] = sent as [number, number, number];
+    const unreadInBulk = [
+      { operator: "channel", operand: "bulk" },
+      { operator: "is", operand: "unread" },
+    ];
+    expect(await overNarrow({ narrow: unreadInBulk })).toEqual({
+      result: "success",
+      msg: "",
+      processed_count: 2,
+      updated_count: 2,
+      first_processed_id: m1,
+      last_processed_id: m2,
+      found_oldest: true,
+      found_newest: false,
+    });
+    // the next call goes on with what is still unread
+    expect(await overNarrow({ narrow: unreadInBulk })).toMatchObject({
+      processed_count: 1,
+      updated_count: 1,
+      first_processed_id: m3,
+      last_processed_id: m3,
+      found_newest: true,
+    });
+    expect(await overNarrow({ narrow: unreadInBulk })).toMatchObject({
+      processed_count: 0,
+      updated_count: 0,
+      first_processed_id: null,
+      last_processed_id: null,
+      found_oldest: true,
+      found_newest: true,
+    });
+    expect(await unreadIds(bob)).not.toEqual(expect.arrayContaining([m1]));
+
+    const back = await overNarrow({
+      anchor: "newest",
+      num_before: 10,
+      num_after: 0,
+      narrow: [{ operator: "channel", operand: "bulk" }],
+      op: "remove",
+    });
+    expect(back).toEqual({
+      result: "success",
+      msg: "",
+      processed_count: 3,
+      updated_count: 3,
+      first_processed_id: m1,
+      last_processed_id: m3,
+      found_oldest: true,
+      found_newest: true,
+      ignored_because_not_subscribed_channels: [],
+    });
+    expect(await unreadIds(bob)).toEqual(expect.arrayContaining([m1, m2, m3]));
+  });
+
+  it("refuses what GET /messages and POST /messages/flags refuse", async () => {
+    await expectZulipError(overNarrow({ anchor: undefined }), badRequestError("Missing 'anchor' argument."));
+    await expectZulipError(
+      overNarrow({ anchor: "newest", num_before: 1, num_after: 1, include_anchor: false }),
+      badRequestError("The anchor can only be excluded at an end of the range"),
+    );
+    await expectZulipError(overNarrow({ flag: "historical" }), badRequestError("Flag not editable: 'historical'"));
+    await expectZulipError(
+      overNarrow({ narrow: [{ operator: "channel", operand: "no such channel" }] }),
+      badRequestError("Invalid narrow operator: unknown channel no such channel", "BAD_NARROW"),
+    );
+  });
+});

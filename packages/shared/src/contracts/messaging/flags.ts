@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineContract, emptyReply } from "../../contract";
 import { int, intList } from "../common";
+import { narrowTermSchema } from "./messages";
 
 /** POST /messages/flags: add or remove one of the user's flags on messages. */
 export const updateMessageFlags = defineContract({
@@ -38,4 +39,28 @@ export const markTopicAsRead = defineContract({
   http: { method: "POST", path: "/mark_topic_as_read", auth: "user" },
   params: z.object({ stream_id: int, topic_name: z.string() }),
   reply: emptyReply,
+});
+
+/** POST /messages/flags/narrow: a flag added or removed over a range of a narrow, as GET /messages would pick it. */
+export const updateMessageFlagsForNarrow = defineContract({
+  subject: "messaging.flags.update_narrow",
+  http: { method: "POST", path: "/messages/flags/narrow", auth: "user" },
+  params: z.object({
+    anchor: z.union([z.string(), int]).optional(),
+    include_anchor: z.boolean().default(true),
+    num_before: int.min(0),
+    num_after: int.min(0),
+    narrow: z.array(narrowTermSchema).default([]),
+    op: z.string(),
+    flag: z.string(),
+  }),
+  reply: z.object({
+    processed_count: int,
+    updated_count: int,
+    first_processed_id: int.nullable(),
+    last_processed_id: int.nullable(),
+    found_oldest: z.boolean(),
+    found_newest: z.boolean(),
+    ignored_because_not_subscribed_channels: intList.optional(),
+  }),
 });
