@@ -5,7 +5,7 @@ import { narrowResolver } from "./narrow-resolver";
 import type { MessageDoc } from "./message.schema";
 
 /** Zulip's LARGER_THAN_MAX_MESSAGE_ID: the anchor "newest" stands for. */
-export const LARGER_THAN_MAX_MESSAGE_ID = 10000000000000000;
+const LARGER_THAN_MAX_MESSAGE_ID = 10000000000000000;
 
 /** Zulip's parse_anchor_value: an id, "newest", "oldest", or null for "first_unread". */
 export function parseAnchor(anchor: string | number | undefined, firstUnread = false): number | null {
