@@ -12,6 +12,7 @@ import { getStreamHandler } from "./handlers/get-stream";
 import { getStreamTopicsHandler } from "./handlers/get-stream-topics";
 import { getStreamsHandler } from "./handlers/get-streams";
 import { getSubscriptionsHandler } from "./handlers/get-subscriptions";
+import { matchesNarrowHandler } from "./handlers/matches-narrow";
 import { markAllAsReadHandler, markStreamAsReadHandler, markTopicAsReadHandler } from "./handlers/mark-as-read";
 import { renderMessageHandler } from "./handlers/render-message";
 import { sendMessageHandler } from "./handlers/send-message";
@@ -77,6 +78,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.getMessages, getMessagesHandler(m))
     .handle(messaging.getMessage, getMessageHandler(m))
     .handle(messaging.renderMessage, renderMessageHandler())
+    .handle(messaging.matchesNarrow, matchesNarrowHandler(m))
     .handle(messaging.updateMessageFlags, updateMessageFlagsHandler(m))
     .handle(messaging.updateMessageFlagsForNarrow, updateMessageFlagsForNarrowHandler(m))
     .handle(messaging.markAllAsRead, markAllAsReadHandler(m))

@@ -131,3 +131,36 @@ describe("POST /messages/render", () => {
     expect((await org.call(messaging.renderMessage, { content: "" }, bob)).rendered).toBe("");
   });
 });
+
+describe("GET /messages/matches_narrow", () => {
+  it("answers which of the messages the user received match, search words highlighted", async () => {
+    const hit = await send(alice, {
+      type: "stream",
+      to: "design",
+      topic: "Lunch & <plans>",
+      content: "Pizza at *noon*",
+    });
+    const miss = await send(alice, { type: "stream", to: "design", topic: "other", content: "nothing here" });
+    const unseen = await send(alice, { type: "stream", to: secret, topic: "t", content: "pizza secret" });
+    const matches = (narrow: Array<{ operator: string; operand: string }>) =>
+      org.call(messaging.matchesNarrow, { msg_ids: [hit, miss, unseen], narrow }, bob);
+    expect(await matches([{ operator: "search", operand: "pizza" }])).toEqual({
+      result: "success",
+      msg: "",
+      messages: {
+        [hit]: {
+          match_content: '<p><span class="highlight">Pizza</span> at <em>noon</em></p>',
+          match_subject: "Lunch &amp; &lt;plans&gt;",
+        },
+      },
+    });
+    // without a search: the content and the escaped topic as they are
+    expect((await matches([{ operator: "channel", operand: "design" }])).messages).toEqual({
+      [hit]: { match_content: "<p>Pizza at <em>noon</em></p>", match_subject: "Lunch &amp; &lt;plans&gt;" },
+      [miss]: { match_content: "<p>nothing here</p>", match_subject: "other" },
+    });
+    expect((await matches([{ operator: "search", operand: "plans" }])).messages[hit]!.match_subject).toBe(
+      'Lunch &amp; &lt;<span class="highlight">plans</span>&gt;',
+    );
+  });
+});

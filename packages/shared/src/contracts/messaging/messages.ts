@@ -136,3 +136,14 @@ export const getMessages = defineContract({
     messages: z.array(fetchedMessageSchema),
   }),
 });
+
+/** GET /messages/matches_narrow: which of these messages match a narrow, with search words highlighted. */
+export const matchesNarrow = defineContract({
+  subject: "messaging.messages.matches_narrow",
+  http: { method: "GET", path: "/messages/matches_narrow", auth: "user" },
+  params: z.object({ msg_ids: intList, narrow: z.array(narrowTermSchema) }),
+  reply: z.object({
+    /** by message id */
+    messages: z.record(z.string(), z.object({ match_content: z.string(), match_subject: z.string() })),
+  }),
+});
