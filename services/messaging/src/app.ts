@@ -8,6 +8,7 @@ import { createChannelHandler } from "./handlers/create-channel";
 import { getConversationAudienceHandler } from "./handlers/get-conversation-audience";
 import { getMessageHandler } from "./handlers/get-message";
 import { getMessagesHandler } from "./handlers/get-messages";
+import { getReadReceiptsHandler } from "./handlers/get-read-receipts";
 import { getStreamHandler } from "./handlers/get-stream";
 import { getStreamTopicsHandler } from "./handlers/get-stream-topics";
 import { getStreamsHandler } from "./handlers/get-streams";
@@ -79,6 +80,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.getMessage, getMessageHandler(m))
     .handle(messaging.renderMessage, renderMessageHandler())
     .handle(messaging.matchesNarrow, matchesNarrowHandler(m))
+    .handle(messaging.getReadReceipts, getReadReceiptsHandler(m))
     .handle(messaging.updateMessageFlags, updateMessageFlagsHandler(m))
     .handle(messaging.updateMessageFlagsForNarrow, updateMessageFlagsForNarrowHandler(m))
     .handle(messaging.markAllAsRead, markAllAsReadHandler(m))

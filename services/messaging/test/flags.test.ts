@@ -4,7 +4,7 @@
  * /mark_topic_as_read, the update_message_flags events, and what GET /messages,
  * GET /messages/{id} and POST /register show afterwards.
  */
-import { messaging, notifications, type ParamsIn } from "@teamchat/shared";
+import { identity, messaging, notifications, type ParamsIn } from "@teamchat/shared";
 import { badRequestError, expectZulipError } from "../../../test/support/call";
 import { EventReader } from "../../../test/support/events";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
@@ -319,6 +319,30 @@ describe("POST /messages/flags/narrow", () => {
     await expectZulipError(
       overNarrow({ narrow: [{ operator: "channel", operand: "no such channel" }] }),
       badRequestError("Invalid narrow operator: unknown channel no such channel", "BAD_NARROW"),
+    );
+  });
+});
+
+describe("GET /messages/{message_id}/read_receipts", () => {
+  it("lists the recipients who read it: not the sender, not those who turned read receipts off", async () => {
+    const team = await createChannel(org, alice, "receipts", [alice.userId, bob.userId, carol.userId]);
+    const id = await send({ type: "stream", to: team, topic: "t", content: "read me" });
+    const receipts = async (user: TestUser) =>
+      (await org.call(messaging.getReadReceipts, { message_id: id }, user)).user_ids;
+    expect(await receipts(alice)).toEqual([]);
+    await flags(bob, [id], "add", "read");
+    expect(await receipts(alice)).toEqual([bob.userId]);
+    await flags(carol, [id], "add", "read");
+    expect(await receipts(bob)).toEqual([bob.userId, carol.userId].sort((a, b) => a - b));
+    await org.call(identity.updateSettings, { send_read_receipts: false }, carol);
+    expect(await receipts(alice)).toEqual([bob.userId]);
+    // marked unread again: no longer read
+    await flags(bob, [id], "remove", "read");
+    expect(await receipts(alice)).toEqual([]);
+    const hidden = await send({ type: "stream", to: secret, topic: "t", content: "x" });
+    await expectZulipError(
+      org.call(messaging.getReadReceipts, { message_id: hidden }, bob),
+      badRequestError("Invalid message(s)"),
     );
   });
 });

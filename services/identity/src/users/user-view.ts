@@ -115,4 +115,5 @@ export const toUserSummary = (user: UserDoc, realm: Pick<RealmRef, "host">): ide
   avatar_url: avatarUrl(user),
   avatar_version: user.avatarVersion,
   receives_typing_notifications: settingsOf(user).receives_typing_notifications,
+  send_read_receipts: settingsOf(user).send_read_receipts,
 });

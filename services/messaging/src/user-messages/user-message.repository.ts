@@ -27,6 +27,16 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
     return new Map(rows.map((r) => [r.messageId, r.flags]));
   }
 
+  /** Of these users, those who have the message and have read it. */
+  async readersOf(realmId: number, messageId: number, userIds: number[]): Promise<number[]> {
+    const rows = await this.find(
+      realmId,
+      { _id: { $in: userIds.map((u) => userMessageId(realmId, u, messageId)) }, unread: false },
+      { projection: { userId: 1 } },
+    );
+    return rows.map((r) => r.userId);
+  }
+
   /** Up to `limit` of the user's unread message ids (any order). */
   async unreadIds(realmId: number, userId: number, limit: number): Promise<number[]> {
     const rows = await this.find(

@@ -13,12 +13,12 @@ interface RealmEntry {
 
 /**
  * Names and emails of senders and recipients, asked of identity and kept briefly
- * per organization. identity's realm_user events drop an organization's entry, so
- * a renamed user shows the new name everywhere at once.
+ * per organization. identity's realm_user and user_settings events drop an
+ * organization's entry, so a renamed user shows the new name everywhere at once.
  */
 export class UserDirectory {
   private readonly realms = new Map<number, RealmEntry>();
-  private readonly sub: Subscription;
+  private readonly subs: Subscription[];
 
   constructor(
     private readonly bus: BusClient,
@@ -26,12 +26,17 @@ export class UserDirectory {
     log: Logger,
     private readonly ttlMs = 30_000,
   ) {
-    // Every instance keeps its own cache, so no queue group: each must hear every change.
-    this.sub = subscribeEvent(nc, identityEvents.realmUser, ({ realmId }) => this.realms.delete(realmId), { log });
+    // Every instance keeps its own cache, so no queue group: each must hear every change
+    // (user settings too: summaries carry send_read_receipts and receives_typing_notifications).
+    const forget = ({ realmId }: { realmId: number }) => this.realms.delete(realmId);
+    this.subs = [
+      subscribeEvent(nc, identityEvents.realmUser, forget, { log }),
+      subscribeEvent(nc, identityEvents.userSettings, forget, { log }),
+    ];
   }
 
   stop(): void {
-    this.sub.unsubscribe();
+    for (const sub of this.subs) sub.unsubscribe();
   }
 
   private entry(realmId: number): RealmEntry {

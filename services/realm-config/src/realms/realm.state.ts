@@ -39,6 +39,7 @@ export const realmState = (realms: RealmRecordRepository, config: Pick<Config, "
       realm_allow_edit_history: settings.message_edit_history_visibility_policy !== "none",
       realm_move_messages_within_stream_limit_seconds: settings.move_messages_within_stream_limit_seconds,
       realm_move_messages_between_streams_limit_seconds: settings.move_messages_between_streams_limit_seconds,
+      realm_enable_read_receipts: settings.enable_read_receipts,
       ...groupSettings,
       realm_default_external_accounts: DEFAULT_EXTERNAL_ACCOUNTS,
       realm_email_auth_enabled: true,

@@ -27,6 +27,8 @@ const SETTING_DEFAULTS = {
   message_edit_history_visibility_policy: "all" as realmConfig.RealmSettings["message_edit_history_visibility_policy"],
   move_messages_within_stream_limit_seconds: MOVE_MESSAGE_LIMIT_SECONDS as number | null,
   move_messages_between_streams_limit_seconds: MOVE_MESSAGE_LIMIT_SECONDS as number | null,
+  // Zulip's do_create_realm turns read receipts on for organizations that need an invitation to join
+  enable_read_receipts: true,
   ...(Object.fromEntries(
     Object.entries(REALM_GROUP_SETTING_DEFAULTS).map(([name, group]) => [name, SYSTEM_GROUPS[group]]),
   ) as Record<RealmGroupSetting, number>),

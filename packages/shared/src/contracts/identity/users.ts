@@ -62,6 +62,8 @@ export const userSummarySchema = z.object({
   avatar_url: z.string(),
   avatar_version: z.number().int(),
   receives_typing_notifications: z.boolean(),
+  /** whether others may see that this user read a message (read receipts) */
+  send_read_receipts: z.boolean(),
 });
 
 export type UserSummary = z.infer<typeof userSummarySchema>;

@@ -64,3 +64,11 @@ export const updateMessageFlagsForNarrow = defineContract({
     ignored_because_not_subscribed_channels: intList.optional(),
   }),
 });
+
+/** GET /messages/{message_id}/read_receipts: who has read a message. */
+export const getReadReceipts = defineContract({
+  subject: "messaging.flags.read_receipts",
+  http: { method: "GET", path: "/messages/{message_id}/read_receipts", auth: "user" },
+  params: z.object({ message_id: int.min(0) }),
+  reply: z.object({ user_ids: intList }),
+});

@@ -36,6 +36,7 @@ const messageEditSettings = {
   message_edit_history_visibility_policy: z.enum(["all", "moves", "none"]),
   move_messages_within_stream_limit_seconds: int.nullable(),
   move_messages_between_streams_limit_seconds: int.nullable(),
+  enable_read_receipts: z.boolean(),
 };
 
 export const realmSettingsSchema = z.strictObject({

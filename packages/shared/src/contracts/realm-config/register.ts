@@ -51,6 +51,7 @@ export const realmPart = statePart(
     realm_allow_edit_history: z.boolean(),
     realm_move_messages_within_stream_limit_seconds: int.nullable(),
     realm_move_messages_between_streams_limit_seconds: int.nullable(),
+    realm_enable_read_receipts: z.boolean(),
     ...realmGroupSettings,
     /** by subtype (twitter, github) */
     realm_default_external_accounts: z.record(z.string(), defaultExternalAccountSchema),
