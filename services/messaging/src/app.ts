@@ -7,6 +7,7 @@ import { RealmSettingsSource, type MessagingDeps } from "./deps";
 import { createChannelHandler } from "./handlers/create-channel";
 import { getConversationAudienceHandler } from "./handlers/get-conversation-audience";
 import { getMessageHandler } from "./handlers/get-message";
+import { getMessageHistoryHandler } from "./handlers/get-message-history";
 import { getMessagesHandler } from "./handlers/get-messages";
 import { getReadReceiptsHandler } from "./handlers/get-read-receipts";
 import { getStreamHandler } from "./handlers/get-stream";
@@ -78,6 +79,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.sendMessage, sendMessageHandler(m))
     .handle(messaging.getMessages, getMessagesHandler(m))
     .handle(messaging.getMessage, getMessageHandler(m))
+    .handle(messaging.getMessageHistory, getMessageHistoryHandler(m))
     .handle(messaging.renderMessage, renderMessageHandler())
     .handle(messaging.matchesNarrow, matchesNarrowHandler(m))
     .handle(messaging.getReadReceipts, getReadReceiptsHandler(m))

@@ -164,3 +164,31 @@ describe("GET /messages/matches_narrow", () => {
     );
   });
 });
+
+describe("GET /messages/{message_id}/history", () => {
+  it("is the message as sent while it has no edits, with the empty topic named as the client asks", async () => {
+    const id = await send(alice, { type: "stream", to: "design", topic: "", content: "**v1**" });
+    const { message } = await getOne(bob, { message_id: id, apply_markdown: true });
+    const history = (allow?: boolean) =>
+      org.call(messaging.getMessageHistory, { message_id: id, allow_empty_topic_name: allow }, bob);
+    expect(await history()).toEqual({
+      result: "success",
+      msg: "",
+      message_history: [
+        {
+          topic: "general chat",
+          content: "**v1**",
+          rendered_content: "<p><strong>v1</strong></p>",
+          timestamp: message.timestamp,
+          user_id: alice.userId,
+        },
+      ],
+    });
+    expect((await history(true)).message_history[0]!.topic).toBe("");
+    const hidden = await send(alice, { type: "stream", to: secret, topic: "t", content: "x" });
+    await expectZulipError(
+      org.call(messaging.getMessageHistory, { message_id: hidden }, bob),
+      badRequestError("Invalid message(s)"),
+    );
+  });
+});

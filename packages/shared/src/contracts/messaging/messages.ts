@@ -147,3 +147,21 @@ export const matchesNarrow = defineContract({
     messages: z.record(z.string(), z.object({ match_content: z.string(), match_subject: z.string() })),
   }),
 });
+
+/** GET /messages/{message_id}/history: the message's versions, oldest first. */
+export const getMessageHistory = defineContract({
+  subject: "messaging.messages.history",
+  http: { method: "GET", path: "/messages/{message_id}/history", auth: "user" },
+  params: z.object({ message_id: int.min(0), allow_empty_topic_name: z.boolean().default(false) }),
+  reply: z.object({
+    message_history: z.array(
+      z.object({
+        topic: z.string(),
+        content: z.string(),
+        rendered_content: z.string(),
+        timestamp: int,
+        user_id: int,
+      }),
+    ),
+  }),
+});
