@@ -1,6 +1,7 @@
 import { badRequest, requireUser, type Handler, type messaging } from "@teamchat/shared";
 import type { Deps } from "../deps";
 import { accessMessage } from "../messages/message-access";
+import { topicForClient } from "../messages/message-view";
 
 /**
  * GET /messages/{message_id}/history (Zulip's get_message_edit_history): the
@@ -18,9 +19,7 @@ export const getMessageHistoryHandler =
     }
     const message = await accessMessage(deps, realm.id, actor, p.message_id);
     const topic =
-      message.type === "stream" && message.topic === "" && !p.allow_empty_topic_name
-        ? settings.realm_empty_topic_display_name
-        : message.topic;
+      message.type === "stream" ? topicForClient(message.topic, p.allow_empty_topic_name, settings) : message.topic;
     return {
       message_history: [
         {

@@ -1,6 +1,7 @@
 import { messaging, requireUser, type Handler } from "@teamchat/shared";
 import { accessChannelById, canReadHistory } from "../channels/channel-access";
 import type { Deps } from "../deps";
+import { topicForClient } from "../messages/message-view";
 
 /** GET /users/me/{stream_id}/topics (E15): the channel's topics the user may see, most recent first. */
 export const getStreamTopicsHandler =
@@ -17,7 +18,7 @@ export const getStreamTopicsHandler =
       : await deps.messages.topicsReceivedBy(realm.id, stream_id, actor.userId);
     return {
       topics: topics.map((t) => ({
-        name: t.name === "" && !allow_empty_topic_name ? settings.realm_empty_topic_display_name : t.name,
+        name: topicForClient(t.name, allow_empty_topic_name, settings),
         max_id: t.max_id,
       })),
     };

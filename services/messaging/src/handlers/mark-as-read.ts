@@ -1,4 +1,4 @@
-import { badRequest, requireUser, type Handler, type messaging } from "@teamchat/shared";
+import { badRequest, requireUser, type Handler, type HandlerContext, type messaging } from "@teamchat/shared";
 import { accessChannelById } from "../channels/channel-access";
 import type { Deps } from "../deps";
 import { changeFlags, publishFlagsEvent } from "../user-messages/flag-changes";
@@ -41,7 +41,7 @@ type ChannelReadDeps = Deps<"messages" | "userMessages" | "subscriptions" | "cha
  */
 async function markChannelRead(
   deps: ChannelReadDeps,
-  ctx: Parameters<Handler<typeof messaging.markStreamAsRead>>[1],
+  ctx: HandlerContext,
   streamId: number,
   topicKey: string | null,
 ): Promise<Record<string, never>> {

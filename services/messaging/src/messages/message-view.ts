@@ -49,6 +49,13 @@ export async function loadViewContext(
   return { ...opts, realm, settings, users, channels: new Map(channels.map((c) => [c.streamId, c])) };
 }
 
+/** A channel topic as a client sees it: Zulip's empty topic shown by its display name unless the client takes "". */
+export const topicForClient = (
+  topic: string,
+  allowEmptyTopicName: boolean,
+  settings: Pick<realmConfig.RealmSettings, "realm_empty_topic_display_name">,
+): string => (topic === "" && !allowEmptyTopicName ? settings.realm_empty_topic_display_name : topic);
+
 /** Zulip's message object (zulip.yaml MessagesBase), as GET /messages and message events carry it. */
 export function messageView(msg: MessageDoc, vc: MessageViewContext): messaging.Message {
   const sender = vc.users.get(msg.senderId);
@@ -76,7 +83,7 @@ export function messageView(msg: MessageDoc, vc: MessageViewContext): messaging.
     });
     return { ...base, type: "private", display_recipient, subject: "" };
   }
-  const subject = msg.topic === "" && !vc.allowEmptyTopicName ? vc.settings.realm_empty_topic_display_name : msg.topic;
+  const subject = topicForClient(msg.topic, vc.allowEmptyTopicName, vc.settings);
   return {
     ...base,
     type: "stream",

@@ -1,5 +1,6 @@
 import { messaging, provideState, requireUser, type StateProvider } from "@teamchat/shared";
 import type { Deps } from "../deps";
+import { topicForClient } from "./message-view";
 
 type Grouped<K> = Map<string, K & { unread_message_ids: number[] }>;
 const addTo = <K>(map: Grouped<K>, key: string, init: K, id: number) =>
@@ -10,10 +11,7 @@ export const unreadsState = (deps: Deps<"personal" | "settings">): StateProvider
   provideState(messaging.unreadMsgsState, async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const me = actor.userId;
-    const [{ realm_empty_topic_display_name: emptyTopicName }, { unread }] = await Promise.all([
-      deps.settings.get(ctx),
-      deps.personal.of(realm.id, me),
-    ]);
+    const [settings, { unread }] = await Promise.all([deps.settings.get(ctx), deps.personal.of(realm.id, me)]);
     const pms: Grouped<{ other_user_id: number; sender_id: number }> = new Map();
     const streams: Grouped<{ stream_id: number; topic: string }> = new Map();
     const huddles: Grouped<{ user_ids_string: string }> = new Map();
@@ -21,7 +19,7 @@ export const unreadsState = (deps: Deps<"personal" | "settings">): StateProvider
     for (const msg of unread.messages()) {
       if (msg.mentioned) mentions.push(msg.id);
       if (msg.streamId !== null) {
-        const topic = msg.topic === "" && !p.client_capabilities.empty_topic_name ? emptyTopicName : msg.topic;
+        const topic = topicForClient(msg.topic, Boolean(p.client_capabilities.empty_topic_name), settings);
         addTo(streams, `${msg.streamId}:${msg.topicKey}`, { stream_id: msg.streamId, topic }, msg.id);
       } else if (msg.participants.length <= 2) {
         const other = msg.participants.find((id) => id !== me) ?? me;

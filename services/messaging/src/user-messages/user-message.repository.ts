@@ -2,6 +2,11 @@ import type { Connection } from "mongoose";
 import { TenantRepository, isDuplicateKey } from "@teamchat/shared";
 import { userMessageId, userMessageRow, userMessageSchema, type UserMessageDoc } from "./user-message.schema";
 
+/** The filter of one user's rows of these messages: look-ups by primary key. */
+const rowsOf = (realmId: number, userId: number, messageIds: number[]) => ({
+  _id: { $in: messageIds.map((id) => userMessageId(realmId, userId, id)) },
+});
+
 export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
   constructor(conn: Connection) {
     super(conn.model<UserMessageDoc>("UserMessage", userMessageSchema));
@@ -19,11 +24,9 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
 
   /** The user's rows of these messages (none for a message they never received), by message id. */
   async flagsOf(realmId: number, userId: number, messageIds: number[]): Promise<Map<number, string[]>> {
-    const rows = await this.find(
-      realmId,
-      { _id: { $in: messageIds.map((id) => userMessageId(realmId, userId, id)) } },
-      { projection: { messageId: 1, flags: 1 } },
-    );
+    const rows = await this.find(realmId, rowsOf(realmId, userId, messageIds), {
+      projection: { messageId: 1, flags: 1 },
+    });
     return new Map(rows.map((r) => [r.messageId, r.flags]));
   }
 
@@ -54,7 +57,7 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
    */
   async setFlag(realmId: number, userId: number, messageIds: number[], flag: string, on: boolean): Promise<void> {
     if (!messageIds.length) return;
-    const rows = { _id: { $in: messageIds.map((id) => userMessageId(realmId, userId, id)) } };
+    const rows = rowsOf(realmId, userId, messageIds);
     if (flag === "read" && !on) {
       await this.updateMany(realmId, rows, { $pull: { flags: "read" }, $set: { unread: true, marked: true } });
       return;
@@ -81,7 +84,7 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
     if (!messageIds.length) return 0;
     return this.updateMany(
       realmId,
-      { _id: { $in: messageIds.map((id) => userMessageId(realmId, userId, id)) }, flags: { $size: 0 } },
+      { ...rowsOf(realmId, userId, messageIds), flags: { $size: 0 } },
       { $set: { flags: ["read"], unread: false, marked: false } },
     );
   }
