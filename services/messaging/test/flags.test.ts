@@ -132,6 +132,16 @@ describe("POST /messages/flags", () => {
     ]);
   });
 
+  it("counts a wildcard mention as a mention when the message is unread again, as unread_msgs does", async () => {
+    const events = await reader(bob);
+    const id = await toDesign("wildcards", "hello @**all**");
+    await flags(bob, [id], "add", "read");
+    await flags(bob, [id], "remove", "read");
+    const [, unread] = await flagEvents(events, 2);
+    expect((unread!.message_details as Record<string, { mentioned?: boolean }>)[id]!.mentioned).toBe(true);
+    expect((await personalState(bob)).unread_msgs.mentions).toContain(id);
+  });
+
   it("names the empty topic in message_details as each client asked at register", async () => {
     const plain = await reader(bob);
     const modern = await reader(bob, { client_capabilities: { empty_topic_name: true } });

@@ -1,6 +1,7 @@
 import { badRequest, messagingEvents, type Actor, type HandlerContext, type PayloadOf } from "@teamchat/shared";
 import type { Deps } from "../deps";
 import { canSeeMessage } from "../messages/message-access";
+import { isMention } from "./personal-index";
 
 /** The flags of Zulip's UserMessage that the API knows (all but is_private and active_mobile_push_notification). */
 const API_FLAGS = [
@@ -47,8 +48,6 @@ export function publishFlagsEvent(
   );
 }
 
-const MENTIONS = ["mentioned", "stream_wildcard_mentioned", "topic_wildcard_mentioned", "group_mentioned"];
-
 /**
  * Zulip's do_update_message_flags. Marking unread skips messages of channels
  * the user is not subscribed to (unread messages are only ever in subscribed
@@ -67,14 +66,14 @@ export async function changeFlags(
   flag: string,
   messageIds: number[],
 ): Promise<{ changed: number[]; ignoredChannels: number[] }> {
+  let ids = [...new Set(messageIds)];
   if (flag === "read" && op === "add") {
-    const changed = await markRead(deps, realmId, actor.userId, [...new Set(messageIds)]);
+    const changed = await markRead(deps, realmId, actor.userId, ids);
     publishFlagsEvent(deps, ctx, realmId, actor.userId, { op, flag, messages: changed, all: false });
     return { changed, ignoredChannels: [] };
   }
   const adding = op === "add";
   const markingUnread = flag === "read" && !adding;
-  let ids = [...new Set(messageIds)];
   const messages = new Map((await deps.messages.summaries(realmId, ids)).map((m) => [m.messageId, m]));
   let ignoredChannels: number[] = [];
   if (markingUnread) {
@@ -115,7 +114,7 @@ export async function changeFlags(
 
   const details = (id: number): messagingEvents.UnreadMessageDetails => {
     const m = messages.get(id)!;
-    const mentioned = MENTIONS.some((f) => rows.get(id)?.includes(f)) ? { mentioned: true as const } : {};
+    const mentioned = isMention(rows.get(id) ?? []) ? { mentioned: true as const } : {};
     return m.type === "private"
       ? { type: "private", user_ids: m.receivers.filter((u) => u !== actor.userId), ...mentioned }
       : { type: "stream", stream_id: m.streamId!, topic: m.topic, unmuted_stream_msg: true, ...mentioned };

@@ -178,7 +178,8 @@ export class PersonalState {
 }
 
 const MENTION_FLAGS = ["mentioned", "stream_wildcard_mentioned", "topic_wildcard_mentioned", "wildcard_mentioned"];
-const isMention = (flags: string[]) => MENTION_FLAGS.some((f) => flags.includes(f));
+/** Whether a row's flags count it among unread_msgs' mentions. */
+export const isMention = (flags: readonly string[]): boolean => MENTION_FLAGS.some((f) => flags.includes(f));
 
 type MessageSent = PayloadOf<typeof messagingEvents.messageSent>;
 type FlagsUpdated = PayloadOf<typeof messagingEvents.messageFlagsUpdated>;
