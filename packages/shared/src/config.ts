@@ -22,6 +22,11 @@ export const envSchema = z.object({
   AUTH_CACHE_SECONDS: z.coerce.number().int().min(0).default(30),
   /** Long-poll wait before a heartbeat event (Zulip: 50 s). */
   EVENT_HEARTBEAT_SECONDS: z.coerce.number().positive().default(50),
+  /**
+   * POST /streams/{id}/delete_topic deletes in batches until this much time has
+   * passed, then answers complete=false for the client to repeat (Zulip: 50 s).
+   */
+  DELETE_TOPIC_TIME_BUDGET_SECONDS: z.coerce.number().min(0).default(50),
   /** Idle event queues are collected after this (Zulip: 10 min). */
   EVENT_QUEUE_IDLE_SECONDS: z.coerce.number().positive().default(600),
 });

@@ -5,6 +5,8 @@ import { channelsState } from "./channels/channels.state";
 import { ConversationRepository } from "./conversations/conversation.repository";
 import { RealmSettingsSource, type MessagingDeps } from "./deps";
 import { createChannelHandler } from "./handlers/create-channel";
+import { deleteMessageHandler } from "./handlers/delete-message";
+import { deleteTopicHandler } from "./handlers/delete-topic";
 import { getConversationAudienceHandler } from "./handlers/get-conversation-audience";
 import { getMessageHandler } from "./handlers/get-message";
 import { getMessageHistoryHandler } from "./handlers/get-message-history";
@@ -19,6 +21,7 @@ import { markAllAsReadHandler, markStreamAsReadHandler, markTopicAsReadHandler }
 import { renderMessageHandler } from "./handlers/render-message";
 import { sendMessageHandler } from "./handlers/send-message";
 import { subscribeHandler } from "./handlers/subscribe";
+import { updateMessageHandler } from "./handlers/update-message";
 import { updateMessageFlagsHandler } from "./handlers/update-message-flags";
 import { updateMessageFlagsForNarrowHandler } from "./handlers/update-message-flags-for-narrow";
 import { MessageCache } from "./messages/message-cache";
@@ -39,7 +42,8 @@ import { UserDirectory } from "./users/user-directory";
 /** Composition root: real connections in, a serving bus endpoint out. */
 export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<RunningService> {
   const ids = new IdAllocator(deps.db);
-  const messages = new MessageRepository(deps.db, ids, new MessageCache(deps.nc));
+  const messageCache = new MessageCache(deps.nc, deps.log);
+  const messages = new MessageRepository(deps.db, ids, messageCache);
   const userMessages = new UserMessageRepository(deps.db);
   const conversations = new ConversationRepository(deps.db, ids);
   const recent = new RecentMessages(messages, deps.nc, deps.log);
@@ -79,6 +83,9 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.sendMessage, sendMessageHandler(m))
     .handle(messaging.getMessages, getMessagesHandler(m))
     .handle(messaging.getMessage, getMessageHandler(m))
+    .handle(messaging.updateMessage, updateMessageHandler(m))
+    .handle(messaging.deleteMessage, deleteMessageHandler(m))
+    .handle(messaging.deleteTopic, deleteTopicHandler(m, deps.config.DELETE_TOPIC_TIME_BUDGET_SECONDS))
     .handle(messaging.getMessageHistory, getMessageHistoryHandler(m))
     .handle(messaging.renderMessage, renderMessageHandler())
     .handle(messaging.matchesNarrow, matchesNarrowHandler(m))
@@ -96,6 +103,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       m.users.stop();
       m.personal.stop();
       recent.stop();
+      messageCache.stop();
       m.channels.stop();
       m.subscriptions.stop();
     },

@@ -1,5 +1,6 @@
 import { messaging, messagingEvents, type ParamsIn, type PayloadOf } from "@teamchat/shared";
 import type { Credentials } from "@teamchat/shared/src/testing/api";
+import { mongo } from "mongoose";
 import type { TestOrganization } from "../../../test/support/organization";
 
 /** Creates a channel as `user` through POST /channels/create and returns its id. */
@@ -43,4 +44,20 @@ export async function marker(org: TestOrganization): Promise<DomainEventPredicat
     org.owner,
   );
   return (e) => messageEvents([e]).some((sent) => sent.message.id === id);
+}
+
+/**
+ * Makes messages look `seconds` older in messaging's database, for the time
+ * limits on editing, moving and deleting (no API changes a sent time).
+ */
+export async function backdateMessages(org: TestOrganization, messageIds: number[], seconds: number): Promise<void> {
+  const client = await mongo.MongoClient.connect(process.env.TEST_MONGO_URL!);
+  try {
+    await client
+      .db(`${process.env.TEST_MONGO_DB_PREFIX!}_messaging`)
+      .collection("messages")
+      .updateMany({ realmId: org.realm.id, messageId: { $in: messageIds } }, { $inc: { timestamp: -seconds } });
+  } finally {
+    await client.close();
+  }
 }

@@ -25,17 +25,39 @@ export function messageForClient(q: ClientTraits, message: messaging.Message, ma
 }
 
 /**
- * Any other event as this client asked for it: update_message_flags' details
- * of messages marked unread name the empty topic as messageForClient does.
+ * Any other event as this client asked for it, as one or more events:
+ * - topics name Zulip's empty topic as messageForClient does (update_message_flags'
+ *   details of messages marked unread, update_message's and delete_message's topics);
+ * - delete_message lists its messages only for clients with the
+ *   bulk_message_deletion capability, others get one event per message.
  */
-export function eventForClient(q: ClientTraits, event: notifications.ClientEvent): notifications.ClientEvent {
-  if (event.type !== "update_message_flags" || !event.message_details) return event;
-  if (q.clientCapabilities.empty_topic_name === true) return event;
-  const shown = Object.fromEntries(
-    Object.entries(event.message_details).map(([id, d]) => [
-      id,
-      d.topic === "" ? { ...d, topic: q.emptyTopicName } : d,
-    ]),
-  );
-  return { ...event, message_details: shown };
+export function eventForClient(q: ClientTraits, event: notifications.ClientEvent): notifications.ClientEvent[] {
+  const shown = q.clientCapabilities.empty_topic_name === true ? event : withTopicNames(event, q.emptyTopicName);
+  if (shown.type !== "delete_message" || q.clientCapabilities.bulk_message_deletion === true) return [shown];
+  const { message_ids = [], ...rest } = shown;
+  return message_ids.map((message_id) => ({ ...rest, message_id }));
+}
+
+/** The event with Zulip's empty topic shown by the organization's display name. */
+function withTopicNames(event: notifications.ClientEvent, emptyTopicName: string): notifications.ClientEvent {
+  const name = (topic: string | undefined) => (topic === "" ? emptyTopicName : topic);
+  switch (event.type) {
+    case "update_message_flags":
+      if (!event.message_details) return event;
+      return {
+        ...event,
+        message_details: Object.fromEntries(
+          Object.entries(event.message_details).map(([id, d]) => [
+            id,
+            d.topic === "" ? { ...d, topic: emptyTopicName } : d,
+          ]),
+        ),
+      };
+    case "update_message":
+      return { ...event, orig_subject: name(event.orig_subject), subject: name(event.subject) };
+    case "delete_message":
+      return event.topic === undefined ? event : { ...event, topic: name(event.topic) };
+    default:
+      return event;
+  }
 }

@@ -7,6 +7,7 @@ import {
   type EventDefinition,
   type Logger,
   type PayloadOf,
+  type notifications,
 } from "@teamchat/shared";
 import { accepts, acceptsMessage } from "./accepts";
 import { eventForClient, messageForClient } from "./client-view";
@@ -15,6 +16,7 @@ import type { EventStore } from "./event-store";
 /** What every pass-through event carries: a Zulip event and who may see it. */
 type ClientEventPayload = PayloadOf<(typeof PASS_THROUGH_EVENTS)[number]>;
 type MessageSent = PayloadOf<typeof messagingEvents.messageSent>;
+type MessageUpdated = PayloadOf<typeof messagingEvents.messageUpdated>;
 
 /**
  * Domain events → queues. Queue-group subscriptions: each event is handled by
@@ -40,7 +42,21 @@ export function consumeDomainEvents(nc: NatsConnection, store: EventStore, log: 
   const passThrough = async ({ realmId, userIds, event }: ClientEventPayload) => {
     const queues = await store.ofUsers(realmId, userIds);
     await Promise.all(
-      queues.filter((q) => accepts(q, event)).map((q) => store.append(q.queueId, eventForClient(q, event))),
+      queues.filter((q) => accepts(q, event)).map((q) => appendAll(q.queueId, eventForClient(q, event))),
+    );
+  };
+
+  const appendAll = async (queueId: string, events: notifications.ClientEvent[]) => {
+    for (const event of events) await store.append(queueId, event);
+  };
+
+  /** Zulip's update_message event, with each user's flags for the edited message. */
+  const messageUpdate = async ({ realmId, userIds, event, flags }: MessageUpdated) => {
+    const queues = await store.ofUsers(realmId, userIds);
+    await Promise.all(
+      queues
+        .filter((q) => accepts(q, event))
+        .map((q) => appendAll(q.queueId, eventForClient(q, { ...event, flags: flags[q.userId] ?? ["read"] }))),
     );
   };
 
@@ -69,6 +85,7 @@ export function consumeDomainEvents(nc: NatsConnection, store: EventStore, log: 
   const subs: Subscription[] = [
     ...PASS_THROUGH_EVENTS.map((def: EventDefinition<z.ZodType<ClientEventPayload>>) => consume(def, passThrough)),
     consume(messagingEvents.messageSent, message),
+    consume(messagingEvents.messageUpdated, messageUpdate),
   ];
 
   return {

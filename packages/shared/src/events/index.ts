@@ -14,13 +14,15 @@ export { identityEvents, messagingEvents, notificationsEvents, realmConfigEvents
 
 /**
  * Events that notifications copies as they are into the queues of their
- * audience (payload `{realmId, userIds, event}`). The message event is shaped
- * per queue and is not in this list.
+ * audience (payload `{realmId, userIds, event}`). The message and
+ * update_message events are shaped per queue and are not in this list.
  */
 export const PASS_THROUGH_EVENTS = [
   identityEvents.realmUser,
   identityEvents.userSettings,
   messagingEvents.streamCreated,
+  messagingEvents.streamUpdated,
+  messagingEvents.messagesDeleted,
   messagingEvents.subscriptionChanged,
   messagingEvents.messageFlagsUpdated,
   realmConfigEvents.customProfileFields,

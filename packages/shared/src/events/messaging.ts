@@ -1,7 +1,7 @@
 // Events messaging publishes.
 import { z } from "zod";
 import { channelSchema } from "../contracts/messaging/channels";
-import { messageSchema } from "../contracts/messaging/messages";
+import { PROPAGATE_MODES, messageSchema } from "../contracts/messaging/messages";
 import { subscriptionSchema } from "../contracts/messaging/subscriptions";
 import { audienceSchema, clientEventPayload, defineEvent } from "./define";
 
@@ -26,6 +26,74 @@ export const messageSent = defineEvent(
   }),
 );
 
+/**
+ * Zulip's update_message event without the per-user `flags`: a message's
+ * content edited, or messages moved to another topic or channel. Fields are
+ * present as Zulip sends them: content fields for an edit, topic and channel
+ * fields for a move.
+ */
+export const updateMessageEventSchema = z.object({
+  type: z.literal("update_message"),
+  user_id: int.nullable(),
+  edit_timestamp: int,
+  message_id: int,
+  /** every message the move applies to, `message_id` included */
+  message_ids: z.array(int),
+  rendering_only: z.boolean(),
+  /** a channel message: its channel before the edit */
+  stream_name: z.string().optional(),
+  stream_id: int.optional(),
+  new_stream_id: int.optional(),
+  propagate_mode: z.enum(PROPAGATE_MODES).optional(),
+  orig_subject: z.string().optional(),
+  subject: z.string().optional(),
+  topic_links: z.array(z.object({ text: z.string(), url: z.string() })).optional(),
+  orig_content: z.string().optional(),
+  orig_rendered_content: z.string().optional(),
+  content: z.string().optional(),
+  rendered_content: z.string().optional(),
+  is_me_message: z.boolean().optional(),
+});
+
+/**
+ * Messages edited or moved. notifications gives each queue Zulip's
+ * update_message event with the user's flags; every messaging instance drops
+ * or corrects its copies of the messages (MessageCache, RecentMessages,
+ * PersonalIndex).
+ */
+export const messageUpdated = defineEvent(
+  "messaging",
+  "update_message",
+  z.object({
+    realmId: int,
+    userIds: z.array(int),
+    event: updateMessageEventSchema,
+    /** each user's flags for `message_id` after the edit, by user id (["read"] for those without a row) */
+    flags: z.record(z.string(), z.array(z.string())),
+  }),
+);
+
+/**
+ * Messages deleted, or no longer visible to these users (moved to a channel
+ * they cannot read): Zulip's delete_message event; notifications splits it per
+ * message for clients without the bulk_message_deletion capability.
+ */
+export const messagesDeleted = defineEvent(
+  "messaging",
+  "delete_message",
+  clientEventPayload(
+    z.object({
+      type: z.literal("delete_message"),
+      message_ids: z.array(int).optional(),
+      /** clients without bulk_message_deletion: one event per message */
+      message_id: int.optional(),
+      message_type: z.enum(["private", "stream"]),
+      stream_id: int.optional(),
+      topic: z.string().optional(),
+    }),
+  ),
+);
+
 export const streamCreated = defineEvent(
   "messaging",
   "stream",
@@ -45,6 +113,22 @@ export const subscriptionChanged = defineEvent(
         user_ids: z.array(int),
       }),
     ]),
+  ),
+);
+
+/** A channel property changed (Zulip's stream op:update), e.g. first_message_id after deletions and moves. */
+export const streamUpdated = defineEvent(
+  "messaging",
+  "stream_update",
+  clientEventPayload(
+    z.object({
+      type: z.literal("stream"),
+      op: z.literal("update"),
+      stream_id: int,
+      name: z.string(),
+      property: z.string(),
+      value: z.union([z.string(), int, z.boolean()]),
+    }),
   ),
 );
 

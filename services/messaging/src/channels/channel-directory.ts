@@ -69,6 +69,12 @@ export class ChannelDirectory {
     return created;
   }
 
+  /** Sets the channel's first message id after its oldest messages were deleted or moved. */
+  async setOldestMessage(realmId: number, streamId: number, messageId: number | null): Promise<void> {
+    await this.channels.setOldestMessage(realmId, streamId, messageId);
+    this.events.publish(messagingEvents.channelsChanged, { realmId });
+  }
+
   /** Records the channel's first message (once, while it is unset). */
   async setFirstMessage(realmId: number, streamId: number, messageId: number): Promise<void> {
     if (await this.channels.setFirstMessage(realmId, streamId, messageId)) {

@@ -34,6 +34,11 @@ export class ChannelRepository extends TenantRepository<ChannelDoc> {
     });
   }
 
+  /** Sets the channel's first message id after its oldest messages were deleted or moved. */
+  async setOldestMessage(realmId: number, streamId: number, messageId: number | null): Promise<void> {
+    await this.updateOne(realmId, { streamId }, { $set: { firstMessageId: messageId } });
+  }
+
   /** Records the channel's first message, while it is unset; true when it was. */
   async setFirstMessage(realmId: number, streamId: number, messageId: number): Promise<boolean> {
     return (

@@ -40,6 +40,11 @@ export class ConversationRepository extends TenantRepository<ConversationDoc> {
     await this.updateOne(realmId, { key, lastMessageId: { $lt: messageId } }, { $set: { lastMessageId: messageId } });
   }
 
+  /** After messages of the conversation were deleted: its newest remaining message id (0: none). */
+  async setLastMessage(realmId: number, key: string, messageId: number): Promise<void> {
+    await this.updateOne(realmId, { key }, { $set: { lastMessageId: messageId } });
+  }
+
   /** The user's conversations that have messages, the most recent first. */
   async recentOf(realmId: number, userId: number): Promise<ConversationDoc[]> {
     const rows = await this.find(realmId, { userIds: userId, lastMessageId: { $gt: 0 } });

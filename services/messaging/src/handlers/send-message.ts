@@ -7,13 +7,13 @@ import {
   type Handler,
   type HandlerContext,
   type ParamsOf,
-  type realmConfig,
 } from "@teamchat/shared";
 import { accessChannelForSend } from "../channels/channel-access";
 import type { ChannelDoc } from "../channels/channel.schema";
 import { conversationKey } from "../conversations/conversation.repository";
 import type { Deps } from "../deps";
 import { mentionFlags } from "../messages/mentions";
+import { normalizeContent, normalizeTopic } from "../messages/message-content";
 import { inFlagOrder } from "../user-messages/personal-index";
 import { loadViewContext, messageView } from "../messages/message-view";
 import type { MessageDoc } from "../messages/message.schema";
@@ -21,33 +21,6 @@ import { renderMarkdown } from "../render/markdown";
 import type { UserSummary } from "../users/user-directory";
 
 type Params = ParamsOf<typeof messaging.sendMessage>;
-
-/** Zulip's truncate_content: over-long text is cut and marked, not refused. */
-const truncate = (text: string, max: number, suffix: string): string =>
-  text.length > max ? text.slice(0, max - suffix.length) + suffix : text;
-
-/** Zulip's normalize_body. */
-function normalizeContent(content: string, settings: realmConfig.RealmSettings): string {
-  const body = content.trimEnd();
-  if (body.trim() === "") throw badRequest("Message must not be empty");
-  if (body.includes("\0")) throw badRequest("Message must not contain null bytes");
-  return truncate(body, settings.max_message_length, "\n[message truncated]");
-}
-
-/** The topic as stored: trimmed, the empty-topic display name meaning "" (Zulip's empty topic), truncated. */
-function normalizeTopic(p: Params, settings: realmConfig.RealmSettings, channel: ChannelDoc): string {
-  const given = p.topic ?? p.subject;
-  if (given === undefined) throw badRequest("Missing topic");
-  let topic = given.trim();
-  if (topic === settings.realm_empty_topic_display_name) topic = "";
-  if (topic === "" && channel.topicsPolicy === "disable_empty_topic") {
-    throw badRequest("Sending messages to the general chat is not allowed in this channel.");
-  }
-  if (topic !== "" && channel.topicsPolicy === "empty_topic_only") {
-    throw badRequest("Only the general chat topic is allowed in this channel.");
-  }
-  return truncate(topic, settings.max_topic_length, "...");
-}
 
 /** A channel's `to`: its id, its name, or a one-element list of either. */
 function channelTarget(to: Params["to"]): string | number {
@@ -107,7 +80,9 @@ export const sendMessageHandler =
     let channel: ChannelDoc | undefined;
     if (p.type === "stream" || p.type === "channel") {
       channel = await accessChannelForSend(deps, realm.id, actor, channelTarget(p.to));
-      const topic = normalizeTopic(p, settings, channel);
+      const given = p.topic ?? p.subject;
+      if (given === undefined) throw badRequest("Missing topic");
+      const topic = normalizeTopic(given, settings, channel);
       const receivers = await deps.subscriptions.subscriberIds(realm.id, channel.streamId);
       target = {
         type: "stream",

@@ -1,5 +1,6 @@
-import type { NatsConnection } from "@nats-io/transport-node";
-import { EventCache } from "@teamchat/shared";
+import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { Logger } from "pino";
+import { EventCache, messagingEvents, subscribeEvent } from "@teamchat/shared";
 import type { MessageDoc } from "./message.schema";
 
 /** Messages kept in memory over all organizations, the least recently read dropped first. */
@@ -8,14 +9,24 @@ const MAX_CACHED_MESSAGES = 20_000;
 /**
  * Messages by id, as reads by id found them (first unread anchors, is:unread
  * and is:starred pages, message_ids): the messages users read are mostly the
- * same recent ones. A message never changes once sent today; the operations
- * that edit, move or delete messages must make every instance drop them.
+ * same recent ones. Every instance drops the messages that edits, moves and
+ * deletions name in their events.
  */
 export class MessageCache {
   private readonly cache: EventCache<MessageDoc | null>;
+  private readonly subs: Subscription[];
 
-  constructor(nc: NatsConnection) {
+  constructor(nc: NatsConnection, log: Logger) {
     this.cache = new EventCache(nc, { maxWeight: MAX_CACHED_MESSAGES, weigh: () => 1 });
+    const drop = (realmId: number, ids: number[]) => ids.forEach((id) => this.cache.drop(`${realmId}:${id}`));
+    this.subs = [
+      subscribeEvent(nc, messagingEvents.messageUpdated, (e) => drop(e.realmId, e.event.message_ids), { log }),
+      subscribeEvent(nc, messagingEvents.messagesDeleted, (e) => drop(e.realmId, e.event.message_ids ?? []), { log }),
+    ];
+  }
+
+  stop(): void {
+    for (const sub of this.subs) sub.unsubscribe();
   }
 
   /** The messages among `ids` that exist, any order; those not in memory are read together by `load`. */

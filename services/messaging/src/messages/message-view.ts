@@ -56,6 +56,28 @@ export const topicForClient = (
   settings: Pick<realmConfig.RealmSettings, "realm_empty_topic_display_name">,
 ): string => (topic === "" && !allowEmptyTopicName ? settings.realm_empty_topic_display_name : topic);
 
+/**
+ * The edit history a message shows under the organization's
+ * message_edit_history_visibility_policy, most recent edit first: all of it,
+ * only moves (without content), or none.
+ */
+function visibleEditHistory(
+  history: messaging.EditHistoryEntry[] | undefined,
+  policy: realmConfig.RealmSettings["message_edit_history_visibility_policy"],
+): messaging.EditHistoryEntry[] | undefined {
+  if (!history?.length || policy === "none") return undefined;
+  const newestFirst = [...history].reverse();
+  if (policy === "all") return newestFirst;
+  const moves = newestFirst
+    .filter((e) => e.prev_topic !== undefined || e.prev_stream !== undefined)
+    .map(({ prev_content: _c, prev_rendered_content: _r, ...move }) => move);
+  return moves.length ? moves : undefined;
+}
+
+/** The fields that have a value: Zulip omits the edit fields of messages never edited. */
+const definedOnly = <T extends Record<string, unknown>>(fields: T): Partial<T> =>
+  Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>;
+
 /** Zulip's message object (zulip.yaml MessagesBase), as GET /messages and message events carry it. */
 export function messageView(msg: MessageDoc, vc: MessageViewContext): messaging.Message {
   const sender = vc.users.get(msg.senderId);
@@ -75,6 +97,11 @@ export function messageView(msg: MessageDoc, vc: MessageViewContext): messaging.
     submessages: [],
     timestamp: msg.timestamp,
     topic_links: [],
+    ...definedOnly({
+      edit_history: visibleEditHistory(msg.editHistory, vc.settings.message_edit_history_visibility_policy),
+      last_edit_timestamp: msg.lastEditTimestamp,
+      last_moved_timestamp: msg.lastMovedTimestamp,
+    }),
   };
   if (msg.type === "private") {
     const display_recipient = msg.receivers.map((id) => {

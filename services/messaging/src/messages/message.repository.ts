@@ -1,5 +1,5 @@
 import type { Connection } from "mongoose";
-import { IdAllocator, TenantRepository, type TenantFilter } from "@teamchat/shared";
+import { IdAllocator, TenantRepository, type TenantFilter, type messaging } from "@teamchat/shared";
 import type { NarrowCondition } from "../narrow";
 import type { MessageCache } from "./message-cache";
 import { messageSchema, type MessageDoc } from "./message.schema";
@@ -85,6 +85,11 @@ export function narrowSource(narrow: NarrowCondition[]): NarrowSource {
   if (receivers) return { index: { receivers: receivers.userId } };
   return { index: {} };
 }
+
+const topicNarrow = (streamId: number, key: string): NarrowCondition[] => [
+  { kind: "channel", streamId },
+  { kind: "topic", key },
+];
 
 /** A list of ids is read as a range when it spans at most this many ids per id wanted. */
 const DENSE_CHUNK_SPAN = 2;
@@ -198,6 +203,51 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
       found.push(...rows.filter(match).slice(0, limit - found.length));
     }
     return found;
+  }
+
+  /** Every message of a channel's topic, oldest first. */
+  ofTopic(realmId: number, streamId: number, topicKey: string): Promise<MessageDoc[]> {
+    return this.walk(realmId, topicNarrow(streamId, topicKey), 0, 1, Infinity);
+  }
+
+  /** The newest message of a channel's topic, or null when it has none left. */
+  async newestOfTopic(realmId: number, streamId: number, topicKey: string): Promise<MessageDoc | null> {
+    return (await this.walk(realmId, topicNarrow(streamId, topicKey), Infinity, -1, 1))[0] ?? null;
+  }
+
+  /** A channel's oldest message id (its first_message_id), or null when it has none. */
+  async oldestIdOfChannel(realmId: number, streamId: number): Promise<number | null> {
+    return (await this.walk(realmId, [{ kind: "channel", streamId }], 0, 1, 1))[0]?.messageId ?? null;
+  }
+
+  /** A direct conversation's newest message id, 0 when it has none left. */
+  async newestIdOfConversation(realmId: number, recipientId: number): Promise<number> {
+    return (await this.walk(realmId, [{ kind: "conversation", recipientId }], Infinity, -1, 1))[0]?.messageId ?? 0;
+  }
+
+  /** Applies one edit to messages: the fields it sets and its entry appended to their edit history. */
+  async applyEdit(
+    realmId: number,
+    messageIds: number[],
+    set: Partial<MessageDoc>,
+    entry: messaging.EditHistoryEntry,
+  ): Promise<void> {
+    await this.updateMany(realmId, { messageId: { $in: messageIds } }, { $set: set, $push: { editHistory: entry } });
+  }
+
+  /**
+   * Changes who received these messages (a move to another channel): users
+   * who lose them, then users who gain them.
+   */
+  async changeReceivers(realmId: number, messageIds: number[], losing: number[], gaining: number[]): Promise<void> {
+    const filter = { messageId: { $in: messageIds } };
+    if (losing.length) await this.updateMany(realmId, filter, { $pull: { receivers: { $in: losing } } });
+    if (gaining.length) await this.updateMany(realmId, filter, { $addToSet: { receivers: { $each: gaining } } });
+  }
+
+  /** Deletes these messages; returns how many there were. */
+  delete(realmId: number, messageIds: number[]): Promise<number> {
+    return this.deleteMany(realmId, { messageId: { $in: messageIds } });
   }
 
   /** The messages among `ids` that match the narrow, oldest first, at most `limit`. */

@@ -1,4 +1,5 @@
 import { Schema } from "mongoose";
+import type { messaging } from "@teamchat/shared";
 
 export type MessageType = "stream" | "private";
 
@@ -25,6 +26,12 @@ export interface MessageDoc {
   renderedContent: string;
   timestamp: number;
   client: string;
+  /** Zulip's edit_history: one entry per edit or move, oldest first; absent if never edited or moved */
+  editHistory?: messaging.EditHistoryEntry[];
+  /** the last content edit (Zulip's last_edit_timestamp) */
+  lastEditTimestamp?: number;
+  /** the last move to another topic or channel, resolving a topic excepted (last_moved_timestamp) */
+  lastMovedTimestamp?: number;
 }
 
 export const messageSchema = new Schema<MessageDoc>(
@@ -42,6 +49,9 @@ export const messageSchema = new Schema<MessageDoc>(
     renderedContent: { type: String, required: true },
     timestamp: { type: Number, required: true },
     client: { type: String, required: true },
+    editHistory: { type: [Schema.Types.Mixed], default: undefined },
+    lastEditTimestamp: { type: Number },
+    lastMovedTimestamp: { type: Number },
   },
   { collection: "messages", versionKey: false },
 );

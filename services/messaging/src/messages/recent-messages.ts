@@ -61,7 +61,7 @@ function storedMessage({ realmId, userIds, message, markdown }: MessageSent): Me
  */
 export class RecentMessages {
   private readonly cache: EventCache<ChannelTail>;
-  private readonly sub: Subscription;
+  private readonly subs: Subscription[];
 
   constructor(
     private readonly messages: MessageRepository,
@@ -69,19 +69,33 @@ export class RecentMessages {
     log: Logger,
   ) {
     this.cache = new EventCache(nc, { maxWeight: MAX_CACHED_MESSAGES, weigh: (t) => t.messages.length });
-    this.sub = subscribeEvent(
-      nc,
-      messagingEvents.messageSent,
-      (e) => {
-        const stored = storedMessage(e);
-        if (stored) this.cache.update(`${e.realmId}:${stored.streamId}`, (tail) => tail.add(stored));
-      },
-      { log },
-    );
+    // Edits, moves and deletions are rare next to reads: the channels they touch are read again.
+    const drop = (realmId: number, streamIds: Array<number | undefined>) =>
+      streamIds.forEach((id) => id !== undefined && this.cache.drop(`${realmId}:${id}`));
+    this.subs = [
+      subscribeEvent(
+        nc,
+        messagingEvents.messageSent,
+        (e) => {
+          const stored = storedMessage(e);
+          if (stored) this.cache.update(`${e.realmId}:${stored.streamId}`, (tail) => tail.add(stored));
+        },
+        { log },
+      ),
+      subscribeEvent(
+        nc,
+        messagingEvents.messageUpdated,
+        ({ realmId, event }) => drop(realmId, [event.stream_id, event.new_stream_id]),
+        { log },
+      ),
+      subscribeEvent(nc, messagingEvents.messagesDeleted, ({ realmId, event }) => drop(realmId, [event.stream_id]), {
+        log,
+      }),
+    ];
   }
 
   stop(): void {
-    this.sub.unsubscribe();
+    for (const sub of this.subs) sub.unsubscribe();
   }
 
   of(realmId: number, streamId: number): Promise<ChannelTail> {

@@ -21,6 +21,18 @@ export class TopicRepository extends TenantRepository<TopicDoc> {
     }
   }
 
+  /** After messages left a topic (deleted or moved): its newest remaining message, or the topic is gone. */
+  async refresh(
+    realmId: number,
+    streamId: number,
+    topicKey: string,
+    newest: { topic: string; messageId: number } | null,
+  ): Promise<void> {
+    if (!newest) await this.deleteMany(realmId, { streamId, topicKey });
+    else
+      await this.upsertOne(realmId, { streamId, topicKey }, { $set: { name: newest.topic, maxId: newest.messageId } });
+  }
+
   /** A channel's topics with their newest message id, most recent first. */
   async ofChannel(realmId: number, streamId: number): Promise<Array<{ name: string; max_id: number }>> {
     const rows = await this.find(realmId, { streamId });

@@ -86,6 +86,22 @@ export class UnreadSet {
     this.ids.length = 0;
   }
 
+  /** These messages moved to another channel or topic. */
+  move(ids: number[], to: { streamId?: number; topic?: string }): void {
+    for (const id of ids) {
+      const m = this.byId.get(id);
+      if (!m) continue;
+      const topic = to.topic ?? m.topic;
+      this.byId.set(id, { ...m, streamId: to.streamId ?? m.streamId, topic, topicKey: topic.toLowerCase() });
+    }
+  }
+
+  /** Whether the user is mentioned in this unread message, after an edit re-rendered it. */
+  setMentioned(id: number, mentioned: boolean): void {
+    const m = this.byId.get(id);
+    if (m) this.byId.set(id, { ...m, mentioned });
+  }
+
   add(m: UnreadMessage): void {
     if (this.byId.has(m.id)) return;
     this.byId.set(m.id, m);
@@ -177,12 +193,20 @@ export class PersonalState {
   }
 }
 
-const MENTION_FLAGS = ["mentioned", "stream_wildcard_mentioned", "topic_wildcard_mentioned", "wildcard_mentioned"];
+/** The flags a mention sets (Markdown rendering decides them, and re-decides on edit). */
+export const MENTION_FLAGS: readonly string[] = [
+  "mentioned",
+  "stream_wildcard_mentioned",
+  "topic_wildcard_mentioned",
+  "wildcard_mentioned",
+];
 /** Whether a row's flags count it among unread_msgs' mentions. */
 export const isMention = (flags: readonly string[]): boolean => MENTION_FLAGS.some((f) => flags.includes(f));
 
 type MessageSent = PayloadOf<typeof messagingEvents.messageSent>;
 type FlagsUpdated = PayloadOf<typeof messagingEvents.messageFlagsUpdated>;
+type MessageUpdated = PayloadOf<typeof messagingEvents.messageUpdated>;
+type MessagesDeleted = PayloadOf<typeof messagingEvents.messagesDeleted>;
 
 /**
  * Each user's personal state (PersonalState), kept in memory: GET /messages'
@@ -210,6 +234,8 @@ export class PersonalIndex {
     this.subs = [
       subscribeEvent(nc, messagingEvents.messageSent, (e) => this.onMessage(e), { log }),
       subscribeEvent(nc, messagingEvents.messageFlagsUpdated, (e) => this.onFlags(e), { log }),
+      subscribeEvent(nc, messagingEvents.messageUpdated, (e) => this.onUpdate(e), { log }),
+      subscribeEvent(nc, messagingEvents.messagesDeleted, (e) => this.onDelete(e), { log }),
     ];
   }
 
@@ -285,6 +311,40 @@ export class PersonalIndex {
             mentioned: d.mentioned === true,
           });
         }
+      });
+    }
+  }
+
+  /** Moved messages keep their unread entries, in their new place; an edit's mentions replace the old ones. */
+  private onUpdate({ realmId, userIds, event, flags }: MessageUpdated): void {
+    const to = { streamId: event.new_stream_id, topic: event.subject };
+    for (const userId of userIds) {
+      this.cache.update(`${realmId}:${userId}`, (s) => {
+        s.unread.move(event.message_ids, to);
+        if (event.content === undefined) return;
+        const userFlags = flags[userId] ?? [];
+        for (const flag of MENTION_FLAGS) s.setStored([event.message_id], flag, userFlags.includes(flag));
+        s.unread.setMentioned(event.message_id, isMention(userFlags));
+      });
+    }
+  }
+
+  /**
+   * Deleted messages (or no longer visible) leave the user's state; a direct
+   * conversation's newest message may be gone, so its users' states are reloaded.
+   */
+  private onDelete({ realmId, userIds, event }: MessagesDeleted): void {
+    if (userIds === "all") return;
+    const ids = event.message_ids ?? [];
+    for (const userId of userIds) {
+      const key = `${realmId}:${userId}`;
+      if (event.message_type === "private") {
+        this.cache.drop(key);
+        continue;
+      }
+      this.cache.update(key, (s) => {
+        s.unread.remove(ids);
+        for (const flag of STORED_FLAGS) s.setStored(ids, flag, false);
       });
     }
   }

@@ -1,5 +1,6 @@
 import type { Connection } from "mongoose";
 import { TenantRepository, isDuplicateKey } from "@teamchat/shared";
+import { MENTION_FLAGS } from "./personal-index";
 import { userMessageId, userMessageRow, userMessageSchema, type UserMessageDoc } from "./user-message.schema";
 
 /** The filter of one user's rows of these messages: look-ups by primary key. */
@@ -28,6 +29,16 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
       projection: { messageId: 1, flags: 1 },
     });
     return new Map(rows.map((r) => [r.messageId, r.flags]));
+  }
+
+  /** These users' flags on one message, for those who have a row of it. */
+  async flagsByUser(realmId: number, messageId: number, userIds: number[]): Promise<Map<number, string[]>> {
+    const rows = await this.find(
+      realmId,
+      { _id: { $in: userIds.map((u) => userMessageId(realmId, u, messageId)) } },
+      { projection: { userId: 1, flags: 1 } },
+    );
+    return new Map(rows.map((r) => [r.userId, r.flags]));
   }
 
   /** Of these users, those who have the message and have read it. */
@@ -95,9 +106,48 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
    * message is starred or marked unread. A row made meanwhile by a concurrent
    * request is kept.
    */
-  async addHistorical(realmId: number, userId: number, rows: Array<{ messageId: number; flags: string[] }>) {
+  addHistorical(realmId: number, userId: number, rows: Array<{ messageId: number; flags: string[] }>): Promise<void> {
+    return this.insertKeepingExisting(rows.map((r) => userMessageRow(realmId, userId, r.messageId, r.flags)));
+  }
+
+  /**
+   * Read rows for users who gain messages moved into a channel whose history
+   * is not shared with subscribers (Zulip gives every subscriber one); rows
+   * the users already have are kept.
+   */
+  addRead(realmId: number, userIds: number[], messageIds: number[]): Promise<void> {
+    return this.insertKeepingExisting(
+      userIds.flatMap((userId) => messageIds.map((id) => userMessageRow(realmId, userId, id, ["read"]))),
+    );
+  }
+
+  /** Drops these users' rows of these messages (deleted, or moved where the users lose them). */
+  async remove(realmId: number, userIds: number[], messageIds: number[]): Promise<void> {
+    if (!userIds.length || !messageIds.length) return;
+    await this.deleteMany(realmId, {
+      _id: { $in: userIds.flatMap((u) => messageIds.map((id) => userMessageId(realmId, u, id))) },
+    });
+  }
+
+  /**
+   * Sets each given user's mention flags on a message (an edit re-renders
+   * mentions), keeping their other flags; users without a row are skipped.
+   */
+  async setMentionFlags(realmId: number, messageId: number, mentions: Map<number, string[]>): Promise<void> {
+    const before = await this.flagsByUser(realmId, messageId, [...mentions.keys()]);
+    await Promise.all(
+      [...before].map(async ([userId, flags]) => {
+        const after = [...flags.filter((f) => !MENTION_FLAGS.includes(f)), ...(mentions.get(userId) ?? [])];
+        if (after.join() === flags.join()) return;
+        const { _id, unread, marked } = userMessageRow(realmId, userId, messageId, after);
+        await this.updateOne(realmId, { _id }, { $set: { flags: after, unread, marked } });
+      }),
+    );
+  }
+
+  private async insertKeepingExisting(rows: UserMessageDoc[]): Promise<void> {
     try {
-      await this.insertMany(rows.map((r) => userMessageRow(realmId, userId, r.messageId, r.flags)));
+      await this.insertMany(rows);
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
     }

@@ -11,6 +11,22 @@ export const reactionSchema = z.object({
   user_id: int,
 });
 
+/**
+ * One edit of a message (Zulip's EditHistoryEvent): who and when, and the
+ * aspects it changed, each as before and (for channel and topic) after.
+ */
+export const editHistoryEntrySchema = z.object({
+  user_id: int.nullable(),
+  timestamp: int,
+  prev_content: z.string().optional(),
+  prev_rendered_content: z.string().optional(),
+  prev_stream: int.optional(),
+  stream: int.optional(),
+  prev_topic: z.string().optional(),
+  topic: z.string().optional(),
+});
+export type EditHistoryEntry = z.infer<typeof editHistoryEntrySchema>;
+
 const messageFields = {
   id: int,
   sender_id: int,
@@ -31,6 +47,12 @@ const messageFields = {
   ),
   timestamp: int,
   topic_links: z.array(z.object({ text: z.string(), url: z.string() })),
+  /** edited or moved messages, when the organization shows edit history: most recent edit first */
+  edit_history: z.array(editHistoryEntrySchema).optional(),
+  /** the last content edit; absent if never edited */
+  last_edit_timestamp: int.optional(),
+  /** the last move to another channel or topic (resolving a topic is not one); absent if never moved */
+  last_moved_timestamp: int.optional(),
 };
 
 export const channelMessageSchema = z.object({
@@ -148,6 +170,38 @@ export const matchesNarrow = defineContract({
   }),
 });
 
+/** Which messages of the topic a topic or channel change applies to, from the edited one. */
+export const PROPAGATE_MODES = ["change_one", "change_later", "change_all"] as const;
+
+/** PATCH /messages/{message_id}: edit the content, or move the message (and others of its topic). */
+export const updateMessage = defineContract({
+  subject: "messaging.messages.update",
+  http: { method: "PATCH", path: "/messages/{message_id}", auth: "user" },
+  params: z.object({
+    message_id: int.min(0),
+    stream_id: int.min(0).optional(),
+    topic: z.string().optional(),
+    /** Zulip's deprecated name for topic */
+    subject: z.string().optional(),
+    propagate_mode: z.enum(PROPAGATE_MODES).default("change_one"),
+    send_notification_to_old_thread: z.boolean().default(false),
+    send_notification_to_new_thread: z.boolean().default(true),
+    content: z.string().optional(),
+  }),
+  reply: z.object({
+    /** uploads no longer referenced by the edited message (none: uploads are not stored yet) */
+    detached_uploads: z.array(z.never()),
+  }),
+});
+
+/** DELETE /messages/{message_id}. */
+export const deleteMessage = defineContract({
+  subject: "messaging.messages.delete",
+  http: { method: "DELETE", path: "/messages/{message_id}", auth: "user" },
+  params: z.object({ message_id: int.min(0) }),
+  reply: z.object({}),
+});
+
 /** GET /messages/{message_id}/history: the message's versions, oldest first. */
 export const getMessageHistory = defineContract({
   subject: "messaging.messages.history",
@@ -160,7 +214,12 @@ export const getMessageHistory = defineContract({
         content: z.string(),
         rendered_content: z.string(),
         timestamp: int,
-        user_id: int,
+        user_id: int.nullable(),
+        prev_topic: z.string().optional(),
+        prev_content: z.string().optional(),
+        prev_rendered_content: z.string().optional(),
+        prev_stream: int.optional(),
+        stream: int.optional(),
       }),
     ),
   }),

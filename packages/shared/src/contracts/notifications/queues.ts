@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineContract, emptyReply } from "../../contract";
 import { PASS_THROUGH_EVENTS } from "../../events";
+import { updateMessageEventSchema } from "../../events/messaging";
 import { int } from "../common";
 import { messageSchema } from "../messaging/messages";
 import { REGISTER_STATE_CONTRACTS } from "../state-owners";
@@ -42,10 +43,14 @@ export const messageEventSchema = z.object({
 });
 export type MessageEvent = z.infer<typeof messageEventSchema>;
 
-/** What a queue holds: the catalogue's client events as published, message events, and heartbeats. */
+/** Zulip's update_message event: the edit, with this user's flags for the edited message. */
+export const updateMessageClientEventSchema = updateMessageEventSchema.extend({ flags: z.array(z.string()) });
+
+/** What a queue holds: the catalogue's client events as published, message and update_message events, and heartbeats. */
 const clientEventSchema = z.union([
   ...PASS_THROUGH_EVENTS.map((def) => def.payload.shape.event),
   messageEventSchema,
+  updateMessageClientEventSchema,
   z.object({ type: z.literal("heartbeat") }),
 ]);
 export type ClientEvent = z.infer<typeof clientEventSchema>;

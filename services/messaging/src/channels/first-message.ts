@@ -1,0 +1,40 @@
+import { messagingEvents, type HandlerContext } from "@teamchat/shared";
+import type { Deps } from "../deps";
+import { metadataAudience } from "../subscriptions/subscribe-users";
+
+/**
+ * After messages left or entered a channel (deleted, moved): its
+ * first_message_id follows its oldest message, and those who see the channel
+ * hear of a new oldest message with Zulip's stream op:update event.
+ */
+export async function refreshFirstMessage(
+  deps: Deps<"channels" | "messages" | "subscriptions" | "users" | "events">,
+  ctx: HandlerContext,
+  realmId: number,
+  streamId: number,
+): Promise<void> {
+  const channel = await deps.channels.byId(realmId, streamId);
+  if (!channel) return;
+  const oldest = await deps.messages.oldestIdOfChannel(realmId, streamId);
+  if (oldest === channel.firstMessageId) return;
+  await deps.channels.setOldestMessage(realmId, streamId, oldest);
+  // zulip.yaml's event value cannot be null: clients learn of an emptied channel from GET /streams
+  if (oldest === null) return;
+  const subscribers = await deps.subscriptions.subscriberIds(realmId, streamId);
+  deps.events.publish(
+    messagingEvents.streamUpdated,
+    {
+      realmId,
+      userIds: await metadataAudience(deps, ctx, realmId, channel, subscribers),
+      event: {
+        type: "stream",
+        op: "update",
+        stream_id: streamId,
+        name: channel.name,
+        property: "first_message_id",
+        value: oldest,
+      },
+    },
+    ctx.requestId,
+  );
+}

@@ -1,0 +1,52 @@
+import { isAdmin, mustBeAdmin, requireUser, type Handler, type messaging } from "@teamchat/shared";
+import { accessChannelById, canReadHistory } from "../channels/channel-access";
+import type { Deps } from "../deps";
+import { deleteMessages } from "../messages/delete-messages";
+import type { NarrowCondition } from "../narrow";
+
+/** Messages deleted together, newest first (Zulip's RETENTION_STREAM_MESSAGE_BATCH_SIZE). */
+const BATCH_SIZE = 100;
+
+/**
+ * POST /streams/{stream_id}/delete_topic (Zulip's delete_in_topic):
+ * administrators delete the topic's messages they can see, in batches, newest
+ * first; when the time budget runs out the batches deleted stay deleted and
+ * the reply says complete=false, for the client to repeat the request.
+ */
+export const deleteTopicHandler =
+  (
+    deps: Deps<
+      | "channels"
+      | "subscriptions"
+      | "messages"
+      | "userMessages"
+      | "topics"
+      | "conversations"
+      | "users"
+      | "events"
+      | "settings"
+    >,
+    budgetSeconds: number,
+  ): Handler<typeof messaging.deleteTopic> =>
+  async (p, ctx) => {
+    const started = Date.now();
+    const { realm, actor } = requireUser(ctx);
+    if (!isAdmin(actor)) throw mustBeAdmin();
+    const [{ channel, subscribed }, settings] = await Promise.all([
+      accessChannelById(deps, realm.id, actor, p.stream_id),
+      deps.settings.get(ctx),
+    ]);
+    const topic = p.topic_name === settings.realm_empty_topic_display_name ? "" : p.topic_name;
+    const narrow: NarrowCondition[] = [
+      { kind: "channel", streamId: channel.streamId },
+      { kind: "topic", key: topic.toLowerCase() },
+      // without the channel's history, only the messages the administrator received
+      ...(canReadHistory(actor, channel, subscribed) ? [] : [{ kind: "receivers" as const, userId: actor.userId }]),
+    ];
+    for (;;) {
+      const batch = await deps.messages.walk(realm.id, narrow, Infinity, -1, BATCH_SIZE);
+      await deleteMessages(deps, ctx, realm.id, batch);
+      if (batch.length < BATCH_SIZE) return { complete: true };
+      if (Date.now() - started >= budgetSeconds * 1000) return { complete: false };
+    }
+  };
