@@ -4,6 +4,7 @@ import { ChannelRepository } from "./channels/channel.repository";
 import { channelsState } from "./channels/channels.state";
 import { ConversationRepository } from "./conversations/conversation.repository";
 import { RealmSettingsSource, type MessagingDeps } from "./deps";
+import { addReactionHandler } from "./handlers/add-reaction";
 import { createChannelHandler } from "./handlers/create-channel";
 import { getConversationAudienceHandler } from "./handlers/get-conversation-audience";
 import { getMessageHandler } from "./handlers/get-message";
@@ -16,6 +17,7 @@ import { getStreamsHandler } from "./handlers/get-streams";
 import { getSubscriptionsHandler } from "./handlers/get-subscriptions";
 import { matchesNarrowHandler } from "./handlers/matches-narrow";
 import { markAllAsReadHandler, markStreamAsReadHandler, markTopicAsReadHandler } from "./handlers/mark-as-read";
+import { removeReactionHandler } from "./handlers/remove-reaction";
 import { renderMessageHandler } from "./handlers/render-message";
 import { sendMessageHandler } from "./handlers/send-message";
 import { subscribeHandler } from "./handlers/subscribe";
@@ -39,7 +41,8 @@ import { UserDirectory } from "./users/user-directory";
 /** Composition root: real connections in, a serving bus endpoint out. */
 export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<RunningService> {
   const ids = new IdAllocator(deps.db);
-  const messages = new MessageRepository(deps.db, ids, new MessageCache(deps.nc));
+  const messageCache = new MessageCache(deps.nc, deps.log);
+  const messages = new MessageRepository(deps.db, ids, messageCache);
   const userMessages = new UserMessageRepository(deps.db);
   const conversations = new ConversationRepository(deps.db, ids);
   const recent = new RecentMessages(messages, deps.nc, deps.log);
@@ -80,6 +83,8 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.getMessages, getMessagesHandler(m))
     .handle(messaging.getMessage, getMessageHandler(m))
     .handle(messaging.getMessageHistory, getMessageHistoryHandler(m))
+    .handle(messaging.addReaction, addReactionHandler(m))
+    .handle(messaging.removeReaction, removeReactionHandler(m))
     .handle(messaging.renderMessage, renderMessageHandler())
     .handle(messaging.matchesNarrow, matchesNarrowHandler(m))
     .handle(messaging.getReadReceipts, getReadReceiptsHandler(m))
@@ -96,6 +101,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       m.users.stop();
       m.personal.stop();
       recent.stop();
+      messageCache.stop();
       m.channels.stop();
       m.subscriptions.stop();
     },

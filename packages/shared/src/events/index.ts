@@ -23,6 +23,7 @@ export const PASS_THROUGH_EVENTS = [
   messagingEvents.streamCreated,
   messagingEvents.subscriptionChanged,
   messagingEvents.messageFlagsUpdated,
+  messagingEvents.reactionChanged,
   realmConfigEvents.customProfileFields,
   realmConfigEvents.channelFolder,
   notificationsEvents.typing,

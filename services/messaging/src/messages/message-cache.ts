@@ -1,5 +1,7 @@
-import type { NatsConnection } from "@nats-io/transport-node";
-import { EventCache } from "@teamchat/shared";
+import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { Logger } from "pino";
+import { EventCache, messagingEvents, subscribeEvent } from "@teamchat/shared";
+import { applyReaction } from "./message-reactions";
 import type { MessageDoc } from "./message.schema";
 
 /** Messages kept in memory over all organizations, the least recently read dropped first. */
@@ -8,14 +10,25 @@ const MAX_CACHED_MESSAGES = 20_000;
 /**
  * Messages by id, as reads by id found them (first unread anchors, is:unread
  * and is:starred pages, message_ids): the messages users read are mostly the
- * same recent ones. A message never changes once sent today; the operations
- * that edit, move or delete messages must make every instance drop them.
+ * same recent ones. Reactions are applied as their events arrive; the
+ * operations that edit, move or delete messages must make every instance drop them.
  */
 export class MessageCache {
   private readonly cache: EventCache<MessageDoc | null>;
+  private readonly sub: Subscription;
 
-  constructor(nc: NatsConnection) {
+  constructor(nc: NatsConnection, log: Logger) {
     this.cache = new EventCache(nc, { maxWeight: MAX_CACHED_MESSAGES, weigh: () => 1 });
+    this.sub = subscribeEvent(
+      nc,
+      messagingEvents.reactionChanged,
+      (e) => this.cache.update(`${e.realmId}:${e.event.message_id}`, (m) => m && applyReaction(m, e)),
+      { log },
+    );
+  }
+
+  stop(): void {
+    this.sub.unsubscribe();
   }
 
   /** The messages among `ids` that exist, any order; those not in memory are read together by `load`. */

@@ -2,6 +2,16 @@ import { Schema } from "mongoose";
 
 export type MessageType = "stream" | "private";
 
+export type ReactionType = "unicode_emoji" | "realm_emoji" | "zulip_extra_emoji";
+
+/** One user's emoji reaction (Zulip's Reaction row); a user has at most one per emoji code and type. */
+export interface Reaction {
+  emojiName: string;
+  emojiCode: string;
+  reactionType: ReactionType;
+  userId: number;
+}
+
 export interface MessageDoc {
   realmId: number;
   messageId: number;
@@ -25,7 +35,19 @@ export interface MessageDoc {
   renderedContent: string;
   timestamp: number;
   client: string;
+  /** in the order added; absent on messages stored before reactions existed, which have none */
+  reactions?: Reaction[];
 }
+
+const reactionSchema = new Schema<Reaction>(
+  {
+    emojiName: { type: String, required: true },
+    emojiCode: { type: String, required: true },
+    reactionType: { type: String, required: true },
+    userId: { type: Number, required: true },
+  },
+  { _id: false },
+);
 
 export const messageSchema = new Schema<MessageDoc>(
   {
@@ -42,6 +64,7 @@ export const messageSchema = new Schema<MessageDoc>(
     renderedContent: { type: String, required: true },
     timestamp: { type: Number, required: true },
     client: { type: String, required: true },
+    reactions: { type: [reactionSchema], default: [] },
   },
   { collection: "messages", versionKey: false },
 );
