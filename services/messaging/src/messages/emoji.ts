@@ -8,7 +8,7 @@ import type { ReactionType } from "./message.schema";
  * the order a name shared by two emoji is given to the first set's: iamcal's
  * (Zulip builds its names from iamcal's emoji data), then GitHub's, CLDR's,
  * emojibase's and JoyPixels'. Zulip renames many emoji of its own accord; these
- * sets together give about 60 % of Zulip's names the same emoji (iamcal's alone, 36 %).
+ * sets together give 1,687 of Zulip's 2,887 names Zulip's emoji (iamcal's alone: 1,026; see README).
  */
 const SHORTCODE_SETS = ["iamcal", "github", "cldr", "emojibase", "joypixels"];
 /** emojibase's group of skin tone and hair components: parts of emoji, not emoji (nor are the ungrouped regional indicators). */
