@@ -107,12 +107,14 @@ export abstract class TenantRepository<T extends { realmId: number }> {
     if (docs.length) await this.#model.insertMany(docs, { ordered: false });
   }
 
-  /** Updates the first match; returns the document after the update, or null when none matched. */
-  protected findOneAndUpdate(realmId: number, filter: TenantFilter<T>, update: UpdateQuery<T>): Promise<T | null> {
-    return this.#model
-      .findOneAndUpdate(this.scopedWrite(realmId, filter), update, { returnDocument: "after" })
-      .lean<T>()
-      .exec();
+  /** Updates the first match; returns the document after the update (or as it was before), or null when none matched. */
+  protected findOneAndUpdate(
+    realmId: number,
+    filter: TenantFilter<T>,
+    update: UpdateQuery<T>,
+    returnDocument: "before" | "after" = "after",
+  ): Promise<T | null> {
+    return this.#model.findOneAndUpdate(this.scopedWrite(realmId, filter), update, { returnDocument }).lean<T>().exec();
   }
 
   /** Returns how many documents matched. */

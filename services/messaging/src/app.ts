@@ -4,6 +4,7 @@ import { ChannelRepository } from "./channels/channel.repository";
 import { channelsState } from "./channels/channels.state";
 import { ConversationRepository } from "./conversations/conversation.repository";
 import { RealmSettingsSource, type MessagingDeps } from "./deps";
+import { addReactionHandler } from "./handlers/add-reaction";
 import { createChannelHandler } from "./handlers/create-channel";
 import { deleteMessageHandler } from "./handlers/delete-message";
 import { deleteTopicHandler } from "./handlers/delete-topic";
@@ -18,6 +19,7 @@ import { getStreamsHandler } from "./handlers/get-streams";
 import { getSubscriptionsHandler } from "./handlers/get-subscriptions";
 import { matchesNarrowHandler } from "./handlers/matches-narrow";
 import { markAllAsReadHandler, markStreamAsReadHandler, markTopicAsReadHandler } from "./handlers/mark-as-read";
+import { removeReactionHandler } from "./handlers/remove-reaction";
 import { renderMessageHandler } from "./handlers/render-message";
 import { sendMessageHandler } from "./handlers/send-message";
 import { subscribeHandler } from "./handlers/subscribe";
@@ -87,6 +89,8 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.deleteMessage, deleteMessageHandler(m))
     .handle(messaging.deleteTopic, deleteTopicHandler(m, deps.config.DELETE_TOPIC_TIME_BUDGET_SECONDS))
     .handle(messaging.getMessageHistory, getMessageHistoryHandler(m))
+    .handle(messaging.addReaction, addReactionHandler(m))
+    .handle(messaging.removeReaction, removeReactionHandler(m))
     .handle(messaging.renderMessage, renderMessageHandler())
     .handle(messaging.matchesNarrow, matchesNarrowHandler(m))
     .handle(messaging.getReadReceipts, getReadReceiptsHandler(m))

@@ -149,3 +149,37 @@ describe("flags, kept in memory by each instance", () => {
     }
   });
 });
+
+describe("reactions, kept in memory by each instance", () => {
+  it("a reaction added or removed through either instance shows on both at once, in every way messages are read", async () => {
+    const { id } = await sys.call(
+      messaging.sendMessage,
+      { type: "stream", to: "design", topic: "reactions", content: "react to me" },
+      alice,
+    );
+    // each instance's recent messages of the channel, and its messages by id
+    const newestPage = async () =>
+      (
+        await sys.call(
+          messaging.getMessages,
+          { anchor: "newest", num_before: 1, num_after: 0, narrow: [{ operator: "channel", operand: "design" }] },
+          bob,
+        )
+      ).messages.find((m) => m.id === id)?.reactions;
+    const byId = async () => (await sys.call(messaging.getMessages, { message_ids: [id] }, bob)).messages[0]?.reactions;
+    const reactions = async () => [await newestPage(), await byId()];
+    for (let i = 0; i < ROUNDS; i++) expect(await reactions()).toEqual([[], []]);
+    const octopus = { emoji_name: "octopus", emoji_code: "1f419", reaction_type: "unicode_emoji", user_id: bob.userId };
+    for (const [added, expected] of [
+      [true, [octopus]],
+      [false, []],
+    ] as const) {
+      await sys.call(
+        added ? messaging.addReaction : messaging.removeReaction,
+        { message_id: id, emoji_name: "octopus" },
+        bob,
+      );
+      for (let i = 0; i < ROUNDS; i++) expect(await reactions()).toEqual([expected, expected]);
+    }
+  });
+});

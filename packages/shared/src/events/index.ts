@@ -25,6 +25,7 @@ export const PASS_THROUGH_EVENTS = [
   messagingEvents.messagesDeleted,
   messagingEvents.subscriptionChanged,
   messagingEvents.messageFlagsUpdated,
+  messagingEvents.reactionChanged,
   realmConfigEvents.customProfileFields,
   realmConfigEvents.channelFolder,
   notificationsEvents.typing,

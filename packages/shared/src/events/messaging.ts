@@ -1,7 +1,7 @@
 // Events messaging publishes.
 import { z } from "zod";
 import { channelSchema } from "../contracts/messaging/channels";
-import { PROPAGATE_MODES, messageSchema } from "../contracts/messaging/messages";
+import { PROPAGATE_MODES, messageSchema, reactionSchema } from "../contracts/messaging/messages";
 import { subscriptionSchema } from "../contracts/messaging/subscriptions";
 import { audienceSchema, clientEventPayload, defineEvent } from "./define";
 
@@ -184,4 +184,27 @@ export const messageFlagsUpdated = defineEvent(
   "messaging",
   "update_message_flags",
   clientEventPayload(updateMessageFlagsEventSchema),
+);
+
+/** Zulip's reaction event (notify_reaction_update). */
+const reactionEventSchema = reactionSchema.extend({
+  type: z.literal("reaction"),
+  op: z.enum(["add", "remove"]),
+  message_id: int,
+  /** deprecated by Zulip for user_id, re-added at feature level 339 as the mobile app still reads it */
+  user: z.object({ user_id: int, email: z.string(), full_name: z.string() }),
+});
+
+/**
+ * A reaction added to or removed from a message: the queues of those who may
+ * see the message get Zulip's reaction event, and every messaging instance
+ * applies it to its copies of the message (MessageCache, RecentMessages).
+ */
+export const reactionChanged = defineEvent(
+  "messaging",
+  "reaction",
+  clientEventPayload(reactionEventSchema).extend({
+    /** the message's channel (null for a direct message): which channel's recent messages hold it */
+    streamId: int.nullable(),
+  }),
 );

@@ -1,6 +1,7 @@
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import { EventCache, messagingEvents, subscribeEvent } from "@teamchat/shared";
+import { applyReaction } from "./message-reactions";
 import type { MessageDoc } from "./message.schema";
 
 /** Messages kept in memory over all organizations, the least recently read dropped first. */
@@ -9,8 +10,8 @@ const MAX_CACHED_MESSAGES = 20_000;
 /**
  * Messages by id, as reads by id found them (first unread anchors, is:unread
  * and is:starred pages, message_ids): the messages users read are mostly the
- * same recent ones. Every instance drops the messages that edits, moves and
- * deletions name in their events.
+ * same recent ones. Every instance applies reactions as their events arrive,
+ * and drops the messages that edits, moves and deletions name in theirs.
  */
 export class MessageCache {
   private readonly cache: EventCache<MessageDoc | null>;
@@ -20,6 +21,12 @@ export class MessageCache {
     this.cache = new EventCache(nc, { maxWeight: MAX_CACHED_MESSAGES, weigh: () => 1 });
     const drop = (realmId: number, ids: number[]) => ids.forEach((id) => this.cache.drop(`${realmId}:${id}`));
     this.subs = [
+      subscribeEvent(
+        nc,
+        messagingEvents.reactionChanged,
+        (e) => this.cache.update(`${e.realmId}:${e.event.message_id}`, (m) => m && applyReaction(m, e)),
+        { log },
+      ),
       subscribeEvent(nc, messagingEvents.messageUpdated, (e) => drop(e.realmId, e.event.message_ids), { log }),
       subscribeEvent(nc, messagingEvents.messagesDeleted, (e) => drop(e.realmId, e.event.message_ids ?? []), { log }),
     ];

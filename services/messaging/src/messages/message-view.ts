@@ -8,6 +8,7 @@ import {
 import type { ChannelDoc } from "../channels/channel.schema";
 import type { Deps } from "../deps";
 import type { UserSummary } from "../users/user-directory";
+import { reactionView } from "./message-reactions";
 import type { MessageDoc } from "./message.schema";
 
 export interface MessageViewOptions {
@@ -92,7 +93,7 @@ export function messageView(msg: MessageDoc, vc: MessageViewContext): messaging.
     content: vc.applyMarkdown ? msg.renderedContent : msg.content,
     content_type: vc.applyMarkdown ? ("text/html" as const) : ("text/x-markdown" as const),
     is_me_message: /^\/me\s/.test(msg.content),
-    reactions: [],
+    reactions: (msg.reactions ?? []).map(reactionView),
     recipient_id: msg.recipientId,
     submessages: [],
     timestamp: msg.timestamp,

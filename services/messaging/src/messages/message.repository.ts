@@ -2,7 +2,8 @@ import type { Connection } from "mongoose";
 import { IdAllocator, TenantRepository, type TenantFilter, type messaging } from "@teamchat/shared";
 import type { NarrowCondition } from "../narrow";
 import type { MessageCache } from "./message-cache";
-import { messageSchema, type MessageDoc } from "./message.schema";
+import { sameReaction, type ReactionKey } from "./message-reactions";
+import { messageSchema, type MessageDoc, type Reaction } from "./message.schema";
 
 type Filter = TenantFilter<MessageDoc>;
 type Match = (m: MessageDoc) => boolean;
@@ -136,6 +137,35 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
 
   byId(realmId: number, messageId: number): Promise<MessageDoc | null> {
     return this.findOne(realmId, { messageId });
+  }
+
+  /**
+   * Adds a reaction unless its user already has one with its code and type: one
+   * conditional write, so that concurrent adds cannot both land. False when they had one.
+   */
+  async addReaction(realmId: number, messageId: number, reaction: Reaction): Promise<boolean> {
+    const key: ReactionKey = {
+      userId: reaction.userId,
+      emojiCode: reaction.emojiCode,
+      reactionType: reaction.reactionType,
+    };
+    const matched = await this.updateOne(
+      realmId,
+      { messageId, reactions: { $not: { $elemMatch: key } } },
+      { $push: { reactions: reaction } },
+    );
+    return matched > 0;
+  }
+
+  /** Removes the user's reaction with this code and type in one conditional write: the one removed, or null if none. */
+  async removeReaction(realmId: number, messageId: number, key: ReactionKey): Promise<Reaction | null> {
+    const before = await this.findOneAndUpdate(
+      realmId,
+      { messageId, reactions: { $elemMatch: key } },
+      { $pull: { reactions: key } },
+      "before",
+    );
+    return before?.reactions?.find((r) => sameReaction(r, key)) ?? null;
   }
 
   /**

@@ -3,6 +3,16 @@ import type { messaging } from "@teamchat/shared";
 
 export type MessageType = "stream" | "private";
 
+export type ReactionType = "unicode_emoji" | "realm_emoji" | "zulip_extra_emoji";
+
+/** One user's emoji reaction (Zulip's Reaction row); a user has at most one per emoji code and type. */
+export interface Reaction {
+  emojiName: string;
+  emojiCode: string;
+  reactionType: ReactionType;
+  userId: number;
+}
+
 export interface MessageDoc {
   realmId: number;
   messageId: number;
@@ -32,7 +42,19 @@ export interface MessageDoc {
   lastEditTimestamp?: number;
   /** the last move to another topic or channel, resolving a topic excepted (last_moved_timestamp) */
   lastMovedTimestamp?: number;
+  /** in the order added; absent on messages stored before reactions existed, which have none */
+  reactions?: Reaction[];
 }
+
+const reactionSchema = new Schema<Reaction>(
+  {
+    emojiName: { type: String, required: true },
+    emojiCode: { type: String, required: true },
+    reactionType: { type: String, required: true },
+    userId: { type: Number, required: true },
+  },
+  { _id: false },
+);
 
 export const messageSchema = new Schema<MessageDoc>(
   {
@@ -52,6 +74,7 @@ export const messageSchema = new Schema<MessageDoc>(
     editHistory: { type: [Schema.Types.Mixed], default: undefined },
     lastEditTimestamp: { type: Number },
     lastMovedTimestamp: { type: Number },
+    reactions: { type: [reactionSchema], default: [] },
   },
   { collection: "messages", versionKey: false },
 );

@@ -1,6 +1,7 @@
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import { EventCache, messagingEvents, subscribeEvent, type PayloadOf } from "@teamchat/shared";
+import { applyReaction } from "./message-reactions";
 import type { MessageRepository } from "./message.repository";
 import type { MessageDoc } from "./message.schema";
 
@@ -51,13 +52,14 @@ function storedMessage({ realmId, userIds, message, markdown }: MessageSent): Me
     renderedContent: message.content,
     timestamp: message.timestamp,
     client: message.client,
+    reactions: [],
   };
 }
 
 /**
  * Each channel's newest messages, kept in memory: the newest page of a
  * channel or topic narrow, what nearly every client asks first, is read
- * here. Kept current by message events (see EventCache).
+ * here. Kept current by message and reaction events (see EventCache).
  */
 export class RecentMessages {
   private readonly cache: EventCache<ChannelTail>;
@@ -79,6 +81,18 @@ export class RecentMessages {
         (e) => {
           const stored = storedMessage(e);
           if (stored) this.cache.update(`${e.realmId}:${stored.streamId}`, (tail) => tail.add(stored));
+        },
+        { log },
+      ),
+      subscribeEvent(
+        nc,
+        messagingEvents.reactionChanged,
+        (e) => {
+          if (e.streamId === null) return;
+          this.cache.update(`${e.realmId}:${e.streamId}`, (tail) => {
+            const message = tail.messages.find((m) => m.messageId === e.event.message_id);
+            if (message) applyReaction(message, e);
+          });
         },
         { log },
       ),

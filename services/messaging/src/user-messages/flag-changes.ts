@@ -20,7 +20,7 @@ const API_FLAGS = [
 /** The ones a user sets and clears; the others are bookkeeping (Zulip's NON_EDITABLE_FLAGS). */
 const EDITABLE_FLAGS = ["read", "starred", "collapsed"];
 /** Zulip's DEFAULT_HISTORICAL_FLAGS: how a message the user never received counts. */
-const HISTORICAL_FLAGS = ["read", "historical"];
+export const HISTORICAL_FLAGS = ["read", "historical"];
 
 export type FlagOp = "add" | "remove";
 type FlagsEvent = PayloadOf<typeof messagingEvents.messageFlagsUpdated>["event"];

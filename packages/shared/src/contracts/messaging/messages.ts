@@ -10,6 +10,7 @@ export const reactionSchema = z.object({
   reaction_type: z.enum(["unicode_emoji", "realm_emoji", "zulip_extra_emoji"]),
   user_id: int,
 });
+export type Reaction = z.infer<typeof reactionSchema>;
 
 /**
  * One edit of a message (Zulip's EditHistoryEvent): who and when, and the

@@ -1,0 +1,37 @@
+import { ZulipError, badRequest, requireUser, type Handler, type messaging } from "@teamchat/shared";
+import type { Deps } from "../deps";
+import { emojiByName, reactionTypeOf } from "../messages/emoji";
+import { accessMessage } from "../messages/message-access";
+import { publishReaction } from "../messages/message-reactions";
+import type { ReactionType } from "../messages/message.schema";
+
+/**
+ * DELETE /messages/{message_id}/reactions (Zulip's remove_reaction): the
+ * caller's reaction with this code and type (unicode_emoji unless said; a name
+ * alone stands for its code). Not checked against the emoji data, as Zulip does
+ * not: the reaction was valid when added.
+ */
+export const removeReactionHandler =
+  (
+    deps: Deps<"messages" | "channels" | "subscriptions" | "users" | "events">,
+  ): Handler<typeof messaging.removeReaction> =>
+  async (p, ctx) => {
+    const { realm, actor } = requireUser(ctx);
+    const message = await accessMessage(deps, realm.id, actor, p.message_id);
+    let emojiCode = p.emoji_code;
+    if (emojiCode === undefined) {
+      if (p.emoji_name === undefined) {
+        throw badRequest("At least one of the following arguments must be present: emoji_name, emoji_code");
+      }
+      emojiCode = emojiByName(p.emoji_name).emojiCode;
+    }
+    const removed = await deps.messages.removeReaction(realm.id, message.messageId, {
+      userId: actor.userId,
+      emojiCode,
+      // a type Zulip does not know matches no reaction
+      reactionType: reactionTypeOf(p.reaction_type) as ReactionType,
+    });
+    if (!removed) throw new ZulipError("REACTION_DOES_NOT_EXIST", "Reaction doesn't exist.");
+    await publishReaction(deps, ctx, realm.id, message, removed, "remove");
+    return {};
+  };
