@@ -33,7 +33,10 @@ export interface InfraOptions {
   serverOutput?: (name: string, line: string) => void;
 }
 
-const say = (opts: InfraOptions, line: string) =>
+/** What only reports progress needs of InfraOptions. */
+export type ProgressOptions = Pick<InfraOptions, "progress">;
+
+const say = (opts: ProgressOptions, line: string) =>
   (opts.progress ?? ((l) => process.stderr.write(`${l}\n`)))(`[infra] ${line}`);
 
 export class ProvisionError extends Error {}
@@ -75,7 +78,7 @@ export async function waitForPort(port: number, what: string, timeoutMs = 30_000
   throw new ProvisionError(`${what} did not listen on 127.0.0.1:${port} within ${timeoutMs / 1000}s`);
 }
 
-function runLoud(cmd: string, args: string[], opts: InfraOptions): number {
+function runLoud(cmd: string, args: string[], opts: ProgressOptions): number {
   say(opts, `$ ${cmd} ${args.join(" ")}`);
   return spawnSync(cmd, args, { stdio: ["ignore", "inherit", "inherit"] }).status ?? 1;
 }
@@ -142,7 +145,7 @@ function findPython([min, max]: [number, number]): string | undefined {
 }
 
 /** `python -m venv` into `dir`; Debian's python3 lacks ensurepip until python3-venv is installed. */
-function makeVenv(python: string, dir: string, opts: InfraOptions): boolean {
+function makeVenv(python: string, dir: string, opts: ProgressOptions): boolean {
   const attempt = () => {
     rmSync(dir, { recursive: true, force: true });
     say(opts, `$ ${python} -m venv ${dir}`);
@@ -167,7 +170,7 @@ function makeVenv(python: string, dir: string, opts: InfraOptions): boolean {
  * is there, else created (or completed) now, saying so as it goes. Returns the
  * venv's directory; throws ProvisionError saying what to do when it cannot.
  */
-export function ensurePythonVenv(spec: PythonVenvSpec, opts: InfraOptions): string {
+export function ensurePythonVenv(spec: PythonVenvSpec, opts: ProgressOptions): string {
   if (venvComplete(spec)) return spec.dir;
   const [min, max] = spec.pythonMinors;
   const orElse = spec.otherwise ? ` or ${spec.otherwise}` : "";
