@@ -234,11 +234,12 @@ it("add_reaction and remove_reaction by emoji name: reaction events op add and r
 
 it("update_message_flags: read and starred added, starred removed, an event for each", async () => {
   const id = await send("flags", "flag me");
-  const flagChange = (op: string, flag: string) => ["update_message_flags", { messages: [id], op, flag }] as const;
+  const flagChange = (op: string, flag: string): [string, Json] => [
+    "update_message_flags",
+    { messages: [id], op, flag },
+  ];
   const { replies, events } = await runBindings(owner, {
-    calls: [flagChange("add", "read"), flagChange("add", "starred"), flagChange("remove", "starred")] as Array<
-      [string, Json]
-    >,
+    calls: [flagChange("add", "read"), flagChange("add", "starred"), flagChange("remove", "starred")],
     event_types: ["update_message_flags"],
     expected_events: 3,
   });
