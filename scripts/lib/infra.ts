@@ -33,7 +33,10 @@ export interface InfraOptions {
   serverOutput?: (name: string, line: string) => void;
 }
 
-const say = (opts: InfraOptions, line: string) =>
+/** What only reports progress needs of InfraOptions. */
+export type ProgressOptions = Pick<InfraOptions, "progress">;
+
+const say = (opts: ProgressOptions, line: string) =>
   (opts.progress ?? ((l) => process.stderr.write(`${l}\n`)))(`[infra] ${line}`);
 
 export class ProvisionError extends Error {}
@@ -75,7 +78,7 @@ export async function waitForPort(port: number, what: string, timeoutMs = 30_000
   throw new ProvisionError(`${what} did not listen on 127.0.0.1:${port} within ${timeoutMs / 1000}s`);
 }
 
-function runLoud(cmd: string, args: string[], opts: InfraOptions): number {
+function runLoud(cmd: string, args: string[], opts: ProgressOptions): number {
   say(opts, `$ ${cmd} ${args.join(" ")}`);
   return spawnSync(cmd, args, { stdio: ["ignore", "inherit", "inherit"] }).status ?? 1;
 }
@@ -104,39 +107,49 @@ export function ensureNatsServer(opts: InfraOptions): string {
   );
 }
 
-const SECANTUSDB = "secantusdb==0.7.0b3";
-const SECANTUSDB_VENV = join(TOOL_CACHE, "secantusdb-venv");
-const SECANTUSD = join(SECANTUSDB_VENV, "bin", "secantusd-py");
-const SECANTUSDB_CACHE = "128M";
-/** In memory, WiredTiger holds every document in its cache: the tests' data must fit. */
-const SECANTUSDB_MEMORY_CACHE = "512M";
-
-/** Whether the venv holds exactly the pinned SecantusDB (pip writes its dist-info once the install is complete). */
-function secantusInstalled(): boolean {
-  const libDir = join(SECANTUSDB_VENV, "lib");
-  if (!existsSync(SECANTUSD) || !existsSync(libDir)) return false;
-  const distInfo = `${SECANTUSDB.replace("==", "-")}.dist-info`;
-  return readdirSync(libDir).some((py) => existsSync(join(libDir, py, "site-packages", distInfo)));
+export interface PythonVenvSpec {
+  /** what the venv is for, in messages, e.g. "SecantusDB (the embedded database)" */
+  what: string;
+  /** the venv's directory (in the tool cache) */
+  dir: string;
+  /** pinned requirements, `name==version` */
+  packages: string[];
+  /** the CPython 3 minor versions the packages install on, e.g. [10, 13] for 3.10–3.13 */
+  pythonMinors: [number, number];
+  /** what the user can do instead when nothing can be installed, e.g. "set MONGO_URL" */
+  otherwise?: string;
 }
 
-/** The first python3 that SecantusDB has wheels for (CPython 3.10–3.13). */
-function findPython(): string | undefined {
-  for (const cmd of ["python3", "python3.13", "python3.12", "python3.11", "python3.10"]) {
+/** Whether the venv holds exactly the pinned packages (pip writes each dist-info once its install is complete). */
+function venvComplete(spec: PythonVenvSpec): boolean {
+  const libDir = join(spec.dir, "lib");
+  if (!existsSync(join(spec.dir, "bin", "python")) || !existsSync(libDir)) return false;
+  const sitePackages = readdirSync(libDir).map((py) => join(libDir, py, "site-packages"));
+  return spec.packages.every((pin) =>
+    sitePackages.some((dir) => existsSync(join(dir, `${pin.replace("==", "-")}.dist-info`))),
+  );
+}
+
+/** The first python3 whose minor version is within `[min, max]` (the versions the packages ship wheels for). */
+function findPython([min, max]: [number, number]): string | undefined {
+  const candidates = ["python3"];
+  for (let minor = max; minor >= min; minor--) candidates.push(`python3.${minor}`);
+  for (const cmd of candidates) {
     const r = spawnSync(cmd, ["-c", "import sys; print(sys.version_info[0] * 100 + sys.version_info[1])"], {
       encoding: "utf8",
     });
     const v = Number(r.stdout?.trim());
-    if (r.status === 0 && v >= 310 && v <= 313) return cmd;
+    if (r.status === 0 && v >= 300 + min && v <= 300 + max) return cmd;
   }
   return undefined;
 }
 
-/** `python -m venv` into the tool cache; Debian's python3 lacks ensurepip until python3-venv is installed. */
-function makeVenv(python: string, opts: InfraOptions): boolean {
+/** `python -m venv` into `dir`; Debian's python3 lacks ensurepip until python3-venv is installed. */
+function makeVenv(python: string, dir: string, opts: ProgressOptions): boolean {
   const attempt = () => {
-    rmSync(SECANTUSDB_VENV, { recursive: true, force: true });
-    say(opts, `$ ${python} -m venv ${SECANTUSDB_VENV}`);
-    const r = spawnSync(python, ["-m", "venv", SECANTUSDB_VENV], { encoding: "utf8" });
+    rmSync(dir, { recursive: true, force: true });
+    say(opts, `$ ${python} -m venv ${dir}`);
+    const r = spawnSync(python, ["-m", "venv", dir], { encoding: "utf8" });
     return { ok: r.status === 0, output: `${r.stdout ?? ""}${r.stderr ?? ""}` };
   };
   let r = attempt();
@@ -147,39 +160,62 @@ function makeVenv(python: string, opts: InfraOptions): boolean {
   }
   if (!r.ok) {
     process.stderr.write(r.output);
-    rmSync(SECANTUSDB_VENV, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
   }
   return r.ok;
 }
+
+/**
+ * A venv holding the pinned packages from PyPI: at once when a complete install
+ * is there, else created (or completed) now, saying so as it goes. Returns the
+ * venv's directory; throws ProvisionError saying what to do when it cannot.
+ */
+export function ensurePythonVenv(spec: PythonVenvSpec, opts: ProgressOptions): string {
+  if (venvComplete(spec)) return spec.dir;
+  const [min, max] = spec.pythonMinors;
+  const orElse = spec.otherwise ? ` or ${spec.otherwise}` : "";
+  const python = findPython(spec.pythonMinors);
+  if (!python) {
+    throw new ProvisionError(
+      `${spec.what} needs Python 3.${min}-3.${max}, which was not found: install python3 (3.${min}-3.${max})${orElse}`,
+    );
+  }
+  say(opts, `installing ${spec.what}, ${spec.packages.join(" ")}, into ${spec.dir} (first run only, ~10-30 s)...`);
+  if (!existsSync(join(spec.dir, "bin", "pip")) && !makeVenv(python, spec.dir, opts)) {
+    throw new ProvisionError(
+      `\`${python} -m venv\` failed (see the messages above): install python3-venv (Debian/Ubuntu)${orElse}`,
+    );
+  }
+  const pip = join(spec.dir, "bin", "pip");
+  if (
+    runLoud(pip, ["install", "--quiet", "--disable-pip-version-check", ...spec.packages], opts) !== 0 ||
+    !venvComplete(spec)
+  ) {
+    throw new ProvisionError(
+      `pip could not install ${spec.packages.join(" ")} (see the messages above): check access to PyPI${orElse}`,
+    );
+  }
+  say(opts, `${spec.what} installed in ${spec.dir}`);
+  return spec.dir;
+}
+
+const SECANTUSDB_VENV: PythonVenvSpec = {
+  what: "SecantusDB (the embedded database, as no mongod was found)",
+  dir: join(TOOL_CACHE, "secantusdb-venv"),
+  packages: ["secantusdb==0.7.0b3"],
+  // SecantusDB ships wheels for CPython 3.10–3.13 only.
+  pythonMinors: [10, 13],
+  otherwise: "set MONGO_URL",
+};
+const SECANTUSDB_CACHE = "128M";
+/** In memory, WiredTiger holds every document in its cache: the tests' data must fit. */
+const SECANTUSDB_MEMORY_CACHE = "512M";
 
 /** mongod on PATH, else SecantusDB installed from PyPI into a venv in the tool cache (first run only). */
 export function ensureMongoServer(opts: InfraOptions): { kind: "mongod" | "secantusdb"; bin: string } {
   const mongod = which("mongod");
   if (mongod) return { kind: "mongod", bin: mongod };
-  if (secantusInstalled()) return { kind: "secantusdb", bin: SECANTUSD };
-  const python = findPython();
-  if (!python) {
-    throw new ProvisionError(
-      "no mongod, and SecantusDB (the embedded database) needs Python 3.10-3.13, which was not found: install python3 (3.10-3.13) or set MONGO_URL",
-    );
-  }
-  say(opts, `no mongod found: installing ${SECANTUSDB} into ${SECANTUSDB_VENV} (first run only, ~10-30 s)...`);
-  if (!existsSync(join(SECANTUSDB_VENV, "bin", "pip")) && !makeVenv(python, opts)) {
-    throw new ProvisionError(
-      `\`${python} -m venv\` failed (see the messages above): install python3-venv (Debian/Ubuntu) or set MONGO_URL`,
-    );
-  }
-  const pip = join(SECANTUSDB_VENV, "bin", "pip");
-  if (
-    runLoud(pip, ["install", "--quiet", "--disable-pip-version-check", SECANTUSDB], opts) !== 0 ||
-    !secantusInstalled()
-  ) {
-    throw new ProvisionError(
-      `pip could not install ${SECANTUSDB} (see the messages above): check access to PyPI, or set MONGO_URL`,
-    );
-  }
-  say(opts, `SecantusDB installed: ${SECANTUSD}`);
-  return { kind: "secantusdb", bin: SECANTUSD };
+  return { kind: "secantusdb", bin: join(ensurePythonVenv(SECANTUSDB_VENV, opts), "bin", "secantusd-py") };
 }
 
 function startProcess(name: string, bin: string, args: string[], opts: InfraOptions): ChildProcess {

@@ -134,8 +134,13 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       ...(req.query as object),
       ...(isObject(req.body) ? req.body : {}),
     };
+    // Zulip takes path parameters from the path only: a field of the same name (the Python bindings send
+    // message_id in update_message's and add_reaction's body) is ignored and listed as such.
+    const shadowed = route.pathNames.filter((name) => name in raw);
     route.pathNames.forEach((name, i) => (raw[name] = pathValues[i]));
-    const { params, ignored } = decodeParams(contract.params, raw);
+    const decoded = decodeParams(contract.params, raw);
+    const { params } = decoded;
+    const ignored = [...decoded.ignored, ...shadowed].sort();
     const client = clientName(clientParam, req.headers["user-agent"]);
     const data = await bus.forward(contract, params, { realm, actor, client, requestId: req.id });
     const success = {

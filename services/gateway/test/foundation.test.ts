@@ -75,6 +75,12 @@ describe("parameters and replies", () => {
     expect(body.ignored_parameters_unsupported).toEqual(["alpha", "zeta"]);
   });
 
+  it("a field named like a path parameter is ignored: the path's value counts", async () => {
+    const body = ok(await sys.api(sys.owner).get(`/users/${sys.owner.userId}`, { user_id: 0 }));
+    expect(body.user).toMatchObject({ user_id: sys.owner.userId });
+    expect(body.ignored_parameters_unsupported).toEqual(["user_id"]);
+  });
+
   it("no ignored_parameters_unsupported when every parameter is known", async () => {
     const body = ok(await sys.api(sys.owner).get("/users/me"));
     expect(body).not.toHaveProperty("ignored_parameters_unsupported");

@@ -1,0 +1,86 @@
+"""Drives Zulip's Python bindings (PyPI `zulip`) for python-bindings.test.ts.
+
+Credentials come from ZULIP_SITE, ZULIP_EMAIL and ZULIP_API_KEY; the plan, a
+JSON object on stdin:
+
+    {"calls": [["update_message", {"message_id": 1, "content": "x"}], ...],
+     "event_types": ["update_message"], "expected_events": 1}
+
+When `event_types` is given, `call_on_each_event` listens from before the
+first call. Prints one JSON object, {"replies": [...], "events": [...]}: the
+reply of each call, in order, and the events heard until `expected_events`
+arrived, a call failed (the events it would cause will not come) or
+TIMEOUT_SECONDS passed.
+"""
+
+import json
+import os
+import sys
+import threading
+from typing import Callable
+
+import zulip
+
+# For the queue's registration and for the events: below the jest test's
+# timeout, so that what does not come shows as a failed assertion, not a hang.
+TIMEOUT_SECONDS = 20
+
+
+def main() -> None:
+    plan = json.load(sys.stdin)
+    client = zulip.Client(
+        email=os.environ["ZULIP_EMAIL"],
+        api_key=os.environ["ZULIP_API_KEY"],
+        site=os.environ["ZULIP_SITE"],
+    )
+    events: list = []
+    all_arrived = threading.Event()
+    expected_events = plan.get("expected_events", 0)
+
+    def on_event(event: dict) -> None:
+        events.append(event)
+        if len(events) >= expected_events:
+            all_arrived.set()
+
+    if plan.get("event_types"):
+        listen(client, plan["event_types"], on_event)
+
+    replies = [getattr(client, method)(*args) for method, *args in plan["calls"]]
+    if expected_events and all(reply.get("result") == "success" for reply in replies):
+        all_arrived.wait(TIMEOUT_SECONDS)
+    print(json.dumps({"replies": replies, "events": list(events)}), flush=True)
+    # The listening thread is parked in a long-poll that nothing interrupts.
+    os._exit(0)
+
+
+def listen(
+    client: zulip.Client, event_types: list, on_event: Callable[[dict], None]
+) -> None:
+    """Runs call_on_each_event in a thread; returns once its queue is registered.
+
+    call_on_each_event registers its queue itself and says nothing when it has:
+    the client's own register is wrapped to hear it, so that no event of the
+    calls that follow can come before the queue exists.
+    """
+    registered = threading.Event()
+    register = client.register
+
+    def register_then_signal(*args, **kwargs):
+        reply = register(*args, **kwargs)
+        if reply.get("result") == "success":
+            registered.set()
+        return reply
+
+    client.register = register_then_signal
+    threading.Thread(
+        target=client.call_on_each_event,
+        args=(on_event,),
+        kwargs={"event_types": event_types},
+        daemon=True,
+    ).start()
+    if not registered.wait(TIMEOUT_SECONDS):
+        sys.exit(f"call_on_each_event registered no queue within {TIMEOUT_SECONDS} s")
+
+
+if __name__ == "__main__":
+    main()
