@@ -91,7 +91,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.getMessageHistory, getMessageHistoryHandler(m))
     .handle(messaging.addReaction, addReactionHandler(m))
     .handle(messaging.removeReaction, removeReactionHandler(m))
-    .handle(messaging.renderMessage, renderMessageHandler())
+    .handle(messaging.renderMessage, renderMessageHandler(m))
     .handle(messaging.matchesNarrow, matchesNarrowHandler(m))
     .handle(messaging.getReadReceipts, getReadReceiptsHandler(m))
     .handle(messaging.updateMessageFlags, updateMessageFlagsHandler(m))

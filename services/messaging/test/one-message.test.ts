@@ -123,6 +123,30 @@ describe("POST /messages/render", () => {
     );
   });
 
+  it("renders mentions as Zulip does: users by name or id, silent ones, wildcards; unknown names stay text", async () => {
+    const { rendered } = await org.call(
+      messaging.renderMessage,
+      {
+        content: `@**bob** @_**Bob** @**|${carol.userId}** @**Bob|${carol.userId}** @**all** @_**topic** @**Nobody** a@**Bob**`,
+      },
+      alice,
+    );
+    expect(rendered).toBe(
+      "<p>" +
+        [
+          `<span class="user-mention" data-user-id="${bob.userId}">@Bob</span>`,
+          `<span class="user-mention silent" data-user-id="${bob.userId}">Bob</span>`,
+          `<span class="user-mention" data-user-id="${carol.userId}">@Carol</span>`,
+          "@<strong>Bob|" + carol.userId + "</strong>",
+          '<span class="user-mention channel-wildcard-mention" data-user-id="*">@all</span>',
+          '<span class="topic-mention silent">topic</span>',
+          "@<strong>Nobody</strong>",
+          "a@<strong>Bob</strong>",
+        ].join(" ") +
+        "</p>",
+    );
+  });
+
   it("refuses content longer than a message may be", async () => {
     await expectZulipError(
       org.call(messaging.renderMessage, { content: "x".repeat(10001) }, bob),

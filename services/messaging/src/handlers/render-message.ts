@@ -1,7 +1,10 @@
-import type { Handler, messaging } from "@teamchat/shared";
-import { renderMarkdown } from "../render/markdown";
+import { requireUser, type Handler, type messaging } from "@teamchat/shared";
+import type { Deps } from "../deps";
+import { mentionTargets, renderMarkdown } from "../render/markdown";
 
 /** POST /messages/render (Zulip's render_message_backend): the HTML a message with this content would have. */
-export const renderMessageHandler = (): Handler<typeof messaging.renderMessage> => (p) => ({
-  rendered: renderMarkdown(p.content),
-});
+export const renderMessageHandler =
+  (deps: Deps<"users">): Handler<typeof messaging.renderMessage> =>
+  async (p, ctx) => ({
+    rendered: renderMarkdown(p.content, mentionTargets(await deps.users.all(ctx, requireUser(ctx).realm.id))),
+  });

@@ -17,7 +17,7 @@ import { normalizeContent, normalizeTopic } from "../messages/message-content";
 import { inFlagOrder } from "../user-messages/personal-index";
 import { loadViewContext, messageView } from "../messages/message-view";
 import type { MessageDoc } from "../messages/message.schema";
-import { renderMarkdown } from "../render/markdown";
+import { mentionTargets, renderMarkdown } from "../render/markdown";
 import type { UserSummary } from "../users/user-directory";
 
 type Params = ParamsOf<typeof messaging.sendMessage>;
@@ -111,7 +111,7 @@ export const sendMessageHandler =
       senderId: actor.userId,
       ...target,
       content,
-      renderedContent: renderMarkdown(content),
+      renderedContent: renderMarkdown(content, mentionTargets(await deps.users.all(ctx, realm.id))),
       timestamp: Math.floor(Date.now() / 1000),
       // sends that come through the bus from another service, not from an HTTP client, are Zulip's "Internal"
       client: ctx.client ?? "Internal",

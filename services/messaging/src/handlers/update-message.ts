@@ -24,7 +24,7 @@ import { mentionFlags } from "../messages/mentions";
 import { accessMessage } from "../messages/message-access";
 import { normalizeContent, normalizeTopic } from "../messages/message-content";
 import type { MessageDoc } from "../messages/message.schema";
-import { renderMarkdown } from "../render/markdown";
+import { mentionTargets, renderMarkdown } from "../render/markdown";
 
 type Params = ParamsOf<typeof messaging.updateMessage>;
 type Settings = realmConfig.RealmSettings;
@@ -224,7 +224,8 @@ export const updateMessageHandler =
         : {};
     const moved = move && (move.topicChanged || move.channelChanged) ? move.messages : [message];
     const movedIds = moved.map((m) => m.messageId);
-    const renderedContent = content === undefined ? undefined : renderMarkdown(content);
+    const renderedContent =
+      content === undefined ? undefined : renderMarkdown(content, mentionTargets(await deps.users.all(ctx, realm.id)));
 
     if (content !== undefined) {
       const { prev_stream, stream, prev_topic, topic, ...stamp } = moveEntry;
