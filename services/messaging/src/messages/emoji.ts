@@ -29,8 +29,10 @@ const emojiCode = (hexcode: string): string =>
     .join("-");
 
 interface UnicodeEmoji {
-  /** Zulip's name_to_codepoint */
+  /** Zulip's name_to_codepoint: a name's emoji in the first set that has the name */
   codeByName: Map<string, string>;
+  /** every emoji a name is given to by any set: a client's name and code pair is checked against these */
+  codesByName: Map<string, Set<string>>;
   /** the codes of Zulip's codepoint_to_name */
   codes: Set<string>;
 }
@@ -49,15 +51,18 @@ function unicode(): UnicodeEmoji {
       .map((e) => emojiCode(e.hexcode)),
   );
   const codeByName = new Map<string, string>();
+  const codesByName = new Map<string, Set<string>>();
   for (const set of SHORTCODE_SETS) {
     for (const [hexcode, names] of Object.entries(readData<ShortcodesDataset>(`en/shortcodes/${set}.json`))) {
       const code = emojiCode(hexcode);
       if (!codes.has(code)) continue;
-      for (const name of typeof names === "string" ? [names] : names)
+      for (const name of typeof names === "string" ? [names] : names) {
         if (!codeByName.has(name)) codeByName.set(name, code);
+        codesByName.set(name, (codesByName.get(name) ?? new Set()).add(code));
+      }
     }
   }
-  unicodeEmoji = { codeByName, codes };
+  unicodeEmoji = { codeByName, codesByName, codes };
   return unicodeEmoji;
 }
 
@@ -94,9 +99,10 @@ export function checkEmojiRequest(name: string, code: string, type: string): ass
       if (name !== code) throw badRequest("Invalid emoji name.");
       return;
     case "unicode_emoji": {
-      const { codes, codeByName } = unicode();
+      const { codes, codesByName } = unicode();
       if (!codes.has(code)) throw badRequest("Invalid emoji code.");
-      if (codeByName.get(name) !== code) throw badRequest("Invalid emoji name.");
+      // the sets disagree on some names (e.g. smile): any of them naming this emoji so will do
+      if (!codesByName.get(name)?.has(code)) throw badRequest("Invalid emoji name.");
       return;
     }
     default:
