@@ -226,7 +226,7 @@ export class BusServer {
       // Under overload, requests queue here: one whose caller has already given up (504) is
       // dropped instead of started, so the backlog ends with the load instead of outliving it.
       const deadline = Number(msg.headers?.get(DEADLINE_HEADER)) || undefined;
-      if (deadline && Date.now() > deadline) {
+      if (deadline && Date.now() >= deadline) {
         this.opts.logger.debug({ subject: contract.subject }, "caller gave up before a slot was free: not started");
         return;
       }

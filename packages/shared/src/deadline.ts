@@ -23,7 +23,7 @@ export const withDeadline = <T>(deadline: number | undefined, work: () => Promis
  */
 export function ensureCallerWaiting(): void {
   const budget = current.getStore();
-  if (budget && !budget.wrote && Date.now() > budget.deadline) {
+  if (budget && !budget.wrote && Date.now() >= budget.deadline) {
     throw new ZulipError("GATEWAY_TIMEOUT", "The request was abandoned by its caller", 504);
   }
 }
