@@ -19,7 +19,7 @@ import type { ChannelDoc } from "../channels/channel.schema";
 import { groupSetting } from "../channels/channel-view";
 import { refreshFirstMessage } from "../channels/first-message";
 import type { Deps } from "../deps";
-import { idSet, messageAudience } from "../messages/delete-messages";
+import { idSet, messageAudience } from "../messages/message-audience";
 import { mentionFlags } from "../messages/mentions";
 import { accessMessage } from "../messages/message-access";
 import { normalizeContent, normalizeTopic } from "../messages/message-content";

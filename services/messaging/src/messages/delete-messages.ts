@@ -2,29 +2,8 @@ import { messagingEvents, type HandlerContext } from "@teamchat/shared";
 import { refreshFirstMessage } from "../channels/first-message";
 import { conversationKey } from "../conversations/conversation.repository";
 import type { Deps } from "../deps";
+import { idSet, messageAudience } from "./message-audience";
 import type { MessageDoc } from "./message.schema";
-
-/** Sorted, without repeats. */
-export const idSet = (ids: Iterable<number>): number[] => [...new Set(ids)].sort((a, b) => a - b);
-
-/**
- * Who hears of changes to messages of one channel or conversation (Zulip's
- * event_recipient_ids_for_action_on_messages): those who received them and,
- * in a channel whose history subscribers may read, its subscribers.
- */
-export async function messageAudience(
-  deps: Deps<"channels" | "subscriptions">,
-  realmId: number,
-  streamId: number | null,
-  received: number[],
-): Promise<number[]> {
-  if (streamId === null) return idSet(received);
-  const [channel, subscribers] = await Promise.all([
-    deps.channels.byId(realmId, streamId),
-    deps.subscriptions.subscriberIds(realmId, streamId),
-  ]);
-  return idSet(channel?.historyPublicToSubscribers ? [...received, ...subscribers] : received);
-}
 
 /**
  * Zulip's do_delete_messages for messages of one topic or one conversation:
@@ -43,16 +22,12 @@ export async function deleteMessages(
   const [first] = messages;
   if (!first) return 0;
   const ids = messages.map((m) => m.messageId);
-  const audience = await messageAudience(
-    deps,
-    realmId,
-    first.streamId,
-    messages.flatMap((m) => m.receivers),
-  );
+  const received = messages.flatMap((m) => m.receivers);
+  const audience = await messageAudience(deps, realmId, first.streamId, received);
   const deleted = await deps.messages.delete(realmId, ids);
   if (!deleted) return 0;
   // rows of those who had them, and historical rows (a subscriber starred one seen in the channel's history)
-  await deps.userMessages.remove(realmId, audience, ids);
+  await deps.userMessages.remove(realmId, idSet([...received, ...audience]), ids);
   deps.events.publish(
     messagingEvents.messagesDeleted,
     {

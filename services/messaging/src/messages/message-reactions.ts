@@ -1,5 +1,6 @@
 import { messagingEvents, type HandlerContext, type messaging, type PayloadOf } from "@teamchat/shared";
 import type { Deps } from "../deps";
+import { messageAudience } from "./message-audience";
 import type { MessageDoc, Reaction } from "./message.schema";
 
 /** What identifies a reaction: Zulip keeps one per user, emoji code and reaction type. */
@@ -35,34 +36,6 @@ export function applyReaction(message: MessageDoc, { event }: ReactionChanged): 
   if (event.op === "remove" && present) message.reactions = reactions.filter((r) => !sameReaction(r, reaction));
 }
 
-/**
- * Zulip's event_recipient_ids_for_action_on_messages for one message: a direct
- * message's participants; in a channel with protected history, its
- * subscribers who received it; in a private channel with shared history, its
- * subscribers; in a public channel, its subscribers and whoever has a row of
- * the message (those who received it, and `actor`, who may just have gained a
- * historical row). Other users' historical rows are not found here: rows are
- * not indexed by message.
- */
-async function reactionAudience(
-  deps: Deps<"channels" | "subscriptions">,
-  realmId: number,
-  message: MessageDoc,
-  actor: number,
-): Promise<number[]> {
-  if (message.streamId === null) return message.receivers;
-  const [channel, subscribers] = await Promise.all([
-    deps.channels.byId(realmId, message.streamId),
-    deps.subscriptions.subscriberIds(realmId, message.streamId),
-  ]);
-  if (!channel) return [];
-  if (channel.inviteOnly && !channel.historyPublicToSubscribers) {
-    return message.receivers.filter((id) => subscribers.includes(id));
-  }
-  if (channel.inviteOnly) return subscribers;
-  return [...new Set([...subscribers, ...message.receivers, actor])].sort((a, b) => a - b);
-}
-
 /** Zulip's notify_reaction_update: the reaction event, published before the reply (see EventCache). */
 export async function publishReaction(
   deps: Deps<"channels" | "subscriptions" | "users" | "events">,
@@ -73,7 +46,8 @@ export async function publishReaction(
   op: "add" | "remove",
 ): Promise<void> {
   const [userIds, users] = await Promise.all([
-    reactionAudience(deps, realmId, message, reaction.userId),
+    // the reacting user may just have gained a historical row
+    messageAudience(deps, realmId, message.streamId, [...message.receivers, reaction.userId]),
     deps.users.byIds(ctx, realmId, [reaction.userId]),
   ]);
   const user = users.get(reaction.userId);
