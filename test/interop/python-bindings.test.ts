@@ -7,43 +7,18 @@
  * shared system's organizations are told apart by subdomains of localhost, which
  * do not resolve here.
  */
-import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { ok } from "@teamchat/shared/src/testing/api";
-import { ensurePythonVenv, TOOL_CACHE, type PythonVenvSpec } from "../../scripts/lib/infra";
 import { expectZulipError } from "../support/call";
 import type { TestUser } from "../support/organization";
+import { installBindings, runBindings as runAt, type BindingsPlan, type Json } from "../support/python-bindings";
 import { startSystem, type TestSystem } from "../support/system";
 
-const ZULIP_BINDINGS: PythonVenvSpec = {
-  what: "Zulip's Python bindings (for the interop tests)",
-  dir: join(TOOL_CACHE, "python-zulip-venv"),
-  packages: ["zulip==0.9.1"],
-  // zulip 0.9.1 requires Python 3.9 or later; it is pure Python.
-  pythonMinors: [9, 14],
-};
-const SCRIPT = join(__dirname, "python_bindings.py");
-
-type Json = Record<string, unknown>;
-interface BindingsPlan {
-  /** [method of zulip.Client, ...its arguments] */
-  calls: Array<[string, ...unknown[]]>;
-  event_types?: string[];
-  expected_events?: number;
-}
-interface BindingsRun {
-  replies: Json[];
-  /** without their queue-specific ids */
-  events: Json[];
-}
-
-let python: string;
 let sys: TestSystem;
 let owner: TestUser, alice: TestUser;
 let channelId: number;
 
 beforeAll(async () => {
-  python = join(ensurePythonVenv(ZULIP_BINDINGS, {}), "bin", "python");
+  installBindings();
   sys = await startSystem();
   owner = sys.owner;
   alice = await sys.makeUser("alice", 400, "Alice");
@@ -53,25 +28,7 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => sys?.stop());
 
-/** Runs the plan through the bindings as `user`; asynchronous, as this process serves the requests. */
-function runBindings(user: TestUser, plan: BindingsPlan): Promise<BindingsRun> {
-  const child = spawn(python, [SCRIPT], {
-    env: { ...process.env, ZULIP_SITE: sys.baseUrl, ZULIP_EMAIL: user.email, ZULIP_API_KEY: user.apiKey },
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdin.end(JSON.stringify(plan));
-  return new Promise((resolve, reject) => {
-    child.once("error", reject);
-    child.once("close", (code) => {
-      if (code !== 0) return reject(new Error(`python_bindings.py exited with ${code}:\n${stderr}`));
-      const run = JSON.parse(stdout) as BindingsRun;
-      resolve({ replies: run.replies, events: run.events.map(({ id: _id, ...event }) => event) });
-    });
-  });
-}
+const runBindings = (user: TestUser, plan: BindingsPlan) => runAt(sys.baseUrl, user, plan);
 
 const send = async (topic: string, content: string) =>
   ok(await sys.api(alice).post("/messages", { type: "stream", to: "bindings", topic, content })).id as number;
