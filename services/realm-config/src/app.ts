@@ -6,6 +6,7 @@ import {
   type ServiceDeps,
 } from "@teamchat/shared";
 import { ChannelFolderRepository } from "./channel-folders/channel-folder.repository";
+import { channelFoldersState } from "./channel-folders/channel-folders.state";
 import { createChannelFolderHandler } from "./handlers/create-channel-folder";
 import { createProfileFieldHandler } from "./handlers/create-profile-field";
 import { createRealmHandler } from "./handlers/create-realm";
@@ -13,7 +14,9 @@ import { getRealmSettingsHandler } from "./handlers/get-realm-settings";
 import { getServerSettingsHandler } from "./handlers/get-server-settings";
 import { listChannelFoldersHandler } from "./handlers/list-channel-folders";
 import { listProfileFieldsHandler } from "./handlers/list-profile-fields";
+import { reorderChannelFoldersHandler } from "./handlers/reorder-channel-folders";
 import { resolveRealmHandler } from "./handlers/resolve-realm";
+import { updateChannelFolderHandler } from "./handlers/update-channel-folder";
 import { ProfileFieldList } from "./profile-fields/profile-field-list";
 import { ProfileFieldRepository } from "./profile-fields/profile-field.repository";
 import { profileFieldsState } from "./profile-fields/profile-fields.state";
@@ -40,6 +43,8 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
     .handle(realmConfig.createProfileField, createProfileFieldHandler(fields, deps.events))
     .handle(realmConfig.listChannelFolders, listChannelFoldersHandler(folders))
     .handle(realmConfig.createChannelFolder, createChannelFolderHandler(folders, deps.events))
+    .handle(realmConfig.updateChannelFolder, updateChannelFolderHandler(folders, deps.events))
+    .handle(realmConfig.reorderChannelFolders, reorderChannelFoldersHandler(folders, deps.events))
     .handle(
       realmConfig.registerState,
       registerStateHandler(realmConfig.registerState, [
@@ -47,6 +52,7 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
         realmState(realms, deps.config),
         profileFieldsState(fieldList),
         ...unconfiguredStates,
+        channelFoldersState(folders),
       ]),
     );
   return { stop: () => fieldList.stop() };

@@ -13,11 +13,28 @@ export const customProfileFields = defineEvent(
   ),
 );
 
-/** A new channel folder, for everyone in the organization. */
+/**
+ * A channel folder created, changed (`data`: the fields that changed, as Zulip's
+ * do_send_channel_folder_update_event sends them) or the folders reordered
+ * (`order`: the list PATCH /channel_folders was given), for everyone in the organization.
+ */
 export const channelFolder = defineEvent(
   "realm-config",
   "channel_folder",
   clientEventPayload(
-    z.strictObject({ type: z.literal("channel_folder"), op: z.literal("add"), channel_folder: channelFolderSchema }),
+    z.discriminatedUnion("op", [
+      z.strictObject({ type: z.literal("channel_folder"), op: z.literal("add"), channel_folder: channelFolderSchema }),
+      z.strictObject({
+        type: z.literal("channel_folder"),
+        op: z.literal("update"),
+        channel_folder_id: z.number().int(),
+        data: z.union([
+          z.strictObject({ name: z.string() }),
+          z.strictObject({ description: z.string(), rendered_description: z.string() }),
+          z.strictObject({ is_archived: z.boolean() }),
+        ]),
+      }),
+      z.strictObject({ type: z.literal("channel_folder"), op: z.literal("reorder"), order: z.array(z.number().int()) }),
+    ]),
   ),
 );

@@ -63,6 +63,18 @@ const NEWER_FIELDS: Record<string, string[]> = {
   "POST /register": ["channel_folders", "max_channel_folder_name_length", "max_channel_folder_description_length"],
 };
 
+/** Event types newer than the document (channel_folder, FL 389): left out of GET /events replies here, asserted likewise. */
+const NEWER_EVENT_TYPES = ["channel_folder"];
+
+/** The reply without what NEWER_FIELDS and NEWER_EVENT_TYPES name. */
+function withoutNewer(key: string, body: unknown): unknown {
+  const newer = NEWER_FIELDS[key];
+  const checked = newer ? Object.fromEntries(Object.entries(body as Json).filter(([k]) => !newer.includes(k))) : body;
+  if (key !== "GET /events" || !Array.isArray((checked as Json).events)) return checked;
+  const events = (checked as { events: Json[] }).events.filter((e) => !NEWER_EVENT_TYPES.includes(e.type as string));
+  return { ...(checked as Json), events };
+}
+
 function load() {
   if (loaded) return loaded;
   const doc = parse(readFileSync(ZULIP_YAML, "utf8"), { maxAliasCount: -1 }) as Json;
@@ -113,8 +125,6 @@ export function checkReply(method: string, path: string, body: unknown): string[
     validate = ajv.compile({ ...op.schema, components: load().components });
     compiled.set(key, validate);
   }
-  const newer = NEWER_FIELDS[key];
-  const checked = newer ? Object.fromEntries(Object.entries(body as Json).filter(([k]) => !newer.includes(k))) : body;
-  if (validate(checked)) return [];
+  if (validate(withoutNewer(key, body))) return [];
   return (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message} ${JSON.stringify(e.params)}`);
 }

@@ -13,6 +13,7 @@ export interface ChannelFolderDoc {
   activeNameKey: string;
   description: string;
   renderedDescription: string;
+  /** Display position: the id at creation, the position in the list after PATCH /channel_folders. */
   order: number;
   dateCreated: Date;
   creatorId: number | null;
@@ -34,7 +35,9 @@ export const channelFolderSchema = new Schema<ChannelFolderDoc>(
   },
   { collection: "channel_folders", versionKey: false },
 );
-// inIdOrder (GET /channel_folders, sorted by id); insert: one folder per id
+// byId, update, setOrder; insert: one folder per id
 channelFolderSchema.index({ realmId: 1, folderId: 1 }, { unique: true });
-// insert: "Channel folder name already in use" among active folders
+// inDisplayOrder (GET /channel_folders, register's channel_folders)
+channelFolderSchema.index({ realmId: 1, order: 1, folderId: 1 });
+// insert, update: "Channel folder name already in use" among active folders; activeNameTaken
 channelFolderSchema.index({ realmId: 1, activeNameKey: 1 }, { unique: true });

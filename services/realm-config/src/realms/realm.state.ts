@@ -52,6 +52,8 @@ export const realmState = (realms: RealmRecordRepository, config: Pick<Config, "
       max_stream_description_length: settings.max_stream_description_length,
       max_topic_length: settings.max_topic_length,
       max_message_length: settings.max_message_length,
+      max_channel_folder_name_length: settings.max_channel_folder_name_length,
+      max_channel_folder_description_length: settings.max_channel_folder_description_length,
       server_generation: SERVER_GENERATION,
       server_web_public_streams_enabled: WEB_PUBLIC_STREAMS_ENABLED,
       // Zulip's EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS (90) is its heartbeat (60) plus margin.

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineContract } from "../../contract";
 import { LIMITS } from "../../domain/limits";
-import { int } from "../common";
+import { int, intList } from "../common";
 
 /** Channel folder (requirements: channel_folder_id in create's reply; Zulip's ChannelFolder in lists). */
 export const channelFolderSchema = z.strictObject({
@@ -17,7 +17,7 @@ export const channelFolderSchema = z.strictObject({
 
 export type ChannelFolder = z.infer<typeof channelFolderSchema>;
 
-/** GET /channel_folders; messaging calls it over the bus to check a channel's folder_id. */
+/** GET /channel_folders, by `order`; messaging calls it over the bus to check a channel's folder_id. */
 export const listChannelFolders = defineContract({
   subject: "realm-config.channel_folders.list",
   http: { method: "GET", path: "/channel_folders", auth: "user" },
@@ -38,4 +38,25 @@ export const createChannelFolder = defineContract({
     description: cappedString("description", LIMITS.max_channel_folder_description_length),
   }),
   reply: z.strictObject({ channel_folder_id: int }),
+});
+
+/** PATCH /channel_folders/{channel_folder_id} (Zulip's update_channel_folder): each field sent is changed. */
+export const updateChannelFolder = defineContract({
+  subject: "realm-config.channel_folders.update",
+  http: { method: "PATCH", path: "/channel_folders/{channel_folder_id}", auth: "user" },
+  params: z.object({
+    channel_folder_id: int,
+    name: cappedString("name", LIMITS.max_channel_folder_name_length).optional(),
+    description: cappedString("description", LIMITS.max_channel_folder_description_length).optional(),
+    is_archived: z.boolean().optional(),
+  }),
+  reply: z.strictObject({}),
+});
+
+/** PATCH /channel_folders (Zulip's reorder_realm_channel_folders): `order` lists every folder's id, archived ones too. */
+export const reorderChannelFolders = defineContract({
+  subject: "realm-config.channel_folders.reorder",
+  http: { method: "PATCH", path: "/channel_folders", auth: "user" },
+  params: z.object({ order: intList }),
+  reply: z.strictObject({}),
 });

@@ -3,13 +3,14 @@ import { REALM_GROUP_SETTING_DEFAULTS, type RealmGroupSetting } from "../../doma
 import { ProfileFieldType } from "../../domain/profile-fields";
 import { groupSettingValueSchema, int } from "../common";
 import { registerStateContract, statePart } from "../register";
+import { channelFolderSchema } from "./channel-folders";
 import { customProfileFieldSchema } from "./profile-fields";
 
 /**
  * realm-config's part of POST /register (Zulip's fetch_initial_state_data),
- * grouped by the event type that keeps each key current. Keys newer than
- * zulip.yaml (channel_folders, max_channel_folder_*) are left out because
- * clients validating against that document reject them.
+ * grouped by the event type that keeps each key current. channel_folders and
+ * max_channel_folder_* are newer than zulip.yaml (feature level 389); the
+ * requirements name them as register's.
  */
 
 /** What server this is: sent whatever the client asks for. */
@@ -66,6 +67,8 @@ export const realmPart = statePart(
     max_stream_description_length: int,
     max_topic_length: int,
     max_message_length: int,
+    max_channel_folder_name_length: int,
+    max_channel_folder_description_length: int,
     server_generation: int,
     server_web_public_streams_enabled: z.boolean(),
     event_queue_longpoll_timeout_seconds: int,
@@ -140,6 +143,12 @@ export const realmPlaygroundsPart = statePart(
   z.strictObject({ realm_playgrounds: z.array(realmPlaygroundSchema) }),
 );
 
+/** Every channel folder, archived ones included, as GET /channel_folders orders them (Zulip's fetch_initial_state_data). */
+export const channelFoldersPart = statePart(
+  ["channel_folders"],
+  z.strictObject({ channel_folders: z.array(channelFolderSchema) }),
+);
+
 export const registerState = registerStateContract("realm-config", [
   versionPart,
   realmPart,
@@ -149,4 +158,5 @@ export const registerState = registerStateContract("realm-config", [
   realmLinkifiersPart,
   realmFiltersPart,
   realmPlaygroundsPart,
+  channelFoldersPart,
 ]);
