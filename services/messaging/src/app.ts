@@ -23,6 +23,9 @@ import { removeReactionHandler } from "./handlers/remove-reaction";
 import { renderMessageHandler } from "./handlers/render-message";
 import { sendMessageHandler } from "./handlers/send-message";
 import { subscribeHandler } from "./handlers/subscribe";
+import { unsubscribeHandler } from "./handlers/unsubscribe";
+import { updateSubscriptionPropertiesHandler } from "./handlers/update-subscription-properties";
+import { updateSubscriptionsHandler } from "./handlers/update-subscriptions";
 import { updateMessageHandler } from "./handlers/update-message";
 import { updateMessageFlagsHandler } from "./handlers/update-message-flags";
 import { updateMessageFlagsForNarrowHandler } from "./handlers/update-message-flags-for-narrow";
@@ -82,6 +85,9 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.getStreamById, getStreamHandler(m))
     .handle(messaging.getSubscriptions, getSubscriptionsHandler(m))
     .handle(messaging.subscribe, subscribeHandler(m))
+    .handle(messaging.unsubscribe, unsubscribeHandler(m))
+    .handle(messaging.updateSubscriptions, updateSubscriptionsHandler(m))
+    .handle(messaging.updateSubscriptionProperties, updateSubscriptionPropertiesHandler(m))
     .handle(messaging.sendMessage, sendMessageHandler(m))
     .handle(messaging.getMessages, getMessagesHandler(m))
     .handle(messaging.getMessage, getMessageHandler(m))

@@ -279,7 +279,7 @@ describe("subscriptions", () => {
     });
     await expectZulipError(
       subscribe(guest, { subscriptions: [{ name: "design" }], principals: [bob.userId] }),
-      badRequest("Insufficient permission"),
+      badRequest("Not allowed for guest users"),
     );
     await expectZulipError(
       subscribe(alice, { subscriptions: [{ name: "design" }], principals: [424242] }),

@@ -22,6 +22,7 @@ export const PASS_THROUGH_EVENTS = [
   identityEvents.userSettings,
   messagingEvents.streamCreated,
   messagingEvents.streamUpdated,
+  messagingEvents.streamDeleted,
   messagingEvents.messagesDeleted,
   messagingEvents.subscriptionChanged,
   messagingEvents.messageFlagsUpdated,

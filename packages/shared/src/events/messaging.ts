@@ -106,13 +106,46 @@ export const subscriptionChanged = defineEvent(
   clientEventPayload(
     z.discriminatedUnion("op", [
       z.object({ type: z.literal("subscription"), op: z.literal("add"), subscriptions: z.array(subscriptionSchema) }),
+      /** to the user unsubscribed */
       z.object({
         type: z.literal("subscription"),
-        op: z.literal("peer_add"),
+        op: z.literal("remove"),
+        subscriptions: z.array(z.object({ name: z.string(), stream_id: int })),
+      }),
+      /** a personal property of the user's subscription (one event per property) */
+      z.object({
+        type: z.literal("subscription"),
+        op: z.literal("update"),
+        stream_id: int,
+        property: z.string(),
+        value: z.union([int, z.boolean(), z.string()]),
+      }),
+      /** to those who may see the channel's subscribers, other than the users added or removed */
+      z.object({
+        type: z.literal("subscription"),
+        op: z.enum(["peer_add", "peer_remove"]),
         stream_ids: z.array(int),
         user_ids: z.array(int),
       }),
     ]),
+  ),
+);
+
+/**
+ * Channels the users may no longer see (Zulip's stream op:delete), e.g. a
+ * private channel after unsubscribing from it.
+ */
+export const streamDeleted = defineEvent(
+  "messaging",
+  "stream_delete",
+  clientEventPayload(
+    z.object({
+      type: z.literal("stream"),
+      op: z.literal("delete"),
+      /** deprecated by Zulip (feature level 343) for stream_ids: only the ids */
+      streams: z.array(z.object({ stream_id: int })),
+      stream_ids: z.array(int),
+    }),
   ),
 );
 

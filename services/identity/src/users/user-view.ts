@@ -112,6 +112,7 @@ export const toUserSummary = (user: UserDoc, realm: Pick<RealmRef, "host">): ide
   role: user.role,
   is_active: user.isActive,
   is_bot: user.isBot,
+  bot_owner_id: user.botOwnerId,
   avatar_url: avatarUrl(user),
   avatar_version: user.avatarVersion,
   receives_typing_notifications: settingsOf(user).receives_typing_notifications,

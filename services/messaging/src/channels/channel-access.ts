@@ -12,13 +12,30 @@ import type { Deps } from "../deps";
 import type { ChannelDoc } from "./channel.schema";
 import { groupSetting } from "./channel-view";
 
-/** Zulip's rule: who may see that a channel exists and its settings. */
-export const canSeeMetadata = (actor: Pick<Actor, "role">, ch: ChannelDoc, subscribed: boolean): boolean =>
-  subscribed || ch.isWebPublic || (!ch.inviteOnly && !isGuest(actor)) || (ch.inviteOnly && isAdmin(actor));
+type Member = Pick<Actor, "userId" | "role">;
 
-/** Who may read its messages. */
-export const canReadContent = (actor: Actor, ch: ChannelDoc, subscribed: boolean): boolean =>
-  subscribed || ch.isWebPublic || (!ch.inviteOnly && !isGuest(actor));
+/**
+ * Zulip's groups_granting_content_access: members of a private channel's
+ * can_add_subscribers_group or can_subscribe_group may read it (and join it)
+ * unsubscribed. Guests never, as neither setting allows the everyone group.
+ */
+const inGroupGrantingContentAccess = (user: Member, ch: ChannelDoc): boolean =>
+  !isGuest(user) &&
+  (groupIncludes(groupSetting(ch, "can_add_subscribers_group"), user) ||
+    groupIncludes(groupSetting(ch, "can_subscribe_group"), user));
+
+/**
+ * Zulip's user_has_metadata_access: who may see that a channel exists, its
+ * settings and its subscribers. Besides content access, administrators and the
+ * channel's administrators see private channels.
+ */
+export const canSeeMetadata = (user: Member, ch: ChannelDoc, subscribed: boolean): boolean =>
+  canReadContent(user, ch, subscribed) ||
+  (!isGuest(user) && (isAdmin(user) || groupIncludes(groupSetting(ch, "can_administer_channel_group"), user)));
+
+/** Zulip's user_has_content_access: who may read its messages. */
+export const canReadContent = (user: Member, ch: ChannelDoc, subscribed: boolean): boolean =>
+  subscribed || ch.isWebPublic || (!ch.inviteOnly && !isGuest(user)) || inGroupGrantingContentAccess(user, ch);
 
 /** Whether the user may read the channel's whole history, not only what they received. */
 export const canReadHistory = (actor: Actor, ch: ChannelDoc, subscribed: boolean): boolean =>
@@ -41,7 +58,7 @@ const SYSTEM_GROUP_MEMBERSHIP: Record<number, (role: number) => boolean> = {
  * subgroups) includes the user. System groups go by role; user-created groups
  * (identity's) are not known here and include nobody.
  */
-export function groupIncludes(value: GroupSettingValue, user: Pick<Actor, "userId" | "role">): boolean {
+export function groupIncludes(value: GroupSettingValue, user: Member): boolean {
   const inGroup = (id: number) => SYSTEM_GROUP_MEMBERSHIP[id]?.(user.role) ?? false;
   if (typeof value === "number") return inGroup(value);
   return value.direct_members.includes(user.userId) || value.direct_subgroups.some(inGroup);

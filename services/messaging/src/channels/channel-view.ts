@@ -57,11 +57,12 @@ export function subscriptionView(ch: ChannelDoc, sub: SubscriptionDoc, subscribe
     is_muted: sub.isMuted,
     in_home_view: !sub.isMuted,
     pin_to_top: sub.pinToTop,
-    desktop_notifications: null,
-    email_notifications: null,
-    wildcard_mentions_notify: null,
-    push_notifications: null,
-    audible_notifications: null,
+    // rows written before these settings existed lack them: the user's default
+    desktop_notifications: sub.desktopNotifications ?? null,
+    email_notifications: sub.emailNotifications ?? null,
+    wildcard_mentions_notify: sub.wildcardMentionsNotify ?? null,
+    push_notifications: sub.pushNotifications ?? null,
+    audible_notifications: sub.audibleNotifications ?? null,
     ...(subscribers ? { subscribers } : {}),
   };
 }

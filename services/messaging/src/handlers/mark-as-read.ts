@@ -1,7 +1,7 @@
-import { badRequest, requireUser, type Handler, type HandlerContext, type messaging } from "@teamchat/shared";
+import { badRequest, requireUser, type Handler, type messaging } from "@teamchat/shared";
 import { accessChannelById } from "../channels/channel-access";
 import type { Deps } from "../deps";
-import { changeFlags, publishFlagsEvent } from "../user-messages/flag-changes";
+import { markChannelRead, publishFlagsEvent } from "../user-messages/flag-changes";
 
 /** Zulip marks all as read 2,000 rows at a time. */
 const MARK_ALL_BATCH = 2000;
@@ -34,34 +34,14 @@ export const markAllAsReadHandler =
 
 type ChannelReadDeps = Deps<"messages" | "userMessages" | "subscriptions" | "channels" | "events" | "personal">;
 
-/**
- * The user's unread messages of a channel (or one of its topics) marked read.
- * The unread messages are the user's personal state's, as register's
- * unread_msgs counts them.
- */
-async function markChannelRead(
-  deps: ChannelReadDeps,
-  ctx: HandlerContext,
-  streamId: number,
-  topicKey: string | null,
-): Promise<Record<string, never>> {
-  const { realm, actor } = requireUser(ctx);
-  const { unread } = await deps.personal.of(realm.id, actor.userId);
-  const ids = unread
-    .messages()
-    .filter((m) => m.streamId === streamId && (topicKey === null || m.topicKey === topicKey))
-    .map((m) => m.id);
-  if (ids.length) await changeFlags(deps, ctx, realm.id, actor, "add", "read", ids);
-  return {};
-}
-
 /** POST /mark_stream_as_read: a channel the user may read (Zulip's access_stream_by_id). */
 export const markStreamAsReadHandler =
   (deps: ChannelReadDeps): Handler<typeof messaging.markStreamAsRead> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     await accessChannelById(deps, realm.id, actor, p.stream_id);
-    return markChannelRead(deps, ctx, p.stream_id, null);
+    await markChannelRead(deps, ctx, realm.id, actor.userId, p.stream_id, null);
+    return {};
   };
 
 /** POST /mark_topic_as_read: "No such topic" unless the user received a message in it (Zulip's check). */
@@ -85,5 +65,6 @@ export const markTopicAsReadHandler =
       );
       if (!received) throw badRequest(`No such topic '${p.topic_name}'`);
     }
-    return markChannelRead(deps, ctx, p.stream_id, topicKey);
+    await markChannelRead(deps, ctx, realm.id, actor.userId, p.stream_id, topicKey);
+    return {};
   };

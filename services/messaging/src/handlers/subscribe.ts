@@ -1,8 +1,22 @@
-import { badRequest, isGuest, messaging, requireUser, type Handler } from "@teamchat/shared";
+import {
+  badRequest,
+  isAdmin,
+  isGuest,
+  messaging,
+  requireUser,
+  type Actor,
+  type Handler,
+  type HandlerContext,
+  type ParamsOf,
+  type ReplyOf,
+  type realmConfig,
+} from "@teamchat/shared";
 import { canReadContent, groupIncludes } from "../channels/channel-access";
 import type { ChannelDoc } from "../channels/channel.schema";
+import { groupSetting } from "../channels/channel-view";
 import { checkChannelName, checkChannelOptions, insertChannel } from "../channels/create-channels";
 import type { Deps } from "../deps";
+import { principalsToUsers } from "../subscriptions/principals";
 import { subscribeUsers, type SubscribedPair } from "../subscriptions/subscribe-users";
 
 const byUser = (pairs: SubscribedPair[]): Record<string, string[]> => {
@@ -11,70 +25,106 @@ const byUser = (pairs: SubscribedPair[]): Record<string, string[]> => {
   return out;
 };
 
-/** POST /users/me/subscriptions: subscribe the user (or `principals`) to channels, creating missing ones. */
+/** Zulip's check_color for a subscription's `color`. */
+const HEX_COLOR = /^#[a-fA-F0-9]{3,6}$/;
+
+/**
+ * Zulip's get_streams_to_which_user_cannot_add_subscribers, for channels the
+ * actor may read: the organization's can_add_subscribers_group may add to all
+ * of them, administrators too; otherwise the channel's
+ * can_administer_channel_group or can_add_subscribers_group decides. Never guests.
+ */
+const canAddSubscribers = (actor: Actor, ch: ChannelDoc, settings: realmConfig.RealmSettings): boolean =>
+  !isGuest(actor) &&
+  (groupIncludes(settings.can_add_subscribers_group, actor) ||
+    isAdmin(actor) ||
+    groupIncludes(groupSetting(ch, "can_administer_channel_group"), actor) ||
+    groupIncludes(groupSetting(ch, "can_add_subscribers_group"), actor));
+
+/**
+ * POST /users/me/subscriptions (Zulip's add_subscriptions_backend): subscribes
+ * the user, or `principals`, to channels, creating missing ones. Channels the
+ * actor may not read are refused (or listed as `unauthorized` when
+ * authorization_errors_fatal is false); subscribing others needs the
+ * permission above on every existing channel (channels it creates need none).
+ * Everything is checked before anything is written.
+ */
 export const subscribeHandler =
-  (deps: Deps<"channels" | "subscriptions" | "users" | "events" | "settings">): Handler<typeof messaging.subscribe> =>
-  async (p, ctx) => {
-    const { realm, actor } = requireUser(ctx);
-    const realmId = realm.id;
-    const settings = await deps.settings.get(ctx);
+  (deps: SubscribeDeps): Handler<typeof messaging.subscribe> =>
+  (p, ctx) =>
+    addSubscriptions(deps, p, ctx);
 
-    let userIds = [actor.userId];
-    if (p.principals?.length) {
-      if (typeof p.principals[0] === "number") {
-        const ids = p.principals as number[];
-        const found = await deps.users.byIds(ctx, realmId, ids);
-        const invalid = ids.find((id) => !found.get(id)?.is_active);
-        if (invalid !== undefined) throw badRequest(`Invalid user ID: ${invalid}`);
-        userIds = ids;
-      } else {
-        const emails = p.principals as string[];
-        const found = await deps.users.byEmails(ctx, realmId, emails);
-        if (emails.some((e) => !found.get(e)?.is_active)) throw badRequest("No such user");
-        userIds = emails.map((e) => found.get(e)!.user_id);
-      }
-    }
-    userIds = [...new Set(userIds)];
-    const othersToo = userIds.some((id) => id !== actor.userId);
+type SubscribeDeps = Deps<"channels" | "subscriptions" | "users" | "events" | "settings">;
 
-    const existing: ChannelDoc[] = [];
-    const toCreate: Array<{ name: string; description?: string }> = [];
-    for (const spec of p.subscriptions) {
-      const name = checkChannelName(spec.name, settings);
-      const ch = await deps.channels.byName(realmId, name);
-      if (ch) existing.push(ch);
-      else if (!toCreate.some((c) => c.name.toLowerCase() === name.toLowerCase())) toCreate.push({ ...spec, name });
+/** What POST /users/me/subscriptions does (PATCH /users/me/subscriptions does it too). */
+export async function addSubscriptions(
+  deps: SubscribeDeps,
+  p: ParamsOf<typeof messaging.subscribe>,
+  ctx: HandlerContext,
+): Promise<ReplyOf<typeof messaging.subscribe>> {
+  const { realm, actor } = requireUser(ctx);
+  const realmId = realm.id;
+  // Zulip's require_non_guest_user
+  if (isGuest(actor)) throw badRequest("Not allowed for guest users");
+  const settings = await deps.settings.get(ctx);
+  for (const spec of p.subscriptions) {
+    if (spec.color !== undefined && !HEX_COLOR.test(spec.color)) {
+      throw badRequest("add.color is not a valid hex color code");
     }
+  }
 
-    const created: ChannelDoc[] = [];
-    if (toCreate.length) {
-      await checkChannelOptions(deps, ctx, actor, p);
-      for (const spec of toCreate) {
-        // A channel created meanwhile by someone else is simply joined.
-        const ch = await insertChannel(deps, realmId, actor, settings, spec, p);
-        if (ch) created.push(ch);
-        else existing.push((await deps.channels.byName(realmId, spec.name))!);
-      }
-    }
+  const users = await principalsToUsers(deps, ctx, realmId, actor, p.principals);
+  const subscribingOthers = users.some((u) => u.user_id !== actor.userId);
 
-    const mySubs = await deps.subscriptions.subscribedStreamIds(realmId, actor.userId);
-    const unauthorized = existing.filter((ch) => !canReadContent(actor, ch, mySubs.has(ch.streamId)));
-    if (unauthorized.length && p.authorization_errors_fatal) {
-      throw badRequest(`Unable to access channel (${unauthorized[0]!.name}).`);
+  const existing: ChannelDoc[] = [];
+  const toCreate: Array<{ name: string; description?: string }> = [];
+  const colorOf = new Map<string, string>();
+  for (const spec of p.subscriptions) {
+    const name = checkChannelName(spec.name, settings);
+    if (spec.color !== undefined) colorOf.set(name.toLowerCase(), spec.color);
+    const ch = await deps.channels.byName(realmId, name);
+    if (ch) {
+      if (!existing.some((c) => c.streamId === ch.streamId)) existing.push(ch);
+    } else if (!toCreate.some((c) => c.name.toLowerCase() === name.toLowerCase())) {
+      toCreate.push({ ...spec, name });
     }
-    const authorized = existing.filter((ch) => !unauthorized.includes(ch));
-    if (
-      othersToo &&
-      authorized.length &&
-      (isGuest(actor) || !groupIncludes(settings.can_add_subscribers_group, actor))
-    ) {
-      throw badRequest("Insufficient permission");
-    }
+  }
+  if (toCreate.length) await checkChannelOptions(deps, ctx, actor, p);
 
-    const { added, already } = await subscribeUsers(deps, ctx, realmId, [...authorized, ...created], userIds, created);
-    return {
-      subscribed: byUser(added),
-      already_subscribed: byUser(already),
-      ...(p.authorization_errors_fatal ? {} : { unauthorized: unauthorized.map((c) => c.name) }),
-    };
+  const mine = await deps.subscriptions.subscribedStreamIds(realmId, actor.userId);
+  const unauthorized = existing.filter((ch) => !canReadContent(actor, ch, mine.has(ch.streamId)));
+  if (unauthorized.length && p.authorization_errors_fatal) {
+    throw badRequest(`Unable to access channel (${unauthorized[0]!.name}).`);
+  }
+  const authorized = existing.filter((ch) => !unauthorized.includes(ch));
+  if (subscribingOthers && authorized.some((ch) => !canAddSubscribers(actor, ch, settings))) {
+    throw badRequest("Insufficient permission");
+  }
+
+  const created: ChannelDoc[] = [];
+  for (const spec of toCreate) {
+    // A channel created meanwhile by someone else is simply joined.
+    const ch = await insertChannel(deps, realmId, actor, settings, spec, p);
+    if (ch) created.push(ch);
+    else authorized.push((await deps.channels.byName(realmId, spec.name))!);
+  }
+
+  const channels = [...authorized, ...created];
+  const colors = new Map(
+    channels.flatMap((ch) => (colorOf.has(ch.nameKey) ? [[ch.streamId, colorOf.get(ch.nameKey)!] as const] : [])),
+  );
+  const { added, already } = await subscribeUsers(
+    deps,
+    ctx,
+    realmId,
+    channels,
+    users.map((u) => u.user_id),
+    created,
+    colors,
+  );
+  return {
+    subscribed: byUser(added),
+    already_subscribed: byUser(already),
+    ...(p.authorization_errors_fatal ? {} : { unauthorized: unauthorized.map((c) => c.name) }),
   };
+}

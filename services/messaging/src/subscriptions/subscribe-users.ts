@@ -14,7 +14,7 @@ export async function metadataAudience(
 ): Promise<number[]> {
   const subs = new Set(subscriberIds);
   return (await deps.users.all(ctx, realmId))
-    .filter((u) => u.is_active && canSeeMetadata(u, ch, subs.has(u.user_id)))
+    .filter((u) => u.is_active && canSeeMetadata({ userId: u.user_id, role: u.role }, ch, subs.has(u.user_id)))
     .map((u) => u.user_id)
     .sort((a, b) => a - b);
 }
@@ -36,8 +36,12 @@ export async function subscribeUsers(
   channels: ChannelDoc[],
   userIds: number[],
   created: ChannelDoc[] = [],
+  /** the color asked for each channel's new subscriptions, by channel id */
+  colors = new Map<number, string>(),
 ): Promise<{ added: SubscribedPair[]; already: SubscribedPair[] }> {
-  const pairs = channels.flatMap((ch) => userIds.map((userId) => ({ userId, streamId: ch.streamId })));
+  const pairs = channels.flatMap((ch) =>
+    userIds.map((userId) => ({ userId, streamId: ch.streamId, color: colors.get(ch.streamId) })),
+  );
   const addedRows = await deps.subscriptions.add(realmId, pairs);
   const isNew = new Set(addedRows.map((r) => `${r.userId}:${r.streamId}`));
   const byId = new Map(channels.map((c) => [c.streamId, c]));

@@ -1,8 +1,8 @@
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import { EventCache, messagingEvents, subscribeEvent, type EventPublisher } from "@teamchat/shared";
-import type { SubscriptionRepository } from "./subscription.repository";
-import type { SubscriptionDoc } from "./subscription.schema";
+import type { SubscriptionPair, SubscriptionRepository } from "./subscription.repository";
+import type { SubscriptionDoc, SubscriptionSettings } from "./subscription.schema";
 
 /** Subscription rows and subscriber ids kept in memory, over all users and channels. */
 const MAX_CACHED_ROWS = 200_000;
@@ -75,15 +75,37 @@ export class SubscriptionDirectory {
   }
 
   /** Subscribes each user to each channel; returns the pairs that were new. */
-  async add(realmId: number, pairs: Array<{ userId: number; streamId: number }>): Promise<SubscriptionDoc[]> {
+  async add(realmId: number, pairs: SubscriptionPair[]): Promise<SubscriptionDoc[]> {
     const added = await this.subscriptions.add(realmId, pairs);
-    if (added.length) {
-      this.events.publish(messagingEvents.subscriptionsChanged, {
-        realmId,
-        userIds: [...new Set(added.map((s) => s.userId))],
-        streamIds: [...new Set(added.map((s) => s.streamId))],
-      });
-    }
+    this.changed(realmId, added);
     return added;
+  }
+
+  /** Unsubscribes each user from each channel; returns the rows that were active. */
+  async remove(realmId: number, pairs: Array<{ userId: number; streamId: number }>): Promise<SubscriptionDoc[]> {
+    const removed = await this.subscriptions.remove(realmId, pairs);
+    this.changed(realmId, removed);
+    return removed;
+  }
+
+  /** Changes personal settings of the user's subscription. */
+  async setSettings(
+    realmId: number,
+    userId: number,
+    streamId: number,
+    settings: Partial<SubscriptionSettings>,
+  ): Promise<void> {
+    await this.subscriptions.setSettings(realmId, userId, streamId, settings);
+    this.changed(realmId, [{ userId, streamId }]);
+  }
+
+  /** Every instance forgets these users' subscriptions and these channels' subscribers. */
+  private changed(realmId: number, rows: Array<{ userId: number; streamId: number }>): void {
+    if (!rows.length) return;
+    this.events.publish(messagingEvents.subscriptionsChanged, {
+      realmId,
+      userIds: [...new Set(rows.map((s) => s.userId))],
+      streamIds: [...new Set(rows.map((s) => s.streamId))],
+    });
   }
 }

@@ -1,6 +1,6 @@
 import type { Connection } from "mongoose";
 import { TenantRepository, isDuplicateKey } from "@teamchat/shared";
-import { subscriptionSchema, type SubscriptionDoc } from "./subscription.schema";
+import { subscriptionSchema, type SubscriptionDoc, type SubscriptionSettings } from "./subscription.schema";
 
 /** Zulip's stream color palette (web/src/stream_color.ts); new subscriptions take the next unused one. */
 export const STREAM_COLORS = [
@@ -33,25 +33,44 @@ export class SubscriptionRepository extends TenantRepository<SubscriptionDoc> {
   }
 
   /**
-   * Subscribes each user to each channel; returns the pairs that were new.
-   * Retries are safe: the unique index turns a repeated insert into "already subscribed".
+   * Subscribes each user to each channel; returns the pairs that were new. A
+   * new row takes the pair's color, else the next palette color the user does
+   * not use; a former subscription comes back with its settings (as Zulip's).
+   * Retries are safe: the unique index turns a repeated insert into "already
+   * subscribed", and a row is reactivated only while inactive.
    */
-  async add(realmId: number, pairs: Array<{ userId: number; streamId: number }>): Promise<SubscriptionDoc[]> {
+  async add(realmId: number, pairs: SubscriptionPair[]): Promise<SubscriptionDoc[]> {
     const added: SubscriptionDoc[] = [];
     const userIds = [...new Set(pairs.map((p) => p.userId))];
     const existing = await this.find(realmId, { userId: { $in: userIds } });
-    for (const { userId, streamId } of pairs) {
+    for (const { userId, streamId, color } of pairs) {
       const mine = existing.filter((s) => s.userId === userId);
       const row = mine.find((s) => s.streamId === streamId);
       if (row?.active) continue;
       if (row) {
-        await this.updateOne(realmId, { userId, streamId }, { $set: { active: true } });
-        added.push({ ...row, active: true });
+        const reactivated = await this.findOneAndUpdate(
+          realmId,
+          { userId, streamId, active: false },
+          { $set: { active: true } },
+        );
+        if (reactivated) added.push(reactivated);
         continue;
       }
       const used = new Set(mine.map((s) => s.color));
-      const color = STREAM_COLORS.find((c) => !used.has(c)) ?? STREAM_COLORS[mine.length % STREAM_COLORS.length]!;
-      const doc: SubscriptionDoc = { realmId, userId, streamId, active: true, color, isMuted: false, pinToTop: false };
+      const doc: SubscriptionDoc = {
+        realmId,
+        userId,
+        streamId,
+        active: true,
+        color: color ?? STREAM_COLORS.find((c) => !used.has(c)) ?? STREAM_COLORS[mine.length % STREAM_COLORS.length]!,
+        isMuted: false,
+        pinToTop: false,
+        desktopNotifications: null,
+        audibleNotifications: null,
+        pushNotifications: null,
+        emailNotifications: null,
+        wildcardMentionsNotify: null,
+      };
       try {
         await this.insertOne(doc);
       } catch (err) {
@@ -63,4 +82,35 @@ export class SubscriptionRepository extends TenantRepository<SubscriptionDoc> {
     }
     return added;
   }
+
+  /**
+   * Unsubscribes each user from each channel (the row stays, inactive: Zulip's
+   * "unsubscribed"); returns the rows that were active, each deactivated by one
+   * conditional update, so concurrent requests cannot both remove one.
+   */
+  async remove(realmId: number, pairs: Array<{ userId: number; streamId: number }>): Promise<SubscriptionDoc[]> {
+    const removed = await Promise.all(
+      pairs.map(({ userId, streamId }) =>
+        this.findOneAndUpdate(realmId, { userId, streamId, active: true }, { $set: { active: false } }),
+      ),
+    );
+    return removed.filter((row) => row !== null);
+  }
+
+  /** Changes personal settings of the user's subscription. */
+  async setSettings(
+    realmId: number,
+    userId: number,
+    streamId: number,
+    settings: Partial<SubscriptionSettings>,
+  ): Promise<void> {
+    await this.updateOne(realmId, { userId, streamId }, { $set: settings });
+  }
+}
+
+/** A user to subscribe to a channel, with the color asked for it. */
+export interface SubscriptionPair {
+  userId: number;
+  streamId: number;
+  color?: string;
 }

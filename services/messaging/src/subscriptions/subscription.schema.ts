@@ -9,7 +9,26 @@ export interface SubscriptionDoc {
   color: string;
   isMuted: boolean;
   pinToTop: boolean;
+  /** per-channel notification settings; null = the user's default (Zulip's) */
+  desktopNotifications: boolean | null;
+  audibleNotifications: boolean | null;
+  pushNotifications: boolean | null;
+  emailNotifications: boolean | null;
+  wildcardMentionsNotify: boolean | null;
 }
+
+/** The personal settings POST /users/me/subscriptions/properties changes, by their stored name. */
+export type SubscriptionSettings = Pick<
+  SubscriptionDoc,
+  | "color"
+  | "isMuted"
+  | "pinToTop"
+  | "desktopNotifications"
+  | "audibleNotifications"
+  | "pushNotifications"
+  | "emailNotifications"
+  | "wildcardMentionsNotify"
+>;
 
 export const subscriptionSchema = new Schema<SubscriptionDoc>(
   {
@@ -20,10 +39,15 @@ export const subscriptionSchema = new Schema<SubscriptionDoc>(
     color: { type: String, required: true },
     isMuted: { type: Boolean, default: false },
     pinToTop: { type: Boolean, default: false },
+    desktopNotifications: { type: Boolean, default: null },
+    audibleNotifications: { type: Boolean, default: null },
+    pushNotifications: { type: Boolean, default: null },
+    emailNotifications: { type: Boolean, default: null },
+    wildcardMentionsNotify: { type: Boolean, default: null },
   },
   { collection: "subscriptions", versionKey: false },
 );
-// SubscriptionRepository.ofUser / subscribedStreamIds / isSubscribed / add: a user's subscriptions; one row per user and channel
+// SubscriptionRepository.ofUser / add / remove / setSettings: a user's subscriptions; one row per user and channel
 subscriptionSchema.index({ realmId: 1, userId: 1, streamId: 1 }, { unique: true });
 // SubscriptionRepository.subscriberIds / subscribersByChannel: a channel's subscribers (message recipients, include_subscribers)
 subscriptionSchema.index({ realmId: 1, streamId: 1, active: 1 });

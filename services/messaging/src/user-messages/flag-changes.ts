@@ -68,9 +68,7 @@ export async function changeFlags(
 ): Promise<{ changed: number[]; ignoredChannels: number[] }> {
   let ids = [...new Set(messageIds)];
   if (flag === "read" && op === "add") {
-    const changed = await markRead(deps, realmId, actor.userId, ids);
-    publishFlagsEvent(deps, ctx, realmId, actor.userId, { op, flag, messages: changed, all: false });
-    return { changed, ignoredChannels: [] };
+    return { changed: await markReadFor(deps, ctx, realmId, actor.userId, ids), ignoredChannels: [] };
   }
   const adding = op === "add";
   const markingUnread = flag === "read" && !adding;
@@ -129,6 +127,19 @@ export async function changeFlags(
   return { changed, ignoredChannels };
 }
 
+/** Marks these messages read for the user and tells their clients (and every instance's PersonalIndex); the ids changed. */
+export async function markReadFor(
+  deps: Deps<"userMessages" | "personal" | "events">,
+  ctx: HandlerContext,
+  realmId: number,
+  userId: number,
+  ids: number[],
+): Promise<number[]> {
+  const changed = await markRead(deps, realmId, userId, ids);
+  publishFlagsEvent(deps, ctx, realmId, userId, { op: "add", flag: "read", messages: changed, all: false });
+  return changed;
+}
+
 /**
  * Marking read, what every client does with what it shows: the user's
  * personal state (kept current by every flag event) tells which messages are
@@ -157,4 +168,25 @@ async function markRead(
   const rest = changed.filter((id) => !plainSet.has(id));
   await deps.userMessages.setFlag(realmId, userId, rest, "read", true);
   return changed;
+}
+
+/**
+ * The user's unread messages of a channel (or one of its topics) marked read:
+ * the unread messages are the user's personal state's, as register's
+ * unread_msgs counts them.
+ */
+export async function markChannelRead(
+  deps: Deps<"userMessages" | "personal" | "events">,
+  ctx: HandlerContext,
+  realmId: number,
+  userId: number,
+  streamId: number,
+  topicKey: string | null,
+): Promise<void> {
+  const { unread } = await deps.personal.of(realmId, userId);
+  const ids = unread
+    .messages()
+    .filter((m) => m.streamId === streamId && (topicKey === null || m.topicKey === topicKey))
+    .map((m) => m.id);
+  if (ids.length) await markReadFor(deps, ctx, realmId, userId, ids);
 }

@@ -59,6 +59,8 @@ export const userSummarySchema = z.object({
   role: roleSchema,
   is_active: z.boolean(),
   is_bot: z.boolean(),
+  /** a bot's owner (who may, e.g., unsubscribe it as if it were themselves) */
+  bot_owner_id: z.number().int().nullable(),
   avatar_url: z.string(),
   avatar_version: z.number().int(),
   receives_typing_notifications: z.boolean(),

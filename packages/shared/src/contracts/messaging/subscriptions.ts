@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineContract } from "../../contract";
+import { defineContract, emptyReply } from "../../contract";
 import { intList } from "../common";
 import { channelCreationParams } from "./channel-params";
 import { channelSchema } from "./channels";
@@ -31,18 +31,76 @@ export const getSubscriptions = defineContract({
   reply: z.object({ subscriptions: z.array(subscriptionSchema) }),
 });
 
+/** A channel to subscribe to (created when missing): Zulip's AddSubscriptionData. */
+const addSubscriptionSchema = z.object({
+  name: z.string(),
+  /** the subscriber's color for it (Zulip's color_map) */
+  color: z.string().optional(),
+  description: z.string().optional(),
+});
+
+/** User ids (preferred) or Zulip API addresses. */
+const principalsSchema = z.union([z.array(z.string()), intList]);
+
+const subscribedReply = {
+  subscribed: z.record(z.string(), z.array(z.string())),
+  already_subscribed: z.record(z.string(), z.array(z.string())),
+};
+const removedReply = { removed: z.array(z.string()), not_removed: z.array(z.string()) };
+
 export const subscribe = defineContract({
   subject: "messaging.subscriptions.add",
   http: { method: "POST", path: "/users/me/subscriptions", auth: "user" },
   params: z.object({
-    subscriptions: z.array(z.object({ name: z.string(), description: z.string().optional() })),
-    principals: z.union([z.array(z.string()), intList]).optional(),
+    subscriptions: z.array(addSubscriptionSchema),
+    principals: principalsSchema.optional(),
     authorization_errors_fatal: z.boolean().default(true),
     ...channelCreationParams,
   }),
-  reply: z.object({
-    subscribed: z.record(z.string(), z.array(z.string())),
-    already_subscribed: z.record(z.string(), z.array(z.string())),
-    unauthorized: z.array(z.string()).optional(),
+  reply: z.object({ ...subscribedReply, unauthorized: z.array(z.string()).optional() }),
+});
+
+/** DELETE /users/me/subscriptions: unsubscribe oneself or `principals` (Zulip's remove_subscriptions_backend). */
+export const unsubscribe = defineContract({
+  subject: "messaging.subscriptions.remove",
+  http: { method: "DELETE", path: "/users/me/subscriptions", auth: "user" },
+  params: z.object({ subscriptions: z.array(z.string()), principals: principalsSchema.optional() }),
+  reply: z.object(removedReply),
+});
+
+/** PATCH /users/me/subscriptions: subscribe to `add` and unsubscribe from `delete` in one call. */
+export const updateSubscriptions = defineContract({
+  subject: "messaging.subscriptions.update",
+  http: { method: "PATCH", path: "/users/me/subscriptions", auth: "user" },
+  params: z.object({ add: z.array(addSubscriptionSchema).optional(), delete: z.array(z.string()).optional() }),
+  reply: z.object({ ...subscribedReply, ...removedReply }),
+});
+
+/**
+ * The personal settings of a subscription that POST /users/me/subscriptions/properties
+ * changes (is_muted also under its old inverted name in_home_view).
+ */
+export const SUBSCRIPTION_PROPERTIES = [
+  "color",
+  "is_muted",
+  "in_home_view",
+  "pin_to_top",
+  "desktop_notifications",
+  "audible_notifications",
+  "push_notifications",
+  "email_notifications",
+  "wildcard_mentions_notify",
+] as const;
+export type SubscriptionProperty = (typeof SUBSCRIPTION_PROPERTIES)[number];
+
+/** POST /users/me/subscriptions/properties; property and value are checked by the handler, with Zulip's messages. */
+export const updateSubscriptionProperties = defineContract({
+  subject: "messaging.subscriptions.properties",
+  http: { method: "POST", path: "/users/me/subscriptions/properties", auth: "user" },
+  params: z.object({
+    subscription_data: z.array(
+      z.object({ stream_id: z.number().int(), property: z.string(), value: z.union([z.boolean(), z.string()]) }),
+    ),
   }),
+  reply: emptyReply,
 });

@@ -1,0 +1,99 @@
+import { isAdmin, messagingEvents, type HandlerContext } from "@teamchat/shared";
+import { canSeeMetadata } from "../channels/channel-access";
+import type { ChannelDoc } from "../channels/channel.schema";
+import type { Deps } from "../deps";
+import { markChannelRead } from "../user-messages/flag-changes";
+import type { UserSummary } from "../users/user-directory";
+import { metadataAudience, type SubscribedPair } from "./subscribe-users";
+
+/**
+ * Zulip's bulk_remove_subscriptions: unsubscribes each user from each channel
+ * and tells everyone concerned: `subscription` remove to each user unsubscribed,
+ * with their unread messages there marked read (Zulip's deferred
+ * mark_stream_messages_as_read) and `stream` delete for channels they may no
+ * longer see; peer_remove to the others who may see the channel's subscribers.
+ * Returns which (user, channel) pairs were removed and which were not subscribed.
+ */
+export async function unsubscribeUsers(
+  deps: Deps<"subscriptions" | "users" | "events" | "userMessages" | "personal">,
+  ctx: HandlerContext,
+  realmId: number,
+  channels: ChannelDoc[],
+  users: UserSummary[],
+): Promise<{ removed: SubscribedPair[]; notRemoved: SubscribedPair[] }> {
+  const pairs = users.flatMap((u) => channels.map((ch) => ({ userId: u.user_id, streamId: ch.streamId })));
+  const removedRows = await deps.subscriptions.remove(realmId, pairs);
+  const wasRemoved = new Set(removedRows.map((r) => `${r.userId}:${r.streamId}`));
+  const byId = new Map(channels.map((c) => [c.streamId, c]));
+  const result: { removed: SubscribedPair[]; notRemoved: SubscribedPair[] } = { removed: [], notRemoved: [] };
+  for (const p of pairs) {
+    (wasRemoved.has(`${p.userId}:${p.streamId}`) ? result.removed : result.notRemoved).push({
+      userId: p.userId,
+      channel: byId.get(p.streamId)!,
+    });
+  }
+
+  for (const user of users) {
+    const mine = result.removed.filter((r) => r.userId === user.user_id).map((r) => r.channel);
+    if (!mine.length) continue;
+    deps.events.publish(
+      messagingEvents.subscriptionChanged,
+      {
+        realmId,
+        userIds: [user.user_id],
+        event: {
+          type: "subscription",
+          op: "remove",
+          subscriptions: mine.map((ch) => ({ name: ch.name, stream_id: ch.streamId })),
+        },
+      },
+      ctx.requestId,
+    );
+    for (const ch of mine) await markChannelRead(deps, ctx, realmId, user.user_id, ch.streamId, null);
+    const member = { userId: user.user_id, role: user.role };
+    const hidden = isAdmin(member) ? [] : mine.filter((ch) => !canSeeMetadata(member, ch, false));
+    if (hidden.length) {
+      deps.events.publish(
+        messagingEvents.streamDeleted,
+        {
+          realmId,
+          userIds: [user.user_id],
+          event: {
+            type: "stream",
+            op: "delete",
+            streams: hidden.map((ch) => ({ stream_id: ch.streamId })),
+            stream_ids: hidden.map((ch) => ch.streamId),
+          },
+        },
+        ctx.requestId,
+      );
+    }
+  }
+
+  const subscribers = await deps.subscriptions.subscribersByChannel(
+    realmId,
+    channels.map((c) => c.streamId),
+  );
+  for (const ch of channels) {
+    const goneIds = removedRows.filter((r) => r.streamId === ch.streamId).map((r) => r.userId);
+    if (!goneIds.length) continue;
+    const peers = (await metadataAudience(deps, ctx, realmId, ch, subscribers.get(ch.streamId)!)).filter(
+      (id) => !goneIds.includes(id),
+    );
+    deps.events.publish(
+      messagingEvents.subscriptionChanged,
+      {
+        realmId,
+        userIds: peers,
+        event: {
+          type: "subscription",
+          op: "peer_remove",
+          stream_ids: [ch.streamId],
+          user_ids: goneIds.sort((a, b) => a - b),
+        },
+      },
+      ctx.requestId,
+    );
+  }
+  return result;
+}
