@@ -32,7 +32,9 @@ export const markAllAsReadHandler =
     return { complete: true };
   };
 
-type ChannelReadDeps = Deps<"messages" | "userMessages" | "subscriptions" | "channels" | "events" | "personal">;
+type ChannelReadDeps = Deps<
+  "messages" | "userMessages" | "subscriptions" | "channels" | "events" | "personal" | "userTopics"
+>;
 
 /**
  * The user's unread messages of a channel (or one of its topics) marked read.
