@@ -29,6 +29,8 @@ import { updateSubscriptionsHandler } from "./handlers/update-subscriptions";
 import { updateMessageHandler } from "./handlers/update-message";
 import { updateMessageFlagsHandler } from "./handlers/update-message-flags";
 import { updateMessageFlagsForNarrowHandler } from "./handlers/update-message-flags-for-narrow";
+import { updateMutedTopicHandler } from "./handlers/update-muted-topic";
+import { updateUserTopicHandler } from "./handlers/update-user-topic";
 import { MessageCache } from "./messages/message-cache";
 import { MessageHistory } from "./messages/message-history";
 import { MessageRepository } from "./messages/message.repository";
@@ -39,9 +41,11 @@ import { SubscriptionDirectory } from "./subscriptions/subscription-directory";
 import { SubscriptionRepository } from "./subscriptions/subscription.repository";
 import { subscriptionsState } from "./subscriptions/subscriptions.state";
 import { TopicRepository } from "./topics/topic.repository";
-import { topicsState } from "./topics/topics.state";
 import { PersonalIndex } from "./user-messages/personal-index";
 import { UserMessageRepository } from "./user-messages/user-message.repository";
+import { UserTopicIndex } from "./user-topics/user-topic-index";
+import { UserTopicRepository } from "./user-topics/user-topic.repository";
+import { userTopicsState } from "./user-topics/user-topics.state";
 import { UserDirectory } from "./users/user-directory";
 
 /** Composition root: real connections in, a serving bus endpoint out. */
@@ -54,6 +58,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   const recent = new RecentMessages(messages, deps.nc, deps.log);
   const channels = new ChannelRepository(deps.db, ids);
   const subscriptions = new SubscriptionRepository(deps.db);
+  const userTopics = new UserTopicRepository(deps.db);
   const m: MessagingDeps = {
     channels: new ChannelDirectory(channels, deps.events, deps.nc, deps.log),
     subscriptions: new SubscriptionDirectory(subscriptions, deps.events, deps.nc, deps.log),
@@ -63,19 +68,20 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     personal: new PersonalIndex(messages, userMessages, conversations, deps.nc, deps.log),
     conversations,
     topics: new TopicRepository(deps.db),
+    userTopics: new UserTopicIndex(userTopics, deps.nc, deps.log),
     users: new UserDirectory(deps.bus, deps.nc, deps.log),
     events: deps.events,
     settings: new RealmSettingsSource(deps.bus),
   };
   await Promise.all(
-    [channels, subscriptions, m.messages, m.userMessages, m.conversations, m.topics].map((r) => r.init()),
+    [channels, subscriptions, m.messages, m.userMessages, m.conversations, m.topics, userTopics].map((r) => r.init()),
   );
 
   const stateProviders = [
     ...messagesState(m),
     ...subscriptionsState(m),
     ...channelsState(m),
-    ...topicsState(),
+    ...userTopicsState(m),
     ...unreadsState(m),
   ];
 
@@ -106,12 +112,15 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.markStreamAsRead, markStreamAsReadHandler(m))
     .handle(messaging.markTopicAsRead, markTopicAsReadHandler(m))
     .handle(messaging.getStreamTopics, getStreamTopicsHandler(m))
+    .handle(messaging.updateMutedTopic, updateMutedTopicHandler(m))
+    .handle(messaging.updateUserTopic, updateUserTopicHandler(m))
     .handle(messaging.getConversationAudience, getConversationAudienceHandler(m))
     .handle(messaging.registerState, registerStateHandler(messaging.registerState, stateProviders));
   return {
     stop: () => {
       m.users.stop();
       m.personal.stop();
+      m.userTopics.stop();
       recent.stop();
       messageCache.stop();
       m.channels.stop();

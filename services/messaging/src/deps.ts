@@ -7,6 +7,7 @@ import type { SubscriptionDirectory } from "./subscriptions/subscription-directo
 import type { TopicRepository } from "./topics/topic.repository";
 import type { PersonalIndex } from "./user-messages/personal-index";
 import type { UserMessageRepository } from "./user-messages/user-message.repository";
+import type { UserTopicIndex } from "./user-topics/user-topic-index";
 import type { UserDirectory } from "./users/user-directory";
 
 /**
@@ -47,6 +48,7 @@ export interface MessagingDeps {
   personal: PersonalIndex;
   conversations: ConversationRepository;
   topics: TopicRepository;
+  userTopics: UserTopicIndex;
   users: UserDirectory;
   events: EventPublisher<"messaging">;
   settings: RealmSettingsSource;

@@ -108,9 +108,11 @@ describe("POST /register: messaging's state", () => {
     });
     expect(names(body.streams)).toEqual(["archive", "design"]);
     expect(body.realm_default_streams).toEqual([design]);
-    expect(body.muted_topics).toEqual([]);
+    // Zulip leaves out the deprecated muted_topics when user_topic is asked for too
+    expect(body).not.toHaveProperty("muted_topics");
     expect(body.user_topics).toEqual([]);
     expect(body).not.toHaveProperty("subscriptions");
+    expect((await register(bob, { fetch_event_types: ["muted_topics"] })).muted_topics).toEqual([]);
   });
 });
 

@@ -27,7 +27,8 @@ export function messageForClient(q: ClientTraits, message: messaging.Message, ma
 /**
  * Any other event as this client asked for it, as one or more events:
  * - topics name Zulip's empty topic as messageForClient does (update_message_flags'
- *   details of messages marked unread, update_message's and delete_message's topics);
+ *   details of messages marked unread, update_message's, delete_message's and
+ *   user_topic's topics);
  * - delete_message lists its messages only for clients with the
  *   bulk_message_deletion capability, others get one event per message.
  */
@@ -57,6 +58,8 @@ function withTopicNames(event: notifications.ClientEvent, emptyTopicName: string
       return { ...event, orig_subject: name(event.orig_subject), subject: name(event.subject) };
     case "delete_message":
       return event.topic === undefined ? event : { ...event, topic: name(event.topic) };
+    case "user_topic":
+      return { ...event, topic_name: name(event.topic_name)! };
     default:
       return event;
   }

@@ -27,6 +27,8 @@ export const PASS_THROUGH_EVENTS = [
   messagingEvents.subscriptionChanged,
   messagingEvents.messageFlagsUpdated,
   messagingEvents.reactionChanged,
+  messagingEvents.mutedTopicsChanged,
+  messagingEvents.userTopicChanged,
   realmConfigEvents.customProfileFields,
   realmConfigEvents.channelFolder,
   notificationsEvents.typing,

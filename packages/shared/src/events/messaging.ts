@@ -241,3 +241,36 @@ export const reactionChanged = defineEvent(
     streamId: int.nullable(),
   }),
 );
+
+/**
+ * A user's visibility policy for a topic changed (Zulip's
+ * do_set_user_topic_visibility_policy): their queues get Zulip's user_topic
+ * event (visibility_policy 0 when the policy was removed), and every messaging
+ * instance applies it to its copy of the user's topics (UserTopicIndex).
+ */
+export const userTopicChanged = defineEvent(
+  "messaging",
+  "user_topic",
+  clientEventPayload(
+    z.object({
+      type: z.literal("user_topic"),
+      stream_id: int,
+      topic_name: z.string(),
+      last_updated: int,
+      visibility_policy: int,
+    }),
+  ),
+);
+
+/**
+ * Zulip's deprecated muted_topics event, sent before user_topic with all the
+ * user's muted topics ([channel name, topic, muted at]); queues that asked for
+ * user_topic as well do not get it.
+ */
+export const mutedTopicsChanged = defineEvent(
+  "messaging",
+  "muted_topics",
+  clientEventPayload(
+    z.object({ type: z.literal("muted_topics"), muted_topics: z.array(z.tuple([z.string(), z.string(), int])) }),
+  ),
+);

@@ -32,7 +32,9 @@ export const markAllAsReadHandler =
     return { complete: true };
   };
 
-type ChannelReadDeps = Deps<"messages" | "userMessages" | "subscriptions" | "channels" | "events" | "personal">;
+type ChannelReadDeps = Deps<
+  "messages" | "userMessages" | "subscriptions" | "channels" | "events" | "personal" | "userTopics"
+>;
 
 /** POST /mark_stream_as_read: a channel the user may read (Zulip's access_stream_by_id). */
 export const markStreamAsReadHandler =

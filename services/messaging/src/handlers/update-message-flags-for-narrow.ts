@@ -19,6 +19,7 @@ export const updateMessageFlagsForNarrowHandler =
       | "history"
       | "userMessages"
       | "personal"
+      | "userTopics"
       | "channels"
       | "subscriptions"
       | "conversations"

@@ -22,7 +22,7 @@ import type { Deps } from "../deps";
 import { idSet, messageAudience } from "../messages/message-audience";
 import { mentionFlags } from "../messages/mentions";
 import { accessMessage } from "../messages/message-access";
-import { normalizeContent, normalizeTopic } from "../messages/message-content";
+import { checkTopicAllowed, normalizeContent, normalizeTopic } from "../messages/message-content";
 import type { MessageDoc } from "../messages/message.schema";
 import { mentionTargets, renderMarkdown } from "../render/markdown";
 
@@ -356,6 +356,8 @@ async function planMove(
   const topicChanged = requested !== undefined;
   const topic =
     topicChanged || channelChanged ? normalizeTopic(requested ?? message.topic, settings, to) : message.topic;
+  // a content edit too, where the channel allows only the empty topic now (Zulip's build_message_edit_request)
+  if (!topicChanged && !channelChanged) checkTopicAllowed(topic, settings, to, false);
   const resolveToggle = requested !== undefined && isResolveToggle(message.topic, requested, topic);
   const move: Move = { from, to, topic, topicChanged, channelChanged, resolveToggle, messages: [message] };
 

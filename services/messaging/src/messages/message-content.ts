@@ -13,19 +13,41 @@ export function normalizeContent(content: string, settings: realmConfig.RealmSet
   return truncate(body, settings.max_message_length, "\n[message truncated]");
 }
 
+/** Zulip's get_stream_topics_policy: the channel's own topics policy, or the organization's for "inherit". */
+export const topicsPolicyOf = (
+  channel: Pick<ChannelDoc, "topicsPolicy">,
+  settings: Pick<realmConfig.RealmSettings, "topics_policy">,
+): ChannelDoc["topicsPolicy"] => (channel.topicsPolicy === "inherit" ? settings.topics_policy : channel.topicsPolicy);
+
+/**
+ * Whether the channel's topics policy allows messages in this topic: the
+ * empty topic where it is disabled (for messages sent or moved there: Zulip's
+ * build_message_edit_request lets a content edit stay in it), another topic
+ * where only the empty one is allowed.
+ */
+export function checkTopicAllowed(
+  topic: string,
+  settings: realmConfig.RealmSettings,
+  channel: ChannelDoc,
+  arriving: boolean,
+): void {
+  const policy = topicsPolicyOf(channel, settings);
+  if (topic === "" && arriving && policy === "disable_empty_topic") {
+    throw badRequest("Sending messages to the general chat is not allowed in this channel.");
+  }
+  if (topic !== "" && policy === "empty_topic_only") {
+    throw badRequest("Only the general chat topic is allowed in this channel.");
+  }
+}
+
 /**
  * A channel message's topic as stored: trimmed, the empty-topic display name
- * meaning "" (Zulip's empty topic), allowed by the channel's topics policy,
- * truncated.
+ * meaning "" (Zulip's empty topic), allowed by the channel's topics policy
+ * (the organization's for "inherit"), truncated.
  */
 export function normalizeTopic(given: string, settings: realmConfig.RealmSettings, channel: ChannelDoc): string {
   let topic = given.trim();
   if (topic === settings.realm_empty_topic_display_name) topic = "";
-  if (topic === "" && channel.topicsPolicy === "disable_empty_topic") {
-    throw badRequest("Sending messages to the general chat is not allowed in this channel.");
-  }
-  if (topic !== "" && channel.topicsPolicy === "empty_topic_only") {
-    throw badRequest("Only the general chat topic is allowed in this channel.");
-  }
+  checkTopicAllowed(topic, settings, channel, true);
   return truncate(topic, settings.max_topic_length, "...");
 }

@@ -1,6 +1,7 @@
 import { badRequest, messagingEvents, type Actor, type HandlerContext, type PayloadOf } from "@teamchat/shared";
 import type { Deps } from "../deps";
 import { canSeeMessage } from "../messages/message-access";
+import { topicVisibilityOf } from "../user-topics/topic-visibility";
 import { isMention } from "./personal-index";
 
 /** The flags of Zulip's UserMessage that the API knows (all but is_private and active_mobile_push_notification). */
@@ -33,6 +34,8 @@ export function checkFlagChange(op: string, flag: string): FlagOp {
   return op;
 }
 
+const mentioned = (yes: boolean) => (yes ? { mentioned: true as const } : {});
+
 /** Publishes the user's update_message_flags event (their clients and every messaging instance hear it). */
 export function publishFlagsEvent(
   deps: Deps<"events">,
@@ -58,7 +61,7 @@ export function publishFlagsEvent(
  * Returns the messages changed and the channels skipped.
  */
 export async function changeFlags(
-  deps: Deps<"messages" | "userMessages" | "subscriptions" | "channels" | "events" | "personal">,
+  deps: Deps<"messages" | "userMessages" | "subscriptions" | "channels" | "events" | "personal" | "userTopics">,
   ctx: HandlerContext,
   realmId: number,
   actor: Actor,
@@ -110,12 +113,28 @@ export async function changeFlags(
     adding,
   );
 
+  // Zulip's format_unread_message_details: whether each channel message counts (unmuted_stream_msg), and
+  // mentions as unread_msgs counts them (a wildcard mention in a muted topic or channel does not)
+  const visibility = markingUnread ? await topicVisibilityOf(deps, realmId, actor.userId) : null;
   const details = (id: number): messagingEvents.UnreadMessageDetails => {
     const m = messages.get(id)!;
-    const mentioned = isMention(rows.get(id) ?? []) ? { mentioned: true as const } : {};
-    return m.type === "private"
-      ? { type: "private", user_ids: m.receivers.filter((u) => u !== actor.userId), ...mentioned }
-      : { type: "stream", stream_id: m.streamId!, topic: m.topic, unmuted_stream_msg: true, ...mentioned };
+    const flags = rows.get(id) ?? [];
+    if (m.type === "private") {
+      return {
+        type: "private",
+        user_ids: m.receivers.filter((u) => u !== actor.userId),
+        ...mentioned(isMention(flags)),
+      };
+    }
+    const unmuted = !visibility!.isMuted(m.streamId!, m.topic);
+    const counted = flags.includes("mentioned") || (unmuted && isMention(flags));
+    return {
+      type: "stream",
+      stream_id: m.streamId!,
+      topic: m.topic,
+      unmuted_stream_msg: unmuted,
+      ...mentioned(counted),
+    };
   };
   publishFlagsEvent(deps, ctx, realmId, actor.userId, {
     op,

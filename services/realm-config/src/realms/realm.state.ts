@@ -30,6 +30,7 @@ export const realmState = (realms: RealmRecordRepository, config: Pick<Config, "
       realm_url: realm.uri,
       realm_date_created: Math.floor(record.dateCreated.getTime() / 1000),
       realm_empty_topic_display_name: settings.realm_empty_topic_display_name,
+      realm_topics_policy: settings.topics_policy,
       realm_message_retention_days: settings.message_retention_days,
       realm_enable_spectator_access: settings.enable_spectator_access,
       realm_allow_message_editing: settings.allow_message_editing,

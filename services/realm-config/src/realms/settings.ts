@@ -18,6 +18,7 @@ export const WEB_PUBLIC_STREAMS_ENABLED = false;
 const MOVE_MESSAGE_LIMIT_SECONDS = 7 * 24 * 60 * 60;
 
 const SETTING_DEFAULTS = {
+  topics_policy: "allow_empty_topic" as realmConfig.RealmSettings["topics_policy"],
   enable_spectator_access: false,
   message_retention_days: -1,
   allow_message_editing: true,

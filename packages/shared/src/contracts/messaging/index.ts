@@ -5,4 +5,5 @@ export * from "./messages";
 export * from "./reactions";
 export * from "./subscriptions";
 export * from "./topics";
+export * from "./user-topics";
 export * from "./register";

@@ -36,10 +36,13 @@ export const defaultStreamGroupsState = statePart(
 
 export const starredMessagesState = statePart(["starred_messages"], z.object({ starred_messages: intList }));
 
-/** Zulip's deprecated muted_topics: [channel name, topic, muted at (UNIX time)] */
+/**
+ * Zulip's deprecated muted_topics: [channel name, topic, muted at (UNIX time)];
+ * absent when fetch_event_types asks for user_topic as well.
+ */
 export const mutedTopicsState = statePart(
   ["muted_topics"],
-  z.object({ muted_topics: z.array(z.tuple([z.string(), z.string(), int])) }),
+  z.object({ muted_topics: z.array(z.tuple([z.string(), z.string(), int])).optional() }),
 );
 
 export const userTopicSchema = z.object({

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { realmRefSchema } from "../../actor";
 import { defineContract } from "../../contract";
 import { groupSettingValueSchema, int } from "../common";
+import { REALM_TOPICS_POLICIES } from "../../domain/channels";
 import { REALM_GROUP_SETTING_DEFAULTS, type RealmGroupSetting } from "../../domain/groups";
 
 /** Internal: the gateway turns a request's Host into its organization. */
@@ -47,6 +48,8 @@ export const realmSettingsSchema = z.strictObject({
   max_channel_folder_name_length: int,
   max_channel_folder_description_length: int,
   realm_empty_topic_display_name: z.string(),
+  /** whether channels whose topics_policy is "inherit" take messages in the empty topic */
+  topics_policy: z.enum(REALM_TOPICS_POLICIES),
   enable_spectator_access: z.boolean(),
   /** the server-level WEB_PUBLIC_STREAMS_ENABLED */
   web_public_streams_enabled: z.boolean(),

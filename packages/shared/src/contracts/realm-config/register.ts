@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { REALM_TOPICS_POLICIES } from "../../domain/channels";
 import { REALM_GROUP_SETTING_DEFAULTS, type RealmGroupSetting } from "../../domain/groups";
 import { ProfileFieldType } from "../../domain/profile-fields";
 import { groupSettingValueSchema, int } from "../common";
@@ -41,6 +42,7 @@ export const realmPart = statePart(
     realm_url: z.string(),
     realm_date_created: int,
     realm_empty_topic_display_name: z.string(),
+    realm_topics_policy: z.enum(REALM_TOPICS_POLICIES),
     /** -1 = keep forever */
     realm_message_retention_days: int,
     realm_enable_spectator_access: z.boolean(),
