@@ -1,17 +1,30 @@
 import { IdAllocator, identity, registerStateHandler, type RunningService, type ServiceDeps } from "@teamchat/shared";
 import { ApiKeyRepository } from "./api-keys/api-key.repository";
+import { botsState } from "./bots/bots.state";
 import type { IdentityDeps } from "./deps";
 import { authenticateHandler } from "./handlers/authenticate";
 import { createOwnerHandler } from "./handlers/create-owner";
+import { createBotHandler } from "./handlers/create-bot";
 import { createUserHandler } from "./handlers/create-user";
+import { deactivateBotHandler } from "./handlers/deactivate-bot";
+import { deactivateOwnUserHandler } from "./handlers/deactivate-own-user";
+import { deactivateUserHandler } from "./handlers/deactivate-user";
 import { fetchApiKeyHandler } from "./handlers/fetch-api-key";
+import { getBotsHandler } from "./handlers/get-bots";
 import { getOwnUserHandler } from "./handlers/get-own-user";
 import { getUserByEmailHandler, getUserHandler } from "./handlers/get-user";
 import { getUserSummariesHandler } from "./handlers/get-user-summaries";
 import { getUsersHandler } from "./handlers/get-users";
+import { reactivateUserHandler } from "./handlers/reactivate-user";
+import { regenerateApiKeyHandler } from "./handlers/regenerate-api-key";
+import { regenerateBotApiKeyHandler } from "./handlers/regenerate-bot-api-key";
+import { updateBotHandler } from "./handlers/update-bot";
+import { updateRealmUserSettingsDefaultsHandler } from "./handlers/update-realm-user-settings-defaults";
 import { updateSettingsHandler } from "./handlers/update-settings";
 import { updateUserByEmailHandler, updateUserHandler } from "./handlers/update-user";
 import { LoginAttemptRepository } from "./login-attempts/login-attempt.repository";
+import { RealmUserDefaultRepository } from "./user-defaults/realm-user-default.repository";
+import { RealmUserDefaults } from "./user-defaults/realm-user-defaults";
 import { settingsState } from "./users/settings.state";
 import { UserDirectory } from "./users/user-directory";
 import { UserRepository } from "./users/user.repository";
@@ -20,14 +33,16 @@ import { usersState } from "./users/users.state";
 /** Composition root: real connections in, a serving bus endpoint out. */
 export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<RunningService> {
   const users = new UserRepository(deps.db, new IdAllocator(deps.db));
+  const userDefaults = new RealmUserDefaultRepository(deps.db);
   const id: IdentityDeps = {
     users: new UserDirectory(users, deps.events, deps.nc, deps.log),
     keys: new ApiKeyRepository(deps.db),
     attempts: new LoginAttemptRepository(deps.db),
+    userDefaults: new RealmUserDefaults(userDefaults, deps.events, deps.nc, deps.log),
     events: deps.events,
     bus: deps.bus,
   };
-  await Promise.all([users.init(), id.keys.init(), id.attempts.init()]);
+  await Promise.all([users.init(), id.keys.init(), id.attempts.init(), userDefaults.init()]);
 
   const updateSettings = updateSettingsHandler(id);
   deps.server
@@ -45,9 +60,24 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     .handle(identity.updateSettings, updateSettings)
     .handle(identity.updateDisplaySettings, updateSettings)
     .handle(identity.updateNotificationSettings, updateSettings)
+    .handle(identity.deactivateUser, deactivateUserHandler(id))
+    .handle(identity.reactivateUser, reactivateUserHandler(id))
+    .handle(identity.deactivateOwnUser, deactivateOwnUserHandler(id))
+    .handle(identity.regenerateApiKey, regenerateApiKeyHandler(id))
+    .handle(identity.updateRealmUserSettingsDefaults, updateRealmUserSettingsDefaultsHandler(id))
+    .handle(identity.createBot, createBotHandler(id))
+    .handle(identity.getBots, getBotsHandler(id))
+    .handle(identity.updateBot, updateBotHandler(id))
+    .handle(identity.deactivateBot, deactivateBotHandler(id))
+    .handle(identity.regenerateBotApiKey, regenerateBotApiKeyHandler(id))
     .handle(
       identity.registerState,
-      registerStateHandler(identity.registerState, [...usersState(id), ...settingsState(id)]),
+      registerStateHandler(identity.registerState, [...usersState(id), ...botsState(id), ...settingsState(id)]),
     );
-  return { stop: () => id.users.stop() };
+  return {
+    stop: () => {
+      id.users.stop();
+      id.userDefaults.stop();
+    },
+  };
 }

@@ -1,6 +1,7 @@
 // Events identity publishes.
 import { z } from "zod";
 import { roleSchema } from "../actor";
+import { botSchema, botServiceSchema } from "../contracts/identity/bots";
 import { userResourceSchema } from "../contracts/identity/users";
 import { clientEventPayload, defineEvent } from "./define";
 
@@ -16,6 +17,9 @@ export const personUpdateSchema = z.union([
   changed({ role: roleSchema }),
   /** the user's API email, when it changed (their address, or their email_address_visibility) */
   changed({ new_email: z.string() }),
+  /** deactivation and reactivation (Zulip's send_events_for_user_deactivation, do_reactivate_user) */
+  changed({ is_active: z.boolean() }),
+  changed({ bot_owner_id: int }),
   changed({
     custom_profile_field: z.strictObject({
       id: int,
@@ -38,6 +42,35 @@ export const realmUser = defineEvent(
   ),
 );
 
+/**
+ * realm_bot: what those who administer a bot see of it (Zulip's bot_owner_user_ids:
+ * administrators and the bot's owner). `delete` removes it from a previous owner's list.
+ */
+export const realmBot = defineEvent(
+  "identity",
+  "realm_bot",
+  clientEventPayload(
+    z.discriminatedUnion("op", [
+      z.object({ type: z.literal("realm_bot"), op: z.literal("add"), bot: botSchema }),
+      z.object({
+        type: z.literal("realm_bot"),
+        op: z.literal("update"),
+        bot: z.union([
+          z.strictObject({ user_id: int, full_name: z.string() }),
+          z.strictObject({ user_id: int, api_key: z.string() }),
+          z.strictObject({ user_id: int, is_active: z.boolean() }),
+          z.strictObject({ user_id: int, owner_id: int }),
+          z.strictObject({ user_id: int, default_all_public_streams: z.boolean() }),
+          z.strictObject({ user_id: int, services: z.array(botServiceSchema) }),
+        ]),
+      }),
+      z.object({ type: z.literal("realm_bot"), op: z.literal("delete"), bot: z.strictObject({ user_id: int }) }),
+    ]),
+  ),
+);
+
+export type RealmBotEvent = z.infer<typeof realmBot.payload>["event"];
+
 /** A personal setting's value: Zulip's settings are booleans, integers or strings. */
 export const settingValueSchema = z.union([z.boolean(), int, z.string()]);
 
@@ -48,6 +81,24 @@ export const userSettings = defineEvent(
   clientEventPayload(
     z.object({
       type: z.literal("user_settings"),
+      op: z.literal("update"),
+      property: z.string(),
+      value: settingValueSchema,
+    }),
+  ),
+);
+
+/**
+ * realm_user_settings_defaults update: one default of new users' settings changed, to
+ * everyone (Zulip's do_set_realm_user_default_setting). identity's instances drop their
+ * copy of the organization's defaults on it.
+ */
+export const realmUserSettingsDefaults = defineEvent(
+  "identity",
+  "realm_user_settings_defaults",
+  clientEventPayload(
+    z.object({
+      type: z.literal("realm_user_settings_defaults"),
       op: z.literal("update"),
       property: z.string(),
       value: settingValueSchema,

@@ -20,6 +20,8 @@ export { identityEvents, messagingEvents, notificationsEvents, realmConfigEvents
 export const PASS_THROUGH_EVENTS = [
   identityEvents.realmUser,
   identityEvents.userSettings,
+  identityEvents.realmBot,
+  identityEvents.realmUserSettingsDefaults,
   messagingEvents.streamCreated,
   messagingEvents.streamUpdated,
   messagingEvents.streamDeleted,

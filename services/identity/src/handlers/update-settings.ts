@@ -37,7 +37,7 @@ function isTimezone(tz: string): boolean {
 }
 
 /** Zulip's check_settings_values and check_timezone: nothing changes when one fails. */
-function checkValues(p: ParamsOf<typeof identity.updateSettings>): void {
+export function checkSettingValues(p: Partial<ParamsOf<typeof identity.updateSettings>>): void {
   if (p.default_language !== undefined && !LANGUAGES.includes(p.default_language)) {
     throw badRequest("Invalid default_language");
   }
@@ -63,7 +63,7 @@ export const updateSettingsHandler =
   async (params, ctx) => {
     const { realm } = requireUser(ctx);
     const user = await caller(users, ctx);
-    checkValues(params);
+    checkSettingValues(params);
     const { full_name, email, old_password, new_password, timezone, ...rest } = params;
     const set: UserChanges = {};
 

@@ -1,4 +1,6 @@
-import type { PayloadOf, identityEvents } from "@teamchat/shared";
+import { Role, type PayloadOf, type RealmRef, type identityEvents } from "@teamchat/shared";
+import type { UserDoc } from "./user.schema";
+import { toUserResource } from "./user-view";
 
 /** A realm_user update of one property (Zulip sends one event per changed property), seen by everyone. */
 export const personUpdated = (
@@ -8,4 +10,18 @@ export const personUpdated = (
   realmId,
   userIds: "all",
   event: { type: "realm_user", op: "update", person },
+});
+
+/** realm_user add: everyone may learn of a new user (the default visibility shows the real address to all). */
+export const userAdded = (user: UserDoc, realm: RealmRef): PayloadOf<typeof identityEvents.realmUser> => ({
+  realmId: realm.id,
+  userIds: "all",
+  event: {
+    type: "realm_user",
+    op: "add",
+    person: toUserResource(user, { userId: 0, role: Role.GUEST }, realm, {
+      client_gravatar: false,
+      include_custom_profile_fields: true,
+    }),
+  },
 });

@@ -9,6 +9,15 @@ export interface ProfileValue {
   rendered_value?: string;
 }
 
+/** What only bots have (Zulip's default_all_public_streams, its Service row and BotConfigData). */
+export interface BotProfile {
+  defaultAllPublicStreams: boolean;
+  /** outgoing webhook (base URL, format, token) or embedded bot (service name); null for the other types */
+  service: { name: string; baseUrl: string; interface: number; token: string } | null;
+  /** embedded bots' configuration (Zulip's BotConfigData) */
+  config: Record<string, string>;
+}
+
 export interface UserDoc {
   realmId: number;
   userId: number;
@@ -20,6 +29,8 @@ export interface UserDoc {
   isBot: boolean;
   botType: number | null;
   botOwnerId: number | null;
+  /** bots made through POST /bots */
+  botProfile?: BotProfile;
   dateJoined: Date;
   timezone: string;
   avatarVersion: number;
@@ -45,6 +56,7 @@ export const userSchema = new Schema<UserDoc>(
     isBot: { type: Boolean, default: false },
     botType: { type: Number, default: null },
     botOwnerId: { type: Number, default: null },
+    botProfile: { type: Schema.Types.Mixed, default: undefined },
     dateJoined: { type: Date, required: true },
     timezone: { type: String, default: "" },
     avatarVersion: { type: Number, default: 1 },

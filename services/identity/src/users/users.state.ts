@@ -25,7 +25,6 @@ export const usersState = ({ users }: Deps<"users">): StateProvider[] => [
       full_name: me.fullName,
     };
   }),
-  provideState(identity.realmBotState, async () => ({ realm_bots: [] })),
   provideState(identity.presenceState, async () => ({ presences: {} })),
   provideState(identity.realmUserGroupsState, async () => ({ realm_user_groups: [] })),
 ];

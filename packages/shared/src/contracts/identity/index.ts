@@ -1,4 +1,6 @@
 export * from "./auth";
 export * from "./settings";
 export * from "./users";
+export * from "./accounts";
+export * from "./bots";
 export * from "./register";

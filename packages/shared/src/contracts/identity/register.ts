@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { registerStateContract, statePart } from "../register";
 import { settingValuesSchema, type SettingValues } from "./settings";
+import { botSchema } from "./bots";
 import { userResourceSchema } from "./users";
 
 /** identity's keys of POST /register, one part per group of Zulip's fetch_initial_state_data. */
@@ -30,8 +31,8 @@ export const realmUserState = statePart(
   }),
 );
 
-/** The caller's bots: bots cannot be created yet. */
-export const realmBotState = statePart(["realm_bot"], z.object({ realm_bots: z.array(z.never()) }));
+/** The bots the caller may administer: every bot for administrators, else their own (Zulip's get_owned_bot_dicts). */
+export const realmBotState = statePart(["realm_bot"], z.object({ realm_bots: z.array(botSchema) }));
 
 /** Who is online: presence is not tracked yet. */
 export const presenceState = statePart(["presence"], z.object({ presences: z.strictObject({}) }));
