@@ -40,8 +40,10 @@ export const createBotHandler =
     const serviceName =
       botType === identity.BotType.INCOMING_WEBHOOK ? (params.service_name ?? "") : params.service_name || shortName;
     const fullName = checkFullName(params.full_name);
+    // The domain is the organization's host (Zulip's get_bot_domain), which may be
+    // dotless ("localhost") or an IP: only the part the caller chose is checked.
+    if (!isValidEmail(`${shortName}-bot@bot.example`)) throw badRequest("Bad name or username");
     const email = `${shortName}-bot@${realm.host.split(":")[0]}`.toLowerCase();
-    if (!isValidEmail(email)) throw badRequest("Bad name or username");
     const inUse = () => badRequest("Username already in use");
     if (await users.byEmail(realm.id, email)) throw inUse();
     if ((await users.all(realm.id)).some((u) => u.isActive && u.fullName === fullName)) {
