@@ -3,8 +3,8 @@
  * reactivate_user_backend, regenerate_api_key) and the organization's defaults
  * of new users' settings (update_realm_user_settings_defaults), through HTTP.
  */
-import { identity, type Credentials } from "@teamchat/shared";
-import { ok } from "@teamchat/shared/src/testing/api";
+import { identity } from "@teamchat/shared";
+import { ok, type Credentials } from "@teamchat/shared/src/testing/api";
 import { badRequestError as bad, expectZulipError } from "../../../test/support/call";
 import { EventReader } from "../../../test/support/events";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";

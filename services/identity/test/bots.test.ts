@@ -3,8 +3,8 @@
  * deactivate_bot_backend, regenerate_bot_api_key), register's realm_bots and
  * realm_bot events, through HTTP.
  */
-import { identity, type Credentials } from "@teamchat/shared";
-import { ok } from "@teamchat/shared/src/testing/api";
+import { identity } from "@teamchat/shared";
+import { ok, type Credentials } from "@teamchat/shared/src/testing/api";
 import { badRequestError as bad, expectZulipError } from "../../../test/support/call";
 import { EventReader } from "../../../test/support/events";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
