@@ -12,6 +12,12 @@ import { getUsersHandler } from "./handlers/get-users";
 import { updateSettingsHandler } from "./handlers/update-settings";
 import { updateUserByEmailHandler, updateUserHandler } from "./handlers/update-user";
 import { LoginAttemptRepository } from "./login-attempts/login-attempt.repository";
+import { addNavigationViewHandler } from "./handlers/add-navigation-view";
+import { getNavigationViewsHandler } from "./handlers/get-navigation-views";
+import { removeNavigationViewHandler } from "./handlers/remove-navigation-view";
+import { updateNavigationViewHandler } from "./handlers/update-navigation-view";
+import { NavigationViewRepository } from "./navigation-views/navigation-view.repository";
+import { navigationViewsState } from "./navigation-views/navigation-views.state";
 import { settingsState } from "./users/settings.state";
 import { UserDirectory } from "./users/user-directory";
 import { UserRepository } from "./users/user.repository";
@@ -19,15 +25,17 @@ import { usersState } from "./users/users.state";
 
 /** Composition root: real connections in, a serving bus endpoint out. */
 export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<RunningService> {
-  const users = new UserRepository(deps.db, new IdAllocator(deps.db));
+  const ids = new IdAllocator(deps.db);
+  const users = new UserRepository(deps.db, ids);
   const id: IdentityDeps = {
     users: new UserDirectory(users, deps.events, deps.nc, deps.log),
     keys: new ApiKeyRepository(deps.db),
     attempts: new LoginAttemptRepository(deps.db),
+    navigationViews: new NavigationViewRepository(deps.db, ids),
     events: deps.events,
     bus: deps.bus,
   };
-  await Promise.all([users.init(), id.keys.init(), id.attempts.init()]);
+  await Promise.all([users.init(), id.keys.init(), id.attempts.init(), id.navigationViews.init()]);
 
   const updateSettings = updateSettingsHandler(id);
   deps.server
@@ -45,9 +53,17 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     .handle(identity.updateSettings, updateSettings)
     .handle(identity.updateDisplaySettings, updateSettings)
     .handle(identity.updateNotificationSettings, updateSettings)
+    .handle(identity.listNavigationViews, getNavigationViewsHandler(id))
+    .handle(identity.addNavigationView, addNavigationViewHandler(id))
+    .handle(identity.updateNavigationView, updateNavigationViewHandler(id))
+    .handle(identity.removeNavigationView, removeNavigationViewHandler(id))
     .handle(
       identity.registerState,
-      registerStateHandler(identity.registerState, [...usersState(id), ...settingsState(id)]),
+      registerStateHandler(identity.registerState, [
+        ...usersState(id),
+        ...settingsState(id),
+        ...navigationViewsState(id),
+      ]),
     );
   return { stop: () => id.users.stop() };
 }

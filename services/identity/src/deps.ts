@@ -1,6 +1,7 @@
 import type { BusClient, EventPublisher } from "@teamchat/shared";
 import type { ApiKeyRepository } from "./api-keys/api-key.repository";
 import type { LoginAttemptRepository } from "./login-attempts/login-attempt.repository";
+import type { NavigationViewRepository } from "./navigation-views/navigation-view.repository";
 import type { UserDirectory } from "./users/user-directory";
 
 /** Everything identity's handlers may use; each takes only its own `Deps<...>` of it, so its signature says what it touches. */
@@ -8,6 +9,7 @@ export interface IdentityDeps {
   users: UserDirectory;
   keys: ApiKeyRepository;
   attempts: LoginAttemptRepository;
+  navigationViews: NavigationViewRepository;
   events: EventPublisher<"identity">;
   bus: BusClient;
 }
