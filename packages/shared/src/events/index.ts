@@ -30,6 +30,8 @@ export const PASS_THROUGH_EVENTS = [
   messagingEvents.reactionChanged,
   messagingEvents.mutedTopicsChanged,
   messagingEvents.userTopicChanged,
+  messagingEvents.alertWordsChanged,
+  messagingEvents.mutedUsersChanged,
   realmConfigEvents.customProfileFields,
   realmConfigEvents.channelFolder,
   notificationsEvents.typing,
