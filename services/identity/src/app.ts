@@ -25,6 +25,12 @@ import { updateUserByEmailHandler, updateUserHandler } from "./handlers/update-u
 import { LoginAttemptRepository } from "./login-attempts/login-attempt.repository";
 import { RealmUserDefaultRepository } from "./user-defaults/realm-user-default.repository";
 import { RealmUserDefaults } from "./user-defaults/realm-user-defaults";
+import { addNavigationViewHandler } from "./handlers/add-navigation-view";
+import { getNavigationViewsHandler } from "./handlers/get-navigation-views";
+import { removeNavigationViewHandler } from "./handlers/remove-navigation-view";
+import { updateNavigationViewHandler } from "./handlers/update-navigation-view";
+import { NavigationViewRepository } from "./navigation-views/navigation-view.repository";
+import { navigationViewsState } from "./navigation-views/navigation-views.state";
 import { settingsState } from "./users/settings.state";
 import { UserDirectory } from "./users/user-directory";
 import { UserRepository } from "./users/user.repository";
@@ -32,17 +38,19 @@ import { usersState } from "./users/users.state";
 
 /** Composition root: real connections in, a serving bus endpoint out. */
 export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<RunningService> {
-  const users = new UserRepository(deps.db, new IdAllocator(deps.db));
+  const ids = new IdAllocator(deps.db);
+  const users = new UserRepository(deps.db, ids);
   const userDefaults = new RealmUserDefaultRepository(deps.db);
   const id: IdentityDeps = {
     users: new UserDirectory(users, deps.events, deps.nc, deps.log),
     keys: new ApiKeyRepository(deps.db),
     attempts: new LoginAttemptRepository(deps.db),
     userDefaults: new RealmUserDefaults(userDefaults, deps.events, deps.nc, deps.log),
+    navigationViews: new NavigationViewRepository(deps.db, ids),
     events: deps.events,
     bus: deps.bus,
   };
-  await Promise.all([users.init(), id.keys.init(), id.attempts.init(), userDefaults.init()]);
+  await Promise.all([users.init(), id.keys.init(), id.attempts.init(), userDefaults.init(), id.navigationViews.init()]);
 
   const updateSettings = updateSettingsHandler(id);
   deps.server
@@ -70,9 +78,18 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     .handle(identity.updateBot, updateBotHandler(id))
     .handle(identity.deactivateBot, deactivateBotHandler(id))
     .handle(identity.regenerateBotApiKey, regenerateBotApiKeyHandler(id))
+    .handle(identity.listNavigationViews, getNavigationViewsHandler(id))
+    .handle(identity.addNavigationView, addNavigationViewHandler(id))
+    .handle(identity.updateNavigationView, updateNavigationViewHandler(id))
+    .handle(identity.removeNavigationView, removeNavigationViewHandler(id))
     .handle(
       identity.registerState,
-      registerStateHandler(identity.registerState, [...usersState(id), ...botsState(id), ...settingsState(id)]),
+      registerStateHandler(identity.registerState, [
+        ...usersState(id),
+        ...botsState(id),
+        ...settingsState(id),
+        ...navigationViewsState(id),
+      ]),
     );
   return {
     stop: () => {

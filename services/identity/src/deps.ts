@@ -2,6 +2,7 @@ import type { BusClient, EventPublisher } from "@teamchat/shared";
 import type { ApiKeyRepository } from "./api-keys/api-key.repository";
 import type { LoginAttemptRepository } from "./login-attempts/login-attempt.repository";
 import type { RealmUserDefaults } from "./user-defaults/realm-user-defaults";
+import type { NavigationViewRepository } from "./navigation-views/navigation-view.repository";
 import type { UserDirectory } from "./users/user-directory";
 
 /** Everything identity's handlers may use; each takes only its own `Deps<...>` of it, so its signature says what it touches. */
@@ -10,6 +11,7 @@ export interface IdentityDeps {
   keys: ApiKeyRepository;
   attempts: LoginAttemptRepository;
   userDefaults: RealmUserDefaults;
+  navigationViews: NavigationViewRepository;
   events: EventPublisher<"identity">;
   bus: BusClient;
 }

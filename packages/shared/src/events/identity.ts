@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { roleSchema } from "../actor";
 import { botSchema, botServiceSchema } from "../contracts/identity/bots";
+import { navigationViewSchema } from "../contracts/identity/navigation-views";
 import { userResourceSchema } from "../contracts/identity/users";
 import { clientEventPayload, defineEvent } from "./define";
 
@@ -111,3 +112,22 @@ export const authInvalidated = defineEvent("identity", "auth_invalidated", z.obj
 
 /** Users of an organization were added or changed: every identity instance forgets its copy of them (UserDirectory). */
 export const usersChanged = defineEvent("identity", "users_changed", z.object({ realmId: int }));
+
+/** navigation_view add/update/remove (Zulip's do_*_navigation_view): to the user only. */
+export const navigationView = defineEvent(
+  "identity",
+  "navigation_view",
+  clientEventPayload(
+    z.discriminatedUnion("op", [
+      z.object({ type: z.literal("navigation_view"), op: z.literal("add"), navigation_view: navigationViewSchema }),
+      z.object({
+        type: z.literal("navigation_view"),
+        op: z.literal("update"),
+        fragment: z.string(),
+        /** only the properties the request set */
+        data: z.strictObject({ is_pinned: z.boolean().optional(), name: z.string().optional() }),
+      }),
+      z.object({ type: z.literal("navigation_view"), op: z.literal("remove"), fragment: z.string() }),
+    ]),
+  ),
+);

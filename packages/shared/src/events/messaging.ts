@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { channelSchema } from "../contracts/messaging/channels";
 import { PROPAGATE_MODES, messageSchema, reactionSchema } from "../contracts/messaging/messages";
+import { mutedUserSchema } from "../contracts/messaging/muted-users";
 import { subscriptionSchema } from "../contracts/messaging/subscriptions";
 import { audienceSchema, clientEventPayload, defineEvent } from "./define";
 
@@ -273,4 +274,26 @@ export const mutedTopicsChanged = defineEvent(
   clientEventPayload(
     z.object({ type: z.literal("muted_topics"), muted_topics: z.array(z.tuple([z.string(), z.string(), int])) }),
   ),
+);
+
+/**
+ * A user's alert words changed: their queues get Zulip's alert_words event
+ * (all their words), and every messaging instance replaces its copy of the
+ * user's words (AlertWordIndex).
+ */
+export const alertWordsChanged = defineEvent(
+  "messaging",
+  "alert_words",
+  clientEventPayload(z.object({ type: z.literal("alert_words"), alert_words: z.array(z.string()) })),
+);
+
+/**
+ * A user muted or unmuted someone: their queues get Zulip's muted_users event
+ * (everyone they mute now), and every messaging instance replaces its copy
+ * (MutedUserIndex).
+ */
+export const mutedUsersChanged = defineEvent(
+  "messaging",
+  "muted_users",
+  clientEventPayload(z.object({ type: z.literal("muted_users"), muted_users: z.array(mutedUserSchema) })),
 );

@@ -69,6 +69,8 @@ export const sendMessageHandler =
       | "users"
       | "events"
       | "settings"
+      | "alertWords"
+      | "mutedUsers"
     >,
   ): Handler<typeof messaging.sendMessage> =>
   async (p, ctx) => {
@@ -132,10 +134,16 @@ export const sendMessageHandler =
     });
     const recipients = [...(await deps.users.byIds(ctx, realm.id, message.receivers)).values()];
     const mentions = mentionFlags(content, recipients);
+    // Zulip's has_alert_word, and its muted senders: their messages arrive read for the users who muted them
+    const [alerted, muters] = await Promise.all([
+      deps.alertWords.usersAlerted(realm.id, content, message.receivers),
+      deps.mutedUsers.mutersOf(realm.id, actor.userId),
+    ]);
     const flagsOf = (userId: number): string[] =>
       inFlagOrder([
-        ...(userId === actor.userId && p.read_by_sender !== false ? ["read"] : []),
+        ...((userId === actor.userId && p.read_by_sender !== false) || muters.has(userId) ? ["read"] : []),
         ...(mentions.get(userId) ?? []),
+        ...(alerted.has(userId) ? ["has_alert_word"] : []),
       ]);
     await deps.userMessages.deliver(
       realm.id,

@@ -4,3 +4,4 @@ export * from "./users";
 export * from "./accounts";
 export * from "./bots";
 export * from "./register";
+export * from "./navigation-views";

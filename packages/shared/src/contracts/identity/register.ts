@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { registerStateContract, statePart } from "../register";
+import { navigationViewSchema } from "./navigation-views";
 import { settingValuesSchema, type SettingValues } from "./settings";
 import { botSchema } from "./bots";
 import { userResourceSchema } from "./users";
@@ -41,6 +42,12 @@ export const presenceState = statePart(["presence"], z.object({ presences: z.str
 export const realmUserGroupsState = statePart(
   ["realm_user_groups"],
   z.object({ realm_user_groups: z.array(z.never()) }),
+);
+
+/** The user's navigation views (FL 390), as GET /navigation_views lists them. */
+export const navigationViewsState = statePart(
+  ["navigation_view"],
+  z.object({ navigation_views: z.array(navigationViewSchema) }),
 );
 
 /** The choices a settings UI offers beside the values. */
@@ -130,6 +137,7 @@ export const registerState = registerStateContract("identity", [
   realmBotState,
   presenceState,
   realmUserGroupsState,
+  navigationViewsState,
   realmUserSettingsDefaultsState,
   userSettingsState,
   legacyDisplaySettingsState,
