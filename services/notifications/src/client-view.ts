@@ -29,9 +29,16 @@ export function messageForClient(q: ClientTraits, message: messaging.Message, ma
  * - topics name Zulip's empty topic as messageForClient does (update_message_flags'
  *   details of messages marked unread, update_message's and delete_message's topics);
  * - delete_message lists its messages only for clients with the
- *   bulk_message_deletion capability, others get one event per message.
+ *   bulk_message_deletion capability, others get one event per message;
+ * - a channel archived (stream update of is_archived) is told as such only to
+ *   clients with the archived_channels capability (FL 315); to others the
+ *   channel is gone: Zulip's stream op:delete.
  */
 export function eventForClient(q: ClientTraits, event: notifications.ClientEvent): notifications.ClientEvent[] {
+  if (event.type === "stream" && event.op === "update" && event.property === "is_archived") {
+    if (q.clientCapabilities.archived_channels === true) return [event];
+    return [{ type: "stream", op: "delete", streams: [{ stream_id: event.stream_id }], stream_ids: [event.stream_id] }];
+  }
   const shown = q.clientCapabilities.empty_topic_name === true ? event : withTopicNames(event, q.emptyTopicName);
   if (shown.type !== "delete_message" || q.clientCapabilities.bulk_message_deletion === true) return [shown];
   const { message_ids = [], ...rest } = shown;

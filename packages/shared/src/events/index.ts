@@ -22,6 +22,8 @@ export const PASS_THROUGH_EVENTS = [
   identityEvents.userSettings,
   messagingEvents.streamCreated,
   messagingEvents.streamUpdated,
+  messagingEvents.streamDeleted,
+  messagingEvents.defaultStreamsChanged,
   messagingEvents.messagesDeleted,
   messagingEvents.subscriptionChanged,
   messagingEvents.messageFlagsUpdated,

@@ -1,5 +1,6 @@
 // Events messaging publishes.
 import { z } from "zod";
+import { groupSettingValueSchema } from "../contracts/common";
 import { channelSchema } from "../contracts/messaging/channels";
 import { PROPAGATE_MODES, messageSchema, reactionSchema } from "../contracts/messaging/messages";
 import { subscriptionSchema } from "../contracts/messaging/subscriptions";
@@ -116,7 +117,13 @@ export const subscriptionChanged = defineEvent(
   ),
 );
 
-/** A channel property changed (Zulip's stream op:update), e.g. first_message_id after deletions and moves. */
+/**
+ * A channel property changed (Zulip's stream op:update), one event per
+ * property: first_message_id after deletions and moves, and each property
+ * PATCH /streams/{stream_id} changes. `name` is the name before the change.
+ * Archiving is told as property is_archived; notifications turns it into
+ * op:delete for clients without the archived_channels capability.
+ */
 export const streamUpdated = defineEvent(
   "messaging",
   "stream_update",
@@ -127,9 +134,41 @@ export const streamUpdated = defineEvent(
       stream_id: int,
       name: z.string(),
       property: z.string(),
-      value: z.union([z.string(), int, z.boolean()]),
+      /** null: message_retention_days back to the organization's default, folder_id out of its folder */
+      value: z.union([z.string(), int, z.boolean(), groupSettingValueSchema, z.null()]),
+      /** with description */
+      rendered_description: z.string().optional(),
+      /** with invite_only */
+      history_public_to_subscribers: z.boolean().optional(),
+      is_web_public: z.boolean().optional(),
     }),
   ),
+);
+
+/**
+ * Users no longer see these channels (Zulip's stream op:delete): those who
+ * lost metadata access, and, for archiving, clients without the
+ * archived_channels capability (notifications makes it from streamUpdated).
+ */
+export const streamDeleted = defineEvent(
+  "messaging",
+  "stream_delete",
+  clientEventPayload(
+    z.object({
+      type: z.literal("stream"),
+      op: z.literal("delete"),
+      /** deprecated by Zulip (FL 343) for stream_ids */
+      streams: z.array(z.object({ stream_id: int })),
+      stream_ids: z.array(int),
+    }),
+  ),
+);
+
+/** The organization's default channels changed: Zulip's default_streams event, every id. */
+export const defaultStreamsChanged = defineEvent(
+  "messaging",
+  "default_streams",
+  clientEventPayload(z.object({ type: z.literal("default_streams"), default_streams: z.array(int) })),
 );
 
 /**

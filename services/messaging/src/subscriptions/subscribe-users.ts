@@ -14,7 +14,7 @@ export async function metadataAudience(
 ): Promise<number[]> {
   const subs = new Set(subscriberIds);
   return (await deps.users.all(ctx, realmId))
-    .filter((u) => u.is_active && canSeeMetadata(u, ch, subs.has(u.user_id)))
+    .filter((u) => u.is_active && canSeeMetadata({ userId: u.user_id, role: u.role }, ch, subs.has(u.user_id)))
     .map((u) => u.user_id)
     .sort((a, b) => a - b);
 }

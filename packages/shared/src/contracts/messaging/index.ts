@@ -1,4 +1,5 @@
 export * from "./channels";
+export * from "./channel-admin";
 export * from "./conversations";
 export * from "./flags";
 export * from "./messages";
