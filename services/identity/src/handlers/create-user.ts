@@ -5,6 +5,7 @@ import {
   isAdmin,
   isDuplicateKey,
   identityEvents,
+  messaging,
   mustBeAdmin,
   requireUser,
   type Handler,
@@ -17,7 +18,7 @@ import { toUserResource } from "../users/user-view";
 
 /** POST /users (Zulip's create_user_backend): administrators holding can_create_users. */
 export const createUserHandler =
-  ({ users, events }: Deps<"users" | "events">): Handler<typeof identity.createUser> =>
+  ({ users, events, bus }: Deps<"users" | "events" | "bus">): Handler<typeof identity.createUser> =>
   async ({ email, password, full_name }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw mustBeAdmin();
@@ -56,5 +57,7 @@ export const createUserHandler =
       { realmId: realm.id, userIds: "all", event: { type: "realm_user", op: "add", person } },
       ctx.requestId,
     );
+    // The new user joins the organization's default channels: messaging owns them and decides which they are.
+    await bus.request(messaging.subscribeToDefaultStreams, { user_id: user.userId }, ctx);
     return { user_id: user.userId };
   };
