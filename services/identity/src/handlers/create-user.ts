@@ -58,6 +58,11 @@ export const createUserHandler =
       ctx.requestId,
     );
     // The new user joins the organization's default channels: messaging owns them and decides which they are.
-    await bus.request(messaging.subscribeToDefaultStreams, { user_id: user.userId }, ctx);
+    // The user exists either way: a failure here is logged rather than turned into a failed creation.
+    try {
+      await bus.request(messaging.subscribeToDefaultStreams, { user_id: user.userId }, ctx);
+    } catch (err) {
+      ctx.log.error({ err, userId: user.userId }, "new user not subscribed to the default channels");
+    }
     return { user_id: user.userId };
   };
