@@ -82,9 +82,14 @@ export class ChannelDirectory {
     }
   }
 
-  /** Changes the channel's properties (PATCH /streams/{stream_id}, archiving, default channels). */
+  /**
+   * Changes the channel's properties (PATCH /streams/{stream_id}, archiving,
+   * default channels). This instance forgets its copy at once, not when its
+   * own event comes back: the writer reads the channel again to tell others.
+   */
   async update(realmId: number, streamId: number, changes: ChannelChanges): Promise<void> {
     await this.channels.update(realmId, streamId, changes);
+    this.cache.drop(`${realmId}`);
     this.events.publish(messagingEvents.channelsChanged, { realmId });
   }
 }

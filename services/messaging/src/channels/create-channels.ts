@@ -31,7 +31,8 @@ export interface ChannelOptions extends GroupSettings {
 }
 
 type TopicsPolicy = ChannelDoc["topicsPolicy"];
-export const isTopicsPolicy = (value: string): value is TopicsPolicy => (TOPICS_POLICIES as readonly string[]).includes(value);
+export const isTopicsPolicy = (value: string): value is TopicsPolicy =>
+  (TOPICS_POLICIES as readonly string[]).includes(value);
 
 /** Zulip's check_stream_name. */
 export function checkChannelName(name: string, settings: realmConfig.RealmSettings): string {

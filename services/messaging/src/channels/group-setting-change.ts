@@ -23,8 +23,14 @@ function sameGroupSetting(a: GroupSettingValue, b: GroupSettingValue): boolean {
  * from the current one, null when it does not; refused when the client's
  * `old` is not the current value (it showed its user a stale state).
  */
-export function groupSettingChange(current: GroupSettingValue, update: GroupSettingValueUpdate): GroupSettingValue | null {
-  if (update.old !== undefined && !sameGroupSetting(normalizeGroupSetting(update.old), normalizeGroupSetting(current))) {
+export function groupSettingChange(
+  current: GroupSettingValue,
+  update: GroupSettingValueUpdate,
+): GroupSettingValue | null {
+  if (
+    update.old !== undefined &&
+    !sameGroupSetting(normalizeGroupSetting(update.old), normalizeGroupSetting(current))
+  ) {
     throw badRequest("'old' value does not match the expected value.");
   }
   const next = normalizeGroupSetting(update.new);

@@ -67,21 +67,26 @@ async function changesOf(
   const isWebPublic = p.is_web_public ?? channel.isWebPublic;
   const isDefault = p.is_default_stream ?? channel.isDefault;
   // By default, private channels protect their history and public ones share it.
-  const historyPublic = p.history_public_to_subscribers ?? (p.is_private !== undefined ? !p.is_private : channel.historyPublicToSubscribers);
+  const historyPublic =
+    p.history_public_to_subscribers ??
+    (p.is_private !== undefined ? !p.is_private : channel.historyPublicToSubscribers);
   if ((isWebPublic && (!historyPublic || isPrivate)) || (!isPrivate && !historyPublic)) {
     throw badRequest("Invalid parameters");
   }
   if (isPrivate && isDefault) throw badRequest("A default channel cannot be private.");
   if (p.is_private !== undefined) {
     if (!canReadContent(actor, channel, subscribed)) throw badRequest("Channel content access is required.");
-    const permission = p.is_private ? settings.can_create_private_channel_group : settings.can_create_public_channel_group;
+    const permission = p.is_private
+      ? settings.can_create_private_channel_group
+      : settings.can_create_public_channel_group;
     if (!groupIncludes(permission, actor)) throw badRequest("Insufficient permission");
   }
   if (p.is_web_public) {
     if (!(settings.web_public_streams_enabled && settings.enable_spectator_access)) {
       throw badRequest("Web-public channels are not enabled.");
     }
-    if (!groupIncludes(settings.can_create_web_public_channel_group, actor)) throw badRequest("Insufficient permission");
+    if (!groupIncludes(settings.can_create_web_public_channel_group, actor))
+      throw badRequest("Insufficient permission");
   }
   if (p.is_private !== undefined || p.is_web_public !== undefined || p.history_public_to_subscribers !== undefined) {
     Object.assign(changes, { inviteOnly: isPrivate, isWebPublic, historyPublicToSubscribers: historyPublic });
