@@ -515,6 +515,35 @@ describe("DELETE /streams/{stream_id}: archiving", () => {
     expect(modern.subscriptions.find((s) => s.stream_id === id)).toMatchObject({ is_archived: true });
   });
 
+  it("PATCH is_archived=false unarchives: archived_channels clients hear is_archived, others get the channel anew", async () => {
+    const id = await createChannel(org, alice, "revived", [alice.userId, bob.userId]);
+    await org.call(messaging.archiveStream, { stream_id: id }, alice);
+    const [modern, legacy] = await Promise.all([streamEvents(bob, { archived_channels: true }), streamEvents(bob)]);
+    await update(alice, { stream_id: id, is_archived: false });
+    const channel = await stream(id);
+    expect(channel.is_archived).toBe(false);
+    const isMarker = await marker();
+    expect(await eventsUntil(modern, isMarker)).toEqual([
+      {
+        id: expect.any(Number),
+        type: "stream",
+        op: "update",
+        stream_id: id,
+        name: "revived",
+        property: "is_archived",
+        value: false,
+      },
+    ]);
+    expect(await eventsUntil(legacy, isMarker)).toEqual([
+      { id: expect.any(Number), type: "stream", op: "create", streams: [channel] },
+    ]);
+    await org.call(messaging.sendMessage, { type: "stream", to: "revived", topic: "t", content: "back" }, bob);
+    await expectZulipError(
+      update(alice, { stream_id: id, is_archived: false }),
+      badRequestError("Channel is not currently deactivated"),
+    );
+  });
+
   it("who may: channel administrators; others as for PATCH", async () => {
     const id = await createChannel(org, alice, "keep", [alice.userId, bob.userId]);
     const priv = await createChannel(org, alice, "keep-private", [alice.userId], { invite_only: true });

@@ -95,10 +95,23 @@ export const messagesDeleted = defineEvent(
   ),
 );
 
+/**
+ * Channels created, or newly visible to these users. `for_unarchiving` (Zulip's
+ * send_stream_creation_event flag, never shown to clients): an unarchived
+ * channel, which only clients without the archived_channels capability get
+ * this way (the others get stream update is_archived).
+ */
 export const streamCreated = defineEvent(
   "messaging",
   "stream",
-  clientEventPayload(z.object({ type: z.literal("stream"), op: z.literal("create"), streams: z.array(channelSchema) })),
+  clientEventPayload(
+    z.object({
+      type: z.literal("stream"),
+      op: z.literal("create"),
+      streams: z.array(channelSchema),
+      for_unarchiving: z.literal(true).optional(),
+    }),
+  ),
 );
 
 export const subscriptionChanged = defineEvent(
@@ -121,8 +134,9 @@ export const subscriptionChanged = defineEvent(
  * A channel property changed (Zulip's stream op:update), one event per
  * property: first_message_id after deletions and moves, and each property
  * PATCH /streams/{stream_id} changes. `name` is the name before the change.
- * Archiving is told as property is_archived; notifications turns it into
- * op:delete for clients without the archived_channels capability.
+ * Archiving and unarchiving are told as property is_archived to clients with
+ * the archived_channels capability only; notifications turns an archiving into
+ * op:delete for the others (and gives them streamCreated's for_unarchiving).
  */
 export const streamUpdated = defineEvent(
   "messaging",

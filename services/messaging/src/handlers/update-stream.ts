@@ -6,6 +6,7 @@ import {
   isDuplicateKey,
   isOwner,
   messaging,
+  messagingEvents,
   requireUser,
   type Actor,
   type ChannelGroupSetting,
@@ -24,7 +25,7 @@ import {
 } from "../channels/channel-events";
 import type { ChannelChanges } from "../channels/channel.repository";
 import type { ChannelDoc } from "../channels/channel.schema";
-import { groupSetting } from "../channels/channel-view";
+import { channelView, groupSetting } from "../channels/channel-view";
 import { checkChannelName, isTopicsPolicy, retentionDays } from "../channels/create-channels";
 import { groupSettingChange } from "../channels/group-setting-change";
 import type { Deps } from "../deps";
@@ -54,7 +55,7 @@ export const cannotManageDefaultChannels = (): ZulipError =>
  * can_set_topics_policy_group.
  */
 async function changesOf(
-  deps: Deps<"channels" | "settings">,
+  deps: Deps<"channels" | "subscriptions" | "settings">,
   ctx: HandlerContext,
   actor: Actor,
   channel: ChannelDoc,
@@ -98,6 +99,14 @@ async function changesOf(
   if (p.message_retention_days !== undefined) {
     if (!isOwner(actor)) throw new ZulipError("UNAUTHORIZED_PRINCIPAL", "Must be an organization owner");
     changes.messageRetentionDays = retentionDays(p.message_retention_days);
+  }
+  if (p.is_archived === false) {
+    // Zulip's do_unarchive_stream
+    if (!channel.isArchived) throw badRequest("Channel is not currently deactivated");
+    if (channel.inviteOnly && !(await deps.subscriptions.subscriberIds(channel.realmId, channel.streamId)).length) {
+      throw badRequest("Channel is private and have no subscribers");
+    }
+    changes.isArchived = false;
   }
   if (p.topics_policy !== undefined) {
     if (!isTopicsPolicy(p.topics_policy)) throw badRequest("Invalid topics_policy");
@@ -208,6 +217,18 @@ export const updateStreamHandler =
     }
     if (changes.messageRetentionDays !== undefined) {
       tell({ stream_id: id, name, property: "message_retention_days", value: after.messageRetentionDays });
+    }
+    if (changes.isArchived === false) {
+      tell({ stream_id: id, name, property: "is_archived", value: false });
+      deps.events.publish(
+        messagingEvents.streamCreated,
+        {
+          realmId,
+          userIds: told,
+          event: { type: "stream", op: "create", streams: [channelView(after)], for_unarchiving: true },
+        },
+        ctx.requestId,
+      );
     }
     if (changes.topicsPolicy !== undefined && changes.topicsPolicy !== before.topicsPolicy) {
       tell({ stream_id: id, name, property: "topics_policy", value: after.topicsPolicy });

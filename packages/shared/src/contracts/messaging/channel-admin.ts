@@ -21,6 +21,8 @@ export const updateStream = defineContract({
     is_default_stream: z.boolean().optional(),
     message_retention_days: z.union([z.string(), int]).optional(),
     topics_policy: z.string().optional(),
+    /** false unarchives the channel (true is ignored: DELETE archives) */
+    is_archived: z.boolean().optional(),
     /** null takes the channel out of its folder */
     folder_id: int.nullable().optional(),
     ...groupSettingUpdates,
