@@ -9,7 +9,13 @@ import { ConversationRepository } from "./conversations/conversation.repository"
 import { RealmSettingsSource, type MessagingDeps } from "./deps";
 import { addAlertWordsHandler } from "./handlers/add-alert-words";
 import { addReactionHandler } from "./handlers/add-reaction";
+import { archiveStreamHandler } from "./handlers/archive-stream";
 import { createChannelHandler } from "./handlers/create-channel";
+import {
+  addDefaultStreamHandler,
+  removeDefaultStreamHandler,
+  subscribeToDefaultStreamsHandler,
+} from "./handlers/default-streams";
 import { deleteMessageHandler } from "./handlers/delete-message";
 import { deleteTopicHandler } from "./handlers/delete-topic";
 import { getConversationAudienceHandler } from "./handlers/get-conversation-audience";
@@ -19,8 +25,12 @@ import { getMessageHistoryHandler } from "./handlers/get-message-history";
 import { getMessagesHandler } from "./handlers/get-messages";
 import { getReadReceiptsHandler } from "./handlers/get-read-receipts";
 import { getStreamHandler } from "./handlers/get-stream";
+import { getStreamEmailAddressHandler } from "./handlers/get-stream-email-address";
+import { getStreamIdHandler } from "./handlers/get-stream-id";
 import { getStreamTopicsHandler } from "./handlers/get-stream-topics";
 import { getStreamsHandler } from "./handlers/get-streams";
+import { getSubscribersHandler } from "./handlers/get-subscribers";
+import { getSubscriptionStatusHandler } from "./handlers/get-subscription-status";
 import { getSubscriptionsHandler } from "./handlers/get-subscriptions";
 import { matchesNarrowHandler } from "./handlers/matches-narrow";
 import { markAllAsReadHandler, markStreamAsReadHandler, markTopicAsReadHandler } from "./handlers/mark-as-read";
@@ -35,6 +45,7 @@ import { unsubscribeHandler } from "./handlers/unsubscribe";
 import { updateSubscriptionPropertiesHandler } from "./handlers/update-subscription-properties";
 import { updateSubscriptionsHandler } from "./handlers/update-subscriptions";
 import { updateMessageHandler } from "./handlers/update-message";
+import { updateStreamHandler } from "./handlers/update-stream";
 import { updateMessageFlagsHandler } from "./handlers/update-message-flags";
 import { updateMessageFlagsForNarrowHandler } from "./handlers/update-message-flags-for-narrow";
 import { updateMutedTopicHandler } from "./handlers/update-muted-topic";
@@ -116,6 +127,15 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.createChannel, createChannelHandler(m))
     .handle(messaging.getStreams, getStreamsHandler(m))
     .handle(messaging.getStreamById, getStreamHandler(m))
+    .handle(messaging.getStreamId, getStreamIdHandler(m))
+    .handle(messaging.getSubscribers, getSubscribersHandler(m))
+    .handle(messaging.getStreamEmailAddress, getStreamEmailAddressHandler(m))
+    .handle(messaging.getSubscriptionStatus, getSubscriptionStatusHandler(m))
+    .handle(messaging.updateStream, updateStreamHandler(m))
+    .handle(messaging.archiveStream, archiveStreamHandler(m))
+    .handle(messaging.addDefaultStream, addDefaultStreamHandler(m))
+    .handle(messaging.removeDefaultStream, removeDefaultStreamHandler(m))
+    .handle(messaging.subscribeToDefaultStreams, subscribeToDefaultStreamsHandler(m))
     .handle(messaging.getSubscriptions, getSubscriptionsHandler(m))
     .handle(messaging.subscribe, subscribeHandler(m))
     .handle(messaging.unsubscribe, unsubscribeHandler(m))

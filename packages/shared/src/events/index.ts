@@ -26,6 +26,7 @@ export const PASS_THROUGH_EVENTS = [
   messagingEvents.streamCreated,
   messagingEvents.streamUpdated,
   messagingEvents.streamDeleted,
+  messagingEvents.defaultStreamsChanged,
   messagingEvents.messagesDeleted,
   messagingEvents.subscriptionChanged,
   messagingEvents.messageFlagsUpdated,

@@ -5,6 +5,7 @@ import {
   isAdmin,
   isDuplicateKey,
   identityEvents,
+  messaging,
   mustBeAdmin,
   requireUser,
   type Handler,
@@ -17,7 +18,12 @@ import { userAdded } from "../users/events";
 
 /** POST /users (Zulip's create_user_backend): administrators holding can_create_users. */
 export const createUserHandler =
-  ({ users, events, userDefaults }: Deps<"users" | "events" | "userDefaults">): Handler<typeof identity.createUser> =>
+  ({
+    users,
+    events,
+    userDefaults,
+    bus,
+  }: Deps<"users" | "events" | "userDefaults" | "bus">): Handler<typeof identity.createUser> =>
   async ({ email, password, full_name }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw mustBeAdmin();
@@ -49,5 +55,12 @@ export const createUserHandler =
       throw err;
     }
     events.publish(identityEvents.realmUser, userAdded(user, realm), ctx.requestId);
+    // The new user joins the organization's default channels: messaging owns them and decides which they are.
+    // The user exists either way: a failure here is logged rather than turned into a failed creation.
+    try {
+      await bus.request(messaging.subscribeToDefaultStreams, { user_id: user.userId }, ctx);
+    } catch (err) {
+      ctx.log.error({ err, userId: user.userId }, "new user not subscribed to the default channels");
+    }
     return { user_id: user.userId };
   };

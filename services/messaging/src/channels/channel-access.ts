@@ -41,6 +41,13 @@ export const canReadContent = (user: Member, ch: ChannelDoc, subscribed: boolean
 export const canReadHistory = (actor: Actor, ch: ChannelDoc, subscribed: boolean): boolean =>
   canReadContent(actor, ch, subscribed) && (!ch.inviteOnly || ch.historyPublicToSubscribers);
 
+/**
+ * Zulip's can_administer_accessible_channel: organization administrators, and
+ * members of the channel's can_administer_channel_group (never guests).
+ */
+export const canAdministerChannel = (actor: Member, ch: ChannelDoc): boolean =>
+  isAdmin(actor) || (!isGuest(actor) && groupIncludes(groupSetting(ch, "can_administer_channel_group"), actor));
+
 /** Role-based system groups (fixed ids, see SYSTEM_GROUPS): does the role belong? */
 const SYSTEM_GROUP_MEMBERSHIP: Record<number, (role: number) => boolean> = {
   [SYSTEM_GROUPS["role:owners"]]: (r) => r <= Role.OWNER,
@@ -64,7 +71,11 @@ export function groupIncludes(value: GroupSettingValue, user: Member): boolean {
   return value.direct_members.includes(user.userId) || value.direct_subgroups.some(inGroup);
 }
 
-/** Zulip's access_stream_by_id: "Invalid channel ID" for missing and hidden channels alike. */
+/**
+ * Zulip's access_stream_by_id: "Invalid channel ID" for missing, hidden and
+ * archived channels alike (require_active_channel). "metadata" is Zulip's
+ * require_content_access=False.
+ */
 export async function accessChannelById(
   deps: Deps<"channels" | "subscriptions">,
   realmId: number,
@@ -75,8 +86,45 @@ export async function accessChannelById(
   const channel = await deps.channels.byId(realmId, streamId);
   const subscribed = channel ? await deps.subscriptions.isSubscribed(realmId, actor.userId, streamId) : false;
   const allowed = need === "metadata" ? canSeeMetadata : canReadContent;
-  if (!channel || !allowed(actor, channel, subscribed)) throw badRequest("Invalid channel ID");
+  if (!channel || channel.isArchived || !allowed(actor, channel, subscribed)) throw badRequest("Invalid channel ID");
   return { channel, subscribed };
+}
+
+/** Zulip's access_stream_by_name: the same rules, refused as "Invalid channel name '...'". */
+export async function accessChannelByName(
+  deps: Deps<"channels" | "subscriptions">,
+  realmId: number,
+  actor: Actor,
+  name: string,
+): Promise<ChannelDoc> {
+  const channel = await deps.channels.byName(realmId, name);
+  const subscribed = channel ? await deps.subscriptions.isSubscribed(realmId, actor.userId, channel.streamId) : false;
+  if (!channel || channel.isArchived || !canReadContent(actor, channel, subscribed)) {
+    throw badRequest(`Invalid channel name '${name}'`);
+  }
+  return channel;
+}
+
+/**
+ * Zulip's access_stream_for_delete_or_update_requiring_metadata_access (PATCH
+ * and DELETE /streams/{stream_id}): channel administrators, archived channels
+ * included. Others learn that they may not administer it only when they can
+ * read it; otherwise the channel might as well not exist.
+ */
+export async function accessChannelForUpdate(
+  deps: Deps<"channels" | "subscriptions">,
+  realmId: number,
+  actor: Actor,
+  streamId: number,
+): Promise<{ channel: ChannelDoc; subscribed: boolean }> {
+  const channel = await deps.channels.byId(realmId, streamId);
+  if (!channel) throw badRequest("Invalid channel ID");
+  const subscribed = await deps.subscriptions.isSubscribed(realmId, actor.userId, streamId);
+  if (canAdministerChannel(actor, channel)) return { channel, subscribed };
+  if (canReadContent(actor, channel, subscribed)) {
+    throw badRequest("You do not have permission to administer this channel.");
+  }
+  throw badRequest("Invalid channel ID");
 }
 
 export const channelNotFoundByName = (name: string): ZulipError =>
@@ -103,7 +151,8 @@ export async function accessChannelForSend(
   if (!groupIncludes(groupSetting(channel, "can_send_message_group"), actor)) {
     throw badRequest("You do not have permission to post in this channel.");
   }
-  if (!canReadContent(actor, channel, subscribed)) {
+  // Archived channels take no messages (Zulip's access_stream_for_send_message).
+  if (channel.isArchived || !canReadContent(actor, channel, subscribed)) {
     throw badRequest(`Not authorized to send to channel '${channel.name}'`);
   }
   return channel;

@@ -3,9 +3,12 @@ import type { Deps } from "../deps";
 import { canReadContent } from "./channel-access";
 import { channelView } from "./channel-view";
 
-/** register's streams (the channels the user may read, by name), default channels and default channel groups. */
+/**
+ * register's streams (the channels the user may read, by name; archived ones for clients that declared
+ * archived_channels), default channels and default channel groups.
+ */
 export const channelsState = (deps: Deps<"channels" | "subscriptions">): StateProvider[] => [
-  provideState(messaging.streamsState, async (_p, ctx) => {
+  provideState(messaging.streamsState, async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const [channels, subscribed] = await Promise.all([
       deps.channels.all(realm.id),
@@ -13,7 +16,11 @@ export const channelsState = (deps: Deps<"channels" | "subscriptions">): StatePr
     ]);
     return {
       streams: channels
-        .filter((ch) => !ch.isArchived && canReadContent(actor, ch, subscribed.has(ch.streamId)))
+        .filter(
+          (ch) =>
+            (!ch.isArchived || p.client_capabilities.archived_channels === true) &&
+            canReadContent(actor, ch, subscribed.has(ch.streamId)),
+        )
         .sort((a, b) => a.name.localeCompare(b.name))
         .map(channelView),
     };

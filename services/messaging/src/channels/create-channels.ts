@@ -31,7 +31,8 @@ export interface ChannelOptions extends GroupSettings {
 }
 
 type TopicsPolicy = ChannelDoc["topicsPolicy"];
-const isTopicsPolicy = (value: string): value is TopicsPolicy => (TOPICS_POLICIES as readonly string[]).includes(value);
+export const isTopicsPolicy = (value: string): value is TopicsPolicy =>
+  (TOPICS_POLICIES as readonly string[]).includes(value);
 
 /** Zulip's check_stream_name. */
 export function checkChannelName(name: string, settings: realmConfig.RealmSettings): string {
@@ -47,7 +48,7 @@ export function checkChannelName(name: string, settings: realmConfig.RealmSettin
 }
 
 /** Zulip's parse_message_retention_days: null = the organization's default, -1 = forever. */
-function retentionDays(value: string | number): number | null {
+export function retentionDays(value: string | number): number | null {
   if (value === "realm_default") return null;
   if (value === "unlimited" || value === "forever") return -1;
   if (typeof value === "number" && value > 0) return value;

@@ -7,17 +7,17 @@ import type { Deps } from "../deps";
  * The user's channels as Zulip's register and GET /users/me/subscriptions give them:
  * subscriptions (Subscription objects), unsubscribed (former subscriptions) and
  * never_subscribed (other channels the user can see), each sorted by name.
+ * Archived channels only for clients that declared archived_channels (register).
  */
 export async function subscriptionObjects(
   deps: Deps<"channels" | "subscriptions">,
   realmId: number,
   actor: Actor,
   withSubscribers: boolean,
+  includeArchived = false,
 ) {
-  const [channels, subs] = await Promise.all([
-    deps.channels.all(realmId),
-    deps.subscriptions.ofUser(realmId, actor.userId),
-  ]);
+  const [all, subs] = await Promise.all([deps.channels.all(realmId), deps.subscriptions.ofUser(realmId, actor.userId)]);
+  const channels = all.filter((ch) => includeArchived || !ch.isArchived);
   channels.sort((a, b) => a.name.localeCompare(b.name));
   const subOf = new Map(subs.map((s) => [s.streamId, s]));
   const subscribers = withSubscribers

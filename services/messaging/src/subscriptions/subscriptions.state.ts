@@ -6,6 +6,12 @@ import { subscriptionObjects } from "./subscription-objects";
 export const subscriptionsState = (deps: Deps<"channels" | "subscriptions">): StateProvider[] => [
   provideState(messaging.subscriptionsState, async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    return subscriptionObjects(deps, realm.id, actor, p.include_subscribers !== false);
+    return subscriptionObjects(
+      deps,
+      realm.id,
+      actor,
+      p.include_subscribers !== false,
+      p.client_capabilities.archived_channels === true,
+    );
   }),
 ];

@@ -1,5 +1,6 @@
 export * from "./alert-words";
 export * from "./channels";
+export * from "./channel-admin";
 export * from "./conversations";
 export * from "./flags";
 export * from "./messages";

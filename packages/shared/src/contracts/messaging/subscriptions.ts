@@ -104,3 +104,11 @@ export const updateSubscriptionProperties = defineContract({
   }),
   reply: emptyReply,
 });
+
+/** GET /users/{user_id}/subscriptions/{stream_id}: whether the user is subscribed to the channel. */
+export const getSubscriptionStatus = defineContract({
+  subject: "messaging.subscriptions.status",
+  http: { method: "GET", path: "/users/{user_id}/subscriptions/{stream_id}", auth: "user" },
+  params: z.object({ user_id: z.number().int(), stream_id: z.number().int() }),
+  reply: z.object({ is_subscribed: z.boolean() }),
+});
