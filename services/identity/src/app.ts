@@ -8,10 +8,19 @@ import { fetchApiKeyHandler } from "./handlers/fetch-api-key";
 import { getOwnUserHandler } from "./handlers/get-own-user";
 import { getUserByEmailHandler, getUserHandler } from "./handlers/get-user";
 import { getUserSummariesHandler } from "./handlers/get-user-summaries";
+import { getRealmPresenceHandler } from "./handlers/get-realm-presence";
+import { getUserPresenceHandler } from "./handlers/get-user-presence";
+import { getUserStatusHandler } from "./handlers/get-user-status";
 import { getUsersHandler } from "./handlers/get-users";
+import { updatePresenceHandler } from "./handlers/update-presence";
 import { updateSettingsHandler } from "./handlers/update-settings";
+import { updateStatusHandler } from "./handlers/update-status";
 import { updateUserByEmailHandler, updateUserHandler } from "./handlers/update-user";
 import { LoginAttemptRepository } from "./login-attempts/login-attempt.repository";
+import { PresenceStore } from "./presence/presence-store";
+import { presenceState } from "./presence/presence.state";
+import { Presences } from "./presence/presences";
+import { statusState } from "./status/status.state";
 import { settingsState } from "./users/settings.state";
 import { UserDirectory } from "./users/user-directory";
 import { UserRepository } from "./users/user.repository";
@@ -20,12 +29,15 @@ import { usersState } from "./users/users.state";
 /** Composition root: real connections in, a serving bus endpoint out. */
 export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<RunningService> {
   const users = new UserRepository(deps.db, new IdAllocator(deps.db));
+  const directory = new UserDirectory(users, deps.events, deps.nc, deps.log);
+  const presenceStore = await PresenceStore.open(deps.nc, deps.log);
   const id: IdentityDeps = {
-    users: new UserDirectory(users, deps.events, deps.nc, deps.log),
+    users: directory,
     keys: new ApiKeyRepository(deps.db),
     attempts: new LoginAttemptRepository(deps.db),
     events: deps.events,
     bus: deps.bus,
+    presence: new Presences(presenceStore, directory, deps.events),
   };
   await Promise.all([users.init(), id.keys.init(), id.attempts.init()]);
 
@@ -45,9 +57,24 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     .handle(identity.updateSettings, updateSettings)
     .handle(identity.updateDisplaySettings, updateSettings)
     .handle(identity.updateNotificationSettings, updateSettings)
+    .handle(identity.updateStatus, updateStatusHandler(id))
+    .handle(identity.getUserStatus, getUserStatusHandler(id))
+    .handle(identity.updatePresence, updatePresenceHandler(id))
+    .handle(identity.getRealmPresence, getRealmPresenceHandler(id))
+    .handle(identity.getUserPresence, getUserPresenceHandler(id))
     .handle(
       identity.registerState,
-      registerStateHandler(identity.registerState, [...usersState(id), ...settingsState(id)]),
+      registerStateHandler(identity.registerState, [
+        ...usersState(id),
+        ...presenceState(id),
+        ...statusState(id),
+        ...settingsState(id),
+      ]),
     );
-  return { stop: () => id.users.stop() };
+  return {
+    stop: () => {
+      id.users.stop();
+      presenceStore.stop();
+    },
+  };
 }

@@ -1,6 +1,7 @@
 import type { BusClient, EventPublisher } from "@teamchat/shared";
 import type { ApiKeyRepository } from "./api-keys/api-key.repository";
 import type { LoginAttemptRepository } from "./login-attempts/login-attempt.repository";
+import type { Presences } from "./presence/presences";
 import type { UserDirectory } from "./users/user-directory";
 
 /** Everything identity's handlers may use; each takes only its own `Deps<...>` of it, so its signature says what it touches. */
@@ -10,6 +11,7 @@ export interface IdentityDeps {
   attempts: LoginAttemptRepository;
   events: EventPublisher<"identity">;
   bus: BusClient;
+  presence: Presences;
 }
 
 export type Deps<K extends keyof IdentityDeps> = Pick<IdentityDeps, K>;

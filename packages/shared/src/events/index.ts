@@ -20,6 +20,8 @@ export { identityEvents, messagingEvents, notificationsEvents, realmConfigEvents
 export const PASS_THROUGH_EVENTS = [
   identityEvents.realmUser,
   identityEvents.userSettings,
+  identityEvents.userStatus,
+  identityEvents.presence,
   messagingEvents.streamCreated,
   messagingEvents.streamUpdated,
   messagingEvents.streamDeleted,

@@ -8,7 +8,7 @@ export type NewUser = Omit<UserDoc, "userId" | "isActive" | "avatarVersion" | "s
 
 /** What a write may change of a user; `settings` are merged into the stored ones (users store only what they changed). */
 export type UserChanges = Partial<
-  Pick<UserDoc, "fullName" | "role" | "deliveryEmail" | "timezone" | "passwordHash" | "profileData">
+  Pick<UserDoc, "fullName" | "role" | "deliveryEmail" | "timezone" | "passwordHash" | "profileData" | "status">
 > & { settings?: Partial<Settings> };
 
 export class UserRepository extends TenantRepository<UserDoc> {

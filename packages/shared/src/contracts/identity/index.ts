@@ -2,3 +2,4 @@ export * from "./auth";
 export * from "./settings";
 export * from "./users";
 export * from "./register";
+export * from "./presence";

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { registerStateContract, statePart } from "../register";
+import { presencesSchema, userStatusSchema } from "./presence";
 import { settingValuesSchema, type SettingValues } from "./settings";
 import { userResourceSchema } from "./users";
 
@@ -33,8 +34,23 @@ export const realmUserState = statePart(
 /** The caller's bots: bots cannot be created yet. */
 export const realmBotState = statePart(["realm_bot"], z.object({ realm_bots: z.array(z.never()) }));
 
-/** Who is online: presence is not tracked yet. */
-export const presenceState = statePart(["presence"], z.object({ presences: z.strictObject({}) }));
+/** Who is online (modern format with slim_presence), and where POST /users/me/presence's last_update_id starts. */
+export const presenceState = statePart(
+  ["presence"],
+  z.object({ presences: presencesSchema, presence_last_update_id: int, server_timestamp: z.number() }),
+);
+
+/** How often clients report presence and when they show someone offline (Zulip sends them with the realm). */
+export const presenceTimingsState = statePart(
+  ["realm"],
+  z.object({ server_presence_ping_interval_seconds: int, server_presence_offline_threshold_seconds: int }),
+);
+
+/** The statuses users have set, by user id. */
+export const userStatusState = statePart(
+  ["user_status"],
+  z.object({ user_status: z.record(z.string(), userStatusSchema) }),
+);
 
 /** User groups: none yet. */
 export const realmUserGroupsState = statePart(
@@ -128,6 +144,8 @@ export const registerState = registerStateContract("identity", [
   realmUserState,
   realmBotState,
   presenceState,
+  presenceTimingsState,
+  userStatusState,
   realmUserGroupsState,
   realmUserSettingsDefaultsState,
   userSettingsState,
