@@ -1,6 +1,6 @@
 import { badRequest, requireUser, type Handler, type identity } from "@teamchat/shared";
 import type { Deps } from "../deps";
-import { isOffline, legacyClientPresence, modernPresence } from "../presence/presence";
+import { isOffline, legacyClientPresence } from "../presence/presence";
 import { accessUserByEmail } from "../users/access";
 
 /**
@@ -20,7 +20,6 @@ export const getUserPresenceHandler =
     if (target.isBot) throw badRequest("Presence is not supported for bot users.");
     const record = presence.of(realm, target);
     if (!record) throw badRequest(`No presence data for ${key}`);
-    if (p.slim_presence) return { presence: modernPresence(record, target.dateJoined) };
     const { status, timestamp } = legacyClientPresence(record, target.dateJoined);
     return {
       presence: {

@@ -99,21 +99,19 @@ export const getRealmPresence = defineContract({
 });
 
 /**
- * GET /users/{user_id_or_email}/presence: one user's presence; in the legacy
+ * GET /users/{user_id_or_email}/presence: one user's presence in the legacy
  * format without client and pushable, `aggregated` saying "offline" past the
- * offline threshold.
+ * offline threshold. (Zulip's newer slim_presence here is past zulip.yaml's
+ * feature level and not offered.)
  */
 export const getUserPresence = defineContract({
   subject: "identity.presence.user",
   http: { method: "GET", path: "/users/{user_id_or_email}/presence", auth: "user" },
-  params: z.object({ user_id_or_email: z.string(), slim_presence: z.boolean().default(false) }),
+  params: z.object({ user_id_or_email: z.string() }),
   reply: z.object({
-    presence: z.union([
-      modernPresenceSchema,
-      z.strictObject({
-        aggregated: z.strictObject({ status: z.enum(["active", "idle", "offline"]), timestamp: int }),
-        website: z.strictObject({ status: legacyStatus, timestamp: int }),
-      }),
-    ]),
+    presence: z.strictObject({
+      aggregated: z.strictObject({ status: z.enum(["active", "idle", "offline"]), timestamp: int }),
+      website: z.strictObject({ status: legacyStatus, timestamp: int }),
+    }),
   }),
 });
