@@ -14,13 +14,18 @@ import { getBotsHandler } from "./handlers/get-bots";
 import { getOwnUserHandler } from "./handlers/get-own-user";
 import { getUserByEmailHandler, getUserHandler } from "./handlers/get-user";
 import { getUserSummariesHandler } from "./handlers/get-user-summaries";
+import { getRealmPresenceHandler } from "./handlers/get-realm-presence";
+import { getUserPresenceHandler } from "./handlers/get-user-presence";
+import { getUserStatusHandler } from "./handlers/get-user-status";
 import { getUsersHandler } from "./handlers/get-users";
 import { reactivateUserHandler } from "./handlers/reactivate-user";
 import { regenerateApiKeyHandler } from "./handlers/regenerate-api-key";
 import { regenerateBotApiKeyHandler } from "./handlers/regenerate-bot-api-key";
 import { updateBotHandler } from "./handlers/update-bot";
 import { updateRealmUserSettingsDefaultsHandler } from "./handlers/update-realm-user-settings-defaults";
+import { updatePresenceHandler } from "./handlers/update-presence";
 import { updateSettingsHandler } from "./handlers/update-settings";
+import { updateStatusHandler } from "./handlers/update-status";
 import { updateUserByEmailHandler, updateUserHandler } from "./handlers/update-user";
 import { LoginAttemptRepository } from "./login-attempts/login-attempt.repository";
 import { RealmUserDefaultRepository } from "./user-defaults/realm-user-default.repository";
@@ -31,6 +36,10 @@ import { removeNavigationViewHandler } from "./handlers/remove-navigation-view";
 import { updateNavigationViewHandler } from "./handlers/update-navigation-view";
 import { NavigationViewRepository } from "./navigation-views/navigation-view.repository";
 import { navigationViewsState } from "./navigation-views/navigation-views.state";
+import { PresenceStore } from "./presence/presence-store";
+import { presenceState } from "./presence/presence.state";
+import { Presences } from "./presence/presences";
+import { statusState } from "./status/status.state";
 import { settingsState } from "./users/settings.state";
 import { UserDirectory } from "./users/user-directory";
 import { UserRepository } from "./users/user.repository";
@@ -41,14 +50,17 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
   const ids = new IdAllocator(deps.db);
   const users = new UserRepository(deps.db, ids);
   const userDefaults = new RealmUserDefaultRepository(deps.db);
+  const directory = new UserDirectory(users, deps.events, deps.nc, deps.log);
+  const presenceStore = await PresenceStore.open(deps.nc, deps.log);
   const id: IdentityDeps = {
-    users: new UserDirectory(users, deps.events, deps.nc, deps.log),
+    users: directory,
     keys: new ApiKeyRepository(deps.db),
     attempts: new LoginAttemptRepository(deps.db),
     userDefaults: new RealmUserDefaults(userDefaults, deps.events, deps.nc, deps.log),
     navigationViews: new NavigationViewRepository(deps.db, ids),
     events: deps.events,
     bus: deps.bus,
+    presence: new Presences(presenceStore, directory, deps.events),
   };
   await Promise.all([users.init(), id.keys.init(), id.attempts.init(), userDefaults.init(), id.navigationViews.init()]);
 
@@ -82,11 +94,18 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     .handle(identity.addNavigationView, addNavigationViewHandler(id))
     .handle(identity.updateNavigationView, updateNavigationViewHandler(id))
     .handle(identity.removeNavigationView, removeNavigationViewHandler(id))
+    .handle(identity.updateStatus, updateStatusHandler(id))
+    .handle(identity.getUserStatus, getUserStatusHandler(id))
+    .handle(identity.updatePresence, updatePresenceHandler(id))
+    .handle(identity.getRealmPresence, getRealmPresenceHandler(id))
+    .handle(identity.getUserPresence, getUserPresenceHandler(id))
     .handle(
       identity.registerState,
       registerStateHandler(identity.registerState, [
         ...usersState(id),
         ...botsState(id),
+        ...presenceState(id),
+        ...statusState(id),
         ...settingsState(id),
         ...navigationViewsState(id),
       ]),
@@ -95,6 +114,7 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     stop: () => {
       id.users.stop();
       id.userDefaults.stop();
+      presenceStore.stop();
     },
   };
 }

@@ -3,6 +3,7 @@ import type { ApiKeyRepository } from "./api-keys/api-key.repository";
 import type { LoginAttemptRepository } from "./login-attempts/login-attempt.repository";
 import type { RealmUserDefaults } from "./user-defaults/realm-user-defaults";
 import type { NavigationViewRepository } from "./navigation-views/navigation-view.repository";
+import type { Presences } from "./presence/presences";
 import type { UserDirectory } from "./users/user-directory";
 
 /** Everything identity's handlers may use; each takes only its own `Deps<...>` of it, so its signature says what it touches. */
@@ -14,6 +15,7 @@ export interface IdentityDeps {
   navigationViews: NavigationViewRepository;
   events: EventPublisher<"identity">;
   bus: BusClient;
+  presence: Presences;
 }
 
 export type Deps<K extends keyof IdentityDeps> = Pick<IdentityDeps, K>;

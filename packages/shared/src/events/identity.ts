@@ -3,6 +3,7 @@ import { z } from "zod";
 import { roleSchema } from "../actor";
 import { botSchema, botServiceSchema } from "../contracts/identity/bots";
 import { navigationViewSchema } from "../contracts/identity/navigation-views";
+import { legacyPresenceSchema, statusReactionTypeSchema } from "../contracts/identity/presence";
 import { userResourceSchema } from "../contracts/identity/users";
 import { clientEventPayload, defineEvent } from "./define";
 
@@ -103,6 +104,44 @@ export const realmUserSettingsDefaults = defineEvent(
       op: z.literal("update"),
       property: z.string(),
       value: settingValueSchema,
+    }),
+  ),
+);
+
+/**
+ * user_status: what a status update passed (Zulip's do_update_user_status; an
+ * emoji's name, code and type together), to everyone who can see the user.
+ */
+export const userStatus = defineEvent(
+  "identity",
+  "user_status",
+  clientEventPayload(
+    z.strictObject({
+      type: z.literal("user_status"),
+      user_id: int,
+      away: z.boolean().optional(),
+      status_text: z.string().optional(),
+      emoji_name: z.string().optional(),
+      emoji_code: z.string().optional(),
+      reaction_type: statusReactionTypeSchema.optional(),
+    }),
+  ),
+);
+
+/**
+ * presence: a user came online (or changed presence_enabled), in the legacy
+ * format the mobile app reads (Zulip's send_presence_changed).
+ */
+export const presence = defineEvent(
+  "identity",
+  "presence",
+  clientEventPayload(
+    z.strictObject({
+      type: z.literal("presence"),
+      user_id: int,
+      email: z.string(),
+      server_timestamp: z.number(),
+      presence: legacyPresenceSchema.pick({ website: true }),
     }),
   ),
 );

@@ -23,6 +23,8 @@ export const PASS_THROUGH_EVENTS = [
   identityEvents.realmBot,
   identityEvents.realmUserSettingsDefaults,
   identityEvents.navigationView,
+  identityEvents.userStatus,
+  identityEvents.presence,
   messagingEvents.streamCreated,
   messagingEvents.streamUpdated,
   messagingEvents.streamDeleted,

@@ -11,7 +11,7 @@ import {
 import type { Deps, IdentityDeps } from "../deps";
 import { hashPassword, verifyPassword } from "../passwords";
 import { caller } from "../users/access";
-import { personUpdated } from "../users/events";
+import { ownSettingChanged, personUpdated } from "../users/events";
 import { checkFullName, isValidEmail } from "../users/full-name";
 import {
   LANGUAGES,
@@ -59,7 +59,7 @@ export function checkSettingValues(p: Partial<ParamsOf<typeof identity.updateSet
  * /settings/notifications): Zulip's json_change_settings.
  */
 export const updateSettingsHandler =
-  ({ users, events }: Deps<"users" | "events">): Handler<typeof identity.updateSettings> =>
+  ({ users, events, presence }: Deps<"users" | "events" | "presence">): Handler<typeof identity.updateSettings> =>
   async (params, ctx) => {
     const { realm } = requireUser(ctx);
     const user = await caller(users, ctx);
@@ -89,6 +89,9 @@ export const updateSettingsHandler =
 
     const updated = (await users.change(realm.id, user.userId, set))!;
     publishChanges(events, user, updated, changed, realm, ctx);
+    if (set.settings?.presence_enabled !== undefined) {
+      await presence.settingChanged(realm, updated, set.settings.presence_enabled, ctx);
+    }
     return {};
   };
 
@@ -102,12 +105,8 @@ function publishChanges(
   ctx: HandlerContext,
 ): void {
   const user_id = after.userId;
-  const own = (property: string, value: SettingValue) =>
-    events.publish(
-      identityEvents.userSettings,
-      { realmId: realm.id, userIds: [user_id], event: { type: "user_settings", op: "update", property, value } },
-      ctx.requestId,
-    );
+  const own = (property: SettingName | "timezone", value: SettingValue) =>
+    events.publish(identityEvents.userSettings, ownSettingChanged(realm.id, user_id, property, value), ctx.requestId);
   const toEveryone = (person: identityEvents.PersonUpdate) =>
     events.publish(identityEvents.realmUser, personUpdated(realm.id, person), ctx.requestId);
   for (const [property, value] of changed) own(property, value);

@@ -37,6 +37,11 @@ export async function accessUserByEmail(
   return user;
 }
 
+/** Zulip's human_users_only: operations about a person's own presence and status are not for bots. */
+export function humanUsersOnly(actor: Pick<Actor, "isBot">): void {
+  if (actor.isBot) throw badRequest("This endpoint does not accept bot requests.");
+}
+
 const callers = new WeakMap<HandlerContext, Promise<UserDoc>>();
 
 /**

@@ -1,4 +1,5 @@
 import { Role, type PayloadOf, type RealmRef, type identityEvents } from "@teamchat/shared";
+import type { SettingName, SettingValue } from "./settings";
 import type { UserDoc } from "./user.schema";
 import { toUserResource } from "./user-view";
 
@@ -24,4 +25,16 @@ export const userAdded = (user: UserDoc, realm: RealmRef): PayloadOf<typeof iden
       include_custom_profile_fields: true,
     }),
   },
+});
+
+/** A user_settings update of one of the user's own settings, to that user alone. */
+export const ownSettingChanged = (
+  realmId: number,
+  userId: number,
+  property: SettingName | "timezone",
+  value: SettingValue,
+): PayloadOf<typeof identityEvents.userSettings> => ({
+  realmId,
+  userIds: [userId],
+  event: { type: "user_settings", op: "update", property, value },
 });

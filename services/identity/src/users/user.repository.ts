@@ -19,6 +19,7 @@ export type UserChanges = Partial<
     | "isActive"
     | "botOwnerId"
     | "botProfile"
+    | "status"
   >
 > & { settings?: Partial<Settings> };
 

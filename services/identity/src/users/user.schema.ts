@@ -1,5 +1,5 @@
 import { Schema } from "mongoose";
-import type { RoleValue, identity } from "@teamchat/shared";
+import type { ReactionType, RoleValue, identity } from "@teamchat/shared";
 
 /** Email visibility values (Zulip's email_address_visibility). */
 export const EmailVisibility = { EVERYONE: 1, MEMBERS: 2, ADMINS: 3, NOBODY: 4, MODERATORS: 5 } as const;
@@ -16,6 +16,14 @@ export interface BotProfile {
   service: { name: string; baseUrl: string; interface: number; token: string } | null;
   /** embedded bots' configuration (Zulip's BotConfigData) */
   config: Record<string, string>;
+}
+
+/** The status the user set (Zulip's UserStatus row): "" where nothing is set; the emoji's three fields go together. */
+export interface UserStatusDoc {
+  text: string;
+  emojiName: string;
+  emojiCode: string;
+  reactionType: ReactionType;
 }
 
 export interface UserDoc {
@@ -43,6 +51,8 @@ export interface UserDoc {
   settings: Partial<identity.SettingValues>;
   /** custom profile field id → value, with its HTML for Markdown-capable field types (rendered at write, as Zulip) */
   profileData: Record<string, ProfileValue>;
+  /** absent until the user first sets a status (POST /users/me/status) */
+  status?: UserStatusDoc;
 }
 
 export const userSchema = new Schema<UserDoc>(
@@ -65,6 +75,7 @@ export const userSchema = new Schema<UserDoc>(
     canChangeUserEmails: { type: Boolean, default: false },
     settings: { type: Schema.Types.Mixed, default: {} },
     profileData: { type: Schema.Types.Mixed, default: {} },
+    status: { type: Schema.Types.Mixed },
   },
   { collection: "users", versionKey: false, minimize: false },
 );

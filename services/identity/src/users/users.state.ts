@@ -25,6 +25,5 @@ export const usersState = ({ users }: Deps<"users">): StateProvider[] => [
       full_name: me.fullName,
     };
   }),
-  provideState(identity.presenceState, async () => ({ presences: {} })),
   provideState(identity.realmUserGroupsState, async () => ({ realm_user_groups: [] })),
 ];

@@ -1,9 +1,7 @@
 import { Schema } from "mongoose";
-import type { messaging } from "@teamchat/shared";
+import type { messaging, ReactionType } from "@teamchat/shared";
 
 export type MessageType = "stream" | "private";
-
-export type ReactionType = "unicode_emoji" | "realm_emoji" | "zulip_extra_emoji";
 
 /** One user's emoji reaction (Zulip's Reaction row); a user has at most one per emoji code and type. */
 export interface Reaction {

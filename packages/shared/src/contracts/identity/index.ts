@@ -5,3 +5,4 @@ export * from "./accounts";
 export * from "./bots";
 export * from "./register";
 export * from "./navigation-views";
+export * from "./presence";

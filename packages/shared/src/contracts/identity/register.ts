@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { registerStateContract, statePart } from "../register";
 import { navigationViewSchema } from "./navigation-views";
+import { presencesSchema, userStatusSchema } from "./presence";
 import { settingValuesSchema, type SettingValues } from "./settings";
 import { botSchema } from "./bots";
 import { userResourceSchema } from "./users";
@@ -35,8 +36,23 @@ export const realmUserState = statePart(
 /** The bots the caller may administer: every bot for administrators, else their own (Zulip's get_owned_bot_dicts). */
 export const realmBotState = statePart(["realm_bot"], z.object({ realm_bots: z.array(botSchema) }));
 
-/** Who is online: presence is not tracked yet. */
-export const presenceState = statePart(["presence"], z.object({ presences: z.strictObject({}) }));
+/** Who is online (modern format with slim_presence), and where POST /users/me/presence's last_update_id starts. */
+export const presenceState = statePart(
+  ["presence"],
+  z.object({ presences: presencesSchema, presence_last_update_id: int, server_timestamp: z.number() }),
+);
+
+/** How often clients report presence and when they show someone offline (Zulip sends them with the realm). */
+export const presenceTimingsState = statePart(
+  ["realm"],
+  z.object({ server_presence_ping_interval_seconds: int, server_presence_offline_threshold_seconds: int }),
+);
+
+/** The statuses users have set, by user id. */
+export const userStatusState = statePart(
+  ["user_status"],
+  z.object({ user_status: z.record(z.string(), userStatusSchema) }),
+);
 
 /** User groups: none yet. */
 export const realmUserGroupsState = statePart(
@@ -136,6 +152,8 @@ export const registerState = registerStateContract("identity", [
   realmUserState,
   realmBotState,
   presenceState,
+  presenceTimingsState,
+  userStatusState,
   realmUserGroupsState,
   navigationViewsState,
   realmUserSettingsDefaultsState,
