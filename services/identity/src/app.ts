@@ -5,6 +5,7 @@ import { authenticateHandler } from "./handlers/authenticate";
 import { createOwnerHandler } from "./handlers/create-owner";
 import { createUserHandler } from "./handlers/create-user";
 import { fetchApiKeyHandler } from "./handlers/fetch-api-key";
+import { getNotificationBotHandler } from "./handlers/get-notification-bot";
 import { getOwnUserHandler } from "./handlers/get-own-user";
 import { getUserByEmailHandler, getUserHandler } from "./handlers/get-user";
 import { getUserSummariesHandler } from "./handlers/get-user-summaries";
@@ -36,6 +37,7 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     .handle(identity.fetchApiKey, fetchApiKeyHandler(id))
     .handle(identity.getOwnUser, getOwnUserHandler(id))
     .handle(identity.getUserSummaries, getUserSummariesHandler(id))
+    .handle(identity.getNotificationBot, getNotificationBotHandler(id))
     .handle(identity.createUser, createUserHandler(id))
     .handle(identity.getUsers, getUsersHandler(id))
     .handle(identity.getUser, getUserHandler(id))

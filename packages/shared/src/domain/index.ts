@@ -4,3 +4,4 @@ export * from "./limits";
 export * from "./profile-fields";
 export * from "./versions";
 export * from "./avatars";
+export * from "./system-bots";

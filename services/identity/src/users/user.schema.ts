@@ -18,6 +18,8 @@ export interface UserDoc {
   role: RoleValue;
   isActive: boolean;
   isBot: boolean;
+  /** Zulip's system bots (Notification Bot): left out of the organization's user lists, never logged in as */
+  isSystemBot: boolean;
   botType: number | null;
   botOwnerId: number | null;
   dateJoined: Date;
@@ -43,6 +45,7 @@ export const userSchema = new Schema<UserDoc>(
     role: { type: Number, required: true },
     isActive: { type: Boolean, default: true },
     isBot: { type: Boolean, default: false },
+    isSystemBot: { type: Boolean, default: false },
     botType: { type: Number, default: null },
     botOwnerId: { type: Number, default: null },
     dateJoined: { type: Date, required: true },
