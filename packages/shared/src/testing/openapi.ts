@@ -61,6 +61,8 @@ function typelessNullable(node: unknown): void {
  */
 const NEWER_FIELDS: Record<string, string[]> = {
   "POST /register": ["channel_folders", "max_channel_folder_name_length", "max_channel_folder_description_length"],
+  // FL 397
+  "POST /users/me/subscriptions": ["new_subscription_messages_sent"],
 };
 
 /** Event types newer than the document (channel_folder, FL 389): left out of GET /events replies here, asserted likewise. */
