@@ -22,6 +22,7 @@ import type { Deps } from "../deps";
 import { idSet, messageAudience } from "../messages/message-audience";
 import { mentionFlags } from "../messages/mentions";
 import { accessMessage } from "../messages/message-access";
+import { sendMoveNotices } from "../messages/move-notices";
 import { normalizeContent, normalizeTopic } from "../messages/message-content";
 import type { MessageDoc } from "../messages/message.schema";
 import { mentionTargets, renderMarkdown } from "../render/markdown";
@@ -181,8 +182,8 @@ async function moveReceivers(deps: UpdateDeps, ctx: HandlerContext, realmId: num
  * (the organization's and the channel's move permissions and time limits), and
  * records each change in the messages' edit history. Everyone who has the
  * messages hears update_message with their flags; those who lose access by a
- * move hear delete_message. Zulip's notification-bot breadcrumbs about moves
- * are not posted (there is no notification bot here).
+ * move hear delete_message. Notification Bot then posts Zulip's resolve
+ * notice and move breadcrumbs (move-notices.ts).
  */
 export const updateMessageHandler =
   (deps: UpdateDeps): Handler<typeof messaging.updateMessage> =>
@@ -326,6 +327,26 @@ export const updateMessageHandler =
         await refreshFirstMessage(deps, ctx, realm.id, move.from.streamId);
         await refreshFirstMessage(deps, ctx, realm.id, move.to.streamId);
       }
+      const resolved = move.resolveToggle && move.topic.startsWith(RESOLVED_TOPIC_PREFIX);
+      await sendMoveNotices(
+        deps,
+        ctx,
+        {
+          target: message,
+          from: move.from,
+          to: move.to,
+          origTopic: message.topic,
+          topic: move.topic,
+          topicChanged: move.topicChanged,
+          channelChanged: move.channelChanged,
+          resolved,
+          unresolved: move.resolveToggle && !resolved,
+          contentChanged: content !== undefined,
+          propagateMode: p.propagate_mode,
+          moved,
+        },
+        { oldThread: p.send_notification_to_old_thread, newThread: p.send_notification_to_new_thread },
+      );
     }
     return { detached_uploads: [] };
   };

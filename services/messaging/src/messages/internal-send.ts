@@ -61,7 +61,11 @@ export const internalSendStreamMessage = (
   sendAsNotificationBot(
     deps,
     ctx,
-    (_bot, settings) => channelDestination(deps, channel.realmId, channel, normalizeTopic(topic, settings, channel)),
+    async (_bot, settings) => {
+      // the caller's copy may predate this request's changes (e.g. its first message id after a move)
+      const current = (await deps.channels.byId(channel.realmId, channel.streamId)) ?? channel;
+      return channelDestination(deps, channel.realmId, current, normalizeTopic(topic, settings, current));
+    },
     content,
     opts,
   );
