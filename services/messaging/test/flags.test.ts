@@ -268,6 +268,7 @@ describe("POST /messages/flags/narrow", () => {
     const [m1, m2, m3] = sent as [number, number, number];
     const unreadInBulk = [
       { operator: "channel", operand: "bulk" },
+      { operator: "topic", operand: "t" },
       { operator: "is", operand: "unread" },
     ];
     expect(await overNarrow({ narrow: unreadInBulk })).toEqual({
