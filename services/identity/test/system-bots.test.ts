@@ -26,7 +26,11 @@ type RegisterUsers = {
   cross_realm_bots: Array<Record<string, unknown>>;
 };
 const registerUsers = async (user: TestUser) =>
-  (await org.call(notifications.registerQueue, { fetch_event_types: ["realm_user"] }, user)) as unknown as RegisterUsers;
+  (await org.call(
+    notifications.registerQueue,
+    { fetch_event_types: ["realm_user"] },
+    user,
+  )) as unknown as RegisterUsers;
 
 describe("register", () => {
   it("lists Notification Bot in cross_realm_bots as Zulip's get_cross_realm_dicts does, not in realm_users", async () => {
@@ -112,9 +116,7 @@ describe("organizations made before the bot", () => {
       { realm: null, actor: null, requestId },
     );
     const ctx = { realm, actor: null, requestId };
-    const ids = await Promise.all(
-      Array.from({ length: 5 }, () => bus.request(identity.getNotificationBot, {}, ctx)),
-    );
+    const ids = await Promise.all(Array.from({ length: 5 }, () => bus.request(identity.getNotificationBot, {}, ctx)));
     expect(new Set(ids.map((r) => r.user_id)).size).toBe(1);
     const { users } = await bus.request(identity.getUserSummaries, { user_ids: [ids[0]!.user_id] }, ctx);
     expect(users).toEqual([expect.objectContaining({ email: BOT_EMAIL, is_bot: true, is_system_bot: true })]);

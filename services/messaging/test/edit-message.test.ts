@@ -160,7 +160,12 @@ describe("topic moves", () => {
       await toDesign("plan", "d"),
     ];
     await edit(bob, { message_id: d, topic: "one", send_notification_to_new_thread: false });
-    await edit(bob, { message_id: b, topic: "later", propagate_mode: "change_later", send_notification_to_new_thread: false });
+    await edit(bob, {
+      message_id: b,
+      topic: "later",
+      propagate_mode: "change_later",
+      send_notification_to_new_thread: false,
+    });
     expect(await Promise.all([a, b, c, d].map(topicOf))).toEqual([
       [design, "plan"],
       [design, "later"],
@@ -168,7 +173,12 @@ describe("topic moves", () => {
       [design, "one"],
     ]);
     // change_all from any message of the topic; the new name differs only in case
-    await edit(alice, { message_id: c, topic: "Later", propagate_mode: "change_all", send_notification_to_new_thread: false });
+    await edit(alice, {
+      message_id: c,
+      topic: "Later",
+      propagate_mode: "change_all",
+      send_notification_to_new_thread: false,
+    });
     expect(await Promise.all([b, c].map(topicOf))).toEqual([
       [design, "Later"],
       [design, "Later"],

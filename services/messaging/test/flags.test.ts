@@ -303,7 +303,10 @@ describe("POST /messages/flags/narrow", () => {
       anchor: "newest",
       num_before: 10,
       num_after: 0,
-      narrow: [{ operator: "channel", operand: "bulk" }],
+      narrow: [
+        { operator: "channel", operand: "bulk" },
+        { operator: "topic", operand: "t" },
+      ],
       op: "remove",
     });
     expect(back).toEqual({

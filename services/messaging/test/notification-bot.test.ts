@@ -24,7 +24,11 @@ beforeAll(async () => {
   alice = await org.makeUser("Alice", 400, "Alice");
   bob = await org.makeUser("Bob", 400, "Bob");
   carol = await org.makeUser("Carol", 400, "Carol");
-  const state = (await org.call(notifications.registerQueue, { fetch_event_types: ["realm_user"] }, alice)) as unknown as {
+  const state = (await org.call(
+    notifications.registerQueue,
+    { fetch_event_types: ["realm_user"] },
+    alice,
+  )) as unknown as {
     cross_realm_bots: Array<{ user_id: number; email: string; full_name: string }>;
   };
   bot = state.cross_realm_bots[0]!;
@@ -114,7 +118,9 @@ describe("new channels", () => {
       new_subscription_messages_sent: true,
     });
     const { message, aliceFlags, bobFlags } = await lastNotice("ideas", "channel events");
-    expect(message.content).toBe(`**Public** channel created by ${alices()}. **Description:**\n\`\`\`\` quote\nIdeas go here\n\`\`\`\``);
+    expect(message.content).toBe(
+      `**Public** channel created by ${alices()}. **Description:**\n\`\`\`\` quote\nIdeas go here\n\`\`\`\``,
+    );
     expect(message.sender_id).toBe(bot.user_id);
     expect(aliceFlags).toEqual(["read"]);
     expect(bobFlags).toEqual([]);
@@ -124,7 +130,10 @@ describe("new channels", () => {
 
   it("name Zulip's policies: private with protected or shared history, '*No description.*' when there is none", async () => {
     await createChannel(org, alice, "hush", [alice.userId], { invite_only: true });
-    await createChannel(org, alice, "shared", [alice.userId], { invite_only: true, history_public_to_subscribers: true });
+    await createChannel(org, alice, "shared", [alice.userId], {
+      invite_only: true,
+      history_public_to_subscribers: true,
+    });
     expect((await topicMessages(alice, "hush", "channel events")).map((m) => m.content)).toEqual([
       `**Private, protected history** channel created by ${alices()}. **Description:**\n\`\`\`\` quote\n*No description.*\n\`\`\`\``,
     ]);

@@ -425,6 +425,7 @@ describe("POST /users/me/subscriptions: permissions", () => {
       msg: "",
       subscribed: { [carol.userId]: [club.name] },
       already_subscribed: {},
+      new_subscription_messages_sent: true,
     });
     const { op } = await publishedUntilNow(recorder);
     expect(op("add").map((e) => e.userIds)).toEqual([[carol.userId]]);

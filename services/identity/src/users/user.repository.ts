@@ -3,7 +3,10 @@ import { IdAllocator, TenantRepository } from "@teamchat/shared";
 import type { Settings } from "./settings";
 import { userSchema, type UserDoc } from "./user.schema";
 
-export type NewUser = Omit<UserDoc, "userId" | "isActive" | "isSystemBot" | "avatarVersion" | "settings" | "profileData"> &
+export type NewUser = Omit<
+  UserDoc,
+  "userId" | "isActive" | "isSystemBot" | "avatarVersion" | "settings" | "profileData"
+> &
   Partial<Pick<UserDoc, "isSystemBot" | "settings" | "profileData">>;
 
 /** What a write may change of a user; `settings` are merged into the stored ones (users store only what they changed). */

@@ -81,7 +81,12 @@ export const internalSendPrivateMessage = (
   sendAsNotificationBot(
     deps,
     ctx,
-    (botId) => directDestination(deps, requireRealm(ctx).id, [botId, recipientId].sort((a, b) => a - b)),
+    (botId) =>
+      directDestination(
+        deps,
+        requireRealm(ctx).id,
+        [botId, recipientId].sort((a, b) => a - b),
+      ),
     content,
     opts,
   );

@@ -44,9 +44,7 @@ async function visibleInTopic(
     deps.subscriptions.isSubscribed(realm.id, actor.userId, channel.streamId),
   ]);
   const allVisible = canReadHistory(actor, channel, subscribed);
-  return messages.filter(
-    (m) => !except.has(m.messageId) && (allVisible || m.receivers.includes(actor.userId)),
-  );
+  return messages.filter((m) => !except.has(m.messageId) && (allVisible || m.receivers.includes(actor.userId)));
 }
 
 /**

@@ -110,7 +110,8 @@ export async function postMessage(
   const recipients = [...(await deps.users.byIds(ctx, realm.id, message.receivers)).values()];
   const mentions = mentionFlags(post.content, recipients);
   const read = new Set(post.readBy);
-  const isRead = (userId: number) => read.has(userId) || (post.unreadOnly !== undefined && !post.unreadOnly.has(userId));
+  const isRead = (userId: number) =>
+    read.has(userId) || (post.unreadOnly !== undefined && !post.unreadOnly.has(userId));
   const flagsOf = (userId: number): string[] =>
     inFlagOrder([...(isRead(userId) ? ["read"] : []), ...(mentions.get(userId) ?? [])]);
   await deps.userMessages.deliver(

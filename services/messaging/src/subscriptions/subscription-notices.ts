@@ -1,7 +1,11 @@
 import { requireUser, type HandlerContext } from "@teamchat/shared";
 import type { ChannelDoc } from "../channels/channel.schema";
 import type { Deps } from "../deps";
-import { internalSendPrivateMessage, internalSendStreamMessage, type InternalSendDeps } from "../messages/internal-send";
+import {
+  internalSendPrivateMessage,
+  internalSendStreamMessage,
+  type InternalSendDeps,
+} from "../messages/internal-send";
 import { channelLink, silentMention } from "../render/link-syntax";
 import type { SubscribedPair } from "./subscribe-users";
 
@@ -12,7 +16,10 @@ export const MAX_BULK_NEW_SUBSCRIPTION_MESSAGES = 100;
 export const CHANNEL_EVENTS_TOPIC = "channel events";
 
 /** Zulip's you_were_just_subscribed_message. */
-export function youWereSubscribedMessage(actor: { full_name: string; user_id: number }, channelNames: string[]): string {
+export function youWereSubscribedMessage(
+  actor: { full_name: string; user_id: number },
+  channelNames: string[],
+): string {
   const names = [...channelNames].sort();
   if (names.length === 1) return `${silentMention(actor)} subscribed you to #**${names[0]}**.`;
   return `${silentMention(actor)} subscribed you to the following channels:\n\n${names.map((n) => `* #**${n}**\n`).join("")}`;
@@ -62,13 +69,16 @@ export async function sendMessagesForNewSubscribers(
   const createdIds = new Set(created.map((c) => c.streamId));
 
   const newSubscribers = [...new Set(added.map((p) => p.userId))];
-  const sendSubscribed = opts.sendNewSubscriptionMessages && newSubscribers.length <= MAX_BULK_NEW_SUBSCRIPTION_MESSAGES;
+  const sendSubscribed =
+    opts.sendNewSubscriptionMessages && newSubscribers.length <= MAX_BULK_NEW_SUBSCRIPTION_MESSAGES;
   if (sendSubscribed) {
     const users = await deps.users.byIds(ctx, realm.id, newSubscribers);
     for (const userId of newSubscribers) {
       // not to oneself, not to bots, not about channels this request created
       if (userId === actor.userId || users.get(userId)?.is_bot !== false) continue;
-      const names = added.filter((p) => p.userId === userId && !createdIds.has(p.channel.streamId)).map((p) => p.channel.name);
+      const names = added
+        .filter((p) => p.userId === userId && !createdIds.has(p.channel.streamId))
+        .map((p) => p.channel.name);
       if (!names.length) continue;
       await internalSendPrivateMessage(deps, ctx, userId, youWereSubscribedMessage(acting, names), markRead);
     }
@@ -78,12 +88,26 @@ export async function sendMessagesForNewSubscribers(
     const { new_stream_announcements_stream_id: announcementsId } = await deps.settings.get(ctx);
     const announcements = announcementsId === null ? null : await deps.channels.byId(realm.id, announcementsId);
     if (announcements) {
-      await internalSendStreamMessage(deps, ctx, announcements, "new channels", newChannelsAnnouncement(acting, created), markRead);
+      await internalSendStreamMessage(
+        deps,
+        ctx,
+        announcements,
+        "new channels",
+        newChannelsAnnouncement(acting, created),
+        markRead,
+      );
     }
   }
 
   for (const channel of created) {
-    await internalSendStreamMessage(deps, ctx, channel, CHANNEL_EVENTS_TOPIC, channelCreatedMessage(acting, channel), markRead);
+    await internalSendStreamMessage(
+      deps,
+      ctx,
+      channel,
+      CHANNEL_EVENTS_TOPIC,
+      channelCreatedMessage(acting, channel),
+      markRead,
+    );
   }
   return sendSubscribed;
 }
