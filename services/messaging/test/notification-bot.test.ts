@@ -122,6 +122,17 @@ describe("new channels", () => {
       `**Public** channel created by ${alices()}. **Description:**\n\`\`\`\` quote\nIdeas go here\n\`\`\`\``,
     );
     expect(message.sender_id).toBe(bot.user_id);
+    const [rendered] = (
+      await org.call(
+        messaging.getMessages,
+        { anchor: message.id, num_before: 0, num_after: 0, narrow: [{ operator: "channel", operand: "ideas" }] },
+        bob,
+      )
+    ).messages;
+    // the description in Zulip's quote block
+    expect(rendered!.content).toBe(
+      `<p><strong>Public</strong> channel created by <span class="user-mention silent" data-user-id="${alice.userId}">Alice</span>. <strong>Description:</strong></p>\n<blockquote>\n<p>Ideas go here</p>\n</blockquote>`,
+    );
     expect(aliceFlags).toEqual(["read"]);
     expect(bobFlags).toEqual([]);
     // Bob was subscribed to a channel being created: no "subscribed you" message for that
