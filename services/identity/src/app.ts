@@ -11,6 +11,7 @@ import { deactivateOwnUserHandler } from "./handlers/deactivate-own-user";
 import { deactivateUserHandler } from "./handlers/deactivate-user";
 import { fetchApiKeyHandler } from "./handlers/fetch-api-key";
 import { getBotsHandler } from "./handlers/get-bots";
+import { getNotificationBotHandler } from "./handlers/get-notification-bot";
 import { getOwnUserHandler } from "./handlers/get-own-user";
 import { getUserByEmailHandler, getUserHandler } from "./handlers/get-user";
 import { getUserSummariesHandler } from "./handlers/get-user-summaries";
@@ -71,6 +72,7 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     .handle(identity.fetchApiKey, fetchApiKeyHandler(id))
     .handle(identity.getOwnUser, getOwnUserHandler(id))
     .handle(identity.getUserSummaries, getUserSummariesHandler(id))
+    .handle(identity.getNotificationBot, getNotificationBotHandler(id))
     .handle(identity.createUser, createUserHandler(id))
     .handle(identity.getUsers, getUsersHandler(id))
     .handle(identity.getUser, getUserHandler(id))

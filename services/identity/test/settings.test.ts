@@ -247,7 +247,7 @@ describe("identity's /register state", () => {
       is_moderator: false,
       is_guest: false,
       avatar_source: "G",
-      cross_realm_bots: [],
+      cross_realm_bots: [expect.objectContaining({ full_name: "Notification Bot", is_system_bot: true })],
       realm_non_active_users: [],
       presences: {},
       realm_user_groups: [],

@@ -5,3 +5,4 @@ export * from "./profile-fields";
 export * from "./versions";
 export * from "./avatars";
 export * from "./emoji";
+export * from "./system-bots";

@@ -66,6 +66,8 @@ const NEWER_FIELDS: Record<string, string[]> = {
     "max_channel_folder_description_length",
     "navigation_views",
   ],
+  // FL 397
+  "POST /users/me/subscriptions": ["new_subscription_messages_sent"],
 };
 
 /** Event types newer than the document (channel_folder, FL 389; navigation_view, FL 390): left out of GET /events replies here, asserted likewise. */

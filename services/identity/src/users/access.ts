@@ -5,9 +5,10 @@ import { canSeeRealEmail } from "./user-view";
 
 const noSuchUser = () => badRequest("No such user");
 
+/** Zulip's access_user_by_id: a user of the organization (system bots live in Zulip's internal realm, so not them). */
 export async function accessUserById(users: UserDirectory, realm: RealmRef, userId: number): Promise<UserDoc> {
   const user = await users.byId(realm.id, userId);
-  if (!user) throw noSuchUser();
+  if (!user || user.isSystemBot) throw noSuchUser();
   return user;
 }
 
@@ -33,7 +34,7 @@ export async function accessUserByEmail(
   const dummyId = dummyEmailUserId(email, realm);
   if (dummyId !== null) return accessUserById(users, realm, dummyId);
   const user = await users.byEmail(realm.id, email.trim());
-  if (!user || !canSeeRealEmail(viewer, user)) throw noSuchUser();
+  if (!user || user.isSystemBot || !canSeeRealEmail(viewer, user)) throw noSuchUser();
   return user;
 }
 

@@ -35,6 +35,8 @@ export interface UserDoc {
   role: RoleValue;
   isActive: boolean;
   isBot: boolean;
+  /** Zulip's system bots (Notification Bot): left out of the organization's user lists, never logged in as */
+  isSystemBot: boolean;
   botType: number | null;
   botOwnerId: number | null;
   /** bots made through POST /bots */
@@ -64,6 +66,7 @@ export const userSchema = new Schema<UserDoc>(
     role: { type: Number, required: true },
     isActive: { type: Boolean, default: true },
     isBot: { type: Boolean, default: false },
+    isSystemBot: { type: Boolean, default: false },
     botType: { type: Number, default: null },
     botOwnerId: { type: Number, default: null },
     botProfile: { type: Schema.Types.Mixed, default: undefined },

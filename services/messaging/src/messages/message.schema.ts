@@ -42,6 +42,8 @@ export interface MessageDoc {
   lastMovedTimestamp?: number;
   /** in the order added; absent on messages stored before reactions existed, which have none */
   reactions?: Reaction[];
+  /** Zulip's Message.MessageType for the one kind that is not normal: a "marked this topic as resolved" notice */
+  messageType?: "resolve_topic_notification";
 }
 
 const reactionSchema = new Schema<Reaction>(
@@ -73,6 +75,7 @@ export const messageSchema = new Schema<MessageDoc>(
     lastEditTimestamp: { type: Number },
     lastMovedTimestamp: { type: Number },
     reactions: { type: [reactionSchema], default: [] },
+    messageType: { type: String },
   },
   { collection: "messages", versionKey: false },
 );

@@ -6,6 +6,16 @@ import { settingValuesSchema, type SettingValues } from "./settings";
 import { botSchema } from "./bots";
 import { userResourceSchema } from "./users";
 
+/** register's cross_realm_bots entry (Zulip's get_cross_realm_dicts): a User as the bot sees itself, marked as a system bot. */
+export const crossRealmBotSchema = userResourceSchema.omit({ profile_data: true }).extend({
+  is_system_bot: z.literal(true),
+  bot_type: z.number().int(),
+  bot_owner_id: z.null(),
+  avatar_url: z.string(),
+});
+
+export type CrossRealmBot = z.infer<typeof crossRealmBotSchema>;
+
 /** identity's keys of POST /register, one part per group of Zulip's fetch_initial_state_data. */
 
 const int = z.number().int();
@@ -16,8 +26,8 @@ export const realmUserState = statePart(
   z.object({
     realm_users: z.array(userResourceSchema),
     realm_non_active_users: z.array(userResourceSchema),
-    /** this server has no system bots */
-    cross_realm_bots: z.array(z.never()),
+    /** the system bots (Notification Bot), which realm_users leaves out */
+    cross_realm_bots: z.array(crossRealmBotSchema),
     /** Zulip's avatar sources: G (Gravatar) or U (uploaded) */
     avatar_source: z.enum(["G", "U"]),
     avatar_url: z.string(),
