@@ -112,7 +112,7 @@ export const toUserSummary = (user: UserDoc, realm: Pick<RealmRef, "host">): ide
   role: user.role,
   is_active: user.isActive,
   is_bot: user.isBot,
-  is_system_bot: user.isSystemBot,
+  is_system_bot: user.isSystemBot === true,
   bot_owner_id: user.botOwnerId,
   avatar_url: avatarUrl(user),
   avatar_version: user.avatarVersion,

@@ -35,8 +35,11 @@ export interface UserDoc {
   role: RoleValue;
   isActive: boolean;
   isBot: boolean;
-  /** Zulip's system bots (Notification Bot): left out of the organization's user lists, never logged in as */
-  isSystemBot: boolean;
+  /**
+   * Zulip's system bots (Notification Bot): left out of the organization's user lists, never logged in as.
+   * Absent on users stored before system bots existed.
+   */
+  isSystemBot?: boolean;
   botType: number | null;
   botOwnerId: number | null;
   /** bots made through POST /bots */
