@@ -9,6 +9,7 @@ export * from "./errors";
 export * from "./ids";
 export * from "./event-cache";
 export * from "./events";
+export * from "./group-settings";
 export * from "./logger";
 export * from "./params";
 export * from "./register-state";

@@ -97,7 +97,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     alertWords: new AlertWordIndex(alertWords, deps.nc, deps.log),
     mutedUsers: new MutedUserIndex(mutedUsers, deps.nc, deps.log),
     events: deps.events,
-    settings: new RealmSettingsSource(deps.bus),
+    settings: new RealmSettingsSource(deps.bus, deps.nc, deps.log),
   };
   await Promise.all(
     [
@@ -175,6 +175,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       m.userTopics.stop();
       m.alertWords.stop();
       m.mutedUsers.stop();
+      m.settings.stop();
       recent.stop();
       messageCache.stop();
       m.channels.stop();

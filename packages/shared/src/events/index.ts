@@ -39,6 +39,7 @@ export const PASS_THROUGH_EVENTS = [
   messagingEvents.mutedUsersChanged,
   realmConfigEvents.customProfileFields,
   realmConfigEvents.channelFolder,
+  realmConfigEvents.realmUpdated,
   notificationsEvents.typing,
   notificationsEvents.typingEditMessage,
 ] as const satisfies readonly EventDefinition[];

@@ -1,6 +1,7 @@
 import {
   CHANNEL_GROUP_SETTINGS,
   ZulipError,
+  groupSettingChange,
   badRequest,
   isAdmin,
   isDuplicateKey,
@@ -27,7 +28,6 @@ import type { ChannelChanges } from "../channels/channel.repository";
 import type { ChannelDoc } from "../channels/channel.schema";
 import { channelView, groupSetting } from "../channels/channel-view";
 import { checkChannelName, isTopicsPolicy, retentionDays } from "../channels/create-channels";
-import { groupSettingChange } from "../channels/group-setting-change";
 import type { Deps } from "../deps";
 import { renderMarkdown } from "../render/markdown";
 import { metadataAudience } from "../subscriptions/subscribe-users";

@@ -1,4 +1,12 @@
-import { SYSTEM_GROUPS, badRequest, type GroupSettingValue, type GroupSettingValueUpdate } from "@teamchat/shared";
+import type { GroupSettingValue, GroupSettingValueUpdate } from "./contracts/common";
+import { SYSTEM_GROUPS } from "./domain/groups";
+import { badRequest } from "./errors";
+
+/**
+ * Zulip's group-setting value semantics, shared by the services that keep
+ * such settings (messaging's channel settings, realm-config's organization
+ * settings), so both compare and normalize values alike.
+ */
 
 /**
  * Zulip's parse_group_setting_value: an anonymous group of one subgroup and no
