@@ -22,3 +22,4 @@ export * from "./contracts/register";
 export * from "./contracts/state-owners";
 export { allContracts } from "./contracts";
 export { groupSettingValueSchema, type GroupSettingValue } from "./contracts/common";
+export * from "./user-groups";

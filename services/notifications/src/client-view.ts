@@ -30,9 +30,11 @@ export function messageForClient(q: ClientTraits, message: messaging.Message, ma
  *   details of messages marked unread, update_message's, delete_message's and
  *   user_topic's topics);
  * - delete_message lists its messages only for clients with the
- *   bulk_message_deletion capability, others get one event per message.
+ *   bulk_message_deletion capability, others get one event per message;
+ * - user_group events as userGroupEventForClient shapes them.
  */
 export function eventForClient(q: ClientTraits, event: notifications.ClientEvent): notifications.ClientEvent[] {
+  if (event.type === "user_group") return userGroupEventForClient(q, event);
   const shown = q.clientCapabilities.empty_topic_name === true ? event : withTopicNames(event, q.emptyTopicName);
   if (shown.type !== "delete_message" || q.clientCapabilities.bulk_message_deletion === true) return [shown];
   const { message_ids = [], ...rest } = shown;
@@ -62,5 +64,32 @@ function withTopicNames(event: notifications.ClientEvent, emptyTopicName: string
       return { ...event, topic_name: name(event.topic_name)! };
     default:
       return event;
+  }
+}
+
+type UserGroupEvent = Extract<notifications.ClientEvent, { type: "user_group" }>;
+
+/**
+ * Zulip's include_deactivated_groups client capability: clients with it hear
+ * a deactivation or reactivation as an update of `deactivated` and keep
+ * hearing of deactivated groups; the others hear a deactivation as `remove`,
+ * a reactivation as `add`, and nothing more of deactivated groups.
+ */
+function userGroupEventForClient(q: ClientTraits, event: UserGroupEvent): notifications.ClientEvent[] {
+  const knowsDeactivated = q.clientCapabilities.include_deactivated_groups === true;
+  switch (event.op) {
+    case "add": {
+      const { for_reactivation, ...add } = event;
+      return for_reactivation && knowsDeactivated ? [] : [add];
+    }
+    case "update": {
+      const { deactivated, ...update } = event;
+      if (knowsDeactivated) return [update];
+      return "deactivated" in update.data || deactivated ? [] : [update];
+    }
+    case "remove":
+      return knowsDeactivated ? [] : [event];
+    default:
+      return [event];
   }
 }

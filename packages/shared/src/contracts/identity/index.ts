@@ -1,4 +1,5 @@
 export * from "./auth";
 export * from "./settings";
 export * from "./users";
+export * from "./user-groups";
 export * from "./register";

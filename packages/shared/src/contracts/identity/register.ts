@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { registerStateContract, statePart } from "../register";
 import { settingValuesSchema, type SettingValues } from "./settings";
+import { userGroupSchema } from "./user-groups";
 import { userResourceSchema } from "./users";
 
 /** identity's keys of POST /register, one part per group of Zulip's fetch_initial_state_data. */
@@ -36,10 +37,10 @@ export const realmBotState = statePart(["realm_bot"], z.object({ realm_bots: z.a
 /** Who is online: presence is not tracked yet. */
 export const presenceState = statePart(["presence"], z.object({ presences: z.strictObject({}) }));
 
-/** User groups: none yet. */
+/** User groups, system groups included; deactivated ones only for clients with include_deactivated_groups. */
 export const realmUserGroupsState = statePart(
   ["realm_user_groups"],
-  z.object({ realm_user_groups: z.array(z.never()) }),
+  z.object({ realm_user_groups: z.array(userGroupSchema) }),
 );
 
 /** The choices a settings UI offers beside the values. */
