@@ -16,18 +16,33 @@ import { settingsState } from "./users/settings.state";
 import { UserDirectory } from "./users/user-directory";
 import { UserRepository } from "./users/user.repository";
 import { usersState } from "./users/users.state";
+import { UserGroupRepository } from "./user-groups/user-group.repository";
+import { userGroupsState } from "./user-groups/user-groups.state";
+import { createUserGroupHandler } from "./handlers/create-user-group";
+import { deactivateUserGroupHandler } from "./handlers/deactivate-user-group";
+import {
+  getIsUserGroupMemberHandler,
+  getUserGroupMembersHandler,
+  getUserGroupMembershipsHandler,
+  getUserGroupsHandler,
+  getUserGroupSubgroupsHandler,
+} from "./handlers/get-user-groups";
+import { updateUserGroupHandler } from "./handlers/update-user-group";
+import { updateUserGroupMembersHandler, updateUserGroupSubgroupsHandler } from "./handlers/update-user-group-members";
 
 /** Composition root: real connections in, a serving bus endpoint out. */
 export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<RunningService> {
-  const users = new UserRepository(deps.db, new IdAllocator(deps.db));
+  const ids = new IdAllocator(deps.db);
+  const users = new UserRepository(deps.db, ids);
   const id: IdentityDeps = {
     users: new UserDirectory(users, deps.events, deps.nc, deps.log),
+    groups: new UserGroupRepository(deps.db, ids),
     keys: new ApiKeyRepository(deps.db),
     attempts: new LoginAttemptRepository(deps.db),
     events: deps.events,
     bus: deps.bus,
   };
-  await Promise.all([users.init(), id.keys.init(), id.attempts.init()]);
+  await Promise.all([users.init(), id.groups.init(), id.keys.init(), id.attempts.init()]);
 
   const updateSettings = updateSettingsHandler(id);
   deps.server
@@ -45,9 +60,19 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     .handle(identity.updateSettings, updateSettings)
     .handle(identity.updateDisplaySettings, updateSettings)
     .handle(identity.updateNotificationSettings, updateSettings)
+    .handle(identity.createUserGroup, createUserGroupHandler(id))
+    .handle(identity.getUserGroups, getUserGroupsHandler(id))
+    .handle(identity.updateUserGroup, updateUserGroupHandler(id))
+    .handle(identity.deactivateUserGroup, deactivateUserGroupHandler(id))
+    .handle(identity.updateUserGroupMembers, updateUserGroupMembersHandler(id))
+    .handle(identity.updateUserGroupSubgroups, updateUserGroupSubgroupsHandler(id))
+    .handle(identity.getUserGroupMembers, getUserGroupMembersHandler(id))
+    .handle(identity.getIsUserGroupMember, getIsUserGroupMemberHandler(id))
+    .handle(identity.getUserGroupSubgroups, getUserGroupSubgroupsHandler(id))
+    .handle(identity.getUserGroupMemberships, getUserGroupMembershipsHandler(id))
     .handle(
       identity.registerState,
-      registerStateHandler(identity.registerState, [...usersState(id), ...settingsState(id)]),
+      registerStateHandler(identity.registerState, [...usersState(id), ...userGroupsState(id), ...settingsState(id)]),
     );
   return { stop: () => id.users.stop() };
 }

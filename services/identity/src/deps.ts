@@ -1,11 +1,13 @@
 import type { BusClient, EventPublisher } from "@teamchat/shared";
 import type { ApiKeyRepository } from "./api-keys/api-key.repository";
 import type { LoginAttemptRepository } from "./login-attempts/login-attempt.repository";
+import type { UserGroupRepository } from "./user-groups/user-group.repository";
 import type { UserDirectory } from "./users/user-directory";
 
 /** Everything identity's handlers may use; each takes only its own `Deps<...>` of it, so its signature says what it touches. */
 export interface IdentityDeps {
   users: UserDirectory;
+  groups: UserGroupRepository;
   keys: ApiKeyRepository;
   attempts: LoginAttemptRepository;
   events: EventPublisher<"identity">;

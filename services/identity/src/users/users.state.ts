@@ -27,5 +27,4 @@ export const usersState = ({ users }: Deps<"users">): StateProvider[] => [
   }),
   provideState(identity.realmBotState, async () => ({ realm_bots: [] })),
   provideState(identity.presenceState, async () => ({ presences: {} })),
-  provideState(identity.realmUserGroupsState, async () => ({ realm_user_groups: [] })),
 ];
