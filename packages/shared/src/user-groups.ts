@@ -117,7 +117,9 @@ export class UserGroupMemberships {
   get(ctx: CallContext): Promise<GroupMembership> {
     return this.cache.get(`${requireRealm(ctx).id}`, async () => {
       const { groups } = await this.bus.request(getUserGroupMemberships, {}, ctx);
-      return new GroupMembership(new Map(groups.map((g) => [g.id, { members: g.members, subgroups: g.direct_subgroup_ids }])));
+      return new GroupMembership(
+        new Map(groups.map((g) => [g.id, { members: g.members, subgroups: g.direct_subgroup_ids }])),
+      );
     });
   }
 

@@ -60,7 +60,9 @@ export const createUserGroupHandler =
         const byDefault = USER_GROUP_PERMISSION_SETTINGS[setting].defaultGroup;
         return [
           setting,
-          byDefault === "group_creator" ? { direct_members: [actor.userId], direct_subgroups: [] } : SYSTEM_GROUPS[byDefault],
+          byDefault === "group_creator"
+            ? { direct_members: [actor.userId], direct_subgroups: [] }
+            : SYSTEM_GROUPS[byDefault],
         ];
       }),
     ) as Record<UserGroupSetting, GroupSettingValue>;
@@ -75,7 +77,12 @@ export const createUserGroupHandler =
       });
     // Zulip announces the group with its members, then its subgroups
     const group = { id: created.groupId, doc: { ...created, subgroups: [] } };
-    publishUserGroupEvent(deps.events, realm.id, { type: "user_group", op: "add", group: realmGroups.view(group) }, ctx);
+    publishUserGroupEvent(
+      deps.events,
+      realm.id,
+      { type: "user_group", op: "add", group: realmGroups.view(group) },
+      ctx,
+    );
     if (subgroups.length > 0) {
       publishUserGroupEvent(
         deps.events,

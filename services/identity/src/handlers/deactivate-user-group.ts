@@ -43,8 +43,9 @@ export const deactivateUserGroupHandler =
       if (settings.length > 0) objections.push({ type: "user_group", group_id: group.groupId, settings });
     }
     const realmSettings = await deps.bus.request(realmConfig.getRealmSettings, {}, ctx);
-    const usedByRealm = (Object.keys(REALM_GROUP_SETTING_DEFAULTS) as Array<keyof typeof REALM_GROUP_SETTING_DEFAULTS>)
-      .filter((s) => uses(realmSettings[s], id));
+    const usedByRealm = (
+      Object.keys(REALM_GROUP_SETTING_DEFAULTS) as Array<keyof typeof REALM_GROUP_SETTING_DEFAULTS>
+    ).filter((s) => uses(realmSettings[s], id));
     if (usedByRealm.length > 0) objections.push({ type: "realm", settings: usedByRealm });
     if (objections.length > 0) {
       throw new ZulipError("CANNOT_DEACTIVATE_GROUP_IN_USE", "Cannot deactivate user group in use.", 400, {
@@ -53,7 +54,12 @@ export const deactivateUserGroupHandler =
     }
 
     await deps.groups.change(realm.id, id, { deactivated: true });
-    publishUserGroupEvent(deps.events, realm.id, { type: "user_group", op: "update", group_id: id, data: { deactivated: true } }, ctx);
+    publishUserGroupEvent(
+      deps.events,
+      realm.id,
+      { type: "user_group", op: "update", group_id: id, data: { deactivated: true } },
+      ctx,
+    );
     publishUserGroupEvent(deps.events, realm.id, { type: "user_group", op: "remove", group_id: id }, ctx);
     return {};
   };

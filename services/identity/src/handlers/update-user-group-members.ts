@@ -53,7 +53,14 @@ async function changeMembership(deps: MembershipDeps, groupId: number, change: M
   const removeSubgroups = [...new Set(change.delete_subgroups ?? [])];
 
   if (add.length > 0) {
-    const { doc } = await accessForMembers(deps, realmGroups, groupId, add, ["can_join_group", "can_add_members_group"], ctx);
+    const { doc } = await accessForMembers(
+      deps,
+      realmGroups,
+      groupId,
+      add,
+      ["can_join_group", "can_add_members_group"],
+      ctx,
+    );
     checkActiveUserIds(realmGroups, add);
     const already = add.find((id) => doc.members.includes(id));
     if (already !== undefined) throw badRequest(`User ${already} is already a member of this group`);

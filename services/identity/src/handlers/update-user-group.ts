@@ -38,7 +38,12 @@ export const updateUserGroupHandler =
     const { realm, actor } = requireUser(ctx);
     requireMemberOrAdmin(actor);
     const settingsGiven = USER_GROUP_SETTINGS.filter((s) => p[s] !== undefined);
-    if (p.name === undefined && p.description === undefined && p.deactivated === undefined && settingsGiven.length === 0) {
+    if (
+      p.name === undefined &&
+      p.description === undefined &&
+      p.deactivated === undefined &&
+      settingsGiven.length === 0
+    ) {
       throw badRequest("No new data supplied");
     }
     const realmGroups = await loadRealmGroups(deps, realm.id);

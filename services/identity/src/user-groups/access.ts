@@ -14,7 +14,10 @@ import type { Deps } from "../deps";
 import { RealmGroups, type GroupRef } from "./realm-groups";
 
 /** The organization's groups and users as they are now (one read of each). */
-export async function loadRealmGroups({ groups, users }: Deps<"groups" | "users">, realmId: number): Promise<RealmGroups> {
+export async function loadRealmGroups(
+  { groups, users }: Deps<"groups" | "users">,
+  realmId: number,
+): Promise<RealmGroups> {
   const [stored, all] = await Promise.all([groups.all(realmId), users.all(realmId)]);
   return new RealmGroups(stored, all);
 }
@@ -75,7 +78,12 @@ export async function accessGroupForUpdate(
   const group = groupById(realmGroups, groupId, { allowDeactivated });
   if (!group.doc) throw badRequest("Insufficient permission");
   const granted = (setting: UserGroupSetting) =>
-    hasGroupPermission(realmGroups, group.doc.settings[setting], actor, USER_GROUP_PERMISSION_SETTINGS[setting].allowEveryone);
+    hasGroupPermission(
+      realmGroups,
+      group.doc.settings[setting],
+      actor,
+      USER_GROUP_PERMISSION_SETTINGS[setting].allowEveryone,
+    );
   if (
     (await hasRealmGroupPermission(deps, realmGroups, actor, "can_manage_all_groups", ctx)) ||
     granted("can_manage_group") ||

@@ -28,7 +28,8 @@ const SYSTEM_GROUP_NAMES: ReadonlyMap<number, SystemGroupName> = new Map(
 );
 
 /** A group as the API handlers see it: a system group, or a stored user-created one. */
-export type GroupRef = { id: number; system: SystemGroupName; doc?: undefined } | { id: number; system?: undefined; doc: UserGroupDoc };
+export type GroupRef =
+  { id: number; system: SystemGroupName; doc?: undefined } | { id: number; system?: undefined; doc: UserGroupDoc };
 
 /**
  * An organization's groups at one moment: the stored user-created groups and
@@ -41,15 +42,15 @@ export class RealmGroups {
   private readonly activeUsers: UserDoc[];
   private readonly active: Set<number>;
 
-  constructor(
-    groups: UserGroupDoc[],
-    users: UserDoc[],
-  ) {
+  constructor(groups: UserGroupDoc[], users: UserDoc[]) {
     this.stored = new Map(groups.map((g) => [g.groupId, g]));
     this.activeUsers = users.filter((u) => u.isActive);
     this.active = new Set(this.activeUsers.map((u) => u.userId));
-    const all = new Map<number, GroupMembers>(groups.map((g) => [g.groupId, { members: g.members, subgroups: g.subgroups }]));
-    for (const id of SYSTEM_GROUP_NAMES.keys()) all.set(id, { members: this.directMembers(id), subgroups: this.directSubgroups(id) });
+    const all = new Map<number, GroupMembers>(
+      groups.map((g) => [g.groupId, { members: g.members, subgroups: g.subgroups }]),
+    );
+    for (const id of SYSTEM_GROUP_NAMES.keys())
+      all.set(id, { members: this.directMembers(id), subgroups: this.directSubgroups(id) });
     this.membership = new GroupMembership(all);
   }
 
@@ -77,7 +78,11 @@ export class RealmGroups {
       const role = SYSTEM_GROUP_DIRECT_ROLE[system];
       return this.activeUsers.filter((u) => u.role === role).map((u) => u.userId);
     }
-    return (this.stored.get(groupId)?.members ?? []).filter((id) => this.active.has(id)).sort((a, b) => a - b);
+    return this.activeMembers(this.stored.get(groupId)?.members ?? []);
+  }
+
+  private activeMembers(userIds: readonly number[]): number[] {
+    return userIds.filter((id) => this.active.has(id)).sort((a, b) => a - b);
   }
 
   directSubgroups(groupId: number): number[] {
@@ -97,21 +102,28 @@ export class RealmGroups {
   /** A group-setting value as clients see it: anonymous groups without deactivated members. */
   settingForApi(value: GroupSettingValue): GroupSettingValue {
     if (typeof value === "number") return value;
-    return { direct_members: value.direct_members.filter((id) => this.active.has(id)), direct_subgroups: value.direct_subgroups };
+    return {
+      direct_members: value.direct_members.filter((id) => this.active.has(id)),
+      direct_subgroups: value.direct_subgroups,
+    };
   }
 
   /** Zulip's UserGroup object. */
   view(group: GroupRef): identity.UserGroup {
     const settings = Object.fromEntries(
-      USER_GROUP_SETTINGS.map((s) => [s, group.doc ? this.settingForApi(group.doc.settings[s]) : SYSTEM_GROUPS["role:nobody"]]),
+      USER_GROUP_SETTINGS.map((s) => [
+        s,
+        group.doc ? this.settingForApi(group.doc.settings[s]) : SYSTEM_GROUPS["role:nobody"],
+      ]),
     ) as Record<(typeof USER_GROUP_SETTINGS)[number], GroupSettingValue>;
     return {
       name: group.system ?? group.doc.name,
       date_created: group.doc ? Math.floor(group.doc.dateCreated.getTime() / 1000) : null,
       creator_id: group.doc?.creatorId ?? null,
       description: group.system ? SYSTEM_GROUP_DESCRIPTIONS[group.system] : group.doc.description,
-      members: this.directMembers(group.id),
-      direct_subgroup_ids: this.directSubgroups(group.id),
+      // a group's own document, which may be newer than what was loaded (the event of a write)
+      members: group.doc ? this.activeMembers(group.doc.members) : this.directMembers(group.id),
+      direct_subgroup_ids: group.doc ? [...group.doc.subgroups].sort((a, b) => a - b) : this.directSubgroups(group.id),
       id: group.id,
       is_system_group: group.system !== undefined,
       ...settings,

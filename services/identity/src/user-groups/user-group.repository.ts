@@ -8,7 +8,10 @@ import {
 } from "@teamchat/shared";
 import { userGroupSchema, type UserGroupDoc } from "./user-group.schema";
 
-export type NewUserGroup = Pick<UserGroupDoc, "name" | "description" | "creatorId" | "members" | "subgroups" | "settings">;
+export type NewUserGroup = Pick<
+  UserGroupDoc,
+  "name" | "description" | "creatorId" | "members" | "subgroups" | "settings"
+>;
 
 export type UserGroupChanges = Partial<Pick<UserGroupDoc, "name" | "description" | "deactivated">> & {
   settings?: Partial<Record<UserGroupSetting, GroupSettingValue>>;
@@ -44,7 +47,10 @@ export class UserGroupRepository extends TenantRepository<UserGroupDoc> {
   async changeMembership(
     realmId: number,
     groupId: number,
-    { add, remove }: { add: { members: number[]; subgroups: number[] }; remove: { members: number[]; subgroups: number[] } },
+    {
+      add,
+      remove,
+    }: { add: { members: number[]; subgroups: number[] }; remove: { members: number[]; subgroups: number[] } },
   ): Promise<void> {
     // $addToSet and $pull of one field cannot share an update: additions first, then removals
     if (add.members.length > 0 || add.subgroups.length > 0) {
