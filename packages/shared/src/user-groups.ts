@@ -50,6 +50,11 @@ export class GroupMembership {
     return this.groups.size;
   }
 
+  /** Whether a group has this id (a system group, or a user-created one of the organization). */
+  exists(groupId: number): boolean {
+    return isSystemGroupId(groupId) || this.groups.has(groupId);
+  }
+
   /** Whether the user is in the group: a direct member of it or of any group nested in it (cycles are refused on write, and ignored here). */
   has(groupId: number, user: GroupMember): boolean {
     const seen = new Set<number>();

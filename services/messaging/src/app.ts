@@ -1,4 +1,11 @@
-import { IdAllocator, messaging, registerStateHandler, type RunningService, type ServiceDeps } from "@teamchat/shared";
+import {
+  IdAllocator,
+  UserGroupMemberships,
+  messaging,
+  registerStateHandler,
+  type RunningService,
+  type ServiceDeps,
+} from "@teamchat/shared";
 import { ChannelDirectory } from "./channels/channel-directory";
 import { ChannelRepository } from "./channels/channel.repository";
 import { channelsState } from "./channels/channels.state";
@@ -72,6 +79,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     users: new UserDirectory(deps.bus, deps.nc, deps.log),
     events: deps.events,
     settings: new RealmSettingsSource(deps.bus),
+    userGroups: new UserGroupMemberships(deps.nc, deps.bus, deps.log),
   };
   await Promise.all(
     [channels, subscriptions, m.messages, m.userMessages, m.conversations, m.topics, userTopics].map((r) => r.init()),
@@ -125,6 +133,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       messageCache.stop();
       m.channels.stop();
       m.subscriptions.stop();
+      m.userGroups.stop();
     },
   };
 }

@@ -1,4 +1,11 @@
-import { realmConfig, requireRealm, type BusClient, type CallContext, type EventPublisher } from "@teamchat/shared";
+import {
+  realmConfig,
+  requireRealm,
+  type BusClient,
+  type CallContext,
+  type EventPublisher,
+  type UserGroupMemberships,
+} from "@teamchat/shared";
 import type { ChannelDirectory } from "./channels/channel-directory";
 import type { ConversationRepository } from "./conversations/conversation.repository";
 import type { MessageHistory } from "./messages/message-history";
@@ -52,6 +59,8 @@ export interface MessagingDeps {
   users: UserDirectory;
   events: EventPublisher<"messaging">;
   settings: RealmSettingsSource;
+  /** the organization's user groups, to evaluate group-setting values with */
+  userGroups: UserGroupMemberships;
 }
 
 export type Deps<K extends keyof MessagingDeps> = Pick<MessagingDeps, K>;

@@ -4,16 +4,17 @@ import { canReadContent } from "./channel-access";
 import { channelView } from "./channel-view";
 
 /** register's streams (the channels the user may read, by name), default channels and default channel groups. */
-export const channelsState = (deps: Deps<"channels" | "subscriptions">): StateProvider[] => [
+export const channelsState = (deps: Deps<"channels" | "subscriptions" | "userGroups">): StateProvider[] => [
   provideState(messaging.streamsState, async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    const [channels, subscribed] = await Promise.all([
+    const [channels, subscribed, groups] = await Promise.all([
       deps.channels.all(realm.id),
       deps.subscriptions.subscribedStreamIds(realm.id, actor.userId),
+      deps.userGroups.get(ctx),
     ]);
     return {
       streams: channels
-        .filter((ch) => !ch.isArchived && canReadContent(actor, ch, subscribed.has(ch.streamId)))
+        .filter((ch) => !ch.isArchived && canReadContent(actor, ch, subscribed.has(ch.streamId), groups))
         .sort((a, b) => a.name.localeCompare(b.name))
         .map(channelView),
     };

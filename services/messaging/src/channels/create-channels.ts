@@ -14,7 +14,6 @@ import {
 } from "@teamchat/shared";
 import type { Deps } from "../deps";
 import { renderMarkdown } from "../render/markdown";
-import { groupIncludes } from "./channel-access";
 import type { ChannelDoc } from "./channel.schema";
 
 type GroupSettings = Partial<Record<ChannelGroupSetting, GroupSettingValue>>;
@@ -56,12 +55,12 @@ function retentionDays(value: string | number): number | null {
 
 /** Checks that apply once per request, whatever the number of channels. */
 export async function checkChannelOptions(
-  deps: Deps<"settings">,
+  deps: Deps<"settings" | "userGroups">,
   ctx: HandlerContext,
   actor: Actor,
   o: ChannelOptions,
 ): Promise<realmConfig.RealmSettings> {
-  const settings = await deps.settings.get(ctx);
+  const [settings, groups] = await Promise.all([deps.settings.get(ctx), deps.userGroups.get(ctx)]);
   const permission = o.is_web_public
     ? settings.can_create_web_public_channel_group
     : o.invite_only
@@ -70,7 +69,14 @@ export async function checkChannelOptions(
   if (o.is_web_public && !(settings.web_public_streams_enabled && settings.enable_spectator_access)) {
     throw badRequest("Web-public channels are not enabled.");
   }
-  if (isGuest(actor) || !groupIncludes(permission, actor)) throw badRequest("Insufficient permission");
+  if (isGuest(actor) || !groups.includes(permission, actor)) throw badRequest("Insufficient permission");
+  // Zulip's access_user_group_api_value_for_setting: every group a setting names must exist
+  for (const name of CHANNEL_GROUP_SETTINGS) {
+    const value = o[name];
+    if (typeof value === "number" && !groups.exists(value)) throw badRequest("Invalid user group");
+    const missing = typeof value === "object" ? value.direct_subgroups.find((id) => !groups.exists(id)) : undefined;
+    if (missing !== undefined) throw badRequest(`Invalid user group ID: ${missing}`);
+  }
   if (o.invite_only && o.is_web_public) throw badRequest("Invalid parameters");
   if (o.invite_only && o.is_default_stream) throw badRequest("A default channel cannot be private.");
   if (o.topics_policy !== undefined && !isTopicsPolicy(o.topics_policy)) {

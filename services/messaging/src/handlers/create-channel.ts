@@ -9,7 +9,7 @@ const channelExists = (name: string) =>
 /** POST /channels/create (E2): a new channel with the given subscribers; its id. */
 export const createChannelHandler =
   (
-    deps: Deps<"channels" | "subscriptions" | "users" | "events" | "settings">,
+    deps: Deps<"channels" | "subscriptions" | "users" | "events" | "settings" | "userGroups">,
   ): Handler<typeof messaging.createChannel> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);

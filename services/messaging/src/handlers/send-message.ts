@@ -62,6 +62,7 @@ export const sendMessageHandler =
     deps: Deps<
       | "channels"
       | "subscriptions"
+      | "userGroups"
       | "messages"
       | "userMessages"
       | "conversations"
@@ -79,7 +80,7 @@ export const sendMessageHandler =
     let target: Pick<MessageDoc, "type" | "recipientId" | "streamId" | "topic" | "topicKey" | "receivers">;
     let channel: ChannelDoc | undefined;
     if (p.type === "stream" || p.type === "channel") {
-      channel = await accessChannelForSend(deps, realm.id, actor, channelTarget(p.to));
+      channel = await accessChannelForSend(deps, realm.id, actor, channelTarget(p.to), ctx);
       const given = p.topic ?? p.subject;
       if (given === undefined) throw badRequest("Missing topic");
       const topic = normalizeTopic(given, settings, channel);

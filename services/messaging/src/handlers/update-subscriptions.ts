@@ -10,7 +10,9 @@ import { removeSubscriptions } from "./unsubscribe";
  * transaction, an error of the second part leaves the first one done.
  */
 export const updateSubscriptionsHandler = (
-  deps: Deps<"channels" | "subscriptions" | "users" | "events" | "settings" | "userMessages" | "personal">,
+  deps: Deps<
+    "channels" | "subscriptions" | "users" | "events" | "settings" | "userMessages" | "personal" | "userGroups"
+  >,
 ): Handler<typeof messaging.updateSubscriptions> => {
   return async (p, ctx) => {
     const add = p.add ?? [];

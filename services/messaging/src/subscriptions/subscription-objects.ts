@@ -1,4 +1,4 @@
-import type { Actor } from "@teamchat/shared";
+import type { Actor, CallContext } from "@teamchat/shared";
 import { canSeeMetadata } from "../channels/channel-access";
 import { neverSubscribedView, subscriptionView } from "../channels/channel-view";
 import type { Deps } from "../deps";
@@ -9,11 +9,13 @@ import type { Deps } from "../deps";
  * never_subscribed (other channels the user can see), each sorted by name.
  */
 export async function subscriptionObjects(
-  deps: Deps<"channels" | "subscriptions">,
+  deps: Deps<"channels" | "subscriptions" | "userGroups">,
+  ctx: CallContext,
   realmId: number,
   actor: Actor,
   withSubscribers: boolean,
 ) {
+  const groups = await deps.userGroups.get(ctx);
   const [channels, subs] = await Promise.all([
     deps.channels.all(realmId),
     deps.subscriptions.ofUser(realmId, actor.userId),
@@ -32,10 +34,12 @@ export async function subscriptionObjects(
       .filter((ch) => subOf.get(ch.streamId)?.active)
       .map((ch) => subscriptionView(ch, subOf.get(ch.streamId)!, listOf(ch.streamId))),
     unsubscribed: channels
-      .filter((ch) => subOf.has(ch.streamId) && !subOf.get(ch.streamId)!.active && canSeeMetadata(actor, ch, false))
+      .filter(
+        (ch) => subOf.has(ch.streamId) && !subOf.get(ch.streamId)!.active && canSeeMetadata(actor, ch, false, groups),
+      )
       .map((ch) => subscriptionView(ch, subOf.get(ch.streamId)!, listOf(ch.streamId))),
     never_subscribed: channels
-      .filter((ch) => !subOf.has(ch.streamId) && canSeeMetadata(actor, ch, false))
+      .filter((ch) => !subOf.has(ch.streamId) && canSeeMetadata(actor, ch, false, groups))
       .map((ch) => neverSubscribedView(ch, listOf(ch.streamId))),
   };
 }
