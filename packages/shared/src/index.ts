@@ -21,5 +21,10 @@ export * as realmConfig from "./contracts/realm-config";
 export * from "./contracts/register";
 export * from "./contracts/state-owners";
 export { allContracts } from "./contracts";
-export { groupSettingValueSchema, type GroupSettingValue } from "./contracts/common";
+export {
+  groupSettingValueSchema,
+  groupSettingValueUpdateSchema,
+  type GroupSettingValue,
+  type GroupSettingValueUpdate,
+} from "./contracts/common";
 export * from "./user-groups";

@@ -96,6 +96,28 @@ export class GroupMembership {
   }
 }
 
+/**
+ * Zulip's parse_group_setting_value: an anonymous value of one subgroup and no
+ * users is that group, an empty one role:nobody.
+ */
+export function parseGroupSettingValue(value: GroupSettingValue): GroupSettingValue {
+  if (typeof value === "number") return value;
+  if (value.direct_members.length === 0 && value.direct_subgroups.length === 1) return value.direct_subgroups[0]!;
+  if (value.direct_members.length === 0 && value.direct_subgroups.length === 0) return SYSTEM_GROUPS["role:nobody"];
+  return value;
+}
+
+/** Zulip's are_both_group_setting_values_equal: the same group, or the same members and subgroups in any order. */
+export function sameGroupSettingValue(a: GroupSettingValue, b: GroupSettingValue): boolean {
+  if (typeof a === "number" || typeof b === "number") return a === b;
+  const sameSet = (x: number[], y: number[]) => {
+    const xs = new Set(x);
+    const ys = new Set(y);
+    return xs.size === ys.size && [...xs].every((v) => ys.has(v));
+  };
+  return sameSet(a.direct_members, b.direct_members) && sameSet(a.direct_subgroups, b.direct_subgroups);
+}
+
 /** User-created groups kept over all organizations; the least recently used organizations are dropped beyond it. */
 const MAX_CACHED_GROUPS = 50_000;
 

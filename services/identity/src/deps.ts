@@ -1,6 +1,9 @@
 import type { BusClient, EventPublisher } from "@teamchat/shared";
 import type { ApiKeyRepository } from "./api-keys/api-key.repository";
 import type { LoginAttemptRepository } from "./login-attempts/login-attempt.repository";
+import type { RealmUserDefaults } from "./user-defaults/realm-user-defaults";
+import type { NavigationViewRepository } from "./navigation-views/navigation-view.repository";
+import type { Presences } from "./presence/presences";
 import type { UserGroupRepository } from "./user-groups/user-group.repository";
 import type { UserDirectory } from "./users/user-directory";
 
@@ -10,8 +13,11 @@ export interface IdentityDeps {
   groups: UserGroupRepository;
   keys: ApiKeyRepository;
   attempts: LoginAttemptRepository;
+  userDefaults: RealmUserDefaults;
+  navigationViews: NavigationViewRepository;
   events: EventPublisher<"identity">;
   bus: BusClient;
+  presence: Presences;
 }
 
 export type Deps<K extends keyof IdentityDeps> = Pick<IdentityDeps, K>;

@@ -6,10 +6,12 @@ import {
   type EventPublisher,
   type UserGroupMemberships,
 } from "@teamchat/shared";
+import type { AlertWordIndex } from "./alert-words/alert-word-index";
 import type { ChannelDirectory } from "./channels/channel-directory";
 import type { ConversationRepository } from "./conversations/conversation.repository";
 import type { MessageHistory } from "./messages/message-history";
 import type { MessageRepository } from "./messages/message.repository";
+import type { MutedUserIndex } from "./muted-users/muted-user-index";
 import type { SubscriptionDirectory } from "./subscriptions/subscription-directory";
 import type { TopicRepository } from "./topics/topic.repository";
 import type { PersonalIndex } from "./user-messages/personal-index";
@@ -57,6 +59,8 @@ export interface MessagingDeps {
   topics: TopicRepository;
   userTopics: UserTopicIndex;
   users: UserDirectory;
+  alertWords: AlertWordIndex;
+  mutedUsers: MutedUserIndex;
   events: EventPublisher<"messaging">;
   settings: RealmSettingsSource;
   /** the organization's user groups, to evaluate group-setting values with */

@@ -5,6 +5,7 @@ import {
   isAdmin,
   isDuplicateKey,
   identityEvents,
+  messaging,
   mustBeAdmin,
   requireUser,
   type Handler,
@@ -13,11 +14,16 @@ import type { Deps } from "../deps";
 import { hashPassword } from "../passwords";
 import { caller } from "../users/access";
 import { checkFullName, isValidEmail } from "../users/full-name";
-import { toUserResource } from "../users/user-view";
+import { userAdded } from "../users/events";
 
 /** POST /users (Zulip's create_user_backend): administrators holding can_create_users. */
 export const createUserHandler =
-  ({ users, events }: Deps<"users" | "events">): Handler<typeof identity.createUser> =>
+  ({
+    users,
+    events,
+    userDefaults,
+    bus,
+  }: Deps<"users" | "events" | "userDefaults" | "bus">): Handler<typeof identity.createUser> =>
   async ({ email, password, full_name }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw mustBeAdmin();
@@ -41,20 +47,20 @@ export const createUserHandler =
         passwordHash: await hashPassword(password),
         canCreateUsers: false,
         canChangeUserEmails: false,
+        // Zulip's create_user_profile copies the organization's RealmUserDefault
+        settings: await userDefaults.forNewUser(realm.id),
       });
     } catch (err) {
       if (isDuplicateKey(err)) throw inUse();
       throw err;
     }
-    // Everyone may learn of a new user; the default visibility shows the real address to all.
-    const person = toUserResource(user, { userId: 0, role: Role.GUEST }, realm, {
-      client_gravatar: false,
-      include_custom_profile_fields: true,
-    });
-    events.publish(
-      identityEvents.realmUser,
-      { realmId: realm.id, userIds: "all", event: { type: "realm_user", op: "add", person } },
-      ctx.requestId,
-    );
+    events.publish(identityEvents.realmUser, userAdded(user, realm), ctx.requestId);
+    // The new user joins the organization's default channels: messaging owns them and decides which they are.
+    // The user exists either way: a failure here is logged rather than turned into a failed creation.
+    try {
+      await bus.request(messaging.subscribeToDefaultStreams, { user_id: user.userId }, ctx);
+    } catch (err) {
+      ctx.log.error({ err, userId: user.userId }, "new user not subscribed to the default channels");
+    }
     return { user_id: user.userId };
   };

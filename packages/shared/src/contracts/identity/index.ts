@@ -2,4 +2,8 @@ export * from "./auth";
 export * from "./settings";
 export * from "./users";
 export * from "./user-groups";
+export * from "./accounts";
+export * from "./bots";
 export * from "./register";
+export * from "./navigation-views";
+export * from "./presence";

@@ -55,6 +55,8 @@ export const realmSettingsSchema = z.strictObject({
   web_public_streams_enabled: z.boolean(),
   /** -1 = keep forever */
   message_retention_days: int,
+  /** the channel Notification Bot announces new channels in (Zulip's new_stream_announcements_stream); null for none */
+  new_stream_announcements_stream_id: int.nullable(),
   ...messageEditSettings,
   ...(Object.fromEntries(Object.keys(REALM_GROUP_SETTING_DEFAULTS).map((k) => [k, groupSettingValueSchema])) as Record<
     RealmGroupSetting,
