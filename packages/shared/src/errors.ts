@@ -40,6 +40,7 @@ export const ERROR_CODES = [
   "TOPIC_WILDCARD_MENTION_NOT_ALLOWED",
   "STREAM_WILDCARD_MENTION_NOT_ALLOWED",
   "CANNOT_DEACTIVATE_GROUP_IN_USE",
+  "EXPECTATION_MISMATCH",
   "PUSH_SERVICE_NOT_CONFIGURED",
   "CHANNEL_ALREADY_EXISTS",
   // this server's infrastructure failures (a service is down, slow, or failed)

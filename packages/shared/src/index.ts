@@ -28,3 +28,4 @@ export {
   type GroupSettingValue,
   type GroupSettingValueUpdate,
 } from "./contracts/common";
+export * from "./user-groups";

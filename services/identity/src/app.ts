@@ -45,6 +45,19 @@ import { settingsState } from "./users/settings.state";
 import { UserDirectory } from "./users/user-directory";
 import { UserRepository } from "./users/user.repository";
 import { usersState } from "./users/users.state";
+import { UserGroupRepository } from "./user-groups/user-group.repository";
+import { userGroupsState } from "./user-groups/user-groups.state";
+import { createUserGroupHandler } from "./handlers/create-user-group";
+import { deactivateUserGroupHandler } from "./handlers/deactivate-user-group";
+import {
+  getIsUserGroupMemberHandler,
+  getUserGroupMembersHandler,
+  getUserGroupMembershipsHandler,
+  getUserGroupsHandler,
+  getUserGroupSubgroupsHandler,
+} from "./handlers/get-user-groups";
+import { updateUserGroupHandler } from "./handlers/update-user-group";
+import { updateUserGroupMembersHandler, updateUserGroupSubgroupsHandler } from "./handlers/update-user-group-members";
 
 /** Composition root: real connections in, a serving bus endpoint out. */
 export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<RunningService> {
@@ -55,6 +68,7 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
   const presenceStore = await PresenceStore.open(deps.nc, deps.log);
   const id: IdentityDeps = {
     users: directory,
+    groups: new UserGroupRepository(deps.db, ids),
     keys: new ApiKeyRepository(deps.db),
     attempts: new LoginAttemptRepository(deps.db),
     userDefaults: new RealmUserDefaults(userDefaults, deps.events, deps.nc, deps.log),
@@ -63,7 +77,14 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     bus: deps.bus,
     presence: new Presences(presenceStore, directory, deps.events),
   };
-  await Promise.all([users.init(), id.keys.init(), id.attempts.init(), userDefaults.init(), id.navigationViews.init()]);
+  await Promise.all([
+    users.init(),
+    id.groups.init(),
+    id.keys.init(),
+    id.attempts.init(),
+    userDefaults.init(),
+    id.navigationViews.init(),
+  ]);
 
   const updateSettings = updateSettingsHandler(id);
   deps.server
@@ -82,6 +103,16 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     .handle(identity.updateSettings, updateSettings)
     .handle(identity.updateDisplaySettings, updateSettings)
     .handle(identity.updateNotificationSettings, updateSettings)
+    .handle(identity.createUserGroup, createUserGroupHandler(id))
+    .handle(identity.getUserGroups, getUserGroupsHandler(id))
+    .handle(identity.updateUserGroup, updateUserGroupHandler(id))
+    .handle(identity.deactivateUserGroup, deactivateUserGroupHandler(id))
+    .handle(identity.updateUserGroupMembers, updateUserGroupMembersHandler(id))
+    .handle(identity.updateUserGroupSubgroups, updateUserGroupSubgroupsHandler(id))
+    .handle(identity.getUserGroupMembers, getUserGroupMembersHandler(id))
+    .handle(identity.getIsUserGroupMember, getIsUserGroupMemberHandler(id))
+    .handle(identity.getUserGroupSubgroups, getUserGroupSubgroupsHandler(id))
+    .handle(identity.getUserGroupMemberships, getUserGroupMembershipsHandler(id))
     .handle(identity.deactivateUser, deactivateUserHandler(id))
     .handle(identity.reactivateUser, reactivateUserHandler(id))
     .handle(identity.deactivateOwnUser, deactivateOwnUserHandler(id))
@@ -105,6 +136,7 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
       identity.registerState,
       registerStateHandler(identity.registerState, [
         ...usersState(id),
+        ...userGroupsState(id),
         ...botsState(id),
         ...presenceState(id),
         ...statusState(id),

@@ -4,11 +4,13 @@ import type { LoginAttemptRepository } from "./login-attempts/login-attempt.repo
 import type { RealmUserDefaults } from "./user-defaults/realm-user-defaults";
 import type { NavigationViewRepository } from "./navigation-views/navigation-view.repository";
 import type { Presences } from "./presence/presences";
+import type { UserGroupRepository } from "./user-groups/user-group.repository";
 import type { UserDirectory } from "./users/user-directory";
 
 /** Everything identity's handlers may use; each takes only its own `Deps<...>` of it, so its signature says what it touches. */
 export interface IdentityDeps {
   users: UserDirectory;
+  groups: UserGroupRepository;
   keys: ApiKeyRepository;
   attempts: LoginAttemptRepository;
   userDefaults: RealmUserDefaults;

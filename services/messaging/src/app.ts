@@ -1,4 +1,11 @@
-import { IdAllocator, messaging, registerStateHandler, type RunningService, type ServiceDeps } from "@teamchat/shared";
+import {
+  IdAllocator,
+  UserGroupMemberships,
+  messaging,
+  registerStateHandler,
+  type RunningService,
+  type ServiceDeps,
+} from "@teamchat/shared";
 import { AlertWordIndex } from "./alert-words/alert-word-index";
 import { AlertWordRepository } from "./alert-words/alert-word.repository";
 import { alertWordsState } from "./alert-words/alert-words.state";
@@ -98,6 +105,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     mutedUsers: new MutedUserIndex(mutedUsers, deps.nc, deps.log),
     events: deps.events,
     settings: new RealmSettingsSource(deps.bus, deps.nc, deps.log),
+    userGroups: new UserGroupMemberships(deps.nc, deps.bus, deps.log),
   };
   await Promise.all(
     [
@@ -180,6 +188,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       messageCache.stop();
       m.channels.stop();
       m.subscriptions.stop();
+      m.userGroups.stop();
     },
   };
 }

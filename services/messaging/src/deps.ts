@@ -9,6 +9,7 @@ import {
   type BusClient,
   type CallContext,
   type EventPublisher,
+  type UserGroupMemberships,
 } from "@teamchat/shared";
 import type { AlertWordIndex } from "./alert-words/alert-word-index";
 import type { ChannelDirectory } from "./channels/channel-directory";
@@ -78,6 +79,8 @@ export interface MessagingDeps {
   mutedUsers: MutedUserIndex;
   events: EventPublisher<"messaging">;
   settings: RealmSettingsSource;
+  /** the organization's user groups, to evaluate group-setting values with */
+  userGroups: UserGroupMemberships;
 }
 
 export type Deps<K extends keyof MessagingDeps> = Pick<MessagingDeps, K>;

@@ -34,9 +34,11 @@ export function messageForClient(q: ClientTraits, message: messaging.Message, ma
  * - a channel archived or unarchived (stream update of is_archived) is told as
  *   such only to clients with the archived_channels capability (FL 315, 378);
  *   to others an archived channel is gone (Zulip's stream op:delete) and an
- *   unarchived one new (the stream op:create published for_unarchiving).
+ *   unarchived one new (the stream op:create published for_unarchiving);
+ * - user_group events as userGroupEventForClient shapes them.
  */
 export function eventForClient(q: ClientTraits, event: notifications.ClientEvent): notifications.ClientEvent[] {
+  if (event.type === "user_group") return userGroupEventForClient(q, event);
   const archivedChannels = q.clientCapabilities.archived_channels === true;
   if (event.type === "stream" && event.op === "update" && event.property === "is_archived") {
     if (archivedChannels) return [event];
@@ -77,5 +79,32 @@ function withTopicNames(event: notifications.ClientEvent, emptyTopicName: string
       return { ...event, topic_name: name(event.topic_name)! };
     default:
       return event;
+  }
+}
+
+type UserGroupEvent = Extract<notifications.ClientEvent, { type: "user_group" }>;
+
+/**
+ * Zulip's include_deactivated_groups client capability: clients with it hear
+ * a deactivation or reactivation as an update of `deactivated` and keep
+ * hearing of deactivated groups; the others hear a deactivation as `remove`,
+ * a reactivation as `add`, and nothing more of deactivated groups.
+ */
+function userGroupEventForClient(q: ClientTraits, event: UserGroupEvent): notifications.ClientEvent[] {
+  const knowsDeactivated = q.clientCapabilities.include_deactivated_groups === true;
+  switch (event.op) {
+    case "add": {
+      const { for_reactivation, ...add } = event;
+      return for_reactivation && knowsDeactivated ? [] : [add];
+    }
+    case "update": {
+      const { deactivated, ...update } = event;
+      if (knowsDeactivated) return [update];
+      return "deactivated" in update.data || deactivated ? [] : [update];
+    }
+    case "remove":
+      return knowsDeactivated ? [] : [event];
+    default:
+      return [event];
   }
 }

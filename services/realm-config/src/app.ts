@@ -1,5 +1,6 @@
 import {
   IdAllocator,
+  UserGroupMemberships,
   realmConfig,
   realmConfigEvents,
   registerStateHandler,
@@ -37,6 +38,7 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
   await Promise.all([realms.init(), fields.init(), folders.init()]);
   const fieldList = new ProfileFieldList(fields, deps.nc, deps.log);
   const hosts = new RealmHosts(deps.config);
+  const userGroups = new UserGroupMemberships(deps.nc, deps.bus, deps.log);
   // every instance forgets an organization's record when its settings change (no queue group)
   const realmChanges = subscribeEvent(
     deps.nc,
@@ -51,7 +53,7 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
     .handle(realmConfig.createRealm, createRealmHandler(realms, hosts))
     .handle(realmConfig.getServerSettings, getServerSettingsHandler(realms))
     .handle(realmConfig.getRealmSettings, getRealmSettingsHandler(realms))
-    .handle(realmConfig.updateRealm, updateRealmHandler(realms, deps.events, deps.bus))
+    .handle(realmConfig.updateRealm, updateRealmHandler(realms, deps.events, deps.bus, userGroups))
     .handle(realmConfig.listProfileFields, listProfileFieldsHandler(fieldList))
     .handle(realmConfig.createProfileField, createProfileFieldHandler(fields, deps.events))
     .handle(realmConfig.listChannelFolders, listChannelFoldersHandler(folders))
@@ -71,6 +73,7 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
   return {
     stop: () => {
       realmChanges.unsubscribe();
+      userGroups.stop();
       return fieldList.stop();
     },
   };

@@ -63,3 +63,51 @@ export const CHANNEL_GROUP_SETTINGS = [
 ] as const;
 
 export type ChannelGroupSetting = (typeof CHANNEL_GROUP_SETTINGS)[number];
+
+/** Zulip's descriptions of the system groups (create_system_user_groups_for_realm), as GET /user_groups lists them. */
+export const SYSTEM_GROUP_DESCRIPTIONS: Record<SystemGroupName, string> = {
+  "role:owners": "Owners of this organization",
+  "role:administrators": "Administrators of this organization, including owners",
+  "role:moderators": "Moderators of this organization, including administrators",
+  "role:fullmembers": "Members of this organization, not including new accounts and guests",
+  "role:members": "Members of this organization, not including guests",
+  "role:everyone": "Everyone in this organization, including guests",
+  "role:internet": "Everyone on the Internet",
+  "role:nobody": "Nobody",
+};
+
+/**
+ * Each system group's one direct subgroup: Zulip nests them (owners in
+ * administrators, ..., everyone in internet); nobody and owners have none.
+ */
+export const SYSTEM_GROUP_DIRECT_SUBGROUP: Partial<Record<SystemGroupName, SystemGroupName>> = {
+  "role:administrators": "role:owners",
+  "role:moderators": "role:administrators",
+  "role:fullmembers": "role:moderators",
+  "role:members": "role:fullmembers",
+  "role:everyone": "role:members",
+  "role:internet": "role:everyone",
+};
+
+/**
+ * Zulip's NamedUserGroup.GROUP_PERMISSION_SETTINGS: each user group's own
+ * permissions, their default ("group_creator": an anonymous group of the
+ * creator) and whether role:everyone may hold them. System groups have
+ * role:nobody for all of them; no setting allows role:internet.
+ */
+export const USER_GROUP_PERMISSION_SETTINGS = {
+  can_add_members_group: { defaultGroup: "group_creator", allowEveryone: false },
+  can_join_group: { defaultGroup: "role:nobody", allowEveryone: false },
+  can_leave_group: { defaultGroup: "role:everyone", allowEveryone: true },
+  can_manage_group: { defaultGroup: "group_creator", allowEveryone: false },
+  can_mention_group: { defaultGroup: "role:everyone", allowEveryone: true },
+  can_remove_members_group: { defaultGroup: "role:nobody", allowEveryone: false },
+} as const satisfies Record<string, { defaultGroup: SystemGroupName | "group_creator"; allowEveryone: boolean }>;
+
+export type UserGroupSetting = keyof typeof USER_GROUP_PERMISSION_SETTINGS;
+
+export const USER_GROUP_SETTINGS = Object.keys(USER_GROUP_PERMISSION_SETTINGS) as UserGroupSetting[];
+
+/** Zulip's NamedUserGroup.MAX_NAME_LENGTH and INVALID_NAME_PREFIXES. */
+export const USER_GROUP_NAME_MAX_LENGTH = 100;
+export const USER_GROUP_INVALID_NAME_PREFIXES = ["@", "role:", "user:", "stream:", "channel:"] as const;

@@ -1,6 +1,8 @@
 // Events identity publishes.
 import { z } from "zod";
 import { roleSchema } from "../actor";
+import { groupSettingValueSchema } from "../contracts/common";
+import { userGroupSchema } from "../contracts/identity/user-groups";
 import { botSchema, botServiceSchema } from "../contracts/identity/bots";
 import { navigationViewSchema } from "../contracts/identity/navigation-views";
 import { legacyPresenceSchema, statusReactionTypeSchema } from "../contracts/identity/presence";
@@ -151,6 +153,48 @@ export const authInvalidated = defineEvent("identity", "auth_invalidated", z.obj
 
 /** Users of an organization were added or changed: every identity instance forgets its copy of them (UserDirectory). */
 export const usersChanged = defineEvent("identity", "users_changed", z.object({ realmId: int }));
+
+/**
+ * Zulip's user_group events, seen by every active user of the organization.
+ * Two fields serve notifications' per-client shaping (clientEvent) and are
+ * removed before clients see them: `for_reactivation` on an add that
+ * reactivates a group, and `deactivated` on a name update (Zulip's
+ * include_deactivated_groups client capability).
+ */
+export const userGroup = defineEvent(
+  "identity",
+  "user_group",
+  clientEventPayload(
+    z.discriminatedUnion("op", [
+      z.object({
+        type: z.literal("user_group"),
+        op: z.literal("add"),
+        group: userGroupSchema,
+        for_reactivation: z.boolean().optional(),
+      }),
+      z.object({
+        type: z.literal("user_group"),
+        op: z.literal("update"),
+        group_id: int,
+        data: z.record(z.string(), z.union([z.string(), z.boolean(), groupSettingValueSchema])),
+        deactivated: z.boolean().optional(),
+      }),
+      z.object({
+        type: z.literal("user_group"),
+        op: z.enum(["add_members", "remove_members"]),
+        group_id: int,
+        user_ids: z.array(int),
+      }),
+      z.object({
+        type: z.literal("user_group"),
+        op: z.enum(["add_subgroups", "remove_subgroups"]),
+        group_id: int,
+        direct_subgroup_ids: z.array(int),
+      }),
+      z.object({ type: z.literal("user_group"), op: z.literal("remove"), group_id: int }),
+    ]),
+  ),
+);
 
 /** navigation_view add/update/remove (Zulip's do_*_navigation_view): to the user only. */
 export const navigationView = defineEvent(

@@ -20,6 +20,7 @@ export { identityEvents, messagingEvents, notificationsEvents, realmConfigEvents
 export const PASS_THROUGH_EVENTS = [
   identityEvents.realmUser,
   identityEvents.userSettings,
+  identityEvents.userGroup,
   identityEvents.realmBot,
   identityEvents.realmUserSettingsDefaults,
   identityEvents.navigationView,

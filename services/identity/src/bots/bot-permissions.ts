@@ -1,62 +1,44 @@
 import {
-  Role,
-  SYSTEM_GROUPS,
   ZulipError,
   badRequest,
   identity,
   isAdmin,
   isOwner,
+  realmConfig,
   type Actor,
-  type GroupSettingValue,
+  type HandlerContext,
   type RealmRef,
-  type realmConfig,
 } from "@teamchat/shared";
+import type { Deps } from "../deps";
+import { loadRealmGroups } from "../user-groups/access";
 import { accessUserById } from "../users/access";
 import type { UserDirectory } from "../users/user-directory";
 import type { UserDoc } from "../users/user.schema";
 
 const { BotType } = identity;
 
-/** Zulip's human_users_only. */
-export function requireHuman(actor: Actor): void {
-  if (actor.isBot) throw badRequest("This endpoint does not accept bot requests.");
-}
-
-/** Zulip's require_member_or_admin: guests and bots may not manage bots. */
-export function requireMemberOrAdmin(actor: Actor): void {
-  if (actor.role === Role.GUEST) throw badRequest("Not allowed for guest users");
-  requireHuman(actor);
-}
-
 /** Zulip's UserProfile.can_admin_user: administrators, and the owner of a bot. */
 export const canAdminUser = (actor: Pick<Actor, "userId" | "role">, target: UserDoc): boolean =>
   target.botOwnerId === actor.userId || isAdmin(actor);
 
-/** System groups by role (fixed ids, see SYSTEM_GROUPS); user-created groups are evaluated by the user groups work. */
-const SYSTEM_GROUP_ROLES: Record<number, (role: number) => boolean> = {
-  [SYSTEM_GROUPS["role:owners"]]: (r) => r <= Role.OWNER,
-  [SYSTEM_GROUPS["role:administrators"]]: (r) => r <= Role.ADMINISTRATOR,
-  [SYSTEM_GROUPS["role:moderators"]]: (r) => r <= Role.MODERATOR,
-  [SYSTEM_GROUPS["role:fullmembers"]]: (r) => r <= Role.MEMBER,
-  [SYSTEM_GROUPS["role:members"]]: (r) => r <= Role.MEMBER,
-  [SYSTEM_GROUPS["role:everyone"]]: () => true,
-  [SYSTEM_GROUPS["role:internet"]]: () => true,
-  [SYSTEM_GROUPS["role:nobody"]]: () => false,
-};
-
-function groupSettingIncludes(value: GroupSettingValue, user: Pick<Actor, "userId" | "role">): boolean {
-  const inGroup = (id: number) => SYSTEM_GROUP_ROLES[id]?.(user.role) ?? false;
-  if (typeof value === "number") return inGroup(value);
-  return value.direct_members.includes(user.userId) || value.direct_subgroups.some(inGroup);
-}
-
 /**
  * Zulip's check_can_create_bot and check_valid_bot_type: can_create_bots_group
  * may create every type; can_create_write_only_bots_group only incoming webhooks.
+ * Both are evaluated with the organization's user groups.
  */
-export function checkCanCreateBot(settings: realmConfig.RealmSettings, actor: Actor, botType: number): void {
-  const allBots = groupSettingIncludes(settings.can_create_bots_group, actor);
-  const writeOnly = groupSettingIncludes(settings.can_create_write_only_bots_group, actor);
+export async function checkCanCreateBot(
+  deps: Deps<"bus" | "groups" | "users">,
+  realm: RealmRef,
+  actor: Actor,
+  botType: number,
+  ctx: HandlerContext,
+): Promise<void> {
+  const [settings, realmGroups] = await Promise.all([
+    deps.bus.request(realmConfig.getRealmSettings, {}, ctx),
+    loadRealmGroups(deps, realm.id),
+  ]);
+  const allBots = realmGroups.membership.includes(settings.can_create_bots_group, actor);
+  const writeOnly = realmGroups.membership.includes(settings.can_create_write_only_bots_group, actor);
   if (!allBots && !(botType === BotType.INCOMING_WEBHOOK && writeOnly)) throw badRequest("Insufficient permission");
   const allowed: number[] = allBots ? Object.values(BotType) : [BotType.INCOMING_WEBHOOK];
   if (!allowed.includes(botType)) throw badRequest("Invalid bot type");

@@ -4,11 +4,10 @@ import {
   identity,
   identityEvents,
   isDuplicateKey,
-  realmConfig,
   requireUser,
   type Handler,
 } from "@teamchat/shared";
-import { botAdministrators, checkCanCreateBot, requireMemberOrAdmin } from "../bots/bot-permissions";
+import { botAdministrators, checkCanCreateBot } from "../bots/bot-permissions";
 import { checkInterfaceType, checkUrl, newBotProfile } from "../bots/bot-services";
 import { toBot } from "../bots/bot-view";
 import type { Deps } from "../deps";
@@ -16,6 +15,7 @@ import { userAdded } from "../users/events";
 import { checkFullName, isValidEmail } from "../users/full-name";
 import { EmailVisibility } from "../users/user.schema";
 import { avatarUrl } from "../users/user-view";
+import { requireMemberOrAdmin } from "../users/access";
 
 /**
  * POST /bots (Zulip's add_bot_backend): `<short_name>-bot@<organization host>`,
@@ -30,7 +30,8 @@ export const createBotHandler =
     events,
     bus,
     userDefaults,
-  }: Deps<"users" | "keys" | "events" | "bus" | "userDefaults">): Handler<typeof identity.createBot> =>
+    groups,
+  }: Deps<"users" | "keys" | "events" | "bus" | "userDefaults" | "groups">): Handler<typeof identity.createBot> =>
   async (params, ctx) => {
     const { realm, actor } = requireUser(ctx);
     requireMemberOrAdmin(actor);
@@ -49,7 +50,7 @@ export const createBotHandler =
     if ((await users.all(realm.id)).some((u) => u.isActive && u.fullName === fullName)) {
       throw badRequest("Name is already in use.");
     }
-    checkCanCreateBot(await bus.request(realmConfig.getRealmSettings, {}, ctx), actor, botType);
+    await checkCanCreateBot({ bus, groups, users }, realm, actor, botType, ctx);
     checkInterfaceType(params.interface_type);
     const payloadUrl = params.payload_url ? checkUrl("payload_url", params.payload_url) : "";
     const botProfile = newBotProfile(

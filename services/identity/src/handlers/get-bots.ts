@@ -1,5 +1,5 @@
 import { identity, requireUser, type Handler } from "@teamchat/shared";
-import { requireMemberOrAdmin } from "../bots/bot-permissions";
+import { requireMemberOrAdmin } from "../users/access";
 import type { Deps } from "../deps";
 import { apiEmail, avatarUrl } from "../users/user-view";
 

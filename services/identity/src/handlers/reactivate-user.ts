@@ -1,4 +1,4 @@
-import { badRequest, identity, realmConfig, requireUser, type Handler } from "@teamchat/shared";
+import { badRequest, identity, requireUser, type Handler } from "@teamchat/shared";
 import { reactivateUser } from "../accounts/activation";
 import { canAdminUser, checkCanCreateBot } from "../bots/bot-permissions";
 import { changeBotOwner } from "../bots/bot-owner";
@@ -12,14 +12,14 @@ import { accessUserById } from "../users/access";
  * passes to whoever reactivates it.
  */
 export const reactivateUserHandler =
-  (deps: Deps<"users" | "events" | "bus" | "keys">): Handler<typeof identity.reactivateUser> =>
+  (deps: Deps<"users" | "events" | "bus" | "keys" | "groups">): Handler<typeof identity.reactivateUser> =>
   async ({ user_id }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     let target = await accessUserById(deps.users, realm, user_id);
     if (!canAdminUser(actor, target)) throw badRequest("Insufficient permission");
     if (target.isActive) return {};
     if (target.isBot) {
-      checkCanCreateBot(await deps.bus.request(realmConfig.getRealmSettings, {}, ctx), actor, target.botType!);
+      await checkCanCreateBot(deps, realm, actor, target.botType!, ctx);
       const taken = (await deps.users.all(realm.id)).some((u) => u.isActive && u.fullName === target.fullName);
       if (taken) {
         throw badRequest(

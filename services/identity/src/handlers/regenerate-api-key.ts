@@ -1,5 +1,5 @@
 import { identity, identityEvents, requireUser, type Handler } from "@teamchat/shared";
-import { requireHuman } from "../bots/bot-permissions";
+import { requireHuman } from "../users/access";
 import type { Deps } from "../deps";
 
 /**

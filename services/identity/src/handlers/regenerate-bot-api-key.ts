@@ -1,6 +1,7 @@
 import { identity, identityEvents, requireUser, type Handler } from "@teamchat/shared";
-import { accessBotById, botAdministrators, requireMemberOrAdmin } from "../bots/bot-permissions";
+import { accessBotById, botAdministrators } from "../bots/bot-permissions";
 import type { Deps } from "../deps";
+import { requireMemberOrAdmin } from "../users/access";
 
 /**
  * POST /bots/{bot_id}/api_key/regenerate (Zulip's regenerate_bot_api_key):

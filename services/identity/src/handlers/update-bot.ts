@@ -1,6 +1,6 @@
 import { badRequest, identity, identityEvents, requireUser, type Handler } from "@teamchat/shared";
 import { changeBotOwner } from "../bots/bot-owner";
-import { accessBotById, botAdministrators, requireMemberOrAdmin } from "../bots/bot-permissions";
+import { accessBotById, botAdministrators } from "../bots/bot-permissions";
 import { checkInterfaceType, checkUrl } from "../bots/bot-services";
 import { botServices } from "../bots/bot-view";
 import type { Deps } from "../deps";
@@ -9,6 +9,7 @@ import { checkFullName } from "../users/full-name";
 import type { BotProfile, UserDoc } from "../users/user.schema";
 import { apiEmail, avatarUrl } from "../users/user-view";
 import { updateUser } from "./update-user";
+import { requireMemberOrAdmin } from "../users/access";
 
 /** The bot's new owner: an active human of the organization (Zulip's patch_bot_backend). */
 async function checkNewOwner(deps: Deps<"users">, realmId: number, ownerId: number): Promise<UserDoc> {

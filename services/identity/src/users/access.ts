@@ -1,9 +1,20 @@
-import { badRequest, requireUser, type Actor, type HandlerContext, type RealmRef } from "@teamchat/shared";
+import { badRequest, isGuest, requireUser, type Actor, type HandlerContext, type RealmRef } from "@teamchat/shared";
 import type { UserDirectory } from "./user-directory";
 import type { UserDoc } from "./user.schema";
 import { canSeeRealEmail } from "./user-view";
 
 const noSuchUser = () => badRequest("No such user");
+
+/** Zulip's human_users_only. */
+export function requireHuman(actor: Actor): void {
+  if (actor.isBot) throw badRequest("This endpoint does not accept bot requests.");
+}
+
+/** Zulip's require_member_or_admin: for human non-guests (bots and user groups are managed by them). */
+export function requireMemberOrAdmin(actor: Actor): void {
+  if (isGuest(actor)) throw badRequest("Not allowed for guest users");
+  requireHuman(actor);
+}
 
 /** Zulip's access_user_by_id: a user of the organization (system bots live in Zulip's internal realm, so not them). */
 export async function accessUserById(users: UserDirectory, realm: RealmRef, userId: number): Promise<UserDoc> {

@@ -3,7 +3,7 @@ import type { Deps } from "../deps";
 import { caller } from "./access";
 import { apiEmail, avatarUrl, roleFlags, toCrossRealmBot, toUserResource } from "./user-view";
 
-/** The users of the organization and who the caller is (Zulip's realm_user state), and the user-related parts not kept yet. */
+/** The users of the organization and who the caller is (Zulip's realm_user state). */
 export const usersState = ({ users }: Deps<"users">): StateProvider[] => [
   provideState(identity.realmUserState, async (params, ctx) => {
     const { realm, actor } = requireUser(ctx);
@@ -29,5 +29,4 @@ export const usersState = ({ users }: Deps<"users">): StateProvider[] => [
       full_name: me.fullName,
     };
   }),
-  provideState(identity.realmUserGroupsState, async () => ({ realm_user_groups: [] })),
 ];

@@ -7,19 +7,20 @@ import { channelView } from "./channel-view";
  * register's streams (the channels the user may read, by name; archived ones for clients that declared
  * archived_channels), default channels and default channel groups.
  */
-export const channelsState = (deps: Deps<"channels" | "subscriptions">): StateProvider[] => [
+export const channelsState = (deps: Deps<"channels" | "subscriptions" | "userGroups">): StateProvider[] => [
   provideState(messaging.streamsState, async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    const [channels, subscribed] = await Promise.all([
+    const [channels, subscribed, groups] = await Promise.all([
       deps.channels.all(realm.id),
       deps.subscriptions.subscribedStreamIds(realm.id, actor.userId),
+      deps.userGroups.get(ctx),
     ]);
     return {
       streams: channels
         .filter(
           (ch) =>
             (!ch.isArchived || p.client_capabilities.archived_channels === true) &&
-            canReadContent(actor, ch, subscribed.has(ch.streamId)),
+            canReadContent(actor, ch, subscribed.has(ch.streamId), groups),
         )
         .sort((a, b) => a.name.localeCompare(b.name))
         .map(channelView),

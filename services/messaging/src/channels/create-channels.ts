@@ -7,6 +7,7 @@ import {
   realmConfig,
   CHANNEL_GROUP_SETTINGS,
   TOPICS_POLICIES,
+  checkGroupsExist,
   type Actor,
   type HandlerContext,
   type ChannelGroupSetting,
@@ -14,7 +15,6 @@ import {
 } from "@teamchat/shared";
 import type { Deps } from "../deps";
 import { renderMarkdown } from "../render/markdown";
-import { groupIncludes } from "./channel-access";
 import type { ChannelDoc } from "./channel.schema";
 
 type GroupSettings = Partial<Record<ChannelGroupSetting, GroupSettingValue>>;
@@ -57,12 +57,12 @@ export function retentionDays(value: string | number): number | null {
 
 /** Checks that apply once per request, whatever the number of channels. */
 export async function checkChannelOptions(
-  deps: Deps<"settings">,
+  deps: Deps<"settings" | "userGroups">,
   ctx: HandlerContext,
   actor: Actor,
   o: ChannelOptions,
 ): Promise<realmConfig.RealmSettings> {
-  const settings = await deps.settings.get(ctx);
+  const [settings, groups] = await Promise.all([deps.settings.get(ctx), deps.userGroups.get(ctx)]);
   const permission = o.is_web_public
     ? settings.can_create_web_public_channel_group
     : o.invite_only
@@ -71,7 +71,11 @@ export async function checkChannelOptions(
   if (o.is_web_public && !(settings.web_public_streams_enabled && settings.enable_spectator_access)) {
     throw badRequest("Web-public channels are not enabled.");
   }
-  if (isGuest(actor) || !groupIncludes(permission, actor)) throw badRequest("Insufficient permission");
+  if (isGuest(actor) || !groups.includes(permission, actor)) throw badRequest("Insufficient permission");
+  for (const name of CHANNEL_GROUP_SETTINGS) {
+    const value = o[name];
+    if (value !== undefined) checkGroupsExist(groups, value);
+  }
   if (o.invite_only && o.is_web_public) throw badRequest("Invalid parameters");
   if (o.invite_only && o.is_default_stream) throw badRequest("A default channel cannot be private.");
   if (o.topics_policy !== undefined && !isTopicsPolicy(o.topics_policy)) {

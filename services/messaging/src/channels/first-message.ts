@@ -8,7 +8,7 @@ import { metadataAudience } from "../subscriptions/subscribe-users";
  * hear of a new oldest message with Zulip's stream op:update event.
  */
 export async function refreshFirstMessage(
-  deps: Deps<"channels" | "messages" | "subscriptions" | "users" | "events">,
+  deps: Deps<"channels" | "messages" | "subscriptions" | "users" | "events" | "userGroups">,
   ctx: HandlerContext,
   realmId: number,
   streamId: number,

@@ -22,11 +22,11 @@ const reactionExists = () => new ZulipError("REACTION_ALREADY_EXISTS", "Reaction
  */
 export const addReactionHandler =
   (
-    deps: Deps<"messages" | "channels" | "subscriptions" | "userMessages" | "users" | "events">,
+    deps: Deps<"messages" | "channels" | "subscriptions" | "userGroups" | "userMessages" | "users" | "events">,
   ): Handler<typeof messaging.addReaction> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    const message = await accessMessage(deps, realm.id, actor, p.message_id);
+    const message = await accessMessage(deps, realm.id, actor, p.message_id, ctx);
     let emojiCode = p.emoji_code;
     let reactionType = p.reaction_type === undefined ? undefined : reactionTypeOf(p.reaction_type);
     if (emojiCode === undefined || reactionType === undefined) {

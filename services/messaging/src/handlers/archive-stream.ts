@@ -11,10 +11,12 @@ import { metadataAudience } from "../subscriptions/subscribe-users";
  * (clients without the archived_channels capability: stream delete).
  */
 export const archiveStreamHandler =
-  (deps: Deps<"channels" | "subscriptions" | "users" | "events">): Handler<typeof messaging.archiveStream> =>
+  (
+    deps: Deps<"channels" | "subscriptions" | "users" | "events" | "userGroups">,
+  ): Handler<typeof messaging.archiveStream> =>
   async ({ stream_id }, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    const { channel } = await accessChannelForUpdate(deps, realm.id, actor, stream_id);
+    const { channel } = await accessChannelForUpdate(deps, realm.id, actor, stream_id, ctx);
     if (channel.isArchived) throw badRequest("Channel is already deactivated");
     const audience = await metadataAudience(
       deps,

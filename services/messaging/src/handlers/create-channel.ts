@@ -10,7 +10,7 @@ const channelExists = (name: string) =>
 
 /** POST /channels/create (E2): a new channel with the given subscribers; its id. */
 export const createChannelHandler =
-  (deps: InternalSendDeps & Deps<"channels">): Handler<typeof messaging.createChannel> =>
+  (deps: InternalSendDeps & Deps<"channels" | "userGroups">): Handler<typeof messaging.createChannel> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const settings = await checkChannelOptions(deps, ctx, actor, p);

@@ -7,11 +7,13 @@ import { cannotManageDefaultChannels } from "./update-stream";
 
 /** POST /default_streams (Zulip's add_default_stream): administrators; a channel they may read, never a private one. */
 export const addDefaultStreamHandler =
-  (deps: Deps<"channels" | "subscriptions" | "users" | "events">): Handler<typeof messaging.addDefaultStream> =>
+  (
+    deps: Deps<"channels" | "subscriptions" | "users" | "events" | "userGroups">,
+  ): Handler<typeof messaging.addDefaultStream> =>
   async ({ stream_id }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw cannotManageDefaultChannels();
-    const { channel } = await accessChannelById(deps, realm.id, actor, stream_id, "content");
+    const { channel } = await accessChannelById(deps, realm.id, actor, stream_id, ctx, "content");
     if (channel.inviteOnly) throw badRequest("Private channels cannot be made default.");
     if (channel.isDefault) return {};
     await deps.channels.update(realm.id, stream_id, { isDefault: true });
@@ -21,11 +23,13 @@ export const addDefaultStreamHandler =
 
 /** DELETE /default_streams (Zulip's remove_default_stream): administrators; metadata access is enough. */
 export const removeDefaultStreamHandler =
-  (deps: Deps<"channels" | "subscriptions" | "users" | "events">): Handler<typeof messaging.removeDefaultStream> =>
+  (
+    deps: Deps<"channels" | "subscriptions" | "users" | "events" | "userGroups">,
+  ): Handler<typeof messaging.removeDefaultStream> =>
   async ({ stream_id }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw cannotManageDefaultChannels();
-    const { channel } = await accessChannelById(deps, realm.id, actor, stream_id, "metadata");
+    const { channel } = await accessChannelById(deps, realm.id, actor, stream_id, ctx, "metadata");
     if (!channel.isDefault) return {};
     await deps.channels.update(realm.id, stream_id, { isDefault: false });
     await publishDefaultStreams(deps, ctx, realm.id);
@@ -42,7 +46,7 @@ export const removeDefaultStreamHandler =
  */
 export const subscribeToDefaultStreamsHandler =
   (
-    deps: Deps<"channels" | "subscriptions" | "users" | "events">,
+    deps: Deps<"channels" | "subscriptions" | "users" | "events" | "userGroups">,
   ): Handler<typeof messaging.subscribeToDefaultStreams> =>
   async ({ user_id }, ctx) => {
     const { realm } = requireUser(ctx);

@@ -1,5 +1,12 @@
-import { badRequest, requireUser, type Actor, type Handler, type messaging, type realmConfig } from "@teamchat/shared";
-import { groupIncludes } from "../channels/channel-access";
+import {
+  badRequest,
+  requireUser,
+  type Actor,
+  type Handler,
+  type messaging,
+  type realmConfig,
+  type GroupMembership,
+} from "@teamchat/shared";
 import type { ChannelDoc } from "../channels/channel.schema";
 import { groupSetting } from "../channels/channel-view";
 import type { Deps } from "../deps";
@@ -16,14 +23,15 @@ const cannotDelete = () => badRequest("You don't have permission to delete this 
  * within message_content_delete_limit_seconds.
  */
 function checkCanDelete(
+  groups: GroupMembership,
   settings: realmConfig.RealmSettings,
   actor: Actor,
   message: MessageDoc,
   channel: ChannelDoc | null,
 ): void {
   const inGroup = (setting: "can_delete_any_message_group" | "can_delete_own_message_group") =>
-    groupIncludes(settings[setting], actor) ||
-    (channel !== null && groupIncludes(groupSetting(channel, setting), actor));
+    groups.includes(settings[setting], actor) ||
+    (channel !== null && groups.includes(groupSetting(channel, setting), actor));
   if (inGroup("can_delete_any_message_group")) return;
   if (message.senderId !== actor.userId) throw cannotDelete();
   if (!inGroup("can_delete_own_message_group")) throw cannotDelete();
@@ -39,6 +47,7 @@ export const deleteMessageHandler =
     deps: Deps<
       | "channels"
       | "subscriptions"
+      | "userGroups"
       | "messages"
       | "userMessages"
       | "topics"
@@ -52,10 +61,10 @@ export const deleteMessageHandler =
     const { realm, actor } = requireUser(ctx);
     const [settings, message] = await Promise.all([
       deps.settings.get(ctx),
-      accessMessage(deps, realm.id, actor, p.message_id),
+      accessMessage(deps, realm.id, actor, p.message_id, ctx),
     ]);
     const channel = message.streamId === null ? null : await deps.channels.byId(realm.id, message.streamId);
-    checkCanDelete(settings, actor, message, channel);
+    checkCanDelete(await deps.userGroups.get(ctx), settings, actor, message, channel);
     // a concurrent delete got there first
     if (!(await deleteMessages(deps, ctx, realm.id, [message]))) throw badRequest("Message already deleted");
     return {};

@@ -18,6 +18,7 @@ export const deleteTopicHandler =
     deps: Deps<
       | "channels"
       | "subscriptions"
+      | "userGroups"
       | "messages"
       | "userMessages"
       | "topics"
@@ -33,15 +34,18 @@ export const deleteTopicHandler =
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw mustBeAdmin();
     const [{ channel, subscribed }, settings] = await Promise.all([
-      accessChannelById(deps, realm.id, actor, p.stream_id),
+      accessChannelById(deps, realm.id, actor, p.stream_id, ctx),
       deps.settings.get(ctx),
     ]);
+    const groups = await deps.userGroups.get(ctx);
     const topic = p.topic_name === settings.realm_empty_topic_display_name ? "" : p.topic_name;
     const narrow: NarrowCondition[] = [
       { kind: "channel", streamId: channel.streamId },
       { kind: "topic", key: topic.toLowerCase() },
       // without the channel's history, only the messages the administrator received
-      ...(canReadHistory(actor, channel, subscribed) ? [] : [{ kind: "receivers" as const, userId: actor.userId }]),
+      ...(canReadHistory(actor, channel, subscribed, groups)
+        ? []
+        : [{ kind: "receivers" as const, userId: actor.userId }]),
     ];
     for (;;) {
       const batch = await deps.messages.walk(realm.id, narrow, Infinity, -1, BATCH_SIZE);

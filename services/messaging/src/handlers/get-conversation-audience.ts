@@ -10,13 +10,13 @@ import { accessMessage } from "../messages/message-access";
  */
 export const getConversationAudienceHandler =
   (
-    deps: Deps<"messages" | "channels" | "subscriptions" | "users">,
+    deps: Deps<"messages" | "channels" | "subscriptions" | "userGroups" | "users">,
   ): Handler<typeof messaging.getConversationAudience> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const realmId = realm.id;
     if (p.message_id !== undefined) {
-      const msg = await accessMessage(deps, realmId, actor, p.message_id);
+      const msg = await accessMessage(deps, realmId, actor, p.message_id, ctx);
       if (msg.streamId === null) return { user_ids: msg.receivers };
       return {
         user_ids: await deps.subscriptions.subscriberIds(realmId, msg.streamId),
@@ -25,7 +25,7 @@ export const getConversationAudienceHandler =
       };
     }
     if (p.stream_id !== undefined) {
-      const { channel } = await accessChannelById(deps, realmId, actor, p.stream_id, "content");
+      const { channel } = await accessChannelById(deps, realmId, actor, p.stream_id, ctx, "content");
       return {
         user_ids: await deps.subscriptions.subscriberIds(realmId, channel.streamId),
         stream_id: channel.streamId,

@@ -12,14 +12,16 @@ type Version = ReplyOf<typeof messaging.getMessageHistory>["message_history"][nu
  * and what it changed — refused when the organization hides edit history.
  */
 export const getMessageHistoryHandler =
-  (deps: Deps<"messages" | "channels" | "subscriptions" | "settings">): Handler<typeof messaging.getMessageHistory> =>
+  (
+    deps: Deps<"messages" | "channels" | "subscriptions" | "userGroups" | "settings">,
+  ): Handler<typeof messaging.getMessageHistory> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const settings = await deps.settings.get(ctx);
     if (settings.message_edit_history_visibility_policy === "none") {
       throw badRequest("Message edit history is disabled in this organization");
     }
-    const message = await accessMessage(deps, realm.id, actor, p.message_id);
+    const message = await accessMessage(deps, realm.id, actor, p.message_id, ctx);
     const shown = (topic: string) =>
       message.type === "stream" ? topicForClient(topic, p.allow_empty_topic_name, settings) : topic;
     // from the current version back to the first: each edit's "prev_" fields are the version before it

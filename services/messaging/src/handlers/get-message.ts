@@ -11,11 +11,11 @@ import { loadViewContext, messageView } from "../messages/message-view";
  */
 export const getMessageHandler =
   (
-    deps: Deps<"messages" | "personal" | "channels" | "subscriptions" | "users" | "settings">,
+    deps: Deps<"messages" | "personal" | "channels" | "subscriptions" | "userGroups" | "users" | "settings">,
   ): Handler<typeof messaging.getMessage> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    const message = await accessMessage(deps, realm.id, actor, p.message_id);
+    const message = await accessMessage(deps, realm.id, actor, p.message_id, ctx);
     const settings = await deps.settings.get(ctx);
     const [personal, vc] = await Promise.all([
       deps.personal.of(realm.id, actor.userId),

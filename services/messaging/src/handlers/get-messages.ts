@@ -18,7 +18,15 @@ const RANGE_PARAMETERS = [
 export const getMessagesHandler =
   (
     deps: Deps<
-      "messages" | "history" | "personal" | "channels" | "subscriptions" | "conversations" | "users" | "settings"
+      | "messages"
+      | "history"
+      | "personal"
+      | "channels"
+      | "subscriptions"
+      | "conversations"
+      | "users"
+      | "settings"
+      | "userGroups"
     >,
   ): Handler<typeof messaging.getMessages> =>
   async (p, ctx) => {

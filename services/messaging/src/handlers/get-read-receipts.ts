@@ -13,11 +13,13 @@ import { accessMessage } from "../messages/message-access";
  */
 export const getReadReceiptsHandler =
   (
-    deps: Deps<"messages" | "userMessages" | "channels" | "subscriptions" | "users" | "settings" | "mutedUsers">,
+    deps: Deps<
+      "messages" | "userMessages" | "channels" | "subscriptions" | "userGroups" | "users" | "settings" | "mutedUsers"
+    >,
   ): Handler<typeof messaging.getReadReceipts> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    const message = await accessMessage(deps, realm.id, actor, p.message_id);
+    const message = await accessMessage(deps, realm.id, actor, p.message_id, ctx);
     if (!(await deps.settings.get(ctx)).enable_read_receipts) {
       throw badRequest("Read receipts are disabled in this organization.");
     }

@@ -10,10 +10,12 @@ import type { Deps } from "../deps";
  * owners are not known here, so organization administrators).
  */
 export const getStreamEmailAddressHandler =
-  (deps: Deps<"channels" | "subscriptions" | "users">): Handler<typeof messaging.getStreamEmailAddress> =>
+  (
+    deps: Deps<"channels" | "subscriptions" | "users" | "userGroups">,
+  ): Handler<typeof messaging.getStreamEmailAddress> =>
   async ({ stream_id, sender_id }, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    await accessChannelById(deps, realm.id, actor, stream_id, "content");
+    await accessChannelById(deps, realm.id, actor, stream_id, ctx, "content");
     if (sender_id !== undefined && sender_id !== actor.userId) {
       const sender = (await deps.users.byIds(ctx, realm.id, [sender_id])).get(sender_id);
       if (!sender?.is_active || !sender.is_bot) throw badRequest("No such bot");

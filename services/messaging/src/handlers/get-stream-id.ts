@@ -4,8 +4,8 @@ import type { Deps } from "../deps";
 
 /** GET /get_stream_id (Zulip's json_get_stream_id): the id of a channel the user may read. */
 export const getStreamIdHandler =
-  (deps: Deps<"channels" | "subscriptions">): Handler<typeof messaging.getStreamId> =>
+  (deps: Deps<"channels" | "subscriptions" | "userGroups">): Handler<typeof messaging.getStreamId> =>
   async ({ stream }, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    return { stream_id: (await accessChannelByName(deps, realm.id, actor, stream)).streamId };
+    return { stream_id: (await accessChannelByName(deps, realm.id, actor, stream, ctx)).streamId };
   };

@@ -6,14 +6,14 @@ import { topicForClient } from "../messages/message-view";
 /** GET /users/me/{stream_id}/topics (E15): the channel's topics the user may see, most recent first. */
 export const getStreamTopicsHandler =
   (
-    deps: Deps<"channels" | "subscriptions" | "messages" | "topics" | "settings">,
+    deps: Deps<"channels" | "subscriptions" | "userGroups" | "messages" | "topics" | "settings">,
   ): Handler<typeof messaging.getStreamTopics> =>
   async ({ stream_id, allow_empty_topic_name }, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    const { channel, subscribed } = await accessChannelById(deps, realm.id, actor, stream_id, "content");
+    const { channel, subscribed } = await accessChannelById(deps, realm.id, actor, stream_id, ctx, "content");
     const settings = await deps.settings.get(ctx);
     // Protected history: only the topics of messages the user received.
-    const topics = canReadHistory(actor, channel, subscribed)
+    const topics = canReadHistory(actor, channel, subscribed, await deps.userGroups.get(ctx))
       ? await deps.topics.ofChannel(realm.id, stream_id)
       : await deps.messages.topicsReceivedBy(realm.id, stream_id, actor.userId);
     return {

@@ -12,22 +12,23 @@ import type { Deps } from "../deps";
  * nothing: this server has no bots with owners yet.
  */
 export const getStreamsHandler =
-  (deps: Deps<"channels" | "subscriptions">): Handler<typeof messaging.getStreams> =>
+  (deps: Deps<"channels" | "subscriptions" | "userGroups">): Handler<typeof messaging.getStreams> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    const [channels, subscribed] = await Promise.all([
+    const [channels, subscribed, groups] = await Promise.all([
       deps.channels.all(realm.id),
       deps.subscriptions.subscribedStreamIds(realm.id, actor.userId),
+      deps.userGroups.get(ctx),
     ]);
     const wanted = (ch: (typeof channels)[number]): boolean => {
       const isSubscribed = subscribed.has(ch.streamId);
-      if (p.include_all || p.include_all_active) return canSeeMetadata(actor, ch, isSubscribed);
-      if (p.include_can_access_content) return canReadContent(actor, ch, isSubscribed);
+      if (p.include_all || p.include_all_active) return canSeeMetadata(actor, ch, isSubscribed, groups);
+      if (p.include_can_access_content) return canReadContent(actor, ch, isSubscribed, groups);
       return (
         (p.include_subscribed && isSubscribed) ||
         (p.include_public && !ch.inviteOnly && !isGuest(actor)) ||
         (p.include_web_public && ch.isWebPublic && !ch.isArchived) ||
-        (p.include_default && ch.isDefault && canSeeMetadata(actor, ch, isSubscribed))
+        (p.include_default && ch.isDefault && canSeeMetadata(actor, ch, isSubscribed, groups))
       );
     };
     const streams = channels

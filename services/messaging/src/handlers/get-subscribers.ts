@@ -8,10 +8,10 @@ import type { Deps } from "../deps";
  * subscribers without being one); deactivated users are not listed.
  */
 export const getSubscribersHandler =
-  (deps: Deps<"channels" | "subscriptions" | "users">): Handler<typeof messaging.getSubscribers> =>
+  (deps: Deps<"channels" | "subscriptions" | "users" | "userGroups">): Handler<typeof messaging.getSubscribers> =>
   async ({ stream_id }, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    await accessChannelById(deps, realm.id, actor, stream_id, "metadata");
+    await accessChannelById(deps, realm.id, actor, stream_id, ctx, "metadata");
     const ids = await deps.subscriptions.subscriberIds(realm.id, stream_id);
     const users = await deps.users.byIds(ctx, realm.id, ids);
     return { subscribers: ids.filter((id) => users.get(id)?.is_active) };

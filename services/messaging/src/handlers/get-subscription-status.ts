@@ -9,11 +9,13 @@ import type { Deps } from "../deps";
  * (organization administrators see private ones too).
  */
 export const getSubscriptionStatusHandler =
-  (deps: Deps<"channels" | "subscriptions" | "users">): Handler<typeof messaging.getSubscriptionStatus> =>
+  (
+    deps: Deps<"channels" | "subscriptions" | "users" | "userGroups">,
+  ): Handler<typeof messaging.getSubscriptionStatus> =>
   async ({ user_id, stream_id }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const user = (await deps.users.byIds(ctx, realm.id, [user_id])).get(user_id);
     if (!user?.is_active || user.is_bot) throw badRequest("No such user");
-    await accessChannelById(deps, realm.id, actor, stream_id, "metadata");
+    await accessChannelById(deps, realm.id, actor, stream_id, ctx, "metadata");
     return { is_subscribed: await deps.subscriptions.isSubscribed(realm.id, user_id, stream_id) };
   };

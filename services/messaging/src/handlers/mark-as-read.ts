@@ -33,7 +33,7 @@ export const markAllAsReadHandler =
   };
 
 type ChannelReadDeps = Deps<
-  "messages" | "userMessages" | "subscriptions" | "channels" | "events" | "personal" | "userTopics"
+  "messages" | "userMessages" | "subscriptions" | "userGroups" | "channels" | "events" | "personal" | "userTopics"
 >;
 
 /** POST /mark_stream_as_read: a channel the user may read (Zulip's access_stream_by_id). */
@@ -41,7 +41,7 @@ export const markStreamAsReadHandler =
   (deps: ChannelReadDeps): Handler<typeof messaging.markStreamAsRead> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    await accessChannelById(deps, realm.id, actor, p.stream_id);
+    await accessChannelById(deps, realm.id, actor, p.stream_id, ctx);
     await markChannelRead(deps, ctx, realm.id, actor.userId, p.stream_id, null);
     return {};
   };
@@ -51,7 +51,7 @@ export const markTopicAsReadHandler =
   (deps: ChannelReadDeps): Handler<typeof messaging.markTopicAsRead> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    await accessChannelById(deps, realm.id, actor, p.stream_id);
+    await accessChannelById(deps, realm.id, actor, p.stream_id, ctx);
     const topicKey = p.topic_name.toLowerCase();
     if (p.topic_name) {
       const [received] = await deps.messages.walk(

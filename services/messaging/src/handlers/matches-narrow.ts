@@ -27,7 +27,9 @@ function highlight(html: string, words: string[]): string {
  */
 export const matchesNarrowHandler =
   (
-    deps: Deps<"messages" | "channels" | "subscriptions" | "users" | "conversations" | "personal" | "settings">,
+    deps: Deps<
+      "messages" | "channels" | "subscriptions" | "users" | "conversations" | "personal" | "settings" | "userGroups"
+    >,
   ): Handler<typeof messaging.matchesNarrow> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);

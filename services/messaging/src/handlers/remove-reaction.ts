@@ -20,11 +20,11 @@ import { publishReaction } from "../messages/message-reactions";
  */
 export const removeReactionHandler =
   (
-    deps: Deps<"messages" | "channels" | "subscriptions" | "users" | "events">,
+    deps: Deps<"messages" | "channels" | "subscriptions" | "userGroups" | "users" | "events">,
   ): Handler<typeof messaging.removeReaction> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    const message = await accessMessage(deps, realm.id, actor, p.message_id);
+    const message = await accessMessage(deps, realm.id, actor, p.message_id, ctx);
     let emojiCode = p.emoji_code;
     if (emojiCode === undefined) {
       if (p.emoji_name === undefined) {

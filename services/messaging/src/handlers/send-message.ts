@@ -57,7 +57,7 @@ async function directRecipients(
 
 /** POST /messages: a channel or direct message; each recipient gets a message event with their flags. */
 export const sendMessageHandler =
-  (deps: PostDeps & Deps<"settings">): Handler<typeof messaging.sendMessage> =>
+  (deps: PostDeps & Deps<"settings" | "userGroups">): Handler<typeof messaging.sendMessage> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const settings = await deps.settings.get(ctx);
@@ -65,7 +65,7 @@ export const sendMessageHandler =
 
     let to: Destination;
     if (p.type === "stream" || p.type === "channel") {
-      const channel = await accessChannelForSend(deps, realm.id, actor, channelTarget(p.to));
+      const channel = await accessChannelForSend(deps, realm.id, actor, channelTarget(p.to), ctx);
       const given = p.topic ?? p.subject;
       if (given === undefined) throw badRequest("Missing topic");
       to = await channelDestination(deps, realm.id, channel, normalizeTopic(given, settings, channel));

@@ -10,8 +10,9 @@ import {
   type ParamsOf,
   type ReplyOf,
   type realmConfig,
+  type GroupMembership,
 } from "@teamchat/shared";
-import { canReadContent, groupIncludes } from "../channels/channel-access";
+import { canReadContent } from "../channels/channel-access";
 import type { ChannelDoc } from "../channels/channel.schema";
 import { groupSetting } from "../channels/channel-view";
 import { checkChannelName, checkChannelOptions, insertChannel } from "../channels/create-channels";
@@ -36,12 +37,17 @@ const HEX_COLOR = /^#[a-fA-F0-9]{3,6}$/;
  * of them, administrators too; otherwise the channel's
  * can_administer_channel_group or can_add_subscribers_group decides. Never guests.
  */
-const canAddSubscribers = (actor: Actor, ch: ChannelDoc, settings: realmConfig.RealmSettings): boolean =>
+const canAddSubscribers = (
+  actor: Actor,
+  ch: ChannelDoc,
+  settings: realmConfig.RealmSettings,
+  groups: GroupMembership,
+): boolean =>
   !isGuest(actor) &&
-  (groupIncludes(settings.can_add_subscribers_group, actor) ||
+  (groups.includes(settings.can_add_subscribers_group, actor) ||
     isAdmin(actor) ||
-    groupIncludes(groupSetting(ch, "can_administer_channel_group"), actor) ||
-    groupIncludes(groupSetting(ch, "can_add_subscribers_group"), actor));
+    groups.includes(groupSetting(ch, "can_administer_channel_group"), actor) ||
+    groups.includes(groupSetting(ch, "can_add_subscribers_group"), actor));
 
 /**
  * POST /users/me/subscriptions (Zulip's add_subscriptions_backend): subscribes
@@ -56,7 +62,7 @@ export const subscribeHandler =
   (p, ctx) =>
     addSubscriptions(deps, p, ctx);
 
-type SubscribeDeps = InternalSendDeps & Deps<"channels">;
+type SubscribeDeps = InternalSendDeps & Deps<"channels" | "userGroups">;
 
 /** What POST /users/me/subscriptions does (PATCH /users/me/subscriptions does it too). */
 export async function addSubscriptions(
@@ -93,13 +99,16 @@ export async function addSubscriptions(
   }
   if (toCreate.length) await checkChannelOptions(deps, ctx, actor, p);
 
-  const mine = await deps.subscriptions.subscribedStreamIds(realmId, actor.userId);
-  const unauthorized = existing.filter((ch) => !canReadContent(actor, ch, mine.has(ch.streamId)));
+  const [mine, groups] = await Promise.all([
+    deps.subscriptions.subscribedStreamIds(realmId, actor.userId),
+    deps.userGroups.get(ctx),
+  ]);
+  const unauthorized = existing.filter((ch) => !canReadContent(actor, ch, mine.has(ch.streamId), groups));
   if (unauthorized.length && p.authorization_errors_fatal) {
     throw badRequest(`Unable to access channel (${unauthorized[0]!.name}).`);
   }
   const authorized = existing.filter((ch) => !unauthorized.includes(ch));
-  if (subscribingOthers && authorized.some((ch) => !canAddSubscribers(actor, ch, settings))) {
+  if (subscribingOthers && authorized.some((ch) => !canAddSubscribers(actor, ch, settings, groups))) {
     throw badRequest("Insufficient permission");
   }
 

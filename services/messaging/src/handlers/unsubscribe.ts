@@ -9,8 +9,9 @@ import {
   type HandlerContext,
   type ParamsOf,
   type ReplyOf,
+  type CallContext,
 } from "@teamchat/shared";
-import { canSeeMetadata, groupIncludes } from "../channels/channel-access";
+import { canSeeMetadata } from "../channels/channel-access";
 import type { ChannelDoc } from "../channels/channel.schema";
 import { groupSetting } from "../channels/channel-view";
 import { checkChannelName } from "../channels/create-channels";
@@ -24,19 +25,21 @@ import { unsubscribeUsers } from "../subscriptions/unsubscribe-users";
  * may see every channel and are in every one's can_remove_subscribers_group.
  */
 async function canRemoveSubscribers(
-  deps: Deps<"subscriptions">,
+  deps: Deps<"subscriptions" | "userGroups">,
   realmId: number,
   actor: Actor,
   channels: ChannelDoc[],
+  ctx: CallContext,
 ): Promise<boolean> {
   if (isAdmin(actor)) return true;
   if (isGuest(actor)) return false;
-  if (channels.every((ch) => groupIncludes(groupSetting(ch, "can_administer_channel_group"), actor))) return true;
+  const groups = await deps.userGroups.get(ctx);
+  if (channels.every((ch) => groups.includes(groupSetting(ch, "can_administer_channel_group"), actor))) return true;
   const mine = await deps.subscriptions.subscribedStreamIds(realmId, actor.userId);
   return channels.every(
     (ch) =>
-      canSeeMetadata(actor, ch, mine.has(ch.streamId)) &&
-      groupIncludes(groupSetting(ch, "can_remove_subscribers_group"), actor),
+      canSeeMetadata(actor, ch, mine.has(ch.streamId), groups) &&
+      groups.includes(groupSetting(ch, "can_remove_subscribers_group"), actor),
   );
 }
 
@@ -52,7 +55,7 @@ export const unsubscribeHandler =
     removeSubscriptions(deps, p, ctx);
 
 type UnsubscribeDeps = Deps<
-  "channels" | "subscriptions" | "users" | "events" | "settings" | "userMessages" | "personal"
+  "channels" | "subscriptions" | "users" | "events" | "settings" | "userMessages" | "personal" | "userGroups"
 >;
 
 /** What DELETE /users/me/subscriptions does (PATCH /users/me/subscriptions does it too). */
@@ -69,7 +72,7 @@ export async function removeSubscriptions(
   const names = [...new Set(p.subscriptions.map((name) => checkChannelName(name, settings)))];
   const found = await Promise.all(names.map((name) => deps.channels.byName(realm.id, name)));
   const existing = [...new Map(found.flatMap((ch) => (ch ? [[ch.streamId, ch] as const] : []))).values()];
-  if (unsubscribingOthers && !(await canRemoveSubscribers(deps, realm.id, actor, existing))) {
+  if (unsubscribingOthers && !(await canRemoveSubscribers(deps, realm.id, actor, existing, ctx))) {
     throw badRequest("Insufficient permission");
   }
   const missing = names.filter((_, i) => !found[i]);

@@ -26,6 +26,7 @@ export const updateMessageFlagsForNarrowHandler =
       | "users"
       | "settings"
       | "events"
+      | "userGroups"
     >,
   ): Handler<typeof messaging.updateMessageFlagsForNarrow> =>
   async (p, ctx) => {

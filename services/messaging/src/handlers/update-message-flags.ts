@@ -5,7 +5,9 @@ import { changeFlags, checkFlagChange } from "../user-messages/flag-changes";
 /** POST /messages/flags: the named messages, as Zulip answers (the ids asked for, whatever changed). */
 export const updateMessageFlagsHandler =
   (
-    deps: Deps<"messages" | "userMessages" | "subscriptions" | "channels" | "events" | "personal" | "userTopics">,
+    deps: Deps<
+      "messages" | "userMessages" | "subscriptions" | "channels" | "events" | "personal" | "userTopics" | "userGroups"
+    >,
   ): Handler<typeof messaging.updateMessageFlags> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);

@@ -13,8 +13,9 @@ import {
   type PayloadOf,
   type messaging,
   type realmConfig,
+  type GroupMembership,
 } from "@teamchat/shared";
-import { accessChannelById, canReadHistory, groupIncludes } from "../channels/channel-access";
+import { accessChannelById, canReadHistory } from "../channels/channel-access";
 import type { ChannelDoc } from "../channels/channel.schema";
 import { groupSetting } from "../channels/channel-view";
 import { refreshFirstMessage } from "../channels/first-message";
@@ -32,7 +33,7 @@ type Params = ParamsOf<typeof messaging.updateMessage>;
 type Settings = realmConfig.RealmSettings;
 type UpdateMessageEvent = PayloadOf<typeof messagingEvents.messageUpdated>["event"];
 
-type UpdateDeps = PostDeps & Deps<"settings">;
+type UpdateDeps = PostDeps & Deps<"settings" | "userGroups">;
 
 /** Zulip allows edits and moves this long past a time limit (a client's countdown, network delays). */
 const EDIT_LIMIT_BUFFER_SECONDS = 20;
@@ -46,14 +47,15 @@ const isModerator = (actor: Pick<Actor, "role">): boolean => actor.role <= Role.
 
 /** In the organization's group for a permission, the channel's, or among the channel's administrators. */
 const permitted = (
+  groups: GroupMembership,
   actor: Actor,
   realmGroup: GroupSettingValue,
   channel: ChannelDoc,
   channelSetting: ChannelGroupSetting,
 ) =>
-  groupIncludes(realmGroup, actor) ||
-  groupIncludes(groupSetting(channel, channelSetting), actor) ||
-  groupIncludes(groupSetting(channel, "can_administer_channel_group"), actor);
+  groups.includes(realmGroup, actor) ||
+  groups.includes(groupSetting(channel, channelSetting), actor) ||
+  groups.includes(groupSetting(channel, "can_administer_channel_group"), actor);
 
 /** Zulip's validate_user_can_edit_message: only the sender edits content, within the organization's limit. */
 function checkContentEdit(settings: Settings, actor: Actor, message: MessageDoc, now: number): void {
@@ -182,7 +184,7 @@ export const updateMessageHandler =
     const { realm, actor } = requireUser(ctx);
     const [settings, message] = await Promise.all([
       deps.settings.get(ctx),
-      accessMessage(deps, realm.id, actor, p.message_id),
+      accessMessage(deps, realm.id, actor, p.message_id, ctx),
     ]);
     const now = Math.floor(Date.now() / 1000);
     if (p.content !== undefined) checkContentEdit(settings, actor, message, now);
@@ -194,7 +196,9 @@ export const updateMessageHandler =
         ? undefined
         : normalizeContent(p.content.trimEnd() === "" ? "(deleted)" : p.content, settings);
     const move =
-      message.streamId === null ? null : await planMove(deps, realm.id, actor, settings, p, message, requested, now);
+      message.streamId === null
+        ? null
+        : await planMove(deps, ctx, realm.id, actor, settings, p, message, requested, now);
 
     const entry: messaging.EditHistoryEntry = { user_id: actor.userId, timestamp: now };
     const moveEntry: messaging.EditHistoryEntry = move
@@ -350,6 +354,7 @@ export const updateMessageHandler =
  */
 async function planMove(
   deps: UpdateDeps,
+  ctx: HandlerContext,
   realmId: number,
   actor: Actor,
   settings: Settings,
@@ -358,13 +363,16 @@ async function planMove(
   requested: string | undefined,
   now: number,
 ): Promise<Move> {
-  const [from, subscribed] = await Promise.all([
+  const [from, subscribed, groups] = await Promise.all([
     deps.channels.byId(realmId, message.streamId!),
     deps.subscriptions.isSubscribed(realmId, actor.userId, message.streamId!),
+    deps.userGroups.get(ctx),
   ]);
   if (!from) throw badRequest("Invalid message(s)");
   const channelChanged = p.stream_id !== undefined && p.stream_id !== from.streamId;
-  const to = channelChanged ? (await accessChannelById(deps, realmId, actor, p.stream_id!, "content")).channel : from;
+  const to = channelChanged
+    ? (await accessChannelById(deps, realmId, actor, p.stream_id!, ctx, "content")).channel
+    : from;
   const topicChanged = requested !== undefined;
   const topic =
     topicChanged || channelChanged ? normalizeTopic(requested ?? message.topic, settings, to) : message.topic;
@@ -374,12 +382,18 @@ async function planMove(
   const move: Move = { from, to, topic, topicChanged, channelChanged, resolveToggle, messages: [message] };
 
   if (resolveToggle) {
-    if (!permitted(actor, settings.can_resolve_topics_group, from, "can_resolve_topics_group")) {
+    if (!permitted(groups, actor, settings.can_resolve_topics_group, from, "can_resolve_topics_group")) {
       throw badRequest("You don't have permission to resolve topics in this channel.");
     }
   } else if (topicChanged) {
     if (
-      !permitted(actor, settings.can_move_messages_between_topics_group, from, "can_move_messages_within_channel_group")
+      !permitted(
+        groups,
+        actor,
+        settings.can_move_messages_between_topics_group,
+        from,
+        "can_move_messages_within_channel_group",
+      )
     ) {
       throw badRequest("You don't have permission to edit this message");
     }
@@ -390,6 +404,7 @@ async function planMove(
   if (channelChanged) {
     if (
       !permitted(
+        groups,
         actor,
         settings.can_move_messages_between_channels_group,
         from,
@@ -398,7 +413,7 @@ async function planMove(
     ) {
       throw badRequest("You don't have permission to move this message");
     }
-    if (!groupIncludes(groupSetting(to, "can_send_message_group"), actor)) {
+    if (!groups.includes(groupSetting(to, "can_send_message_group"), actor)) {
       throw badRequest("You do not have permission to post in this channel.");
     }
     if (!isModerator(actor) && pastLimit(message, settings.move_messages_between_streams_limit_seconds, now)) {
@@ -407,7 +422,7 @@ async function planMove(
   }
   if ((topicChanged || channelChanged) && p.propagate_mode !== "change_one") {
     const topicMessages = await deps.messages.ofTopic(realmId, from.streamId, message.topicKey);
-    const visible = canReadHistory(actor, from, subscribed)
+    const visible = canReadHistory(actor, from, subscribed, groups)
       ? topicMessages
       : topicMessages.filter((m) => m.receivers.includes(actor.userId));
     if (p.propagate_mode === "change_all" && !isModerator(actor) && !resolveToggle) {

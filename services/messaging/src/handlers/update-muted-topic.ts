@@ -11,7 +11,7 @@ import { setVisibilityPolicy, userTopicName } from "../user-topics/set-visibilit
  */
 export const updateMutedTopicHandler =
   (
-    deps: Deps<"channels" | "subscriptions" | "userTopics" | "events" | "settings">,
+    deps: Deps<"channels" | "subscriptions" | "userTopics" | "events" | "settings" | "userGroups">,
   ): Handler<typeof messaging.updateMutedTopic> =>
   async ({ stream_id, stream, topic, op }, ctx) => {
     const { realm, actor } = requireUser(ctx);
@@ -21,7 +21,7 @@ export const updateMutedTopicHandler =
     }
     const target = stream !== undefined ? { name: stream } : { streamId: stream_id! };
     const removing = op === "remove" ? { error: "Topic is not muted" } : null;
-    const channel = await accessChannelForUserTopic(deps, realm.id, actor, target, removing);
+    const channel = await accessChannelForUserTopic(deps, realm.id, actor, target, removing, ctx);
     const { MUTED, INHERIT } = messaging.VISIBILITY_POLICY;
     const name = userTopicName(topic, await deps.settings.get(ctx));
     await setVisibilityPolicy(deps, ctx, realm.id, actor.userId, channel, name, op === "add" ? MUTED : INHERIT);

@@ -1,5 +1,6 @@
 import {
   CHANNEL_GROUP_SETTINGS,
+  checkGroupsExist,
   ZulipError,
   groupSettingChange,
   badRequest,
@@ -11,13 +12,14 @@ import {
   requireUser,
   type Actor,
   type ChannelGroupSetting,
+  type GroupMembership,
   type GroupSettingValue,
   type Handler,
   type HandlerContext,
   type ParamsOf,
   type realmConfig,
 } from "@teamchat/shared";
-import { accessChannelForUpdate, canReadContent, groupIncludes } from "../channels/channel-access";
+import { accessChannelForUpdate, canReadContent } from "../channels/channel-access";
 import {
   publishChannelHidden,
   publishChannelRevealed,
@@ -60,6 +62,7 @@ async function changesOf(
   actor: Actor,
   channel: ChannelDoc,
   subscribed: boolean,
+  groups: GroupMembership,
   p: Params,
 ): Promise<ChannelChanges> {
   const settings = await deps.settings.get(ctx);
@@ -76,17 +79,17 @@ async function changesOf(
   }
   if (isPrivate && isDefault) throw badRequest("A default channel cannot be private.");
   if (p.is_private !== undefined) {
-    if (!canReadContent(actor, channel, subscribed)) throw badRequest("Channel content access is required.");
+    if (!canReadContent(actor, channel, subscribed, groups)) throw badRequest("Channel content access is required.");
     const permission = p.is_private
       ? settings.can_create_private_channel_group
       : settings.can_create_public_channel_group;
-    if (!groupIncludes(permission, actor)) throw badRequest("Insufficient permission");
+    if (!groups.includes(permission, actor)) throw badRequest("Insufficient permission");
   }
   if (p.is_web_public) {
     if (!(settings.web_public_streams_enabled && settings.enable_spectator_access)) {
       throw badRequest("Web-public channels are not enabled.");
     }
-    if (!groupIncludes(settings.can_create_web_public_channel_group, actor))
+    if (!groups.includes(settings.can_create_web_public_channel_group, actor))
       throw badRequest("Insufficient permission");
   }
   if (p.is_private !== undefined || p.is_web_public !== undefined || p.history_public_to_subscribers !== undefined) {
@@ -110,7 +113,7 @@ async function changesOf(
   }
   if (p.topics_policy !== undefined) {
     if (!isTopicsPolicy(p.topics_policy)) throw badRequest("Invalid topics_policy");
-    if (!groupIncludes(settings.can_set_topics_policy_group, actor)) throw badRequest("Insufficient permission");
+    if (!groups.includes(settings.can_set_topics_policy_group, actor)) throw badRequest("Insufficient permission");
     changes.topicsPolicy = p.topics_policy;
   }
   if (p.description !== undefined) {
@@ -134,9 +137,10 @@ async function changesOf(
     if (update === undefined) continue;
     const next = groupSettingChange(groupSetting(channel, name), update);
     if (next === null) continue;
-    if (SETTINGS_REQUIRING_CONTENT_ACCESS.includes(name) && !canReadContent(actor, channel, subscribed)) {
+    if (SETTINGS_REQUIRING_CONTENT_ACCESS.includes(name) && !canReadContent(actor, channel, subscribed, groups)) {
       throw badRequest("Channel content access is required.");
     }
+    checkGroupsExist(groups, next);
     groupSettings[name] = next;
   }
   if (Object.keys(groupSettings).length) changes.groupSettings = groupSettings;
@@ -168,13 +172,17 @@ async function newName(
  */
 export const updateStreamHandler =
   (
-    deps: Deps<"channels" | "subscriptions" | "users" | "events" | "settings">,
+    deps: Deps<"channels" | "subscriptions" | "users" | "events" | "settings" | "userGroups">,
   ): Handler<typeof messaging.updateStream> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const realmId = realm.id;
-    const { channel: before, subscribed } = await accessChannelForUpdate(deps, realmId, actor, p.stream_id);
-    const changes = await changesOf(deps, ctx, actor, before, subscribed, p);
+    const {
+      channel: before,
+      subscribed,
+      groups,
+    } = await accessChannelForUpdate(deps, realmId, actor, p.stream_id, ctx);
+    const changes = await changesOf(deps, ctx, actor, before, subscribed, groups, p);
     if (!Object.keys(changes).length) return {};
     try {
       await deps.channels.update(realmId, p.stream_id, changes);

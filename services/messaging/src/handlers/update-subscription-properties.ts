@@ -48,12 +48,14 @@ function checkChange({ property, value }: Change): void {
  * do_change_subscription_property does since feature level 139.
  */
 export const updateSubscriptionPropertiesHandler =
-  (deps: Deps<"channels" | "subscriptions" | "events">): Handler<typeof messaging.updateSubscriptionProperties> =>
+  (
+    deps: Deps<"channels" | "subscriptions" | "userGroups" | "events">,
+  ): Handler<typeof messaging.updateSubscriptionProperties> =>
   async ({ subscription_data }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     for (const change of subscription_data) checkChange(change);
     for (const change of subscription_data) {
-      const { subscribed } = await accessChannelById(deps, realm.id, actor, change.stream_id, "content");
+      const { subscribed } = await accessChannelById(deps, realm.id, actor, change.stream_id, ctx, "content");
       if (!subscribed) throw badRequest(`Not subscribed to channel ID ${change.stream_id}`);
       await applyChange(deps, ctx, realm.id, actor.userId, change);
     }
@@ -61,7 +63,7 @@ export const updateSubscriptionPropertiesHandler =
   };
 
 async function applyChange(
-  deps: Deps<"subscriptions" | "events">,
+  deps: Deps<"subscriptions" | "userGroups" | "events">,
   ctx: HandlerContext,
   realmId: number,
   userId: number,

@@ -11,7 +11,7 @@ import { removeSubscriptions } from "./unsubscribe";
  * transaction, an error of the second part leaves the first one done.
  */
 export const updateSubscriptionsHandler = (
-  deps: InternalSendDeps & Deps<"channels" | "personal">,
+  deps: InternalSendDeps & Deps<"channels" | "personal" | "userGroups">,
 ): Handler<typeof messaging.updateSubscriptions> => {
   return async (p, ctx) => {
     const add = p.add ?? [];

@@ -13,7 +13,15 @@ import type { MessageDoc } from "./message.schema";
  */
 export async function deleteMessages(
   deps: Deps<
-    "channels" | "subscriptions" | "messages" | "userMessages" | "topics" | "conversations" | "users" | "events"
+    | "channels"
+    | "subscriptions"
+    | "messages"
+    | "userMessages"
+    | "topics"
+    | "conversations"
+    | "users"
+    | "events"
+    | "userGroups"
   >,
   ctx: HandlerContext,
   realmId: number,

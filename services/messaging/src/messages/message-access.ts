@@ -1,32 +1,35 @@
-import { badRequest, type Actor } from "@teamchat/shared";
+import { badRequest, type Actor, type CallContext } from "@teamchat/shared";
 import { canReadHistory } from "../channels/channel-access";
 import type { Deps } from "../deps";
 import type { MessageDoc } from "./message.schema";
 
 /** Zulip's has_message_access: received it, or may read the channel's whole history. */
 export async function canSeeMessage(
-  deps: Deps<"channels" | "subscriptions">,
+  deps: Deps<"channels" | "subscriptions" | "userGroups">,
   realmId: number,
   actor: Actor,
   msg: Pick<MessageDoc, "receivers" | "streamId">,
+  ctx: CallContext,
 ): Promise<boolean> {
   if (msg.receivers.includes(actor.userId)) return true;
   if (msg.streamId === null) return false;
-  const [channel, subscribed] = await Promise.all([
+  const [channel, subscribed, groups] = await Promise.all([
     deps.channels.byId(realmId, msg.streamId),
     deps.subscriptions.isSubscribed(realmId, actor.userId, msg.streamId),
+    deps.userGroups.get(ctx),
   ]);
-  return !!channel && canReadHistory(actor, channel, subscribed);
+  return !!channel && canReadHistory(actor, channel, subscribed, groups);
 }
 
 /** Zulip's access_message: the message, or "Invalid message(s)" when it does not exist or the actor may not see it. */
 export async function accessMessage(
-  deps: Deps<"messages" | "channels" | "subscriptions">,
+  deps: Deps<"messages" | "channels" | "subscriptions" | "userGroups">,
   realmId: number,
   actor: Actor,
   messageId: number,
+  ctx: CallContext,
 ): Promise<MessageDoc> {
   const msg = await deps.messages.byId(realmId, messageId);
-  if (!msg || !(await canSeeMessage(deps, realmId, actor, msg))) throw badRequest("Invalid message(s)");
+  if (!msg || !(await canSeeMessage(deps, realmId, actor, msg, ctx))) throw badRequest("Invalid message(s)");
   return msg;
 }

@@ -28,7 +28,7 @@ export function checkAnchorExclusion(numBefore: number, numAfter: number, includ
 
 /** A narrow as the caller may see it: its conditions, and the resolver that answered them. */
 export async function resolveNarrow(
-  deps: Deps<"channels" | "subscriptions" | "users" | "conversations" | "personal" | "settings">,
+  deps: Deps<"channels" | "subscriptions" | "users" | "conversations" | "personal" | "settings" | "userGroups">,
   ctx: CallContext,
   realm: RealmRef,
   actor: Actor,

@@ -28,7 +28,7 @@ export interface MovedMessages {
   moved: MessageDoc[];
 }
 
-type NoticeDeps = InternalSendDeps & Deps<"channels" | "subscriptions" | "messages">;
+type NoticeDeps = InternalSendDeps & Deps<"channels" | "subscriptions" | "messages" | "userGroups">;
 
 /** The messages of a channel's topic the actor may see (bulk_access_stream_messages_query), those in `except` left out. */
 async function visibleInTopic(
@@ -39,11 +39,12 @@ async function visibleInTopic(
   except: ReadonlySet<number>,
 ): Promise<MessageDoc[]> {
   const { realm, actor } = requireUser(ctx);
-  const [messages, subscribed] = await Promise.all([
+  const [messages, subscribed, groups] = await Promise.all([
     deps.messages.ofTopic(realm.id, channel.streamId, topic.toLowerCase()),
     deps.subscriptions.isSubscribed(realm.id, actor.userId, channel.streamId),
+    deps.userGroups.get(ctx),
   ]);
-  const allVisible = canReadHistory(actor, channel, subscribed);
+  const allVisible = canReadHistory(actor, channel, subscribed, groups);
   return messages.filter((m) => !except.has(m.messageId) && (allVisible || m.receivers.includes(actor.userId)));
 }
 

@@ -5,13 +5,16 @@ import type { NarrowResolver } from "../narrow";
 
 /** Answers narrow.ts' look-ups from messaging's repositories for one user. */
 export async function narrowResolver(
-  deps: Deps<"channels" | "subscriptions" | "users" | "conversations" | "personal">,
+  deps: Deps<"channels" | "subscriptions" | "users" | "conversations" | "personal" | "userGroups">,
   ctx: CallContext,
   realmId: number,
   actor: Actor,
   emptyTopicName: string,
 ): Promise<NarrowResolver> {
-  const subscribed = await deps.subscriptions.subscribedStreamIds(realmId, actor.userId);
+  const [subscribed, groups] = await Promise.all([
+    deps.subscriptions.subscribedStreamIds(realmId, actor.userId),
+    deps.userGroups.get(ctx),
+  ]);
   return {
     userId: actor.userId,
     emptyTopicName,
@@ -22,8 +25,8 @@ export async function narrowResolver(
           : await deps.channels.byName(realmId, operand);
       if (!ch) return null;
       const sub = subscribed.has(ch.streamId);
-      if (!canReadContent(actor, ch, sub) && !sub) return null;
-      return { streamId: ch.streamId, fullHistory: canReadHistory(actor, ch, sub) };
+      if (!canReadContent(actor, ch, sub, groups) && !sub) return null;
+      return { streamId: ch.streamId, fullHistory: canReadHistory(actor, ch, sub, groups) };
     },
     async users(operands) {
       const ids = operands.filter((o): o is number => typeof o === "number");
@@ -42,7 +45,7 @@ export async function narrowResolver(
     unread: async () => (await deps.personal.of(realmId, actor.userId)).unread.ids,
     async publicChannels() {
       return (await deps.channels.all(realmId))
-        .filter((ch) => !ch.inviteOnly && canReadHistory(actor, ch, subscribed.has(ch.streamId)))
+        .filter((ch) => !ch.inviteOnly && canReadHistory(actor, ch, subscribed.has(ch.streamId), groups))
         .map((ch) => ch.streamId);
     },
   };

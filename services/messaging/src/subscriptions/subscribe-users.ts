@@ -6,15 +6,16 @@ import type { Deps } from "../deps";
 
 /** Active users who may see that the channel exists (Zulip's can_access_stream_metadata_user_ids). */
 export async function metadataAudience(
-  deps: Deps<"users">,
+  deps: Deps<"users" | "userGroups">,
   ctx: HandlerContext,
   realmId: number,
   ch: ChannelDoc,
   subscriberIds: number[],
 ): Promise<number[]> {
   const subs = new Set(subscriberIds);
-  return (await deps.users.all(ctx, realmId))
-    .filter((u) => u.is_active && canSeeMetadata({ userId: u.user_id, role: u.role }, ch, subs.has(u.user_id)))
+  const [users, groups] = await Promise.all([deps.users.all(ctx, realmId), deps.userGroups.get(ctx)]);
+  return users
+    .filter((u) => u.is_active && canSeeMetadata({ userId: u.user_id, role: u.role }, ch, subs.has(u.user_id), groups))
     .map((u) => u.user_id)
     .sort((a, b) => a - b);
 }
@@ -30,7 +31,7 @@ export interface SubscribedPair {
  * can see the channel. Returns which (user, channel) pairs were new.
  */
 export async function subscribeUsers(
-  deps: Deps<"subscriptions" | "users" | "events">,
+  deps: Deps<"subscriptions" | "users" | "events" | "userGroups">,
   ctx: HandlerContext,
   realmId: number,
   channels: ChannelDoc[],

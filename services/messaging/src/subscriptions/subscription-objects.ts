@@ -1,4 +1,4 @@
-import type { Actor } from "@teamchat/shared";
+import type { Actor, CallContext } from "@teamchat/shared";
 import { canSeeMetadata } from "../channels/channel-access";
 import { neverSubscribedView, subscriptionView } from "../channels/channel-view";
 import type { Deps } from "../deps";
@@ -10,13 +10,18 @@ import type { Deps } from "../deps";
  * Archived channels only for clients that declared archived_channels (register).
  */
 export async function subscriptionObjects(
-  deps: Deps<"channels" | "subscriptions">,
+  deps: Deps<"channels" | "subscriptions" | "userGroups">,
+  ctx: CallContext,
   realmId: number,
   actor: Actor,
   withSubscribers: boolean,
   includeArchived = false,
 ) {
-  const [all, subs] = await Promise.all([deps.channels.all(realmId), deps.subscriptions.ofUser(realmId, actor.userId)]);
+  const [all, subs, groups] = await Promise.all([
+    deps.channels.all(realmId),
+    deps.subscriptions.ofUser(realmId, actor.userId),
+    deps.userGroups.get(ctx),
+  ]);
   const channels = all.filter((ch) => includeArchived || !ch.isArchived);
   channels.sort((a, b) => a.name.localeCompare(b.name));
   const subOf = new Map(subs.map((s) => [s.streamId, s]));
@@ -32,10 +37,12 @@ export async function subscriptionObjects(
       .filter((ch) => subOf.get(ch.streamId)?.active)
       .map((ch) => subscriptionView(ch, subOf.get(ch.streamId)!, listOf(ch.streamId))),
     unsubscribed: channels
-      .filter((ch) => subOf.has(ch.streamId) && !subOf.get(ch.streamId)!.active && canSeeMetadata(actor, ch, false))
+      .filter(
+        (ch) => subOf.has(ch.streamId) && !subOf.get(ch.streamId)!.active && canSeeMetadata(actor, ch, false, groups),
+      )
       .map((ch) => subscriptionView(ch, subOf.get(ch.streamId)!, listOf(ch.streamId))),
     never_subscribed: channels
-      .filter((ch) => !subOf.has(ch.streamId) && canSeeMetadata(actor, ch, false))
+      .filter((ch) => !subOf.has(ch.streamId) && canSeeMetadata(actor, ch, false, groups))
       .map((ch) => neverSubscribedView(ch, listOf(ch.streamId))),
   };
 }

@@ -15,7 +15,7 @@ import { metadataAudience, type SubscribedPair } from "./subscribe-users";
  * Returns which (user, channel) pairs were removed and which were not subscribed.
  */
 export async function unsubscribeUsers(
-  deps: Deps<"subscriptions" | "users" | "events" | "userMessages" | "personal">,
+  deps: Deps<"subscriptions" | "users" | "events" | "userMessages" | "personal" | "userGroups">,
   ctx: HandlerContext,
   realmId: number,
   channels: ChannelDoc[],
@@ -51,7 +51,8 @@ export async function unsubscribeUsers(
     );
     for (const ch of mine) await markChannelRead(deps, ctx, realmId, user.user_id, ch.streamId, null);
     const member = { userId: user.user_id, role: user.role };
-    const hidden = isAdmin(member) ? [] : mine.filter((ch) => !canSeeMetadata(member, ch, false));
+    const groups = await deps.userGroups.get(ctx);
+    const hidden = isAdmin(member) ? [] : mine.filter((ch) => !canSeeMetadata(member, ch, false, groups));
     if (hidden.length) {
       deps.events.publish(
         messagingEvents.streamDeleted,

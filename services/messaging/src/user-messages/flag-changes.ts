@@ -61,7 +61,9 @@ export function publishFlagsEvent(
  * Returns the messages changed and the channels skipped.
  */
 export async function changeFlags(
-  deps: Deps<"messages" | "userMessages" | "subscriptions" | "channels" | "events" | "personal" | "userTopics">,
+  deps: Deps<
+    "messages" | "userMessages" | "subscriptions" | "userGroups" | "channels" | "events" | "personal" | "userTopics"
+  >,
   ctx: HandlerContext,
   realmId: number,
   actor: Actor,
@@ -94,7 +96,7 @@ export async function changeFlags(
     const visible = await Promise.all(
       historical.map((id) => {
         const m = messages.get(id);
-        return m ? canSeeMessage(deps, realmId, actor, m) : false;
+        return m ? canSeeMessage(deps, realmId, actor, m, ctx) : false;
       }),
     );
     if (visible.includes(false)) throw badRequest("Invalid message(s)");

@@ -1,4 +1,4 @@
-import { badRequest, type Actor } from "@teamchat/shared";
+import { badRequest, type Actor, type CallContext } from "@teamchat/shared";
 import { canReadContent } from "../channels/channel-access";
 import type { ChannelDoc } from "../channels/channel.schema";
 import type { Deps } from "../deps";
@@ -12,11 +12,12 @@ import type { Deps } from "../deps";
  * have lost access since), else `removalError`.
  */
 export async function accessChannelForUserTopic(
-  deps: Deps<"channels" | "subscriptions">,
+  deps: Deps<"channels" | "subscriptions" | "userGroups">,
   realmId: number,
   actor: Actor,
   target: { streamId: number } | { name: string },
   removing: { error: string } | null,
+  ctx: CallContext,
 ): Promise<ChannelDoc> {
   const channel =
     "streamId" in target
@@ -28,7 +29,10 @@ export async function accessChannelForUserTopic(
     return channel;
   }
   if (!channel || channel.isArchived) throw badRequest(error);
-  const subscribed = await deps.subscriptions.isSubscribed(realmId, actor.userId, channel.streamId);
-  if (!canReadContent(actor, channel, subscribed)) throw badRequest(error);
+  const [subscribed, groups] = await Promise.all([
+    deps.subscriptions.isSubscribed(realmId, actor.userId, channel.streamId),
+    deps.userGroups.get(ctx),
+  ]);
+  if (!canReadContent(actor, channel, subscribed, groups)) throw badRequest(error);
   return channel;
 }

@@ -15,6 +15,7 @@ import {
   type HandlerContext,
   type PayloadOf,
   type RealmGroupSetting,
+  type UserGroupMemberships,
 } from "@teamchat/shared";
 import { checkRealmGroupSetting, OWNER_ONLY_GROUP_SETTINGS } from "../realms/group-setting-rules";
 import type { RealmRecordRepository } from "../realms/realm.repository";
@@ -89,6 +90,7 @@ export const updateRealmHandler =
     realms: RealmRecordRepository,
     events: EventPublisher<"realm-config">,
     bus: BusClient,
+    userGroups: UserGroupMemberships,
   ): Handler<typeof realmConfig.updateRealm> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
@@ -122,10 +124,11 @@ export const updateRealmHandler =
     for (const [name, value] of Object.entries(requested) as Array<[keyof typeof current, unknown]>) {
       if (value !== undefined && current[name] !== value) change(name as keyof Params, value);
     }
+    const groups = groupNames.length ? await userGroups.get(ctx) : null;
     for (const name of groupNames) {
       const next = groupSettingChange(current[name], p[name]!);
       if (next === null) continue;
-      checkRealmGroupSetting(name, next);
+      checkRealmGroupSetting(name, next, groups!);
       change(name, next);
     }
     const announcements = p.new_stream_announcements_stream_id;

@@ -1,6 +1,8 @@
 import {
   SYSTEM_GROUPS,
   badRequest,
+  checkGroupsExist,
+  type GroupMembership,
   type GroupSettingValue,
   type RealmGroupSetting,
   type SystemGroupName,
@@ -63,21 +65,23 @@ export const OWNER_ONLY_GROUP_SETTINGS: readonly RealmGroupSetting[] = [
 const GROUP_NAMES = new Map(Object.entries(SYSTEM_GROUPS).map(([name, id]) => [id as number, name as SystemGroupName]));
 
 /**
- * Zulip's access_user_group_for_setting and check_setting_configuration_for_system_groups,
- * with the system groups as the only groups (user-created groups do not exist yet).
+ * Zulip's access_user_group_for_setting and check_setting_configuration_for_system_groups:
+ * the groups named exist; settings limited to system groups name one of those allowed.
  * Users of an anonymous group are not checked here: realm-config does not own them.
  */
-export function checkRealmGroupSetting(setting: RealmGroupSetting, value: GroupSettingValue): void {
+export function checkRealmGroupSetting(
+  setting: RealmGroupSetting,
+  value: GroupSettingValue,
+  groups: GroupMembership,
+): void {
   const rule = RULES[setting];
-  if (typeof value !== "number") {
-    if (rule.onlySystemGroups) {
-      throw badRequest(`'${setting}' must be a system user group.`);
-    }
-    for (const id of value.direct_subgroups) if (!GROUP_NAMES.has(id)) throw badRequest("Invalid user group");
+  checkGroupsExist(groups, value);
+  const name = typeof value === "number" ? GROUP_NAMES.get(value) : undefined;
+  if (!name) {
+    // an anonymous group or a user-created one
+    if (rule.onlySystemGroups) throw badRequest(`'${setting}' must be a system user group.`);
     return;
   }
-  const name = GROUP_NAMES.get(value);
-  if (!name) throw badRequest("Invalid user group");
   const refuse = (group: string) => badRequest(`'${setting}' setting cannot be set to '${group}' group.`);
   if (name === "role:internet") throw refuse(name);
   if (name === "role:nobody" && !rule.allowNobody) throw refuse(name);

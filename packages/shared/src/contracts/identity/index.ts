@@ -1,6 +1,7 @@
 export * from "./auth";
 export * from "./settings";
 export * from "./users";
+export * from "./user-groups";
 export * from "./accounts";
 export * from "./bots";
 export * from "./register";

@@ -4,6 +4,7 @@ import { navigationViewSchema } from "./navigation-views";
 import { presencesSchema, userStatusSchema } from "./presence";
 import { settingValuesSchema, type SettingValues } from "./settings";
 import { botSchema } from "./bots";
+import { userGroupSchema } from "./user-groups";
 import { userResourceSchema } from "./users";
 
 /** register's cross_realm_bots entry (Zulip's get_cross_realm_dicts): a User as the bot sees itself, marked as a system bot. */
@@ -64,10 +65,10 @@ export const userStatusState = statePart(
   z.object({ user_status: z.record(z.string(), userStatusSchema) }),
 );
 
-/** User groups: none yet. */
+/** User groups, system groups included; deactivated ones only for clients with include_deactivated_groups. */
 export const realmUserGroupsState = statePart(
   ["realm_user_groups"],
-  z.object({ realm_user_groups: z.array(z.never()) }),
+  z.object({ realm_user_groups: z.array(userGroupSchema) }),
 );
 
 /** The user's navigation views (FL 390), as GET /navigation_views lists them. */
