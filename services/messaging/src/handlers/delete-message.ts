@@ -10,7 +10,7 @@ import {
 import type { ChannelDoc } from "../channels/channel.schema";
 import { groupSetting } from "../channels/channel-view";
 import type { Deps } from "../deps";
-import { deleteMessages } from "../messages/delete-messages";
+import { deleteMessages, type DeleteDeps } from "../messages/delete-messages";
 import { accessMessage } from "../messages/message-access";
 import type { MessageDoc } from "../messages/message.schema";
 
@@ -43,20 +43,7 @@ function checkCanDelete(
 
 /** DELETE /messages/{message_id}. */
 export const deleteMessageHandler =
-  (
-    deps: Deps<
-      | "channels"
-      | "subscriptions"
-      | "userGroups"
-      | "messages"
-      | "userMessages"
-      | "topics"
-      | "conversations"
-      | "users"
-      | "events"
-      | "settings"
-    >,
-  ): Handler<typeof messaging.deleteMessage> =>
+  (deps: DeleteDeps & Deps<"settings">): Handler<typeof messaging.deleteMessage> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const [settings, message] = await Promise.all([

@@ -1,7 +1,7 @@
 import { isAdmin, mustBeAdmin, requireUser, type Handler, type messaging } from "@teamchat/shared";
 import { accessChannelById, canReadHistory } from "../channels/channel-access";
 import type { Deps } from "../deps";
-import { deleteMessages } from "../messages/delete-messages";
+import { deleteMessages, type DeleteDeps } from "../messages/delete-messages";
 import type { NarrowCondition } from "../narrow";
 
 /** Messages deleted together, newest first (Zulip's RETENTION_STREAM_MESSAGE_BATCH_SIZE). */
@@ -14,21 +14,7 @@ const BATCH_SIZE = 100;
  * the reply says complete=false, for the client to repeat the request.
  */
 export const deleteTopicHandler =
-  (
-    deps: Deps<
-      | "channels"
-      | "subscriptions"
-      | "userGroups"
-      | "messages"
-      | "userMessages"
-      | "topics"
-      | "conversations"
-      | "users"
-      | "events"
-      | "settings"
-    >,
-    budgetSeconds: number,
-  ): Handler<typeof messaging.deleteTopic> =>
+  (deps: DeleteDeps & Deps<"settings">, budgetSeconds: number): Handler<typeof messaging.deleteTopic> =>
   async (p, ctx) => {
     const started = Date.now();
     const { realm, actor } = requireUser(ctx);

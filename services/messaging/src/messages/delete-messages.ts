@@ -5,6 +5,19 @@ import type { Deps } from "../deps";
 import { idSet, messageAudience } from "./message-audience";
 import type { MessageDoc } from "./message.schema";
 
+/** What deleting messages touches: the messages, everyone's rows, topics, conversations, channels, events. */
+export type DeleteDeps = Deps<
+  | "channels"
+  | "subscriptions"
+  | "userGroups"
+  | "messages"
+  | "userMessages"
+  | "topics"
+  | "conversations"
+  | "users"
+  | "events"
+>;
+
 /**
  * Zulip's do_delete_messages for messages of one topic or one conversation:
  * the messages and everyone's rows of them go, everyone who had them hears
@@ -12,17 +25,7 @@ import type { MessageDoc } from "./message.schema";
  * channel's first message follow. Returns how many were deleted.
  */
 export async function deleteMessages(
-  deps: Deps<
-    | "channels"
-    | "subscriptions"
-    | "messages"
-    | "userMessages"
-    | "topics"
-    | "conversations"
-    | "users"
-    | "events"
-    | "userGroups"
-  >,
+  deps: DeleteDeps,
   ctx: HandlerContext,
   realmId: number,
   messages: MessageDoc[],

@@ -75,26 +75,37 @@ export async function subscribeUsers(
       ctx.requestId,
     );
   }
+  await publishPeerChanges(deps, ctx, realmId, "peer_add", channels, addedRows, subscribers);
+  return result;
+}
+
+/**
+ * Zulip's peer_add / peer_remove: per channel, the users who joined or left
+ * it, told to the others who may see the channel's subscribers.
+ */
+export async function publishPeerChanges(
+  deps: Deps<"users" | "userGroups" | "events">,
+  ctx: HandlerContext,
+  realmId: number,
+  op: "peer_add" | "peer_remove",
+  channels: ChannelDoc[],
+  changed: Array<{ userId: number; streamId: number }>,
+  subscribers: Map<number, number[]>,
+): Promise<void> {
   for (const ch of channels) {
-    const newIds = addedRows.filter((r) => r.streamId === ch.streamId).map((r) => r.userId);
-    if (!newIds.length) continue;
+    const userIds = changed.filter((r) => r.streamId === ch.streamId).map((r) => r.userId);
+    if (!userIds.length) continue;
     const peers = (await metadataAudience(deps, ctx, realmId, ch, subscribers.get(ch.streamId)!)).filter(
-      (id) => !newIds.includes(id),
+      (id) => !userIds.includes(id),
     );
     deps.events.publish(
       messagingEvents.subscriptionChanged,
       {
         realmId,
         userIds: peers,
-        event: {
-          type: "subscription",
-          op: "peer_add",
-          stream_ids: [ch.streamId],
-          user_ids: newIds.sort((a, b) => a - b),
-        },
+        event: { type: "subscription", op, stream_ids: [ch.streamId], user_ids: userIds.sort((a, b) => a - b) },
       },
       ctx.requestId,
     );
   }
-  return result;
 }

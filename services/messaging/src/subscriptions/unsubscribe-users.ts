@@ -4,7 +4,7 @@ import type { ChannelDoc } from "../channels/channel.schema";
 import type { Deps } from "../deps";
 import { markChannelRead } from "../user-messages/flag-changes";
 import type { UserSummary } from "../users/user-directory";
-import { metadataAudience, type SubscribedPair } from "./subscribe-users";
+import { publishPeerChanges, type SubscribedPair } from "./subscribe-users";
 
 /**
  * Zulip's bulk_remove_subscriptions: unsubscribes each user from each channel
@@ -75,26 +75,6 @@ export async function unsubscribeUsers(
     realmId,
     channels.map((c) => c.streamId),
   );
-  for (const ch of channels) {
-    const goneIds = removedRows.filter((r) => r.streamId === ch.streamId).map((r) => r.userId);
-    if (!goneIds.length) continue;
-    const peers = (await metadataAudience(deps, ctx, realmId, ch, subscribers.get(ch.streamId)!)).filter(
-      (id) => !goneIds.includes(id),
-    );
-    deps.events.publish(
-      messagingEvents.subscriptionChanged,
-      {
-        realmId,
-        userIds: peers,
-        event: {
-          type: "subscription",
-          op: "peer_remove",
-          stream_ids: [ch.streamId],
-          user_ids: goneIds.sort((a, b) => a - b),
-        },
-      },
-      ctx.requestId,
-    );
-  }
+  await publishPeerChanges(deps, ctx, realmId, "peer_remove", channels, removedRows, subscribers);
   return result;
 }
