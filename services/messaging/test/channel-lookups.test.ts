@@ -4,7 +4,7 @@
  * /streams with each of its filters, for every kind of user (Zulip's
  * access_stream_by_id / by_name and get_streams_for_user).
  */
-import { messaging, SYSTEM_GROUPS, type ParamsIn } from "@teamchat/shared";
+import { identity, messaging, SYSTEM_GROUPS, type ParamsIn } from "@teamchat/shared";
 import type { Credentials } from "@teamchat/shared/src/testing/api";
 import { badRequestError, expectZulipError } from "../../../test/support/call";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
@@ -179,4 +179,17 @@ describe("GET /streams", () => {
     expect(clubListed.can_subscribe_group).toEqual({ direct_members: [carol.userId], direct_subgroups: [] });
     expect(clubListed.can_send_message_group).toBe(SYSTEM_GROUPS["role:everyone"]);
   });
+});
+
+it("GET /streams include_owner_subscribed: a bot sees its owner's private subscriptions too", async () => {
+  const bot = await org.call(identity.createBot, { full_name: "Alice Bot", short_name: "alicebot" }, alice);
+  const { bots } = await org.call(identity.getBots, {}, alice);
+  const asBot: Credentials = { email: bots.find((b) => b.api_key === bot.api_key)!.username, apiKey: bot.api_key };
+  const names = async (params: ParamsIn<typeof messaging.getStreams>, user: Credentials) =>
+    (await org.call(messaging.getStreams, params, user)).streams.map((s) => s.name).sort();
+  const only = { include_public: false, include_subscribed: true };
+  expect(await names(only, asBot)).toEqual([]);
+  expect(await names({ ...only, include_owner_subscribed: true }, asBot)).toEqual(["club", "general", "secret"]);
+  // not a bot: nothing more
+  expect(await names({ ...only, include_owner_subscribed: true }, bob)).toEqual(await names(only, bob));
 });
