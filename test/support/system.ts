@@ -57,11 +57,14 @@ export interface SystemOptions {
 
 /** The four services and a gateway on `natsUrl`, with their own databases. */
 export async function launchSystem(natsUrl: string, { env = {}, logs }: SystemOptions = {}): Promise<LaunchedSystem> {
+  const prefix = `t${randomBytes(4).toString("hex")}`;
   const config = loadConfig({
     NODE_ENV: "test",
     NATS_URL: natsUrl,
     MONGO_URL: process.env.TEST_MONGO_URL!,
-    MONGO_DB_PREFIX: `t${randomBytes(4).toString("hex")}`,
+    MONGO_DB_PREFIX: prefix,
+    // the development mail transport's files (invitations), one folder per system
+    INVITATION_MAIL_DIR: join(tmpdir(), `teamchat-${prefix}-mail`),
     EXTERNAL_URL: "http://localhost",
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     ...env,

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { IdAllocator, identity, registerStateHandler, type RunningService, type ServiceDeps } from "@teamchat/shared";
 import { ApiKeyRepository } from "./api-keys/api-key.repository";
 import type { IdentityDeps } from "./deps";
@@ -29,6 +30,14 @@ import {
 } from "./handlers/get-user-groups";
 import { updateUserGroupHandler } from "./handlers/update-user-group";
 import { updateUserGroupMembersHandler, updateUserGroupSubgroupsHandler } from "./handlers/update-user-group-members";
+import { acceptInvitationHandler } from "./handlers/accept-invitation";
+import { createInviteLinkHandler } from "./handlers/create-invite-link";
+import { getInvitesHandler } from "./handlers/get-invites";
+import { resendInviteHandler } from "./handlers/resend-invite";
+import { revokeInviteHandler, revokeInviteLinkHandler } from "./handlers/revoke-invite";
+import { sendInvitesHandler } from "./handlers/send-invites";
+import { InvitationRepository } from "./invitations/invitation.repository";
+import { FileInvitationMailer } from "./invitations/mail";
 
 /** Composition root: real connections in, a serving bus endpoint out. */
 export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<RunningService> {
@@ -39,10 +48,17 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     groups: new UserGroupRepository(deps.db, ids),
     keys: new ApiKeyRepository(deps.db),
     attempts: new LoginAttemptRepository(deps.db),
+    invitations: new InvitationRepository(deps.db, ids),
+    // the development transport; another InvitationMailer (SMTP) plugs in here
+    mailer: new FileInvitationMailer(
+      deps.config.INVITATION_MAIL_DIR ?? join(deps.config.TEAMCHAT_DATA_DIR, "invitation-mail"),
+      deps.log,
+    ),
+    invitationValidityMinutes: deps.config.INVITATION_LINK_VALIDITY_MINUTES,
     events: deps.events,
     bus: deps.bus,
   };
-  await Promise.all([users.init(), id.groups.init(), id.keys.init(), id.attempts.init()]);
+  await Promise.all([users.init(), id.groups.init(), id.keys.init(), id.attempts.init(), id.invitations.init()]);
 
   const updateSettings = updateSettingsHandler(id);
   deps.server
@@ -70,6 +86,13 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     .handle(identity.getIsUserGroupMember, getIsUserGroupMemberHandler(id))
     .handle(identity.getUserGroupSubgroups, getUserGroupSubgroupsHandler(id))
     .handle(identity.getUserGroupMemberships, getUserGroupMembershipsHandler(id))
+    .handle(identity.sendInvites, sendInvitesHandler(id))
+    .handle(identity.getInvites, getInvitesHandler(id))
+    .handle(identity.revokeInvite, revokeInviteHandler(id))
+    .handle(identity.resendInvite, resendInviteHandler(id))
+    .handle(identity.createInviteLink, createInviteLinkHandler(id))
+    .handle(identity.revokeInviteLink, revokeInviteLinkHandler(id))
+    .handle(identity.acceptInvitation, acceptInvitationHandler(id))
     .handle(
       identity.registerState,
       registerStateHandler(identity.registerState, [...usersState(id), ...userGroupsState(id), ...settingsState(id)]),

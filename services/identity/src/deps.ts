@@ -1,5 +1,7 @@
 import type { BusClient, EventPublisher } from "@teamchat/shared";
 import type { ApiKeyRepository } from "./api-keys/api-key.repository";
+import type { InvitationRepository } from "./invitations/invitation.repository";
+import type { InvitationMailer } from "./invitations/mail";
 import type { LoginAttemptRepository } from "./login-attempts/login-attempt.repository";
 import type { UserGroupRepository } from "./user-groups/user-group.repository";
 import type { UserDirectory } from "./users/user-directory";
@@ -10,6 +12,10 @@ export interface IdentityDeps {
   groups: UserGroupRepository;
   keys: ApiKeyRepository;
   attempts: LoginAttemptRepository;
+  invitations: InvitationRepository;
+  mailer: InvitationMailer;
+  /** how long invitations last when the inviter does not say (Zulip's INVITATION_LINK_VALIDITY_MINUTES) */
+  invitationValidityMinutes: number;
   events: EventPublisher<"identity">;
   bus: BusClient;
 }

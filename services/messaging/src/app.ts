@@ -29,6 +29,7 @@ import { markAllAsReadHandler, markStreamAsReadHandler, markTopicAsReadHandler }
 import { removeReactionHandler } from "./handlers/remove-reaction";
 import { renderMessageHandler } from "./handlers/render-message";
 import { sendMessageHandler } from "./handlers/send-message";
+import { checkInvitationChannelsHandler, setUpInvitedUserHandler } from "./handlers/invitations";
 import { subscribeHandler } from "./handlers/subscribe";
 import { unsubscribeHandler } from "./handlers/unsubscribe";
 import { updateSubscriptionPropertiesHandler } from "./handlers/update-subscription-properties";
@@ -99,6 +100,8 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.getStreamById, getStreamHandler(m))
     .handle(messaging.getSubscriptions, getSubscriptionsHandler(m))
     .handle(messaging.subscribe, subscribeHandler(m))
+    .handle(messaging.checkInvitationChannels, checkInvitationChannelsHandler(m))
+    .handle(messaging.setUpInvitedUser, setUpInvitedUserHandler(m))
     .handle(messaging.unsubscribe, unsubscribeHandler(m))
     .handle(messaging.updateSubscriptions, updateSubscriptionsHandler(m))
     .handle(messaging.updateSubscriptionProperties, updateSubscriptionPropertiesHandler(m))

@@ -21,6 +21,7 @@ export const PASS_THROUGH_EVENTS = [
   identityEvents.realmUser,
   identityEvents.userSettings,
   identityEvents.userGroup,
+  identityEvents.invitesChanged,
   messagingEvents.streamCreated,
   messagingEvents.streamUpdated,
   messagingEvents.streamDeleted,

@@ -1,60 +1,18 @@
-import {
-  Role,
-  badRequest,
-  identity,
-  isAdmin,
-  isDuplicateKey,
-  identityEvents,
-  mustBeAdmin,
-  requireUser,
-  type Handler,
-} from "@teamchat/shared";
+import { Role, badRequest, identity, isAdmin, mustBeAdmin, requireUser, type Handler } from "@teamchat/shared";
 import type { Deps } from "../deps";
-import { hashPassword } from "../passwords";
 import { caller } from "../users/access";
+import { createHumanUser } from "../users/create-human-user";
 import { checkFullName, isValidEmail } from "../users/full-name";
-import { toUserResource } from "../users/user-view";
 
 /** POST /users (Zulip's create_user_backend): administrators holding can_create_users. */
 export const createUserHandler =
-  ({ users, events }: Deps<"users" | "events">): Handler<typeof identity.createUser> =>
+  (deps: Deps<"users" | "events">): Handler<typeof identity.createUser> =>
   async ({ email, password, full_name }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw mustBeAdmin();
-    if (!(await caller(users, ctx)).canCreateUsers) throw badRequest("User not authorized to create users");
+    if (!(await caller(deps.users, ctx)).canCreateUsers) throw badRequest("User not authorized to create users");
     const fullName = checkFullName(full_name);
     if (!isValidEmail(email)) throw badRequest("Bad name or username");
-    const inUse = () => badRequest(`Email '${email}' already in use`);
-    if (await users.byEmail(realm.id, email)) throw inUse();
-    let user;
-    try {
-      user = await users.insert({
-        realmId: realm.id,
-        deliveryEmail: email,
-        fullName,
-        role: Role.MEMBER,
-        isBot: false,
-        botType: null,
-        botOwnerId: null,
-        dateJoined: new Date(),
-        timezone: "",
-        passwordHash: await hashPassword(password),
-        canCreateUsers: false,
-        canChangeUserEmails: false,
-      });
-    } catch (err) {
-      if (isDuplicateKey(err)) throw inUse();
-      throw err;
-    }
-    // Everyone may learn of a new user; the default visibility shows the real address to all.
-    const person = toUserResource(user, { userId: 0, role: Role.GUEST }, realm, {
-      client_gravatar: false,
-      include_custom_profile_fields: true,
-    });
-    events.publish(
-      identityEvents.realmUser,
-      { realmId: realm.id, userIds: "all", event: { type: "realm_user", op: "add", person } },
-      ctx.requestId,
-    );
+    const user = await createHumanUser(deps, realm, { email, fullName, password, role: Role.MEMBER }, ctx);
     return { user_id: user.userId };
   };

@@ -7,6 +7,7 @@ import {
   type CallContext,
   type GroupMember,
   type GroupMembership,
+  type realmConfig,
 } from "@teamchat/shared";
 import type { Deps } from "../deps";
 import type { ChannelDoc } from "./channel.schema";
@@ -48,6 +49,24 @@ export const canReadContent = (
 /** Whether the user may read the channel's whole history, not only what they received. */
 export const canReadHistory = (actor: Actor, ch: ChannelDoc, subscribed: boolean, groups: GroupMembership): boolean =>
   canReadContent(actor, ch, subscribed, groups) && (!ch.inviteOnly || ch.historyPublicToSubscribers);
+
+/**
+ * Zulip's get_streams_to_which_user_cannot_add_subscribers, for channels the
+ * actor may read: the organization's can_add_subscribers_group may add to all
+ * of them, administrators too; otherwise the channel's
+ * can_administer_channel_group or can_add_subscribers_group decides. Never guests.
+ */
+export const canAddSubscribers = (
+  actor: Actor,
+  ch: ChannelDoc,
+  settings: realmConfig.RealmSettings,
+  groups: GroupMembership,
+): boolean =>
+  !isGuest(actor) &&
+  (groups.includes(settings.can_add_subscribers_group, actor) ||
+    isAdmin(actor) ||
+    groups.includes(groupSetting(ch, "can_administer_channel_group"), actor) ||
+    groups.includes(groupSetting(ch, "can_add_subscribers_group"), actor));
 
 /** Zulip's access_stream_by_id: "Invalid channel ID" for missing and hidden channels alike. */
 export async function accessChannelById(

@@ -2,4 +2,5 @@ export * from "./auth";
 export * from "./settings";
 export * from "./users";
 export * from "./user-groups";
+export * from "./invites";
 export * from "./register";
