@@ -6,6 +6,8 @@
  * tests that stop services, read logs or need other settings.
  */
 import { randomBytes } from "node:crypto";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import {

@@ -81,5 +81,9 @@ export const acceptInvitationHandler =
     );
     await publishInvitesChanged(deps, realm.id, invitation.referrerId, ctx);
     ctx.log.info({ userId: user.userId, inviteId: invitation.inviteId }, "invitation accepted");
-    return { user_id: user.userId, email: apiEmail(user, realm), api_key: await deps.keys.issue(realm.id, user.userId) };
+    return {
+      user_id: user.userId,
+      email: apiEmail(user, realm),
+      api_key: await deps.keys.issue(realm.id, user.userId),
+    };
   };

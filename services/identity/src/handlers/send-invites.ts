@@ -26,7 +26,9 @@ export function parseInviteeEmails(raw: string): string[] {
   return [...byKey.values()];
 }
 
-type SendInvitesDeps = Deps<"users" | "groups" | "invitations" | "mailer" | "events" | "bus" | "invitationValidityMinutes">;
+type SendInvitesDeps = Deps<
+  "users" | "groups" | "invitations" | "mailer" | "events" | "bus" | "invitationValidityMinutes"
+>;
 
 /**
  * POST /invites (E7, Zulip's invite_users_backend and do_invite_users): every
@@ -51,16 +53,22 @@ export const sendInvitesHandler =
     await checkInviteLimit(deps, realm.id, emails.length, now);
 
     // Zulip's validate_email_is_valid, then get_existing_user_errors
-    const invalid = emails.filter((e) => !isValidEmail(e)).map((e): [string, string, boolean] => [e, "Invalid address.", false]);
+    const invalid = emails
+      .filter((e) => !isValidEmail(e))
+      .map((e): [string, string, boolean] => [e, "Invalid address.", false]);
     const existing = await deps.users.byEmails(realm.id, emails.filter(isValidEmail));
     const skipped = existing.map((u): [string, string, boolean] => {
       const given = emails.find((e) => e.toLowerCase() === u.deliveryEmail.toLowerCase())!;
       return u.isActive ? [given, "Already has an account.", false] : [given, "Account has been deactivated.", true];
     });
     if (invalid.length > 0) {
-      throw invitationFailed("Some emails did not validate, so we didn't send any invitations.", [...invalid, ...skipped], {
-        sentInvitations: false,
-      });
+      throw invitationFailed(
+        "Some emails did not validate, so we didn't send any invitations.",
+        [...invalid, ...skipped],
+        {
+          sentInvitations: false,
+        },
+      );
     }
     if (skipped.length === emails.length) {
       throw invitationFailed("We weren't able to invite anyone.", skipped, { sentInvitations: false });

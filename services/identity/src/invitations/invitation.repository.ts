@@ -44,7 +44,11 @@ export class InvitationRepository extends TenantRepository<InvitationDoc> {
   }
 
   async recordSent(realmId: number, inviteId: number, at: Date): Promise<void> {
-    await this.updateOne(realmId, { isMultiuse: false, inviteId }, { $set: { lastSentAt: at }, $inc: { sentCount: 1 } });
+    await this.updateOne(
+      realmId,
+      { isMultiuse: false, inviteId },
+      { $set: { lastSentAt: at }, $inc: { sentCount: 1 } },
+    );
   }
 
   /** Ends an active invitation; false when it was no longer active (used or revoked meanwhile). */

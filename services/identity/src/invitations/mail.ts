@@ -54,7 +54,12 @@ export class FileInvitationMailer implements InvitationMailer {
     const { subject, text } = renderInvitationMail(mail);
     await mkdir(this.dir, { recursive: true });
     const file = join(this.dir, `${mail.realmId}-${mail.inviteId}-${mail.sentAt.getTime()}.eml`);
-    const headers = [`From: ${mail.from}`, `To: ${mail.to}`, `Subject: ${subject}`, `Date: ${mail.sentAt.toUTCString()}`];
+    const headers = [
+      `From: ${mail.from}`,
+      `To: ${mail.to}`,
+      `Subject: ${subject}`,
+      `Date: ${mail.sentAt.toUTCString()}`,
+    ];
     await writeFile(file, `${headers.join("\n")}\n\n${text}`);
     this.log.info({ to: mail.to, file, activateUrl: mail.activateUrl }, "invitation mail written");
   }

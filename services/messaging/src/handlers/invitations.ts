@@ -48,7 +48,10 @@ export function notifyReferrerOnJoin(
   newUser: { user_id: number; full_name: string },
 ): void {
   const content = `@_**${newUser.full_name}|${newUser.user_id}** accepted your invitation to join Zulip!`;
-  ctx.log.info({ referrerId, newUserId: newUser.user_id, content }, "referrer notice not sent: no Notification Bot yet");
+  ctx.log.info(
+    { referrerId, newUserId: newUser.user_id, content },
+    "referrer notice not sent: no Notification Bot yet",
+  );
 }
 
 /**
