@@ -3,7 +3,8 @@
 Credentials come from ZULIP_SITE, ZULIP_EMAIL and ZULIP_API_KEY; the plan, a
 JSON object on stdin:
 
-    {"calls": [["update_message", {"message_id": 1, "content": "x"}], ...],
+    {"calls": [["update_message", {"message_id": 1, "content": "x"}],
+               ["get_subscribers", {"kwargs": {"stream": "devel"}}], ...],
      "event_types": ["update_message"], "expected_events": 1}
 
 When `event_types` is given, `call_on_each_event` listens from before the
@@ -45,12 +46,21 @@ def main() -> None:
     if plan.get("event_types"):
         listen(client, plan["event_types"], on_event)
 
-    replies = [getattr(client, method)(*args) for method, *args in plan["calls"]]
+    replies = [call(client, method, args) for method, *args in plan["calls"]]
     if expected_events and all(reply.get("result") == "success" for reply in replies):
         all_arrived.wait(TIMEOUT_SECONDS)
     print(json.dumps({"replies": replies, "events": list(events)}), flush=True)
     # The listening thread is parked in a long-poll that nothing interrupts.
     os._exit(0)
+
+
+def call(client: zulip.Client, method: str, args: list) -> dict:
+    """One call; a last argument {"kwargs": {...}} is passed as keyword arguments
+    (methods such as get_subscribers take only those)."""
+    kwargs: dict = {}
+    if args and isinstance(args[-1], dict) and set(args[-1]) == {"kwargs"}:
+        kwargs = args.pop()["kwargs"]
+    return getattr(client, method)(*args, **kwargs)
 
 
 def listen(

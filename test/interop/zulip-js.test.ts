@@ -42,7 +42,10 @@ it("subscribes, sends to a channel and reads it back with a narrow", async () =>
     anchor: "newest",
     num_before: 10,
     num_after: 0,
-    narrow: [{ operator: "stream", operand: "interop" }],
+    narrow: [
+      { operator: "stream", operand: "interop" },
+      { operator: "topic", operand: "zulip-js" },
+    ],
   });
   expect(read.result).toBe("success");
   expect(read.messages.map((m: { id: number; content: string }) => [m.id, m.content])).toEqual([

@@ -19,7 +19,7 @@ const SCRIPT = join(__dirname, "..", "interop", "python_bindings.py");
 
 export type Json = Record<string, unknown>;
 export interface BindingsPlan {
-  /** [method of zulip.Client, ...its arguments] */
+  /** [method of zulip.Client, ...its arguments]; a last argument `{kwargs: {...}}` passes keyword arguments */
   calls: Array<[string, ...unknown[]]>;
   event_types?: string[];
   expected_events?: number;

@@ -9,6 +9,7 @@ export * from "./errors";
 export * from "./ids";
 export * from "./event-cache";
 export * from "./events";
+export * from "./group-settings";
 export * from "./logger";
 export * from "./params";
 export * from "./register-state";
@@ -21,5 +22,10 @@ export * as realmConfig from "./contracts/realm-config";
 export * from "./contracts/register";
 export * from "./contracts/state-owners";
 export { allContracts } from "./contracts";
-export { groupSettingValueSchema, type GroupSettingValue } from "./contracts/common";
+export {
+  groupSettingValueSchema,
+  groupSettingValueUpdateSchema,
+  type GroupSettingValue,
+  type GroupSettingValueUpdate,
+} from "./contracts/common";
 export * from "./user-groups";

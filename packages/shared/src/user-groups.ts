@@ -5,6 +5,7 @@ import { requireRealm, type BusClient, type CallContext } from "./bus";
 import type { GroupSettingValue } from "./contracts/common";
 import { getUserGroupMemberships } from "./contracts/identity/user-groups";
 import { SYSTEM_GROUPS } from "./domain/groups";
+import { badRequest } from "./errors";
 import { EventCache } from "./event-cache";
 import { subscribeEvent } from "./events/define";
 import { userGroup } from "./events/identity";
@@ -96,6 +97,28 @@ export class GroupMembership {
   }
 }
 
+/**
+ * Zulip's parse_group_setting_value: an anonymous value of one subgroup and no
+ * users is that group, an empty one role:nobody.
+ */
+export function parseGroupSettingValue(value: GroupSettingValue): GroupSettingValue {
+  if (typeof value === "number") return value;
+  if (value.direct_members.length === 0 && value.direct_subgroups.length === 1) return value.direct_subgroups[0]!;
+  if (value.direct_members.length === 0 && value.direct_subgroups.length === 0) return SYSTEM_GROUPS["role:nobody"];
+  return value;
+}
+
+/** Zulip's are_both_group_setting_values_equal: the same group, or the same members and subgroups in any order. */
+export function sameGroupSettingValue(a: GroupSettingValue, b: GroupSettingValue): boolean {
+  if (typeof a === "number" || typeof b === "number") return a === b;
+  const sameSet = (x: number[], y: number[]) => {
+    const xs = new Set(x);
+    const ys = new Set(y);
+    return xs.size === ys.size && [...xs].every((v) => ys.has(v));
+  };
+  return sameSet(a.direct_members, b.direct_members) && sameSet(a.direct_subgroups, b.direct_subgroups);
+}
+
 /** User-created groups kept over all organizations; the least recently used organizations are dropped beyond it. */
 const MAX_CACHED_GROUPS = 50_000;
 
@@ -105,6 +128,13 @@ const MAX_CACHED_GROUPS = 50_000;
  * first use and forgotten by every instance on each `user_group` event, which
  * identity publishes before it replies (see EventCache).
  */
+/** Zulip's access_user_group_for_setting's existence check: every group a setting value names exists. */
+export function checkGroupsExist(groups: GroupMembership, value: GroupSettingValue): void {
+  if (typeof value === "number" && !groups.exists(value)) throw badRequest("Invalid user group");
+  const missing = typeof value === "object" ? value.direct_subgroups.find((id) => !groups.exists(id)) : undefined;
+  if (missing !== undefined) throw badRequest(`Invalid user group ID: ${missing}`);
+}
+
 export class UserGroupMemberships {
   private readonly cache: EventCache<GroupMembership>;
   private readonly sub: Subscription;

@@ -1,18 +1,47 @@
 import { join } from "node:path";
 import { IdAllocator, identity, registerStateHandler, type RunningService, type ServiceDeps } from "@teamchat/shared";
 import { ApiKeyRepository } from "./api-keys/api-key.repository";
+import { botsState } from "./bots/bots.state";
 import type { IdentityDeps } from "./deps";
 import { authenticateHandler } from "./handlers/authenticate";
 import { createOwnerHandler } from "./handlers/create-owner";
+import { createBotHandler } from "./handlers/create-bot";
 import { createUserHandler } from "./handlers/create-user";
+import { deactivateBotHandler } from "./handlers/deactivate-bot";
+import { deactivateOwnUserHandler } from "./handlers/deactivate-own-user";
+import { deactivateUserHandler } from "./handlers/deactivate-user";
 import { fetchApiKeyHandler } from "./handlers/fetch-api-key";
+import { getBotsHandler } from "./handlers/get-bots";
+import { getNotificationBotHandler } from "./handlers/get-notification-bot";
 import { getOwnUserHandler } from "./handlers/get-own-user";
 import { getUserByEmailHandler, getUserHandler } from "./handlers/get-user";
 import { getUserSummariesHandler } from "./handlers/get-user-summaries";
+import { getRealmPresenceHandler } from "./handlers/get-realm-presence";
+import { getUserPresenceHandler } from "./handlers/get-user-presence";
+import { getUserStatusHandler } from "./handlers/get-user-status";
 import { getUsersHandler } from "./handlers/get-users";
+import { reactivateUserHandler } from "./handlers/reactivate-user";
+import { regenerateApiKeyHandler } from "./handlers/regenerate-api-key";
+import { regenerateBotApiKeyHandler } from "./handlers/regenerate-bot-api-key";
+import { updateBotHandler } from "./handlers/update-bot";
+import { updateRealmUserSettingsDefaultsHandler } from "./handlers/update-realm-user-settings-defaults";
+import { updatePresenceHandler } from "./handlers/update-presence";
 import { updateSettingsHandler } from "./handlers/update-settings";
+import { updateStatusHandler } from "./handlers/update-status";
 import { updateUserByEmailHandler, updateUserHandler } from "./handlers/update-user";
 import { LoginAttemptRepository } from "./login-attempts/login-attempt.repository";
+import { RealmUserDefaultRepository } from "./user-defaults/realm-user-default.repository";
+import { RealmUserDefaults } from "./user-defaults/realm-user-defaults";
+import { addNavigationViewHandler } from "./handlers/add-navigation-view";
+import { getNavigationViewsHandler } from "./handlers/get-navigation-views";
+import { removeNavigationViewHandler } from "./handlers/remove-navigation-view";
+import { updateNavigationViewHandler } from "./handlers/update-navigation-view";
+import { NavigationViewRepository } from "./navigation-views/navigation-view.repository";
+import { navigationViewsState } from "./navigation-views/navigation-views.state";
+import { PresenceStore } from "./presence/presence-store";
+import { presenceState } from "./presence/presence.state";
+import { Presences } from "./presence/presences";
+import { statusState } from "./status/status.state";
 import { settingsState } from "./users/settings.state";
 import { UserDirectory } from "./users/user-directory";
 import { UserRepository } from "./users/user.repository";
@@ -43,11 +72,16 @@ import { FileInvitationMailer } from "./invitations/mail";
 export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<RunningService> {
   const ids = new IdAllocator(deps.db);
   const users = new UserRepository(deps.db, ids);
+  const userDefaults = new RealmUserDefaultRepository(deps.db);
+  const directory = new UserDirectory(users, deps.events, deps.nc, deps.log);
+  const presenceStore = await PresenceStore.open(deps.nc, deps.log);
   const id: IdentityDeps = {
-    users: new UserDirectory(users, deps.events, deps.nc, deps.log),
+    users: directory,
     groups: new UserGroupRepository(deps.db, ids),
     keys: new ApiKeyRepository(deps.db),
     attempts: new LoginAttemptRepository(deps.db),
+    userDefaults: new RealmUserDefaults(userDefaults, deps.events, deps.nc, deps.log),
+    navigationViews: new NavigationViewRepository(deps.db, ids),
     invitations: new InvitationRepository(deps.db, ids),
     // the development transport; another InvitationMailer (SMTP) plugs in here
     mailer: new FileInvitationMailer(
@@ -57,8 +91,17 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     invitationValidityMinutes: deps.config.INVITATION_LINK_VALIDITY_MINUTES,
     events: deps.events,
     bus: deps.bus,
+    presence: new Presences(presenceStore, directory, deps.events),
   };
-  await Promise.all([users.init(), id.groups.init(), id.keys.init(), id.attempts.init(), id.invitations.init()]);
+  await Promise.all([
+    users.init(),
+    id.groups.init(),
+    id.keys.init(),
+    id.attempts.init(),
+    userDefaults.init(),
+    id.navigationViews.init(),
+    id.invitations.init(),
+  ]);
 
   const updateSettings = updateSettingsHandler(id);
   deps.server
@@ -67,6 +110,7 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     .handle(identity.fetchApiKey, fetchApiKeyHandler(id))
     .handle(identity.getOwnUser, getOwnUserHandler(id))
     .handle(identity.getUserSummaries, getUserSummariesHandler(id))
+    .handle(identity.getNotificationBot, getNotificationBotHandler(id))
     .handle(identity.createUser, createUserHandler(id))
     .handle(identity.getUsers, getUsersHandler(id))
     .handle(identity.getUser, getUserHandler(id))
@@ -86,6 +130,25 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     .handle(identity.getIsUserGroupMember, getIsUserGroupMemberHandler(id))
     .handle(identity.getUserGroupSubgroups, getUserGroupSubgroupsHandler(id))
     .handle(identity.getUserGroupMemberships, getUserGroupMembershipsHandler(id))
+    .handle(identity.deactivateUser, deactivateUserHandler(id))
+    .handle(identity.reactivateUser, reactivateUserHandler(id))
+    .handle(identity.deactivateOwnUser, deactivateOwnUserHandler(id))
+    .handle(identity.regenerateApiKey, regenerateApiKeyHandler(id))
+    .handle(identity.updateRealmUserSettingsDefaults, updateRealmUserSettingsDefaultsHandler(id))
+    .handle(identity.createBot, createBotHandler(id))
+    .handle(identity.getBots, getBotsHandler(id))
+    .handle(identity.updateBot, updateBotHandler(id))
+    .handle(identity.deactivateBot, deactivateBotHandler(id))
+    .handle(identity.regenerateBotApiKey, regenerateBotApiKeyHandler(id))
+    .handle(identity.listNavigationViews, getNavigationViewsHandler(id))
+    .handle(identity.addNavigationView, addNavigationViewHandler(id))
+    .handle(identity.updateNavigationView, updateNavigationViewHandler(id))
+    .handle(identity.removeNavigationView, removeNavigationViewHandler(id))
+    .handle(identity.updateStatus, updateStatusHandler(id))
+    .handle(identity.getUserStatus, getUserStatusHandler(id))
+    .handle(identity.updatePresence, updatePresenceHandler(id))
+    .handle(identity.getRealmPresence, getRealmPresenceHandler(id))
+    .handle(identity.getUserPresence, getUserPresenceHandler(id))
     .handle(identity.sendInvites, sendInvitesHandler(id))
     .handle(identity.getInvites, getInvitesHandler(id))
     .handle(identity.revokeInvite, revokeInviteHandler(id))
@@ -95,7 +158,21 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     .handle(identity.acceptInvitation, acceptInvitationHandler(id))
     .handle(
       identity.registerState,
-      registerStateHandler(identity.registerState, [...usersState(id), ...userGroupsState(id), ...settingsState(id)]),
+      registerStateHandler(identity.registerState, [
+        ...usersState(id),
+        ...userGroupsState(id),
+        ...botsState(id),
+        ...presenceState(id),
+        ...statusState(id),
+        ...settingsState(id),
+        ...navigationViewsState(id),
+      ]),
     );
-  return { stop: () => id.users.stop() };
+  return {
+    stop: () => {
+      id.users.stop();
+      id.userDefaults.stop();
+      presenceStore.stop();
+    },
+  };
 }

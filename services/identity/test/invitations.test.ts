@@ -1,17 +1,21 @@
 /**
  * Invitations (E7 and its family, Zulip's invite.py): POST /invites and its
  * INVITATION_FAILED cases, GET /invites, revoking, resending, reusable links,
- * invites_changed events, and accepting a link end to end (the new user's
- * role, channels, groups).
+ * invites_changed events, can_invite_users_group as PATCH /realm sets it, and
+ * accepting a link end to end (the new user's role, settings defaults,
+ * channels, groups, the Notification Bot's message to the referrer).
  */
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { mongo } from "mongoose";
-import { Role, identity, messaging, type ParamsIn } from "@teamchat/shared";
+import { Role, SYSTEM_GROUPS, identity, messaging, notifications, realmConfig, type ParamsIn } from "@teamchat/shared";
 import type { Credentials } from "@teamchat/shared/src/testing/api";
 import { badRequestError, expectZulipError, type ExpectedZulipError } from "../../../test/support/call";
 import { EventReader } from "../../../test/support/events";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
+
+/** Zulip's settings.NOTIFICATION_BOT, the sender of the referrer's notice. */
+const NOTIFICATION_BOT = "notification-bot@zulip.com";
 
 let org: TestOrganization;
 let admin: TestUser, moderator: TestUser, member: TestUser, other: TestUser, guest: TestUser;
@@ -244,6 +248,38 @@ describe("POST /invites", () => {
     expect(await inviteFor("partly@example.org")).toBeDefined();
   });
 
+  it("follows can_invite_users_group as PATCH /realm sets it: a user group's members invite, others do not", async () => {
+    const { group_id: inviters } = await org.call(
+      identity.createUserGroup,
+      { name: "inviters", description: "", members: [moderator.userId, guest.userId] },
+      org.owner,
+    );
+    await org.call(realmConfig.updateRealm, { can_invite_users_group: { new: inviters } }, org.owner);
+    try {
+      expect(await send(moderator, { invitee_emails: "by-group@example.org" })).toEqual({ result: "success", msg: "" });
+      expect((await inviteFor("by-group@example.org")).invited_by_user_id).toBe(moderator.userId);
+      // administrators are not exempt from the setting (Zulip's has_permission); guests never invite
+      for (const user of [member, admin]) {
+        await refusedWithoutChange(
+          () => send(user, { invitee_emails: "not-by-group@example.org" }),
+          badRequestError("Insufficient permission"),
+        );
+      }
+      await refusedWithoutChange(
+        () => send(guest, { invitee_emails: "not-by-group@example.org" }),
+        badRequestError("Not allowed for guest users"),
+      );
+    } finally {
+      await org.call(
+        realmConfig.updateRealm,
+        { can_invite_users_group: { new: SYSTEM_GROUPS["role:members"] } },
+        org.owner,
+      );
+    }
+    await send(member, { invitee_emails: "by-members@example.org" });
+    expect((await inviteFor("by-members@example.org")).invited_by_user_id).toBe(member.userId);
+  });
+
   it("refuses more than a day's invitations (Zulip's daily limit), sending none", async () => {
     const many = Array.from({ length: 3001 }, (_, i) => `many${i}@example.org`).join(",");
     await refusedWithoutChange(
@@ -431,6 +467,56 @@ describe("accepting an invitation (POST /teamchat/invitations/accept)", () => {
       badRequestError("Email 'g1@example.org' already in use"),
     );
     await expectZulipError(accept(url, "x", "g3@example.org"), badRequestError("Name too short!"));
+  });
+
+  it("starts the account with the organization's settings defaults", async () => {
+    await org.call(identity.updateRealmUserSettingsDefaults, { emojiset: "text", enter_sends: true }, org.owner);
+    await send(org.owner, { invitee_emails: "defaults@example.org" });
+    const [mail] = await mailsTo("defaults@example.org");
+    const joined = await accept(mail!.link, "With Defaults");
+    const state = (await org.call(
+      notifications.registerQueue,
+      { fetch_event_types: ["user_settings"], client_capabilities: { user_settings_object: true } },
+      { email: joined.email, apiKey: joined.api_key },
+    )) as unknown as { user_settings: Record<string, unknown> };
+    expect(state.user_settings).toMatchObject({ emojiset: "text", enter_sends: true });
+  });
+
+  it("has the Notification Bot tell the referrer, when the invitation asks, that it was accepted", async () => {
+    const accepted = async (user: Credentials) =>
+      (
+        await org.call(
+          messaging.getMessages,
+          {
+            anchor: "oldest",
+            num_before: 0,
+            num_after: 100,
+            apply_markdown: false,
+            narrow: [{ operator: "is", operand: "dm" }],
+          },
+          user,
+        )
+      ).messages.filter((m) => m.sender_email === NOTIFICATION_BOT && m.content.includes("accepted your invitation"));
+    await send(other, { invitee_emails: "told@example.org" });
+    await send(other, { invitee_emails: "untold@example.org", notify_referrer_on_join: false });
+    const told = await accept((await mailsTo("told@example.org"))[0]!.link, "Told One");
+    await accept((await mailsTo("untold@example.org"))[0]!.link, "Untold One");
+    // a reusable link tells its creator too (Zulip's MultiuseInvite has no choice)
+    const fromLink = await accept(await link(admin), "Linked One", "linked@example.org");
+
+    const [toOther] = await accepted(other);
+    expect(await accepted(other)).toHaveLength(1);
+    expect(toOther).toMatchObject({
+      type: "private",
+      sender_email: NOTIFICATION_BOT,
+      client: "Internal",
+      content: `@_**Told One|${told.user_id}** accepted your invitation to join Zulip!`,
+      display_recipient: expect.arrayContaining([expect.objectContaining({ id: other.userId })]),
+    });
+    expect(toOther!.flags).not.toContain("read");
+    expect((await accepted(admin)).map((m) => m.content)).toEqual([
+      `@_**Linked One|${fromLink.user_id}** accepted your invitation to join Zulip!`,
+    ]);
   });
 
   it("refuses unknown and expired links", async () => {

@@ -1,5 +1,6 @@
 import {
   BusClient,
+  SYSTEM_GROUPS,
   createLogger,
   identity,
   identityEvents,
@@ -247,10 +248,13 @@ describe("identity's /register state", () => {
       is_moderator: false,
       is_guest: false,
       avatar_source: "G",
-      cross_realm_bots: [],
+      cross_realm_bots: [expect.objectContaining({ full_name: "Notification Bot", is_system_bot: true })],
       realm_non_active_users: [],
       presences: {},
-      realm_user_groups: [],
+      // the system groups only: no user-created groups here
+      realm_user_groups: Object.entries(SYSTEM_GROUPS).map(([name, id]) =>
+        expect.objectContaining({ id, name, is_system_group: true }),
+      ),
       twenty_four_hour_time: false,
       pm_content_in_desktop_notifications: true,
     });

@@ -6,35 +6,51 @@ import {
   type RunningService,
   type ServiceDeps,
 } from "@teamchat/shared";
+import { AlertWordIndex } from "./alert-words/alert-word-index";
+import { AlertWordRepository } from "./alert-words/alert-word.repository";
+import { alertWordsState } from "./alert-words/alert-words.state";
 import { ChannelDirectory } from "./channels/channel-directory";
 import { ChannelRepository } from "./channels/channel.repository";
 import { channelsState } from "./channels/channels.state";
 import { ConversationRepository } from "./conversations/conversation.repository";
 import { RealmSettingsSource, type MessagingDeps } from "./deps";
+import { addAlertWordsHandler } from "./handlers/add-alert-words";
 import { addReactionHandler } from "./handlers/add-reaction";
+import { archiveStreamHandler } from "./handlers/archive-stream";
 import { createChannelHandler } from "./handlers/create-channel";
+import { addDefaultStreamHandler, removeDefaultStreamHandler } from "./handlers/default-streams";
 import { deleteMessageHandler } from "./handlers/delete-message";
 import { deleteTopicHandler } from "./handlers/delete-topic";
 import { getConversationAudienceHandler } from "./handlers/get-conversation-audience";
+import { getAlertWordsHandler } from "./handlers/get-alert-words";
 import { getMessageHandler } from "./handlers/get-message";
 import { getMessageHistoryHandler } from "./handlers/get-message-history";
 import { getMessagesHandler } from "./handlers/get-messages";
 import { getReadReceiptsHandler } from "./handlers/get-read-receipts";
 import { getStreamHandler } from "./handlers/get-stream";
+import { getStreamEmailAddressHandler } from "./handlers/get-stream-email-address";
+import { getStreamIdHandler } from "./handlers/get-stream-id";
 import { getStreamTopicsHandler } from "./handlers/get-stream-topics";
 import { getStreamsHandler } from "./handlers/get-streams";
+import { getSubscribersHandler } from "./handlers/get-subscribers";
+import { getSubscriptionStatusHandler } from "./handlers/get-subscription-status";
 import { getSubscriptionsHandler } from "./handlers/get-subscriptions";
 import { matchesNarrowHandler } from "./handlers/matches-narrow";
 import { markAllAsReadHandler, markStreamAsReadHandler, markTopicAsReadHandler } from "./handlers/mark-as-read";
+import { muteUserHandler } from "./handlers/mute-user";
+import { removeAlertWordsHandler } from "./handlers/remove-alert-words";
 import { removeReactionHandler } from "./handlers/remove-reaction";
 import { renderMessageHandler } from "./handlers/render-message";
 import { sendMessageHandler } from "./handlers/send-message";
-import { checkInvitationChannelsHandler, setUpInvitedUserHandler } from "./handlers/invitations";
+import { setUpNewHumanUserHandler } from "./handlers/set-up-new-human-user";
+import { checkInvitationChannelsHandler } from "./handlers/invitations";
 import { subscribeHandler } from "./handlers/subscribe";
+import { unmuteUserHandler } from "./handlers/unmute-user";
 import { unsubscribeHandler } from "./handlers/unsubscribe";
 import { updateSubscriptionPropertiesHandler } from "./handlers/update-subscription-properties";
 import { updateSubscriptionsHandler } from "./handlers/update-subscriptions";
 import { updateMessageHandler } from "./handlers/update-message";
+import { updateStreamHandler } from "./handlers/update-stream";
 import { updateMessageFlagsHandler } from "./handlers/update-message-flags";
 import { updateMessageFlagsForNarrowHandler } from "./handlers/update-message-flags-for-narrow";
 import { updateMutedTopicHandler } from "./handlers/update-muted-topic";
@@ -44,6 +60,9 @@ import { MessageHistory } from "./messages/message-history";
 import { MessageRepository } from "./messages/message.repository";
 import { RecentMessages } from "./messages/recent-messages";
 import { messagesState } from "./messages/messages.state";
+import { MutedUserIndex } from "./muted-users/muted-user-index";
+import { MutedUserRepository } from "./muted-users/muted-user.repository";
+import { mutedUsersState } from "./muted-users/muted-users.state";
 import { unreadsState } from "./messages/unreads.state";
 import { SubscriptionDirectory } from "./subscriptions/subscription-directory";
 import { SubscriptionRepository } from "./subscriptions/subscription.repository";
@@ -67,6 +86,8 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   const channels = new ChannelRepository(deps.db, ids);
   const subscriptions = new SubscriptionRepository(deps.db);
   const userTopics = new UserTopicRepository(deps.db);
+  const alertWords = new AlertWordRepository(deps.db, ids);
+  const mutedUsers = new MutedUserRepository(deps.db, ids);
   const m: MessagingDeps = {
     channels: new ChannelDirectory(channels, deps.events, deps.nc, deps.log),
     subscriptions: new SubscriptionDirectory(subscriptions, deps.events, deps.nc, deps.log),
@@ -78,12 +99,24 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     topics: new TopicRepository(deps.db),
     userTopics: new UserTopicIndex(userTopics, deps.nc, deps.log),
     users: new UserDirectory(deps.bus, deps.nc, deps.log),
+    alertWords: new AlertWordIndex(alertWords, deps.nc, deps.log),
+    mutedUsers: new MutedUserIndex(mutedUsers, deps.nc, deps.log),
     events: deps.events,
-    settings: new RealmSettingsSource(deps.bus),
+    settings: new RealmSettingsSource(deps.bus, deps.nc, deps.log),
     userGroups: new UserGroupMemberships(deps.nc, deps.bus, deps.log),
   };
   await Promise.all(
-    [channels, subscriptions, m.messages, m.userMessages, m.conversations, m.topics, userTopics].map((r) => r.init()),
+    [
+      channels,
+      subscriptions,
+      m.messages,
+      m.userMessages,
+      m.conversations,
+      m.topics,
+      userTopics,
+      alertWords,
+      mutedUsers,
+    ].map((r) => r.init()),
   );
 
   const stateProviders = [
@@ -92,16 +125,26 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     ...channelsState(m),
     ...userTopicsState(m),
     ...unreadsState(m),
+    ...alertWordsState(m),
+    ...mutedUsersState(m),
   ];
 
   deps.server
     .handle(messaging.createChannel, createChannelHandler(m))
     .handle(messaging.getStreams, getStreamsHandler(m))
     .handle(messaging.getStreamById, getStreamHandler(m))
+    .handle(messaging.getStreamId, getStreamIdHandler(m))
+    .handle(messaging.getSubscribers, getSubscribersHandler(m))
+    .handle(messaging.getStreamEmailAddress, getStreamEmailAddressHandler(m))
+    .handle(messaging.getSubscriptionStatus, getSubscriptionStatusHandler(m))
+    .handle(messaging.updateStream, updateStreamHandler(m))
+    .handle(messaging.archiveStream, archiveStreamHandler(m))
+    .handle(messaging.addDefaultStream, addDefaultStreamHandler(m))
+    .handle(messaging.removeDefaultStream, removeDefaultStreamHandler(m))
+    .handle(messaging.setUpNewHumanUser, setUpNewHumanUserHandler(m))
     .handle(messaging.getSubscriptions, getSubscriptionsHandler(m))
     .handle(messaging.subscribe, subscribeHandler(m))
     .handle(messaging.checkInvitationChannels, checkInvitationChannelsHandler(m))
-    .handle(messaging.setUpInvitedUser, setUpInvitedUserHandler(m))
     .handle(messaging.unsubscribe, unsubscribeHandler(m))
     .handle(messaging.updateSubscriptions, updateSubscriptionsHandler(m))
     .handle(messaging.updateSubscriptionProperties, updateSubscriptionPropertiesHandler(m))
@@ -126,12 +169,20 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.updateMutedTopic, updateMutedTopicHandler(m))
     .handle(messaging.updateUserTopic, updateUserTopicHandler(m))
     .handle(messaging.getConversationAudience, getConversationAudienceHandler(m))
+    .handle(messaging.getAlertWords, getAlertWordsHandler(m))
+    .handle(messaging.addAlertWords, addAlertWordsHandler(m))
+    .handle(messaging.removeAlertWords, removeAlertWordsHandler(m))
+    .handle(messaging.muteUser, muteUserHandler(m))
+    .handle(messaging.unmuteUser, unmuteUserHandler(m))
     .handle(messaging.registerState, registerStateHandler(messaging.registerState, stateProviders));
   return {
     stop: () => {
       m.users.stop();
       m.personal.stop();
       m.userTopics.stop();
+      m.alertWords.stop();
+      m.mutedUsers.stop();
+      m.settings.stop();
       recent.stop();
       messageCache.stop();
       m.channels.stop();

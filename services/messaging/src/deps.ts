@@ -1,15 +1,22 @@
+import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { Logger } from "pino";
 import {
+  EventCache,
   realmConfig,
+  realmConfigEvents,
   requireRealm,
+  subscribeEvent,
   type BusClient,
   type CallContext,
   type EventPublisher,
   type UserGroupMemberships,
 } from "@teamchat/shared";
+import type { AlertWordIndex } from "./alert-words/alert-word-index";
 import type { ChannelDirectory } from "./channels/channel-directory";
 import type { ConversationRepository } from "./conversations/conversation.repository";
 import type { MessageHistory } from "./messages/message-history";
 import type { MessageRepository } from "./messages/message.repository";
+import type { MutedUserIndex } from "./muted-users/muted-user-index";
 import type { SubscriptionDirectory } from "./subscriptions/subscription-directory";
 import type { TopicRepository } from "./topics/topic.repository";
 import type { PersonalIndex } from "./user-messages/personal-index";
@@ -17,26 +24,37 @@ import type { UserMessageRepository } from "./user-messages/user-message.reposit
 import type { UserTopicIndex } from "./user-topics/user-topic-index";
 import type { UserDirectory } from "./users/user-directory";
 
+/** Organizations whose settings an instance keeps. */
+const MAX_CACHED_REALMS = 10_000;
+
 /**
  * What messaging asks realm-config: the organization's settings and channel
  * folders. Settings are read by nearly every request and kept per
- * organization: no operation changes them yet; the one that does (PATCH
- * /realm) must publish an event that every instance hears and drops them on.
+ * organization; every instance drops them on the realm event PATCH /realm
+ * publishes before its reply (see EventCache), so a change applies to the
+ * next request.
  */
 export class RealmSettingsSource {
-  private readonly settings = new Map<number, Promise<realmConfig.RealmSettings>>();
+  private readonly settings: EventCache<realmConfig.RealmSettings>;
+  private readonly sub: Subscription;
 
-  constructor(private readonly bus: BusClient) {}
+  constructor(
+    private readonly bus: BusClient,
+    nc: NatsConnection,
+    log: Logger,
+  ) {
+    this.settings = new EventCache(nc, { maxWeight: MAX_CACHED_REALMS, weigh: () => 1 });
+    this.sub = subscribeEvent(nc, realmConfigEvents.realmUpdated, ({ realmId }) => this.settings.drop(`${realmId}`), {
+      log,
+    });
+  }
+
+  stop(): void {
+    this.sub.unsubscribe();
+  }
 
   get(ctx: CallContext): Promise<realmConfig.RealmSettings> {
-    const realmId = requireRealm(ctx).id;
-    let settings = this.settings.get(realmId);
-    if (!settings) {
-      settings = this.bus.request(realmConfig.getRealmSettings, {}, ctx);
-      settings.catch(() => this.settings.delete(realmId));
-      this.settings.set(realmId, settings);
-    }
-    return settings;
+    return this.settings.get(`${requireRealm(ctx).id}`, () => this.bus.request(realmConfig.getRealmSettings, {}, ctx));
   }
 
   async folderExists(ctx: CallContext, folderId: number): Promise<boolean> {
@@ -57,6 +75,8 @@ export interface MessagingDeps {
   topics: TopicRepository;
   userTopics: UserTopicIndex;
   users: UserDirectory;
+  alertWords: AlertWordIndex;
+  mutedUsers: MutedUserIndex;
   events: EventPublisher<"messaging">;
   settings: RealmSettingsSource;
   /** the organization's user groups, to evaluate group-setting values with */

@@ -268,6 +268,7 @@ describe("POST /messages/flags/narrow", () => {
     const [m1, m2, m3] = sent as [number, number, number];
     const unreadInBulk = [
       { operator: "channel", operand: "bulk" },
+      { operator: "topic", operand: "t" },
       { operator: "is", operand: "unread" },
     ];
     expect(await overNarrow({ narrow: unreadInBulk })).toEqual({
@@ -302,7 +303,10 @@ describe("POST /messages/flags/narrow", () => {
       anchor: "newest",
       num_before: 10,
       num_after: 0,
-      narrow: [{ operator: "channel", operand: "bulk" }],
+      narrow: [
+        { operator: "channel", operand: "bulk" },
+        { operator: "topic", operand: "t" },
+      ],
       op: "remove",
     });
     expect(back).toEqual({

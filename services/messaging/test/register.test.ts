@@ -19,6 +19,8 @@ beforeAll(async () => {
   design = await createChannel(org, alice, "design", [alice.userId, bob.userId], { is_default_stream: true });
   vault = await createChannel(org, alice, "vault", [alice.userId], { invite_only: true });
   await createChannel(org, alice, "archive", [bob.userId]);
+  // Bob starts with nothing unread: Notification Bot's messages that open the channels are read
+  await org.call(messaging.markAllAsRead, {}, bob);
   const send = async (key: string, user: TestUser, params: ParamsIn<typeof messaging.sendMessage>) =>
     (sent[key] = (await org.call(messaging.sendMessage, params, user)).id);
   await send("topic", alice, { type: "stream", to: "design", topic: "colors", content: "hello @**Bob**" });

@@ -31,10 +31,25 @@ export function messageForClient(q: ClientTraits, message: messaging.Message, ma
  *   user_topic's topics);
  * - delete_message lists its messages only for clients with the
  *   bulk_message_deletion capability, others get one event per message;
+ * - a channel archived or unarchived (stream update of is_archived) is told as
+ *   such only to clients with the archived_channels capability (FL 315, 378);
+ *   to others an archived channel is gone (Zulip's stream op:delete) and an
+ *   unarchived one new (the stream op:create published for_unarchiving);
  * - user_group events as userGroupEventForClient shapes them.
  */
 export function eventForClient(q: ClientTraits, event: notifications.ClientEvent): notifications.ClientEvent[] {
   if (event.type === "user_group") return userGroupEventForClient(q, event);
+  const archivedChannels = q.clientCapabilities.archived_channels === true;
+  if (event.type === "stream" && event.op === "update" && event.property === "is_archived") {
+    if (archivedChannels) return [event];
+    if (event.value !== true) return [];
+    return [{ type: "stream", op: "delete", streams: [{ stream_id: event.stream_id }], stream_ids: [event.stream_id] }];
+  }
+  if (event.type === "stream" && event.op === "create" && event.for_unarchiving) {
+    if (archivedChannels) return [];
+    const { for_unarchiving: _internal, ...created } = event;
+    return [created];
+  }
   const shown = q.clientCapabilities.empty_topic_name === true ? event : withTopicNames(event, q.emptyTopicName);
   if (shown.type !== "delete_message" || q.clientCapabilities.bulk_message_deletion === true) return [shown];
   const { message_ids = [], ...rest } = shown;

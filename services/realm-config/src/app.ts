@@ -1,7 +1,10 @@
 import {
   IdAllocator,
+  UserGroupMemberships,
   realmConfig,
+  realmConfigEvents,
   registerStateHandler,
+  subscribeEvent,
   type RunningService,
   type ServiceDeps,
 } from "@teamchat/shared";
@@ -17,6 +20,7 @@ import { listProfileFieldsHandler } from "./handlers/list-profile-fields";
 import { reorderChannelFoldersHandler } from "./handlers/reorder-channel-folders";
 import { resolveRealmHandler } from "./handlers/resolve-realm";
 import { updateChannelFolderHandler } from "./handlers/update-channel-folder";
+import { updateRealmHandler } from "./handlers/update-realm";
 import { ProfileFieldList } from "./profile-fields/profile-field-list";
 import { ProfileFieldRepository } from "./profile-fields/profile-field.repository";
 import { profileFieldsState } from "./profile-fields/profile-fields.state";
@@ -28,17 +32,28 @@ import { versionState } from "./version.state";
 
 export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promise<RunningService> {
   const ids = new IdAllocator(deps.db);
-  const realms = new RealmRecordRepository(deps.db, ids);
+  const realms = new RealmRecordRepository(deps.db, ids, deps.nc);
   const fields = new ProfileFieldRepository(deps.db, ids);
   const folders = new ChannelFolderRepository(deps.db, ids);
   await Promise.all([realms.init(), fields.init(), folders.init()]);
   const fieldList = new ProfileFieldList(fields, deps.nc, deps.log);
   const hosts = new RealmHosts(deps.config);
+  const userGroups = new UserGroupMemberships(deps.nc, deps.bus, deps.log);
+  // every instance forgets an organization's record when its settings change (no queue group)
+  const realmChanges = subscribeEvent(
+    deps.nc,
+    realmConfigEvents.realmUpdated,
+    ({ realmId }) => realms.forget(realmId),
+    {
+      log: deps.log,
+    },
+  );
   deps.server
     .handle(realmConfig.resolveRealm, resolveRealmHandler(realms, hosts))
     .handle(realmConfig.createRealm, createRealmHandler(realms, hosts))
     .handle(realmConfig.getServerSettings, getServerSettingsHandler(realms))
     .handle(realmConfig.getRealmSettings, getRealmSettingsHandler(realms))
+    .handle(realmConfig.updateRealm, updateRealmHandler(realms, deps.events, deps.bus, userGroups))
     .handle(realmConfig.listProfileFields, listProfileFieldsHandler(fieldList))
     .handle(realmConfig.createProfileField, createProfileFieldHandler(fields, deps.events))
     .handle(realmConfig.listChannelFolders, listChannelFoldersHandler(folders))
@@ -55,5 +70,11 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
         channelFoldersState(folders),
       ]),
     );
-  return { stop: () => fieldList.stop() };
+  return {
+    stop: () => {
+      realmChanges.unsubscribe();
+      userGroups.stop();
+      return fieldList.stop();
+    },
+  };
 }

@@ -13,3 +13,14 @@ export const groupSettingValueSchema = z.union([
 ]);
 
 export type GroupSettingValue = z.infer<typeof groupSettingValueSchema>;
+
+/**
+ * Zulip's GroupSettingValueUpdate (PATCH operations): the new value, and the
+ * value the client believes is current (refused when it is not, against races).
+ */
+export const groupSettingValueUpdateSchema = z.object({
+  new: groupSettingValueSchema,
+  old: groupSettingValueSchema.optional(),
+});
+
+export type GroupSettingValueUpdate = z.infer<typeof groupSettingValueUpdateSchema>;

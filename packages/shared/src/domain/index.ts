@@ -4,3 +4,5 @@ export * from "./limits";
 export * from "./profile-fields";
 export * from "./versions";
 export * from "./avatars";
+export * from "./emoji";
+export * from "./system-bots";

@@ -1,7 +1,11 @@
 // Events identity publishes.
 import { z } from "zod";
 import { roleSchema } from "../actor";
+import { groupSettingValueSchema } from "../contracts/common";
 import { userGroupSchema } from "../contracts/identity/user-groups";
+import { botSchema, botServiceSchema } from "../contracts/identity/bots";
+import { navigationViewSchema } from "../contracts/identity/navigation-views";
+import { legacyPresenceSchema, statusReactionTypeSchema } from "../contracts/identity/presence";
 import { userResourceSchema } from "../contracts/identity/users";
 import { clientEventPayload, defineEvent } from "./define";
 
@@ -17,6 +21,9 @@ export const personUpdateSchema = z.union([
   changed({ role: roleSchema }),
   /** the user's API email, when it changed (their address, or their email_address_visibility) */
   changed({ new_email: z.string() }),
+  /** deactivation and reactivation (Zulip's send_events_for_user_deactivation, do_reactivate_user) */
+  changed({ is_active: z.boolean() }),
+  changed({ bot_owner_id: int }),
   changed({
     custom_profile_field: z.strictObject({
       id: int,
@@ -39,6 +46,35 @@ export const realmUser = defineEvent(
   ),
 );
 
+/**
+ * realm_bot: what those who administer a bot see of it (Zulip's bot_owner_user_ids:
+ * administrators and the bot's owner). `delete` removes it from a previous owner's list.
+ */
+export const realmBot = defineEvent(
+  "identity",
+  "realm_bot",
+  clientEventPayload(
+    z.discriminatedUnion("op", [
+      z.object({ type: z.literal("realm_bot"), op: z.literal("add"), bot: botSchema }),
+      z.object({
+        type: z.literal("realm_bot"),
+        op: z.literal("update"),
+        bot: z.union([
+          z.strictObject({ user_id: int, full_name: z.string() }),
+          z.strictObject({ user_id: int, api_key: z.string() }),
+          z.strictObject({ user_id: int, is_active: z.boolean() }),
+          z.strictObject({ user_id: int, owner_id: int }),
+          z.strictObject({ user_id: int, default_all_public_streams: z.boolean() }),
+          z.strictObject({ user_id: int, services: z.array(botServiceSchema) }),
+        ]),
+      }),
+      z.object({ type: z.literal("realm_bot"), op: z.literal("delete"), bot: z.strictObject({ user_id: int }) }),
+    ]),
+  ),
+);
+
+export type RealmBotEvent = z.infer<typeof realmBot.payload>["event"];
+
 /** A personal setting's value: Zulip's settings are booleans, integers or strings. */
 export const settingValueSchema = z.union([z.boolean(), int, z.string()]);
 
@@ -56,13 +92,67 @@ export const userSettings = defineEvent(
   ),
 );
 
+/**
+ * realm_user_settings_defaults update: one default of new users' settings changed, to
+ * everyone (Zulip's do_set_realm_user_default_setting). identity's instances drop their
+ * copy of the organization's defaults on it.
+ */
+export const realmUserSettingsDefaults = defineEvent(
+  "identity",
+  "realm_user_settings_defaults",
+  clientEventPayload(
+    z.object({
+      type: z.literal("realm_user_settings_defaults"),
+      op: z.literal("update"),
+      property: z.string(),
+      value: settingValueSchema,
+    }),
+  ),
+);
+
+/**
+ * user_status: what a status update passed (Zulip's do_update_user_status; an
+ * emoji's name, code and type together), to everyone who can see the user.
+ */
+export const userStatus = defineEvent(
+  "identity",
+  "user_status",
+  clientEventPayload(
+    z.strictObject({
+      type: z.literal("user_status"),
+      user_id: int,
+      away: z.boolean().optional(),
+      status_text: z.string().optional(),
+      emoji_name: z.string().optional(),
+      emoji_code: z.string().optional(),
+      reaction_type: statusReactionTypeSchema.optional(),
+    }),
+  ),
+);
+
+/**
+ * presence: a user came online (or changed presence_enabled), in the legacy
+ * format the mobile app reads (Zulip's send_presence_changed).
+ */
+export const presence = defineEvent(
+  "identity",
+  "presence",
+  clientEventPayload(
+    z.strictObject({
+      type: z.literal("presence"),
+      user_id: int,
+      email: z.string(),
+      server_timestamp: z.number(),
+      presence: legacyPresenceSchema.pick({ website: true }),
+    }),
+  ),
+);
+
 /** Not a client event: every gateway instance drops cached credentials of this user. */
 export const authInvalidated = defineEvent("identity", "auth_invalidated", z.object({ userId: int }));
 
 /** Users of an organization were added or changed: every identity instance forgets its copy of them (UserDirectory). */
 export const usersChanged = defineEvent("identity", "users_changed", z.object({ realmId: int }));
-
-const groupSettingValue = z.union([int, z.object({ direct_members: z.array(int), direct_subgroups: z.array(int) })]);
 
 /**
  * Zulip's user_group events, seen by every active user of the organization.
@@ -86,7 +176,7 @@ export const userGroup = defineEvent(
         type: z.literal("user_group"),
         op: z.literal("update"),
         group_id: int,
-        data: z.record(z.string(), z.union([z.string(), z.boolean(), groupSettingValue])),
+        data: z.record(z.string(), z.union([z.string(), z.boolean(), groupSettingValueSchema])),
         deactivated: z.boolean().optional(),
       }),
       z.object({
@@ -102,6 +192,25 @@ export const userGroup = defineEvent(
         direct_subgroup_ids: z.array(int),
       }),
       z.object({ type: z.literal("user_group"), op: z.literal("remove"), group_id: int }),
+    ]),
+  ),
+);
+
+/** navigation_view add/update/remove (Zulip's do_*_navigation_view): to the user only. */
+export const navigationView = defineEvent(
+  "identity",
+  "navigation_view",
+  clientEventPayload(
+    z.discriminatedUnion("op", [
+      z.object({ type: z.literal("navigation_view"), op: z.literal("add"), navigation_view: navigationViewSchema }),
+      z.object({
+        type: z.literal("navigation_view"),
+        op: z.literal("update"),
+        fragment: z.string(),
+        /** only the properties the request set */
+        data: z.strictObject({ is_pinned: z.boolean().optional(), name: z.string().optional() }),
+      }),
+      z.object({ type: z.literal("navigation_view"), op: z.literal("remove"), fragment: z.string() }),
     ]),
   ),
 );

@@ -1,7 +1,9 @@
 // Events messaging publishes.
 import { z } from "zod";
+import { groupSettingValueSchema } from "../contracts/common";
 import { channelSchema } from "../contracts/messaging/channels";
 import { PROPAGATE_MODES, messageSchema, reactionSchema } from "../contracts/messaging/messages";
+import { mutedUserSchema } from "../contracts/messaging/muted-users";
 import { subscriptionSchema } from "../contracts/messaging/subscriptions";
 import { audienceSchema, clientEventPayload, defineEvent } from "./define";
 
@@ -94,10 +96,23 @@ export const messagesDeleted = defineEvent(
   ),
 );
 
+/**
+ * Channels created, or newly visible to these users. `for_unarchiving` (Zulip's
+ * send_stream_creation_event flag, never shown to clients): an unarchived
+ * channel, which only clients without the archived_channels capability get
+ * this way (the others get stream update is_archived).
+ */
 export const streamCreated = defineEvent(
   "messaging",
   "stream",
-  clientEventPayload(z.object({ type: z.literal("stream"), op: z.literal("create"), streams: z.array(channelSchema) })),
+  clientEventPayload(
+    z.object({
+      type: z.literal("stream"),
+      op: z.literal("create"),
+      streams: z.array(channelSchema),
+      for_unarchiving: z.literal(true).optional(),
+    }),
+  ),
 );
 
 export const subscriptionChanged = defineEvent(
@@ -132,24 +147,13 @@ export const subscriptionChanged = defineEvent(
 );
 
 /**
- * Channels the users may no longer see (Zulip's stream op:delete), e.g. a
- * private channel after unsubscribing from it.
+ * A channel property changed (Zulip's stream op:update), one event per
+ * property: first_message_id after deletions and moves, and each property
+ * PATCH /streams/{stream_id} changes. `name` is the name before the change.
+ * Archiving and unarchiving are told as property is_archived to clients with
+ * the archived_channels capability only; notifications turns an archiving into
+ * op:delete for the others (and gives them streamCreated's for_unarchiving).
  */
-export const streamDeleted = defineEvent(
-  "messaging",
-  "stream_delete",
-  clientEventPayload(
-    z.object({
-      type: z.literal("stream"),
-      op: z.literal("delete"),
-      /** deprecated by Zulip (feature level 343) for stream_ids: only the ids */
-      streams: z.array(z.object({ stream_id: int })),
-      stream_ids: z.array(int),
-    }),
-  ),
-);
-
-/** A channel property changed (Zulip's stream op:update), e.g. first_message_id after deletions and moves. */
 export const streamUpdated = defineEvent(
   "messaging",
   "stream_update",
@@ -160,9 +164,41 @@ export const streamUpdated = defineEvent(
       stream_id: int,
       name: z.string(),
       property: z.string(),
-      value: z.union([z.string(), int, z.boolean()]),
+      /** null: message_retention_days back to the organization's default, folder_id out of its folder */
+      value: z.union([z.string(), int, z.boolean(), groupSettingValueSchema, z.null()]),
+      /** with description */
+      rendered_description: z.string().optional(),
+      /** with invite_only */
+      history_public_to_subscribers: z.boolean().optional(),
+      is_web_public: z.boolean().optional(),
     }),
   ),
+);
+
+/**
+ * Users no longer see these channels (Zulip's stream op:delete): those who
+ * lost metadata access, and, for archiving, clients without the
+ * archived_channels capability (notifications makes it from streamUpdated).
+ */
+export const streamDeleted = defineEvent(
+  "messaging",
+  "stream_delete",
+  clientEventPayload(
+    z.object({
+      type: z.literal("stream"),
+      op: z.literal("delete"),
+      /** deprecated by Zulip (FL 343) for stream_ids */
+      streams: z.array(z.object({ stream_id: int })),
+      stream_ids: z.array(int),
+    }),
+  ),
+);
+
+/** The organization's default channels changed: Zulip's default_streams event, every id. */
+export const defaultStreamsChanged = defineEvent(
+  "messaging",
+  "default_streams",
+  clientEventPayload(z.object({ type: z.literal("default_streams"), default_streams: z.array(int) })),
 );
 
 /**
@@ -273,4 +309,26 @@ export const mutedTopicsChanged = defineEvent(
   clientEventPayload(
     z.object({ type: z.literal("muted_topics"), muted_topics: z.array(z.tuple([z.string(), z.string(), int])) }),
   ),
+);
+
+/**
+ * A user's alert words changed: their queues get Zulip's alert_words event
+ * (all their words), and every messaging instance replaces its copy of the
+ * user's words (AlertWordIndex).
+ */
+export const alertWordsChanged = defineEvent(
+  "messaging",
+  "alert_words",
+  clientEventPayload(z.object({ type: z.literal("alert_words"), alert_words: z.array(z.string()) })),
+);
+
+/**
+ * A user muted or unmuted someone: their queues get Zulip's muted_users event
+ * (everyone they mute now), and every messaging instance replaces its copy
+ * (MutedUserIndex).
+ */
+export const mutedUsersChanged = defineEvent(
+  "messaging",
+  "muted_users",
+  clientEventPayload(z.object({ type: z.literal("muted_users"), muted_users: z.array(mutedUserSchema) })),
 );

@@ -38,3 +38,32 @@ export const channelFolder = defineEvent(
     ]),
   ),
 );
+
+/**
+ * An organization setting changed (PATCH /realm), for everyone in the
+ * organization, in the form the newest Zulip sends for that setting
+ * (do_set_realm_property, do_change_realm_permission_group_setting,
+ * do_set_realm_stream): `update` with one property and value, or
+ * `update_dict` (property "default") with the changed keys. Every instance of
+ * every service that keeps the settings drops its copy on it.
+ */
+export const realmUpdated = defineEvent(
+  "realm-config",
+  "realm",
+  clientEventPayload(
+    z.discriminatedUnion("op", [
+      z.strictObject({
+        type: z.literal("realm"),
+        op: z.literal("update"),
+        property: z.string(),
+        value: z.union([z.string(), z.boolean(), z.number().int(), z.null()]),
+      }),
+      z.strictObject({
+        type: z.literal("realm"),
+        op: z.literal("update_dict"),
+        property: z.literal("default"),
+        data: z.record(z.string(), z.unknown()),
+      }),
+    ]),
+  ),
+);

@@ -56,15 +56,22 @@ function typelessNullable(node: unknown): void {
 
 /**
  * Fields the requirements add after the document's feature level (378): channel
- * folders (FL 389) appear in POST /register. Accepted here; their values are
+ * folders (FL 389) and navigation views (FL 390) appear in POST /register. Accepted here; their values are
  * asserted by the tests of the service that owns them.
  */
 const NEWER_FIELDS: Record<string, string[]> = {
-  "POST /register": ["channel_folders", "max_channel_folder_name_length", "max_channel_folder_description_length"],
+  "POST /register": [
+    "channel_folders",
+    "max_channel_folder_name_length",
+    "max_channel_folder_description_length",
+    "navigation_views",
+  ],
+  // FL 397
+  "POST /users/me/subscriptions": ["new_subscription_messages_sent"],
 };
 
-/** Event types newer than the document (channel_folder, FL 389): left out of GET /events replies here, asserted likewise. */
-const NEWER_EVENT_TYPES = ["channel_folder"];
+/** Event types newer than the document (channel_folder, FL 389; navigation_view, FL 390): left out of GET /events replies here, asserted likewise. */
+const NEWER_EVENT_TYPES = ["channel_folder", "navigation_view"];
 
 /** The reply without what NEWER_FIELDS and NEWER_EVENT_TYPES name. */
 function withoutNewer(key: string, body: unknown): unknown {

@@ -25,11 +25,34 @@ export class ApiKeyRepository extends TenantRepository<ApiKeyDoc> {
     super(conn.model<ApiKeyDoc>("ApiKey", apiKeySchema));
   }
 
-  /** Issues a new key for the user and returns it in clear, the only time it exists so. */
-  async issue(realmId: number, userId: number): Promise<string> {
+  /** Issues a new key for the user and returns it in clear, the only time a user's key exists so (a bot's is kept). */
+  async issue(realmId: number, userId: number, { bot = false } = {}): Promise<string> {
     const key = generateApiKey();
-    await this.insertOne({ realmId, userId, keyHash: hashApiKey(key), createdAt: new Date() });
+    await this.insertOne({
+      realmId,
+      userId,
+      keyHash: hashApiKey(key),
+      ...(bot ? { botKey: key } : {}),
+      createdAt: new Date(),
+    });
     return key;
+  }
+
+  /**
+   * Zulip's do_regenerate_api_key: a new key, and every earlier key of the user
+   * revoked (the new one is written first, so the user is never without one).
+   */
+  async replace(realmId: number, userId: number, { bot = false } = {}): Promise<string> {
+    const key = await this.issue(realmId, userId, { bot });
+    await this.deleteMany(realmId, { userId, keyHash: { $ne: hashApiKey(key) } });
+    return key;
+  }
+
+  /** The bots' current keys, by bot id. */
+  async botKeys(realmId: number, botIds: number[]): Promise<Map<number, string>> {
+    if (botIds.length === 0) return new Map();
+    const rows = await this.find(realmId, { userId: { $in: botIds }, botKey: { $exists: true } });
+    return new Map(rows.map((r) => [r.userId, r.botKey!]));
   }
 
   /** The key's row, found by its hash: authentication. */

@@ -1,4 +1,4 @@
-import { badRequest, messaging, missingArgument, requireRealm, type Handler, type identity } from "@teamchat/shared";
+import { badRequest, missingArgument, requireRealm, type Handler, type identity } from "@teamchat/shared";
 import type { Deps } from "../deps";
 import { isExpired, publishInvitesChanged } from "../invitations/access";
 import { loadRealmGroups } from "../user-groups/access";
@@ -10,7 +10,7 @@ import { apiEmail } from "../users/user-view";
 /** The key of an accept link `<realm url>/join/<key>/`; a bare key is taken as it is. */
 const JOIN_LINK = /\/join\/([^/]+)\/?$/;
 
-type AcceptDeps = Deps<"users" | "groups" | "invitations" | "keys" | "events" | "bus">;
+type AcceptDeps = Deps<"users" | "groups" | "invitations" | "keys" | "events" | "bus" | "userDefaults">;
 
 /**
  * POST /teamchat/invitations/accept: what Zulip's registration pages do with
@@ -41,11 +41,18 @@ export const acceptInvitationHandler =
     }
     const fullName = checkFullName(p.full_name);
 
+    const referrer = await deps.users.byId(realm.id, invitation.referrerId);
     const user = await createHumanUser(
       deps,
       realm,
       { email, fullName, password: p.password, role: invitation.invitedAs },
       ctx,
+      {
+        streamIds: invitation.streamIds,
+        includeRealmDefaultSubscriptions: invitation.includeRealmDefaultSubscriptions,
+        // Zulip tells an active referrer only
+        referrerToNotify: invitation.notifyReferrerOnJoin && referrer?.isActive ? referrer.userId : null,
+      },
     );
     if (!invitation.isMultiuse) await deps.invitations.end(realm.id, false, invitation.inviteId, "used");
     await deps.invitations.revokeOthersFor(realm.id, email.toLowerCase());
@@ -67,18 +74,6 @@ export const acceptInvitationHandler =
       );
     }
 
-    const referrer = await deps.users.byId(realm.id, invitation.referrerId);
-    await deps.bus.request(
-      messaging.setUpInvitedUser,
-      {
-        user_id: user.userId,
-        stream_ids: invitation.streamIds,
-        include_realm_default_subscriptions: invitation.includeRealmDefaultSubscriptions,
-        // Zulip tells an active referrer only
-        referrer_id: invitation.notifyReferrerOnJoin && referrer?.isActive ? referrer.userId : null,
-      },
-      ctx,
-    );
     await publishInvitesChanged(deps, realm.id, invitation.referrerId, ctx);
     ctx.log.info({ userId: user.userId, inviteId: invitation.inviteId }, "invitation accepted");
     return {

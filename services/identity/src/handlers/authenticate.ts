@@ -14,8 +14,8 @@ export const authenticateHandler =
     if (!key) throw invalidKey();
     const user = await users.byId(realm.id, key.userId);
     const given = email.toLowerCase();
-    // Either the real address or the API (possibly dummy) address identifies the account.
-    if (!user || (given !== user.deliveryEmail && given !== apiEmail(user, realm).toLowerCase())) {
+    // Either the real address or the API (possibly dummy) address identifies the account; system bots have no keys.
+    if (!user || user.isSystemBot || (given !== user.deliveryEmail && given !== apiEmail(user, realm).toLowerCase())) {
       throw invalidKey();
     }
     if (!user.isActive) throw new ZulipError("USER_DEACTIVATED", "Account is deactivated", 401);

@@ -9,7 +9,8 @@ import {
   publishInvitesChanged,
   requireInvitePermission,
 } from "../invitations/access";
-import { loadRealmGroups, requireMemberOrAdmin } from "../user-groups/access";
+import { loadRealmGroups } from "../user-groups/access";
+import { requireMemberOrAdmin } from "../users/access";
 
 /**
  * POST /invites/multiuse (Zulip's generate_multiuse_invite_backend): the

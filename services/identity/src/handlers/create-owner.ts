@@ -2,11 +2,16 @@ import { Role, identity, isDuplicateKey, requireRealm, type Handler } from "@tea
 import type { Deps } from "../deps";
 import { hashPassword } from "../passwords";
 
-/** Creates the organization's first owner; if the address exists, issues it a new key (idempotent retries). */
+/**
+ * Creates the organization's first owner, and its Notification Bot (as Zulip's
+ * do_create_realm has one ready); if the address exists, issues it a new key
+ * (idempotent retries).
+ */
 export const createOwnerHandler =
   ({ users, keys }: Deps<"users" | "keys">): Handler<typeof identity.createOwner> =>
   async ({ email, full_name, password }, ctx) => {
     const realm = requireRealm(ctx);
+    await users.notificationBot(realm.id);
     const existing = await users.byEmail(realm.id, email);
     if (existing) {
       return { user_id: existing.userId, api_key: await keys.issue(realm.id, existing.userId), created: false };

@@ -19,9 +19,9 @@ import {
   checkSubgroupIds,
   hasRealmGroupPermission,
   loadRealmGroups,
-  requireMemberOrAdmin,
 } from "../user-groups/access";
 import { publishUserGroupEvent } from "../user-groups/events";
+import { requireMemberOrAdmin } from "../users/access";
 
 /** Zulip's check_user_group_name. */
 export function checkUserGroupName(name: string): string {

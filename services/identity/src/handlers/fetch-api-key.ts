@@ -16,7 +16,8 @@ export const fetchApiKeyHandler =
       throw new ZulipError("RATE_LIMIT_HIT", "API usage exceeded rate limit", 429, { "retry-after": wait });
     }
     const user = await users.byEmail(realm.id, username);
-    if (!user || !(await verifyPassword(password, user.passwordHash))) {
+    // system bots have no password: nobody logs in as them
+    if (!user || user.isSystemBot || !(await verifyPassword(password, user.passwordHash))) {
       await attempts.recordFailure(realm.id, username);
       throw new ZulipError("AUTHENTICATION_FAILED", "Your username or password is incorrect", 401);
     }

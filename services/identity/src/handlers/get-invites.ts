@@ -1,7 +1,7 @@
 import { isAdmin, requireUser, type Handler, type identity } from "@teamchat/shared";
 import type { Deps } from "../deps";
 import { inviteView, isExpired } from "../invitations/access";
-import { requireMemberOrAdmin } from "../user-groups/access";
+import { requireMemberOrAdmin } from "../users/access";
 
 /**
  * GET /invites (Zulip's do_get_invites_controlled_by_user): unexpired

@@ -1,6 +1,7 @@
 import { badRequest, requireRealm, requireUser, type Handler, type identity } from "@teamchat/shared";
 import type { Deps } from "../deps";
-import { groupById, loadRealmGroups, requireMemberOrAdmin } from "../user-groups/access";
+import { groupById, loadRealmGroups } from "../user-groups/access";
+import { requireMemberOrAdmin } from "../users/access";
 
 /** GET /user_groups: system groups and user-created ones, by id; deactivated ones when asked for. */
 export const getUserGroupsHandler =

@@ -2,7 +2,7 @@ import { requireUser, type Handler, type identity } from "@teamchat/shared";
 import type { Deps } from "../deps";
 import { accessInvitationById } from "../invitations/access";
 import { checkInviteLimit, sendInvitationMail } from "../invitations/sending";
-import { requireMemberOrAdmin } from "../user-groups/access";
+import { requireMemberOrAdmin } from "../users/access";
 
 /**
  * POST /invites/{invite_id}/resend (Zulip's resend_user_invite_email): the

@@ -1,7 +1,7 @@
 import { requireUser, type Handler, type HandlerContext, type identity } from "@teamchat/shared";
 import type { Deps } from "../deps";
 import { accessInvitationById, publishInvitesChanged } from "../invitations/access";
-import { requireMemberOrAdmin } from "../user-groups/access";
+import { requireMemberOrAdmin } from "../users/access";
 
 type RevokeDeps = Deps<"invitations" | "users" | "events">;
 

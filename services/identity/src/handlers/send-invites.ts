@@ -9,7 +9,8 @@ import {
   requireInvitePermission,
 } from "../invitations/access";
 import { checkInviteLimit, invitationFailed, sendInvitationMail } from "../invitations/sending";
-import { loadRealmGroups, requireMemberOrAdmin } from "../user-groups/access";
+import { loadRealmGroups } from "../user-groups/access";
+import { requireMemberOrAdmin } from "../users/access";
 import { isValidEmail } from "../users/full-name";
 
 /**

@@ -11,7 +11,7 @@ import {
 import type { Deps, IdentityDeps } from "../deps";
 import { hashPassword, verifyPassword } from "../passwords";
 import { caller } from "../users/access";
-import { personUpdated } from "../users/events";
+import { ownSettingChanged, personUpdated } from "../users/events";
 import { checkFullName, isValidEmail } from "../users/full-name";
 import {
   LANGUAGES,
@@ -37,7 +37,7 @@ function isTimezone(tz: string): boolean {
 }
 
 /** Zulip's check_settings_values and check_timezone: nothing changes when one fails. */
-function checkValues(p: ParamsOf<typeof identity.updateSettings>): void {
+export function checkSettingValues(p: Partial<ParamsOf<typeof identity.updateSettings>>): void {
   if (p.default_language !== undefined && !LANGUAGES.includes(p.default_language)) {
     throw badRequest("Invalid default_language");
   }
@@ -59,11 +59,11 @@ function checkValues(p: ParamsOf<typeof identity.updateSettings>): void {
  * /settings/notifications): Zulip's json_change_settings.
  */
 export const updateSettingsHandler =
-  ({ users, events }: Deps<"users" | "events">): Handler<typeof identity.updateSettings> =>
+  ({ users, events, presence }: Deps<"users" | "events" | "presence">): Handler<typeof identity.updateSettings> =>
   async (params, ctx) => {
     const { realm } = requireUser(ctx);
     const user = await caller(users, ctx);
-    checkValues(params);
+    checkSettingValues(params);
     const { full_name, email, old_password, new_password, timezone, ...rest } = params;
     const set: UserChanges = {};
 
@@ -89,6 +89,9 @@ export const updateSettingsHandler =
 
     const updated = (await users.change(realm.id, user.userId, set))!;
     publishChanges(events, user, updated, changed, realm, ctx);
+    if (set.settings?.presence_enabled !== undefined) {
+      await presence.settingChanged(realm, updated, set.settings.presence_enabled, ctx);
+    }
     return {};
   };
 
@@ -102,12 +105,8 @@ function publishChanges(
   ctx: HandlerContext,
 ): void {
   const user_id = after.userId;
-  const own = (property: string, value: SettingValue) =>
-    events.publish(
-      identityEvents.userSettings,
-      { realmId: realm.id, userIds: [user_id], event: { type: "user_settings", op: "update", property, value } },
-      ctx.requestId,
-    );
+  const own = (property: SettingName | "timezone", value: SettingValue) =>
+    events.publish(identityEvents.userSettings, ownSettingChanged(realm.id, user_id, property, value), ctx.requestId);
   const toEveryone = (person: identityEvents.PersonUpdate) =>
     events.publish(identityEvents.realmUser, personUpdated(realm.id, person), ctx.requestId);
   for (const [property, value] of changed) own(property, value);

@@ -1,7 +1,7 @@
 import { badRequest, requireUser, type Handler, type HandlerContext, type identity } from "@teamchat/shared";
 import type { Deps } from "../deps";
 import { accessGroupForUpdate, checkActiveUserIds, checkSubgroupIds, loadRealmGroups } from "../user-groups/access";
-import { requireMemberOrAdmin } from "../user-groups/access";
+import { requireMemberOrAdmin } from "../users/access";
 import { publishUserGroupEvent } from "../user-groups/events";
 import type { RealmGroups } from "../user-groups/realm-groups";
 

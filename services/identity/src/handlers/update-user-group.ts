@@ -3,24 +3,20 @@ import {
   ZulipError,
   badRequest,
   isDuplicateKey,
+  parseGroupSettingValue,
   requireUser,
+  sameGroupSettingValue,
   type GroupSettingValue,
   type Handler,
   type UserGroupSetting,
   type identity,
 } from "@teamchat/shared";
 import type { Deps } from "../deps";
-import {
-  accessGroupForUpdate,
-  checkGroupSettingValue,
-  loadRealmGroups,
-  parseGroupSettingValue,
-  requireMemberOrAdmin,
-  sameGroupSettingValue,
-} from "../user-groups/access";
+import { accessGroupForUpdate, checkGroupSettingValue, loadRealmGroups } from "../user-groups/access";
 import { publishUserGroupEvent } from "../user-groups/events";
 import type { UserGroupChanges } from "../user-groups/user-group.repository";
 import { checkUserGroupName, groupNameTaken } from "./create-user-group";
+import { requireMemberOrAdmin } from "../users/access";
 
 /** Zulip's PreviousSettingValueMismatchedError: the client showed another value than the current one. */
 const oldValueMismatch = () =>

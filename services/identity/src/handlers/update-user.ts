@@ -30,8 +30,8 @@ const mustBeOwner = () => new ZulipError("UNAUTHORIZED_PRINCIPAL", "Must be an o
 
 type UpdateUserDeps = Deps<"users" | "events" | "bus">;
 
-/** Zulip's update_user_backend, shared by the by-id and by-email routes. */
-async function updateUser(
+/** Zulip's update_user_backend, shared by the by-id and by-email routes and PATCH /bots (its role). */
+export async function updateUser(
   { users, events, bus }: UpdateUserDeps,
   realm: RealmRef,
   actor: Actor,

@@ -3,6 +3,7 @@ import {
   USER_GROUP_PERMISSION_SETTINGS,
   badRequest,
   isGuest,
+  parseGroupSettingValue,
   realmConfig,
   requireUser,
   type Actor,
@@ -20,12 +21,6 @@ export async function loadRealmGroups(
 ): Promise<RealmGroups> {
   const [stored, all] = await Promise.all([groups.all(realmId), users.all(realmId)]);
   return new RealmGroups(stored, all);
-}
-
-/** Zulip's require_member_or_admin: the user group operations are for human non-guests. */
-export function requireMemberOrAdmin(actor: Actor): void {
-  if (isGuest(actor)) throw badRequest("Not allowed for guest users");
-  if (actor.isBot) throw badRequest("This endpoint does not accept bot requests.");
 }
 
 const deactivatedGroup = () => badRequest("User group is deactivated.");
@@ -131,22 +126,4 @@ export function checkGroupSettingValue(
   checkActiveUserIds(realmGroups, value.direct_members);
   checkSubgroupIds(realmGroups, value.direct_subgroups);
   return { direct_members: [...new Set(value.direct_members)], direct_subgroups: [...new Set(value.direct_subgroups)] };
-}
-
-export function parseGroupSettingValue(value: GroupSettingValue): GroupSettingValue {
-  if (typeof value === "number") return value;
-  if (value.direct_members.length === 0 && value.direct_subgroups.length === 1) return value.direct_subgroups[0]!;
-  if (value.direct_members.length === 0 && value.direct_subgroups.length === 0) return SYSTEM_GROUPS["role:nobody"];
-  return value;
-}
-
-/** Zulip's are_both_group_setting_values_equal: the same group, or the same members and subgroups in any order. */
-export function sameGroupSettingValue(a: GroupSettingValue, b: GroupSettingValue): boolean {
-  if (typeof a === "number" || typeof b === "number") return a === b;
-  const sameSet = (x: number[], y: number[]) => {
-    const xs = new Set(x);
-    const ys = new Set(y);
-    return xs.size === ys.size && [...xs].every((v) => ys.has(v));
-  };
-  return sameSet(a.direct_members, b.direct_members) && sameSet(a.direct_subgroups, b.direct_subgroups);
 }

@@ -1,13 +1,25 @@
-import { badRequest, requireUser, type Actor, type HandlerContext, type RealmRef } from "@teamchat/shared";
+import { badRequest, isGuest, requireUser, type Actor, type HandlerContext, type RealmRef } from "@teamchat/shared";
 import type { UserDirectory } from "./user-directory";
 import type { UserDoc } from "./user.schema";
 import { canSeeRealEmail } from "./user-view";
 
 const noSuchUser = () => badRequest("No such user");
 
+/** Zulip's human_users_only. */
+export function requireHuman(actor: Actor): void {
+  if (actor.isBot) throw badRequest("This endpoint does not accept bot requests.");
+}
+
+/** Zulip's require_member_or_admin: for human non-guests (bots and user groups are managed by them). */
+export function requireMemberOrAdmin(actor: Actor): void {
+  if (isGuest(actor)) throw badRequest("Not allowed for guest users");
+  requireHuman(actor);
+}
+
+/** Zulip's access_user_by_id: a user of the organization (system bots live in Zulip's internal realm, so not them). */
 export async function accessUserById(users: UserDirectory, realm: RealmRef, userId: number): Promise<UserDoc> {
   const user = await users.byId(realm.id, userId);
-  if (!user) throw noSuchUser();
+  if (!user || user.isSystemBot) throw noSuchUser();
   return user;
 }
 
@@ -33,8 +45,13 @@ export async function accessUserByEmail(
   const dummyId = dummyEmailUserId(email, realm);
   if (dummyId !== null) return accessUserById(users, realm, dummyId);
   const user = await users.byEmail(realm.id, email.trim());
-  if (!user || !canSeeRealEmail(viewer, user)) throw noSuchUser();
+  if (!user || user.isSystemBot || !canSeeRealEmail(viewer, user)) throw noSuchUser();
   return user;
+}
+
+/** Zulip's human_users_only: operations about a person's own presence and status are not for bots. */
+export function humanUsersOnly(actor: Pick<Actor, "isBot">): void {
+  if (actor.isBot) throw badRequest("This endpoint does not accept bot requests.");
 }
 
 const callers = new WeakMap<HandlerContext, Promise<UserDoc>>();

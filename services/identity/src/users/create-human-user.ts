@@ -1,15 +1,15 @@
 import {
-  Role,
   badRequest,
   identityEvents,
   isDuplicateKey,
+  messaging,
   type HandlerContext,
   type RealmRef,
   type RoleValue,
 } from "@teamchat/shared";
 import type { Deps } from "../deps";
 import { hashPassword } from "../passwords";
-import { toUserResource } from "./user-view";
+import { userAdded } from "./events";
 import type { UserDoc } from "./user.schema";
 
 export interface NewHumanUser {
@@ -20,14 +20,37 @@ export interface NewHumanUser {
 }
 
 /**
+ * What Zulip's set_up_streams_for_new_human_user and process_new_human_user
+ * take from an accepted invitation (its PreregistrationUser): its channels,
+ * whether the organization's default channels come too, and the referrer to
+ * tell (null: nobody).
+ */
+export interface InvitationSetUp {
+  streamIds: number[];
+  includeRealmDefaultSubscriptions: boolean;
+  referrerToNotify: number | null;
+}
+
+/** Without an invitation (POST /users) the new user joins the default channels only. */
+const NO_INVITATION: InvitationSetUp = {
+  streamIds: [],
+  includeRealmDefaultSubscriptions: true,
+  referrerToNotify: null,
+};
+
+/**
  * Zulip's do_create_user for a person (POST /users, an accepted invitation):
- * the address must be free in the organization; everyone hears of the new user.
+ * the address must be free in the organization; the account starts with the
+ * organization's user-settings defaults (create_user_profile copies
+ * RealmUserDefault); everyone hears of the new user; then messaging, which
+ * owns channels and the Notification Bot, subscribes them and tells the referrer.
  */
 export async function createHumanUser(
-  { users, events }: Deps<"users" | "events">,
+  { users, events, userDefaults, bus }: Deps<"users" | "events" | "userDefaults" | "bus">,
   realm: RealmRef,
   { email, fullName, password, role }: NewHumanUser,
-  ctx: Pick<HandlerContext, "requestId">,
+  ctx: HandlerContext,
+  invitation: InvitationSetUp = NO_INVITATION,
 ): Promise<UserDoc> {
   const inUse = () => badRequest(`Email '${email}' already in use`);
   if (await users.byEmail(realm.id, email)) throw inUse();
@@ -46,20 +69,28 @@ export async function createHumanUser(
       passwordHash: await hashPassword(password),
       canCreateUsers: false,
       canChangeUserEmails: false,
+      settings: await userDefaults.forNewUser(realm.id),
     });
   } catch (err) {
     if (isDuplicateKey(err)) throw inUse();
     throw err;
   }
-  // Everyone may learn of a new user; the default visibility shows the real address to all.
-  const person = toUserResource(user, { userId: 0, role: Role.GUEST }, realm, {
-    client_gravatar: false,
-    include_custom_profile_fields: true,
-  });
-  events.publish(
-    identityEvents.realmUser,
-    { realmId: realm.id, userIds: "all", event: { type: "realm_user", op: "add", person } },
-    ctx.requestId,
-  );
+  events.publish(identityEvents.realmUser, userAdded(user, realm), ctx.requestId);
+  // Asked on the creating request (not on the realm_user event) so that the subscriptions exist when it is answered.
+  // The user exists either way: a failure here is logged rather than turned into a failed creation.
+  try {
+    await bus.request(
+      messaging.setUpNewHumanUser,
+      {
+        user_id: user.userId,
+        stream_ids: invitation.streamIds,
+        include_realm_default_subscriptions: invitation.includeRealmDefaultSubscriptions,
+        referrer_id: invitation.referrerToNotify,
+      },
+      ctx,
+    );
+  } catch (err) {
+    ctx.log.error({ err, userId: user.userId }, "new user's channels not set up");
+  }
   return user;
 }

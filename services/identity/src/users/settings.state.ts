@@ -1,14 +1,7 @@
-import { identity, provideState, type RegisterStateParams, type StateProvider } from "@teamchat/shared";
+import { identity, provideState, requireRealm, type RegisterStateParams, type StateProvider } from "@teamchat/shared";
 import type { Deps } from "../deps";
 import { caller } from "./access";
-import {
-  EMOJISET_CHOICES,
-  NOTIFICATION_SOUNDS,
-  SETTING_DEFAULTS,
-  settingsOf,
-  type SettingName,
-  type Settings,
-} from "./settings";
+import { EMOJISET_CHOICES, NOTIFICATION_SOUNDS, settingsOf, type SettingName, type Settings } from "./settings";
 
 const choices = { emojiset_choices: EMOJISET_CHOICES, available_notification_sounds: NOTIFICATION_SOUNDS };
 
@@ -19,9 +12,9 @@ const pick = <K extends SettingName>(settings: Settings, keys: readonly K[]) =>
   Object.fromEntries(keys.map((k) => [k, settings[k]])) as Pick<Settings, K>;
 
 /** The organization's defaults and the caller's own settings (and their legacy top-level copies). */
-export const settingsState = ({ users }: Deps<"users">): StateProvider[] => [
-  provideState(identity.realmUserSettingsDefaultsState, async () => ({
-    realm_user_settings_defaults: { ...SETTING_DEFAULTS, ...choices },
+export const settingsState = ({ users, userDefaults }: Deps<"users" | "userDefaults">): StateProvider[] => [
+  provideState(identity.realmUserSettingsDefaultsState, async (_params, ctx) => ({
+    realm_user_settings_defaults: { ...(await userDefaults.get(requireRealm(ctx).id)), ...choices },
   })),
   provideState(identity.userSettingsState, async (_params, ctx) => {
     const me = await caller(users, ctx);

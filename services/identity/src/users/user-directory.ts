@@ -1,6 +1,15 @@
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Logger } from "pino";
-import { EventCache, Role, identityEvents, subscribeEvent, type EventPublisher } from "@teamchat/shared";
+import {
+  DEFAULT_BOT_TYPE,
+  EventCache,
+  NOTIFICATION_BOT,
+  Role,
+  identityEvents,
+  isDuplicateKey,
+  subscribeEvent,
+  type EventPublisher,
+} from "@teamchat/shared";
 import type { NewUser, UserChanges, UserRepository } from "./user.repository";
 import type { UserDoc } from "./user.schema";
 
@@ -8,8 +17,9 @@ import type { UserDoc } from "./user.schema";
 const MAX_CACHED_USERS = 100_000;
 
 interface RealmUsers {
-  /** in id order, as Zulip lists users */
+  /** in id order, as Zulip lists users; system bots are not the organization's users (Zulip keeps them in its internal realm) */
   all: UserDoc[];
+  /** everyone, system bots included: they send messages and can be written to */
   byId: Map<number, UserDoc>;
   byEmail: Map<string, UserDoc>;
 }
@@ -43,11 +53,11 @@ export class UserDirectory {
 
   private realm(realmId: number): Promise<RealmUsers> {
     return this.cache.get(`${realmId}`, async () => {
-      const all = await this.users.all(realmId);
+      const everyone = await this.users.all(realmId);
       return {
-        all,
-        byId: new Map(all.map((u) => [u.userId, u])),
-        byEmail: new Map(all.map((u) => [u.deliveryEmail, u])),
+        all: everyone.filter((u) => !u.isSystemBot),
+        byId: new Map(everyone.map((u) => [u.userId, u])),
+        byEmail: new Map(everyone.map((u) => [u.deliveryEmail, u])),
       };
     });
   }
@@ -75,7 +85,7 @@ export class UserDirectory {
     return [...found].sort((a, b) => a.userId - b.userId);
   }
 
-  /** Every user of the organization, in id order. */
+  /** Every user of the organization, in id order, system bots left out. */
   async all(realmId: number): Promise<UserDoc[]> {
     return (await this.realm(realmId)).all;
   }
@@ -90,6 +100,38 @@ export class UserDirectory {
     const changed = await this.users.change(realmId, userId, changes);
     this.changed(realmId);
     return changed;
+  }
+
+  /**
+   * The organization's Notification Bot, made on first use (organizations made
+   * before it existed) and with the organization (create_owner). Concurrent
+   * first uses make one: the address is unique, so the loser reads the winner's.
+   */
+  async notificationBot(realmId: number): Promise<UserDoc> {
+    const existing = await this.byEmail(realmId, NOTIFICATION_BOT.email);
+    if (existing?.isSystemBot) return existing;
+    try {
+      return await this.insert({
+        realmId,
+        deliveryEmail: NOTIFICATION_BOT.email,
+        fullName: NOTIFICATION_BOT.fullName,
+        role: Role.MEMBER,
+        isBot: true,
+        isSystemBot: true,
+        botType: DEFAULT_BOT_TYPE,
+        botOwnerId: null,
+        dateJoined: new Date(),
+        timezone: "",
+        // no password and no API key: nobody logs in as it
+        passwordHash: null,
+        canCreateUsers: false,
+        canChangeUserEmails: false,
+      });
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      this.cache.drop(`${realmId}`);
+      return (await this.byEmail(realmId, NOTIFICATION_BOT.email))!;
+    }
   }
 
   /** Inserts with a fresh id; a duplicate address fails with the unique index's error. */

@@ -112,9 +112,22 @@ export const toUserSummary = (user: UserDoc, realm: Pick<RealmRef, "host">): ide
   role: user.role,
   is_active: user.isActive,
   is_bot: user.isBot,
+  is_system_bot: user.isSystemBot === true,
   bot_owner_id: user.botOwnerId,
   avatar_url: avatarUrl(user),
   avatar_version: user.avatarVersion,
   receives_typing_notifications: settingsOf(user).receives_typing_notifications,
   send_read_receipts: settingsOf(user).send_read_receipts,
 });
+
+/**
+ * register's cross_realm_bots entry (Zulip's get_cross_realm_dicts): the bot
+ * as it sees itself (real address, avatar URL), without an owner.
+ */
+export function toCrossRealmBot(bot: UserDoc, realm: Pick<RealmRef, "host">): identity.CrossRealmBot {
+  const { profile_data: _none, ...user } = toUserResource(bot, bot, realm, {
+    client_gravatar: false,
+    include_custom_profile_fields: false,
+  });
+  return { ...user, avatar_url: avatarUrl(bot), is_system_bot: true, bot_type: bot.botType!, bot_owner_id: null };
+}

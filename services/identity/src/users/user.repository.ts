@@ -3,12 +3,27 @@ import { IdAllocator, TenantRepository } from "@teamchat/shared";
 import type { Settings } from "./settings";
 import { userSchema, type UserDoc } from "./user.schema";
 
-export type NewUser = Omit<UserDoc, "userId" | "isActive" | "avatarVersion" | "settings" | "profileData"> &
-  Partial<Pick<UserDoc, "settings" | "profileData">>;
+export type NewUser = Omit<
+  UserDoc,
+  "userId" | "isActive" | "isSystemBot" | "avatarVersion" | "settings" | "profileData"
+> &
+  Partial<Pick<UserDoc, "isSystemBot" | "settings" | "profileData">>;
 
 /** What a write may change of a user; `settings` are merged into the stored ones (users store only what they changed). */
 export type UserChanges = Partial<
-  Pick<UserDoc, "fullName" | "role" | "deliveryEmail" | "timezone" | "passwordHash" | "profileData">
+  Pick<
+    UserDoc,
+    | "fullName"
+    | "role"
+    | "deliveryEmail"
+    | "timezone"
+    | "passwordHash"
+    | "profileData"
+    | "isActive"
+    | "botOwnerId"
+    | "botProfile"
+    | "status"
+  >
 > & { settings?: Partial<Settings> };
 
 export class UserRepository extends TenantRepository<UserDoc> {
@@ -36,6 +51,7 @@ export class UserRepository extends TenantRepository<UserDoc> {
   async insert(user: NewUser): Promise<UserDoc> {
     const userId = await this.ids.next("user");
     return this.insertOne({
+      isSystemBot: false,
       settings: {},
       profileData: {},
       ...user,

@@ -1,5 +1,5 @@
 import { Schema } from "mongoose";
-import type { RoleValue, identity } from "@teamchat/shared";
+import type { ReactionType, RoleValue, identity } from "@teamchat/shared";
 
 /** Email visibility values (Zulip's email_address_visibility). */
 export const EmailVisibility = { EVERYONE: 1, MEMBERS: 2, ADMINS: 3, NOBODY: 4, MODERATORS: 5 } as const;
@@ -7,6 +7,23 @@ export const EmailVisibility = { EVERYONE: 1, MEMBERS: 2, ADMINS: 3, NOBODY: 4, 
 export interface ProfileValue {
   value: string;
   rendered_value?: string;
+}
+
+/** What only bots have (Zulip's default_all_public_streams, its Service row and BotConfigData). */
+export interface BotProfile {
+  defaultAllPublicStreams: boolean;
+  /** outgoing webhook (base URL, format, token) or embedded bot (service name); null for the other types */
+  service: { name: string; baseUrl: string; interface: number; token: string } | null;
+  /** embedded bots' configuration (Zulip's BotConfigData) */
+  config: Record<string, string>;
+}
+
+/** The status the user set (Zulip's UserStatus row): "" where nothing is set; the emoji's three fields go together. */
+export interface UserStatusDoc {
+  text: string;
+  emojiName: string;
+  emojiCode: string;
+  reactionType: ReactionType;
 }
 
 export interface UserDoc {
@@ -18,8 +35,15 @@ export interface UserDoc {
   role: RoleValue;
   isActive: boolean;
   isBot: boolean;
+  /**
+   * Zulip's system bots (Notification Bot): left out of the organization's user lists, never logged in as.
+   * Absent on users stored before system bots existed.
+   */
+  isSystemBot?: boolean;
   botType: number | null;
   botOwnerId: number | null;
+  /** bots made through POST /bots */
+  botProfile?: BotProfile;
   dateJoined: Date;
   timezone: string;
   avatarVersion: number;
@@ -32,6 +56,8 @@ export interface UserDoc {
   settings: Partial<identity.SettingValues>;
   /** custom profile field id → value, with its HTML for Markdown-capable field types (rendered at write, as Zulip) */
   profileData: Record<string, ProfileValue>;
+  /** absent until the user first sets a status (POST /users/me/status) */
+  status?: UserStatusDoc;
 }
 
 export const userSchema = new Schema<UserDoc>(
@@ -43,8 +69,10 @@ export const userSchema = new Schema<UserDoc>(
     role: { type: Number, required: true },
     isActive: { type: Boolean, default: true },
     isBot: { type: Boolean, default: false },
+    isSystemBot: { type: Boolean, default: false },
     botType: { type: Number, default: null },
     botOwnerId: { type: Number, default: null },
+    botProfile: { type: Schema.Types.Mixed, default: undefined },
     dateJoined: { type: Date, required: true },
     timezone: { type: String, default: "" },
     avatarVersion: { type: Number, default: 1 },
@@ -53,6 +81,7 @@ export const userSchema = new Schema<UserDoc>(
     canChangeUserEmails: { type: Boolean, default: false },
     settings: { type: Schema.Types.Mixed, default: {} },
     profileData: { type: Schema.Types.Mixed, default: {} },
+    status: { type: Schema.Types.Mixed },
   },
   { collection: "users", versionKey: false, minimize: false },
 );

@@ -1,19 +1,23 @@
 import { Role, identity, provideState, requireUser, type StateProvider } from "@teamchat/shared";
 import type { Deps } from "../deps";
 import { caller } from "./access";
-import { apiEmail, avatarUrl, roleFlags, toUserResource } from "./user-view";
+import { apiEmail, avatarUrl, roleFlags, toCrossRealmBot, toUserResource } from "./user-view";
 
-/** The users of the organization and who the caller is (Zulip's realm_user state), and the user-related parts not kept yet. */
+/** The users of the organization and who the caller is (Zulip's realm_user state). */
 export const usersState = ({ users }: Deps<"users">): StateProvider[] => [
   provideState(identity.realmUserState, async (params, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    const [all, me] = await Promise.all([users.all(realm.id), caller(users, ctx)]);
+    const [all, me, notificationBot] = await Promise.all([
+      users.all(realm.id),
+      caller(users, ctx),
+      users.notificationBot(realm.id),
+    ]);
     const opts = { client_gravatar: params.client_gravatar, include_custom_profile_fields: true };
     const view = all.map((u) => toUserResource(u, actor, realm, opts));
     return {
       realm_users: view.filter((u) => u.is_active),
       realm_non_active_users: view.filter((u) => !u.is_active),
-      cross_realm_bots: [],
+      cross_realm_bots: [toCrossRealmBot(notificationBot, realm)],
       avatar_source: "G" as const,
       avatar_url: avatarUrl(me),
       avatar_url_medium: `${avatarUrl(me)}&s=500`,
@@ -25,6 +29,4 @@ export const usersState = ({ users }: Deps<"users">): StateProvider[] => [
       full_name: me.fullName,
     };
   }),
-  provideState(identity.realmBotState, async () => ({ realm_bots: [] })),
-  provideState(identity.presenceState, async () => ({ presences: {} })),
 ];

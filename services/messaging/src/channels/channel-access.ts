@@ -51,10 +51,17 @@ export const canReadHistory = (actor: Actor, ch: ChannelDoc, subscribed: boolean
   canReadContent(actor, ch, subscribed, groups) && (!ch.inviteOnly || ch.historyPublicToSubscribers);
 
 /**
+ * Zulip's can_administer_accessible_channel: organization administrators, and
+ * members of the channel's can_administer_channel_group (never guests).
+ */
+export const canAdministerChannel = (actor: GroupMember, ch: ChannelDoc, groups: GroupMembership): boolean =>
+  isAdmin(actor) || (!isGuest(actor) && groups.includes(groupSetting(ch, "can_administer_channel_group"), actor));
+
+/**
  * Zulip's get_streams_to_which_user_cannot_add_subscribers, for channels the
  * actor may read: the organization's can_add_subscribers_group may add to all
- * of them, administrators too; otherwise the channel's
- * can_administer_channel_group or can_add_subscribers_group decides. Never guests.
+ * of them; otherwise those who may administer the channel, or its
+ * can_add_subscribers_group, may. Never guests.
  */
 export const canAddSubscribers = (
   actor: Actor,
@@ -64,11 +71,14 @@ export const canAddSubscribers = (
 ): boolean =>
   !isGuest(actor) &&
   (groups.includes(settings.can_add_subscribers_group, actor) ||
-    isAdmin(actor) ||
-    groups.includes(groupSetting(ch, "can_administer_channel_group"), actor) ||
+    canAdministerChannel(actor, ch, groups) ||
     groups.includes(groupSetting(ch, "can_add_subscribers_group"), actor));
 
-/** Zulip's access_stream_by_id: "Invalid channel ID" for missing and hidden channels alike. */
+/**
+ * Zulip's access_stream_by_id: "Invalid channel ID" for missing, hidden and
+ * archived channels alike (require_active_channel). "metadata" is Zulip's
+ * require_content_access=False.
+ */
 export async function accessChannelById(
   deps: Deps<"channels" | "subscriptions" | "userGroups">,
   realmId: number,
@@ -80,8 +90,49 @@ export async function accessChannelById(
   const [channel, groups] = await Promise.all([deps.channels.byId(realmId, streamId), deps.userGroups.get(ctx)]);
   const subscribed = channel ? await deps.subscriptions.isSubscribed(realmId, actor.userId, streamId) : false;
   const allowed = need === "metadata" ? canSeeMetadata : canReadContent;
-  if (!channel || !allowed(actor, channel, subscribed, groups)) throw badRequest("Invalid channel ID");
+  if (!channel || channel.isArchived || !allowed(actor, channel, subscribed, groups)) {
+    throw badRequest("Invalid channel ID");
+  }
   return { channel, subscribed };
+}
+
+/** Zulip's access_stream_by_name: the same rules, refused as "Invalid channel name '...'". */
+export async function accessChannelByName(
+  deps: Deps<"channels" | "subscriptions" | "userGroups">,
+  realmId: number,
+  actor: Actor,
+  name: string,
+  ctx: CallContext,
+): Promise<ChannelDoc> {
+  const [channel, groups] = await Promise.all([deps.channels.byName(realmId, name), deps.userGroups.get(ctx)]);
+  const subscribed = channel ? await deps.subscriptions.isSubscribed(realmId, actor.userId, channel.streamId) : false;
+  if (!channel || channel.isArchived || !canReadContent(actor, channel, subscribed, groups)) {
+    throw badRequest(`Invalid channel name '${name}'`);
+  }
+  return channel;
+}
+
+/**
+ * Zulip's access_stream_for_delete_or_update_requiring_metadata_access (PATCH
+ * and DELETE /streams/{stream_id}): channel administrators, archived channels
+ * included. Others learn that they may not administer it only when they can
+ * read it; otherwise the channel might as well not exist.
+ */
+export async function accessChannelForUpdate(
+  deps: Deps<"channels" | "subscriptions" | "userGroups">,
+  realmId: number,
+  actor: Actor,
+  streamId: number,
+  ctx: CallContext,
+): Promise<{ channel: ChannelDoc; subscribed: boolean; groups: GroupMembership }> {
+  const [channel, groups] = await Promise.all([deps.channels.byId(realmId, streamId), deps.userGroups.get(ctx)]);
+  if (!channel) throw badRequest("Invalid channel ID");
+  const subscribed = await deps.subscriptions.isSubscribed(realmId, actor.userId, streamId);
+  if (canAdministerChannel(actor, channel, groups)) return { channel, subscribed, groups };
+  if (canReadContent(actor, channel, subscribed, groups)) {
+    throw badRequest("You do not have permission to administer this channel.");
+  }
+  throw badRequest("Invalid channel ID");
 }
 
 export const channelNotFoundByName = (name: string): ZulipError =>
@@ -110,7 +161,8 @@ export async function accessChannelForSend(
   if (!groups.includes(groupSetting(channel, "can_send_message_group"), actor)) {
     throw badRequest("You do not have permission to post in this channel.");
   }
-  if (!canReadContent(actor, channel, subscribed, groups)) {
+  // Archived channels take no messages (Zulip's access_stream_for_send_message).
+  if (channel.isArchived || !canReadContent(actor, channel, subscribed, groups)) {
     throw badRequest(`Not authorized to send to channel '${channel.name}'`);
   }
   return channel;

@@ -1,7 +1,7 @@
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import { EventCache, messagingEvents, subscribeEvent, type EventPublisher } from "@teamchat/shared";
-import type { ChannelRepository, NewChannel } from "./channel.repository";
+import type { ChannelChanges, ChannelRepository, NewChannel } from "./channel.repository";
 import type { ChannelDoc } from "./channel.schema";
 
 /** Channels kept over all organizations; the least recently used organizations are dropped beyond it. */
@@ -80,5 +80,16 @@ export class ChannelDirectory {
     if (await this.channels.setFirstMessage(realmId, streamId, messageId)) {
       this.events.publish(messagingEvents.channelsChanged, { realmId });
     }
+  }
+
+  /**
+   * Changes the channel's properties (PATCH /streams/{stream_id}, archiving,
+   * default channels). This instance forgets its copy at once, not when its
+   * own event comes back: the writer reads the channel again to tell others.
+   */
+  async update(realmId: number, streamId: number, changes: ChannelChanges): Promise<void> {
+    await this.channels.update(realmId, streamId, changes);
+    this.cache.drop(`${realmId}`);
+    this.events.publish(messagingEvents.channelsChanged, { realmId });
   }
 }

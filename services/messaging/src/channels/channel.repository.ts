@@ -7,6 +7,25 @@ export type NewChannel = Omit<
   "realmId" | "streamId" | "recipientId" | "nameKey" | "isArchived" | "firstMessageId"
 >;
 
+/** What PATCH /streams/{stream_id}, archiving and default channels change. */
+export type ChannelChanges = Partial<
+  Pick<
+    ChannelDoc,
+    | "name"
+    | "description"
+    | "renderedDescription"
+    | "inviteOnly"
+    | "isWebPublic"
+    | "historyPublicToSubscribers"
+    | "messageRetentionDays"
+    | "topicsPolicy"
+    | "folderId"
+    | "isDefault"
+    | "isArchived"
+    | "groupSettings"
+  >
+>;
+
 export class ChannelRepository extends TenantRepository<ChannelDoc> {
   constructor(
     conn: Connection,
@@ -44,5 +63,18 @@ export class ChannelRepository extends TenantRepository<ChannelDoc> {
     return (
       (await this.updateOne(realmId, { streamId, firstMessageId: null }, { $set: { firstMessageId: messageId } })) > 0
     );
+  }
+
+  /**
+   * Changes the channel's properties: a new name with its lowercase key (a
+   * taken name fails with the unique index's error), each group setting given
+   * on its own (concurrent changes of different settings both stay).
+   */
+  async update(realmId: number, streamId: number, changes: ChannelChanges): Promise<void> {
+    const { groupSettings = {}, ...fields } = changes;
+    const set: Record<string, unknown> = { ...fields };
+    if (fields.name !== undefined) set.nameKey = fields.name.toLowerCase();
+    for (const [name, value] of Object.entries(groupSettings)) set[`groupSettings.${name}`] = value;
+    await this.updateOne(realmId, { streamId }, { $set: set });
   }
 }

@@ -3,9 +3,12 @@ import type { Deps } from "../deps";
 import { canReadContent } from "./channel-access";
 import { channelView } from "./channel-view";
 
-/** register's streams (the channels the user may read, by name), default channels and default channel groups. */
+/**
+ * register's streams (the channels the user may read, by name; archived ones for clients that declared
+ * archived_channels), default channels and default channel groups.
+ */
 export const channelsState = (deps: Deps<"channels" | "subscriptions" | "userGroups">): StateProvider[] => [
-  provideState(messaging.streamsState, async (_p, ctx) => {
+  provideState(messaging.streamsState, async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const [channels, subscribed, groups] = await Promise.all([
       deps.channels.all(realm.id),
@@ -14,7 +17,11 @@ export const channelsState = (deps: Deps<"channels" | "subscriptions" | "userGro
     ]);
     return {
       streams: channels
-        .filter((ch) => !ch.isArchived && canReadContent(actor, ch, subscribed.has(ch.streamId), groups))
+        .filter(
+          (ch) =>
+            (!ch.isArchived || p.client_capabilities.archived_channels === true) &&
+            canReadContent(actor, ch, subscribed.has(ch.streamId), groups),
+        )
         .sort((a, b) => a.name.localeCompare(b.name))
         .map(channelView),
     };

@@ -7,6 +7,7 @@ import {
   realmConfig,
   CHANNEL_GROUP_SETTINGS,
   TOPICS_POLICIES,
+  checkGroupsExist,
   type Actor,
   type HandlerContext,
   type ChannelGroupSetting,
@@ -30,7 +31,8 @@ export interface ChannelOptions extends GroupSettings {
 }
 
 type TopicsPolicy = ChannelDoc["topicsPolicy"];
-const isTopicsPolicy = (value: string): value is TopicsPolicy => (TOPICS_POLICIES as readonly string[]).includes(value);
+export const isTopicsPolicy = (value: string): value is TopicsPolicy =>
+  (TOPICS_POLICIES as readonly string[]).includes(value);
 
 /** Zulip's check_stream_name. */
 export function checkChannelName(name: string, settings: realmConfig.RealmSettings): string {
@@ -46,7 +48,7 @@ export function checkChannelName(name: string, settings: realmConfig.RealmSettin
 }
 
 /** Zulip's parse_message_retention_days: null = the organization's default, -1 = forever. */
-function retentionDays(value: string | number): number | null {
+export function retentionDays(value: string | number): number | null {
   if (value === "realm_default") return null;
   if (value === "unlimited" || value === "forever") return -1;
   if (typeof value === "number" && value > 0) return value;
@@ -70,12 +72,9 @@ export async function checkChannelOptions(
     throw badRequest("Web-public channels are not enabled.");
   }
   if (isGuest(actor) || !groups.includes(permission, actor)) throw badRequest("Insufficient permission");
-  // Zulip's access_user_group_api_value_for_setting: every group a setting names must exist
   for (const name of CHANNEL_GROUP_SETTINGS) {
     const value = o[name];
-    if (typeof value === "number" && !groups.exists(value)) throw badRequest("Invalid user group");
-    const missing = typeof value === "object" ? value.direct_subgroups.find((id) => !groups.exists(id)) : undefined;
-    if (missing !== undefined) throw badRequest(`Invalid user group ID: ${missing}`);
+    if (value !== undefined) checkGroupsExist(groups, value);
   }
   if (o.invite_only && o.is_web_public) throw badRequest("Invalid parameters");
   if (o.invite_only && o.is_default_stream) throw badRequest("A default channel cannot be private.");

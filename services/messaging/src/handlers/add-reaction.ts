@@ -1,6 +1,13 @@
-import { ZulipError, requireUser, type Handler, type messaging } from "@teamchat/shared";
+import {
+  ZulipError,
+  checkEmojiRequest,
+  emojiByName,
+  reactionTypeOf,
+  requireUser,
+  type Handler,
+  type messaging,
+} from "@teamchat/shared";
 import type { Deps } from "../deps";
-import { checkEmojiRequest, emojiByName, reactionTypeOf } from "../messages/emoji";
 import { accessMessage } from "../messages/message-access";
 import { publishReaction } from "../messages/message-reactions";
 import type { Reaction } from "../messages/message.schema";

@@ -1,16 +1,16 @@
 import { ZulipError, badRequest, messaging, requireUser, type Handler } from "@teamchat/shared";
 import { checkChannelName, checkChannelOptions, insertChannel } from "../channels/create-channels";
 import type { Deps } from "../deps";
+import type { InternalSendDeps } from "../messages/internal-send";
 import { subscribeUsers } from "../subscriptions/subscribe-users";
+import { sendMessagesForNewSubscribers } from "../subscriptions/subscription-notices";
 
 const channelExists = (name: string) =>
   new ZulipError("CHANNEL_ALREADY_EXISTS", `Channel '${name}' already exists`, 400, { channel_name: name });
 
 /** POST /channels/create (E2): a new channel with the given subscribers; its id. */
 export const createChannelHandler =
-  (
-    deps: Deps<"channels" | "subscriptions" | "users" | "events" | "settings" | "userGroups">,
-  ): Handler<typeof messaging.createChannel> =>
+  (deps: InternalSendDeps & Deps<"channels" | "userGroups">): Handler<typeof messaging.createChannel> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const settings = await checkChannelOptions(deps, ctx, actor, p);
@@ -22,6 +22,11 @@ export const createChannelHandler =
     if (await deps.channels.byName(realm.id, name)) throw channelExists(name);
     const channel = await insertChannel(deps, realm.id, actor, settings, { name, description: p.description }, p);
     if (!channel) throw channelExists(name);
-    await subscribeUsers(deps, ctx, realm.id, [channel], subscriberIds, [channel]);
+    const { added } = await subscribeUsers(deps, ctx, realm.id, [channel], subscriberIds, [channel]);
+    // no "subscribed you" messages for a channel being created (Zulip removed the option here, FL 397)
+    await sendMessagesForNewSubscribers(deps, ctx, added, [channel], {
+      announce: p.announce,
+      sendNewSubscriptionMessages: false,
+    });
     return { id: channel.streamId };
   };

@@ -5,14 +5,17 @@ import { accessMessage } from "../messages/message-access";
 /**
  * GET /messages/{message_id}/read_receipts (Zulip's read_receipts view): the
  * users who received the message and read it, but not its sender, deactivated
- * users or those who turned send_read_receipts off. Zulip also leaves out users
- * muted by or muting the caller (muting does not exist here yet) and counts
- * historical rows (a reader who starred a message of a channel they had not
- * joined); here only the message's recipients are asked.
+ * users, those who turned send_read_receipts off, users the caller muted and
+ * users who muted the caller (who would otherwise be seen reading every message
+ * at once). Zulip also counts historical rows (a reader who starred a message
+ * of a channel they had not joined); here only the message's recipients are
+ * asked.
  */
 export const getReadReceiptsHandler =
   (
-    deps: Deps<"messages" | "userMessages" | "channels" | "subscriptions" | "userGroups" | "users" | "settings">,
+    deps: Deps<
+      "messages" | "userMessages" | "channels" | "subscriptions" | "userGroups" | "users" | "settings" | "mutedUsers"
+    >,
   ): Handler<typeof messaging.getReadReceipts> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
@@ -20,10 +23,15 @@ export const getReadReceiptsHandler =
     if (!(await deps.settings.get(ctx)).enable_read_receipts) {
       throw badRequest("Read receipts are disabled in this organization.");
     }
-    const users = await deps.users.byIds(ctx, realm.id, message.receivers);
+    const [users, muted, muters] = await Promise.all([
+      deps.users.byIds(ctx, realm.id, message.receivers),
+      deps.mutedUsers.mutedBy(realm.id, actor.userId),
+      deps.mutedUsers.mutersOf(realm.id, actor.userId),
+    ]);
     const candidates = message.receivers.filter((id) => {
       const u = users.get(id);
-      return id !== message.senderId && u !== undefined && u.is_active && u.send_read_receipts;
+      const muting = muted.has(id) || muters.has(id);
+      return id !== message.senderId && u !== undefined && u.is_active && u.send_read_receipts && !muting;
     });
     const readers = new Set(await deps.userMessages.readersOf(realm.id, message.messageId, candidates));
     return { user_ids: candidates.filter((id) => readers.has(id)) };

@@ -1,9 +1,16 @@
-import { ZulipError, badRequest, requireUser, type Handler, type messaging } from "@teamchat/shared";
+import {
+  ZulipError,
+  badRequest,
+  emojiByName,
+  reactionTypeOf,
+  requireUser,
+  type Handler,
+  type ReactionType,
+  type messaging,
+} from "@teamchat/shared";
 import type { Deps } from "../deps";
-import { emojiByName, reactionTypeOf } from "../messages/emoji";
 import { accessMessage } from "../messages/message-access";
 import { publishReaction } from "../messages/message-reactions";
-import type { ReactionType } from "../messages/message.schema";
 
 /**
  * DELETE /messages/{message_id}/reactions (Zulip's remove_reaction): the

@@ -14,6 +14,8 @@ import { checkChannelName, checkChannelOptions, insertChannel } from "../channel
 import type { Deps } from "../deps";
 import { principalsToUsers } from "../subscriptions/principals";
 import { subscribeUsers, type SubscribedPair } from "../subscriptions/subscribe-users";
+import { sendMessagesForNewSubscribers } from "../subscriptions/subscription-notices";
+import type { InternalSendDeps } from "../messages/internal-send";
 
 const byUser = (pairs: SubscribedPair[]): Record<string, string[]> => {
   const out: Record<string, string[]> = {};
@@ -37,7 +39,7 @@ export const subscribeHandler =
   (p, ctx) =>
     addSubscriptions(deps, p, ctx);
 
-type SubscribeDeps = Deps<"channels" | "subscriptions" | "users" | "events" | "settings" | "userGroups">;
+type SubscribeDeps = InternalSendDeps & Deps<"channels" | "userGroups">;
 
 /** What POST /users/me/subscriptions does (PATCH /users/me/subscriptions does it too). */
 export async function addSubscriptions(
@@ -108,9 +110,14 @@ export async function addSubscriptions(
     created,
     colors,
   );
+  const messagesSent = await sendMessagesForNewSubscribers(deps, ctx, added, created, {
+    announce: p.announce,
+    sendNewSubscriptionMessages: p.send_new_subscription_messages,
+  });
   return {
     subscribed: byUser(added),
     already_subscribed: byUser(already),
     ...(p.authorization_errors_fatal ? {} : { unauthorized: unauthorized.map((c) => c.name) }),
+    ...(p.send_new_subscription_messages ? { new_subscription_messages_sent: messagesSent } : {}),
   };
 }

@@ -24,6 +24,8 @@ import { idSet, messageAudience } from "../messages/message-audience";
 import { mentionFlags } from "../messages/mentions";
 import { accessMessage } from "../messages/message-access";
 import { checkTopicAllowed, normalizeContent, normalizeTopic } from "../messages/message-content";
+import { sendMoveNotices } from "../messages/move-notices";
+import type { PostDeps } from "../messages/post-message";
 import type { MessageDoc } from "../messages/message.schema";
 import { mentionTargets, renderMarkdown } from "../render/markdown";
 
@@ -31,18 +33,7 @@ type Params = ParamsOf<typeof messaging.updateMessage>;
 type Settings = realmConfig.RealmSettings;
 type UpdateMessageEvent = PayloadOf<typeof messagingEvents.messageUpdated>["event"];
 
-type UpdateDeps = Deps<
-  | "channels"
-  | "subscriptions"
-  | "userGroups"
-  | "messages"
-  | "userMessages"
-  | "topics"
-  | "conversations"
-  | "users"
-  | "events"
-  | "settings"
->;
+type UpdateDeps = PostDeps & Deps<"settings" | "userGroups">;
 
 /** Zulip allows edits and moves this long past a time limit (a client's countdown, network delays). */
 const EDIT_LIMIT_BUFFER_SECONDS = 20;
@@ -184,8 +175,8 @@ async function moveReceivers(deps: UpdateDeps, ctx: HandlerContext, realmId: num
  * (the organization's and the channel's move permissions and time limits), and
  * records each change in the messages' edit history. Everyone who has the
  * messages hears update_message with their flags; those who lose access by a
- * move hear delete_message. Zulip's notification-bot breadcrumbs about moves
- * are not posted (there is no notification bot here).
+ * move hear delete_message. Notification Bot then posts Zulip's resolve
+ * notice and move breadcrumbs (move-notices.ts).
  */
 export const updateMessageHandler =
   (deps: UpdateDeps): Handler<typeof messaging.updateMessage> =>
@@ -331,6 +322,26 @@ export const updateMessageHandler =
         await refreshFirstMessage(deps, ctx, realm.id, move.from.streamId);
         await refreshFirstMessage(deps, ctx, realm.id, move.to.streamId);
       }
+      const resolved = move.resolveToggle && move.topic.startsWith(RESOLVED_TOPIC_PREFIX);
+      await sendMoveNotices(
+        deps,
+        ctx,
+        {
+          target: message,
+          from: move.from,
+          to: move.to,
+          origTopic: message.topic,
+          topic: move.topic,
+          topicChanged: move.topicChanged,
+          channelChanged: move.channelChanged,
+          resolved,
+          unresolved: move.resolveToggle && !resolved,
+          contentChanged: content !== undefined,
+          propagateMode: p.propagate_mode,
+          moved,
+        },
+        { oldThread: p.send_notification_to_old_thread, newThread: p.send_notification_to_new_thread },
+      );
     }
     return { detached_uploads: [] };
   };

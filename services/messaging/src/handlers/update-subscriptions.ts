@@ -1,5 +1,6 @@
 import { badRequest, messaging, type Handler } from "@teamchat/shared";
 import type { Deps } from "../deps";
+import type { InternalSendDeps } from "../messages/internal-send";
 import { addSubscriptions } from "./subscribe";
 import { removeSubscriptions } from "./unsubscribe";
 
@@ -10,9 +11,7 @@ import { removeSubscriptions } from "./unsubscribe";
  * transaction, an error of the second part leaves the first one done.
  */
 export const updateSubscriptionsHandler = (
-  deps: Deps<
-    "channels" | "subscriptions" | "users" | "events" | "settings" | "userMessages" | "personal" | "userGroups"
-  >,
+  deps: InternalSendDeps & Deps<"channels" | "personal" | "userGroups">,
 ): Handler<typeof messaging.updateSubscriptions> => {
   return async (p, ctx) => {
     const add = p.add ?? [];

@@ -1,4 +1,5 @@
 import {
+  SYSTEM_BOT_REALM,
   avatarUrlForClient,
   type CallContext,
   type RealmRef,
@@ -87,7 +88,8 @@ export function messageView(msg: MessageDoc, vc: MessageViewContext): messaging.
     sender_id: msg.senderId,
     sender_email: sender?.email ?? "",
     sender_full_name: sender?.full_name ?? "",
-    sender_realm_str: realmStr(vc.realm),
+    // Zulip's system bots belong to its internal realm
+    sender_realm_str: sender?.is_system_bot ? SYSTEM_BOT_REALM : realmStr(vc.realm),
     avatar_url: avatarUrlForClient(sender?.avatar_url ?? null, vc.clientGravatar),
     client: msg.client,
     content: vc.applyMarkdown ? msg.renderedContent : msg.content,

@@ -1,9 +1,7 @@
 import { Schema } from "mongoose";
-import type { messaging } from "@teamchat/shared";
+import type { messaging, ReactionType } from "@teamchat/shared";
 
 export type MessageType = "stream" | "private";
-
-export type ReactionType = "unicode_emoji" | "realm_emoji" | "zulip_extra_emoji";
 
 /** One user's emoji reaction (Zulip's Reaction row); a user has at most one per emoji code and type. */
 export interface Reaction {
@@ -44,6 +42,8 @@ export interface MessageDoc {
   lastMovedTimestamp?: number;
   /** in the order added; absent on messages stored before reactions existed, which have none */
   reactions?: Reaction[];
+  /** Zulip's Message.MessageType for the one kind that is not normal: a "marked this topic as resolved" notice */
+  messageType?: "resolve_topic_notification";
 }
 
 const reactionSchema = new Schema<Reaction>(
@@ -75,6 +75,7 @@ export const messageSchema = new Schema<MessageDoc>(
     lastEditTimestamp: { type: Number },
     lastMovedTimestamp: { type: Number },
     reactions: { type: [reactionSchema], default: [] },
+    messageType: { type: String },
   },
   { collection: "messages", versionKey: false },
 );

@@ -74,6 +74,14 @@ md.renderer.rules.zulip_mention = (tokens, idx) => {
   }
 };
 
+// Zulip's ```quote (and ~~~quote) fences: a block quote of the Markdown inside (Notification Bot quotes channel descriptions so).
+const renderFence = md.renderer.rules.fence!;
+md.renderer.rules.fence = (tokens, idx, options, env, self) => {
+  const token = tokens[idx]!;
+  if (token.info.trim() !== "quote") return renderFence(tokens, idx, options, env, self);
+  return `<blockquote>\n${md.render(token.content, env)}</blockquote>\n`;
+};
+
 /** Markdown as Zulip renders it; mentions of `mentionTargets` become Zulip's mention spans. */
 export const renderMarkdown = (text: string, targets?: MentionTargets): string =>
   text === "" ? "" : md.render(text, { mentionTargets: targets }).trimEnd();

@@ -99,13 +99,17 @@ export class SubscriptionDirectory {
     this.changed(realmId, [{ userId, streamId }]);
   }
 
-  /** Every instance forgets these users' subscriptions and these channels' subscribers. */
+  /**
+   * Every instance forgets these users' subscriptions and these channels'
+   * subscribers; this one at once, as the rest of the request that wrote may
+   * read them before the event comes back.
+   */
   private changed(realmId: number, rows: Array<{ userId: number; streamId: number }>): void {
     if (!rows.length) return;
-    this.events.publish(messagingEvents.subscriptionsChanged, {
-      realmId,
-      userIds: [...new Set(rows.map((s) => s.userId))],
-      streamIds: [...new Set(rows.map((s) => s.streamId))],
-    });
+    const userIds = [...new Set(rows.map((s) => s.userId))];
+    const streamIds = [...new Set(rows.map((s) => s.streamId))];
+    for (const id of userIds) this.ofUsers.drop(`${realmId}:${id}`);
+    for (const id of streamIds) this.ofChannels.drop(`${realmId}:${id}`);
+    this.events.publish(messagingEvents.subscriptionsChanged, { realmId, userIds, streamIds });
   }
 }

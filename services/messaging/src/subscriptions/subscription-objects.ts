@@ -7,6 +7,7 @@ import type { Deps } from "../deps";
  * The user's channels as Zulip's register and GET /users/me/subscriptions give them:
  * subscriptions (Subscription objects), unsubscribed (former subscriptions) and
  * never_subscribed (other channels the user can see), each sorted by name.
+ * Archived channels only for clients that declared archived_channels (register).
  */
 export async function subscriptionObjects(
   deps: Deps<"channels" | "subscriptions" | "userGroups">,
@@ -14,12 +15,14 @@ export async function subscriptionObjects(
   realmId: number,
   actor: Actor,
   withSubscribers: boolean,
+  includeArchived = false,
 ) {
-  const groups = await deps.userGroups.get(ctx);
-  const [channels, subs] = await Promise.all([
+  const [all, subs, groups] = await Promise.all([
     deps.channels.all(realmId),
     deps.subscriptions.ofUser(realmId, actor.userId),
+    deps.userGroups.get(ctx),
   ]);
+  const channels = all.filter((ch) => includeArchived || !ch.isArchived);
   channels.sort((a, b) => a.name.localeCompare(b.name));
   const subOf = new Map(subs.map((s) => [s.streamId, s]));
   const subscribers = withSubscribers

@@ -6,6 +6,13 @@ import { subscriptionObjects } from "./subscription-objects";
 export const subscriptionsState = (deps: Deps<"channels" | "subscriptions" | "userGroups">): StateProvider[] => [
   provideState(messaging.subscriptionsState, async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    return subscriptionObjects(deps, ctx, realm.id, actor, p.include_subscribers !== false);
+    return subscriptionObjects(
+      deps,
+      ctx,
+      realm.id,
+      actor,
+      p.include_subscribers !== false,
+      p.client_capabilities.archived_channels === true,
+    );
   }),
 ];

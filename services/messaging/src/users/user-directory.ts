@@ -18,6 +18,8 @@ interface RealmEntry {
  */
 export class UserDirectory {
   private readonly realms = new Map<number, RealmEntry>();
+  /** each organization's Notification Bot id, which never changes */
+  private readonly notificationBots = new Map<number, Promise<number>>();
   private readonly subs: Subscription[];
 
   constructor(
@@ -76,12 +78,26 @@ export class UserDirectory {
     return found;
   }
 
+  /** The organization's Notification Bot, which messaging posts notices as (identity makes it on first use). */
+  async notificationBot(ctx: CallContext, realmId: number): Promise<UserSummary> {
+    let id = this.notificationBots.get(realmId);
+    if (!id) {
+      id = this.bus.request(identity.getNotificationBot, {}, ctx).then((r) => r.user_id);
+      id.catch(() => this.notificationBots.delete(realmId));
+      this.notificationBots.set(realmId, id);
+    }
+    const botId = await id;
+    return (await this.byIds(ctx, realmId, [botId])).get(botId)!;
+  }
+
+  /** Every user of the organization (system bots left out, as identity lists them). */
   async all(ctx: CallContext, realmId: number): Promise<UserSummary[]> {
     const e = this.entry(realmId);
     if (!e.complete) {
       this.remember(e, (await this.bus.request(identity.getUserSummaries, {}, ctx)).users);
       e.complete = true;
     }
-    return [...e.byId.values()];
+    // byId may also hold system bots looked up by id (message senders)
+    return [...e.byId.values()].filter((u) => !u.is_system_bot);
   }
 }

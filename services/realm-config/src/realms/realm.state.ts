@@ -41,6 +41,7 @@ export const realmState = (realms: RealmRecordRepository, config: Pick<Config, "
       realm_move_messages_within_stream_limit_seconds: settings.move_messages_within_stream_limit_seconds,
       realm_move_messages_between_streams_limit_seconds: settings.move_messages_between_streams_limit_seconds,
       realm_enable_read_receipts: settings.enable_read_receipts,
+      realm_new_stream_announcements_stream_id: settings.new_stream_announcements_stream_id ?? -1,
       ...groupSettings,
       realm_default_external_accounts: DEFAULT_EXTERNAL_ACCOUNTS,
       realm_email_auth_enabled: true,

@@ -30,6 +30,8 @@ const SETTING_DEFAULTS = {
   move_messages_between_streams_limit_seconds: MOVE_MESSAGE_LIMIT_SECONDS as number | null,
   // Zulip's do_create_realm turns read receipts on for organizations that need an invitation to join
   enable_read_receipts: true,
+  // Zulip's do_create_realm points it at the channel it creates with the organization; none is created here
+  new_stream_announcements_stream_id: null as number | null,
   ...(Object.fromEntries(
     Object.entries(REALM_GROUP_SETTING_DEFAULTS).map(([name, group]) => [name, SYSTEM_GROUPS[group]]),
   ) as Record<RealmGroupSetting, number>),

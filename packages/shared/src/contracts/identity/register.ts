@@ -1,8 +1,21 @@
 import { z } from "zod";
 import { registerStateContract, statePart } from "../register";
+import { navigationViewSchema } from "./navigation-views";
+import { presencesSchema, userStatusSchema } from "./presence";
 import { settingValuesSchema, type SettingValues } from "./settings";
+import { botSchema } from "./bots";
 import { userGroupSchema } from "./user-groups";
 import { userResourceSchema } from "./users";
+
+/** register's cross_realm_bots entry (Zulip's get_cross_realm_dicts): a User as the bot sees itself, marked as a system bot. */
+export const crossRealmBotSchema = userResourceSchema.omit({ profile_data: true }).extend({
+  is_system_bot: z.literal(true),
+  bot_type: z.number().int(),
+  bot_owner_id: z.null(),
+  avatar_url: z.string(),
+});
+
+export type CrossRealmBot = z.infer<typeof crossRealmBotSchema>;
 
 /** identity's keys of POST /register, one part per group of Zulip's fetch_initial_state_data. */
 
@@ -14,8 +27,8 @@ export const realmUserState = statePart(
   z.object({
     realm_users: z.array(userResourceSchema),
     realm_non_active_users: z.array(userResourceSchema),
-    /** this server has no system bots */
-    cross_realm_bots: z.array(z.never()),
+    /** the system bots (Notification Bot), which realm_users leaves out */
+    cross_realm_bots: z.array(crossRealmBotSchema),
     /** Zulip's avatar sources: G (Gravatar) or U (uploaded) */
     avatar_source: z.enum(["G", "U"]),
     avatar_url: z.string(),
@@ -31,16 +44,37 @@ export const realmUserState = statePart(
   }),
 );
 
-/** The caller's bots: bots cannot be created yet. */
-export const realmBotState = statePart(["realm_bot"], z.object({ realm_bots: z.array(z.never()) }));
+/** The bots the caller may administer: every bot for administrators, else their own (Zulip's get_owned_bot_dicts). */
+export const realmBotState = statePart(["realm_bot"], z.object({ realm_bots: z.array(botSchema) }));
 
-/** Who is online: presence is not tracked yet. */
-export const presenceState = statePart(["presence"], z.object({ presences: z.strictObject({}) }));
+/** Who is online (modern format with slim_presence), and where POST /users/me/presence's last_update_id starts. */
+export const presenceState = statePart(
+  ["presence"],
+  z.object({ presences: presencesSchema, presence_last_update_id: int, server_timestamp: z.number() }),
+);
+
+/** How often clients report presence and when they show someone offline (Zulip sends them with the realm). */
+export const presenceTimingsState = statePart(
+  ["realm"],
+  z.object({ server_presence_ping_interval_seconds: int, server_presence_offline_threshold_seconds: int }),
+);
+
+/** The statuses users have set, by user id. */
+export const userStatusState = statePart(
+  ["user_status"],
+  z.object({ user_status: z.record(z.string(), userStatusSchema) }),
+);
 
 /** User groups, system groups included; deactivated ones only for clients with include_deactivated_groups. */
 export const realmUserGroupsState = statePart(
   ["realm_user_groups"],
   z.object({ realm_user_groups: z.array(userGroupSchema) }),
+);
+
+/** The user's navigation views (FL 390), as GET /navigation_views lists them. */
+export const navigationViewsState = statePart(
+  ["navigation_view"],
+  z.object({ navigation_views: z.array(navigationViewSchema) }),
 );
 
 /** The choices a settings UI offers beside the values. */
@@ -129,7 +163,10 @@ export const registerState = registerStateContract("identity", [
   realmUserState,
   realmBotState,
   presenceState,
+  presenceTimingsState,
+  userStatusState,
   realmUserGroupsState,
+  navigationViewsState,
   realmUserSettingsDefaultsState,
   userSettingsState,
   legacyDisplaySettingsState,

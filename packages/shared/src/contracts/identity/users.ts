@@ -59,6 +59,8 @@ export const userSummarySchema = z.object({
   role: roleSchema,
   is_active: z.boolean(),
   is_bot: z.boolean(),
+  /** Zulip's system bots (Notification Bot): the server posts as them; no one logs in as them */
+  is_system_bot: z.boolean(),
   /** a bot's owner (who may, e.g., unsubscribe it as if it were themselves) */
   bot_owner_id: z.number().int().nullable(),
   avatar_url: z.string(),
@@ -78,6 +80,17 @@ export const getUserSummaries = defineContract({
     emails: z.array(z.string()).optional(),
   }),
   reply: z.object({ users: z.array(userSummarySchema) }),
+});
+
+/**
+ * Internal: the organization's Notification Bot (Zulip's
+ * get_system_bot(settings.NOTIFICATION_BOT, realm_id)), made on first use for
+ * organizations older than it. Its id never changes, so callers may keep it.
+ */
+export const getNotificationBot = defineContract({
+  subject: "identity.users.notification_bot",
+  params: z.object({}),
+  reply: z.object({ user_id: z.number().int() }),
 });
 
 /** Zulip's User resource (zulip.yaml components/schemas/User). */

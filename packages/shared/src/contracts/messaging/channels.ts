@@ -70,3 +70,27 @@ export const getStreamById = defineContract({
   params: z.object({ stream_id: int }),
   reply: z.object({ stream: channelSchema }),
 });
+
+/** GET /get_stream_id: a channel's id by name (Zulip's json_get_stream_id). */
+export const getStreamId = defineContract({
+  subject: "messaging.channels.id",
+  http: { method: "GET", path: "/get_stream_id", auth: "user" },
+  params: z.object({ stream: z.string() }),
+  reply: z.object({ stream_id: int }),
+});
+
+/** GET /streams/{stream_id}/members: the channel's active subscribers (Zulip's get_subscribers_backend). */
+export const getSubscribers = defineContract({
+  subject: "messaging.channels.members",
+  http: { method: "GET", path: "/streams/{stream_id}/members", auth: "user" },
+  params: z.object({ stream_id: int }),
+  reply: z.object({ subscribers: intList }),
+});
+
+/** GET /streams/{stream_id}/email_address: the channel's incoming-email address ("" without an email gateway). */
+export const getStreamEmailAddress = defineContract({
+  subject: "messaging.channels.email",
+  http: { method: "GET", path: "/streams/{stream_id}/email_address", auth: "user" },
+  params: z.object({ stream_id: int, sender_id: int.optional() }),
+  reply: z.object({ email: z.string() }),
+});

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { int, intList } from "../common";
 import { registerStateContract, statePart } from "../register";
 import { channelSchema } from "./channels";
+import { mutedUserSchema } from "./muted-users";
 import { neverSubscribedSchema, subscriptionSchema } from "./subscriptions";
 
 /** messaging's parts of POST /register (Zulip's fetch_initial_state_data), by the event types that keep them current. */
@@ -77,6 +78,12 @@ export const unreadMsgsState = statePart(
   z.object({ unread_msgs: unreadMsgsSchema }),
 );
 
+/** The caller's alert words (Zulip's user_alert_words). */
+export const alertWordsState = statePart(["alert_words"], z.object({ alert_words: z.array(z.string()) }));
+
+/** The users the caller muted, oldest first. */
+export const mutedUsersState = statePart(["muted_users"], z.object({ muted_users: z.array(mutedUserSchema) }));
+
 export const registerState = registerStateContract("messaging", [
   maxMessageIdState,
   subscriptionsState,
@@ -88,4 +95,6 @@ export const registerState = registerStateContract("messaging", [
   userTopicsState,
   recentPrivateConversationsState,
   unreadMsgsState,
+  alertWordsState,
+  mutedUsersState,
 ]);

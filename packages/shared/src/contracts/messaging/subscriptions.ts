@@ -55,9 +55,16 @@ export const subscribe = defineContract({
     subscriptions: z.array(addSubscriptionSchema),
     principals: principalsSchema.optional(),
     authorization_errors_fatal: z.boolean().default(true),
+    /** whether Notification Bot tells the others subscribed that they were (FL 397) */
+    send_new_subscription_messages: z.boolean().default(true),
     ...channelCreationParams,
   }),
-  reply: z.object({ ...subscribedReply, unauthorized: z.array(z.string()).optional() }),
+  reply: z.object({
+    ...subscribedReply,
+    unauthorized: z.array(z.string()).optional(),
+    /** present when send_new_subscription_messages was true: whether those messages were sent (FL 397) */
+    new_subscription_messages_sent: z.boolean().optional(),
+  }),
 });
 
 /** DELETE /users/me/subscriptions: unsubscribe oneself or `principals` (Zulip's remove_subscriptions_backend). */
@@ -103,4 +110,12 @@ export const updateSubscriptionProperties = defineContract({
     ),
   }),
   reply: emptyReply,
+});
+
+/** GET /users/{user_id}/subscriptions/{stream_id}: whether the user is subscribed to the channel. */
+export const getSubscriptionStatus = defineContract({
+  subject: "messaging.subscriptions.status",
+  http: { method: "GET", path: "/users/{user_id}/subscriptions/{stream_id}", auth: "user" },
+  params: z.object({ user_id: z.number().int(), stream_id: z.number().int() }),
+  reply: z.object({ is_subscribed: z.boolean() }),
 });

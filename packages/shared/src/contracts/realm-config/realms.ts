@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { realmRefSchema } from "../../actor";
 import { defineContract } from "../../contract";
-import { groupSettingValueSchema, int } from "../common";
+import { groupSettingValueSchema, groupSettingValueUpdateSchema, int } from "../common";
 import { REALM_TOPICS_POLICIES } from "../../domain/channels";
 import { REALM_GROUP_SETTING_DEFAULTS, type RealmGroupSetting } from "../../domain/groups";
 
@@ -55,6 +55,8 @@ export const realmSettingsSchema = z.strictObject({
   web_public_streams_enabled: z.boolean(),
   /** -1 = keep forever */
   message_retention_days: int,
+  /** the channel Notification Bot announces new channels in (Zulip's new_stream_announcements_stream); null for none */
+  new_stream_announcements_stream_id: int.nullable(),
   ...messageEditSettings,
   ...(Object.fromEntries(Object.keys(REALM_GROUP_SETTING_DEFAULTS).map((k) => [k, groupSettingValueSchema])) as Record<
     RealmGroupSetting,
@@ -68,4 +70,60 @@ export const getRealmSettings = defineContract({
   subject: "realm-config.realm.settings",
   params: z.object({}),
   reply: realmSettingsSchema,
+});
+
+/** Zulip's Realm.MAX_REALM_NAME_LENGTH. */
+export const MAX_REALM_NAME_LENGTH = 40;
+
+/** A time limit as PATCH /realm takes it: seconds (positive), or "unlimited". */
+const timeLimitParam = z.union([int, z.string()]);
+
+const groupSettingParams = Object.fromEntries(
+  Object.keys(REALM_GROUP_SETTING_DEFAULTS).map((k) => [k, groupSettingValueUpdateSchema.optional()]),
+) as Record<RealmGroupSetting, z.ZodOptional<typeof groupSettingValueUpdateSchema>>;
+
+const groupSettingReplies = Object.fromEntries(
+  Object.keys(REALM_GROUP_SETTING_DEFAULTS).map((k) => [k, groupSettingValueSchema.optional()]),
+) as Record<RealmGroupSetting, z.ZodOptional<typeof groupSettingValueSchema>>;
+
+/**
+ * PATCH /realm (Zulip's update_realm): the organization settings this server
+ * keeps. Each one sent that differs from its value is changed; the reply lists
+ * those, as Zulip's does ("updated" for text, the parsed value otherwise).
+ */
+export const updateRealm = defineContract({
+  subject: "realm-config.realm.update",
+  http: { method: "PATCH", path: "/realm", auth: "user" },
+  params: z.object({
+    name: z.string().max(MAX_REALM_NAME_LENGTH).optional(),
+    allow_message_editing: z.boolean().optional(),
+    message_content_edit_limit_seconds: timeLimitParam.optional(),
+    message_content_delete_limit_seconds: timeLimitParam.optional(),
+    move_messages_within_stream_limit_seconds: timeLimitParam.optional(),
+    move_messages_between_streams_limit_seconds: timeLimitParam.optional(),
+    message_edit_history_visibility_policy: z.enum(["all", "moves", "none"]).optional(),
+    enable_read_receipts: z.boolean().optional(),
+    enable_spectator_access: z.boolean().optional(),
+    topics_policy: z.enum(REALM_TOPICS_POLICIES).optional(),
+    /** days, or "unlimited" */
+    message_retention_days: z.union([int, z.string()]).optional(),
+    /** -1 for none */
+    new_stream_announcements_stream_id: int.optional(),
+    ...groupSettingParams,
+  }),
+  reply: z.strictObject({
+    name: z.literal("updated").optional(),
+    allow_message_editing: z.boolean().optional(),
+    message_content_edit_limit_seconds: int.nullable().optional(),
+    message_content_delete_limit_seconds: int.nullable().optional(),
+    move_messages_within_stream_limit_seconds: int.nullable().optional(),
+    move_messages_between_streams_limit_seconds: int.nullable().optional(),
+    message_edit_history_visibility_policy: z.enum(["all", "moves", "none"]).optional(),
+    enable_read_receipts: z.boolean().optional(),
+    enable_spectator_access: z.boolean().optional(),
+    topics_policy: z.enum(REALM_TOPICS_POLICIES).optional(),
+    message_retention_days: int.optional(),
+    new_stream_announcements_stream_id: int.optional(),
+    ...groupSettingReplies,
+  }),
 });

@@ -55,6 +55,8 @@ export const realmPart = statePart(
     realm_move_messages_within_stream_limit_seconds: int.nullable(),
     realm_move_messages_between_streams_limit_seconds: int.nullable(),
     realm_enable_read_receipts: z.boolean(),
+    /** where Notification Bot announces new channels; -1 for none */
+    realm_new_stream_announcements_stream_id: int,
     ...realmGroupSettings,
     /** by subtype (twitter, github) */
     realm_default_external_accounts: z.record(z.string(), defaultExternalAccountSchema),

@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
 import type { CompactEmoji, ShortcodesDataset } from "emojibase";
-import { badRequest } from "@teamchat/shared";
-import type { ReactionType } from "./message.schema";
+import { badRequest } from "../errors";
+
+/** Zulip's emoji types (reactions, user statuses): each has its own namespace of emoji codes. */
+export type ReactionType = "unicode_emoji" | "realm_emoji" | "zulip_extra_emoji";
 
 /**
  * Shortcode sets of emojibase-data whose names make the unicode emoji names, in

@@ -1,0 +1,22 @@
+import { identity, isAdmin, provideState, requireUser, type StateProvider } from "@teamchat/shared";
+import type { Deps } from "../deps";
+import { toBot } from "./bot-view";
+
+/**
+ * register's realm_bots (Zulip's get_owned_bot_dicts): every bot of the
+ * organization for administrators, deactivated ones included; the caller's own
+ * bots for others. System bots are not the organization's users (users.all()).
+ */
+export const botsState = ({ users, keys }: Deps<"users" | "keys">): StateProvider[] => [
+  provideState(identity.realmBotState, async (_params, ctx) => {
+    const { realm, actor } = requireUser(ctx);
+    const bots = (await users.all(realm.id)).filter(
+      (u) => u.isBot && (isAdmin(actor) || u.botOwnerId === actor.userId),
+    );
+    const apiKeys = await keys.botKeys(
+      realm.id,
+      bots.map((b) => b.userId),
+    );
+    return { realm_bots: bots.map((b) => toBot(b, apiKeys.get(b.userId) ?? "", realm)) };
+  }),
+];

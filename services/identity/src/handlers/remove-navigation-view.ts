@@ -1,0 +1,20 @@
+import { requireUser, type Handler, type identity } from "@teamchat/shared";
+import type { Deps } from "../deps";
+import { noSuchView, pathFragment, publishNavigationViewEvent } from "../navigation-views/navigation-view-rules";
+
+/** DELETE /navigation_views/{fragment} (Zulip's remove_navigation_view). */
+export const removeNavigationViewHandler =
+  ({ navigationViews, events }: Deps<"navigationViews" | "events">): Handler<typeof identity.removeNavigationView> =>
+  async ({ fragment: rawFragment }, ctx) => {
+    const { realm, actor } = requireUser(ctx);
+    const fragment = pathFragment(rawFragment);
+    if (!(await navigationViews.remove(realm.id, actor.userId, fragment))) throw noSuchView();
+    publishNavigationViewEvent(
+      events,
+      realm.id,
+      actor.userId,
+      { type: "navigation_view", op: "remove", fragment },
+      ctx.requestId,
+    );
+    return {};
+  };

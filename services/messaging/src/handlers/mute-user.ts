@@ -1,0 +1,48 @@
+import { badRequest, isDuplicateKey, requireUser, type Handler, type messaging } from "@teamchat/shared";
+import type { Deps } from "../deps";
+import { accessUserToMute, publishMutedUsers } from "../muted-users/muting";
+import { markReadFor } from "../user-messages/flag-changes";
+
+/**
+ * POST /users/me/muted_users/{muted_user_id} (Zulip's mute_user and
+ * do_mute_user): any other user of the organization, bots and deactivated
+ * users included. The muted user's messages the caller has unread are marked
+ * read (do_mark_muted_user_messages_as_read), then the muted_users event.
+ */
+export const muteUserHandler =
+  (
+    deps: Deps<"mutedUsers" | "users" | "personal" | "messages" | "userMessages" | "events">,
+  ): Handler<typeof messaging.muteUser> =>
+  async ({ muted_user_id }, ctx) => {
+    const { realm, actor } = requireUser(ctx);
+    if (muted_user_id === actor.userId) throw badRequest("Cannot mute self");
+    await accessUserToMute(deps, ctx, realm.id, muted_user_id);
+    try {
+      await deps.mutedUsers.stored.insert(realm.id, actor.userId, muted_user_id, Math.floor(Date.now() / 1000));
+    } catch (err) {
+      if (isDuplicateKey(err)) throw badRequest("User already muted");
+      throw err;
+    }
+    const { unread } = await deps.personal.of(realm.id, actor.userId);
+    const fromMuted = await deps.messages.walk(
+      realm.id,
+      [
+        { kind: "ids", in: unread.ids },
+        { kind: "sender", userId: muted_user_id },
+      ],
+      0,
+      1,
+      Infinity,
+    );
+    if (fromMuted.length) {
+      await markReadFor(
+        deps,
+        ctx,
+        realm.id,
+        actor.userId,
+        fromMuted.map((m) => m.messageId),
+      );
+    }
+    await publishMutedUsers(deps, ctx, realm.id, actor.userId);
+    return {};
+  };

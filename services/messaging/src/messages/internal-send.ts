@@ -1,0 +1,92 @@
+import { ZulipError, requireRealm, type HandlerContext, type realmConfig } from "@teamchat/shared";
+import type { ChannelDoc } from "../channels/channel.schema";
+import type { Deps } from "../deps";
+import { normalizeContent, normalizeTopic } from "./message-content";
+import type { MessageDoc } from "./message.schema";
+import { channelDestination, directDestination, postMessage, type Destination, type PostDeps } from "./post-message";
+
+export type InternalSendDeps = PostDeps & Deps<"settings">;
+
+/** How a notice is delivered, as Zulip's internal_send_* options. */
+export interface NoticeOptions {
+  /** Zulip's mark_as_read_for_acting_user / mark_as_read: these receivers get it read */
+  readBy?: number[];
+  /** Zulip's limit_unread_user_ids: only these receivers get it unread */
+  unreadOnly?: ReadonlySet<number>;
+  messageType?: MessageDoc["messageType"];
+}
+
+/**
+ * Sends `content` as the organization's Notification Bot, client "Internal",
+ * through the same path as POST /messages (no permission checks: the server
+ * posts where it must). As Zulip's internal_send_* do, a message that cannot
+ * be sent (e.g. a channel whose topics policy refuses the topic) is logged
+ * and skipped rather than failing the request that caused it: null then.
+ */
+async function sendAsNotificationBot(
+  deps: InternalSendDeps,
+  ctx: HandlerContext,
+  destination: (botId: number, settings: realmConfig.RealmSettings) => Promise<Destination>,
+  content: string,
+  opts: NoticeOptions,
+): Promise<MessageDoc | null> {
+  const realm = requireRealm(ctx);
+  const [settings, bot] = await Promise.all([deps.settings.get(ctx), deps.users.notificationBot(ctx, realm.id)]);
+  try {
+    const to = await destination(bot.user_id, settings);
+    return await postMessage(deps, ctx, realm, settings, to, {
+      senderId: bot.user_id,
+      content: normalizeContent(content, settings),
+      client: "Internal",
+      readBy: [bot.user_id, ...(opts.readBy ?? [])],
+      unreadOnly: opts.unreadOnly,
+      messageType: opts.messageType,
+    });
+  } catch (err) {
+    if (!(err instanceof ZulipError)) throw err;
+    ctx.log.warn({ err: err.message }, "notification bot message not sent");
+    return null;
+  }
+}
+
+/** Zulip's internal_send_stream_message from Notification Bot. */
+export const internalSendStreamMessage = (
+  deps: InternalSendDeps,
+  ctx: HandlerContext,
+  channel: ChannelDoc,
+  topic: string,
+  content: string,
+  opts: NoticeOptions = {},
+): Promise<MessageDoc | null> =>
+  sendAsNotificationBot(
+    deps,
+    ctx,
+    async (_bot, settings) => {
+      // the caller's copy may predate this request's changes (e.g. its first message id after a move)
+      const current = (await deps.channels.byId(channel.realmId, channel.streamId)) ?? channel;
+      return channelDestination(deps, channel.realmId, current, normalizeTopic(topic, settings, current));
+    },
+    content,
+    opts,
+  );
+
+/** Zulip's internal_send_private_message from Notification Bot to one user. */
+export const internalSendPrivateMessage = (
+  deps: InternalSendDeps,
+  ctx: HandlerContext,
+  recipientId: number,
+  content: string,
+  opts: NoticeOptions = {},
+): Promise<MessageDoc | null> =>
+  sendAsNotificationBot(
+    deps,
+    ctx,
+    (botId) =>
+      directDestination(
+        deps,
+        requireRealm(ctx).id,
+        [botId, recipientId].sort((a, b) => a - b),
+      ),
+    content,
+    opts,
+  );

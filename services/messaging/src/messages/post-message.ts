@@ -1,0 +1,152 @@
+import { messagingEvents, type HandlerContext, type RealmRef, type realmConfig } from "@teamchat/shared";
+import type { ChannelDoc } from "../channels/channel.schema";
+import { conversationKey } from "../conversations/conversation.repository";
+import type { Deps } from "../deps";
+import { mentionTargets, renderMarkdown } from "../render/markdown";
+import { inFlagOrder } from "../user-messages/personal-index";
+import { mentionFlags } from "./mentions";
+import { loadViewContext, messageView } from "./message-view";
+import type { MessageDoc } from "./message.schema";
+
+export type PostDeps = Deps<
+  | "channels"
+  | "subscriptions"
+  | "messages"
+  | "userMessages"
+  | "conversations"
+  | "topics"
+  | "users"
+  | "events"
+  | "alertWords"
+  | "mutedUsers"
+>;
+
+/** Where a message goes: a channel's topic (its subscribers receive it) or a direct conversation. */
+export type Destination = Pick<MessageDoc, "type" | "recipientId" | "streamId" | "topic" | "topicKey" | "receivers"> & {
+  channel?: ChannelDoc;
+};
+
+/** A channel topic as a destination: received by the channel's subscribers at send time. */
+export async function channelDestination(
+  deps: Deps<"subscriptions">,
+  realmId: number,
+  channel: ChannelDoc,
+  topic: string,
+): Promise<Destination> {
+  const receivers = await deps.subscriptions.subscriberIds(realmId, channel.streamId);
+  return {
+    type: "stream",
+    recipientId: channel.recipientId,
+    streamId: channel.streamId,
+    topic,
+    topicKey: topic.toLowerCase(),
+    // ascending already; a copy, as the list is the directory's own
+    receivers: [...receivers],
+    channel,
+  };
+}
+
+/** A direct conversation among `participants` (sender included, ascending) as a destination. */
+export async function directDestination(
+  deps: Deps<"conversations">,
+  realmId: number,
+  participants: number[],
+): Promise<Destination> {
+  const conversation = await deps.conversations.ensure(realmId, participants);
+  return {
+    type: "private",
+    recipientId: conversation.recipientId,
+    streamId: null,
+    topic: "",
+    topicKey: "",
+    receivers: participants,
+  };
+}
+
+export interface Post {
+  senderId: number;
+  /** normalized already (normalizeContent) */
+  content: string;
+  /** Zulip's client name: the HTTP client's, or "Internal" for the server's own messages */
+  client: string;
+  /** receivers who get it already read (the sender, Zulip's mark_as_read) */
+  readBy: number[];
+  /** Zulip's limit_unread_user_ids: when given, only these receivers get it unread */
+  unreadOnly?: ReadonlySet<number>;
+  messageType?: MessageDoc["messageType"];
+}
+
+/**
+ * Zulip's do_send_messages for one message: stores it with its rendering,
+ * notes it as its topic's or conversation's newest (and its channel's first),
+ * gives each receiver a row with their flags (read, mentions) and publishes
+ * the message event to them. POST /messages and the server's own messages
+ * (internal-send.ts) both send through here.
+ */
+export async function postMessage(
+  deps: PostDeps,
+  ctx: HandlerContext,
+  realm: RealmRef,
+  settings: realmConfig.RealmSettings,
+  to: Destination,
+  post: Post,
+): Promise<MessageDoc> {
+  const { channel, ...target } = to;
+  const message = await deps.messages.insert({
+    realmId: realm.id,
+    senderId: post.senderId,
+    ...target,
+    content: post.content,
+    renderedContent: renderMarkdown(post.content, mentionTargets(await deps.users.all(ctx, realm.id))),
+    timestamp: Math.floor(Date.now() / 1000),
+    client: post.client,
+    ...(post.messageType ? { messageType: post.messageType } : {}),
+  });
+  await Promise.all([
+    channel
+      ? deps.topics.noteMessage(realm.id, channel.streamId, message.topic, message.messageId)
+      : deps.conversations.noteMessage(realm.id, conversationKey(message.receivers), message.messageId),
+    channel && channel.firstMessageId === null
+      ? deps.channels.setFirstMessage(realm.id, channel.streamId, message.messageId)
+      : undefined,
+  ]);
+
+  const vc = await loadViewContext(deps, ctx, realm, settings, [message], {
+    applyMarkdown: true,
+    clientGravatar: false,
+    allowEmptyTopicName: true,
+  });
+  const recipients = [...(await deps.users.byIds(ctx, realm.id, message.receivers)).values()];
+  const mentions = mentionFlags(post.content, recipients);
+  // Zulip's has_alert_word, and its muted senders: their messages arrive read for the users who muted them
+  const [alerted, muters] = await Promise.all([
+    deps.alertWords.usersAlerted(realm.id, post.content, message.receivers),
+    deps.mutedUsers.mutersOf(realm.id, post.senderId),
+  ]);
+  const read = new Set(post.readBy);
+  const isRead = (userId: number) =>
+    read.has(userId) || muters.has(userId) || (post.unreadOnly !== undefined && !post.unreadOnly.has(userId));
+  const flagsOf = (userId: number): string[] =>
+    inFlagOrder([
+      ...(isRead(userId) ? ["read"] : []),
+      ...(mentions.get(userId) ?? []),
+      ...(alerted.has(userId) ? ["has_alert_word"] : []),
+    ]);
+  await deps.userMessages.deliver(
+    realm.id,
+    message.messageId,
+    message.receivers.map((userId) => ({ userId, flags: flagsOf(userId) })),
+  );
+  deps.events.publish(
+    messagingEvents.messageSent,
+    {
+      realmId: realm.id,
+      userIds: message.receivers,
+      message: messageView(message, vc),
+      markdown: message.content,
+      flags: Object.fromEntries(message.receivers.map((id) => [id, flagsOf(id)])),
+    },
+    ctx.requestId,
+  );
+  return message;
+}

@@ -1,0 +1,157 @@
+import {
+  REALM_GROUP_SETTING_DEFAULTS,
+  ZulipError,
+  groupSettingChange,
+  isAdmin,
+  isOwner,
+  messaging,
+  mustBeAdmin,
+  realmConfig,
+  realmConfigEvents,
+  requireUser,
+  type BusClient,
+  type EventPublisher,
+  type Handler,
+  type HandlerContext,
+  type PayloadOf,
+  type RealmGroupSetting,
+  type UserGroupMemberships,
+} from "@teamchat/shared";
+import { checkRealmGroupSetting, OWNER_ONLY_GROUP_SETTINGS } from "../realms/group-setting-rules";
+import type { RealmRecordRepository } from "../realms/realm.repository";
+import { realmSettings } from "../realms/settings";
+
+type Params = Parameters<Handler<typeof realmConfig.updateRealm>>[0];
+type Reply = Awaited<ReturnType<Handler<typeof realmConfig.updateRealm>>>;
+type RealmEvent = PayloadOf<typeof realmConfigEvents.realmUpdated>["event"];
+
+const TIME_LIMIT_SETTINGS = [
+  "message_content_edit_limit_seconds",
+  "message_content_delete_limit_seconds",
+  "move_messages_within_stream_limit_seconds",
+  "move_messages_between_streams_limit_seconds",
+] as const;
+
+/** Settings whose event is update_dict, for the history of their format (Zulip's do_set_realm_property). */
+const UPDATE_DICT_SETTINGS = new Set(["allow_message_editing", "message_content_edit_limit_seconds"]);
+
+const mustBeOwner = () => new ZulipError("UNAUTHORIZED_PRINCIPAL", "Must be an organization owner", 400);
+const badValue = (name: string, value: number | string) =>
+  new ZulipError("REQUEST_VARIABLE_INVALID", `Bad value for '${name}': ${value}`, 400, {
+    var_name: name,
+    bad_value: value,
+  });
+
+/** Zulip's parse_message_time_limit_setting: positive seconds, or "unlimited" (null). */
+function timeLimit(name: string, value: number | string): number | null {
+  if (value === "unlimited") return null;
+  if (typeof value === "string" || value <= 0) throw badValue(name, value);
+  return value;
+}
+
+/** Zulip's parse_message_retention_days: positive days, or "unlimited" (-1). */
+function retentionDays(value: number | string): number {
+  if (value === "unlimited") return -1;
+  if (typeof value === "string" || value <= 0) throw badValue("message_retention_days", value);
+  return value;
+}
+
+/** Zulip's event for one changed setting, in the form the newest Zulip sends it. */
+function settingEvent(name: string, value: unknown): RealmEvent {
+  if (name === "topics_policy") {
+    const data = { topics_policy: value, mandatory_topics: value === "disable_empty_topic" };
+    return { type: "realm", op: "update_dict", property: "default", data };
+  }
+  if (UPDATE_DICT_SETTINGS.has(name) || name in REALM_GROUP_SETTING_DEFAULTS) {
+    return { type: "realm", op: "update_dict", property: "default", data: { [name]: value } };
+  }
+  return { type: "realm", op: "update", property: name, value: value as string | boolean | number | null };
+}
+
+/**
+ * Zulip's access_stream_by_id(allow_realm_admin=True) for an announcement
+ * channel, asked of messaging, which owns channels: "Invalid channel ID" when
+ * the administrator cannot see it.
+ */
+async function checkChannel(bus: BusClient, ctx: HandlerContext, streamId: number): Promise<void> {
+  await bus.request(messaging.getStreamById, { stream_id: streamId }, ctx);
+}
+
+/**
+ * PATCH /realm (Zulip's update_realm): administrators change the organization's
+ * settings, owners alone those Zulip keeps for owners. Everything is checked
+ * before anything is written, so a refused request changes nothing; settings
+ * sent with their current value are skipped. One realm event per changed
+ * setting, to everyone, published before the reply: every instance of every
+ * service drops its copy of the settings on it.
+ */
+export const updateRealmHandler =
+  (
+    realms: RealmRecordRepository,
+    events: EventPublisher<"realm-config">,
+    bus: BusClient,
+    userGroups: UserGroupMemberships,
+  ): Handler<typeof realmConfig.updateRealm> =>
+  async (p, ctx) => {
+    const { realm, actor } = requireUser(ctx);
+    if (!isAdmin(actor)) throw mustBeAdmin();
+    const groupNames = (Object.keys(REALM_GROUP_SETTING_DEFAULTS) as RealmGroupSetting[]).filter(
+      (name) => p[name] !== undefined,
+    );
+    const ownerOnly =
+      p.message_retention_days !== undefined || groupNames.some((n) => OWNER_ONLY_GROUP_SETTINGS.includes(n));
+    if (ownerOnly && !isOwner(actor)) throw mustBeOwner();
+
+    const record = (await realms.byId(realm.id))!;
+    const current = realmSettings(record);
+    const reply: Record<string, unknown> = {};
+    const settings: Record<string, unknown> = {};
+    const change = (name: keyof Params, stored: unknown, replied = stored) => {
+      settings[name] = stored;
+      reply[name] = replied;
+    };
+
+    const requested: Partial<Record<keyof Params, unknown>> = {
+      allow_message_editing: p.allow_message_editing,
+      ...Object.fromEntries(TIME_LIMIT_SETTINGS.filter((n) => p[n] !== undefined).map((n) => [n, timeLimit(n, p[n]!)])),
+      message_edit_history_visibility_policy: p.message_edit_history_visibility_policy,
+      enable_read_receipts: p.enable_read_receipts,
+      enable_spectator_access: p.enable_spectator_access,
+      topics_policy: p.topics_policy,
+      message_retention_days:
+        p.message_retention_days === undefined ? undefined : retentionDays(p.message_retention_days),
+    };
+    for (const [name, value] of Object.entries(requested) as Array<[keyof typeof current, unknown]>) {
+      if (value !== undefined && current[name] !== value) change(name as keyof Params, value);
+    }
+    const groups = groupNames.length ? await userGroups.get(ctx) : null;
+    for (const name of groupNames) {
+      const next = groupSettingChange(current[name], p[name]!);
+      if (next === null) continue;
+      checkRealmGroupSetting(name, next, groups!);
+      change(name, next);
+    }
+    const announcements = p.new_stream_announcements_stream_id;
+    if (announcements !== undefined && announcements !== (current.new_stream_announcements_stream_id ?? -1)) {
+      if (announcements >= 0) await checkChannel(bus, ctx, announcements);
+      change("new_stream_announcements_stream_id", announcements >= 0 ? announcements : null, announcements);
+    }
+    const name = p.name !== undefined && p.name !== record.name ? p.name : undefined;
+    if (name !== undefined) reply.name = "updated";
+
+    if (name === undefined && !Object.keys(settings).length) return {};
+    await realms.change(realm.id, { name, settings });
+    const changed: Array<[string, unknown]> = [
+      ...(name === undefined ? [] : [["name", name] as [string, unknown]]),
+      ...Object.keys(settings).map((k): [string, unknown] => [k, reply[k]]),
+    ];
+    for (const [setting, value] of changed) {
+      events.publish(
+        realmConfigEvents.realmUpdated,
+        { realmId: realm.id, userIds: "all", event: settingEvent(setting, value) },
+        ctx.requestId,
+      );
+    }
+    ctx.log.info({ realmId: realm.id, settings: changed.map(([k]) => k) }, "organization settings changed");
+    return reply as Reply;
+  };
