@@ -64,6 +64,7 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_BASE_URL = system.baseUrl;
   process.env.TEST_NATS_URL = nats.url;
   process.env.TEST_MONGO_DB_PREFIX = system.config.MONGO_DB_PREFIX;
+  process.env.TEST_INVITATION_MAIL_DIR = system.config.INVITATION_MAIL_DIR;
   globalThis.__teardown = async () => {
     await system.stop();
     await nats.stop();

@@ -6,6 +6,8 @@
  * tests that stop services, read logs or need other settings.
  */
 import { randomBytes } from "node:crypto";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import {
@@ -57,11 +59,14 @@ export interface SystemOptions {
 
 /** The four services and a gateway on `natsUrl`, with their own databases. */
 export async function launchSystem(natsUrl: string, { env = {}, logs }: SystemOptions = {}): Promise<LaunchedSystem> {
+  const prefix = `t${randomBytes(4).toString("hex")}`;
   const config = loadConfig({
     NODE_ENV: "test",
     NATS_URL: natsUrl,
     MONGO_URL: process.env.TEST_MONGO_URL!,
-    MONGO_DB_PREFIX: `t${randomBytes(4).toString("hex")}`,
+    MONGO_DB_PREFIX: prefix,
+    // the development mail transport's files (invitations), one folder per system
+    INVITATION_MAIL_DIR: join(tmpdir(), `teamchat-${prefix}-mail`),
     EXTERNAL_URL: "http://localhost",
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     ...env,

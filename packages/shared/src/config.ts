@@ -29,6 +29,12 @@ export const envSchema = z.object({
   DELETE_TOPIC_TIME_BUDGET_SECONDS: z.coerce.number().min(0).default(50),
   /** Idle event queues are collected after this (Zulip: 10 min). */
   EVENT_QUEUE_IDLE_SECONDS: z.coerce.number().positive().default(600),
+  /** `npm start`'s data directory; invitation mail goes under it unless INVITATION_MAIL_DIR says otherwise. */
+  TEAMCHAT_DATA_DIR: z.string().default("./.data"),
+  /** Where the development mail transport writes invitation mail (default `<TEAMCHAT_DATA_DIR>/invitation-mail`). */
+  INVITATION_MAIL_DIR: z.string().optional(),
+  /** Zulip's INVITATION_LINK_VALIDITY_MINUTES: how long invitations last when the inviter does not say (10 days). */
+  INVITATION_LINK_VALIDITY_MINUTES: z.coerce.number().int().positive().default(14_400),
 });
 export type Config = z.infer<typeof envSchema>;
 

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { IdAllocator, identity, registerStateHandler, type RunningService, type ServiceDeps } from "@teamchat/shared";
 import { ApiKeyRepository } from "./api-keys/api-key.repository";
 import { botsState } from "./bots/bots.state";
@@ -58,6 +59,14 @@ import {
 } from "./handlers/get-user-groups";
 import { updateUserGroupHandler } from "./handlers/update-user-group";
 import { updateUserGroupMembersHandler, updateUserGroupSubgroupsHandler } from "./handlers/update-user-group-members";
+import { acceptInvitationHandler } from "./handlers/accept-invitation";
+import { createInviteLinkHandler } from "./handlers/create-invite-link";
+import { getInvitesHandler } from "./handlers/get-invites";
+import { resendInviteHandler } from "./handlers/resend-invite";
+import { revokeInviteHandler, revokeInviteLinkHandler } from "./handlers/revoke-invite";
+import { sendInvitesHandler } from "./handlers/send-invites";
+import { InvitationRepository } from "./invitations/invitation.repository";
+import { FileInvitationMailer } from "./invitations/mail";
 
 /** Composition root: real connections in, a serving bus endpoint out. */
 export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<RunningService> {
@@ -73,6 +82,13 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     attempts: new LoginAttemptRepository(deps.db),
     userDefaults: new RealmUserDefaults(userDefaults, deps.events, deps.nc, deps.log),
     navigationViews: new NavigationViewRepository(deps.db, ids),
+    invitations: new InvitationRepository(deps.db, ids),
+    // the development transport; another InvitationMailer (SMTP) plugs in here
+    mailer: new FileInvitationMailer(
+      deps.config.INVITATION_MAIL_DIR ?? join(deps.config.TEAMCHAT_DATA_DIR, "invitation-mail"),
+      deps.log,
+    ),
+    invitationValidityMinutes: deps.config.INVITATION_LINK_VALIDITY_MINUTES,
     events: deps.events,
     bus: deps.bus,
     presence: new Presences(presenceStore, directory, deps.events),
@@ -84,6 +100,7 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     id.attempts.init(),
     userDefaults.init(),
     id.navigationViews.init(),
+    id.invitations.init(),
   ]);
 
   const updateSettings = updateSettingsHandler(id);
@@ -132,6 +149,13 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     .handle(identity.updatePresence, updatePresenceHandler(id))
     .handle(identity.getRealmPresence, getRealmPresenceHandler(id))
     .handle(identity.getUserPresence, getUserPresenceHandler(id))
+    .handle(identity.sendInvites, sendInvitesHandler(id))
+    .handle(identity.getInvites, getInvitesHandler(id))
+    .handle(identity.revokeInvite, revokeInviteHandler(id))
+    .handle(identity.resendInvite, resendInviteHandler(id))
+    .handle(identity.createInviteLink, createInviteLinkHandler(id))
+    .handle(identity.revokeInviteLink, revokeInviteLinkHandler(id))
+    .handle(identity.acceptInvitation, acceptInvitationHandler(id))
     .handle(
       identity.registerState,
       registerStateHandler(identity.registerState, [

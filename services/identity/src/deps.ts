@@ -1,5 +1,7 @@
 import type { BusClient, EventPublisher } from "@teamchat/shared";
 import type { ApiKeyRepository } from "./api-keys/api-key.repository";
+import type { InvitationRepository } from "./invitations/invitation.repository";
+import type { InvitationMailer } from "./invitations/mail";
 import type { LoginAttemptRepository } from "./login-attempts/login-attempt.repository";
 import type { RealmUserDefaults } from "./user-defaults/realm-user-defaults";
 import type { NavigationViewRepository } from "./navigation-views/navigation-view.repository";
@@ -15,6 +17,10 @@ export interface IdentityDeps {
   attempts: LoginAttemptRepository;
   userDefaults: RealmUserDefaults;
   navigationViews: NavigationViewRepository;
+  invitations: InvitationRepository;
+  mailer: InvitationMailer;
+  /** how long invitations last when the inviter does not say (Zulip's INVITATION_LINK_VALIDITY_MINUTES) */
+  invitationValidityMinutes: number;
   events: EventPublisher<"identity">;
   bus: BusClient;
   presence: Presences;

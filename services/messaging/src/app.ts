@@ -18,11 +18,7 @@ import { addAlertWordsHandler } from "./handlers/add-alert-words";
 import { addReactionHandler } from "./handlers/add-reaction";
 import { archiveStreamHandler } from "./handlers/archive-stream";
 import { createChannelHandler } from "./handlers/create-channel";
-import {
-  addDefaultStreamHandler,
-  removeDefaultStreamHandler,
-  subscribeToDefaultStreamsHandler,
-} from "./handlers/default-streams";
+import { addDefaultStreamHandler, removeDefaultStreamHandler } from "./handlers/default-streams";
 import { deleteMessageHandler } from "./handlers/delete-message";
 import { deleteTopicHandler } from "./handlers/delete-topic";
 import { getConversationAudienceHandler } from "./handlers/get-conversation-audience";
@@ -46,6 +42,8 @@ import { removeAlertWordsHandler } from "./handlers/remove-alert-words";
 import { removeReactionHandler } from "./handlers/remove-reaction";
 import { renderMessageHandler } from "./handlers/render-message";
 import { sendMessageHandler } from "./handlers/send-message";
+import { setUpNewHumanUserHandler } from "./handlers/set-up-new-human-user";
+import { checkInvitationChannelsHandler } from "./handlers/invitations";
 import { subscribeHandler } from "./handlers/subscribe";
 import { unmuteUserHandler } from "./handlers/unmute-user";
 import { unsubscribeHandler } from "./handlers/unsubscribe";
@@ -143,9 +141,10 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.archiveStream, archiveStreamHandler(m))
     .handle(messaging.addDefaultStream, addDefaultStreamHandler(m))
     .handle(messaging.removeDefaultStream, removeDefaultStreamHandler(m))
-    .handle(messaging.subscribeToDefaultStreams, subscribeToDefaultStreamsHandler(m))
+    .handle(messaging.setUpNewHumanUser, setUpNewHumanUserHandler(m))
     .handle(messaging.getSubscriptions, getSubscriptionsHandler(m))
     .handle(messaging.subscribe, subscribeHandler(m))
+    .handle(messaging.checkInvitationChannels, checkInvitationChannelsHandler(m))
     .handle(messaging.unsubscribe, unsubscribeHandler(m))
     .handle(messaging.updateSubscriptions, updateSubscriptionsHandler(m))
     .handle(messaging.updateSubscriptionProperties, updateSubscriptionPropertiesHandler(m))

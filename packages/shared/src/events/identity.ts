@@ -214,3 +214,14 @@ export const navigationView = defineEvent(
     ]),
   ),
 );
+
+/**
+ * Zulip's invites_changed: the set of invitations changed; clients showing them
+ * fetch GET /invites again. Seen by administrators and the invitation's creator
+ * (Zulip's notify_invites_changed).
+ */
+export const invitesChanged = defineEvent(
+  "identity",
+  "invites_changed",
+  clientEventPayload(z.strictObject({ type: z.literal("invites_changed") })),
+);

@@ -26,6 +26,7 @@ export const PASS_THROUGH_EVENTS = [
   identityEvents.navigationView,
   identityEvents.userStatus,
   identityEvents.presence,
+  identityEvents.invitesChanged,
   messagingEvents.streamCreated,
   messagingEvents.streamUpdated,
   messagingEvents.streamDeleted,

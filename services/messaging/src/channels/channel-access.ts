@@ -7,6 +7,7 @@ import {
   type CallContext,
   type GroupMember,
   type GroupMembership,
+  type realmConfig,
 } from "@teamchat/shared";
 import type { Deps } from "../deps";
 import type { ChannelDoc } from "./channel.schema";
@@ -55,6 +56,23 @@ export const canReadHistory = (actor: Actor, ch: ChannelDoc, subscribed: boolean
  */
 export const canAdministerChannel = (actor: GroupMember, ch: ChannelDoc, groups: GroupMembership): boolean =>
   isAdmin(actor) || (!isGuest(actor) && groups.includes(groupSetting(ch, "can_administer_channel_group"), actor));
+
+/**
+ * Zulip's get_streams_to_which_user_cannot_add_subscribers, for channels the
+ * actor may read: the organization's can_add_subscribers_group may add to all
+ * of them; otherwise those who may administer the channel, or its
+ * can_add_subscribers_group, may. Never guests.
+ */
+export const canAddSubscribers = (
+  actor: Actor,
+  ch: ChannelDoc,
+  settings: realmConfig.RealmSettings,
+  groups: GroupMembership,
+): boolean =>
+  !isGuest(actor) &&
+  (groups.includes(settings.can_add_subscribers_group, actor) ||
+    canAdministerChannel(actor, ch, groups) ||
+    groups.includes(groupSetting(ch, "can_add_subscribers_group"), actor));
 
 /**
  * Zulip's access_stream_by_id: "Invalid channel ID" for missing, hidden and

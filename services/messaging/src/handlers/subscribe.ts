@@ -1,20 +1,15 @@
 import {
   badRequest,
-  isAdmin,
   isGuest,
   messaging,
   requireUser,
-  type Actor,
   type Handler,
   type HandlerContext,
   type ParamsOf,
   type ReplyOf,
-  type realmConfig,
-  type GroupMembership,
 } from "@teamchat/shared";
-import { canReadContent } from "../channels/channel-access";
+import { canAddSubscribers, canReadContent } from "../channels/channel-access";
 import type { ChannelDoc } from "../channels/channel.schema";
-import { groupSetting } from "../channels/channel-view";
 import { checkChannelName, checkChannelOptions, insertChannel } from "../channels/create-channels";
 import type { Deps } from "../deps";
 import { principalsToUsers } from "../subscriptions/principals";
@@ -30,24 +25,6 @@ const byUser = (pairs: SubscribedPair[]): Record<string, string[]> => {
 
 /** Zulip's check_color for a subscription's `color`. */
 const HEX_COLOR = /^#[a-fA-F0-9]{3,6}$/;
-
-/**
- * Zulip's get_streams_to_which_user_cannot_add_subscribers, for channels the
- * actor may read: the organization's can_add_subscribers_group may add to all
- * of them, administrators too; otherwise the channel's
- * can_administer_channel_group or can_add_subscribers_group decides. Never guests.
- */
-const canAddSubscribers = (
-  actor: Actor,
-  ch: ChannelDoc,
-  settings: realmConfig.RealmSettings,
-  groups: GroupMembership,
-): boolean =>
-  !isGuest(actor) &&
-  (groups.includes(settings.can_add_subscribers_group, actor) ||
-    isAdmin(actor) ||
-    groups.includes(groupSetting(ch, "can_administer_channel_group"), actor) ||
-    groups.includes(groupSetting(ch, "can_add_subscribers_group"), actor));
 
 /**
  * POST /users/me/subscriptions (Zulip's add_subscriptions_backend): subscribes

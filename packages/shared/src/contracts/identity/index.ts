@@ -4,6 +4,7 @@ export * from "./users";
 export * from "./user-groups";
 export * from "./accounts";
 export * from "./bots";
+export * from "./invites";
 export * from "./register";
 export * from "./navigation-views";
 export * from "./presence";

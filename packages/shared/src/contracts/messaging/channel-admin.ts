@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineContract, emptyReply } from "../../contract";
 import { CHANNEL_GROUP_SETTINGS, type ChannelGroupSetting } from "../../domain/groups";
-import { int, groupSettingValueUpdateSchema } from "../common";
+import { int, intList, groupSettingValueUpdateSchema } from "../common";
 
 const groupSettingUpdates = Object.fromEntries(
   CHANNEL_GROUP_SETTINGS.map((name) => [name, groupSettingValueUpdateSchema.optional()]),
@@ -55,12 +55,21 @@ export const removeDefaultStream = defineContract({
 });
 
 /**
- * Internal: identity asks this of messaging after creating a user, who joins
- * the organization's default channels (Zulip's do_create_user with
- * default_stream_groups). Safe to repeat.
+ * Internal: identity asks this of messaging after creating a person (POST
+ * /users, an accepted invitation; no acting user for the latter): Zulip's
+ * set_up_streams_for_new_human_user and process_new_human_user's referrer
+ * notice. The new user joins `stream_ids` (an invitation's channels, those
+ * still there), and the organization's default channels when
+ * `include_realm_default_subscriptions`; `referrer_id` is told by the
+ * Notification Bot that the invitation was accepted (null: nobody).
  */
-export const subscribeToDefaultStreams = defineContract({
-  subject: "messaging.default-channels.join",
-  params: z.object({ user_id: int }),
+export const setUpNewHumanUser = defineContract({
+  subject: "messaging.new-users.set-up",
+  params: z.object({
+    user_id: int,
+    stream_ids: intList,
+    include_realm_default_subscriptions: z.boolean(),
+    referrer_id: int.nullable(),
+  }),
   reply: emptyReply,
 });

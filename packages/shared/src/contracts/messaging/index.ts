@@ -9,4 +9,5 @@ export * from "./reactions";
 export * from "./subscriptions";
 export * from "./topics";
 export * from "./user-topics";
+export * from "./invitations";
 export * from "./register";

@@ -1,0 +1,159 @@
+import { randomBytes } from "node:crypto";
+import {
+  Role,
+  ZulipError,
+  badRequest,
+  identityEvents,
+  isAdmin,
+  isGuest,
+  isOwner,
+  messaging,
+  realmConfig,
+  requireUser,
+  type Actor,
+  type HandlerContext,
+  type RealmRef,
+  type RoleValue,
+  type identity,
+} from "@teamchat/shared";
+import type { Deps } from "../deps";
+import { accessGroupForUpdate } from "../user-groups/access";
+import type { RealmGroups } from "../user-groups/realm-groups";
+import type { InvitationDoc } from "./invitation.schema";
+
+const mustBeOwner = () => new ZulipError("UNAUTHORIZED_PRINCIPAL", "Must be an organization owner", 400);
+/** In the invitation views Zulip raises this as a plain JsonableError (BAD_REQUEST). */
+const mustBeAdministrator = () => badRequest("Must be an organization administrator");
+
+/**
+ * Zulip's check_role_based_permissions, bounded as the requirements say (E7):
+ * only owners invite owners, and nobody invites to a role above their own (so
+ * a moderator may invite moderators, as zulip.yaml's InviteRoleParameter says).
+ */
+export function checkRoleBasedPermissions(invitedAs: RoleValue, actor: Actor, { requireAdmin = false } = {}): void {
+  if (invitedAs === Role.OWNER && !isOwner(actor)) throw mustBeOwner();
+  if ((requireAdmin && !isAdmin(actor)) || invitedAs < actor.role) throw mustBeAdministrator();
+}
+
+/**
+ * Zulip's can_invite_users_by_email / can_create_multiuse_invite_to_realm: the
+ * organization's group setting, which never includes guests.
+ */
+export async function requireInvitePermission(
+  deps: Deps<"bus">,
+  realmGroups: RealmGroups,
+  actor: Actor,
+  setting: "can_invite_users_group" | "create_multiuse_invite_group",
+  ctx: HandlerContext,
+): Promise<void> {
+  const settings = await deps.bus.request(realmConfig.getRealmSettings, {}, ctx);
+  if (isGuest(actor) || !realmGroups.membership.includes(settings[setting], actor)) {
+    throw badRequest("Insufficient permission");
+  }
+}
+
+/** What an invitation gives besides its role, checked as Zulip's views do, in their order. */
+export interface InvitationTargets {
+  stream_ids: number[];
+  group_ids?: number[] | undefined;
+  welcome_message_custom_text: string | null;
+}
+
+/**
+ * Zulip's access_streams_for_invite (messaging owns channels and their
+ * can_add_subscribers_group: it checks), access_user_groups_for_invite (the
+ * groups' can_add_members_group) and the administrators-only custom welcome text.
+ */
+export async function checkInvitationTargets(
+  deps: Deps<"bus">,
+  realmGroups: RealmGroups,
+  p: InvitationTargets,
+  ctx: HandlerContext,
+): Promise<number[]> {
+  const { actor } = requireUser(ctx);
+  await deps.bus.request(messaging.checkInvitationChannels, { stream_ids: p.stream_ids }, ctx);
+  const groupIds = [...new Set(p.group_ids ?? [])];
+  for (const groupId of groupIds) {
+    await accessGroupForUpdate(deps, realmGroups, groupId, "can_add_members_group", ctx);
+  }
+  if (p.welcome_message_custom_text !== null && !isAdmin(actor)) throw mustBeAdministrator();
+  return groupIds;
+}
+
+/** When an invitation made now expires: null = never; omitted = the server's default. */
+export function expiryDate(minutes: number | null | undefined, defaultMinutes: number, now: Date): Date | null {
+  if (minutes === null) return null;
+  const validity = minutes ?? defaultMinutes;
+  // Zulip's create_confirmation_object takes any number of minutes; none or fewer would be expired already
+  if (validity <= 0) throw badRequest("Invalid invite_expires_in_minutes");
+  return new Date(now.getTime() + validity * 60_000);
+}
+
+export const isExpired = (invitation: InvitationDoc, now: Date): boolean =>
+  invitation.expiresAt !== null && invitation.expiresAt.getTime() <= now.getTime();
+
+/** Zulip's generate_key: 24 random characters, the confirmation link's key. */
+export const newConfirmationKey = (): string => randomBytes(12).toString("hex");
+
+/** Zulip's confirmation_url_for(INVITATION / MULTIUSE_INVITE): `<realm url>/join/<key>/`. */
+export const joinLink = (realm: Pick<RealmRef, "uri">, key: string): string => `${realm.uri}/join/${key}/`;
+
+const noSuchInvitation = () => badRequest("No such invitation");
+
+/**
+ * Zulip's access_invite_by_id / access_multiuse_invite_by_id: an invitation of
+ * the organization that is not used up; someone else's needs an administrator
+ * (an owner for an owner's invitation). A revoked link says so.
+ */
+export async function accessInvitationById(
+  deps: Deps<"invitations">,
+  ctx: HandlerContext,
+  isMultiuse: boolean,
+  inviteId: number,
+): Promise<InvitationDoc> {
+  const { realm, actor } = requireUser(ctx);
+  const invitation = await deps.invitations.byId(realm.id, isMultiuse, inviteId);
+  if (!invitation || invitation.status === "used" || (!isMultiuse && invitation.status === "revoked")) {
+    throw noSuchInvitation();
+  }
+  if (invitation.referrerId !== actor.userId) {
+    checkRoleBasedPermissions(invitation.invitedAs, actor, { requireAdmin: true });
+  }
+  if (invitation.status === "revoked") throw badRequest("Invitation has already been revoked");
+  return invitation;
+}
+
+/** Zulip's notify_invites_changed: to active administrators and the invitation's creator. */
+export async function publishInvitesChanged(
+  deps: Deps<"users" | "events">,
+  realmId: number,
+  referrerId: number,
+  ctx: Pick<HandlerContext, "requestId">,
+): Promise<void> {
+  const admins = (await deps.users.all(realmId)).filter((u) => u.isActive && !u.isBot && isAdmin(u));
+  const userIds = [...new Set([...admins.map((u) => u.userId), referrerId])].sort((a, b) => a - b);
+  deps.events.publish(
+    identityEvents.invitesChanged,
+    { realmId, userIds, event: { type: "invites_changed" } },
+    ctx.requestId,
+  );
+}
+
+/** Zulip's PreregistrationInviteData / MultiuseInviteData. */
+export function inviteView(invitation: InvitationDoc, realm: Pick<RealmRef, "uri">): identity.Invite {
+  const common = {
+    invited_by_user_id: invitation.referrerId,
+    invited: Math.floor(invitation.invitedAt.getTime() / 1000),
+    expiry_date: invitation.expiresAt ? Math.floor(invitation.expiresAt.getTime() / 1000) : null,
+    id: invitation.inviteId,
+    invited_as: invitation.invitedAs,
+  };
+  return invitation.isMultiuse
+    ? { ...common, link_url: joinLink(realm, invitation.key), is_multiuse: true }
+    : {
+        email: invitation.email!,
+        ...common,
+        is_multiuse: false,
+        notify_referrer_on_join: invitation.notifyReferrerOnJoin,
+      };
+}
