@@ -28,6 +28,7 @@ export const MESSAGE_FIELDS = [
   "renderedContent",
   "timestamp",
   "client",
+  "reactions",
 ] as const;
 export const USER_MESSAGE_FIELDS = ["_id", "realmId", "userId", "messageId", "flags", "unread", "marked"] as const;
 
@@ -125,6 +126,7 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
           // one message a minute up to now
           timestamp: now - (plan.count - n + 1) * 60,
           client: "API",
+          reactions: [],
         });
         for (const userId of receivers) {
           rows.push(userMessageRow(template.realmId as number, userId, messageId, plan.flags(userId, n)));
