@@ -8,6 +8,7 @@ export * from "./domain";
 export * from "./errors";
 export * from "./ids";
 export * from "./event-cache";
+export * from "./event-keyed-cache";
 export * from "./events";
 export * from "./group-settings";
 export * from "./logger";

@@ -1,5 +1,13 @@
 import { join } from "node:path";
-import { IdAllocator, identity, registerStateHandler, type RunningService, type ServiceDeps } from "@teamchat/shared";
+import {
+  EventKeyedCache,
+  IdAllocator,
+  identity,
+  identityEvents,
+  registerStateHandler,
+  type RunningService,
+  type ServiceDeps,
+} from "@teamchat/shared";
 import { ApiKeyRepository } from "./api-keys/api-key.repository";
 import { botsState } from "./bots/bots.state";
 import type { IdentityDeps } from "./deps";
@@ -68,6 +76,10 @@ import { sendInvitesHandler } from "./handlers/send-invites";
 import { InvitationRepository } from "./invitations/invitation.repository";
 import { FileInvitationMailer } from "./invitations/mail";
 
+/** Cached over all organizations; the least recently used are dropped beyond these. */
+const MAX_CACHED_GROUPS = 50_000;
+const MAX_CACHED_VIEWS = 50_000;
+
 /** Composition root: real connections in, a serving bus endpoint out. */
 export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<RunningService> {
   const ids = new IdAllocator(deps.db);
@@ -78,10 +90,21 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
   const id: IdentityDeps = {
     users: directory,
     groups: new UserGroupRepository(deps.db, ids),
+    groupLists: new EventKeyedCache(deps.nc, deps.log, identityEvents.userGroup, ({ realmId }) => [`${realmId}`], {
+      maxWeight: MAX_CACHED_GROUPS,
+      weigh: (groups) => groups.length + 1,
+    }),
     keys: new ApiKeyRepository(deps.db),
     attempts: new LoginAttemptRepository(deps.db),
     userDefaults: new RealmUserDefaults(userDefaults, deps.events, deps.nc, deps.log),
     navigationViews: new NavigationViewRepository(deps.db, ids),
+    viewLists: new EventKeyedCache(
+      deps.nc,
+      deps.log,
+      identityEvents.navigationView,
+      ({ realmId, userIds }) => (userIds === "all" ? [] : userIds.map((u) => `${realmId}:${u}`)),
+      { maxWeight: MAX_CACHED_VIEWS, weigh: (views) => views.length + 1 },
+    ),
     invitations: new InvitationRepository(deps.db, ids),
     // the development transport; another InvitationMailer (SMTP) plugs in here
     mailer: new FileInvitationMailer(
@@ -170,6 +193,8 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     );
   return {
     stop: () => {
+      id.groupLists.stop();
+      id.viewLists.stop();
       id.users.stop();
       id.userDefaults.stop();
       presenceStore.stop();

@@ -1,22 +1,28 @@
-import type { BusClient, EventPublisher } from "@teamchat/shared";
+import type { BusClient, EventKeyedCache, EventPublisher, identityEvents } from "@teamchat/shared";
 import type { ApiKeyRepository } from "./api-keys/api-key.repository";
 import type { InvitationRepository } from "./invitations/invitation.repository";
 import type { InvitationMailer } from "./invitations/mail";
 import type { LoginAttemptRepository } from "./login-attempts/login-attempt.repository";
 import type { RealmUserDefaults } from "./user-defaults/realm-user-defaults";
+import type { NavigationViewDoc } from "./navigation-views/navigation-view.schema";
 import type { NavigationViewRepository } from "./navigation-views/navigation-view.repository";
 import type { Presences } from "./presence/presences";
 import type { UserGroupRepository } from "./user-groups/user-group.repository";
+import type { UserGroupDoc } from "./user-groups/user-group.schema";
 import type { UserDirectory } from "./users/user-directory";
 
 /** Everything identity's handlers may use; each takes only its own `Deps<...>` of it, so its signature says what it touches. */
 export interface IdentityDeps {
   users: UserDirectory;
   groups: UserGroupRepository;
+  /** each organization's stored groups, for register (dropped on user_group events) */
+  groupLists: EventKeyedCache<UserGroupDoc[], typeof identityEvents.userGroup.payload>;
   keys: ApiKeyRepository;
   attempts: LoginAttemptRepository;
   userDefaults: RealmUserDefaults;
   navigationViews: NavigationViewRepository;
+  /** each user's views, for register (dropped on navigation_view events) */
+  viewLists: EventKeyedCache<NavigationViewDoc[], typeof identityEvents.navigationView.payload>;
   invitations: InvitationRepository;
   mailer: InvitationMailer;
   /** how long invitations last when the inviter does not say (Zulip's INVITATION_LINK_VALIDITY_MINUTES) */

@@ -39,6 +39,7 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
   const fieldList = new ProfileFieldList(fields, deps.nc, deps.log);
   const hosts = new RealmHosts(deps.config);
   const userGroups = new UserGroupMemberships(deps.nc, deps.bus, deps.log);
+  const folderState = channelFoldersState(folders, deps.nc, deps.log);
   // every instance forgets an organization's record when its settings change (no queue group)
   const realmChanges = subscribeEvent(
     deps.nc,
@@ -67,13 +68,14 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
         realmState(realms, deps.config),
         profileFieldsState(fieldList),
         ...unconfiguredStates,
-        channelFoldersState(folders),
+        folderState.provider,
       ]),
     );
   return {
     stop: () => {
       realmChanges.unsubscribe();
       userGroups.stop();
+      folderState.stop();
       return fieldList.stop();
     },
   };

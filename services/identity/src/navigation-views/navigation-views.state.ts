@@ -2,10 +2,16 @@ import { identity, provideState, requireUser, type StateProvider } from "@teamch
 import type { Deps } from "../deps";
 import { toNavigationView } from "./navigation-view-rules";
 
-/** register's navigation_views: the caller's views, as GET /navigation_views lists them. */
-export const navigationViewsState = ({ navigationViews }: Deps<"navigationViews">): StateProvider[] => [
+/** register's navigation_views: the caller's views, as GET /navigation_views lists them, from memory (every register reads them). */
+export const navigationViewsState = ({
+  navigationViews,
+  viewLists,
+}: Deps<"navigationViews" | "viewLists">): StateProvider[] => [
   provideState(identity.navigationViewsState, async (_params, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    return { navigation_views: (await navigationViews.ofUser(realm.id, actor.userId)).map(toNavigationView) };
+    const views = await viewLists.get(`${realm.id}:${actor.userId}`, () =>
+      navigationViews.ofUser(realm.id, actor.userId),
+    );
+    return { navigation_views: views.map(toNavigationView) };
   }),
 ];

@@ -1,11 +1,30 @@
-import { provideState, realmConfig, requireRealm } from "@teamchat/shared";
+import type { NatsConnection } from "@nats-io/transport-node";
+import type { Logger } from "pino";
+import { EventKeyedCache, provideState, realmConfig, realmConfigEvents, requireRealm } from "@teamchat/shared";
 import { channelFolderView } from "./channel-folder-view";
 import type { ChannelFolderRepository } from "./channel-folder.repository";
+import type { ChannelFolderDoc } from "./channel-folder.schema";
 
-/** register's channel_folders: archived ones too, as Zulip sends them to users (clients hide those themselves). */
-export const channelFoldersState = (folders: ChannelFolderRepository) =>
-  provideState(realmConfig.channelFoldersPart, async (_params, ctx) => ({
-    channel_folders: (await folders.inDisplayOrder(requireRealm(ctx).id, { includeArchived: true })).map(
-      channelFolderView,
-    ),
-  }));
+/** Folders kept over all organizations; the least recently used organizations are dropped beyond it. */
+const MAX_CACHED_FOLDERS = 20_000;
+
+/**
+ * register's channel_folders: archived ones too, as Zulip sends them to users
+ * (clients hide those themselves); from memory, as every register reads them,
+ * dropped on the channel_folder events every change publishes.
+ */
+export function channelFoldersState(folders: ChannelFolderRepository, nc: NatsConnection, log: Logger) {
+  const lists = new EventKeyedCache<ChannelFolderDoc[], typeof realmConfigEvents.channelFolder.payload>(
+    nc,
+    log,
+    realmConfigEvents.channelFolder,
+    ({ realmId }) => [`${realmId}`],
+    { maxWeight: MAX_CACHED_FOLDERS, weigh: (list) => list.length + 1 },
+  );
+  const provider = provideState(realmConfig.channelFoldersPart, async (_params, ctx) => {
+    const realmId = requireRealm(ctx).id;
+    const list = await lists.get(`${realmId}`, () => folders.inDisplayOrder(realmId, { includeArchived: true }));
+    return { channel_folders: list.map(channelFolderView) };
+  });
+  return { provider, stop: () => lists.stop() };
+}

@@ -1,0 +1,36 @@
+import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { Logger } from "pino";
+import type { z } from "zod";
+import { EventCache, type EventCacheOptions } from "./event-cache";
+import { subscribeEvent, type EventDefinition } from "./events/define";
+
+/**
+ * Reads that nearly every POST /register repeats (an organization's groups or
+ * channel folders, a user's navigation views), kept by every instance and
+ * dropped when the event of their writes names them: the writer publishes it
+ * before replying (see EventCache for why that keeps read-your-writes).
+ */
+export class EventKeyedCache<V, P extends z.ZodType> {
+  private readonly cache: EventCache<V>;
+  private readonly sub: Subscription;
+
+  constructor(
+    nc: NatsConnection,
+    log: Logger,
+    def: EventDefinition<P>,
+    /** the keys an event's payload makes stale */
+    staleKeys: (payload: z.output<P>) => string[],
+    opts: EventCacheOptions<V>,
+  ) {
+    this.cache = new EventCache(nc, opts);
+    this.sub = subscribeEvent(nc, def, (payload) => staleKeys(payload).forEach((k) => this.cache.drop(k)), { log });
+  }
+
+  get(key: string, load: () => Promise<V>): Promise<V> {
+    return this.cache.get(key, load);
+  }
+
+  stop(): void {
+    this.sub.unsubscribe();
+  }
+}
