@@ -83,17 +83,20 @@ function runLoud(cmd: string, args: string[], opts: ProgressOptions): number {
   return spawnSync(cmd, args, { stdio: ["ignore", "inherit", "inherit"] }).status ?? 1;
 }
 
+/** A command on PATH, else Debian's package that has it (root + apt-get); undefined when neither works. */
+export function ensureDebianCommand(cmd: string, pkg: string, opts: ProgressOptions): string | undefined {
+  const found = which(cmd);
+  if (found || process.getuid?.() !== 0 || !which("apt-get")) return found;
+  say(opts, `${cmd} not found: installing Debian's ${pkg} package...`);
+  runLoud("apt-get", ["update", "-qq"], opts);
+  runLoud("apt-get", ["install", "-y", "-qq", pkg], opts);
+  return which(cmd);
+}
+
 /** nats-server on PATH, else Debian's package (root + apt-get), else built from the Go module proxy. */
 export function ensureNatsServer(opts: InfraOptions): string {
-  const found = which("nats-server");
+  const found = ensureDebianCommand("nats-server", "nats-server", opts);
   if (found) return found;
-  say(opts, "nats-server not found: installing Debian's nats-server package...");
-  if (process.getuid?.() === 0 && which("apt-get")) {
-    runLoud("apt-get", ["update", "-qq"], opts);
-    if (runLoud("apt-get", ["install", "-y", "-qq", "nats-server"], opts) === 0 && which("nats-server")) {
-      return which("nats-server")!;
-    }
-  }
   if (which("go")) {
     say(opts, "building nats-server from the Go module proxy into the tool cache...");
     const r = spawnSync("go", ["install", "github.com/nats-io/nats-server/v2@v2.10.29"], {
@@ -118,6 +121,8 @@ export interface PythonVenvSpec {
   pythonMinors: [number, number];
   /** what the user can do instead when nothing can be installed, e.g. "set MONGO_URL" */
   otherwise?: string;
+  /** a pyenv version (e.g. "3.10") to build when no python in range is found (slow: first run only) */
+  pyenvVersion?: string;
 }
 
 /** Whether the venv holds exactly the pinned packages (pip writes each dist-info once its install is complete). */
@@ -125,15 +130,31 @@ function venvComplete(spec: PythonVenvSpec): boolean {
   const libDir = join(spec.dir, "lib");
   if (!existsSync(join(spec.dir, "bin", "python")) || !existsSync(libDir)) return false;
   const sitePackages = readdirSync(libDir).map((py) => join(libDir, py, "site-packages"));
+  // a dist-info directory spells the name with "_" for "-" (zulip-term==0.7.0: zulip_term-0.7.0.dist-info)
+  const distInfo = (pin: string) => {
+    const [name, version] = pin.split("==");
+    return `${name!.replace(/-/g, "_")}-${version}.dist-info`;
+  };
   return spec.packages.every((pin) =>
-    sitePackages.some((dir) => existsSync(join(dir, `${pin.replace("==", "-")}.dist-info`))),
+    sitePackages.some(
+      (dir) => existsSync(join(dir, distInfo(pin))) || existsSync(join(dir, `${pin.replace("==", "-")}.dist-info`)),
+    ),
   );
 }
 
-/** The first python3 whose minor version is within `[min, max]` (the versions the packages ship wheels for). */
+/** pyenv's root, where it keeps the Pythons it built (versions/<version>/bin). */
+const PYENV_ROOT = process.env.PYENV_ROOT ?? join(homedir(), ".pyenv");
+
+/**
+ * The first python3 whose minor version is within `[min, max]` (the versions the
+ * packages ship wheels for or run on): on PATH, then those pyenv built.
+ */
 function findPython([min, max]: [number, number]): string | undefined {
   const candidates = ["python3"];
   for (let minor = max; minor >= min; minor--) candidates.push(`python3.${minor}`);
+  const pyenvVersions = existsSync(join(PYENV_ROOT, "versions")) ? readdirSync(join(PYENV_ROOT, "versions")) : [];
+  for (const version of pyenvVersions.sort().reverse())
+    candidates.push(join(PYENV_ROOT, "versions", version, "bin", "python3"));
   for (const cmd of candidates) {
     const r = spawnSync(cmd, ["-c", "import sys; print(sys.version_info[0] * 100 + sys.version_info[1])"], {
       encoding: "utf8",
@@ -174,10 +195,18 @@ export function ensurePythonVenv(spec: PythonVenvSpec, opts: ProgressOptions): s
   if (venvComplete(spec)) return spec.dir;
   const [min, max] = spec.pythonMinors;
   const orElse = spec.otherwise ? ` or ${spec.otherwise}` : "";
-  const python = findPython(spec.pythonMinors);
+  let python = findPython(spec.pythonMinors);
+  if (!python && spec.pyenvVersion && which("pyenv")) {
+    say(
+      opts,
+      `no Python 3.${min}-3.${max} found: building Python ${spec.pyenvVersion} with pyenv (first run only, minutes)...`,
+    );
+    runLoud("pyenv", ["install", "--skip-existing", spec.pyenvVersion], opts);
+    python = findPython(spec.pythonMinors);
+  }
   if (!python) {
     throw new ProvisionError(
-      `${spec.what} needs Python 3.${min}-3.${max}, which was not found: install python3 (3.${min}-3.${max})${orElse}`,
+      `${spec.what} needs Python 3.${min}-3.${max}, which was not found: install python3 (3.${min}-3.${max}), e.g. \`pyenv install 3.${min}\`${orElse}`,
     );
   }
   say(opts, `installing ${spec.what}, ${spec.packages.join(" ")}, into ${spec.dir} (first run only, ~10-30 s)...`);

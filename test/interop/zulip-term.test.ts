@@ -1,0 +1,95 @@
+/**
+ * The terminal client zulip-term 0.7, unmodified, in tmux (its screen read
+ * with capture-pane): it starts against the server, its presence loop reports
+ * the user active, it lists the other users, and a message sent meanwhile
+ * shows up live. It needs Python 3.10: found on PATH or among pyenv's builds,
+ * else built with pyenv (first run only); zulip-term goes into a venv in the
+ * tool cache, tmux comes from Debian's package when missing.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ok } from "@teamchat/shared/src/testing/api";
+import { ensureDebianCommand, ensurePythonVenv, TOOL_CACHE, type PythonVenvSpec } from "../../scripts/lib/infra";
+import type { TestUser } from "../support/organization";
+import { startSystem, type TestSystem } from "../support/system";
+
+const ZULIP_TERM: PythonVenvSpec = {
+  what: "the terminal client zulip-term (for its interop test)",
+  dir: join(TOOL_CACHE, "zulip-term-venv"),
+  packages: ["zulip-term==0.7.0"],
+  // zulip-term 0.7.0 runs on Python 3.10 (its pinned dependencies do not install on later ones)
+  pythonMinors: [10, 10],
+  pyenvVersion: "3.10",
+};
+const SESSION = `zulip-term-test-${process.pid}`;
+
+let sys: TestSystem;
+let alice: TestUser, bob: TestUser;
+let workDir: string;
+let tmux: string;
+
+const screen = (): string => spawnSync(tmux, ["capture-pane", "-p", "-t", SESSION], { encoding: "utf8" }).stdout ?? "";
+
+/** Polls the screen until `done` holds; fails with the screen (and any traceback zulip-term logged) after `ms`. */
+async function untilScreen(done: (text: string) => boolean, ms = 30_000): Promise<string> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const text = screen();
+    if (done(text)) return text;
+    if (Date.now() > deadline) {
+      const traceback = join(workDir, "zulip-terminal-tracebacks.log");
+      const logged = existsSync(traceback) ? readFileSync(traceback, "utf8") : "(no traceback logged)";
+      throw new Error(`zulip-term's screen never matched:\n${text}\n${logged}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+beforeAll(async () => {
+  const venv = ensurePythonVenv(ZULIP_TERM, {});
+  const found = ensureDebianCommand("tmux", "tmux", {});
+  if (!found) throw new Error("tmux is needed to drive zulip-term: install tmux");
+  tmux = found;
+  sys = await startSystem();
+  [alice, bob] = [await sys.makeUser("alice", 400, "Alice Term"), await sys.makeUser("bob", 400, "Bob Peer")];
+  ok(await sys.api(alice).post("/channels/create", { name: "terminal", subscribers: [alice.userId, bob.userId] }));
+  // Bob is online, as his client would report
+  ok(await sys.api(bob).post("/users/me/presence", { status: "active", new_user_input: true }));
+
+  workDir = mkdtempSync(join(tmpdir(), "zulip-term-"));
+  const zuliprc = join(workDir, "zuliprc");
+  // zulip-term refuses a zuliprc others may read
+  writeFileSync(zuliprc, `[api]\nemail=${alice.email}\nkey=${alice.apiKey}\nsite=${sys.baseUrl}\n`, { mode: 0o600 });
+  // if zulip-term exits, its last words stay on the screen for the failure message
+  const command = `${join(venv, "bin", "zulip-term")} -c ${zuliprc}; echo "zulip-term exited: $?"; sleep 600`;
+  const started = spawnSync(
+    tmux,
+    ["new-session", "-d", "-s", SESSION, "-x", "160", "-y", "45", "-c", workDir, "sh", "-c", command],
+    { encoding: "utf8" },
+  );
+  if (started.status !== 0) throw new Error(`tmux could not start zulip-term: ${started.stderr}`);
+}, 900_000);
+
+afterAll(async () => {
+  if (tmux) spawnSync(tmux, ["kill-session", "-t", SESSION]);
+  await sys?.stop();
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
+});
+
+it("starts, reports its user active through its presence loop, and lists the others online", async () => {
+  const text = await untilScreen((t) => t.includes("Alice Term") && t.includes("Bob Peer"));
+  expect(text).toContain("# terminal");
+  const presence = ok(await sys.api(bob).get("/realm/presence")).presences as Record<string, Record<string, unknown>>;
+  expect(presence[alice.email]).toMatchObject({ aggregated: { status: "active" } });
+  expect(existsSync(join(workDir, "zulip-terminal-tracebacks.log"))).toBe(false);
+});
+
+it("shows a message sent by another user as it arrives", async () => {
+  ok(
+    await sys.api(bob).post("/messages", { type: "stream", to: "terminal", topic: "live", content: "hello terminal" }),
+  );
+  const text = await untilScreen((t) => t.includes("hello terminal"));
+  expect(text).toContain("live");
+});
