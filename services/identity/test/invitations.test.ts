@@ -519,6 +519,21 @@ describe("accepting an invitation (POST /teamchat/invitations/accept)", () => {
     ]);
   });
 
+  it("revokes a user's invitations when the user is deactivated (Zulip's revoke_invites_generated_by_user)", async () => {
+    const leaving = await org.makeUser("leaving", Role.MEMBER);
+    await send(leaving, { invitee_emails: "orphan@example.org" });
+    expect((await invites()).map((i) => i.email)).toContain("orphan@example.org");
+    const events = await EventReader.register(org.api(admin), { event_types: ["invites_changed"] });
+    await org.call(identity.deactivateUser, { user_id: leaving.userId }, org.owner);
+    expect((await invites()).map((i) => i.email)).not.toContain("orphan@example.org");
+    expect(await events.until((es) => es.length === 1)).toEqual([{ id: expect.any(Number), type: "invites_changed" }]);
+    const [mail] = await mailsTo("orphan@example.org");
+    await expectZulipError(
+      accept(mail!.link, "Orphan"),
+      badRequestError("The confirmation link has expired or been deactivated."),
+    );
+  });
+
   it("refuses unknown and expired links", async () => {
     await expectZulipError(
       accept("0123456789abcdef01234567", "Nobody"),

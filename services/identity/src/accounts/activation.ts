@@ -1,6 +1,7 @@
 import { identityEvents, type RealmRef } from "@teamchat/shared";
 import { botAdministrators } from "../bots/bot-permissions";
 import type { Deps } from "../deps";
+import { publishInvitesChanged } from "../invitations/access";
 import { personUpdated } from "../users/events";
 import type { UserDoc } from "../users/user.schema";
 
@@ -13,7 +14,7 @@ type ActivationDeps = Deps<"users" | "events">;
  * request with them is refused whichever gateway takes it. Messages stay.
  */
 export async function deactivateUser(
-  deps: ActivationDeps,
+  deps: ActivationDeps & Deps<"invitations">,
   realm: RealmRef,
   user: UserDoc,
   requestId: string | undefined,
@@ -24,6 +25,10 @@ export async function deactivateUser(
     for (const bot of bots) await deactivateUser(deps, realm, bot, requestId);
   }
   await setActive(deps, realm, user, false, requestId);
+  // Zulip's revoke_invites_generated_by_user: a deactivated user's invitations can no longer be accepted
+  if (await deps.invitations.revokeFrom(realm.id, user.userId)) {
+    await publishInvitesChanged(deps, realm.id, user.userId, requestId);
+  }
 }
 
 /** Zulip's do_reactivate_user (what is specific to bots, e.g. their owner, is the caller's). */

@@ -74,7 +74,7 @@ export const acceptInvitationHandler =
       );
     }
 
-    await publishInvitesChanged(deps, realm.id, invitation.referrerId, ctx);
+    await publishInvitesChanged(deps, realm.id, invitation.referrerId, ctx.requestId);
     ctx.log.info({ userId: user.userId, inviteId: invitation.inviteId }, "invitation accepted");
     return {
       user_id: user.userId,

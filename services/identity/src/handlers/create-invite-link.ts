@@ -45,6 +45,6 @@ export const createInviteLinkHandler =
       expiresAt: expiryDate(p.invite_expires_in_minutes, deps.invitationValidityMinutes, now),
       lastSentAt: null,
     });
-    await publishInvitesChanged(deps, realm.id, actor.userId, ctx);
+    await publishInvitesChanged(deps, realm.id, actor.userId, ctx.requestId);
     return { invite_link: joinLink(realm, invitation.key) };
   };

@@ -5,7 +5,7 @@ import type { Deps } from "../deps";
 
 /** DELETE /bots/{bot_id} (Zulip's deactivate_bot_backend): the bot's owner or an administrator. */
 export const deactivateBotHandler =
-  (deps: Deps<"users" | "events">): Handler<typeof identity.deactivateBot> =>
+  (deps: Deps<"users" | "events" | "invitations">): Handler<typeof identity.deactivateBot> =>
   async ({ bot_id }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const bot = await accessBotById(deps.users, realm, actor, bot_id);

@@ -14,7 +14,7 @@ const cannotDeactivateLast = (isLastOwner: boolean) => {
 
 /** DELETE /users/me (Zulip's deactivate_user_own_backend): neither the only active user nor the only owner. */
 export const deactivateOwnUserHandler =
-  (deps: Deps<"users" | "events">): Handler<typeof identity.deactivateOwnUser> =>
+  (deps: Deps<"users" | "events" | "invitations">): Handler<typeof identity.deactivateOwnUser> =>
   async (_params, ctx) => {
     const { realm } = requireUser(ctx);
     const me = await caller(deps.users, ctx);

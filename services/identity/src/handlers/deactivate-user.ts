@@ -11,7 +11,7 @@ import { accessUserById } from "../users/access";
  * deactivation_notification_comment is given; this server sends no mail.
  */
 export const deactivateUserHandler =
-  (deps: Deps<"users" | "events">): Handler<typeof identity.deactivateUser> =>
+  (deps: Deps<"users" | "events" | "invitations">): Handler<typeof identity.deactivateUser> =>
   async ({ user_id }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const target = await accessUserById(deps.users, realm, user_id);

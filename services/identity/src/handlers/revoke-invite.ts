@@ -11,7 +11,7 @@ async function revoke(deps: RevokeDeps, ctx: HandlerContext, isMultiuse: boolean
   requireMemberOrAdmin(actor);
   const invitation = await accessInvitationById(deps, ctx, isMultiuse, inviteId);
   await deps.invitations.end(realm.id, isMultiuse, inviteId, "revoked");
-  await publishInvitesChanged(deps, realm.id, invitation.referrerId, ctx);
+  await publishInvitesChanged(deps, realm.id, invitation.referrerId, ctx.requestId);
 }
 
 /** DELETE /invites/{invite_id}. */

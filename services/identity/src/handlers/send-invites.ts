@@ -94,7 +94,7 @@ export const sendInvitesHandler =
       });
       await sendInvitationMail(deps, realm, invitation, actor, now);
     }
-    await publishInvitesChanged(deps, realm.id, actor.userId, ctx);
+    await publishInvitesChanged(deps, realm.id, actor.userId, ctx.requestId);
     if (skipped.length > 0) {
       throw invitationFailed(
         "Some of those addresses are already using Zulip, so we didn't send them an invitation. We did send invitations to everyone else!",

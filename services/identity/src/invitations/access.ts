@@ -128,14 +128,14 @@ export async function publishInvitesChanged(
   deps: Deps<"users" | "events">,
   realmId: number,
   referrerId: number,
-  ctx: Pick<HandlerContext, "requestId">,
+  requestId: string | undefined,
 ): Promise<void> {
   const admins = (await deps.users.all(realmId)).filter((u) => u.isActive && !u.isBot && isAdmin(u));
   const userIds = [...new Set([...admins.map((u) => u.userId), referrerId])].sort((a, b) => a - b);
   deps.events.publish(
     identityEvents.invitesChanged,
     { realmId, userIds, event: { type: "invites_changed" } },
-    ctx.requestId,
+    requestId,
   );
 }
 

@@ -56,6 +56,11 @@ export class InvitationRepository extends TenantRepository<InvitationDoc> {
     return (await this.updateOne(realmId, { isMultiuse, inviteId, status: "active" }, { $set: { status } })) === 1;
   }
 
+  /** Revokes every active invitation a user made (Zulip's revoke_invites_generated_by_user); how many. */
+  async revokeFrom(realmId: number, referrerId: number): Promise<number> {
+    return this.updateMany(realmId, { referrerId, status: "active" }, { $set: { status: "revoked" } });
+  }
+
   /** Revokes the address's other active email invitations (Zulip does when an account is created for it). */
   async revokeOthersFor(realmId: number, emailKey: string): Promise<void> {
     await this.updateMany(realmId, { isMultiuse: false, emailKey, status: "active" }, { $set: { status: "revoked" } });
