@@ -128,6 +128,10 @@ const MAX_CACHED_GROUPS = 50_000;
  * first use and forgotten by every instance on each `user_group` event, which
  * identity publishes before it replies (see EventCache).
  */
+/** Whether a setting's value is the group, or an anonymous group with it as a direct subgroup. */
+export const groupSettingUses = (value: GroupSettingValue, groupId: number): boolean =>
+  typeof value === "number" ? value === groupId : value.direct_subgroups.includes(groupId);
+
 /** Zulip's access_user_group_for_setting's existence check: every group a setting value names exists. */
 export function checkGroupsExist(groups: GroupMembership, value: GroupSettingValue): void {
   if (typeof value === "number" && !groups.exists(value)) throw badRequest("Invalid user group");

@@ -164,3 +164,23 @@ describe("channel administration, subscriptions and deletion with user groups", 
     );
   });
 });
+
+it("a user group a channel's setting uses cannot be deactivated (CANNOT_DEACTIVATE_GROUP_IN_USE names the channel)", async () => {
+  const posters = await createGroup("posters", { members: [alice.userId] });
+  const channel = await createChannel(org, org.owner, "guarded", [org.owner.userId, alice.userId], {
+    can_send_message_group: posters,
+    can_delete_any_message_group: { direct_members: [bob.userId], direct_subgroups: [posters] },
+  });
+  const res = await org.api(org.owner).post(`/user_groups/${posters}/deactivate`, {});
+  expect(res.status).toBe(400);
+  expect(res.body).toEqual({
+    result: "error",
+    code: "CANNOT_DEACTIVATE_GROUP_IN_USE",
+    msg: "Cannot deactivate user group in use.",
+    objections: [
+      { type: "channel", channel_id: channel, settings: ["can_delete_any_message_group", "can_send_message_group"] },
+    ],
+  });
+  // nothing changed: the group still grants posting
+  await send(alice, "guarded");
+});

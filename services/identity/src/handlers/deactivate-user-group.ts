@@ -2,9 +2,10 @@ import {
   REALM_GROUP_SETTING_DEFAULTS,
   USER_GROUP_SETTINGS,
   ZulipError,
+  groupSettingUses,
+  messaging,
   realmConfig,
   requireUser,
-  type GroupSettingValue,
   type Handler,
   type identity,
 } from "@teamchat/shared";
@@ -12,20 +13,17 @@ import type { Deps } from "../deps";
 import { accessGroupForUpdate, loadRealmGroups } from "../user-groups/access";
 import { publishUserGroupEvent } from "../user-groups/events";
 
-/** Whether a setting's value is the group, or an anonymous group with it as a direct subgroup. */
-const uses = (value: GroupSettingValue, groupId: number): boolean =>
-  typeof value === "number" ? value === groupId : value.direct_subgroups.includes(groupId);
-
 type Objection =
   | { type: "subgroup"; supergroup_ids: number[] }
   | { type: "user_group"; group_id: number; settings: string[] }
-  | { type: "realm"; settings: string[] };
+  | { type: "realm"; settings: string[] }
+  | { type: "channel"; channel_id: number; settings: string[] };
 
 /**
  * POST /user_groups/{id}/deactivate (Zulip's deactivate_user_group and
  * access_user_group_for_deactivation): refused with
  * CANNOT_DEACTIVATE_GROUP_IN_USE while an active group has it as a subgroup or
- * a group's or the organization's setting uses it.
+ * a group's, the organization's or a channel's setting uses it.
  */
 export const deactivateUserGroupHandler =
   (deps: Deps<"groups" | "users" | "events" | "bus">): Handler<typeof identity.deactivateUserGroup> =>
@@ -39,14 +37,17 @@ export const deactivateUserGroupHandler =
     const supergroupIds = active.filter((g) => g.subgroups.includes(id)).map((g) => g.groupId);
     if (supergroupIds.length > 0) objections.push({ type: "subgroup", supergroup_ids: supergroupIds });
     for (const group of active) {
-      const settings = USER_GROUP_SETTINGS.filter((s) => uses(group.settings[s], id));
+      const settings = USER_GROUP_SETTINGS.filter((s) => groupSettingUses(group.settings[s], id));
       if (settings.length > 0) objections.push({ type: "user_group", group_id: group.groupId, settings });
     }
     const realmSettings = await deps.bus.request(realmConfig.getRealmSettings, {}, ctx);
     const usedByRealm = (
       Object.keys(REALM_GROUP_SETTING_DEFAULTS) as Array<keyof typeof REALM_GROUP_SETTING_DEFAULTS>
-    ).filter((s) => uses(realmSettings[s], id));
+    ).filter((s) => groupSettingUses(realmSettings[s], id));
     if (usedByRealm.length > 0) objections.push({ type: "realm", settings: usedByRealm });
+    // channels' settings belong to messaging
+    const { channels } = await deps.bus.request(messaging.channelsUsingGroup, { group_id: id }, ctx);
+    objections.push(...channels.map((c) => ({ type: "channel" as const, ...c })));
     if (objections.length > 0) {
       throw new ZulipError("CANNOT_DEACTIVATE_GROUP_IN_USE", "Cannot deactivate user group in use.", 400, {
         objections,
