@@ -103,6 +103,10 @@ export const missingArgument = (varName: string): ZulipError =>
 export const mustBeAdmin = (): ZulipError =>
   new ZulipError("UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator", 400);
 
+/** Likewise for owners' refusals. */
+export const mustBeOwner = (): ZulipError =>
+  new ZulipError("UNAUTHORIZED_PRINCIPAL", "Must be an organization owner", 400);
+
 export const unauthorized = (msg = "Not logged in: API authentication or user session required") =>
   new ZulipError("UNAUTHORIZED", msg, 401);
 

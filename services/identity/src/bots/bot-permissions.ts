@@ -1,5 +1,4 @@
 import {
-  ZulipError,
   badRequest,
   identity,
   isAdmin,
@@ -8,6 +7,7 @@ import {
   type Actor,
   type HandlerContext,
   type RealmRef,
+  mustBeOwner,
 } from "@teamchat/shared";
 import type { Deps } from "../deps";
 import { loadRealmGroups } from "../user-groups/access";
@@ -58,7 +58,7 @@ export async function accessBotById(
   if (!bot?.isBot) throw badRequest("No such bot");
   if (!canAdminUser(actor, bot)) throw badRequest("Insufficient permission");
   if (bot.canCreateUsers && !isOwner(actor)) {
-    throw new ZulipError("UNAUTHORIZED_PRINCIPAL", "Must be an organization owner", 400);
+    throw mustBeOwner();
   }
   return bot;
 }

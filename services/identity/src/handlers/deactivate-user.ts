@@ -1,4 +1,4 @@
-import { Role, ZulipError, badRequest, identity, isOwner, requireUser, type Handler } from "@teamchat/shared";
+import { Role, badRequest, identity, isOwner, requireUser, type Handler, mustBeOwner } from "@teamchat/shared";
 import { deactivateUser } from "../accounts/activation";
 import { canAdminUser } from "../bots/bot-permissions";
 import type { Deps } from "../deps";
@@ -19,7 +19,7 @@ export const deactivateUserHandler =
     if (!target.isActive) throw badRequest("User is deactivated");
     if (!canAdminUser(actor, target)) throw badRequest("Insufficient permission");
     if (target.role === Role.OWNER && !isOwner(actor)) {
-      throw new ZulipError("UNAUTHORIZED_PRINCIPAL", "Must be an organization owner", 400);
+      throw mustBeOwner();
     }
     if (target.role === Role.OWNER && (await deps.users.activeOwnerCount(realm.id)) === 1) {
       throw badRequest("Cannot deactivate the only organization owner");

@@ -1,6 +1,5 @@
 import {
   Role,
-  ZulipError,
   badRequest,
   identity,
   identityEvents,
@@ -14,6 +13,7 @@ import {
   type ParamsOf,
   type Handler,
   type RealmRef,
+  mustBeOwner,
 } from "@teamchat/shared";
 import type { Deps } from "../deps";
 import { accessUserByEmail, accessUserById, caller } from "../users/access";
@@ -25,8 +25,6 @@ import type { UserDoc } from "../users/user.schema";
 import { apiEmail } from "../users/user-view";
 
 type Changes = Omit<ParamsOf<typeof identity.updateUser>, "user_id">;
-
-const mustBeOwner = () => new ZulipError("UNAUTHORIZED_PRINCIPAL", "Must be an organization owner", 400);
 
 type UpdateUserDeps = Deps<"users" | "events" | "bus">;
 

@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import {
   Role,
-  ZulipError,
   badRequest,
   identityEvents,
   isAdmin,
@@ -15,13 +14,13 @@ import {
   type RealmRef,
   type RoleValue,
   type identity,
+  mustBeOwner,
 } from "@teamchat/shared";
 import type { Deps } from "../deps";
 import { accessGroupForUpdate } from "../user-groups/access";
 import type { RealmGroups } from "../user-groups/realm-groups";
 import type { InvitationDoc } from "./invitation.schema";
 
-const mustBeOwner = () => new ZulipError("UNAUTHORIZED_PRINCIPAL", "Must be an organization owner", 400);
 /** In the invitation views Zulip raises this as a plain JsonableError (BAD_REQUEST). */
 const mustBeAdministrator = () => badRequest("Must be an organization administrator");
 

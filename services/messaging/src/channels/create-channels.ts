@@ -1,6 +1,5 @@
 import {
   Role,
-  ZulipError,
   badRequest,
   isDuplicateKey,
   isGuest,
@@ -12,6 +11,7 @@ import {
   type HandlerContext,
   type ChannelGroupSetting,
   type GroupSettingValue,
+  mustBeOwner,
 } from "@teamchat/shared";
 import type { Deps } from "../deps";
 import { renderMarkdown } from "../render/markdown";
@@ -83,7 +83,7 @@ export async function checkChannelOptions(
   }
   if (o.message_retention_days !== "realm_default") {
     retentionDays(o.message_retention_days);
-    if (actor.role !== Role.OWNER) throw new ZulipError("UNAUTHORIZED_PRINCIPAL", "Must be an organization owner");
+    if (actor.role !== Role.OWNER) throw mustBeOwner();
   }
   if (o.folder_id !== undefined && !(await deps.settings.folderExists(ctx, o.folder_id))) {
     throw badRequest("Invalid channel folder ID");

@@ -18,6 +18,7 @@ import {
   type HandlerContext,
   type ParamsOf,
   type realmConfig,
+  mustBeOwner,
 } from "@teamchat/shared";
 import { accessChannelForUpdate, canReadContent } from "../channels/channel-access";
 import {
@@ -100,7 +101,7 @@ async function changesOf(
     changes.isDefault = p.is_default_stream;
   }
   if (p.message_retention_days !== undefined) {
-    if (!isOwner(actor)) throw new ZulipError("UNAUTHORIZED_PRINCIPAL", "Must be an organization owner");
+    if (!isOwner(actor)) throw mustBeOwner();
     changes.messageRetentionDays = retentionDays(p.message_retention_days);
   }
   if (p.is_archived === false) {

@@ -16,6 +16,7 @@ import {
   type PayloadOf,
   type RealmGroupSetting,
   type UserGroupMemberships,
+  mustBeOwner,
 } from "@teamchat/shared";
 import { checkRealmGroupSetting, OWNER_ONLY_GROUP_SETTINGS } from "../realms/group-setting-rules";
 import type { RealmRecordRepository } from "../realms/realm.repository";
@@ -35,7 +36,6 @@ const TIME_LIMIT_SETTINGS = [
 /** Settings whose event is update_dict, for the history of their format (Zulip's do_set_realm_property). */
 const UPDATE_DICT_SETTINGS = new Set(["allow_message_editing", "message_content_edit_limit_seconds"]);
 
-const mustBeOwner = () => new ZulipError("UNAUTHORIZED_PRINCIPAL", "Must be an organization owner", 400);
 const badValue = (name: string, value: number | string) =>
   new ZulipError("REQUEST_VARIABLE_INVALID", `Bad value for '${name}': ${value}`, 400, {
     var_name: name,
