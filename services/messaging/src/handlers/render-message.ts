@@ -1,10 +1,10 @@
 import { requireUser, type Handler, type messaging } from "@teamchat/shared";
 import type { Deps } from "../deps";
-import { mentionTargets, renderMarkdown } from "../render/markdown";
+import { renderMarkdown } from "../render/markdown";
 
 /** POST /messages/render (Zulip's render_message_backend): the HTML a message with this content would have. */
 export const renderMessageHandler =
   (deps: Deps<"users">): Handler<typeof messaging.renderMessage> =>
   async (p, ctx) => ({
-    rendered: renderMarkdown(p.content, mentionTargets(await deps.users.all(ctx, requireUser(ctx).realm.id))),
+    rendered: renderMarkdown(p.content, await deps.users.mentionTargets(ctx, requireUser(ctx).realm.id)),
   });

@@ -27,7 +27,7 @@ import { checkTopicAllowed, normalizeContent, normalizeTopic } from "../messages
 import { sendMoveNotices } from "../messages/move-notices";
 import type { PostDeps } from "../messages/post-message";
 import type { MessageDoc } from "../messages/message.schema";
-import { mentionTargets, renderMarkdown } from "../render/markdown";
+import { renderMarkdown } from "../render/markdown";
 
 type Params = ParamsOf<typeof messaging.updateMessage>;
 type Settings = realmConfig.RealmSettings;
@@ -221,7 +221,7 @@ export const updateMessageHandler =
     const moved = move && (move.topicChanged || move.channelChanged) ? move.messages : [message];
     const movedIds = moved.map((m) => m.messageId);
     const renderedContent =
-      content === undefined ? undefined : renderMarkdown(content, mentionTargets(await deps.users.all(ctx, realm.id)));
+      content === undefined ? undefined : renderMarkdown(content, await deps.users.mentionTargets(ctx, realm.id));
 
     if (content !== undefined) {
       const { prev_stream, stream, prev_topic, topic, ...stamp } = moveEntry;

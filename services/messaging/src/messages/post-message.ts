@@ -2,7 +2,7 @@ import { messagingEvents, type HandlerContext, type RealmRef, type realmConfig }
 import type { ChannelDoc } from "../channels/channel.schema";
 import { conversationKey } from "../conversations/conversation.repository";
 import type { Deps } from "../deps";
-import { mentionTargets, renderMarkdown } from "../render/markdown";
+import { renderMarkdown } from "../render/markdown";
 import { inFlagOrder } from "../user-messages/personal-index";
 import { mentionFlags } from "./mentions";
 import { loadViewContext, messageView } from "./message-view";
@@ -97,7 +97,7 @@ export async function postMessage(
     senderId: post.senderId,
     ...target,
     content: post.content,
-    renderedContent: renderMarkdown(post.content, mentionTargets(await deps.users.all(ctx, realm.id))),
+    renderedContent: renderMarkdown(post.content, await deps.users.mentionTargets(ctx, realm.id)),
     timestamp: Math.floor(Date.now() / 1000),
     client: post.client,
     ...(post.messageType ? { messageType: post.messageType } : {}),

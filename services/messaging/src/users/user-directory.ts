@@ -1,6 +1,7 @@
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import { identity, identityEvents, subscribeEvent, type BusClient, type CallContext } from "@teamchat/shared";
+import { mentionTargets, type MentionTargets } from "../render/markdown";
 
 export type UserSummary = identity.UserSummary;
 
@@ -9,6 +10,8 @@ interface RealmEntry {
   byId: Map<number, UserSummary>;
   /** whether byId holds every user of the organization */
   complete: boolean;
+  /** the users as mention targets, made once per entry: every send renders with them */
+  mentionTargets?: MentionTargets;
 }
 
 /**
@@ -52,6 +55,7 @@ export class UserDirectory {
 
   private remember(e: RealmEntry, users: UserSummary[]): void {
     for (const u of users) e.byId.set(u.user_id, u);
+    if (users.length) e.mentionTargets = undefined;
   }
 
   /** The users among `ids` that exist (unknown ids are left out). */
@@ -99,5 +103,13 @@ export class UserDirectory {
     }
     // byId may also hold system bots looked up by id (message senders)
     return [...e.byId.values()].filter((u) => !u.is_system_bot);
+  }
+
+  /** Who a message may mention: the organization's users by id and full name. */
+  async mentionTargets(ctx: CallContext, realmId: number): Promise<MentionTargets> {
+    const users = await this.all(ctx, realmId);
+    const e = this.entry(realmId);
+    e.mentionTargets ??= mentionTargets(users);
+    return e.mentionTargets;
   }
 }
