@@ -5,16 +5,23 @@ import { metadataAudience } from "../subscriptions/subscribe-users";
 /**
  * After messages left or entered a channel (deleted, moved): its
  * first_message_id follows its oldest message, and those who see the channel
- * hear of a new oldest message with Zulip's stream op:update event.
+ * hear of a new oldest message with Zulip's stream op:update event. The
+ * channel is read again only when the change can have moved its oldest
+ * message: its first message left, or an older one entered.
  */
 export async function refreshFirstMessage(
   deps: Deps<"channels" | "messages" | "subscriptions" | "users" | "events" | "userGroups">,
   ctx: HandlerContext,
   realmId: number,
   streamId: number,
+  changed: { left?: number[]; entered?: number[] },
 ): Promise<void> {
   const channel = await deps.channels.byId(realmId, streamId);
   if (!channel) return;
+  const first = channel.firstMessageId;
+  const mayHaveMoved =
+    first === null || (changed.left ?? []).includes(first) || (changed.entered ?? []).some((id) => id < first);
+  if (!mayHaveMoved) return;
   const oldest = await deps.messages.oldestIdOfChannel(realmId, streamId);
   if (oldest === channel.firstMessageId) return;
   await deps.channels.setOldestMessage(realmId, streamId, oldest);

@@ -319,8 +319,8 @@ export const updateMessageHandler =
         await deps.topics.refresh(realm.id, channel.streamId, key, newest);
       }
       if (move.channelChanged) {
-        await refreshFirstMessage(deps, ctx, realm.id, move.from.streamId);
-        await refreshFirstMessage(deps, ctx, realm.id, move.to.streamId);
+        await refreshFirstMessage(deps, ctx, realm.id, move.from.streamId, { left: movedIds });
+        await refreshFirstMessage(deps, ctx, realm.id, move.to.streamId, { entered: movedIds });
       }
       const resolved = move.resolveToggle && move.topic.startsWith(RESOLVED_TOPIC_PREFIX);
       await sendMoveNotices(

@@ -64,6 +64,6 @@ export async function deleteMessages(
   }
   const newest = await deps.messages.newestOfTopic(realmId, first.streamId, first.topicKey);
   await deps.topics.refresh(realmId, first.streamId, first.topicKey, newest);
-  await refreshFirstMessage(deps, ctx, realmId, first.streamId);
+  await refreshFirstMessage(deps, ctx, realmId, first.streamId, { left: ids });
   return deleted;
 }
