@@ -17,6 +17,8 @@ export interface HttpBinding {
    * values. Every contract of such a group declares a distinct one.
    */
   precedence?: number;
+  /** Request headers passed on as parameters: lower-case header name → parameter name (the header wins). */
+  headers?: Record<string, string>;
 }
 
 export type ParamsSchema = z.ZodObject<z.ZodRawShape>;

@@ -138,6 +138,10 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     // message_id in update_message's and add_reaction's body) is ignored and listed as such.
     const shadowed = route.pathNames.filter((name) => name in raw);
     route.pathNames.forEach((name, i) => (raw[name] = pathValues[i]));
+    for (const [header, name] of Object.entries(contract.http!.headers ?? {})) {
+      const value = req.headers[header];
+      if (typeof value === "string") raw[name] = value;
+    }
     const decoded = decodeParams(contract.params, raw);
     const { params } = decoded;
     const ignored = [...decoded.ignored, ...shadowed].sort();

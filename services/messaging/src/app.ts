@@ -63,6 +63,7 @@ import { RecentMessages } from "./messages/recent-messages";
 import { messagesState } from "./messages/messages.state";
 import { MutedUserIndex } from "./muted-users/muted-user-index";
 import { MutedUserRepository } from "./muted-users/muted-user.repository";
+import { SendReceiptRepository } from "./send-receipts/send-receipt.repository";
 import { mutedUsersState } from "./muted-users/muted-users.state";
 import { unreadsState } from "./messages/unreads.state";
 import { SubscriptionDirectory } from "./subscriptions/subscription-directory";
@@ -102,6 +103,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     users: new UserDirectory(deps.bus, deps.nc, deps.log),
     alertWords: new AlertWordIndex(alertWords, deps.nc, deps.log),
     mutedUsers: new MutedUserIndex(mutedUsers, deps.nc, deps.log),
+    sendReceipts: new SendReceiptRepository(deps.db),
     events: deps.events,
     settings: new RealmSettingsSource(deps.bus, deps.nc, deps.log),
     userGroups: new UserGroupMemberships(deps.nc, deps.bus, deps.log),
@@ -117,6 +119,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       userTopics,
       alertWords,
       mutedUsers,
+      m.sendReceipts,
     ].map((r) => r.init()),
   );
 

@@ -17,6 +17,7 @@ import type { ConversationRepository } from "./conversations/conversation.reposi
 import type { MessageHistory } from "./messages/message-history";
 import type { MessageRepository } from "./messages/message.repository";
 import type { MutedUserIndex } from "./muted-users/muted-user-index";
+import type { SendReceiptRepository } from "./send-receipts/send-receipt.repository";
 import type { SubscriptionDirectory } from "./subscriptions/subscription-directory";
 import type { TopicRepository } from "./topics/topic.repository";
 import type { PersonalIndex } from "./user-messages/personal-index";
@@ -77,6 +78,7 @@ export interface MessagingDeps {
   users: UserDirectory;
   alertWords: AlertWordIndex;
   mutedUsers: MutedUserIndex;
+  sendReceipts: SendReceiptRepository;
   events: EventPublisher<"messaging">;
   settings: RealmSettingsSource;
   /** the organization's user groups, to evaluate group-setting values with */

@@ -51,12 +51,18 @@ export async function marker(org: TestOrganization): Promise<DomainEventPredicat
  * limits on editing, moving and deleting (no API changes a sent time).
  */
 export async function backdateMessages(org: TestOrganization, messageIds: number[], seconds: number): Promise<void> {
+  await withMessagingDatabase((db) =>
+    db
+      .collection("messages")
+      .updateMany({ realmId: org.realm.id, messageId: { $in: messageIds } }, { $inc: { timestamp: -seconds } }),
+  );
+}
+
+/** Runs `use` on messaging's database, for states no API call produces (old rows, an instance that died mid-write). */
+export async function withMessagingDatabase<T>(use: (db: mongo.Db) => Promise<T>): Promise<T> {
   const client = await mongo.MongoClient.connect(process.env.TEST_MONGO_URL!);
   try {
-    await client
-      .db(`${process.env.TEST_MONGO_DB_PREFIX!}_messaging`)
-      .collection("messages")
-      .updateMany({ realmId: org.realm.id, messageId: { $in: messageIds } }, { $inc: { timestamp: -seconds } });
+    return await use(client.db(`${process.env.TEST_MONGO_DB_PREFIX!}_messaging`));
   } finally {
     await client.close();
   }

@@ -61,7 +61,7 @@ export function consumeDomainEvents(nc: NatsConnection, store: EventStore, log: 
   };
 
   /** Zulip's message event, shaped per queue, with the user's flags. */
-  const message = async ({ realmId, userIds, message, markdown, flags }: MessageSent) => {
+  const message = async ({ realmId, userIds, message, markdown, flags, localEcho }: MessageSent) => {
     const queues = await store.ofUsers(realmId, userIds);
     await Promise.all(
       queues.map((q) => {
@@ -71,6 +71,7 @@ export function consumeDomainEvents(nc: NatsConnection, store: EventStore, log: 
           type: "message",
           message: messageForClient(q, message, markdown),
           flags: userFlags,
+          ...(localEcho?.queueId === q.queueId && { local_message_id: localEcho.localId }),
         });
       }),
     );

@@ -25,6 +25,8 @@ export const messageSent = defineEvent(
     markdown: z.string(),
     /** each recipient's flags, by user id */
     flags: z.record(z.string(), z.array(z.string())),
+    /** Zulip's local echo: the sending client's queue gets `local_message_id` = localId */
+    localEcho: z.object({ queueId: z.string(), localId: z.string() }).optional(),
   }),
 );
 

@@ -51,8 +51,14 @@ export class ApiClient {
   delete = (path: string, params?: Params, encoding: Encoding = "form") =>
     this.request("DELETE", path, params, encoding);
 
-  async request(method: string, path: string, params: Params = {}, encoding: Encoding = "form"): Promise<ApiResponse> {
-    const headers: Record<string, string> = {};
+  async request(
+    method: string,
+    path: string,
+    params: Params = {},
+    encoding: Encoding = "form",
+    extraHeaders: Record<string, string> = {},
+  ): Promise<ApiResponse> {
+    const headers: Record<string, string> = { ...extraHeaders };
     if (this.credentials && "authorization" in this.credentials) {
       headers.authorization = this.credentials.authorization;
     } else if (this.credentials) {

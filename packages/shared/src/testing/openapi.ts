@@ -73,12 +73,24 @@ const NEWER_FIELDS: Record<string, string[]> = {
 /** Event types newer than the document (channel_folder, FL 389; navigation_view, FL 390): left out of GET /events replies here, asserted likewise. */
 const NEWER_EVENT_TYPES = ["channel_folder", "navigation_view"];
 
-/** The reply without what NEWER_FIELDS and NEWER_EVENT_TYPES name. */
+/**
+ * Event fields Zulip sends that the document leaves out: `local_message_id`, in
+ * the message event of the queue that sent it (Zulip's tornado/event_queue.py
+ * process_message_event, for local echo).
+ */
+const UNDOCUMENTED_EVENT_FIELDS: Record<string, string[]> = { message: ["local_message_id"] };
+
+/** The reply without what NEWER_FIELDS, NEWER_EVENT_TYPES and UNDOCUMENTED_EVENT_FIELDS name. */
 function withoutNewer(key: string, body: unknown): unknown {
   const newer = NEWER_FIELDS[key];
   const checked = newer ? Object.fromEntries(Object.entries(body as Json).filter(([k]) => !newer.includes(k))) : body;
   if (key !== "GET /events" || !Array.isArray((checked as Json).events)) return checked;
-  const events = (checked as { events: Json[] }).events.filter((e) => !NEWER_EVENT_TYPES.includes(e.type as string));
+  const events = (checked as { events: Json[] }).events
+    .filter((e) => !NEWER_EVENT_TYPES.includes(e.type as string))
+    .map((e) => {
+      const undocumented = UNDOCUMENTED_EVENT_FIELDS[e.type as string] ?? [];
+      return Object.fromEntries(Object.entries(e).filter(([k]) => !undocumented.includes(k)));
+    });
   return { ...(checked as Json), events };
 }
 
@@ -134,4 +146,21 @@ export function checkReply(method: string, path: string, body: unknown): string[
   }
   if (validate(withoutNewer(key, body))) return [];
   return (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message} ${JSON.stringify(e.params)}`);
+}
+
+/** The top-level fields zulip.yaml documents for the 200 reply of (method, path), through allOf and $ref. */
+export function documentedReplyFields(method: string, path: string): string[] {
+  const { components } = load();
+  const fields = new Set<string>();
+  const collect = (schema: Json | undefined): void => {
+    if (!schema) return;
+    if (typeof schema.$ref === "string") {
+      const name = schema.$ref.replace("#/components/schemas/", "");
+      return collect((components.schemas as Json)[name] as Json);
+    }
+    for (const part of (schema.allOf as Json[] | undefined) ?? []) collect(part);
+    for (const key of Object.keys((schema.properties as Json | undefined) ?? {})) fields.add(key);
+  };
+  collect(findOperation(method, path)?.schema);
+  return [...fields];
 }

@@ -17,6 +17,7 @@ import {
   type Destination,
   type PostDeps,
 } from "../messages/post-message";
+import { sendKey, sendOnce } from "../send-receipts/send-once";
 import type { UserSummary } from "../users/user-directory";
 
 type Params = ParamsOf<typeof messaging.sendMessage>;
@@ -57,27 +58,36 @@ async function directRecipients(
 
 /** POST /messages: a channel or direct message; each recipient gets a message event with their flags. */
 export const sendMessageHandler =
-  (deps: PostDeps & Deps<"settings" | "userGroups">): Handler<typeof messaging.sendMessage> =>
+  (deps: PostDeps & Deps<"settings" | "userGroups" | "sendReceipts">): Handler<typeof messaging.sendMessage> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    const settings = await deps.settings.get(ctx);
-    const content = normalizeContent(p.content, settings);
-
-    let to: Destination;
-    if (p.type === "stream" || p.type === "channel") {
-      const channel = await accessChannelForSend(deps, realm.id, actor, channelTarget(p.to), ctx);
-      const given = p.topic ?? p.subject;
-      if (given === undefined) throw badRequest("Missing topic");
-      to = await channelDestination(deps, realm.id, channel, normalizeTopic(given, settings, channel));
-    } else {
-      to = await directDestination(deps, realm.id, await directRecipients(deps, ctx, realm.id, actor, p.to));
-    }
-    const message = await postMessage(deps, ctx, realm, settings, to, {
-      senderId: actor.userId,
-      content,
-      // sends that come through the bus from another service, not from an HTTP client, are Zulip's "Internal"
-      client: ctx.client ?? "Internal",
-      readBy: p.read_by_sender === false ? [] : [actor.userId],
-    });
-    return { id: message.messageId };
+    const id = await sendOnce(deps.sendReceipts, realm.id, actor.userId, sendKey(p), () => send(deps, p, ctx));
+    return { id };
   };
+
+/** One send, validated and posted (Zulip's check_send_message). */
+async function send(deps: PostDeps & Deps<"settings" | "userGroups">, p: Params, ctx: HandlerContext): Promise<number> {
+  const { realm, actor } = requireUser(ctx);
+  const settings = await deps.settings.get(ctx);
+  const content = normalizeContent(p.content, settings);
+
+  let to: Destination;
+  if (p.type === "stream" || p.type === "channel") {
+    const channel = await accessChannelForSend(deps, realm.id, actor, channelTarget(p.to), ctx);
+    const given = p.topic ?? p.subject;
+    if (given === undefined) throw badRequest("Missing topic");
+    to = await channelDestination(deps, realm.id, channel, normalizeTopic(given, settings, channel));
+  } else {
+    to = await directDestination(deps, realm.id, await directRecipients(deps, ctx, realm.id, actor, p.to));
+  }
+  const message = await postMessage(deps, ctx, realm, settings, to, {
+    senderId: actor.userId,
+    content,
+    // sends that come through the bus from another service, not from an HTTP client, are Zulip's "Internal"
+    client: ctx.client ?? "Internal",
+    readBy: p.read_by_sender === false ? [] : [actor.userId],
+    ...(p.queue_id !== undefined &&
+      p.local_id !== undefined && { localEcho: { queueId: p.queue_id, localId: p.local_id } }),
+  });
+  return message.messageId;
+}

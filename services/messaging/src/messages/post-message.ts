@@ -74,6 +74,8 @@ export interface Post {
   /** Zulip's limit_unread_user_ids: when given, only these receivers get it unread */
   unreadOnly?: ReadonlySet<number>;
   messageType?: MessageDoc["messageType"];
+  /** the sending client's local echo (POST /messages' queue_id and local_id) */
+  localEcho?: { queueId: string; localId: string };
 }
 
 /**
@@ -145,6 +147,7 @@ export async function postMessage(
       message: messageView(message, vc),
       markdown: message.content,
       flags: Object.fromEntries(message.receivers.map((id) => [id, flagsOf(id)])),
+      ...(post.localEcho && { localEcho: post.localEcho }),
     },
     ctx.requestId,
   );

@@ -108,9 +108,17 @@ export const renderMessage = defineContract({
   reply: z.object({ rendered: z.string() }),
 });
 
+/** Stripe's limit for the header: long enough for any UUID-based scheme. */
+const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+/**
+ * POST /messages. A retry is safe: a send with the `Idempotency-Key` header, or
+ * with Zulip's local echo pair `queue_id` + `local_id`, that the sender made
+ * before answers the first send's id and posts nothing (see SendReceiptRepository).
+ */
 export const sendMessage = defineContract({
   subject: "messaging.messages.send",
-  http: { method: "POST", path: "/messages", auth: "user" },
+  http: { method: "POST", path: "/messages", auth: "user", headers: { "idempotency-key": "idempotency_key" } },
   params: z.object({
     type: z.enum(["direct", "channel", "private", "stream"]),
     to: z.union([z.string(), int, z.array(z.union([int, z.string()]))]),
@@ -120,6 +128,8 @@ export const sendMessage = defineContract({
     queue_id: z.string().optional(),
     local_id: z.string().optional(),
     read_by_sender: z.boolean().optional(),
+    /** from the Idempotency-Key header */
+    idempotency_key: z.string().min(1).max(MAX_IDEMPOTENCY_KEY_LENGTH).optional(),
   }),
   reply: z.object({ id: int, automatic_new_visibility_policy: int.optional() }),
 });

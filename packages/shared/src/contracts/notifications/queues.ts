@@ -40,6 +40,8 @@ export const messageEventSchema = z.object({
   type: z.literal("message"),
   message: messageSchema,
   flags: z.array(z.string()),
+  /** only in the sending client's queue: the local_id it sent the message with */
+  local_message_id: z.string().optional(),
 });
 export type MessageEvent = z.infer<typeof messageEventSchema>;
 

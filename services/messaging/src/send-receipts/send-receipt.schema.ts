@@ -1,0 +1,32 @@
+import { Schema } from "mongoose";
+
+/**
+ * A send the sender may retry: the key it was sent with (its Idempotency-Key
+ * header, or Zulip's local echo pair queue_id + local_id) and the message it
+ * posted, null while the first attempt is still sending.
+ */
+export interface SendReceiptDoc {
+  realmId: number;
+  senderId: number;
+  key: string;
+  messageId: number | null;
+  claimedAt: Date;
+}
+
+/** How long a retry is recognized: a day, far beyond any client's retry loop. */
+export const SEND_RECEIPT_LIFETIME_SECONDS = 24 * 60 * 60;
+
+export const sendReceiptSchema = new Schema<SendReceiptDoc>(
+  {
+    realmId: { type: Number, required: true },
+    senderId: { type: Number, required: true },
+    key: { type: String, required: true },
+    messageId: { type: Number, default: null },
+    claimedAt: { type: Date, required: true },
+  },
+  { collection: "sendreceipts", versionKey: false },
+);
+// SendReceiptRepository.claim: one receipt per sender and key, so two attempts racing cannot both send
+sendReceiptSchema.index({ realmId: 1, senderId: 1, key: 1 }, { unique: true });
+// MongoDB drops receipts a day old (an engine without TTL indexes keeps them: a few bytes per keyed send)
+sendReceiptSchema.index({ claimedAt: 1 }, { expireAfterSeconds: SEND_RECEIPT_LIFETIME_SECONDS });
