@@ -20,6 +20,14 @@ export const envSchema = z.object({
   RATE_LIMIT_REQUESTS: z.coerce.number().int().positive().default(200),
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(60),
   AUTH_CACHE_SECONDS: z.coerce.number().int().min(0).default(30),
+  /** The largest request body the gateway reads (Zulip's nginx: 25 MiB, its upload limit). */
+  REQUEST_BODY_LIMIT_MIB: z.coerce.number().positive().default(25),
+  /**
+   * How deeply arrays and objects may nest in a JSON parameter or body: Zulip's
+   * deepest parameters (a narrow of terms with list operands) need 3; far deeper
+   * input would exhaust the stack when validated or re-encoded for the bus.
+   */
+  JSON_DEPTH_LIMIT: z.coerce.number().int().positive().default(32),
   /** Long-poll wait before a heartbeat event (Zulip: 50 s). */
   EVENT_HEARTBEAT_SECONDS: z.coerce.number().positive().default(50),
   /**

@@ -61,7 +61,33 @@ export interface DecodedParams {
 }
 
 /** Turns raw HTTP fields (all strings) into typed values according to the operation's schema. */
-export function decodeParams(schema: z.ZodObject<z.ZodRawShape>, raw: Record<string, unknown>): DecodedParams {
+/**
+ * Whether JSON text nests arrays and objects deeper than `limit` (brackets in
+ * strings do not count), found without parsing it.
+ */
+export function jsonNestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+export function decodeParams(
+  schema: z.ZodObject<z.ZodRawShape>,
+  raw: Record<string, unknown>,
+  /** how deeply a JSON parameter may nest (config JSON_DEPTH_LIMIT) */
+  maxJsonDepth: number,
+): DecodedParams {
   const kinds = kindsOf(schema);
   const params: Record<string, unknown> = {};
   const ignored: string[] = [];
@@ -75,6 +101,7 @@ export function decodeParams(schema: z.ZodObject<z.ZodRawShape>, raw: Record<str
       params[name] = value;
       continue;
     }
+    if (jsonNestsDeeperThan(value, maxJsonDepth)) throw badRequest(`${name} nests deeper than ${maxJsonDepth} levels`);
     try {
       params[name] = JSON.parse(value);
     } catch {

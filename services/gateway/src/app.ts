@@ -1,4 +1,3 @@
-import formbody from "@fastify/formbody";
 import multipart from "@fastify/multipart";
 import { StorageType } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
@@ -24,6 +23,7 @@ import {
   type Logger,
   type RealmRef,
 } from "@teamchat/shared";
+import { parseForm, registerBodyParsers } from "./body-parsers";
 import { clientName } from "./client-name";
 import { AuthCache } from "./auth-cache";
 import { RateLimiter, type RateDecision } from "./rate-limiter";
@@ -71,12 +71,13 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     loggerInstance: log.child({}, { level: "warn" }) as FastifyBaseLogger,
     requestIdHeader: "x-request-id",
     genReqId: () => randomUUID(),
-    bodyLimit: 25 * 1024 * 1024,
+    bodyLimit: config.REQUEST_BODY_LIMIT_MIB * 1024 * 1024,
+    querystringParser: parseForm,
   });
   app.addHook("onClose", async () => invalidations.unsubscribe());
   // The id in every log line of every service for this request; clients can quote it.
   app.addHook("onRequest", async (req, reply) => void reply.header("x-request-id", req.id));
-  await app.register(formbody);
+  registerBodyParsers(app, config.JSON_DEPTH_LIMIT);
   await app.register(multipart, { attachFieldsToBody: "keyValues", limits: { fileSize: 25 * 1024 * 1024 } });
 
   app.setErrorHandler((err, req, reply) => {
@@ -142,7 +143,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       const value = req.headers[header];
       if (typeof value === "string") raw[name] = value;
     }
-    const decoded = decodeParams(contract.params, raw);
+    const decoded = decodeParams(contract.params, raw, config.JSON_DEPTH_LIMIT);
     const { params } = decoded;
     const ignored = [...decoded.ignored, ...shadowed].sort();
     const client = clientName(clientParam, req.headers["user-agent"]);
@@ -161,7 +162,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       url,
       handler: async (req, reply) => {
         const pathValues = Object.values(req.params as Record<string, string>);
-        return serve(pickRoute(routes, pathValues), req, reply, pathValues);
+        return serve(pickRoute(routes, pathValues, config.JSON_DEPTH_LIMIT), req, reply, pathValues);
       },
     });
   }
@@ -228,11 +229,11 @@ export function groupRoutes(contracts: Contract[]): Array<{ method: string; url:
  * values; none is Zulip's 404, as its URL patterns (`<int:message_id>`) do not
  * match a segment of the wrong type.
  */
-function pickRoute(routes: Route[], pathValues: string[]): Route {
+function pickRoute(routes: Route[], pathValues: string[], maxJsonDepth: number): Route {
   const route = routes.find((r) =>
     r.pathNames.every((name, i) => {
       try {
-        const { params } = decodeParams(r.contract.params, { [name]: pathValues[i] });
+        const { params } = decodeParams(r.contract.params, { [name]: pathValues[i] }, maxJsonDepth);
         return (r.contract.params.shape[name] as unknown as ZodType).safeParse(params[name]).success;
       } catch {
         return false;

@@ -1,0 +1,152 @@
+/**
+ * Bad input of every kind answers a Zulip error (never a 500) and changes
+ * nothing: oversize bodies, deeply nested JSON in a field, invalid UTF-8, huge
+ * and negative numbers, wrong types.
+ */
+import { request as httpRequest } from "node:http";
+import { messaging } from "@teamchat/shared";
+import { basicAuth } from "@teamchat/shared/src/testing/api";
+import { badRequestError, expectZulipError } from "../../../test/support/call";
+import { testOrganization, type TestOrganization } from "../../../test/support/organization";
+
+let org: TestOrganization;
+beforeAll(async () => {
+  org = await testOrganization();
+  await org.call(messaging.createChannel, { name: "inputs", subscribers: [org.owner.userId] }, org.owner);
+});
+afterAll(() => org?.stop());
+
+/** A request with a body of exactly these bytes, as a misbehaving client would send it. */
+function rawRequest(method: string, path: string, body: Buffer, contentType: string) {
+  const url = new URL(`${org.api(org.owner).baseUrl}/api/v1${path}`);
+  return new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      {
+        method,
+        agent: false,
+        headers: {
+          authorization: basicAuth(org.owner),
+          host: org.api(org.owner).host ?? url.host,
+          "content-type": contentType,
+          "content-length": String(body.length),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () =>
+          resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) }),
+        );
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+const form = (fields: Record<string, string>) => Buffer.from(new URLSearchParams(fields).toString());
+const FORM = "application/x-www-form-urlencoded";
+
+/** How many messages the owner can see in "inputs": each refused send must leave it unchanged. */
+const messageCount = async () =>
+  (
+    await org.call(
+      messaging.getMessages,
+      { anchor: "newest", num_before: 1000, num_after: 0, narrow: [{ operator: "channel", operand: "inputs" }] },
+      org.owner,
+    )
+  ).messages.length;
+
+const send = (fields: Record<string, string>) =>
+  rawRequest("POST", "/messages", form({ type: "stream", to: "inputs", topic: "t", content: "x", ...fields }), FORM);
+
+describe("bad input answers a Zulip error and changes nothing", () => {
+  it("a body over the limit", async () => {
+    const before = await messageCount();
+    const huge = Buffer.alloc(26 * 1024 * 1024, "a");
+    const reply = await rawRequest("POST", "/messages", Buffer.concat([Buffer.from("content="), huge]), FORM);
+    expect(reply.status).toBe(413);
+    expect(reply.body).toMatchObject({ result: "error", code: "BAD_REQUEST" });
+    expect(await messageCount()).toBe(before);
+  });
+
+  it("deeply nested JSON in a field", async () => {
+    const before = await messageCount();
+    const nested = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
+    // a body carries any depth; a URL up to Node's 16 KiB header limit
+    const deep = nested(100_000);
+    for (const reply of [
+      await send({ to: deep }),
+      await rawRequest(
+        "GET",
+        `/messages?anchor=newest&num_before=1&num_after=0&narrow=${encodeURIComponent(nested(2_000))}`,
+        Buffer.alloc(0),
+        FORM,
+      ),
+    ]) {
+      expect(reply.status).toBe(400);
+      expect(reply.body).toMatchObject({ result: "error", code: "BAD_REQUEST" });
+    }
+    expect(await messageCount()).toBe(before);
+  });
+
+  it("invalid UTF-8 in a field and in a JSON body", async () => {
+    const before = await messageCount();
+    const invalid = Buffer.concat([
+      Buffer.from("type=stream&to=inputs&topic=t&content="),
+      Buffer.from([0xff, 0xfe, 0xc3]),
+    ]);
+    const reply = await rawRequest("POST", "/messages", invalid, FORM);
+    expect(reply).toEqual({
+      status: 400,
+      body: { result: "error", code: "BAD_REQUEST", msg: "Invalid UTF-8 in the request" },
+    });
+    const json = await rawRequest(
+      "POST",
+      "/messages",
+      Buffer.concat([Buffer.from('{"content":"'), Buffer.from([0xff]), Buffer.from('"}')]),
+      "application/json",
+    );
+    expect(json).toEqual({
+      status: 400,
+      body: { result: "error", code: "BAD_REQUEST", msg: "Invalid UTF-8 in the request" },
+    });
+    expect(await messageCount()).toBe(before);
+  });
+
+  it("huge numbers, negative ids and wrong types", async () => {
+    const before = await messageCount();
+    await expectZulipError(
+      org.api(org.owner).get("/messages", { anchor: "1e400", num_before: 1, num_after: 0 }),
+      badRequestError("Invalid anchor"),
+    );
+    await expectZulipError(
+      org.api(org.owner).get("/messages", { anchor: "newest", num_before: "99999999999999999999999", num_after: 0 }),
+      badRequestError("num_before is too large"),
+    );
+    await expectZulipError(org.api(org.owner).get("/messages/-1"), {
+      status: 404,
+      code: "BAD_REQUEST",
+      msg: "Not Found",
+    });
+    await expectZulipError(org.api(org.owner).get("/messages/99999999999999999999"), {
+      status: 404,
+      code: "BAD_REQUEST",
+      msg: "Not Found",
+    });
+    await expectZulipError(
+      org.api(org.owner).post("/messages", { type: "stream", to: { a: 1 }, topic: "t", content: "x" }),
+      badRequestError("Invalid to"),
+    );
+    await expectZulipError(
+      org.api(org.owner).post("/messages", { type: "private", to: [-5], content: "x" }),
+      badRequestError("Invalid user ID -5"),
+    );
+    await expectZulipError(
+      org.api(org.owner).post("/messages", { type: 7, to: "inputs", topic: "t", content: "x" }),
+      badRequestError("Invalid type"),
+    );
+    expect(await messageCount()).toBe(before);
+  });
+});
