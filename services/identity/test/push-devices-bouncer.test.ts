@@ -6,7 +6,7 @@
  * forward them to the bouncer); a legacy token unknown here is not an error (the
  * bouncer would be asked); a test notification cannot reach the bouncer.
  */
-import { identity, notifications } from "@teamchat/shared";
+import { identity, notifications, type ParamsIn } from "@teamchat/shared";
 import { badRequestError, expectZulipError } from "../../../test/support/call";
 import type { TestUser } from "../../../test/support/organization";
 import { startSystem, type TestSystem } from "../../../test/support/system";
@@ -56,7 +56,7 @@ describe("POST /mobile_push/register with a push notification service", () => {
 
   it("refuses keys and registrations that are not base64, and changes nothing", async () => {
     const before = await pushDevices(member);
-    const attempt = (params: Partial<typeof registration>) =>
+    const attempt = (params: Partial<ParamsIn<typeof identity.registerPushDevice>>) =>
       sys.call(identity.registerPushDevice, { ...registration, push_account_id: 99, ...params }, member);
     await expectZulipError(attempt({ push_public_key: "not base64!" }), badRequestError("Invalid push_public_key"));
     await expectZulipError(attempt({ push_public_key: "" }), badRequestError("Invalid push_public_key"));

@@ -9,7 +9,10 @@ import { requireHuman } from "../users/access";
  * stored, replacing the one of the same push_account_id.
  */
 export const registerPushDeviceHandler =
-  ({ pushDevices, pushBouncerUrl }: Deps<"pushDevices" | "pushBouncerUrl">): Handler<typeof identity.registerPushDevice> =>
+  ({
+    pushDevices,
+    pushBouncerUrl,
+  }: Deps<"pushDevices" | "pushBouncerUrl">): Handler<typeof identity.registerPushDevice> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     requireHuman(actor);

@@ -20,11 +20,7 @@ export class PushDeviceTokenRepository extends TenantRepository<PushDeviceTokenD
 
   /** Adds the token; one already registered stays as it was (Zulip's bulk_create with ignore_conflicts). */
   async add(realmId: number, userId: number, kind: Kind, token: string, iosAppId: string | null): Promise<void> {
-    await this.upsertOne(
-      realmId,
-      { userId, token, kind },
-      { $setOnInsert: { iosAppId, lastUpdated: new Date() } },
-    );
+    await this.upsertOne(realmId, { userId, token, kind }, { $setOnInsert: { iosAppId, lastUpdated: new Date() } });
   }
 
   /** False when the user had no such token. */
