@@ -43,6 +43,11 @@ export const envSchema = z.object({
   INVITATION_MAIL_DIR: z.string().optional(),
   /** Zulip's INVITATION_LINK_VALIDITY_MINUTES: how long invitations last when the inviter does not say (10 days). */
   INVITATION_LINK_VALIDITY_MINUTES: z.coerce.number().int().positive().default(14_400),
+  /**
+   * Zulip's PUSH_NOTIFICATION_BOUNCER_URL: the push notification service (bouncer) this
+   * server uses. Unset: POST /mobile_push/register answers PUSH_SERVICE_NOT_CONFIGURED.
+   */
+  PUSH_NOTIFICATION_BOUNCER_URL: z.url().optional(),
 });
 export type Config = z.infer<typeof envSchema>;
 

@@ -42,6 +42,7 @@ export const ERROR_CODES = [
   "CANNOT_DEACTIVATE_GROUP_IN_USE",
   "EXPECTATION_MISMATCH",
   "PUSH_SERVICE_NOT_CONFIGURED",
+  "INVALID_BOUNCER_PUBLIC_KEY",
   "CHANNEL_ALREADY_EXISTS",
   // this server's infrastructure failures (a service is down, slow, or failed)
   "SERVICE_UNAVAILABLE",

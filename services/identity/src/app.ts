@@ -75,6 +75,20 @@ import { revokeInviteHandler, revokeInviteLinkHandler } from "./handlers/revoke-
 import { sendInvitesHandler } from "./handlers/send-invites";
 import { InvitationRepository } from "./invitations/invitation.repository";
 import { FileInvitationMailer } from "./invitations/mail";
+import { markOnboardingStepAsReadHandler } from "./handlers/mark-onboarding-step-as-read";
+import {
+  addAndroidRegIdHandler,
+  addApnsDeviceTokenHandler,
+  removeAndroidRegIdHandler,
+  removeApnsDeviceTokenHandler,
+} from "./handlers/push-device-tokens";
+import { registerPushDeviceHandler } from "./handlers/register-push-device";
+import { sendTestPushNotificationHandler } from "./handlers/send-test-push-notification";
+import { OnboardingStepRepository } from "./onboarding-steps/onboarding-step.repository";
+import { onboardingStepsState } from "./onboarding-steps/onboarding-steps";
+import { PushDeviceRepository } from "./push-devices/push-device.repository";
+import { PushDeviceTokenRepository } from "./push-devices/push-device-token.repository";
+import { pushDevicesState } from "./push-devices/push-devices.state";
 
 /** Cached over all organizations; the least recently used are dropped beyond these. */
 const MAX_CACHED_GROUPS = 50_000;
@@ -115,6 +129,11 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     events: deps.events,
     bus: deps.bus,
     presence: new Presences(presenceStore, directory, deps.events),
+    onboardingSteps: new OnboardingStepRepository(deps.db),
+    pushDevices: new PushDeviceRepository(deps.db),
+    pushTokens: new PushDeviceTokenRepository(deps.db),
+    pushBouncerUrl: deps.config.PUSH_NOTIFICATION_BOUNCER_URL,
+    log: deps.log,
   };
   await Promise.all([
     users.init(),
@@ -124,6 +143,9 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     userDefaults.init(),
     id.navigationViews.init(),
     id.invitations.init(),
+    id.onboardingSteps.init(),
+    id.pushDevices.init(),
+    id.pushTokens.init(),
   ]);
 
   const updateSettings = updateSettingsHandler(id);
@@ -179,6 +201,13 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     .handle(identity.createInviteLink, createInviteLinkHandler(id))
     .handle(identity.revokeInviteLink, revokeInviteLinkHandler(id))
     .handle(identity.acceptInvitation, acceptInvitationHandler(id))
+    .handle(identity.markOnboardingStepAsRead, markOnboardingStepAsReadHandler(id))
+    .handle(identity.registerPushDevice, registerPushDeviceHandler(id))
+    .handle(identity.addApnsDeviceToken, addApnsDeviceTokenHandler(id))
+    .handle(identity.removeApnsDeviceToken, removeApnsDeviceTokenHandler(id))
+    .handle(identity.addAndroidRegId, addAndroidRegIdHandler(id))
+    .handle(identity.removeAndroidRegId, removeAndroidRegIdHandler(id))
+    .handle(identity.sendTestPushNotification, sendTestPushNotificationHandler(id))
     .handle(
       identity.registerState,
       registerStateHandler(identity.registerState, [
@@ -189,6 +218,8 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
         ...statusState(id),
         ...settingsState(id),
         ...navigationViewsState(id),
+        ...onboardingStepsState(id),
+        ...pushDevicesState(id),
       ]),
     );
   return {

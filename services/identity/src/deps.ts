@@ -1,4 +1,4 @@
-import type { BusClient, EventKeyedCache, EventPublisher, identityEvents } from "@teamchat/shared";
+import type { BusClient, EventKeyedCache, EventPublisher, Logger, identityEvents } from "@teamchat/shared";
 import type { ApiKeyRepository } from "./api-keys/api-key.repository";
 import type { InvitationRepository } from "./invitations/invitation.repository";
 import type { InvitationMailer } from "./invitations/mail";
@@ -6,6 +6,9 @@ import type { LoginAttemptRepository } from "./login-attempts/login-attempt.repo
 import type { RealmUserDefaults } from "./user-defaults/realm-user-defaults";
 import type { NavigationViewDoc } from "./navigation-views/navigation-view.schema";
 import type { NavigationViewRepository } from "./navigation-views/navigation-view.repository";
+import type { OnboardingStepRepository } from "./onboarding-steps/onboarding-step.repository";
+import type { PushDeviceRepository } from "./push-devices/push-device.repository";
+import type { PushDeviceTokenRepository } from "./push-devices/push-device-token.repository";
 import type { Presences } from "./presence/presences";
 import type { UserGroupRepository } from "./user-groups/user-group.repository";
 import type { UserGroupDoc } from "./user-groups/user-group.schema";
@@ -30,6 +33,14 @@ export interface IdentityDeps {
   events: EventPublisher<"identity">;
   bus: BusClient;
   presence: Presences;
+  onboardingSteps: OnboardingStepRepository;
+  /** E2EE push registrations (E12) */
+  pushDevices: PushDeviceRepository;
+  /** legacy APNs / FCM tokens */
+  pushTokens: PushDeviceTokenRepository;
+  /** the push notification service's URL (PUSH_NOTIFICATION_BOUNCER_URL); undefined: push is not configured */
+  pushBouncerUrl: string | undefined;
+  log: Logger;
 }
 
 export type Deps<K extends keyof IdentityDeps> = Pick<IdentityDeps, K>;

@@ -12,6 +12,7 @@ import { alertWordsState } from "./alert-words/alert-words.state";
 import { ChannelDirectory } from "./channels/channel-directory";
 import { ChannelRepository } from "./channels/channel.repository";
 import { channelsState } from "./channels/channels.state";
+import { channelPermissionsState } from "./channels/channel-permissions.state";
 import { ConversationRepository } from "./conversations/conversation.repository";
 import { RealmSettingsSource, type MessagingDeps } from "./deps";
 import { addAlertWordsHandler } from "./handlers/add-alert-words";
@@ -131,6 +132,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     ...unreadsState(m),
     ...alertWordsState(m),
     ...mutedUsersState(m),
+    ...channelPermissionsState(m),
   ];
 
   deps.server

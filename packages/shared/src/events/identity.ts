@@ -5,6 +5,7 @@ import { groupSettingValueSchema } from "../contracts/common";
 import { userGroupSchema } from "../contracts/identity/user-groups";
 import { botSchema, botServiceSchema } from "../contracts/identity/bots";
 import { navigationViewSchema } from "../contracts/identity/navigation-views";
+import { onboardingStepSchema } from "../contracts/identity/onboarding-steps";
 import { legacyPresenceSchema, statusReactionTypeSchema } from "../contracts/identity/presence";
 import { userResourceSchema } from "../contracts/identity/users";
 import { clientEventPayload, defineEvent } from "./define";
@@ -224,4 +225,13 @@ export const invitesChanged = defineEvent(
   "identity",
   "invites_changed",
   clientEventPayload(z.strictObject({ type: z.literal("invites_changed") })),
+);
+
+/** onboarding_steps: the user's remaining onboarding steps after they dismissed one (Zulip's do_mark_onboarding_step_as_read), to that user. */
+export const onboardingSteps = defineEvent(
+  "identity",
+  "onboarding_steps",
+  clientEventPayload(
+    z.strictObject({ type: z.literal("onboarding_steps"), onboarding_steps: z.array(onboardingStepSchema) }),
+  ),
 );

@@ -27,6 +27,7 @@ export const PASS_THROUGH_EVENTS = [
   identityEvents.userStatus,
   identityEvents.presence,
   identityEvents.invitesChanged,
+  identityEvents.onboardingSteps,
   messagingEvents.streamCreated,
   messagingEvents.streamUpdated,
   messagingEvents.streamDeleted,

@@ -65,6 +65,8 @@ const NEWER_FIELDS: Record<string, string[]> = {
     "max_channel_folder_name_length",
     "max_channel_folder_description_length",
     "navigation_views",
+    // FL 406: E2EE push registrations (POST /mobile_push/register)
+    "push_devices",
   ],
   // FL 397
   "POST /users/me/subscriptions": ["new_subscription_messages_sent"],

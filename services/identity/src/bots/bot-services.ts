@@ -4,8 +4,21 @@ import type { BotProfile } from "../users/user.schema";
 
 const { BotType, BotInterface } = identity;
 
-/** Zulip's EMBEDDED_BOTS (zerver/lib/integrations.py): the embedded bots one may create. */
-export const EMBEDDED_BOT_NAMES = ["converter", "encrypt", "helloworld", "virtual_fs", "giphy", "followup"];
+/**
+ * Zulip's EMBEDDED_BOTS (zerver/lib/integrations.py): the embedded bots one may
+ * create, with their configuration templates (load_bot_config_template: the
+ * zulip_bots package's <bot>.conf; only giphy has one).
+ */
+export const EMBEDDED_BOT_CONFIG_TEMPLATES: Record<string, Record<string, string>> = {
+  converter: {},
+  encrypt: {},
+  helloworld: {},
+  virtual_fs: {},
+  giphy: { key: "12345678" },
+  followup: {},
+};
+
+export const EMBEDDED_BOT_NAMES = Object.keys(EMBEDDED_BOT_CONFIG_TEMPLATES);
 
 /** Zulip's check_valid_interface_type. */
 export function checkInterfaceType(interfaceType: number): void {

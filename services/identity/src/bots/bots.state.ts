@@ -1,5 +1,6 @@
 import { identity, isAdmin, provideState, requireUser, type StateProvider } from "@teamchat/shared";
 import type { Deps } from "../deps";
+import { EMBEDDED_BOT_CONFIG_TEMPLATES } from "./bot-services";
 import { toBot } from "./bot-view";
 
 /**
@@ -19,4 +20,9 @@ export const botsState = ({ users, keys }: Deps<"users" | "keys">): StateProvide
     );
     return { realm_bots: bots.map((b) => toBot(b, apiKeys.get(b.userId) ?? "", realm)) };
   }),
+  provideState(identity.realmEmbeddedBotsState, async () => ({
+    realm_embedded_bots: Object.entries(EMBEDDED_BOT_CONFIG_TEMPLATES).map(([name, config]) => ({ name, config })),
+  })),
+  // Incoming webhook integrations are not offered by this server (newBotProfile refuses them).
+  provideState(identity.realmIncomingWebhookBotsState, async () => ({ realm_incoming_webhook_bots: [] })),
 ];

@@ -37,4 +37,6 @@ export const settingsState = ({ users, userDefaults }: Deps<"users" | "userDefau
       available_notification_sounds: NOTIFICATION_SOUNDS,
     };
   }),
+  // Zulip keeps a Zoom OAuth token per user; this server offers no Zoom integration, so no user has one.
+  provideState(identity.videoCallsState, async () => ({ has_zoom_token: false })),
 ];

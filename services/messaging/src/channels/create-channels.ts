@@ -11,6 +11,7 @@ import {
   type HandlerContext,
   type ChannelGroupSetting,
   type GroupSettingValue,
+  type GroupMembership,
   mustBeOwner,
 } from "@teamchat/shared";
 import type { Deps } from "../deps";
@@ -55,6 +56,30 @@ export function retentionDays(value: string | number): number | null {
   throw badRequest(`Bad value for 'message_retention_days': ${value}`);
 }
 
+/** Whether the server and the organization allow web-public channels (Zulip's Realm.web_public_streams_enabled). */
+const webPublicChannelsEnabled = (settings: realmConfig.RealmSettings): boolean =>
+  settings.web_public_streams_enabled && settings.enable_spectator_access;
+
+const CREATION_SETTINGS = {
+  public: "can_create_public_channel_group",
+  private: "can_create_private_channel_group",
+  web_public: "can_create_web_public_channel_group",
+} as const;
+
+/**
+ * Zulip's can_create_{public,private,web_public}_streams: the organization's group
+ * setting for that kind of channel, never guests; web-public ones only where enabled.
+ */
+export const canCreateChannels = (
+  actor: Actor,
+  kind: keyof typeof CREATION_SETTINGS,
+  settings: realmConfig.RealmSettings,
+  groups: GroupMembership,
+): boolean =>
+  !isGuest(actor) &&
+  (kind !== "web_public" || webPublicChannelsEnabled(settings)) &&
+  groups.includes(settings[CREATION_SETTINGS[kind]], actor);
+
 /** Checks that apply once per request, whatever the number of channels. */
 export async function checkChannelOptions(
   deps: Deps<"settings" | "userGroups">,
@@ -63,15 +88,11 @@ export async function checkChannelOptions(
   o: ChannelOptions,
 ): Promise<realmConfig.RealmSettings> {
   const [settings, groups] = await Promise.all([deps.settings.get(ctx), deps.userGroups.get(ctx)]);
-  const permission = o.is_web_public
-    ? settings.can_create_web_public_channel_group
-    : o.invite_only
-      ? settings.can_create_private_channel_group
-      : settings.can_create_public_channel_group;
-  if (o.is_web_public && !(settings.web_public_streams_enabled && settings.enable_spectator_access)) {
+  const kind = o.is_web_public ? "web_public" : o.invite_only ? "private" : "public";
+  if (o.is_web_public && !webPublicChannelsEnabled(settings)) {
     throw badRequest("Web-public channels are not enabled.");
   }
-  if (isGuest(actor) || !groups.includes(permission, actor)) throw badRequest("Insufficient permission");
+  if (!canCreateChannels(actor, kind, settings, groups)) throw badRequest("Insufficient permission");
   for (const name of CHANNEL_GROUP_SETTINGS) {
     const value = o[name];
     if (value !== undefined) checkGroupsExist(groups, value);

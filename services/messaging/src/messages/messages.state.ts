@@ -1,7 +1,10 @@
 import { messaging, provideState, requireUser, type StateProvider } from "@teamchat/shared";
 import type { Deps } from "../deps";
 
-/** register's max_message_id, starred_messages and recent_private_conversations, from the user's personal state. */
+/**
+ * register's max_message_id, starred_messages and recent_private_conversations, from the user's personal state,
+ * and the search's stop words.
+ */
 export const messagesState = (deps: Deps<"personal">): StateProvider[] => [
   provideState(messaging.maxMessageIdState, async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);
@@ -21,4 +24,6 @@ export const messagesState = (deps: Deps<"personal">): StateProvider[] => [
       })),
     };
   }),
+  // search matches every word it is given (narrow.ts searchWords), so no word is ignored
+  provideState(messaging.stopWordsState, async () => ({ stop_words: [] })),
 ];

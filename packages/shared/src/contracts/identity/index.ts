@@ -8,3 +8,5 @@ export * from "./invites";
 export * from "./register";
 export * from "./navigation-views";
 export * from "./presence";
+export * from "./push-devices";
+export * from "./onboarding-steps";

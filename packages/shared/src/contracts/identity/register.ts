@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { registerStateContract, statePart } from "../register";
 import { navigationViewSchema } from "./navigation-views";
+import { onboardingStepSchema } from "./onboarding-steps";
+import { pushDeviceInfoSchema } from "./push-devices";
 import { presencesSchema, userStatusSchema } from "./presence";
 import { settingValuesSchema, type SettingValues } from "./settings";
 import { botSchema } from "./bots";
@@ -159,6 +161,47 @@ export const legacyNotificationSettingsState = statePart(
     .partial(),
 );
 
+/**
+ * The one-time notices the user has not dismissed (Zulip's get_next_onboarding_steps),
+ * and the navigation tour video (FL 369): null, none is configured here.
+ */
+export const onboardingStepsState = statePart(
+  ["onboarding_steps"],
+  z.object({ onboarding_steps: z.array(onboardingStepSchema), navigation_tour_video_url: z.string().nullable() }),
+);
+
+/** The user's E2EE push registrations by push_account_id (Zulip's get_push_devices, FL 406). */
+export const pushDevicesState = statePart(
+  ["push_device"],
+  z.object({ push_devices: z.record(z.string(), pushDeviceInfoSchema) }),
+);
+
+/** The embedded bots one may create here, with their configuration templates (Zulip's EMBEDDED_BOTS). */
+export const realmEmbeddedBotsState = statePart(
+  ["realm_embedded_bots"],
+  z.object({
+    realm_embedded_bots: z.array(z.strictObject({ name: z.string(), config: z.record(z.string(), z.string()) })),
+  }),
+);
+
+/** The incoming webhook integrations one may configure here (Zulip's WEBHOOK_INTEGRATIONS). */
+export const realmIncomingWebhookBotsState = statePart(
+  ["realm_incoming_webhook_bots"],
+  z.object({
+    realm_incoming_webhook_bots: z.array(
+      z.strictObject({
+        name: z.string(),
+        display_name: z.string(),
+        all_event_types: z.array(z.string()).nullable(),
+        config_options: z.array(z.strictObject({ key: z.string(), label: z.string(), validator: z.string() })),
+      }),
+    ),
+  }),
+);
+
+/** Whether the user completed the Zoom OAuth flow (Zulip's video_calls group). */
+export const videoCallsState = statePart(["video_calls"], z.object({ has_zoom_token: z.boolean() }));
+
 export const registerState = registerStateContract("identity", [
   realmUserState,
   realmBotState,
@@ -171,4 +214,9 @@ export const registerState = registerStateContract("identity", [
   userSettingsState,
   legacyDisplaySettingsState,
   legacyNotificationSettingsState,
+  onboardingStepsState,
+  pushDevicesState,
+  realmEmbeddedBotsState,
+  realmIncomingWebhookBotsState,
+  videoCallsState,
 ]);

@@ -84,6 +84,26 @@ export const alertWordsState = statePart(["alert_words"], z.object({ alert_words
 /** The users the caller muted, oldest first. */
 export const mutedUsersState = statePart(["muted_users"], z.object({ muted_users: z.array(mutedUserSchema) }));
 
+/**
+ * What the caller may do with channels and invitations, from the organization's
+ * group settings (Zulip's fetch_initial_state_data, realm_user group). Clients
+ * recompute them from the realm and realm_user events that change their inputs.
+ */
+export const channelPermissionsState = statePart(
+  ["realm_user"],
+  z.object({
+    can_create_streams: z.boolean(),
+    can_create_public_streams: z.boolean(),
+    can_create_private_streams: z.boolean(),
+    can_create_web_public_streams: z.boolean(),
+    can_subscribe_other_users: z.boolean(),
+    can_invite_others_to_realm: z.boolean(),
+  }),
+);
+
+/** The words full-text search ignores (Zulip's read_stop_words): none, search here matches every word. */
+export const stopWordsState = statePart(["stop_words"], z.object({ stop_words: z.array(z.string()) }));
+
 export const registerState = registerStateContract("messaging", [
   maxMessageIdState,
   subscriptionsState,
@@ -97,4 +117,6 @@ export const registerState = registerStateContract("messaging", [
   unreadMsgsState,
   alertWordsState,
   mutedUsersState,
+  channelPermissionsState,
+  stopWordsState,
 ]);

@@ -1,0 +1,33 @@
+import { identity, requireUser, provideState, type StateProvider } from "@teamchat/shared";
+import type { Deps } from "../deps";
+
+/**
+ * Zulip's NAVIGATION_TOUR_VIDEO_URL: none on this server, so its
+ * navigation_tour_video step counts as seen (get_next_onboarding_steps).
+ */
+export const NAVIGATION_TOUR_VIDEO_URL = null;
+
+/** Zulip's get_next_onboarding_steps: the one-time notices the user has not seen, in Zulip's order. */
+export async function nextOnboardingSteps(
+  { onboardingSteps }: Deps<"onboardingSteps">,
+  realmId: number,
+  userId: number,
+): Promise<identity.OnboardingStep[]> {
+  const seen = await onboardingSteps.seenBy(realmId, userId);
+  if (NAVIGATION_TOUR_VIDEO_URL === null) seen.add("navigation_tour_video");
+  return identity.ONE_TIME_NOTICES.filter((name) => !seen.has(name)).map((name) => ({
+    type: "one_time_notice" as const,
+    name,
+  }));
+}
+
+/** register's onboarding_steps and navigation_tour_video_url. */
+export const onboardingStepsState = (deps: Deps<"onboardingSteps">): StateProvider[] => [
+  provideState(identity.onboardingStepsState, async (_params, ctx) => {
+    const { realm, actor } = requireUser(ctx);
+    return {
+      onboarding_steps: await nextOnboardingSteps(deps, realm.id, actor.userId),
+      navigation_tour_video_url: NAVIGATION_TOUR_VIDEO_URL,
+    };
+  }),
+];
