@@ -13,6 +13,7 @@ import {
   type ReplyOf,
 } from "./contract";
 import { withDeadline } from "./deadline";
+import { withEventAcks } from "./event-acks";
 import { ZulipError, internalError, unauthorized, wireErrorSchema } from "./errors";
 import { parseParams } from "./params";
 
@@ -263,7 +264,7 @@ export class BusServer {
       }
       const { realm, actor, client, params } = envelope.data;
       const parsed = parseParams(contract.params, (params ?? {}) as Record<string, unknown>);
-      const data = await handler(parsed, { realm, actor, client, requestId, log, parked });
+      const data = await withEventAcks(async () => handler(parsed, { realm, actor, client, requestId, log, parked }));
       const json = data instanceof RawJson ? data.json : JSON.stringify(data);
       if (this.opts.validateReplies) {
         const checked = contract.reply.safeParse(data instanceof RawJson ? JSON.parse(json) : data);

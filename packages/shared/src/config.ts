@@ -35,6 +35,12 @@ export const envSchema = z.object({
    * passed, then answers complete=false for the client to repeat (Zulip: 50 s).
    */
   DELETE_TOPIC_TIME_BUDGET_SECONDS: z.coerce.number().min(0).default(50),
+  /**
+   * Domain events wait in a JetStream stream until notifications has applied
+   * them; these bound what piles up while no notifications instance runs.
+   */
+  DOMAIN_EVENTS_MAX_AGE_HOURS: z.coerce.number().positive().default(24),
+  DOMAIN_EVENTS_MAX_MIB: z.coerce.number().positive().default(1024),
   /** Idle event queues are collected after this (Zulip: 10 min). */
   EVENT_QUEUE_IDLE_SECONDS: z.coerce.number().positive().default(600),
   /** `npm start`'s data directory; invitation mail goes under it unless INVITATION_MAIL_DIR says otherwise. */

@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import { BusClient, BusServer } from "./bus";
 import { databaseName, loadConfig, type Config } from "./config";
 import { connectDatabase, type Connection } from "./db";
-import { EventPublisher } from "./events";
+import { EventPublisher, ensureDomainEventStream } from "./events";
 import { createLogger } from "./logger";
 import type { BusService } from "./services";
 
@@ -45,6 +45,10 @@ export async function startService<S extends BusService>(
   log: Logger,
 ): Promise<{ deps: ServiceDeps<S>; running: RunningService; shutdown: () => Promise<void> }> {
   const nc = await connectNats(config, name);
+  await ensureDomainEventStream(nc, {
+    maxAgeSeconds: config.DOMAIN_EVENTS_MAX_AGE_HOURS * 3600,
+    maxBytes: config.DOMAIN_EVENTS_MAX_MIB * 1024 * 1024,
+  });
   const db = await connectDatabase(config.MONGO_URL, databaseName(config, name));
   const server = new BusServer({
     nc,
@@ -60,7 +64,7 @@ export async function startService<S extends BusService>(
     log,
     bus: busClient(nc, config),
     server,
-    events: new EventPublisher(nc, name, config.NODE_ENV !== "production"),
+    events: new EventPublisher(nc, name, config.NODE_ENV !== "production", log),
   };
   const running = await factory(deps);
   // The server has processed our subscriptions once a flush returns: only then is this instance reachable.

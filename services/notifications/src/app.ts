@@ -17,7 +17,7 @@ export async function buildNotifications(deps: ServiceDeps<"notifications">): Pr
   // An event outlives no queue: a queue idle for its lifespan (at most the idle limit) is collected.
   const store = await EventStore.open(queues, deps.events, nc, log, 2 * config.EVENT_QUEUE_IDLE_SECONDS);
   const parked = new ParkedPolls(nc);
-  const consumer = consumeDomainEvents(nc, store, log);
+  const consumer = await consumeDomainEvents(nc, store, log);
 
   deps.server
     .handle(notifications.registerQueue, registerQueueHandler(store, deps.bus, config.EVENT_QUEUE_IDLE_SECONDS))

@@ -146,9 +146,13 @@ export class EventStore {
     return q;
   }
 
-  /** Appends an event to the queue and wakes the poll parked on it; the event's id. */
-  async append(queueId: string, event: notifications.ClientEvent): Promise<number> {
-    const { seq } = await this.js.publish(subjectOf(queueId), JSON.stringify(event));
+  /**
+   * Appends an event to the queue and wakes the poll parked on it; the event's
+   * id. A `msgID` the stream stored within its duplicate window (2 minutes)
+   * is not stored again: the first copy's id is returned.
+   */
+  async append(queueId: string, event: notifications.ClientEvent, msgID?: string): Promise<number> {
+    const { seq } = await this.js.publish(subjectOf(queueId), JSON.stringify(event), msgID ? { msgID } : undefined);
     this.nc.publish(notifications.queueWakeSubject(queueId), String(seq));
     return seq;
   }

@@ -1,9 +1,11 @@
-import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import { jetstream, type JsMsg } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/transport-node";
 import type { z } from "zod";
 import {
+  DOMAIN_EVENTS_STREAM,
+  FANOUT_CONSUMER,
   PASS_THROUGH_EVENTS,
   messagingEvents,
-  subscribeEvent,
   type EventDefinition,
   type Logger,
   type PayloadOf,
@@ -18,80 +20,119 @@ type ClientEventPayload = PayloadOf<(typeof PASS_THROUGH_EVENTS)[number]>;
 type MessageSent = PayloadOf<typeof messagingEvents.messageSent>;
 type MessageUpdated = PayloadOf<typeof messagingEvents.messageUpdated>;
 
+/** Events pulled ahead of their delivery; the chain per realm keeps their order. */
+const PULL_BATCH = 256;
+/** A failed delivery is retried after this (the queue stream or database was unavailable). */
+const REDELIVERY_DELAY_MS = 1000;
+
 /**
- * Domain events → queues. Queue-group subscriptions: each event is handled by
- * one instance. Events of one organization are appended in arrival order on
- * this instance (a chain per realm, across every subscription: NATS calls the
- * callbacks of one connection in arrival order); with several instances, order
- * across instances is NATS delivery order only.
+ * Domain events → queues, from the domain event stream through notifications'
+ * durable consumer: every instance pulls from it, each event goes to one, and
+ * is acknowledged once its queue events are stored. An event whose delivery
+ * failed, or whose instance died before acknowledging, is delivered again
+ * (to any instance); each queue event it makes is published with a message id
+ * made of the domain event's sequence, so the queue stream drops a second copy
+ * and a redelivery changes nothing twice. Events of one organization are
+ * appended in arrival order on this instance (a chain per realm); with several
+ * instances, order across instances is the stream's delivery order only.
  */
-export function consumeDomainEvents(nc: NatsConnection, store: EventStore, log: Logger): { stop(): Promise<void> } {
+export async function consumeDomainEvents(
+  nc: NatsConnection,
+  store: EventStore,
+  log: Logger,
+): Promise<{ stop(): Promise<void> }> {
   const chains = new Map<number, Promise<void>>();
 
-  const inOrder = (realmId: number, subject: string, deliver: () => Promise<void>) => {
-    const next = (chains.get(realmId) ?? Promise.resolve())
-      .then(deliver)
-      .catch((err: unknown) => log.error({ err, subject }, "domain event not delivered to queues"));
+  /** Runs `deliver` after the realm's earlier events; settles with it (the chain goes on either way). */
+  const inOrder = (realmId: number, deliver: () => Promise<void>): Promise<void> => {
+    const step = (chains.get(realmId) ?? Promise.resolve()).then(deliver);
+    const next = step.catch(() => undefined);
     chains.set(realmId, next);
     void next.finally(() => {
       if (chains.get(realmId) === next) chains.delete(realmId);
     });
+    return step;
+  };
+
+  /** The queue's events for one domain event; `origin` names that event, for the stream's duplicate check. */
+  const appendAll = async (queueId: string, events: notifications.ClientEvent[], origin: string) => {
+    for (const [i, event] of events.entries()) await store.append(queueId, event, `${origin}.${queueId}.${i}`);
   };
 
   /** As published, to the queues that want it. */
-  const passThrough = async ({ realmId, userIds, event }: ClientEventPayload) => {
+  const passThrough = async ({ realmId, userIds, event }: ClientEventPayload, origin: string) => {
     const queues = await store.ofUsers(realmId, userIds);
     await Promise.all(
-      queues.filter((q) => accepts(q, event)).map((q) => appendAll(q.queueId, eventForClient(q, event))),
+      queues.filter((q) => accepts(q, event)).map((q) => appendAll(q.queueId, eventForClient(q, event), origin)),
     );
   };
 
-  const appendAll = async (queueId: string, events: notifications.ClientEvent[]) => {
-    for (const event of events) await store.append(queueId, event);
-  };
-
   /** Zulip's update_message event, with each user's flags for the edited message. */
-  const messageUpdate = async ({ realmId, userIds, event, flags }: MessageUpdated) => {
+  const messageUpdate = async ({ realmId, userIds, event, flags }: MessageUpdated, origin: string) => {
     const queues = await store.ofUsers(realmId, userIds);
     await Promise.all(
       queues
         .filter((q) => accepts(q, event))
-        .map((q) => appendAll(q.queueId, eventForClient(q, { ...event, flags: flags[q.userId] ?? ["read"] }))),
+        .map((q) => appendAll(q.queueId, eventForClient(q, { ...event, flags: flags[q.userId] ?? ["read"] }), origin)),
     );
   };
 
   /** Zulip's message event, shaped per queue, with the user's flags. */
-  const message = async ({ realmId, userIds, message, markdown, flags, localEcho }: MessageSent) => {
+  const message = async ({ realmId, userIds, message, markdown, flags, localEcho }: MessageSent, origin: string) => {
     const queues = await store.ofUsers(realmId, userIds);
     await Promise.all(
-      queues.map((q) => {
+      queues.map(async (q) => {
         const userFlags = flags[q.userId] ?? [];
         if (!acceptsMessage(q, message, userFlags)) return;
-        return store.append(q.queueId, {
-          type: "message",
+        const event = {
+          type: "message" as const,
           message: messageForClient(q, message, markdown),
           flags: userFlags,
           ...(localEcho?.queueId === q.queueId && { local_message_id: localEcho.localId }),
-        });
+        };
+        await appendAll(q.queueId, [event], origin);
       }),
     );
   };
 
-  const opts = { queue: "notifications", log };
-  const consume = <P extends z.ZodType<{ realmId: number }>>(
+  const deliverers = new Map<string, (payload: unknown, origin: string) => Promise<void>>();
+  const on = <P extends z.ZodType<{ realmId: number }>>(
     def: EventDefinition<P>,
-    deliver: (payload: z.output<P>) => Promise<void>,
-  ) =>
-    subscribeEvent(nc, def, (payload, { subject }) => inOrder(payload.realmId, subject, () => deliver(payload)), opts);
-  const subs: Subscription[] = [
-    ...PASS_THROUGH_EVENTS.map((def: EventDefinition<z.ZodType<ClientEventPayload>>) => consume(def, passThrough)),
-    consume(messagingEvents.messageSent, message),
-    consume(messagingEvents.messageUpdated, messageUpdate),
-  ];
+    deliver: (payload: z.output<P>, origin: string) => Promise<void>,
+  ) => deliverers.set(def.subject, (payload, origin) => deliver(payload as z.output<P>, origin));
+  PASS_THROUGH_EVENTS.forEach((def: EventDefinition<z.ZodType<ClientEventPayload>>) => on(def, passThrough));
+  on(messagingEvents.messageSent, message);
+  on(messagingEvents.messageUpdated, messageUpdate);
+  const definitions = new Map(
+    [...PASS_THROUGH_EVENTS, messagingEvents.messageSent, messagingEvents.messageUpdated].map(
+      (def): [string, EventDefinition] => [def.subject, def],
+    ),
+  );
+
+  const handle = (m: JsMsg) => {
+    const def = definitions.get(m.subject);
+    // the stream holds every domain event; the rest are for caches, not queues
+    if (!def) return m.ack();
+    const parsed = def.payload.safeParse(m.json());
+    if (!parsed.success) {
+      log.error({ subject: m.subject, issues: parsed.error.issues }, "malformed event dropped");
+      return m.term();
+    }
+    const payload = parsed.data as { realmId: number };
+    inOrder(payload.realmId, () => deliverers.get(m.subject)!(payload, `${m.seq}`)).then(
+      () => m.ack(),
+      (err: unknown) => {
+        log.error({ err, subject: m.subject }, "domain event not delivered to queues: delivered again later");
+        m.nak(REDELIVERY_DELAY_MS);
+      },
+    );
+  };
+  const consumer = await jetstream(nc).consumers.get(DOMAIN_EVENTS_STREAM, FANOUT_CONSUMER);
+  const messages = await consumer.consume({ max_messages: PULL_BATCH, callback: handle });
 
   return {
     stop: async () => {
-      await Promise.all(subs.map((s) => s.drain()));
+      await messages.close();
       await Promise.allSettled([...chains.values()]);
     },
   };

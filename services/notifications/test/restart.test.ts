@@ -1,7 +1,7 @@
-import { notifications } from "@teamchat/shared";
+import { messaging, notifications } from "@teamchat/shared";
 import { expectZulipError } from "../../../test/support/call";
 import { startSystem, type TestSystem } from "../../../test/support/system";
-import { catalogueEvents, registerQueue, setting, whenPolling } from "./helpers";
+import { QUEUE_EVENT_TYPES, catalogueEvents, registerQueue, setting, whenPolling } from "./helpers";
 
 const HEARTBEAT_SECONDS = 20;
 let sys: TestSystem;
@@ -16,14 +16,18 @@ afterAll(() => sys?.stop());
 
 const poll = (queue_id: string, last_event_id: number, dont_block = false) =>
   sys.call(notifications.getEvents, { queue_id, last_event_id, dont_block }, sys.owner);
+/** Polls until `count` events have come (none is a heartbeat: the queue is fresh). */
+async function drainUntil(queueId: string, count: number) {
+  const events: Array<{ id: number; type: string }> = [];
+  while (events.length < count) events.push(...(await poll(queueId, events.at(-1)?.id ?? -1)).events);
+  return events;
+}
 /** A poll that is at notifications (see whenPolling) when this resolves. */
 const parkedPoll = (queueId: string, last: number) => whenPolling(sys.nc, queueId, () => poll(queueId, last));
 
 /**
- * Queued events live in a JetStream stream, so they outlive an instance. Domain events
- * published while no instance at all is up are queued by no one: core NATS
- * keeps nothing for absent subscribers (a known limit of fire-and-forget
- * publishing; run two instances to restart one at a time).
+ * Queued events live in a JetStream stream, so they outlive an instance; domain
+ * events wait in theirs until an instance has put them into the queues.
  */
 describe("restart of the only notifications instance", () => {
   it("answers the parked poll at once, keeps queued events, and the client continues without a gap", async () => {
@@ -58,6 +62,34 @@ describe("restart of the only notifications instance", () => {
     const [after] = (await next.reply).events;
     expect(after).toEqual({ ...setting("after restart"), id: expect.any(Number) });
     expect(after!.id).toBeGreaterThan(heartbeat!.id);
+  }, 60_000);
+});
+
+describe("no notifications instance running", () => {
+  it("domain events published meanwhile reach the queues, each once, when one starts", async () => {
+    const queueId = await registerQueue(sys, sys.owner, { event_types: ["message", ...QUEUE_EVENT_TYPES] });
+    await sys.stopService("notifications");
+    publish.setting([sys.owner.userId], "while down 1");
+    const { id } = await sys.call(
+      messaging.sendMessage,
+      { type: "private", to: [sys.owner.userId], content: "sent while notifications was down" },
+      sys.owner,
+    );
+    publish.setting([sys.owner.userId], "while down 2");
+
+    await sys.startService("notifications");
+    const waited = await drainUntil(queueId, 3);
+    expect(waited.map(({ id: _, ...e }) => e)).toEqual([
+      setting("while down 1"),
+      {
+        type: "message",
+        message: expect.objectContaining({ id, content: "sent while notifications was down" }),
+        flags: ["read"],
+      },
+      setting("while down 2"),
+    ]);
+    // nothing arrives twice
+    expect((await poll(queueId, waited.at(-1)!.id, true)).events).toEqual([]);
   }, 60_000);
 });
 

@@ -1,7 +1,9 @@
+import { jetstream, type JetStreamClient } from "@nats-io/jetstream";
 import { headers as natsHeaders, type NatsConnection, type Subscription } from "@nats-io/transport-node";
 import { z } from "zod";
 import type { Logger } from "pino";
 import { REQUEST_ID_HEADER } from "../bus";
+import { awaitWithRequest } from "../event-acks";
 import type { ProcessName } from "../services";
 
 /**
@@ -36,14 +38,25 @@ export const clientEventPayload = <E extends z.ZodType>(event: E) =>
 
 const encoder = new TextEncoder();
 
-/** The only way a service publishes events: its own definitions only, payloads typed by them. */
+/**
+ * The only way a service publishes events: its own definitions only, payloads
+ * typed by them. Events go into the domain event stream (see stream.ts); core
+ * subscribers of the subject (every instance's caches) get them as well. In a
+ * bus request, the reply waits for the stream to have stored them
+ * (withEventAcks); elsewhere a failed store is logged.
+ */
 export class EventPublisher<S extends ProcessName> {
+  private readonly js: JetStreamClient;
+
   constructor(
-    private readonly nc: NatsConnection,
+    nc: NatsConnection,
     readonly service: S,
     /** Check payloads against their schemas before sending (development and tests). */
     private readonly checkPayloads = true,
-  ) {}
+    private readonly log?: Logger,
+  ) {
+    this.js = jetstream(nc);
+  }
 
   publish<P extends z.ZodType>(def: EventDefinition<P, S>, payload: z.input<P>, requestId?: string): void {
     const { userIds } = payload as { userIds?: unknown };
@@ -54,7 +67,12 @@ export class EventPublisher<S extends ProcessName> {
     }
     const h = natsHeaders();
     if (requestId) h.set(REQUEST_ID_HEADER, requestId);
-    this.nc.publish(def.subject, encoder.encode(JSON.stringify(payload)), { headers: h });
+    const ack = this.js
+      .publish(def.subject, encoder.encode(JSON.stringify(payload)), { headers: h })
+      .then(() => undefined);
+    if (!awaitWithRequest(ack)) {
+      ack.catch((err: unknown) => this.log?.error({ err, subject: def.subject, requestId }, "domain event not stored"));
+    }
   }
 }
 
