@@ -2,7 +2,10 @@ import { z } from "zod";
 import { int, intList } from "../common";
 import { registerStateContract, statePart } from "../register";
 import { channelSchema } from "./channels";
+import { draftSchema } from "./drafts";
 import { mutedUserSchema } from "./muted-users";
+import { savedSnippetSchema } from "./saved-snippets";
+import { scheduledMessageSchema } from "./scheduled-messages";
 import { neverSubscribedSchema, subscriptionSchema } from "./subscriptions";
 
 /** messaging's parts of POST /register (Zulip's fetch_initial_state_data), by the event types that keep them current. */
@@ -84,6 +87,24 @@ export const alertWordsState = statePart(["alert_words"], z.object({ alert_words
 /** The users the caller muted, oldest first. */
 export const mutedUsersState = statePart(["muted_users"], z.object({ muted_users: z.array(mutedUserSchema) }));
 
+/**
+ * The caller's drafts, most recently edited first (at most MAX_DRAFTS_IN_REGISTER);
+ * empty while their enable_drafts_synchronization is off (turning it off deletes them).
+ */
+export const draftsState = statePart(["drafts"], z.object({ drafts: z.array(draftSchema) }));
+
+/** The caller's undelivered scheduled messages, soonest first. */
+export const scheduledMessagesState = statePart(
+  ["scheduled_messages"],
+  z.object({ scheduled_messages: z.array(scheduledMessageSchema) }),
+);
+
+/** The caller's saved snippets, oldest first. */
+export const savedSnippetsState = statePart(
+  ["saved_snippets"],
+  z.object({ saved_snippets: z.array(savedSnippetSchema) }),
+);
+
 export const registerState = registerStateContract("messaging", [
   maxMessageIdState,
   subscriptionsState,
@@ -97,4 +118,7 @@ export const registerState = registerStateContract("messaging", [
   unreadMsgsState,
   alertWordsState,
   mutedUsersState,
+  draftsState,
+  scheduledMessagesState,
+  savedSnippetsState,
 ]);
