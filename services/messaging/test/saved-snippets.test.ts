@@ -46,9 +46,9 @@ describe("/saved_snippets", () => {
     expect(await registered(alice)).toEqual(await snippetsOf(alice));
 
     expect(await org.call(messaging.editSavedSnippet, { saved_snippet_id: id, title: "Hi" }, alice)).toEqual(success);
-    expect(await org.call(messaging.editSavedSnippet, { saved_snippet_id: id, content: "Welcome, all" }, alice)).toEqual(
-      success,
-    );
+    expect(
+      await org.call(messaging.editSavedSnippet, { saved_snippet_id: id, content: "Welcome, all" }, alice),
+    ).toEqual(success);
     const edited = { ...snippet!, title: "Hi", content: "Welcome, all" };
     expect((await snippetsOf(alice))[0]).toEqual(edited);
     // nothing to change: success without an event (Zulip's early return)
@@ -92,10 +92,12 @@ describe("/saved_snippets", () => {
       org.call(messaging.editSavedSnippet, { saved_snippet_id: before[0]!.id, title: " " }, alice),
       badRequestError("title cannot be blank"),
     );
-    await expectZulipError(
-      org.call(messaging.createSavedSnippet, { title: "t" } as never, alice),
-      { status: 400, code: "REQUEST_VARIABLE_MISSING", msg: "Missing 'content' argument", var_name: "content" },
-    );
+    await expectZulipError(org.call(messaging.createSavedSnippet, { title: "t" } as never, alice), {
+      status: 400,
+      code: "REQUEST_VARIABLE_MISSING",
+      msg: "Missing 'content' argument",
+      var_name: "content",
+    });
     expect(await snippetsOf(alice)).toEqual(before);
   });
 
