@@ -15,7 +15,8 @@ import { channelsState } from "./channels/channels.state";
 import { ConversationRepository } from "./conversations/conversation.repository";
 import { RealmSettingsSource, type MessagingDeps } from "./deps";
 import { DraftRepository } from "./drafts/draft.repository";
-import { deleteDraftsWhenSynchronizationStops, draftsState } from "./drafts/drafts.state";
+import { draftsState } from "./drafts/drafts.state";
+import { deleteDraftsWhenSynchronizationStops } from "./drafts/synchronization";
 import { createDraftsHandler, deleteDraftHandler, editDraftHandler, getDraftsHandler } from "./handlers/drafts";
 import {
   createSavedSnippetHandler,
