@@ -15,6 +15,22 @@ import { channelsState } from "./channels/channels.state";
 import { channelPermissionsState } from "./channels/channel-permissions.state";
 import { ConversationRepository } from "./conversations/conversation.repository";
 import { RealmSettingsSource, type MessagingDeps } from "./deps";
+import { DraftRepository } from "./drafts/draft.repository";
+import { draftsState } from "./drafts/drafts.state";
+import { deleteDraftsWhenSynchronizationStops } from "./drafts/synchronization";
+import { createDraftsHandler, deleteDraftHandler, editDraftHandler, getDraftsHandler } from "./handlers/drafts";
+import {
+  createSavedSnippetHandler,
+  deleteSavedSnippetHandler,
+  editSavedSnippetHandler,
+  getSavedSnippetsHandler,
+} from "./handlers/saved-snippets";
+import {
+  createScheduledMessageHandler,
+  deleteScheduledMessageHandler,
+  getScheduledMessagesHandler,
+  updateScheduledMessageHandler,
+} from "./handlers/scheduled-messages";
 import { addAlertWordsHandler } from "./handlers/add-alert-words";
 import { addReactionHandler } from "./handlers/add-reaction";
 import { archiveStreamHandler } from "./handlers/archive-stream";
@@ -71,6 +87,11 @@ import { SubscriptionDirectory } from "./subscriptions/subscription-directory";
 import { SubscriptionRepository } from "./subscriptions/subscription.repository";
 import { subscriptionsState } from "./subscriptions/subscriptions.state";
 import { TopicRepository } from "./topics/topic.repository";
+import { SavedSnippetRepository } from "./saved-snippets/saved-snippet.repository";
+import { savedSnippetsState } from "./saved-snippets/saved-snippets.state";
+import { ScheduledMessageDelivery } from "./scheduled-messages/delivery";
+import { ScheduledMessageRepository } from "./scheduled-messages/scheduled-message.repository";
+import { scheduledMessagesState } from "./scheduled-messages/scheduled-messages.state";
 import { PersonalIndex } from "./user-messages/personal-index";
 import { UserMessageRepository } from "./user-messages/user-message.repository";
 import { UserTopicIndex } from "./user-topics/user-topic-index";
@@ -105,6 +126,9 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     alertWords: new AlertWordIndex(alertWords, deps.nc, deps.log),
     mutedUsers: new MutedUserIndex(mutedUsers, deps.nc, deps.log),
     sendReceipts: new SendReceiptRepository(deps.db),
+    drafts: new DraftRepository(deps.db, ids),
+    scheduledMessages: new ScheduledMessageRepository(deps.db, ids),
+    savedSnippets: new SavedSnippetRepository(deps.db, ids),
     events: deps.events,
     settings: new RealmSettingsSource(deps.bus, deps.nc, deps.log),
     userGroups: new UserGroupMemberships(deps.nc, deps.bus, deps.log),
@@ -121,8 +145,13 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       alertWords,
       mutedUsers,
       m.sendReceipts,
+      m.drafts,
+      m.scheduledMessages,
+      m.savedSnippets,
     ].map((r) => r.init()),
   );
+  const draftsCleanup = deleteDraftsWhenSynchronizationStops(m, deps.nc, deps.log);
+  const delivery = new ScheduledMessageDelivery(m, deps.log);
 
   const stateProviders = [
     ...messagesState(m),
@@ -133,6 +162,9 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     ...alertWordsState(m),
     ...mutedUsersState(m),
     ...channelPermissionsState(m),
+    ...draftsState(m),
+    ...scheduledMessagesState(m),
+    ...savedSnippetsState(m),
   ];
 
   deps.server
@@ -181,9 +213,24 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.removeAlertWords, removeAlertWordsHandler(m))
     .handle(messaging.muteUser, muteUserHandler(m))
     .handle(messaging.unmuteUser, unmuteUserHandler(m))
+    .handle(messaging.getDrafts, getDraftsHandler(m))
+    .handle(messaging.createDrafts, createDraftsHandler(m))
+    .handle(messaging.editDraft, editDraftHandler(m))
+    .handle(messaging.deleteDraft, deleteDraftHandler(m))
+    .handle(messaging.getScheduledMessages, getScheduledMessagesHandler(m))
+    .handle(messaging.createScheduledMessage, createScheduledMessageHandler(m))
+    .handle(messaging.updateScheduledMessage, updateScheduledMessageHandler(m))
+    .handle(messaging.deleteScheduledMessage, deleteScheduledMessageHandler(m))
+    .handle(messaging.getSavedSnippets, getSavedSnippetsHandler(m))
+    .handle(messaging.createSavedSnippet, createSavedSnippetHandler(m))
+    .handle(messaging.editSavedSnippet, editSavedSnippetHandler(m))
+    .handle(messaging.deleteSavedSnippet, deleteSavedSnippetHandler(m))
     .handle(messaging.registerState, registerStateHandler(messaging.registerState, stateProviders));
+  delivery.start();
   return {
-    stop: () => {
+    stop: async () => {
+      await delivery.stop();
+      draftsCleanup.unsubscribe();
       m.users.stop();
       m.personal.stop();
       m.userTopics.stop();

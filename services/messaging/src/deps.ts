@@ -16,8 +16,11 @@ import type { ChannelDirectory } from "./channels/channel-directory";
 import type { ConversationRepository } from "./conversations/conversation.repository";
 import type { MessageHistory } from "./messages/message-history";
 import type { MessageRepository } from "./messages/message.repository";
+import type { DraftRepository } from "./drafts/draft.repository";
 import type { MutedUserIndex } from "./muted-users/muted-user-index";
 import type { SendReceiptRepository } from "./send-receipts/send-receipt.repository";
+import type { SavedSnippetRepository } from "./saved-snippets/saved-snippet.repository";
+import type { ScheduledMessageRepository } from "./scheduled-messages/scheduled-message.repository";
 import type { SubscriptionDirectory } from "./subscriptions/subscription-directory";
 import type { TopicRepository } from "./topics/topic.repository";
 import type { PersonalIndex } from "./user-messages/personal-index";
@@ -79,6 +82,9 @@ export interface MessagingDeps {
   alertWords: AlertWordIndex;
   mutedUsers: MutedUserIndex;
   sendReceipts: SendReceiptRepository;
+  drafts: DraftRepository;
+  scheduledMessages: ScheduledMessageRepository;
+  savedSnippets: SavedSnippetRepository;
   events: EventPublisher<"messaging">;
   settings: RealmSettingsSource;
   /** the organization's user groups, to evaluate group-setting values with */

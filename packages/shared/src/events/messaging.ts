@@ -3,7 +3,10 @@ import { z } from "zod";
 import { groupSettingValueSchema } from "../contracts/common";
 import { channelSchema } from "../contracts/messaging/channels";
 import { PROPAGATE_MODES, messageSchema, reactionSchema } from "../contracts/messaging/messages";
+import { draftSchema } from "../contracts/messaging/drafts";
 import { mutedUserSchema } from "../contracts/messaging/muted-users";
+import { savedSnippetSchema } from "../contracts/messaging/saved-snippets";
+import { scheduledMessageSchema } from "../contracts/messaging/scheduled-messages";
 import { subscriptionSchema } from "../contracts/messaging/subscriptions";
 import { audienceSchema, clientEventPayload, defineEvent } from "./define";
 
@@ -333,4 +336,54 @@ export const mutedUsersChanged = defineEvent(
   "messaging",
   "muted_users",
   clientEventPayload(z.object({ type: z.literal("muted_users"), muted_users: z.array(mutedUserSchema) })),
+);
+
+/** A user's drafts changed (Zulip's do_create_drafts, do_edit_draft, do_delete_draft): to that user. */
+export const draftsChanged = defineEvent(
+  "messaging",
+  "drafts",
+  clientEventPayload(
+    z.union([
+      z.object({ type: z.literal("drafts"), op: z.literal("add"), drafts: z.array(draftSchema) }),
+      z.object({ type: z.literal("drafts"), op: z.literal("update"), draft: draftSchema }),
+      z.object({ type: z.literal("drafts"), op: z.literal("remove"), draft_id: int }),
+    ]),
+  ),
+);
+
+/** A user's saved snippets changed (Zulip's actions/saved_snippets.py): to that user. */
+export const savedSnippetsChanged = defineEvent(
+  "messaging",
+  "saved_snippets",
+  clientEventPayload(
+    z.union([
+      z.object({ type: z.literal("saved_snippets"), op: z.literal("add"), saved_snippet: savedSnippetSchema }),
+      z.object({ type: z.literal("saved_snippets"), op: z.literal("update"), saved_snippet: savedSnippetSchema }),
+      z.object({ type: z.literal("saved_snippets"), op: z.literal("remove"), saved_snippet_id: int }),
+    ]),
+  ),
+);
+
+/**
+ * A user's scheduled messages changed (Zulip's actions/scheduled_messages.py):
+ * to that user; delivery removes the message from the list.
+ */
+export const scheduledMessagesChanged = defineEvent(
+  "messaging",
+  "scheduled_messages",
+  clientEventPayload(
+    z.union([
+      z.object({
+        type: z.literal("scheduled_messages"),
+        op: z.literal("add"),
+        scheduled_messages: z.array(scheduledMessageSchema),
+      }),
+      z.object({
+        type: z.literal("scheduled_messages"),
+        op: z.literal("update"),
+        scheduled_message: scheduledMessageSchema,
+      }),
+      z.object({ type: z.literal("scheduled_messages"), op: z.literal("remove"), scheduled_message_id: int }),
+    ]),
+  ),
 );

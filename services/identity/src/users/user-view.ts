@@ -118,6 +118,7 @@ export const toUserSummary = (user: UserDoc, realm: Pick<RealmRef, "host">): ide
   avatar_version: user.avatarVersion,
   receives_typing_notifications: settingsOf(user).receives_typing_notifications,
   send_read_receipts: settingsOf(user).send_read_receipts,
+  enable_drafts_synchronization: settingsOf(user).enable_drafts_synchronization,
 });
 
 /**

@@ -1,85 +1,30 @@
-import {
-  badRequest,
-  messaging,
-  requireUser,
-  type Actor,
-  type Handler,
-  type HandlerContext,
-  type ParamsOf,
-} from "@teamchat/shared";
-import { accessChannelForSend } from "../channels/channel-access";
+import { messaging, requireUser, type Handler, type HandlerContext, type ParamsOf } from "@teamchat/shared";
 import type { Deps } from "../deps";
-import { normalizeContent, normalizeTopic } from "../messages/message-content";
-import {
-  channelDestination,
-  directDestination,
-  postMessage,
-  type Destination,
-  type PostDeps,
-} from "../messages/post-message";
+import { checkMessage, type CheckMessageDeps } from "../messages/check-message";
+import { postMessage } from "../messages/post-message";
 import { sendKey, sendOnce } from "../send-receipts/send-once";
-import type { UserSummary } from "../users/user-directory";
 
 type Params = ParamsOf<typeof messaging.sendMessage>;
 
-/** A channel's `to`: its id, its name, or a one-element list of either. */
-function channelTarget(to: Params["to"]): string | number {
-  const target = Array.isArray(to) && to.length === 1 ? to[0]! : to;
-  if (Array.isArray(target)) throw badRequest("Invalid channel name");
-  return target;
-}
-
-/** Direct-message recipients: user ids or emails, as a list, one value, or comma-separated addresses. */
-async function directRecipients(
-  deps: Deps<"users">,
-  ctx: HandlerContext,
-  realmId: number,
-  actor: Actor,
-  to: Params["to"],
-) {
-  const list = Array.isArray(to) ? to : typeof to === "number" ? [to] : to.split(",").map((s) => s.trim());
-  const wanted = list.filter((v) => v !== "");
-  if (!wanted.length) throw badRequest("Message must have recipients");
-  const ids = wanted.filter((v): v is number => typeof v === "number");
-  const emails = wanted.filter((v): v is string => typeof v === "string");
-  const [byId, byEmail] = await Promise.all([
-    deps.users.byIds(ctx, realmId, ids),
-    emails.length ? deps.users.byEmails(ctx, realmId, emails) : new Map<string, UserSummary>(),
-  ]);
-  const missingId = ids.find((id) => !byId.has(id));
-  if (missingId !== undefined) throw badRequest(`Invalid user ID ${missingId}`);
-  const missingEmail = emails.find((e) => !byEmail.has(e));
-  if (missingEmail !== undefined) throw badRequest(`Invalid email '${missingEmail}'`);
-  const users = [...byId.values(), ...byEmail.values()];
-  const inactive = users.find((u) => !u.is_active);
-  if (inactive) throw badRequest(`'${inactive.email}' is no longer using Zulip.`);
-  return [...new Set([actor.userId, ...users.map((u) => u.user_id)])].sort((a, b) => a - b);
-}
-
 /** POST /messages: a channel or direct message; each recipient gets a message event with their flags. */
 export const sendMessageHandler =
-  (deps: PostDeps & Deps<"settings" | "userGroups" | "sendReceipts">): Handler<typeof messaging.sendMessage> =>
+  (deps: CheckMessageDeps & Deps<"settings" | "sendReceipts">): Handler<typeof messaging.sendMessage> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const id = await sendOnce(deps.sendReceipts, realm.id, actor.userId, sendKey(p), () => send(deps, p, ctx));
     return { id };
   };
 
-/** One send, validated and posted (Zulip's check_send_message). */
-async function send(deps: PostDeps & Deps<"settings" | "userGroups">, p: Params, ctx: HandlerContext): Promise<number> {
+/** One send, checked and posted (Zulip's check_send_message). */
+async function send(deps: CheckMessageDeps & Deps<"settings">, p: Params, ctx: HandlerContext): Promise<number> {
   const { realm, actor } = requireUser(ctx);
   const settings = await deps.settings.get(ctx);
-  const content = normalizeContent(p.content, settings);
-
-  let to: Destination;
-  if (p.type === "stream" || p.type === "channel") {
-    const channel = await accessChannelForSend(deps, realm.id, actor, channelTarget(p.to), ctx);
-    const given = p.topic ?? p.subject;
-    if (given === undefined) throw badRequest("Missing topic");
-    to = await channelDestination(deps, realm.id, channel, normalizeTopic(given, settings, channel));
-  } else {
-    to = await directDestination(deps, realm.id, await directRecipients(deps, ctx, realm.id, actor, p.to));
-  }
+  const { to, content } = await checkMessage(deps, ctx, realm, actor, settings, {
+    type: p.type,
+    to: p.to,
+    topic: p.topic ?? p.subject,
+    content: p.content,
+  });
   const message = await postMessage(deps, ctx, realm, settings, to, {
     senderId: actor.userId,
     content,

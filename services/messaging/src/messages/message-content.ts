@@ -49,5 +49,9 @@ export function normalizeTopic(given: string, settings: realmConfig.RealmSetting
   let topic = given.trim();
   if (topic === settings.realm_empty_topic_display_name) topic = "";
   checkTopicAllowed(topic, settings, channel, true);
-  return truncate(topic, settings.max_topic_length, "...");
+  return truncateTopic(topic, settings);
 }
+
+/** Zulip's truncate_topic. */
+export const truncateTopic = (topic: string, settings: Pick<realmConfig.RealmSettings, "max_topic_length">): string =>
+  truncate(topic, settings.max_topic_length, "...");

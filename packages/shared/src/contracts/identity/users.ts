@@ -68,6 +68,8 @@ export const userSummarySchema = z.object({
   receives_typing_notifications: z.boolean(),
   /** whether others may see that this user read a message (read receipts) */
   send_read_receipts: z.boolean(),
+  /** whether the user's drafts are kept on the server (messaging refuses /drafts otherwise) */
+  enable_drafts_synchronization: z.boolean(),
 });
 
 export type UserSummary = z.infer<typeof userSummarySchema>;

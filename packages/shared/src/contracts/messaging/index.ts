@@ -11,3 +11,6 @@ export * from "./topics";
 export * from "./user-topics";
 export * from "./invitations";
 export * from "./register";
+export * from "./drafts";
+export * from "./saved-snippets";
+export * from "./scheduled-messages";

@@ -2,7 +2,10 @@ import { z } from "zod";
 import { int, intList } from "../common";
 import { registerStateContract, statePart } from "../register";
 import { channelSchema } from "./channels";
+import { draftSchema } from "./drafts";
 import { mutedUserSchema } from "./muted-users";
+import { savedSnippetSchema } from "./saved-snippets";
+import { scheduledMessageSchema } from "./scheduled-messages";
 import { neverSubscribedSchema, subscriptionSchema } from "./subscriptions";
 
 /** messaging's parts of POST /register (Zulip's fetch_initial_state_data), by the event types that keep them current. */
@@ -104,6 +107,24 @@ export const channelPermissionsState = statePart(
 /** The words full-text search ignores (Zulip's read_stop_words): none, search here matches every word. */
 export const stopWordsState = statePart(["stop_words"], z.object({ stop_words: z.array(z.string()) }));
 
+/**
+ * The caller's drafts, most recently edited first (at most MAX_DRAFTS_IN_REGISTER);
+ * empty while their enable_drafts_synchronization is off (turning it off deletes them).
+ */
+export const draftsState = statePart(["drafts"], z.object({ drafts: z.array(draftSchema) }));
+
+/** The caller's undelivered scheduled messages, soonest first. */
+export const scheduledMessagesState = statePart(
+  ["scheduled_messages"],
+  z.object({ scheduled_messages: z.array(scheduledMessageSchema) }),
+);
+
+/** The caller's saved snippets, oldest first. */
+export const savedSnippetsState = statePart(
+  ["saved_snippets"],
+  z.object({ saved_snippets: z.array(savedSnippetSchema) }),
+);
+
 export const registerState = registerStateContract("messaging", [
   maxMessageIdState,
   subscriptionsState,
@@ -119,4 +140,7 @@ export const registerState = registerStateContract("messaging", [
   mutedUsersState,
   channelPermissionsState,
   stopWordsState,
+  draftsState,
+  scheduledMessagesState,
+  savedSnippetsState,
 ]);
