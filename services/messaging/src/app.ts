@@ -14,6 +14,7 @@ import { ChannelRepository } from "./channels/channel.repository";
 import { channelsState } from "./channels/channels.state";
 import { ConversationRepository } from "./conversations/conversation.repository";
 import { RealmSettingsSource, type MessagingDeps } from "./deps";
+import { LinkifierSource } from "./render/linkifier-source";
 import { addAlertWordsHandler } from "./handlers/add-alert-words";
 import { addReactionHandler } from "./handlers/add-reaction";
 import { archiveStreamHandler } from "./handlers/archive-stream";
@@ -104,6 +105,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     mutedUsers: new MutedUserIndex(mutedUsers, deps.nc, deps.log),
     events: deps.events,
     settings: new RealmSettingsSource(deps.bus, deps.nc, deps.log),
+    linkifiers: new LinkifierSource(deps.bus, deps.nc, deps.log),
     userGroups: new UserGroupMemberships(deps.nc, deps.bus, deps.log),
   };
   await Promise.all(
@@ -185,6 +187,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       m.alertWords.stop();
       m.mutedUsers.stop();
       m.settings.stop();
+      m.linkifiers.stop();
       recent.stop();
       messageCache.stop();
       m.channels.stop();

@@ -19,6 +19,7 @@ import type { MessageRepository } from "./messages/message.repository";
 import type { MutedUserIndex } from "./muted-users/muted-user-index";
 import type { SubscriptionDirectory } from "./subscriptions/subscription-directory";
 import type { TopicRepository } from "./topics/topic.repository";
+import type { LinkifierSource } from "./render/linkifier-source";
 import type { PersonalIndex } from "./user-messages/personal-index";
 import type { UserMessageRepository } from "./user-messages/user-message.repository";
 import type { UserTopicIndex } from "./user-topics/user-topic-index";
@@ -79,6 +80,8 @@ export interface MessagingDeps {
   mutedUsers: MutedUserIndex;
   events: EventPublisher<"messaging">;
   settings: RealmSettingsSource;
+  /** each organization's linkifiers, applied when messages are rendered */
+  linkifiers: LinkifierSource;
   /** the organization's user groups, to evaluate group-setting values with */
   userGroups: UserGroupMemberships;
 }

@@ -221,7 +221,9 @@ export const updateMessageHandler =
     const moved = move && (move.topicChanged || move.channelChanged) ? move.messages : [message];
     const movedIds = moved.map((m) => m.messageId);
     const renderedContent =
-      content === undefined ? undefined : renderMarkdown(content, await deps.users.mentionTargets(ctx, realm.id));
+      content === undefined
+        ? undefined
+        : renderMarkdown(content, await deps.users.mentionTargets(ctx, realm.id), await deps.linkifiers.get(ctx));
 
     if (content !== undefined) {
       const { prev_stream, stream, prev_topic, topic, ...stamp } = moveEntry;
