@@ -218,7 +218,7 @@ const RESERVED = /[:/?#[\]@!$&'()*+,;=]/;
 /** Percent-encodes what may not stand as is; reserved characters and %XX triplets stay when `allowReserved`. */
 function encode(text: string, allowReserved: boolean): string {
   let out = "";
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const cp = text.codePointAt(i)!;
     const ch = String.fromCodePoint(cp);
     if (UNRESERVED.test(ch) || (allowReserved && RESERVED.test(ch))) out += ch;
@@ -229,17 +229,19 @@ function encode(text: string, allowReserved: boolean): string {
   return out;
 }
 
-const OPERATOR_RULES: Record<string, { first: string; sep: string; named: boolean; ifEmpty: string; reserved: boolean }> =
-  {
-    "": { first: "", sep: ",", named: false, ifEmpty: "", reserved: false },
-    "+": { first: "", sep: ",", named: false, ifEmpty: "", reserved: true },
-    "#": { first: "#", sep: ",", named: false, ifEmpty: "", reserved: true },
-    ".": { first: ".", sep: ".", named: false, ifEmpty: "", reserved: false },
-    "/": { first: "/", sep: "/", named: false, ifEmpty: "", reserved: false },
-    ";": { first: ";", sep: ";", named: true, ifEmpty: "", reserved: false },
-    "?": { first: "?", sep: "&", named: true, ifEmpty: "=", reserved: false },
-    "&": { first: "&", sep: "&", named: true, ifEmpty: "=", reserved: false },
-  };
+const OPERATOR_RULES: Record<
+  string,
+  { first: string; sep: string; named: boolean; ifEmpty: string; reserved: boolean }
+> = {
+  "": { first: "", sep: ",", named: false, ifEmpty: "", reserved: false },
+  "+": { first: "", sep: ",", named: false, ifEmpty: "", reserved: true },
+  "#": { first: "#", sep: ",", named: false, ifEmpty: "", reserved: true },
+  ".": { first: ".", sep: ".", named: false, ifEmpty: "", reserved: false },
+  "/": { first: "/", sep: "/", named: false, ifEmpty: "", reserved: false },
+  ";": { first: ";", sep: ";", named: true, ifEmpty: "", reserved: false },
+  "?": { first: "?", sep: "&", named: true, ifEmpty: "=", reserved: false },
+  "&": { first: "&", sep: "&", named: true, ifEmpty: "=", reserved: false },
+};
 
 /** RFC 6570 expansion with string values (undefined: the variable is not defined), as uri_template's expand. */
 export function expandUriTemplate(parts: TemplatePart[], values: Record<string, string | undefined>): string {

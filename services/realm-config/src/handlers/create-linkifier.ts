@@ -6,7 +6,10 @@ import type { LinkifierRepository } from "../linkifiers/linkifier.repository";
 
 /** POST /realm/filters (Zulip's create_linkifier + do_add_linkifier): administrators; the new one goes last. */
 export const createLinkifierHandler =
-  (linkifiers: LinkifierRepository, events: EventPublisher<"realm-config">): Handler<typeof realmConfig.createLinkifier> =>
+  (
+    linkifiers: LinkifierRepository,
+    events: EventPublisher<"realm-config">,
+  ): Handler<typeof realmConfig.createLinkifier> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw mustBeAdmin();

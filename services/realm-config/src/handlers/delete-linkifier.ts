@@ -5,7 +5,10 @@ import type { LinkifierRepository } from "../linkifiers/linkifier.repository";
 
 /** DELETE /realm/filters/{filter_id} (Zulip's delete_linkifier + do_remove_linkifier): administrators. */
 export const deleteLinkifierHandler =
-  (linkifiers: LinkifierRepository, events: EventPublisher<"realm-config">): Handler<typeof realmConfig.deleteLinkifier> =>
+  (
+    linkifiers: LinkifierRepository,
+    events: EventPublisher<"realm-config">,
+  ): Handler<typeof realmConfig.deleteLinkifier> =>
   async ({ filter_id }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw mustBeAdmin();

@@ -6,7 +6,10 @@ import type { LinkifierRepository } from "../linkifiers/linkifier.repository";
 
 /** PATCH /realm/filters/{filter_id} (E20, Zulip's update_linkifier + do_update_linkifier): administrators. */
 export const updateLinkifierHandler =
-  (linkifiers: LinkifierRepository, events: EventPublisher<"realm-config">): Handler<typeof realmConfig.updateLinkifier> =>
+  (
+    linkifiers: LinkifierRepository,
+    events: EventPublisher<"realm-config">,
+  ): Handler<typeof realmConfig.updateLinkifier> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw mustBeAdmin();

@@ -35,9 +35,15 @@ export function checkLinkifier(pattern: string, urlTemplate: string, others: Lin
     const missingInPattern = [...variables].filter((v) => !groups.includes(v)).sort();
     const missingInTemplate = groups.filter((g) => !variables.has(g)).sort();
     if (missingInPattern.length) {
-      failure.add(NON_FIELD, `Group ${repr(missingInPattern[0]!)} in URL template is not present in linkifier pattern.`);
+      failure.add(
+        NON_FIELD,
+        `Group ${repr(missingInPattern[0]!)} in URL template is not present in linkifier pattern.`,
+      );
     } else if (missingInTemplate.length) {
-      failure.add(NON_FIELD, `Group ${repr(missingInTemplate[0]!)} in linkifier pattern is not present in URL template.`);
+      failure.add(
+        NON_FIELD,
+        `Group ${repr(missingInTemplate[0]!)} in linkifier pattern is not present in URL template.`,
+      );
     }
   }
   // Django checks uniqueness only for fields without errors of their own
