@@ -6,7 +6,7 @@
  */
 import { Role, messaging, realmConfig } from "@teamchat/shared";
 import type { Credentials } from "@teamchat/shared/src/testing/api";
-import { expectZulipError } from "../../../test/support/call";
+import { badRequestError, expectZulipError, type ExpectedZulipError } from "../../../test/support/call";
 import { EventReader } from "../../../test/support/events";
 import { testOrganization, type TestOrganization } from "../../../test/support/organization";
 import { registerKeyProblems, usersOfEveryRole, type RoleUser } from "./helpers";
@@ -43,13 +43,8 @@ async function removeAll(): Promise<void> {
 }
 
 /** A validation refusal: Zulip's ValidationFailureError, the first message and all of them by field. */
-const validationError = (msg: string, errors: Record<string, string[]>) => ({
-  status: 400,
-  code: "BAD_REQUEST",
-  msg,
-  errors,
-});
-const mustBeAdmin = { status: 400, code: "UNAUTHORIZED_PRINCIPAL", msg: "Must be an organization administrator" };
+const validationError = (msg: string, errors: Record<string, string[]>) => ({ ...badRequestError(msg), errors });
+const mustBeAdmin = badRequestError("Must be an organization administrator", "UNAUTHORIZED_PRINCIPAL");
 
 describe("linkifiers", () => {
   beforeEach(removeAll);
@@ -72,7 +67,7 @@ describe("linkifiers", () => {
 
   it("refuses patterns and templates as Zulip's RealmFilter.clean does, changing nothing", async () => {
     const { id } = await add(TRAC);
-    const cases: Array<[{ pattern: string; url_template: string }, ReturnType<typeof validationError>]> = [
+    const cases: Array<[{ pattern: string; url_template: string }, ExpectedZulipError]> = [
       [
         { pattern: "#(?P<id>[0-9]+", url_template: TRAC.url_template },
         validationError("Bad regular expression: missing ): #(?P<id>[0-9]+", {
@@ -346,8 +341,8 @@ describe("code playgrounds", () => {
 
   it("refuses what Zulip's RealmPlayground.full_clean and check_pygments_language refuse, changing nothing", async () => {
     const { id } = await create(PYTHON);
-    const plain = (msg: string) => ({ status: 400, code: "BAD_REQUEST", msg });
-    const cases: Array<[Partial<typeof PYTHON>, ReturnType<typeof plain>]> = [
+    const plain = badRequestError;
+    const cases: Array<[Partial<typeof PYTHON>, ExpectedZulipError]> = [
       [{ pygments_language: "P".repeat(41) }, plain("pygments_language is too long (limit: 40 characters)")],
       [{ pygments_language: "Py<thon>" }, plain("Invalid characters in pygments language")],
       [
