@@ -4,7 +4,7 @@
  * pattern and URL template rules shared with realm-config.
  */
 import { compilePattern, expandUriTemplate, parseUriTemplate, uriTemplateVariables } from "@teamchat/shared";
-import { compileLinkifiers } from "../src/render/linkifiers";
+import { compileLinkifiers, topicLinks } from "../src/render/linkifiers";
 import { renderMarkdown } from "../src/render/markdown";
 
 const trac = { id: 1, pattern: "#(?P<id>[0-9]{2,8})", url_template: "https://trac.example.com/ticket/{id}" };
@@ -89,4 +89,53 @@ it("translates Python's syntax and refuses what a RegExp cannot run", () => {
   expect(uriTemplateVariables("https://x.example/{id}/{?a,b*}")).toEqual(new Set(["id", "a", "b"]));
   expect(uriTemplateVariables("https://x.example/{id")).toBeNull();
   expect(uriTemplateVariables("https://x.example/{!id}")).toBeNull();
+});
+
+describe("topic_links (Zulip's topic_links)", () => {
+  const links = (topic: string, ...list: Array<{ id: number; pattern: string; url_template: string }>) =>
+    topicLinks(topic, compileLinkifiers(list.length ? list : [trac]));
+  const ticket = (n: number) => ({ url: `https://trac.example.com/ticket/${n}`, text: `#${n}` });
+
+  it("lists linkifier matches and raw URLs in the topic's order", () => {
+    expect(links("#444")).toEqual([ticket(444)]);
+    expect(links("#444 https://google.com")).toEqual([
+      ticket(444),
+      { url: "https://google.com", text: "https://google.com" },
+    ]);
+    expect(links("#111 https://google.com #111 #222")).toEqual([
+      ticket(111),
+      { url: "https://google.com", text: "https://google.com" },
+      ticket(111),
+      ticket(222),
+    ]);
+    expect(links("#444 #555 #666")).toEqual([ticket(444), ticket(555), ticket(666)]);
+    expect(links("Do you like https://example.com? I love it.")).toEqual([
+      { url: "https://example.com", text: "https://example.com" },
+    ]);
+    expect(links("nothing here")).toEqual([]);
+  });
+
+  it("an earlier linkifier wins where matches overlap; linkifiers win over URLs", () => {
+    const list = [
+      { id: 1, pattern: "(?P<id>ABC-[0-9]+)", url_template: "https://trac.example.com/ticket/{id}" },
+      { id: 2, pattern: "(?P<id>[A-Z][A-Z0-9]*-[0-9]+)", url_template: "https://other-trac.example.com/ticket/{id}" },
+      { id: 3, pattern: "(?P<id>[A-Z][A-Z0-9]+)", url_template: "https://yet-another-trac.example.com/ticket/{id}" },
+    ];
+    expect(links("ASD-123 ABC-123 QWE", ...list)).toEqual([
+      { url: "https://other-trac.example.com/ticket/ASD-123", text: "ASD-123" },
+      { url: "https://trac.example.com/ticket/ABC-123", text: "ABC-123" },
+      { url: "https://yet-another-trac.example.com/ticket/QWE", text: "QWE" },
+    ]);
+    const withUrl = [
+      { id: 4, pattern: "ABC-42", url_template: "https://google.com" },
+      { id: 5, pattern: String.raw`com.+(?P<id>ABC\-[0-9]+)`, url_template: "https://trac.example.com/ticket/{id}" },
+    ];
+    expect(links("com ABC-42", ...withUrl)).toEqual([{ url: "https://google.com", text: "ABC-42" }]);
+    expect(links("https://foo.com/ABC-123", ...withUrl)).toEqual([
+      { url: "https://foo.com/ABC-123", text: "https://foo.com/ABC-123" },
+    ]);
+    expect(links("com https://foo.com/ABC-123", ...withUrl)).toEqual([
+      { url: "https://trac.example.com/ticket/ABC-123", text: "com https://foo.com/ABC-123" },
+    ]);
+  });
 });

@@ -283,6 +283,16 @@ describe("linkifiers in rendered messages", () => {
     const fetched = await org.call(messaging.getMessage, { message_id: sent.id }, org.owner);
     expect(fetched.message.content).toBe('<p>see <a href="https://trac.example.com/ticket/42">#42</a></p>');
     expect(fetched.raw_content).toBe("see #42");
+    expect(fetched.message.topic_links).toEqual([]);
+    const inTopic = await org.call(
+      messaging.sendMessage,
+      { type: "stream", to: channel, topic: "#9 crash, see https://example.com/log", content: "x" },
+      org.owner,
+    );
+    expect((await org.call(messaging.getMessage, { message_id: inTopic.id }, org.owner)).message.topic_links).toEqual([
+      { url: "https://trac.example.com/ticket/9", text: "#9" },
+      { url: "https://example.com/log", text: "https://example.com/log" },
+    ]);
 
     // a change applies to the next render at once (messaging's copy is dropped on the event)
     await update(id, { pattern: TRAC.pattern, url_template: "https://new.example.com/{id}" });

@@ -27,6 +27,7 @@ import { checkTopicAllowed, normalizeContent, normalizeTopic } from "../messages
 import { sendMoveNotices } from "../messages/move-notices";
 import type { PostDeps } from "../messages/post-message";
 import type { MessageDoc } from "../messages/message.schema";
+import { topicLinks } from "../render/linkifiers";
 import { renderMarkdown } from "../render/markdown";
 
 type Params = ParamsOf<typeof messaging.updateMessage>;
@@ -290,7 +291,9 @@ export const updateMessageHandler =
         ? { propagate_mode: p.propagate_mode, orig_subject: message.topic }
         : {}),
       ...(move?.channelChanged ? { new_stream_id: move.to.streamId } : {}),
-      ...(move?.topicChanged ? { subject: move.topic, topic_links: [] } : {}),
+      ...(move?.topicChanged
+        ? { subject: move.topic, topic_links: topicLinks(move.topic, await deps.linkifiers.get(ctx)) }
+        : {}),
       ...(content !== undefined
         ? {
             orig_content: message.content,

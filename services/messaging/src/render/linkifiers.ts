@@ -130,3 +130,53 @@ export function linkifierRule(state: StateCore): void {
     });
   }
 }
+
+/** Zulip's basic_link_splitter: what ends a raw URL in a topic. */
+const LINK_SPLITTER = /[ !;),'"]/g;
+/**
+ * A raw URL at a segment's start, up to its end less trailing punctuation
+ * (Zulip's web link regex; its bare domains, recognised by their top-level
+ * domain, are not linked here).
+ */
+const RAW_URL = /^(?<url>https?:\/\/[\w.:@-]+(?:\/\S*?)?)(?=[!:;?),.'">]*$)/;
+
+interface TopicLinkMatch {
+  text: string;
+  url: string;
+  index: number;
+}
+
+const overlapping = (a: TopicLinkMatch, b: TopicLinkMatch) =>
+  (b.index <= a.index && a.index < b.index + b.text.length) ||
+  (a.index <= b.index && b.index < a.index + a.text.length);
+
+/**
+ * Zulip's topic_links: what the organization's linkifiers match in a topic
+ * (earlier linkifiers first, then by position), then its raw URLs, keeping
+ * only matches that overlap none kept before, in the topic's order.
+ */
+export function topicLinks(topic: string, linkifiers: CompiledLinkifier[]): Array<{ text: string; url: string }> {
+  const matches: TopicLinkMatch[] = [];
+  for (const linkifier of linkifiers) {
+    linkifier.regex.lastIndex = 0;
+    for (let m = linkifier.regex.exec(topic); m; m = linkifier.regex.exec(topic)) {
+      const groups = m.groups!;
+      matches.push({
+        text: groups.linkifier_actual_match!,
+        url: expandUriTemplate(linkifier.template, groups),
+        index: m.index,
+      });
+      // the character after the match may begin the next one
+      linkifier.regex.lastIndex = Math.max(m.index + m[0].length - groups.linkifier_after_match!.length, m.index + 1);
+    }
+  }
+  let start = 0;
+  for (const end of [...[...topic.matchAll(LINK_SPLITTER)].map((s) => s.index), topic.length]) {
+    const url = RAW_URL.exec(topic.slice(start, end))?.groups?.url;
+    if (url) matches.push({ text: url, url, index: start });
+    start = end + 1;
+  }
+  const applied: TopicLinkMatch[] = [];
+  for (const match of matches) if (applied.every((kept) => !overlapping(kept, match))) applied.push(match);
+  return applied.sort((a, b) => a.index - b.index).map(({ text, url }) => ({ url, text }));
+}
