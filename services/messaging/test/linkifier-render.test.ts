@@ -83,6 +83,8 @@ it("expands the template as RFC 6570 does and escapes what it must", () => {
 it("translates Python's syntax and refuses what a RegExp cannot run", () => {
   expect(compilePattern(String.raw`(?P<id>\pL+)\-(?P<n>\d+)\z`).groups).toEqual(["id", "n"]);
   expect(compilePattern("(?i)(?P<key>abc)").regex.flags).toContain("i");
+  // braces without a repetition, and a lone "]", are literals in re2
+  expect(compilePattern("#{(?P<id>[0-9]{2,})}]").regex.exec(" #{123}] ")?.groups?.id).toBe("123");
   expect(() => compilePattern("(?P<id>a)(?=b)")).toThrow("invalid perl operator: (?=");
   expect(() => compilePattern(String.raw`(a)\1`)).toThrow("invalid escape sequence: \\1");
   expect(() => compilePattern("(?P<id>[0-9]+")).toThrow("missing ): (?P<id>[0-9]+");

@@ -118,6 +118,17 @@ export function translatePattern(pattern: string): TranslatedPattern {
       }
       continue;
     }
+    // re2 reads braces that make no repetition, and a lone "]", as literals; a `u` RegExp refuses them
+    if (ch === "{") {
+      const repetition = /^\{\d+(?:,\d*)?\}/.exec(rest.slice(i));
+      out += repetition ? repetition[0] : "\\{";
+      i += repetition ? repetition[0].length - 1 : 0;
+      continue;
+    }
+    if (ch === "}" || ch === "]") {
+      out += `\\${ch}`;
+      continue;
+    }
     if (ch === "(" && rest[i + 1] === "?") {
       const named = /^\(\?P?<([^>]*)>/.exec(rest.slice(i));
       if (named && !rest.slice(i).startsWith("(?<=") && !rest.slice(i).startsWith("(?<!")) {
