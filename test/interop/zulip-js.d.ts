@@ -12,6 +12,7 @@ declare module "zulip-js" {
       queues: { register: Call; deregister: Call };
       events: { retrieve: Call };
       typing: { send: Call };
+      filters: { retrieve: Call };
     }
   }
   function zulipInit(config: {

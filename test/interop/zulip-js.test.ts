@@ -4,6 +4,7 @@
  * `event_types=null` at register, password login through fetch_api_key.
  */
 import zulipInit from "zulip-js";
+import { realmConfig } from "@teamchat/shared";
 import type { TestUser } from "../support/organization";
 import { startSystem, type TestSystem } from "../support/system";
 
@@ -89,5 +90,15 @@ it("registers with event_types=null, receives a direct message and typing, dereg
     code: "BAD_EVENT_QUEUE_ID",
     msg: `Bad event queue ID: ${reg.queue_id}`,
     queue_id: reg.queue_id,
+  });
+});
+
+it("filters.retrieve lists the organization's linkifiers as [pattern, url_template, id]", async () => {
+  const linkifier = { pattern: "#(?P<id>[0-9]+)", url_template: "https://trac.example.com/ticket/{id}" };
+  const { id } = await sys.call(realmConfig.createLinkifier, linkifier, sys.owner);
+  expect(await zb.filters.retrieve()).toEqual({
+    result: "success",
+    msg: "",
+    filters: [[linkifier.pattern, linkifier.url_template, id]],
   });
 });

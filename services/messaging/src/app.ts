@@ -31,6 +31,7 @@ import {
   getScheduledMessagesHandler,
   updateScheduledMessageHandler,
 } from "./handlers/scheduled-messages";
+import { LinkifierSource } from "./render/linkifier-source";
 import { addAlertWordsHandler } from "./handlers/add-alert-words";
 import { addReactionHandler } from "./handlers/add-reaction";
 import { archiveStreamHandler } from "./handlers/archive-stream";
@@ -131,6 +132,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     savedSnippets: new SavedSnippetRepository(deps.db, ids),
     events: deps.events,
     settings: new RealmSettingsSource(deps.bus, deps.nc, deps.log),
+    linkifiers: new LinkifierSource(deps.bus, deps.nc, deps.log),
     userGroups: new UserGroupMemberships(deps.nc, deps.bus, deps.log),
   };
   await Promise.all(
@@ -237,6 +239,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       m.alertWords.stop();
       m.mutedUsers.stop();
       m.settings.stop();
+      m.linkifiers.stop();
       recent.stop();
       messageCache.stop();
       m.channels.stop();

@@ -23,6 +23,7 @@ import type { SavedSnippetRepository } from "./saved-snippets/saved-snippet.repo
 import type { ScheduledMessageRepository } from "./scheduled-messages/scheduled-message.repository";
 import type { SubscriptionDirectory } from "./subscriptions/subscription-directory";
 import type { TopicRepository } from "./topics/topic.repository";
+import type { LinkifierSource } from "./render/linkifier-source";
 import type { PersonalIndex } from "./user-messages/personal-index";
 import type { UserMessageRepository } from "./user-messages/user-message.repository";
 import type { UserTopicIndex } from "./user-topics/user-topic-index";
@@ -87,6 +88,8 @@ export interface MessagingDeps {
   savedSnippets: SavedSnippetRepository;
   events: EventPublisher<"messaging">;
   settings: RealmSettingsSource;
+  /** each organization's linkifiers, applied when messages are rendered */
+  linkifiers: LinkifierSource;
   /** the organization's user groups, to evaluate group-setting values with */
   userGroups: UserGroupMemberships;
 }

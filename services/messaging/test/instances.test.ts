@@ -4,7 +4,7 @@
  * NATS queue groups, so each check is repeated until both instances have
  * answered it many times over.
  */
-import { messaging, notifications } from "@teamchat/shared";
+import { messaging, notifications, realmConfig } from "@teamchat/shared";
 import { startSystem, type TestSystem } from "../../../test/support/system";
 import type { TestUser } from "../../../test/support/organization";
 import { createChannel } from "./helpers";
@@ -185,5 +185,30 @@ describe("reactions, kept in memory by each instance", () => {
       );
       for (let i = 0; i < ROUNDS; i++) expect(await reactions()).toEqual([expected, expected]);
     }
+  });
+});
+
+describe("linkifiers, kept compiled by each instance", () => {
+  it("a linkifier added, changed or removed applies to the next render on both instances", async () => {
+    const render = async () => (await sys.call(messaging.renderMessage, { content: "see #12" }, bob)).rendered;
+    // both instances load the organization's (empty) list
+    for (let i = 0; i < ROUNDS; i++) expect(await render()).toBe("<p>see #12</p>");
+    const pattern = "#(?P<id>[0-9]+)";
+    const { id } = await sys.call(
+      realmConfig.createLinkifier,
+      { pattern, url_template: "https://one.example.com/{id}" },
+      sys.owner,
+    );
+    for (let i = 0; i < ROUNDS; i++)
+      expect(await render()).toBe('<p>see <a href="https://one.example.com/12">#12</a></p>');
+    await sys.call(
+      realmConfig.updateLinkifier,
+      { filter_id: id, pattern, url_template: "https://two.example.com/{id}" },
+      sys.owner,
+    );
+    for (let i = 0; i < ROUNDS; i++)
+      expect(await render()).toBe('<p>see <a href="https://two.example.com/12">#12</a></p>');
+    await sys.call(realmConfig.deleteLinkifier, { filter_id: id }, sys.owner);
+    for (let i = 0; i < ROUNDS; i++) expect(await render()).toBe("<p>see #12</p>");
   });
 });

@@ -8,6 +8,8 @@ export function accepts(q: QueueFilter, event: { type: string }): boolean {
   if (!wantsType(q, event.type)) return false;
   // channel typing only for clients that declared they handle it
   if (event.type === "typing" && "stream_id" in event) return q.clientCapabilities.stream_typing_notifications === true;
+  // URL templates are not the format strings older clients expect (zulip.yaml, client_capabilities)
+  if (event.type === "realm_linkifiers") return q.clientCapabilities.linkifier_url_template === true;
   return true;
 }
 

@@ -11,16 +11,27 @@ import {
 import { ChannelFolderRepository } from "./channel-folders/channel-folder.repository";
 import { channelFoldersState } from "./channel-folders/channel-folders.state";
 import { createChannelFolderHandler } from "./handlers/create-channel-folder";
+import { createLinkifierHandler } from "./handlers/create-linkifier";
+import { createPlaygroundHandler } from "./handlers/create-playground";
 import { createProfileFieldHandler } from "./handlers/create-profile-field";
 import { createRealmHandler } from "./handlers/create-realm";
+import { deleteLinkifierHandler } from "./handlers/delete-linkifier";
+import { deletePlaygroundHandler } from "./handlers/delete-playground";
 import { getRealmSettingsHandler } from "./handlers/get-realm-settings";
 import { getServerSettingsHandler } from "./handlers/get-server-settings";
 import { listChannelFoldersHandler } from "./handlers/list-channel-folders";
+import { listLegacyFiltersHandler, listLinkifiersHandler } from "./handlers/list-linkifiers";
 import { listProfileFieldsHandler } from "./handlers/list-profile-fields";
 import { reorderChannelFoldersHandler } from "./handlers/reorder-channel-folders";
+import { reorderLinkifiersHandler } from "./handlers/reorder-linkifiers";
 import { resolveRealmHandler } from "./handlers/resolve-realm";
 import { updateChannelFolderHandler } from "./handlers/update-channel-folder";
+import { updateLinkifierHandler } from "./handlers/update-linkifier";
 import { updateRealmHandler } from "./handlers/update-realm";
+import { LinkifierRepository } from "./linkifiers/linkifier.repository";
+import { linkifiersStates } from "./linkifiers/linkifiers.state";
+import { PlaygroundRepository } from "./playgrounds/playground.repository";
+import { playgroundsState } from "./playgrounds/playgrounds";
 import { ProfileFieldList } from "./profile-fields/profile-field-list";
 import { ProfileFieldRepository } from "./profile-fields/profile-field.repository";
 import { profileFieldsState } from "./profile-fields/profile-fields.state";
@@ -35,7 +46,9 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
   const realms = new RealmRecordRepository(deps.db, ids, deps.nc);
   const fields = new ProfileFieldRepository(deps.db, ids);
   const folders = new ChannelFolderRepository(deps.db, ids);
-  await Promise.all([realms.init(), fields.init(), folders.init()]);
+  const linkifiers = new LinkifierRepository(deps.db, ids);
+  const playgrounds = new PlaygroundRepository(deps.db, ids);
+  await Promise.all([realms.init(), fields.init(), folders.init(), linkifiers.init(), playgrounds.init()]);
   const fieldList = new ProfileFieldList(fields, deps.nc, deps.log);
   const hosts = new RealmHosts(deps.config);
   const userGroups = new UserGroupMemberships(deps.nc, deps.bus, deps.log);
@@ -61,6 +74,14 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
     .handle(realmConfig.createChannelFolder, createChannelFolderHandler(folders, deps.events))
     .handle(realmConfig.updateChannelFolder, updateChannelFolderHandler(folders, deps.events))
     .handle(realmConfig.reorderChannelFolders, reorderChannelFoldersHandler(folders, deps.events))
+    .handle(realmConfig.listLinkifiers, listLinkifiersHandler(linkifiers))
+    .handle(realmConfig.listLegacyFilters, listLegacyFiltersHandler(linkifiers))
+    .handle(realmConfig.createLinkifier, createLinkifierHandler(linkifiers, deps.events))
+    .handle(realmConfig.updateLinkifier, updateLinkifierHandler(linkifiers, deps.events))
+    .handle(realmConfig.deleteLinkifier, deleteLinkifierHandler(linkifiers, deps.events))
+    .handle(realmConfig.reorderLinkifiers, reorderLinkifiersHandler(linkifiers, deps.events))
+    .handle(realmConfig.createPlayground, createPlaygroundHandler(playgrounds, deps.events))
+    .handle(realmConfig.deletePlayground, deletePlaygroundHandler(playgrounds, deps.events))
     .handle(
       realmConfig.registerState,
       registerStateHandler(realmConfig.registerState, [
@@ -68,6 +89,8 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
         realmState(realms, deps.config),
         profileFieldsState(fieldList),
         ...unconfiguredStates,
+        ...linkifiersStates(linkifiers),
+        playgroundsState(playgrounds),
         folderState.provider,
       ]),
     );

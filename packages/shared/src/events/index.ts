@@ -47,6 +47,8 @@ export const PASS_THROUGH_EVENTS = [
   realmConfigEvents.customProfileFields,
   realmConfigEvents.channelFolder,
   realmConfigEvents.realmUpdated,
+  realmConfigEvents.realmLinkifiers,
+  realmConfigEvents.realmPlaygrounds,
   notificationsEvents.typing,
   notificationsEvents.typingEditMessage,
 ] as const satisfies readonly EventDefinition[];

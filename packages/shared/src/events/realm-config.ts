@@ -1,6 +1,7 @@
 // Events realm-config publishes.
 import { z } from "zod";
 import { channelFolderSchema } from "../contracts/realm-config/channel-folders";
+import { realmLinkifierSchema, realmPlaygroundSchema } from "../contracts/realm-config/linkifiers";
 import { customProfileFieldSchema } from "../contracts/realm-config/profile-fields";
 import { clientEventPayload, defineEvent } from "./define";
 
@@ -65,5 +66,29 @@ export const realmUpdated = defineEvent(
         data: z.record(z.string(), z.unknown()),
       }),
     ]),
+  ),
+);
+
+/**
+ * The organization's whole list of linkifiers, in processing order, after any
+ * change to it (Zulip's notify_linkifiers), for everyone in the organization;
+ * queues without the linkifier_url_template capability do not get it. Every
+ * messaging instance forgets its copy of the organization's linkifiers on it.
+ * Zulip no longer sends the legacy realm_filters event (feature level 176).
+ */
+export const realmLinkifiers = defineEvent(
+  "realm-config",
+  "realm_linkifiers",
+  clientEventPayload(
+    z.strictObject({ type: z.literal("realm_linkifiers"), realm_linkifiers: z.array(realmLinkifierSchema) }),
+  ),
+);
+
+/** The organization's whole list of code playgrounds after any change (Zulip's notify_realm_playgrounds). */
+export const realmPlaygrounds = defineEvent(
+  "realm-config",
+  "realm_playgrounds",
+  clientEventPayload(
+    z.strictObject({ type: z.literal("realm_playgrounds"), realm_playgrounds: z.array(realmPlaygroundSchema) }),
   ),
 );

@@ -11,7 +11,9 @@ import { loadViewContext, messageView } from "../messages/message-view";
  */
 export const getMessageHandler =
   (
-    deps: Deps<"messages" | "personal" | "channels" | "subscriptions" | "userGroups" | "users" | "settings">,
+    deps: Deps<
+      "messages" | "personal" | "channels" | "subscriptions" | "userGroups" | "users" | "settings" | "linkifiers"
+    >,
   ): Handler<typeof messaging.getMessage> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);

@@ -27,6 +27,7 @@ export const getMessagesHandler =
       | "users"
       | "settings"
       | "userGroups"
+      | "linkifiers"
     >,
   ): Handler<typeof messaging.getMessages> =>
   async (p, ctx) => {

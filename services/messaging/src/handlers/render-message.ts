@@ -4,7 +4,11 @@ import { renderMarkdown } from "../render/markdown";
 
 /** POST /messages/render (Zulip's render_message_backend): the HTML a message with this content would have. */
 export const renderMessageHandler =
-  (deps: Deps<"users">): Handler<typeof messaging.renderMessage> =>
+  (deps: Deps<"users" | "linkifiers">): Handler<typeof messaging.renderMessage> =>
   async (p, ctx) => ({
-    rendered: renderMarkdown(p.content, await deps.users.mentionTargets(ctx, requireUser(ctx).realm.id)),
+    rendered: renderMarkdown(
+      p.content,
+      await deps.users.mentionTargets(ctx, requireUser(ctx).realm.id),
+      await deps.linkifiers.get(ctx),
+    ),
   });

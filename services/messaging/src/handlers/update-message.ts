@@ -27,6 +27,7 @@ import { checkTopicAllowed, normalizeContent, normalizeTopic } from "../messages
 import { sendMoveNotices } from "../messages/move-notices";
 import type { PostDeps } from "../messages/post-message";
 import type { MessageDoc } from "../messages/message.schema";
+import { topicLinks } from "../render/linkifiers";
 import { renderMarkdown } from "../render/markdown";
 
 type Params = ParamsOf<typeof messaging.updateMessage>;
@@ -221,7 +222,9 @@ export const updateMessageHandler =
     const moved = move && (move.topicChanged || move.channelChanged) ? move.messages : [message];
     const movedIds = moved.map((m) => m.messageId);
     const renderedContent =
-      content === undefined ? undefined : renderMarkdown(content, await deps.users.mentionTargets(ctx, realm.id));
+      content === undefined
+        ? undefined
+        : renderMarkdown(content, await deps.users.mentionTargets(ctx, realm.id), await deps.linkifiers.get(ctx));
 
     if (content !== undefined) {
       const { prev_stream, stream, prev_topic, topic, ...stamp } = moveEntry;
@@ -288,7 +291,9 @@ export const updateMessageHandler =
         ? { propagate_mode: p.propagate_mode, orig_subject: message.topic }
         : {}),
       ...(move?.channelChanged ? { new_stream_id: move.to.streamId } : {}),
-      ...(move?.topicChanged ? { subject: move.topic, topic_links: [] } : {}),
+      ...(move?.topicChanged
+        ? { subject: move.topic, topic_links: topicLinks(move.topic, await deps.linkifiers.get(ctx)) }
+        : {}),
       ...(content !== undefined
         ? {
             orig_content: message.content,

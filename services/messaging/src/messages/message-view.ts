@@ -8,6 +8,7 @@ import {
 } from "@teamchat/shared";
 import type { ChannelDoc } from "../channels/channel.schema";
 import type { Deps } from "../deps";
+import { topicLinks, type CompiledLinkifier } from "../render/linkifiers";
 import type { UserSummary } from "../users/user-directory";
 import { reactionView } from "./message-reactions";
 import type { MessageDoc } from "./message.schema";
@@ -18,12 +19,13 @@ export interface MessageViewOptions {
   allowEmptyTopicName: boolean;
 }
 
-/** What rendering a batch of messages needs: their senders, recipients and channels. */
+/** What rendering a batch of messages needs: their senders, recipients and channels, the linkifiers of topic_links. */
 export interface MessageViewContext extends MessageViewOptions {
   realm: RealmRef;
   settings: realmConfig.RealmSettings;
   users: Map<number, UserSummary>;
   channels: Map<number, ChannelDoc>;
+  linkifiers: CompiledLinkifier[];
 }
 
 /** The organization's subdomain, from the host it is served on ("" for the bare host). */
@@ -33,7 +35,7 @@ const realmStr = (realm: RealmRef): string => {
 };
 
 export async function loadViewContext(
-  deps: Deps<"users" | "channels">,
+  deps: Deps<"users" | "channels" | "linkifiers">,
   ctx: CallContext,
   realm: RealmRef,
   settings: realmConfig.RealmSettings,
@@ -44,11 +46,12 @@ export async function loadViewContext(
     msg.type === "private" ? [msg.senderId, ...msg.receivers] : [msg.senderId],
   );
   const streamIds = [...new Set(messages.flatMap((msg) => (msg.streamId === null ? [] : [msg.streamId])))];
-  const [users, channels] = await Promise.all([
+  const [users, channels, linkifiers] = await Promise.all([
     deps.users.byIds(ctx, realm.id, [...new Set(userIds)]),
     streamIds.length ? deps.channels.byIds(realm.id, streamIds) : [],
+    streamIds.length ? deps.linkifiers.get(ctx) : [],
   ]);
-  return { ...opts, realm, settings, users, channels: new Map(channels.map((c) => [c.streamId, c])) };
+  return { ...opts, realm, settings, users, channels: new Map(channels.map((c) => [c.streamId, c])), linkifiers };
 }
 
 /** A channel topic as a client sees it: Zulip's empty topic shown by its display name unless the client takes "". */
@@ -99,7 +102,8 @@ export function messageView(msg: MessageDoc, vc: MessageViewContext): messaging.
     recipient_id: msg.recipientId,
     submessages: [],
     timestamp: msg.timestamp,
-    topic_links: [],
+    // Zulip links the topic's linkifier matches and URLs (direct messages have no topic)
+    topic_links: msg.type === "stream" ? topicLinks(msg.topic, vc.linkifiers) : [],
     ...definedOnly({
       edit_history: visibleEditHistory(msg.editHistory, vc.settings.message_edit_history_visibility_policy),
       last_edit_timestamp: msg.lastEditTimestamp,

@@ -19,6 +19,7 @@ export type PostDeps = Deps<
   | "events"
   | "alertWords"
   | "mutedUsers"
+  | "linkifiers"
 >;
 
 /** Where a message goes: a channel's topic (its subscribers receive it) or a direct conversation. */
@@ -99,7 +100,11 @@ export async function postMessage(
     senderId: post.senderId,
     ...target,
     content: post.content,
-    renderedContent: renderMarkdown(post.content, await deps.users.mentionTargets(ctx, realm.id)),
+    renderedContent: renderMarkdown(
+      post.content,
+      await deps.users.mentionTargets(ctx, realm.id),
+      await deps.linkifiers.get(ctx),
+    ),
     timestamp: Math.floor(Date.now() / 1000),
     client: post.client,
     ...(post.messageType ? { messageType: post.messageType } : {}),

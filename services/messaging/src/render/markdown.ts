@@ -1,4 +1,5 @@
 import MarkdownIt from "markdown-it";
+import { linkifierRule, type CompiledLinkifier } from "./linkifiers";
 
 // Zulip-like rendering: raw HTML is escaped, bare URLs become links, single newlines are line breaks.
 const md = new MarkdownIt({ html: false, linkify: true, breaks: true });
@@ -82,6 +83,11 @@ md.renderer.rules.fence = (tokens, idx, options, env, self) => {
   return `<blockquote>\n${md.render(token.content, env)}</blockquote>\n`;
 };
 
-/** Markdown as Zulip renders it; mentions of `mentionTargets` become Zulip's mention spans. */
-export const renderMarkdown = (text: string, targets?: MentionTargets): string =>
-  text === "" ? "" : md.render(text, { mentionTargets: targets }).trimEnd();
+md.core.ruler.after("inline", "zulip_linkifiers", linkifierRule);
+
+/**
+ * Markdown as Zulip renders it; mentions of `mentionTargets` become Zulip's
+ * mention spans, and what the organization's `linkifiers` match, links.
+ */
+export const renderMarkdown = (text: string, targets?: MentionTargets, linkifiers?: CompiledLinkifier[]): string =>
+  text === "" ? "" : md.render(text, { mentionTargets: targets, linkifiers }).trimEnd();

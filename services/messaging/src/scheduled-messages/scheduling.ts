@@ -12,7 +12,7 @@ import { renderMarkdown } from "../render/markdown";
 import { toScheduledMessage, type ScheduledMessageFields } from "./scheduled-message.repository";
 import type { ScheduledMessageDoc } from "./scheduled-message.schema";
 
-export type SchedulingDeps = CheckMessageDeps & Deps<"settings" | "scheduledMessages">;
+export type SchedulingDeps = CheckMessageDeps & Deps<"settings" | "scheduledMessages" | "linkifiers">;
 
 /** A scheduled message's addressing as stored: "stream" or "private" (Zulip's API_RECIPIENT_TYPES). */
 export type ScheduledAddressing =
@@ -77,7 +77,11 @@ export async function checkScheduledMessage(
     recipientIds: to.type === "private" ? to.receivers : [],
     topic: to.topic,
     content: checked.content,
-    renderedContent: renderMarkdown(checked.content, await deps.users.mentionTargets(ctx, realm.id)),
+    renderedContent: renderMarkdown(
+      checked.content,
+      await deps.users.mentionTargets(ctx, realm.id),
+      await deps.linkifiers.get(ctx),
+    ),
   };
 }
 

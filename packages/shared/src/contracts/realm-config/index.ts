@@ -1,4 +1,5 @@
 export * from "./channel-folders";
+export * from "./linkifiers";
 export * from "./profile-fields";
 export * from "./realms";
 export * from "./server-settings";

@@ -5,6 +5,7 @@ import { ProfileFieldType } from "../../domain/profile-fields";
 import { groupSettingValueSchema, int } from "../common";
 import { registerStateContract, statePart } from "../register";
 import { channelFolderSchema } from "./channel-folders";
+import { realmLinkifierSchema, realmPlaygroundSchema } from "./linkifiers";
 import { customProfileFieldSchema } from "./profile-fields";
 
 /**
@@ -120,27 +121,17 @@ export const realmEmojiPart = statePart(
   z.strictObject({ realm_emoji: z.record(z.string(), realmEmojiSchema) }),
 );
 
-/** Zulip's linkifier. */
-export const realmLinkifierSchema = z.strictObject({ pattern: z.string(), url_template: z.string(), id: int });
-
+/** The linkifiers in processing order: empty for clients without the linkifier_url_template capability. */
 export const realmLinkifiersPart = statePart(
   ["realm_linkifiers"],
   z.strictObject({ realm_linkifiers: z.array(realmLinkifierSchema) }),
 );
 
-/** The linkifiers in Zulip's deprecated form: [pattern, url_template, id]. */
+/** Zulip's deprecated form of the linkifiers: always empty since feature level 176 (URL templates are not format strings). */
 export const realmFiltersPart = statePart(
   ["realm_filters"],
   z.strictObject({ realm_filters: z.array(z.tuple([z.string(), z.string(), int])) }),
 );
-
-/** Zulip's RealmPlayground. */
-export const realmPlaygroundSchema = z.strictObject({
-  id: int,
-  name: z.string(),
-  pygments_language: z.string(),
-  url_template: z.string(),
-});
 
 export const realmPlaygroundsPart = statePart(
   ["realm_playgrounds"],
