@@ -52,6 +52,7 @@ import { Presences } from "./presence/presences";
 import { statusState } from "./status/status.state";
 import { settingsState } from "./users/settings.state";
 import { UserDirectory } from "./users/user-directory";
+import { dropProfileFieldValues } from "./users/profile-field-values";
 import { UserRepository } from "./users/user.repository";
 import { usersState } from "./users/users.state";
 import { UserGroupRepository } from "./user-groups/user-group.repository";
@@ -126,6 +127,7 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     id.invitations.init(),
   ]);
 
+  const profileValueDrops = dropProfileFieldValues(users, deps.events, deps.nc, deps.log);
   const updateSettings = updateSettingsHandler(id);
   deps.server
     .handle(identity.authenticate, authenticateHandler(id))
@@ -193,6 +195,7 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     );
   return {
     stop: () => {
+      profileValueDrops.unsubscribe();
       id.groupLists.stop();
       id.viewLists.stop();
       id.users.stop();

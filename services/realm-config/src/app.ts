@@ -13,13 +13,16 @@ import { channelFoldersState } from "./channel-folders/channel-folders.state";
 import { createChannelFolderHandler } from "./handlers/create-channel-folder";
 import { createProfileFieldHandler } from "./handlers/create-profile-field";
 import { createRealmHandler } from "./handlers/create-realm";
+import { deleteProfileFieldHandler } from "./handlers/delete-profile-field";
 import { getRealmSettingsHandler } from "./handlers/get-realm-settings";
 import { getServerSettingsHandler } from "./handlers/get-server-settings";
 import { listChannelFoldersHandler } from "./handlers/list-channel-folders";
 import { listProfileFieldsHandler } from "./handlers/list-profile-fields";
 import { reorderChannelFoldersHandler } from "./handlers/reorder-channel-folders";
+import { reorderProfileFieldsHandler } from "./handlers/reorder-profile-fields";
 import { resolveRealmHandler } from "./handlers/resolve-realm";
 import { updateChannelFolderHandler } from "./handlers/update-channel-folder";
+import { updateProfileFieldHandler } from "./handlers/update-profile-field";
 import { updateRealmHandler } from "./handlers/update-realm";
 import { ProfileFieldList } from "./profile-fields/profile-field-list";
 import { ProfileFieldRepository } from "./profile-fields/profile-field.repository";
@@ -57,6 +60,9 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
     .handle(realmConfig.updateRealm, updateRealmHandler(realms, deps.events, deps.bus, userGroups))
     .handle(realmConfig.listProfileFields, listProfileFieldsHandler(fieldList))
     .handle(realmConfig.createProfileField, createProfileFieldHandler(fields, deps.events))
+    .handle(realmConfig.updateProfileField, updateProfileFieldHandler(fields, deps.events))
+    .handle(realmConfig.deleteProfileField, deleteProfileFieldHandler(fields, deps.events))
+    .handle(realmConfig.reorderProfileFields, reorderProfileFieldsHandler(fields, deps.events))
     .handle(realmConfig.listChannelFolders, listChannelFoldersHandler(folders))
     .handle(realmConfig.createChannelFolder, createChannelFolderHandler(folders, deps.events))
     .handle(realmConfig.updateChannelFolder, updateChannelFolderHandler(folders, deps.events))
