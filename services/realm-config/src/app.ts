@@ -29,7 +29,7 @@ import { ProfileFieldRepository } from "./profile-fields/profile-field.repositor
 import { profileFieldsState } from "./profile-fields/profile-fields.state";
 import { RealmHosts } from "./realms/hosts";
 import { RealmRecordRepository } from "./realms/realm.repository";
-import { realmState } from "./realms/realm.state";
+import { navigationTourState, realmBillingState, realmState } from "./realms/realm.state";
 import { unconfiguredStates } from "./realms/unconfigured.state";
 import { versionState } from "./version.state";
 
@@ -73,6 +73,8 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
         versionState,
         realmState(realms, deps.config),
         profileFieldsState(fieldList),
+        realmBillingState,
+        navigationTourState,
         ...unconfiguredStates,
         folderState.provider,
       ]),

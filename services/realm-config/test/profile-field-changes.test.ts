@@ -28,7 +28,7 @@ const reorder = (order: number[], user: Credentials = org.owner) =>
 const list = async () => (await org.call(realmConfig.listProfileFields, {}, org.owner)).custom_fields;
 const field = async (id: number) => (await list()).find((f) => f.id === id);
 const refused = (call: Promise<unknown>, msg: string) => expectZulipError(call, badRequestError(msg));
-const notAdmin = { status: 400, code: "UNAUTHORIZED_PRINCIPAL", msg: "Must be an organization administrator" };
+const notAdmin = badRequestError("Must be an organization administrator", "UNAUTHORIZED_PRINCIPAL");
 
 const setValues = (profile_data: Array<{ id: number; value: string | number[] }>) =>
   org.call(identity.updateUser, { user_id: holder.userId, profile_data }, org.owner);

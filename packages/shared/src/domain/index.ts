@@ -6,3 +6,4 @@ export * from "./versions";
 export * from "./avatars";
 export * from "./emoji";
 export * from "./system-bots";
+export * from "./languages";
