@@ -3,6 +3,7 @@
  * and channel settings (Zulip's update_realm), and what register gives for
  * them and for the server-level keys realm-config answers.
  */
+import { createHash } from "node:crypto";
 import { messaging, notifications, realmConfig, type ParamsIn } from "@teamchat/shared";
 import type { Credentials } from "@teamchat/shared/src/testing/api";
 import { badRequestError, expectZulipError } from "../../../test/support/call";
@@ -67,7 +68,7 @@ describe("register", () => {
     expect(pick(state, Object.keys(DEFAULTS))).toEqual(DEFAULTS);
     expect(state).toMatchObject({
       realm_authentication_methods: { Email: { enabled: true, available: true } },
-      realm_icon_url: expect.stringMatching(/^https:\/\/secure\.gravatar\.com\/avatar\/[0-9a-f]{32}\?d=identicon$/),
+      realm_icon_url: `https://secure.gravatar.com/avatar/${createHash("md5").update(String(org.realm.id)).digest("hex")}?d=identicon`,
       realm_icon_source: "G",
       realm_logo_source: "D",
       realm_night_logo_source: "D",
@@ -189,6 +190,11 @@ describe("PATCH /realm: organization settings", () => {
       realm_jitsi_server_url: "https://jitsi.example.com",
       jitsi_server_url: "https://jitsi.example.com",
       ...Object.fromEntries(Object.entries({ ...flags, ...numbers }).map(([k, v]) => [`realm_${k}`, v])),
+    });
+    // GET /server_settings shows the description rendered and the same icon
+    expect(await org.call(realmConfig.getServerSettings, {}, org.owner)).toMatchObject({
+      realm_description: "<p>We <strong>build</strong> things</p>",
+      realm_icon: state.realm_icon_url,
     });
     // "default" goes back to the server's Jitsi: null in the reply, event and register
     expect(await update({ jitsi_server_url: "default" })).toEqual({

@@ -1,6 +1,4 @@
-import { createHash } from "node:crypto";
 import {
-  GRAVATAR_URL,
   provideState,
   REALM_GROUP_SETTING_DEFAULTS,
   SYSTEM_GROUPS,
@@ -13,6 +11,7 @@ import {
 import { DEFAULT_EXTERNAL_ACCOUNTS } from "../profile-fields/external-accounts";
 import type { RealmRecordRepository } from "./realm.repository";
 import { renderMarkdown } from "../markdown";
+import { DEFAULT_LOGO_URL, realmIconUrl } from "./branding";
 import { SUPPORTED_PERMISSION_SETTINGS } from "./group-setting-rules";
 import { GIPHY_RATING_OPTIONS, VIDEO_CHAT_PROVIDERS, profileSettings } from "./profile-settings";
 import { realmSettings, WEB_PUBLIC_STREAMS_ENABLED } from "./settings";
@@ -69,10 +68,6 @@ const WILDCARD_MENTION_POLICY: Record<number, number> = {
 };
 const policyOf = (table: Record<number, number>, value: GroupSettingValue, fallback: number) =>
   typeof value === "number" ? (table[value] ?? fallback) : fallback;
-
-/** Zulip's get_realm_icon_url for an organization without an uploaded icon: a Gravatar identicon of its subdomain. */
-const gravatarIcon = (subdomain: string) =>
-  `${GRAVATAR_URL}avatar/${createHash("md5").update(subdomain.toLowerCase()).digest("hex")}?d=identicon`;
 
 /** register's realm keys: the organization, its permission settings, the server's limits and timings. */
 export const realmState = (realms: RealmRecordRepository, config: Pick<Config, "EVENT_HEARTBEAT_SECONDS">) =>
@@ -138,12 +133,11 @@ export const realmState = (realms: RealmRecordRepository, config: Pick<Config, "
       realm_wildcard_mention_policy: policyOf(WILDCARD_MENTION_POLICY, settings.can_mention_many_users_group, 2),
       // Zulip's AUTH_BACKEND_NAME_MAP as far as this server goes: email and password only
       realm_authentication_methods: { Email: { enabled: true, available: true } },
-      realm_icon_url: gravatarIcon(record.subdomain),
+      realm_icon_url: realmIconUrl(realm.id),
       realm_icon_source: "G" as const,
-      // no logo uploaded: Zulip's default logo, served with its web app
-      realm_logo_url: "/static/images/logo/zulip-org-logo.svg?version=0",
+      realm_logo_url: DEFAULT_LOGO_URL,
       realm_logo_source: "D" as const,
-      realm_night_logo_url: "/static/images/logo/zulip-org-logo.svg?version=0",
+      realm_night_logo_url: DEFAULT_LOGO_URL,
       realm_night_logo_source: "D" as const,
       realm_available_video_chat_providers: VIDEO_CHAT_PROVIDERS,
       giphy_rating_options: GIPHY_RATING_OPTIONS,
