@@ -166,7 +166,7 @@ describe("PATCH /realm: organization settings", () => {
     });
     const count = 4 + Object.keys(flags).length + Object.keys(numbers).length;
     const events = await reader.until((e) => e.length >= count);
-    const byProperty = (a: { property?: unknown }, b: { property?: unknown }) =>
+    const byProperty = (a: Record<string, unknown>, b: Record<string, unknown>) =>
       String(a.property).localeCompare(String(b.property));
     expect(events.map(({ id: _, ...e }) => e).sort(byProperty)).toEqual(
       [
@@ -254,12 +254,23 @@ describe("PATCH /realm: organization settings", () => {
     expect(await register()).toEqual({ ...before, queue_id: expect.any(String) });
   });
 
-  it("channel settings: a channel the administrator can see, or -1 for none", async () => {
+  it("channel settings: a channel the administrator can see (private for moderation requests), or -1 for none", async () => {
     const { id } = await org.call(
       messaging.createChannel,
-      { name: "signups", subscribers: [org.owner.userId] },
+      { name: "signups", subscribers: [org.owner.userId], invite_only: true },
       org.owner,
     );
+    const { id: publicId } = await org.call(
+      messaging.createChannel,
+      { name: "lobby", subscribers: [org.owner.userId] },
+      org.owner,
+    );
+    // the moderation request channel must be private; nothing of the request is changed
+    await expectZulipError(
+      update({ signup_announcements_stream_id: publicId, moderation_request_channel_id: publicId }),
+      badRequestError("Moderation request channel must be private."),
+    );
+    expect((await register()).realm_signup_announcements_stream_id).toBe(-1);
     const reader = await EventReader.register(org.api(org.owner), { event_types: ["realm"] });
     expect(
       await update({

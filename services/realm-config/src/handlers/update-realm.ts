@@ -139,12 +139,21 @@ function requestedProfileSettings(p: Params): Partial<Record<ProfileSettingName,
 }
 
 /**
- * Zulip's access_stream_by_id(allow_realm_admin=True) for an announcement
- * channel, asked of messaging, which owns channels: "Invalid channel ID" when
- * the administrator cannot see it.
+ * Zulip's access_stream_by_id(allow_realm_admin=True) for a channel setting,
+ * asked of messaging, which owns channels: "Invalid channel ID" when the
+ * administrator cannot see it. The moderation request channel must be private
+ * (Zulip's do_set_realm_moderation_request_channel).
  */
-async function checkChannel(bus: BusClient, ctx: HandlerContext, streamId: number): Promise<void> {
-  await bus.request(messaging.getStreamById, { stream_id: streamId }, ctx);
+async function checkChannel(
+  bus: BusClient,
+  ctx: HandlerContext,
+  setting: (typeof CHANNEL_SETTINGS)[number],
+  streamId: number,
+): Promise<void> {
+  const { stream } = await bus.request(messaging.getStreamById, { stream_id: streamId }, ctx);
+  if (setting === "moderation_request_channel_id" && !stream.invite_only) {
+    throw badRequest("Moderation request channel must be private.");
+  }
 }
 
 /**
@@ -215,7 +224,7 @@ export const updateRealmHandler =
     for (const setting of CHANNEL_SETTINGS) {
       const channelId = p[setting];
       if (channelId === undefined || channelId === (current[setting] ?? -1)) continue;
-      if (channelId >= 0) await checkChannel(bus, ctx, channelId);
+      if (channelId >= 0) await checkChannel(bus, ctx, setting, channelId);
       change(setting, channelId >= 0 ? channelId : null, channelId);
     }
     const name = p.name !== undefined && p.name !== record.name ? p.name : undefined;
