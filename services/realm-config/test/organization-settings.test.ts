@@ -196,6 +196,10 @@ describe("PATCH /realm: organization settings", () => {
       realm_description: "<p>We <strong>build</strong> things</p>",
       realm_icon: state.realm_icon_url,
     });
+    // JSON text, as Zulip's web app sends it
+    const jsonText = await org.api(org.owner).patch("/realm", { jitsi_server_url: '"https://meet.example.org"' });
+    expect(jsonText.body).toEqual({ result: "success", msg: "", jitsi_server_url: "updated" });
+    expect((await register()).realm_jitsi_server_url).toBe("https://meet.example.org");
     // "default" goes back to the server's Jitsi: null in the reply, event and register
     expect(await update({ jitsi_server_url: "default" })).toEqual({
       result: "success",

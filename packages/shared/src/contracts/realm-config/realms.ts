@@ -142,8 +142,12 @@ export const updateRealm = defineContract({
     description: z.string().max(MAX_REALM_DESCRIPTION_LENGTH).optional(),
     default_language: z.string().optional(),
     default_code_block_language: z.string().optional(),
-    /** a URL, or "default" for the server's (null) */
-    jitsi_server_url: z.string().optional(),
+    /**
+     * a URL, or "default" for the server's (null). Zulip takes it as JSON text
+     * (Json[str], what its web app sends); the union makes it JSON when it parses
+     * and the raw text otherwise, so a bare URL works too.
+     */
+    jitsi_server_url: z.union([z.string(), z.literal("default")]).optional(),
     /** deprecated: true is topics_policy "disable_empty_topic", false "allow_empty_topic" */
     mandatory_topics: z.boolean().optional(),
     ...profileFlagParams,
