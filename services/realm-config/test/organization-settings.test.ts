@@ -253,6 +253,13 @@ describe("PATCH /realm: organization settings", () => {
       "jitsi_server_url is not an allowed_type",
     );
     await refused({ signup_announcements_stream_id: 999999 }, "Invalid channel ID");
+    await refused(
+      { authentication_methods: { GitHub: true } },
+      "Invalid authentication method: GitHub. Valid methods are: ['Email']",
+    );
+    await refused({ authentication_methods: { Email: false } }, "At least one authentication method must be enabled.");
+    // email and password is the one method, always on: confirming it changes nothing
+    expect(await update({ authentication_methods: { Email: true } })).toEqual({ result: "success", msg: "" });
     const tooLong = await org.api(org.owner).patch("/realm", { description: "d".repeat(1001) });
     expect(tooLong.status).toBe(400);
     expect(await register()).toEqual({ ...before, queue_id: expect.any(String) });
@@ -311,6 +318,7 @@ describe("PATCH /realm: organization settings", () => {
       { emails_restricted_to_domains: true },
       { disallow_disposable_email_addresses: false },
       { waiting_period_threshold: 3 },
+      { authentication_methods: { Email: true } },
     ];
     for (const { label, user } of users) {
       const admin = label === "owner" || label === "administrator";

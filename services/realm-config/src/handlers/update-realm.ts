@@ -25,6 +25,7 @@ import {
   DIGEST_WEEKDAYS,
   GIPHY_RATING_OPTIONS,
   JITSI_SERVER_URL_MAX_LENGTH,
+  AUTHENTICATION_METHODS,
   ORG_TYPE_IDS,
   OWNER_ONLY_PROFILE_SETTINGS,
   PROFILE_SETTING_DEFAULTS,
@@ -108,6 +109,21 @@ function jitsiServerUrl(value: string): string | null {
 }
 
 /**
+ * Zulip's validate_authentication_methods_dict_from_api and its "at least one"
+ * rule. This server has one method, email and password, always on: a valid
+ * request can only confirm it, so nothing is stored.
+ */
+function checkAuthenticationMethods(methods: Record<string, boolean>): void {
+  const known = Object.keys(AUTHENTICATION_METHODS);
+  for (const name of Object.keys(methods)) {
+    if (!known.includes(name)) {
+      throw badRequest(`Invalid authentication method: ${name}. Valid methods are: ['${known.sort().join("', '")}']`);
+    }
+  }
+  if (!Object.values(methods).includes(true)) throw badRequest("At least one authentication method must be enabled.");
+}
+
+/**
  * The profile settings a request sends, checked as Zulip's update_realm does
  * (its messages); channel settings are checked apart.
  */
@@ -179,10 +195,12 @@ export const updateRealmHandler =
     );
     const ownerOnly =
       p.message_retention_days !== undefined ||
+      p.authentication_methods !== undefined ||
       groupNames.some((n) => OWNER_ONLY_GROUP_SETTINGS.includes(n)) ||
       OWNER_ONLY_PROFILE_SETTINGS.some((n) => p[n] !== undefined);
     if (ownerOnly && !isOwner(actor)) throw mustBeOwner();
 
+    if (p.authentication_methods !== undefined) checkAuthenticationMethods(p.authentication_methods);
     const record = (await realms.byId(realm.id))!;
     const current = { ...realmSettings(record), ...profileSettings(record) };
     const reply: Record<string, unknown> = {};

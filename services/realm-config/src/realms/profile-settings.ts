@@ -19,6 +19,12 @@ export const GIPHY_RATING_OPTIONS = {
   r: { name: "Allow GIFs rated R (Restricted)", id: 5 },
 };
 
+/**
+ * Zulip's AUTH_BACKEND_NAME_MAP as far as this server goes: email and
+ * password, always on (register's realm_authentication_methods).
+ */
+export const AUTHENTICATION_METHODS = { Email: { enabled: true, available: true } };
+
 /** Zulip's OrgTypeEnum values (Realm.ORG_TYPE_IDS). */
 export const ORG_TYPE_IDS = [0, 10, 20, 30, 35, 40, 50, 60, 70, 80, 90, 100, 1000];
 

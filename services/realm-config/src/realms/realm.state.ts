@@ -13,7 +13,12 @@ import type { RealmRecordRepository } from "./realm.repository";
 import { renderMarkdown } from "../markdown";
 import { DEFAULT_LOGO_URL, realmIconUrl } from "./branding";
 import { SUPPORTED_PERMISSION_SETTINGS } from "./group-setting-rules";
-import { GIPHY_RATING_OPTIONS, VIDEO_CHAT_PROVIDERS, profileSettings } from "./profile-settings";
+import {
+  AUTHENTICATION_METHODS,
+  GIPHY_RATING_OPTIONS,
+  VIDEO_CHAT_PROVIDERS,
+  profileSettings,
+} from "./profile-settings";
 import { realmSettings, WEB_PUBLIC_STREAMS_ENABLED } from "./settings";
 
 /** Zulip's SERVER_GENERATION: when this process started, in UNIX seconds. */
@@ -131,8 +136,7 @@ export const realmState = (realms: RealmRecordRepository, config: Pick<Config, "
       realm_create_private_stream_policy: policyOf(COMMON_POLICY, settings.can_create_private_channel_group, 1),
       realm_create_web_public_stream_policy: policyOf(COMMON_POLICY, settings.can_create_web_public_channel_group, 7),
       realm_wildcard_mention_policy: policyOf(WILDCARD_MENTION_POLICY, settings.can_mention_many_users_group, 2),
-      // Zulip's AUTH_BACKEND_NAME_MAP as far as this server goes: email and password only
-      realm_authentication_methods: { Email: { enabled: true, available: true } },
+      realm_authentication_methods: AUTHENTICATION_METHODS,
       realm_icon_url: realmIconUrl(realm.id),
       realm_icon_source: "G" as const,
       realm_logo_url: DEFAULT_LOGO_URL,
