@@ -120,19 +120,18 @@ const describe = (
 });
 
 /**
- * Zulip's Stream.stream_permission_group_settings: who a channel setting may
- * name by default (the channel's creator administers it; nobody else is
- * granted anything but sending).
+ * Zulip's Stream.stream_permission_group_settings for the channel settings
+ * kept here: the rule and the default (the channel's creator administers it).
  */
 const CHANNEL_DEFAULTS: Record<ChannelGroupSetting, [GroupSettingRule, string]> = {
   can_add_subscribers_group: [COMMON, "role:nobody"],
-  can_administer_channel_group: [COMMON, "stream_creator_or_nobody"],
-  can_delete_any_message_group: [COMMON, "role:nobody"],
-  can_delete_own_message_group: [COMMON, "role:nobody"],
-  can_move_messages_out_of_channel_group: [COMMON, "role:nobody"],
-  can_move_messages_within_channel_group: [COMMON, "role:nobody"],
-  can_remove_subscribers_group: [COMMON, "role:administrators"],
-  can_resolve_topics_group: [COMMON, "role:nobody"],
+  can_administer_channel_group: [COMMON, "channel_creator"],
+  can_delete_any_message_group: [ANYONE, "role:nobody"],
+  can_delete_own_message_group: [ANYONE, "role:nobody"],
+  can_move_messages_out_of_channel_group: [ANYONE, "role:nobody"],
+  can_move_messages_within_channel_group: [ANYONE, "role:nobody"],
+  can_remove_subscribers_group: [ANYONE, "role:administrators"],
+  can_resolve_topics_group: [ANYONE, "role:nobody"],
   can_send_message_group: [ANYONE, "role:everyone"],
   can_subscribe_group: [COMMON, "role:nobody"],
 };
