@@ -225,6 +225,23 @@ describe("PATCH /realm: organization settings", () => {
     expect(await register()).toMatchObject({ realm_mandatory_topics: false, realm_topics_policy: "allow_empty_topic" });
   });
 
+  it("the deprecated allow_edit_history sets message_edit_history_visibility_policy", async () => {
+    expect(await update({ allow_edit_history: false })).toEqual({
+      result: "success",
+      msg: "",
+      message_edit_history_visibility_policy: "none",
+    });
+    expect(await register()).toMatchObject({
+      realm_allow_edit_history: false,
+      realm_message_edit_history_visibility_policy: "none",
+    });
+    await update({ allow_edit_history: true });
+    expect(await register()).toMatchObject({
+      realm_allow_edit_history: true,
+      realm_message_edit_history_visibility_policy: "all",
+    });
+  });
+
   it("the deprecated policies follow the group settings that replaced them", async () => {
     await update({
       can_create_public_channel_group: { new: 2 },

@@ -213,7 +213,10 @@ export const updateRealmHandler =
     const requested: Partial<Record<keyof Params, unknown>> = {
       allow_message_editing: p.allow_message_editing,
       ...Object.fromEntries(TIME_LIMIT_SETTINGS.filter((n) => p[n] !== undefined).map((n) => [n, timeLimit(n, p[n]!)])),
-      message_edit_history_visibility_policy: p.message_edit_history_visibility_policy,
+      // the deprecated allow_edit_history: all history, or none
+      message_edit_history_visibility_policy:
+        p.message_edit_history_visibility_policy ??
+        (p.allow_edit_history === undefined ? undefined : p.allow_edit_history ? "all" : "none"),
       enable_read_receipts: p.enable_read_receipts,
       enable_spectator_access: p.enable_spectator_access,
       // the deprecated mandatory_topics names one of the two policies it stood for

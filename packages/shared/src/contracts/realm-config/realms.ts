@@ -148,6 +148,8 @@ export const updateRealm = defineContract({
      * and the raw text otherwise, so a bare URL works too.
      */
     jitsi_server_url: z.union([z.string(), z.literal("default")]).optional(),
+    /** deprecated: true is message_edit_history_visibility_policy "all", false "none" */
+    allow_edit_history: z.boolean().optional(),
     /** enabled or not, by method name (Zulip's AUTH_BACKEND_NAME_MAP keys) */
     authentication_methods: z.record(z.string(), z.boolean()).optional(),
     /** deprecated: true is topics_policy "disable_empty_topic", false "allow_empty_topic" */
