@@ -52,6 +52,7 @@ import { Presences } from "./presence/presences";
 import { statusState } from "./status/status.state";
 import { settingsState } from "./users/settings.state";
 import { UserDirectory } from "./users/user-directory";
+import { dropProfileFieldValues } from "./users/profile-field-values";
 import { UserRepository } from "./users/user.repository";
 import { usersState } from "./users/users.state";
 import { UserGroupRepository } from "./user-groups/user-group.repository";
@@ -148,6 +149,7 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     id.pushTokens.init(),
   ]);
 
+  const profileValueDrops = dropProfileFieldValues(users, deps.events, deps.nc, deps.log);
   const updateSettings = updateSettingsHandler(id);
   deps.server
     .handle(identity.authenticate, authenticateHandler(id))
@@ -224,6 +226,7 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     );
   return {
     stop: () => {
+      profileValueDrops.unsubscribe();
       id.groupLists.stop();
       id.viewLists.stop();
       id.users.stop();

@@ -17,6 +17,7 @@ import { createProfileFieldHandler } from "./handlers/create-profile-field";
 import { createRealmHandler } from "./handlers/create-realm";
 import { deleteLinkifierHandler } from "./handlers/delete-linkifier";
 import { deletePlaygroundHandler } from "./handlers/delete-playground";
+import { deleteProfileFieldHandler } from "./handlers/delete-profile-field";
 import { getRealmSettingsHandler } from "./handlers/get-realm-settings";
 import { getServerSettingsHandler } from "./handlers/get-server-settings";
 import { listChannelFoldersHandler } from "./handlers/list-channel-folders";
@@ -27,6 +28,8 @@ import { reorderLinkifiersHandler } from "./handlers/reorder-linkifiers";
 import { resolveRealmHandler } from "./handlers/resolve-realm";
 import { updateChannelFolderHandler } from "./handlers/update-channel-folder";
 import { updateLinkifierHandler } from "./handlers/update-linkifier";
+import { reorderProfileFieldsHandler } from "./handlers/reorder-profile-fields";
+import { updateProfileFieldHandler } from "./handlers/update-profile-field";
 import { updateRealmHandler } from "./handlers/update-realm";
 import { LinkifierRepository } from "./linkifiers/linkifier.repository";
 import { linkifiersStates } from "./linkifiers/linkifiers.state";
@@ -37,7 +40,7 @@ import { ProfileFieldRepository } from "./profile-fields/profile-field.repositor
 import { profileFieldsState } from "./profile-fields/profile-fields.state";
 import { RealmHosts } from "./realms/hosts";
 import { RealmRecordRepository } from "./realms/realm.repository";
-import { realmState } from "./realms/realm.state";
+import { realmBillingState, realmState } from "./realms/realm.state";
 import { unconfiguredStates } from "./realms/unconfigured.state";
 import { versionState } from "./version.state";
 
@@ -70,6 +73,9 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
     .handle(realmConfig.updateRealm, updateRealmHandler(realms, deps.events, deps.bus, userGroups))
     .handle(realmConfig.listProfileFields, listProfileFieldsHandler(fieldList))
     .handle(realmConfig.createProfileField, createProfileFieldHandler(fields, deps.events))
+    .handle(realmConfig.updateProfileField, updateProfileFieldHandler(fields, deps.events))
+    .handle(realmConfig.deleteProfileField, deleteProfileFieldHandler(fields, deps.events))
+    .handle(realmConfig.reorderProfileFields, reorderProfileFieldsHandler(fields, deps.events))
     .handle(realmConfig.listChannelFolders, listChannelFoldersHandler(folders))
     .handle(realmConfig.createChannelFolder, createChannelFolderHandler(folders, deps.events))
     .handle(realmConfig.updateChannelFolder, updateChannelFolderHandler(folders, deps.events))
@@ -88,6 +94,7 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
         versionState,
         realmState(realms, deps.config),
         profileFieldsState(fieldList),
+        realmBillingState,
         ...unconfiguredStates,
         ...linkifiersStates(linkifiers),
         playgroundsState(playgrounds),

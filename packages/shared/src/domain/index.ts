@@ -7,3 +7,4 @@ export * from "./avatars";
 export * from "./emoji";
 export * from "./system-bots";
 export * from "./linkifiers";
+export * from "./languages";

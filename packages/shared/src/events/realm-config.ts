@@ -15,6 +15,19 @@ export const customProfileFields = defineEvent(
 );
 
 /**
+ * Users' values of a custom profile field that no longer mean anything:
+ * every value when the field was deleted (`choices` null), or the values
+ * naming list choices an update removed. identity, which keeps users'
+ * profile_data, drops them (one instance: a queue group), as Zulip's
+ * CustomProfileFieldValue rows go with their field or choice.
+ */
+export const profileFieldValuesDropped = defineEvent(
+  "realm-config",
+  "profile_field_values_dropped",
+  z.strictObject({ realmId: z.number().int(), fieldId: z.number().int(), choices: z.array(z.string()).nullable() }),
+);
+
+/**
  * A channel folder created, changed (`data`: the fields that changed, as Zulip's
  * do_send_channel_folder_update_event sends them) or the folders reordered
  * (`order`: the list PATCH /channel_folders was given), for everyone in the organization.

@@ -1,4 +1,5 @@
 import {
+  LANGUAGES,
   badRequest,
   identity,
   identityEvents,
@@ -13,14 +14,7 @@ import { hashPassword, verifyPassword } from "../passwords";
 import { caller } from "../users/access";
 import { ownSettingChanged, personUpdated } from "../users/events";
 import { checkFullName, isValidEmail } from "../users/full-name";
-import {
-  LANGUAGES,
-  NOTIFICATION_SOUNDS,
-  isSettingName,
-  settingsOf,
-  type SettingName,
-  type SettingValue,
-} from "../users/settings";
+import { NOTIFICATION_SOUNDS, isSettingName, settingsOf, type SettingName, type SettingValue } from "../users/settings";
 import type { UserChanges } from "../users/user.repository";
 import type { UserDoc } from "../users/user.schema";
 import { apiEmail } from "../users/user-view";

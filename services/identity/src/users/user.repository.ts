@@ -47,6 +47,18 @@ export class UserRepository extends TenantRepository<UserDoc> {
     return this.findOneAndUpdate(realmId, { userId }, { $set: { ...fields, ...settingPaths } });
   }
 
+  /**
+   * Removes users' values of a custom profile field: all of them, or those
+   * naming one of `choices` (list fields). Returns the users who had one.
+   */
+  async dropProfileValues(realmId: number, fieldId: number, choices: string[] | null): Promise<number[]> {
+    const path = `profileData.${fieldId}`;
+    const holding = choices === null ? { [path]: { $exists: true } } : { [`${path}.value`]: { $in: choices } };
+    const holders = (await this.find(realmId, holding)).map((u) => u.userId);
+    if (holders.length) await this.updateMany(realmId, { userId: { $in: holders } }, { $unset: { [path]: "" } });
+    return holders;
+  }
+
   /** Inserts with a fresh id; a duplicate address fails with the unique index's error. */
   async insert(user: NewUser): Promise<UserDoc> {
     const userId = await this.ids.next("user");

@@ -1,4 +1,6 @@
 import { realmConfig, requireRealm, type Handler } from "@teamchat/shared";
+import { renderMarkdown } from "../markdown";
+import { realmIconUrl } from "../realms/branding";
 import type { RealmRecordRepository } from "../realms/realm.repository";
 import { SERVER_VERSION } from "../version.state";
 
@@ -18,8 +20,9 @@ export const getServerSettingsHandler =
       realm_uri: realm.uri,
       realm_url: realm.uri,
       realm_name: record.name,
-      realm_icon: `${realm.uri}/static/images/logo/zulip-icon-128x128.png`,
-      realm_description: record.description,
+      realm_icon: realmIconUrl(realm.id),
+      // rendered, as Zulip's get_realm_rendered_description
+      realm_description: renderMarkdown(record.description),
       realm_web_public_access_enabled: false,
     };
   };

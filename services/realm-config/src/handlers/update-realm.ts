@@ -1,5 +1,7 @@
 import {
+  LANGUAGES,
   REALM_GROUP_SETTING_DEFAULTS,
+  badRequest,
   ZulipError,
   groupSettingChange,
   isAdmin,
@@ -19,6 +21,18 @@ import {
   mustBeOwner,
 } from "@teamchat/shared";
 import { checkRealmGroupSetting, OWNER_ONLY_GROUP_SETTINGS } from "../realms/group-setting-rules";
+import {
+  DIGEST_WEEKDAYS,
+  GIPHY_RATING_OPTIONS,
+  JITSI_SERVER_URL_MAX_LENGTH,
+  AUTHENTICATION_METHODS,
+  ORG_TYPE_IDS,
+  OWNER_ONLY_PROFILE_SETTINGS,
+  PROFILE_SETTING_DEFAULTS,
+  VIDEO_CHAT_PROVIDERS,
+  profileSettings,
+  type ProfileSettingName,
+} from "../realms/profile-settings";
 import type { RealmRecordRepository } from "../realms/realm.repository";
 import { realmSettings } from "../realms/settings";
 
@@ -68,13 +82,94 @@ function settingEvent(name: string, value: unknown): RealmEvent {
   return { type: "realm", op: "update", property: name, value: value as string | boolean | number | null };
 }
 
+/** Settings Zulip stores as text: its update_realm replies "updated" for them rather than the value. */
+const TEXT_SETTINGS = new Set<string>(["default_language", "default_code_block_language", "jitsi_server_url"]);
+
+/** The organization's channel settings (Zulip's do_set_realm_stream): a channel id, -1 for none. */
+const CHANNEL_SETTINGS = [
+  "new_stream_announcements_stream_id",
+  "signup_announcements_stream_id",
+  "zulip_update_announcements_stream_id",
+  "moderation_request_channel_id",
+] as const;
+
+/** Zulip's check_jitsi_url: "default" (the server's, null), or a URL of at most 200 characters. */
+function jitsiServerUrl(value: string): string | null {
+  if (value === "default") return null;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !["http:", "https:"].includes(url.protocol) || value.length > JITSI_SERVER_URL_MAX_LENGTH) {
+    throw badRequest("jitsi_server_url is not an allowed_type");
+  }
+  return value;
+}
+
 /**
- * Zulip's access_stream_by_id(allow_realm_admin=True) for an announcement
- * channel, asked of messaging, which owns channels: "Invalid channel ID" when
- * the administrator cannot see it.
+ * Zulip's validate_authentication_methods_dict_from_api and its "at least one"
+ * rule. This server has one method, email and password, always on: a valid
+ * request can only confirm it, so nothing is stored.
  */
-async function checkChannel(bus: BusClient, ctx: HandlerContext, streamId: number): Promise<void> {
-  await bus.request(messaging.getStreamById, { stream_id: streamId }, ctx);
+function checkAuthenticationMethods(methods: Record<string, boolean>): void {
+  const known = Object.keys(AUTHENTICATION_METHODS);
+  for (const name of Object.keys(methods)) {
+    if (!known.includes(name)) {
+      throw badRequest(`Invalid authentication method: ${name}. Valid methods are: ['${known.sort().join("', '")}']`);
+    }
+  }
+  if (!Object.values(methods).includes(true)) throw badRequest("At least one authentication method must be enabled.");
+}
+
+/**
+ * The profile settings a request sends, checked as Zulip's update_realm does
+ * (its messages); channel settings are checked apart.
+ */
+function requestedProfileSettings(p: Params): Partial<Record<ProfileSettingName, unknown>> {
+  if (p.default_language !== undefined && !LANGUAGES.includes(p.default_language)) {
+    throw badRequest(`Invalid language '${p.default_language}'`);
+  }
+  const providers = Object.values(VIDEO_CHAT_PROVIDERS).map((v) => v.id);
+  if (p.video_chat_provider !== undefined && !providers.includes(p.video_chat_provider)) {
+    throw badRequest(`Invalid video_chat_provider ${p.video_chat_provider}`);
+  }
+  const ratings = Object.values(GIPHY_RATING_OPTIONS).map((r) => r.id);
+  if (p.giphy_rating !== undefined && !ratings.includes(p.giphy_rating)) {
+    throw badRequest(`Invalid giphy_rating ${p.giphy_rating}`);
+  }
+  if (p.digest_weekday !== undefined && !DIGEST_WEEKDAYS.includes(p.digest_weekday))
+    throw badRequest("Invalid digest_weekday");
+  if (p.org_type !== undefined && !ORG_TYPE_IDS.includes(p.org_type)) throw badRequest("Invalid org_type");
+  if (p.waiting_period_threshold !== undefined && p.waiting_period_threshold < 0) {
+    throw badRequest("waiting_period_threshold is too small");
+  }
+  const plain = (Object.keys(PROFILE_SETTING_DEFAULTS) as ProfileSettingName[]).filter(
+    (k) => k !== "jitsi_server_url" && !(CHANNEL_SETTINGS as readonly string[]).includes(k),
+  );
+  return {
+    ...Object.fromEntries(plain.filter((k) => p[k] !== undefined).map((k) => [k, p[k]])),
+    ...(p.jitsi_server_url === undefined ? {} : { jitsi_server_url: jitsiServerUrl(p.jitsi_server_url) }),
+  };
+}
+
+/**
+ * Zulip's access_stream_by_id(allow_realm_admin=True) for a channel setting,
+ * asked of messaging, which owns channels: "Invalid channel ID" when the
+ * administrator cannot see it. The moderation request channel must be private
+ * (Zulip's do_set_realm_moderation_request_channel).
+ */
+async function checkChannel(
+  bus: BusClient,
+  ctx: HandlerContext,
+  setting: (typeof CHANNEL_SETTINGS)[number],
+  streamId: number,
+): Promise<void> {
+  const { stream } = await bus.request(messaging.getStreamById, { stream_id: streamId }, ctx);
+  if (setting === "moderation_request_channel_id" && !stream.invite_only) {
+    throw badRequest("Moderation request channel must be private.");
+  }
 }
 
 /**
@@ -99,11 +194,15 @@ export const updateRealmHandler =
       (name) => p[name] !== undefined,
     );
     const ownerOnly =
-      p.message_retention_days !== undefined || groupNames.some((n) => OWNER_ONLY_GROUP_SETTINGS.includes(n));
+      p.message_retention_days !== undefined ||
+      p.authentication_methods !== undefined ||
+      groupNames.some((n) => OWNER_ONLY_GROUP_SETTINGS.includes(n)) ||
+      OWNER_ONLY_PROFILE_SETTINGS.some((n) => p[n] !== undefined);
     if (ownerOnly && !isOwner(actor)) throw mustBeOwner();
 
+    if (p.authentication_methods !== undefined) checkAuthenticationMethods(p.authentication_methods);
     const record = (await realms.byId(realm.id))!;
-    const current = realmSettings(record);
+    const current = { ...realmSettings(record), ...profileSettings(record) };
     const reply: Record<string, unknown> = {};
     const settings: Record<string, unknown> = {};
     const change = (name: keyof Params, stored: unknown, replied = stored) => {
@@ -114,15 +213,27 @@ export const updateRealmHandler =
     const requested: Partial<Record<keyof Params, unknown>> = {
       allow_message_editing: p.allow_message_editing,
       ...Object.fromEntries(TIME_LIMIT_SETTINGS.filter((n) => p[n] !== undefined).map((n) => [n, timeLimit(n, p[n]!)])),
-      message_edit_history_visibility_policy: p.message_edit_history_visibility_policy,
+      // the deprecated allow_edit_history: all history, or none
+      message_edit_history_visibility_policy:
+        p.message_edit_history_visibility_policy ??
+        (p.allow_edit_history === undefined ? undefined : p.allow_edit_history ? "all" : "none"),
       enable_read_receipts: p.enable_read_receipts,
       enable_spectator_access: p.enable_spectator_access,
-      topics_policy: p.topics_policy,
+      // the deprecated mandatory_topics names one of the two policies it stood for
+      topics_policy:
+        p.topics_policy ??
+        (p.mandatory_topics === undefined
+          ? undefined
+          : p.mandatory_topics
+            ? "disable_empty_topic"
+            : "allow_empty_topic"),
       message_retention_days:
         p.message_retention_days === undefined ? undefined : retentionDays(p.message_retention_days),
+      ...requestedProfileSettings(p),
     };
     for (const [name, value] of Object.entries(requested) as Array<[keyof typeof current, unknown]>) {
-      if (value !== undefined && current[name] !== value) change(name as keyof Params, value);
+      if (value !== undefined && current[name] !== value)
+        change(name as keyof Params, value, TEXT_SETTINGS.has(name) && value !== null ? "updated" : value);
     }
     const groups = groupNames.length ? await userGroups.get(ctx) : null;
     for (const name of groupNames) {
@@ -131,19 +242,25 @@ export const updateRealmHandler =
       checkRealmGroupSetting(name, next, groups!);
       change(name, next);
     }
-    const announcements = p.new_stream_announcements_stream_id;
-    if (announcements !== undefined && announcements !== (current.new_stream_announcements_stream_id ?? -1)) {
-      if (announcements >= 0) await checkChannel(bus, ctx, announcements);
-      change("new_stream_announcements_stream_id", announcements >= 0 ? announcements : null, announcements);
+    for (const setting of CHANNEL_SETTINGS) {
+      const channelId = p[setting];
+      if (channelId === undefined || channelId === (current[setting] ?? -1)) continue;
+      if (channelId >= 0) await checkChannel(bus, ctx, setting, channelId);
+      change(setting, channelId >= 0 ? channelId : null, channelId);
     }
     const name = p.name !== undefined && p.name !== record.name ? p.name : undefined;
     if (name !== undefined) reply.name = "updated";
+    const description = p.description !== undefined && p.description !== record.description ? p.description : undefined;
+    if (description !== undefined) reply.description = "updated";
 
-    if (name === undefined && !Object.keys(settings).length) return {};
-    await realms.change(realm.id, { name, settings });
+    if (name === undefined && description === undefined && !Object.keys(settings).length) return {};
+    await realms.change(realm.id, { name, description, settings });
+    // events carry the value itself; the channel settings -1 for none
+    const eventValue = (k: string) => (reply[k] === "updated" ? settings[k] : reply[k]);
     const changed: Array<[string, unknown]> = [
       ...(name === undefined ? [] : [["name", name] as [string, unknown]]),
-      ...Object.keys(settings).map((k): [string, unknown] => [k, reply[k]]),
+      ...(description === undefined ? [] : [["description", description] as [string, unknown]]),
+      ...Object.keys(settings).map((k): [string, unknown] => [k, eventValue(k)]),
     ];
     for (const [setting, value] of changed) {
       events.publish(

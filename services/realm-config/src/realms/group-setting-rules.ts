@@ -1,8 +1,13 @@
 import {
+  CHANNEL_GROUP_SETTINGS,
+  REALM_GROUP_SETTING_DEFAULTS,
   SYSTEM_GROUPS,
+  USER_GROUP_PERMISSION_SETTINGS,
+  USER_GROUP_SETTINGS,
   badRequest,
   checkGroupsExist,
   type GroupMembership,
+  type ChannelGroupSetting,
   type GroupSettingValue,
   type RealmGroupSetting,
   type SystemGroupName,
@@ -88,3 +93,61 @@ export function checkRealmGroupSetting(
   if (name === "role:everyone" && !rule.allowEveryone) throw refuse(name);
   if (rule.onlySystemGroups && !rule.onlySystemGroups.includes(name)) throw refuse(name);
 }
+
+/** Zulip's GroupPermissionSetting as register's server_supported_permission_settings describes it. */
+export interface PermissionSettingDescription {
+  require_system_group: boolean;
+  allow_internet_group: boolean;
+  allow_nobody_group: boolean;
+  allow_everyone_group: boolean;
+  default_group_name: string;
+  default_for_system_groups: string | null;
+  allowed_system_groups: string[];
+}
+
+const describe = (
+  rule: GroupSettingRule,
+  defaultGroupName: string,
+  defaultForSystemGroups: string | null = null,
+): PermissionSettingDescription => ({
+  require_system_group: rule.onlySystemGroups !== undefined,
+  allow_internet_group: false,
+  allow_nobody_group: rule.allowNobody,
+  allow_everyone_group: rule.allowEveryone,
+  default_group_name: defaultGroupName,
+  default_for_system_groups: defaultForSystemGroups,
+  allowed_system_groups: rule.onlySystemGroups ?? [],
+});
+
+/**
+ * Zulip's Stream.stream_permission_group_settings for the channel settings
+ * kept here: the rule and the default (the channel's creator administers it).
+ */
+const CHANNEL_DEFAULTS: Record<ChannelGroupSetting, [GroupSettingRule, string]> = {
+  can_add_subscribers_group: [COMMON, "role:nobody"],
+  can_administer_channel_group: [COMMON, "channel_creator"],
+  can_delete_any_message_group: [ANYONE, "role:nobody"],
+  can_delete_own_message_group: [ANYONE, "role:nobody"],
+  can_move_messages_out_of_channel_group: [ANYONE, "role:nobody"],
+  can_move_messages_within_channel_group: [ANYONE, "role:nobody"],
+  can_remove_subscribers_group: [ANYONE, "role:administrators"],
+  can_resolve_topics_group: [ANYONE, "role:nobody"],
+  can_send_message_group: [ANYONE, "role:everyone"],
+  can_subscribe_group: [COMMON, "role:nobody"],
+};
+
+/** register's server_supported_permission_settings: the rules of every group setting of organizations, channels and groups. */
+export const SUPPORTED_PERMISSION_SETTINGS = {
+  realm: Object.fromEntries(
+    (Object.keys(RULES) as RealmGroupSetting[]).map((k) => [k, describe(RULES[k], REALM_GROUP_SETTING_DEFAULTS[k])]),
+  ),
+  stream: Object.fromEntries(
+    CHANNEL_GROUP_SETTINGS.map((k) => [k, describe(CHANNEL_DEFAULTS[k][0], CHANNEL_DEFAULTS[k][1])]),
+  ),
+  group: Object.fromEntries(
+    USER_GROUP_SETTINGS.map((k) => {
+      const { defaultGroup, allowEveryone } = USER_GROUP_PERMISSION_SETTINGS[k];
+      return [k, describe({ allowNobody: true, allowEveryone }, defaultGroup, "role:nobody")];
+    }),
+  ),
+};

@@ -51,12 +51,16 @@ export class RealmRecordRepository {
     return realm;
   }
 
-  /** Sets the organization's name and settings given (keyed by Zulip's names). */
-  async change(realmId: number, changes: { name?: string; settings: Record<string, unknown> }): Promise<void> {
+  /** Sets the organization's name, description and settings given (keyed by Zulip's names). */
+  async change(
+    realmId: number,
+    changes: { name?: string; description?: string; settings: Record<string, unknown> },
+  ): Promise<void> {
     const set: Record<string, unknown> = Object.fromEntries(
       Object.entries(changes.settings).map(([k, v]) => [`settings.${k}`, v]),
     );
     if (changes.name !== undefined) set.name = changes.name;
+    if (changes.description !== undefined) set.description = changes.description;
     await this.#model.updateOne({ realmId }, { $set: set }).exec();
     this.forget(realmId);
   }

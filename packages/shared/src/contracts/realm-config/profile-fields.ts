@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineContract } from "../../contract";
-import { int } from "../common";
+import { int, intList } from "../common";
 
 /** Zulip's CustomProfileField (zulip.yaml components/schemas/CustomProfileField). */
 export const customProfileFieldSchema = z.strictObject({
@@ -48,4 +48,39 @@ export const createProfileField = defineContract({
     editable_by_user: z.boolean().default(true),
   }),
   reply: z.strictObject({ id: int }),
+});
+
+/** PATCH /realm/profile_fields (Zulip's reorder_realm_custom_profile_fields): every field's id, in the new order. */
+export const reorderProfileFields = defineContract({
+  subject: "realm-config.profile_fields.reorder",
+  http: { method: "PATCH", path: "/realm/profile_fields", auth: "user" },
+  params: z.object({ order: intList }),
+  reply: z.strictObject({}),
+});
+
+/** PATCH /realm/profile_fields/{field_id} (Zulip's update_realm_custom_profile_field): each parameter sent is changed. */
+export const updateProfileField = defineContract({
+  subject: "realm-config.profile_fields.update",
+  http: { method: "PATCH", path: "/realm/profile_fields/{field_id}", auth: "user" },
+  params: z.object({
+    field_id: int,
+    name: z
+      .string()
+      .transform((s) => s.trim())
+      .optional(),
+    hint: z.string().optional(),
+    field_data: profileFieldDataSchema.optional(),
+    display_in_profile_summary: z.boolean().optional(),
+    required: z.boolean().optional(),
+    editable_by_user: z.boolean().optional(),
+  }),
+  reply: z.strictObject({}),
+});
+
+/** DELETE /realm/profile_fields/{field_id} (Zulip's delete_realm_custom_profile_field). */
+export const deleteProfileField = defineContract({
+  subject: "realm-config.profile_fields.delete",
+  http: { method: "DELETE", path: "/realm/profile_fields/{field_id}", auth: "user" },
+  params: z.object({ field_id: int }),
+  reply: z.strictObject({}),
 });

@@ -86,6 +86,49 @@ const groupSettingReplies = Object.fromEntries(
   Object.keys(REALM_GROUP_SETTING_DEFAULTS).map((k) => [k, groupSettingValueSchema.optional()]),
 ) as Record<RealmGroupSetting, z.ZodOptional<typeof groupSettingValueSchema>>;
 
+/** Zulip's Realm.MAX_REALM_DESCRIPTION_LENGTH. */
+export const MAX_REALM_DESCRIPTION_LENGTH = 1000;
+
+/** Yes/no settings of the organization profile, sign-up, previews and mail (Zulip's Realm.property_types). */
+const PROFILE_FLAGS = [
+  "inline_image_preview",
+  "inline_url_embed_preview",
+  "require_unique_names",
+  "name_changes_disabled",
+  "email_changes_disabled",
+  "avatar_changes_disabled",
+  "digest_emails_enabled",
+  "send_welcome_emails",
+  "message_content_allowed_in_email_notifications",
+  "want_advertise_in_communities_directory",
+  "emails_restricted_to_domains",
+  "invite_required",
+  "disallow_disposable_email_addresses",
+  "enable_guest_user_dm_warning",
+  "enable_guest_user_indicator",
+] as const;
+
+/** Numbered settings (enums, days) and channel settings (-1 for none). */
+const PROFILE_NUMBERS = [
+  "waiting_period_threshold",
+  "video_chat_provider",
+  "giphy_rating",
+  "digest_weekday",
+  "org_type",
+  "moderation_request_channel_id",
+  "signup_announcements_stream_id",
+  "zulip_update_announcements_stream_id",
+] as const;
+
+const profileFlagParams = Object.fromEntries(PROFILE_FLAGS.map((k) => [k, z.boolean().optional()])) as Record<
+  (typeof PROFILE_FLAGS)[number],
+  z.ZodOptional<z.ZodBoolean>
+>;
+const profileNumberParams = Object.fromEntries(PROFILE_NUMBERS.map((k) => [k, int.optional()])) as Record<
+  (typeof PROFILE_NUMBERS)[number],
+  z.ZodOptional<typeof int>
+>;
+
 /**
  * PATCH /realm (Zulip's update_realm): the organization settings this server
  * keeps. Each one sent that differs from its value is changed; the reply lists
@@ -96,6 +139,23 @@ export const updateRealm = defineContract({
   http: { method: "PATCH", path: "/realm", auth: "user" },
   params: z.object({
     name: z.string().max(MAX_REALM_NAME_LENGTH).optional(),
+    description: z.string().max(MAX_REALM_DESCRIPTION_LENGTH).optional(),
+    default_language: z.string().optional(),
+    default_code_block_language: z.string().optional(),
+    /**
+     * a URL, or "default" for the server's (null). Zulip takes it as JSON text
+     * (Json[str], what its web app sends); the union makes it JSON when it parses
+     * and the raw text otherwise, so a bare URL works too.
+     */
+    jitsi_server_url: z.union([z.string(), z.literal("default")]).optional(),
+    /** deprecated: true is message_edit_history_visibility_policy "all", false "none" */
+    allow_edit_history: z.boolean().optional(),
+    /** enabled or not, by method name (Zulip's AUTH_BACKEND_NAME_MAP keys) */
+    authentication_methods: z.record(z.string(), z.boolean()).optional(),
+    /** deprecated: true is topics_policy "disable_empty_topic", false "allow_empty_topic" */
+    mandatory_topics: z.boolean().optional(),
+    ...profileFlagParams,
+    ...profileNumberParams,
     allow_message_editing: z.boolean().optional(),
     message_content_edit_limit_seconds: timeLimitParam.optional(),
     message_content_delete_limit_seconds: timeLimitParam.optional(),
@@ -113,6 +173,12 @@ export const updateRealm = defineContract({
   }),
   reply: z.strictObject({
     name: z.literal("updated").optional(),
+    description: z.literal("updated").optional(),
+    default_language: z.literal("updated").optional(),
+    default_code_block_language: z.literal("updated").optional(),
+    jitsi_server_url: z.literal("updated").nullable().optional(),
+    ...profileFlagParams,
+    ...profileNumberParams,
     allow_message_editing: z.boolean().optional(),
     message_content_edit_limit_seconds: int.nullable().optional(),
     message_content_delete_limit_seconds: int.nullable().optional(),

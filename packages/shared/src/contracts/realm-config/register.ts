@@ -33,6 +33,114 @@ const realmGroupSettings = Object.fromEntries(
   Object.keys(REALM_GROUP_SETTING_DEFAULTS).map((k) => [`realm_${k}`, groupSettingValueSchema]),
 ) as Record<`realm_${RealmGroupSetting}`, typeof groupSettingValueSchema>;
 
+const idAndName = z.strictObject({ name: z.string(), id: int });
+
+/** Zulip's GroupPermissionSetting (server_supported_permission_settings). */
+const groupPermissionSettingSchema = z.strictObject({
+  require_system_group: z.boolean(),
+  allow_internet_group: z.boolean(),
+  allow_nobody_group: z.boolean(),
+  allow_everyone_group: z.boolean(),
+  default_group_name: z.string(),
+  default_for_system_groups: z.string().nullable(),
+  allowed_system_groups: z.array(z.string()),
+});
+
+/** Zulip's thumbnail formats (server_thumbnail_formats). */
+const thumbnailFormatSchema = z.strictObject({
+  name: z.string(),
+  max_width: int,
+  max_height: int,
+  format: z.string(),
+  animated: z.boolean(),
+});
+
+/** The organization's profile, sign-up, preview, mail and call settings, and what the server offers for them. */
+const realmProfileKeys = {
+  realm_default_language: z.string(),
+  realm_default_code_block_language: z.string(),
+  realm_inline_image_preview: z.boolean(),
+  realm_inline_url_embed_preview: z.boolean(),
+  /** deprecated: topics_policy "disable_empty_topic" */
+  realm_mandatory_topics: z.boolean(),
+  realm_require_unique_names: z.boolean(),
+  realm_name_changes_disabled: z.boolean(),
+  realm_email_changes_disabled: z.boolean(),
+  realm_avatar_changes_disabled: z.boolean(),
+  realm_digest_emails_enabled: z.boolean(),
+  realm_digest_weekday: int,
+  realm_send_welcome_emails: z.boolean(),
+  realm_message_content_allowed_in_email_notifications: z.boolean(),
+  realm_want_advertise_in_communities_directory: z.boolean(),
+  realm_emails_restricted_to_domains: z.boolean(),
+  realm_invite_required: z.boolean(),
+  realm_disallow_disposable_email_addresses: z.boolean(),
+  realm_enable_guest_user_dm_warning: z.boolean(),
+  realm_enable_guest_user_indicator: z.boolean(),
+  realm_waiting_period_threshold: int,
+  realm_video_chat_provider: int,
+  realm_jitsi_server_url: z.string().nullable(),
+  realm_giphy_rating: int,
+  realm_org_type: int,
+  /** -1 for none */
+  realm_moderation_request_channel_id: int,
+  realm_signup_announcements_stream_id: int,
+  realm_zulip_update_announcements_stream_id: int,
+  /** deprecated policies, derived from the group settings that replaced them */
+  realm_create_public_stream_policy: int,
+  realm_create_private_stream_policy: int,
+  realm_create_web_public_stream_policy: int,
+  realm_wildcard_mention_policy: int,
+  realm_authentication_methods: z.record(
+    z.string(),
+    z.strictObject({ enabled: z.boolean(), available: z.boolean(), unavailable_reason: z.string().optional() }),
+  ),
+  realm_icon_url: z.string(),
+  realm_icon_source: z.enum(["G", "U"]),
+  realm_logo_url: z.string(),
+  realm_logo_source: z.enum(["D", "U"]),
+  realm_night_logo_url: z.string(),
+  realm_night_logo_source: z.enum(["D", "U"]),
+  realm_available_video_chat_providers: z.record(z.string(), idAndName),
+  giphy_rating_options: z.record(z.string(), idAndName),
+  realm_push_notifications_enabled_end_timestamp: int.nullable(),
+  realm_upload_quota_mib: int.nullable(),
+  realm_plan_type: int,
+  zulip_plan_is_not_limited: z.boolean(),
+  upgrade_text_for_wide_organization_logo: z.string(),
+  /** present only for a demo organization */
+  demo_organization_scheduled_deletion_date: int.optional(),
+  /** deprecated: realm_jitsi_server_url or server_jitsi_server_url */
+  jitsi_server_url: z.string(),
+  server_jitsi_server_url: z.string().nullable(),
+  settings_send_digest_emails: z.boolean(),
+  max_icon_file_size_mib: int,
+  max_logo_file_size_mib: int,
+  max_avatar_file_size_mib: int,
+  password_min_length: int,
+  password_max_length: int,
+  password_min_guesses: int,
+  giphy_api_key: z.string(),
+  server_inline_image_preview: z.boolean(),
+  server_inline_url_embed_preview: z.boolean(),
+  server_thumbnail_formats: z.array(thumbnailFormatSchema),
+  server_avatar_changes_disabled: z.boolean(),
+  server_name_changes_disabled: z.boolean(),
+  server_needs_upgrade: z.boolean(),
+  server_emoji_data_url: z.string(),
+  server_can_summarize_topics: z.boolean(),
+  server_min_deactivated_realm_deletion_days: int.nullable(),
+  server_max_deactivated_realm_deletion_days: int.nullable(),
+  server_typing_started_expiry_period_milliseconds: int,
+  server_typing_stopped_wait_period_milliseconds: int,
+  server_typing_started_wait_period_milliseconds: int,
+  server_supported_permission_settings: z.strictObject({
+    realm: z.record(z.string(), groupPermissionSettingSchema),
+    stream: z.record(z.string(), groupPermissionSettingSchema),
+    group: z.record(z.string(), groupPermissionSettingSchema),
+  }),
+};
+
 /** The organization, its permissions and the server's limits and timings. */
 export const realmPart = statePart(
   ["realm"],
@@ -59,6 +167,7 @@ export const realmPart = statePart(
     /** where Notification Bot announces new channels; -1 for none */
     realm_new_stream_announcements_stream_id: int,
     ...realmGroupSettings,
+    ...realmProfileKeys,
     /** by subtype (twitter, github) */
     realm_default_external_accounts: z.record(z.string(), defaultExternalAccountSchema),
     realm_email_auth_enabled: z.boolean(),
@@ -95,6 +204,12 @@ export const customProfileFieldsPart = statePart(
       >,
     ),
   }),
+);
+
+/** The organization's billing (Zulip Cloud); no plans or sponsorships here. */
+export const realmBillingPart = statePart(
+  ["realm_billing"],
+  z.strictObject({ realm_billing: z.strictObject({ has_pending_sponsorship_request: z.boolean() }) }),
 );
 
 /** Zulip's RealmDomain. */
@@ -148,6 +263,7 @@ export const registerState = registerStateContract("realm-config", [
   versionPart,
   realmPart,
   customProfileFieldsPart,
+  realmBillingPart,
   realmDomainsPart,
   realmEmojiPart,
   realmLinkifiersPart,
