@@ -275,9 +275,10 @@ export interface StartedServer {
   stop(): Promise<void>;
 }
 
-export async function startNats(opts: InfraOptions): Promise<StartedServer> {
+/** `port`: a restart comes back where the clients look for it (default: a free one). */
+export async function startNats(opts: InfraOptions & { port?: number }): Promise<StartedServer> {
   const bin = ensureNatsServer(opts);
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const store = join(opts.dataDir, "nats");
   mkdirSync(store, { recursive: true });
   const child = startProcess("nats", bin, ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", store], opts);
@@ -291,9 +292,9 @@ export async function startNats(opts: InfraOptions): Promise<StartedServer> {
  * (SIGKILL after acknowledged writes keeps them). `inMemory` (tests): nothing on
  * disk and no fsync.
  */
-export async function startMongo(opts: InfraOptions & { inMemory?: boolean }): Promise<StartedServer> {
+export async function startMongo(opts: InfraOptions & { inMemory?: boolean; port?: number }): Promise<StartedServer> {
   const server = ensureMongoServer(opts);
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const dir = join(opts.dataDir, server.kind);
   // mongod's in-memory engine is Enterprise-only: it always gets a directory.
   const inMemory = opts.inMemory === true && server.kind === "secantusdb";

@@ -14,7 +14,14 @@ import {
 } from "./contract";
 import { withDeadline } from "./deadline";
 import { withEventAcks } from "./event-acks";
-import { ZulipError, internalError, unauthorized, wireErrorSchema } from "./errors";
+import {
+  ZulipError,
+  internalError,
+  isTransientFailure,
+  serviceUnavailable,
+  unauthorized,
+  wireErrorSchema,
+} from "./errors";
 import { parseParams } from "./params";
 
 export const REQUEST_ID_HEADER = "x-request-id";
@@ -279,6 +286,12 @@ export class BusServer {
       if (err instanceof ZulipError) {
         log.debug({ code: err.code, reason: err.message }, "request refused");
         reply = JSON.stringify({ ok: false, error: err.toWire() });
+      } else if (isTransientFailure(err)) {
+        log.warn({ err }, "handler failed: database or NATS out of reach");
+        reply = JSON.stringify({
+          ok: false,
+          error: serviceUnavailable(`Service unavailable: ${this.opts.service}`).toWire(),
+        });
       } else {
         log.error({ err }, "handler failed");
         reply = JSON.stringify({ ok: false, error: internalError().toWire() });

@@ -114,3 +114,33 @@ export const unauthorized = (msg = "Not logged in: API authentication or user se
 export const internalError = (): ZulipError => new ZulipError("INTERNAL_SERVER_ERROR", "Internal server error", 500);
 
 export const serviceUnavailable = (msg: string): ZulipError => new ZulipError("SERVICE_UNAVAILABLE", msg, 503);
+
+/** Errors of the database driver and of NATS that mean "not reachable right now", not "this request is wrong". */
+const TRANSIENT_ERROR_NAMES = new Set([
+  "MongoNetworkError",
+  "MongoNetworkTimeoutError",
+  "MongoServerSelectionError",
+  "MongoNotConnectedError",
+  "MongoPoolClearedError",
+  "MongoTopologyClosedError",
+  "TimeoutError",
+  "NoRespondersError",
+  "ClosedConnectionError",
+  "JetStreamNotEnabled",
+]);
+
+/**
+ * Whether a handler failed because the database or NATS was briefly out of
+ * reach (a restart, a failover): the client should try again (503), as
+ * nothing in its request was at fault. A bulk write whose connection closed
+ * carries the network error as its cause.
+ */
+export function isTransientFailure(err: unknown): boolean {
+  for (let e = err as (Error & { cause?: unknown }) | undefined; e; e = e.cause as typeof e) {
+    if (TRANSIENT_ERROR_NAMES.has(e.name) || /connection \d+ to .* closed|ECONNREFUSED|ECONNRESET/.test(e.message)) {
+      return true;
+    }
+    if (e.cause === e) break;
+  }
+  return false;
+}

@@ -1,9 +1,10 @@
 import multipart from "@fastify/multipart";
-import { StorageType } from "@nats-io/jetstream";
+import { StorageType, jetstream } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { ZodType } from "zod";
 import {
   BUS_SERVICES,
@@ -48,18 +49,28 @@ const WWW_AUTHENTICATE = 'Basic realm="zulip"';
 
 const notFound = () => new ZulipError("BAD_REQUEST", "Not Found", 404);
 
+/** Pauses before asking a service again for a read it answered 503 (about 2 s in all). */
+const READ_RETRY_PAUSES_MS = [200, 600, 1_200];
+
 /** Composition root of the gateway: real NATS in, a ready (not listening) Fastify app out. */
 export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
   const { nc, config, log } = deps;
   const bus = busClient(nc, config);
   const realms = new RealmResolver(bus);
   const authCache = new AuthCache(config.AUTH_CACHE_SECONDS * 1000);
-  // Memory storage: counters need not survive a NATS restart, and file writes cost ~1.5x per request.
-  const kv = await new Kvm(nc).create("rate_limits", {
-    ttl: config.RATE_LIMIT_WINDOW_SECONDS * 2 * 1000,
-    storage: StorageType.Memory,
-  });
-  const limiter = new RateLimiter(kv, config.RATE_LIMIT_REQUESTS, config.RATE_LIMIT_WINDOW_SECONDS);
+  // Memory storage: counters need not survive a NATS restart (the limiter makes the bucket again), and file
+  // writes cost ~1.5x per request.
+  const limiter = await RateLimiter.open(
+    () =>
+      // short attempts: a counter unreachable for a second lets the request through (see RateLimiter)
+      new Kvm(jetstream(nc, { timeout: 1_000 })).create("rate_limits", {
+        ttl: config.RATE_LIMIT_WINDOW_SECONDS * 2 * 1000,
+        storage: StorageType.Memory,
+      }),
+    config.RATE_LIMIT_REQUESTS,
+    config.RATE_LIMIT_WINDOW_SECONDS,
+    log,
+  );
 
   // No queue group: every gateway instance keeps its own cache.
   const invalidations = subscribeEvent(nc, identityEvents.authInvalidated, ({ userId }) => authCache.dropUser(userId), {
@@ -147,13 +158,31 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     const { params } = decoded;
     const ignored = [...decoded.ignored, ...shadowed].sort();
     const client = clientName(clientParam, req.headers["user-agent"]);
-    const data = await bus.forward(contract, params, { realm, actor, client, requestId: req.id });
+    const data = await forwardRetryingReads(contract, params, { realm, actor, client, requestId: req.id });
     const success = {
       result: "success",
       msg: "",
       ...(ignored.length > 0 && { ignored_parameters_unsupported: ignored }),
     };
     return reply.type("application/json; charset=utf-8").send(RawJson.merge([success, data]).json);
+  }
+
+  /**
+   * A read that met a service briefly out of reach (503: its database or NATS
+   * restarting, no instance subscribed yet) is asked again, a few times, before
+   * the client sees the 503: reads change nothing, so asking twice is safe.
+   * Timeouts (504) are not retried: under overload that would add load.
+   */
+  async function forwardRetryingReads(...args: Parameters<typeof bus.forward>): Promise<RawJson> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await bus.forward(...args);
+      } catch (err) {
+        const retry = args[0].http?.method === "GET" && err instanceof ZulipError && err.status === 503;
+        if (!retry || attempt >= READ_RETRY_PAUSES_MS.length + 1) throw err;
+        await sleep(READ_RETRY_PAUSES_MS[attempt - 1]!);
+      }
+    }
   }
 
   for (const { method, url, routes } of groupRoutes(deps.contracts ?? allContracts)) {

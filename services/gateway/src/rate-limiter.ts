@@ -1,4 +1,13 @@
-import type { KV } from "@nats-io/kv";
+import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
+import type { KV, KvEntry } from "@nats-io/kv";
+import type { Logger } from "@teamchat/shared";
+
+/** Between two attempts to make the bucket again. */
+const REOPEN_PAUSE_MS = 1_000;
+
+/** A compare-and-set that lost to another gateway's write (JetStream's "wrong last sequence"). */
+const isConflict = (err: unknown): boolean =>
+  err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamWrongLastSequence;
 
 export interface RateDecision {
   allowed: boolean;
@@ -27,12 +36,49 @@ export class RateLimiter {
   private readonly pending = new Map<string, Pending[]>();
   /** each key's count and revision as this instance last wrote them (current window keys only) */
   private readonly lastWritten = new Map<string, { used: number; revision: number }>();
+  private kv: KV;
+  private reopening: Promise<void> | undefined;
 
-  constructor(
-    private readonly kv: KV,
+  private constructor(
+    /** creates the bucket, or opens it when it exists */
+    private readonly openBucket: () => Promise<KV>,
+    kv: KV,
     private readonly limit: number,
     private readonly windowSeconds: number,
-  ) {}
+    private readonly log: Logger,
+  ) {
+    this.kv = kv;
+  }
+
+  static async open(
+    openBucket: () => Promise<KV>,
+    limit: number,
+    windowSeconds: number,
+    log: Logger,
+  ): Promise<RateLimiter> {
+    return new RateLimiter(openBucket, await openBucket(), limit, windowSeconds, log);
+  }
+
+  /**
+   * The counters are unreachable (NATS restarting; its memory-stored bucket is
+   * gone after a restart): requests are let through uncounted rather than
+   * refused, and the bucket is made again, once at a time.
+   */
+  private unavailable(err: unknown, n: number): RateDecision[] {
+    this.reopening ??= this.openBucket()
+      .then((kv) => void (this.kv = kv))
+      .catch(() => undefined)
+      .finally(() => setTimeout(() => (this.reopening = undefined), REOPEN_PAUSE_MS));
+    this.log.warn({ err }, "rate-limit counters unreachable: request not counted");
+    const reset = Math.ceil(Date.now() / 1000);
+    return Array.from({ length: n }, () => ({
+      allowed: true,
+      limit: this.limit,
+      remaining: this.limit,
+      reset,
+      retryAfter: 0,
+    }));
+  }
 
   hit(key: string): Promise<RateDecision> {
     return new Promise((resolve, reject) => {
@@ -73,7 +119,12 @@ export class RateLimiter {
       // request; if another gateway counted since, the compare-and-set fails and we read.
       let known = attempt === 0 ? this.lastWritten.get(k) : undefined;
       if (!known) {
-        const entry = await this.kv.get(k);
+        let entry: KvEntry | null;
+        try {
+          entry = await this.kv.get(k);
+        } catch (err) {
+          return this.unavailable(err, n);
+        }
         known = entry && entry.length > 0 ? { used: Number(entry.string()), revision: entry.revision } : undefined;
       }
       const used = known?.used ?? 0;
@@ -86,8 +137,9 @@ export class RateLimiter {
           this.remember(k, { used: used + granted, revision });
         }
       } catch (err) {
-        // Another gateway counted first: read again, after a short random pause.
         this.lastWritten.delete(k);
+        if (!isConflict(err)) return this.unavailable(err, n);
+        // Another gateway counted first: read again, after a short random pause.
         if (attempt >= 20) throw err;
         await new Promise((r) => setTimeout(r, Math.random() * 5));
         continue;

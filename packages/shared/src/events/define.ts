@@ -1,5 +1,7 @@
 import { jetstream, type JetStreamClient } from "@nats-io/jetstream";
-import { headers as natsHeaders, type NatsConnection, type Subscription } from "@nats-io/transport-node";
+import { headers as natsHeaders, type MsgHdrs, type NatsConnection, type Subscription } from "@nats-io/transport-node";
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import type { Logger } from "pino";
 import { REQUEST_ID_HEADER } from "../bus";
@@ -67,14 +69,36 @@ export class EventPublisher<S extends ProcessName> {
     }
     const h = natsHeaders();
     if (requestId) h.set(REQUEST_ID_HEADER, requestId);
-    const ack = this.js
-      .publish(def.subject, encoder.encode(JSON.stringify(payload)), { headers: h })
-      .then(() => undefined);
+    const ack = this.store(def.subject, encoder.encode(JSON.stringify(payload)), h);
     if (!awaitWithRequest(ack)) {
       ack.catch((err: unknown) => this.log?.error({ err, subject: def.subject, requestId }, "domain event not stored"));
     }
   }
+
+  /**
+   * Publishes until the stream acknowledges. An attempt made while the
+   * connection is re-established after a NATS restart waits for nothing (its
+   * reply is lost): short attempts, each with the same message id, so the
+   * stream keeps one copy whichever attempts arrived.
+   */
+  private async store(subject: string, data: Uint8Array, headers: MsgHdrs): Promise<void> {
+    const msgID = randomUUID();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.js.publish(subject, data, { headers, msgID, timeout: PUBLISH_ATTEMPT_TIMEOUT_MS });
+        return;
+      } catch (err) {
+        if (attempt >= PUBLISH_ATTEMPTS) throw err;
+        await sleep(PUBLISH_RETRY_PAUSE_MS);
+      }
+    }
+  }
 }
+
+/** A domain event's publish: attempts and their timeout (5 s in all, covering a NATS restart). */
+const PUBLISH_ATTEMPTS = 5;
+const PUBLISH_ATTEMPT_TIMEOUT_MS = 1_000;
+const PUBLISH_RETRY_PAUSE_MS = 100;
 
 export interface EventSubscriptionOptions {
   /**

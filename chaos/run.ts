@@ -1,0 +1,360 @@
+/**
+ * `npm run chaos` (`-- --short` in the test command): the fault test under load.
+ *
+ * Two instances of every service, 50 users each holding a long-poll and
+ * sending, reading, marking read and reacting in a loop; every 5 s one random
+ * instance is killed with SIGKILL and started again; then NATS is restarted
+ * once and the database once. Counted at the end: every acknowledged send is
+ * in the channel exactly once and reached every user's queue exactly once;
+ * failed requests by kind (only 503/504 are acceptable, at most 0.1 %); how
+ * long the system took to answer again after each server restart. Sends carry
+ * an idempotency key and are retried on 503/504, as a careful client does; a
+ * request refused by a dead gateway's port goes to the other gateway, as a
+ * balancer does.
+ */
+import { connect } from "@nats-io/transport-node";
+import { createOrganization } from "../scripts/lib/organization";
+import { Http, ok, pool, sleep, type Reply } from "../bench/http";
+import { startCluster, type Cluster } from "./cluster";
+
+const SHORT = process.argv.includes("--short");
+const KILL_PHASE_SECONDS = Number(process.env.CHAOS_SECONDS ?? (SHORT ? 20 : 60));
+const CLIENTS = Number(process.env.CHAOS_CLIENTS ?? (SHORT ? 20 : 50));
+const KILL_EVERY_MS = 5_000;
+/** each user's pace: one action about every this many ms */
+const ACTION_INTERVAL_MS = 1_000;
+const SEND_ATTEMPTS = 6;
+const MAX_FAILURE_RATE = 0.001;
+const MAX_RECOVERY_MS = 5_000;
+const CHANNEL = "chaos";
+const EMOJI = ["+1", "tada", "heart", "smile", "rocket", "eyes", "fire", "star", "check", "clap"];
+
+const say = (line: string) => process.stdout.write(`[chaos] ${line}\n`);
+
+type User = { email: string; apiKey: string; id: number };
+
+/** Every request's outcome, by kind. */
+class Tally {
+  readonly byStatus = new Map<string, number>();
+  total = 0;
+  note(what: string, r: Reply): void {
+    this.total++;
+    if (r.status >= 500 || r.status === 0) {
+      const key = `${what}: ${r.status || `no reply (${String(r.body.msg).slice(0, 60)})`}`;
+      this.byStatus.set(key, (this.byStatus.get(key) ?? 0) + 1);
+    }
+  }
+  get failures(): number {
+    return [...this.byStatus.values()].reduce((a, b) => a + b, 0);
+  }
+  /** failures that are not 503/504 */
+  get unexpected(): string[] {
+    return [...this.byStatus.keys()].filter((k) => !/: 50[34]$/.test(k));
+  }
+}
+
+/**
+ * Requests through either gateway, as a reverse proxy in front of them would
+ * send them (nginx's default proxy_next_upstream): a request a dead gateway's
+ * port refused goes to the other one; a GET whose gateway died before
+ * answering is sent again (idempotent), a POST is not.
+ */
+class Balanced {
+  constructor(
+    private readonly gateways: Http[],
+    private readonly tally: Tally,
+  ) {}
+  async call(what: string, method: "GET" | "POST", path: string, params: Record<string, unknown>, timeoutMs = 30_000) {
+    const start = Math.floor(Math.random() * this.gateways.length);
+    let r: Reply = { status: 0, body: {}, ms: 0 };
+    for (let i = 0; i < this.gateways.length * 3; i++) {
+      const gw = this.gateways[(start + i) % this.gateways.length]!;
+      r = await (method === "GET" ? gw.get(path, params, timeoutMs) : gw.post(path, params, timeoutMs));
+      const refused = r.status === 0 && /ECONNREFUSED/.test(String(r.body.msg));
+      const dropped = r.status === 0 && /ECONNRESET|socket hang up/.test(String(r.body.msg));
+      if (!refused && !(dropped && method === "GET")) break;
+      await sleep(100);
+    }
+    this.tally.note(what, r);
+    return r;
+  }
+}
+
+/** A user's long-poll loop: which message ids came, how often. */
+class Poller {
+  readonly received = new Map<number, number>();
+  lost = false;
+  running = true;
+  constructor(
+    private readonly http: Balanced,
+    private queueId: string,
+    private last: number,
+  ) {}
+  async loop(): Promise<void> {
+    while (this.running) {
+      const r = await this.http.call(
+        "GET /events",
+        "GET",
+        "/events",
+        { queue_id: this.queueId, last_event_id: this.last },
+        120_000,
+      );
+      if (r.status === 200) {
+        for (const e of r.body.events as Array<{ id: number; type: string; message?: { id: number } }>) {
+          this.last = Math.max(this.last, e.id);
+          if (e.type === "message") this.received.set(e.message!.id, (this.received.get(e.message!.id) ?? 0) + 1);
+        }
+      } else if (r.status === 400 && r.body.code === "BAD_EVENT_QUEUE_ID") {
+        this.lost = true;
+        return;
+      } else await sleep(200);
+    }
+  }
+}
+
+async function setUp(cluster: Cluster) {
+  const nc = await connect({ servers: cluster.natsUrl, name: "chaos" });
+  const made = await createOrganization(nc, {
+    subdomain: "",
+    name: "Chaos",
+    ownerEmail: "owner@chaos.example",
+    ownerName: "Owner",
+    ownerPassword: null,
+  });
+  await nc.close();
+  const host = `localhost:${cluster.gatewayPorts[0]}`;
+  const owner: User = { email: "owner@chaos.example", apiKey: made.apiKey, id: made.userId };
+  const as = (u: User) => cluster.gatewayPorts.map((port) => new Http(port, host, u));
+  const ownerHttp = as(owner)[0]!;
+  say(`creating ${CLIENTS} users...`);
+  const users = await pool(
+    Array.from({ length: CLIENTS }, (_, i) => i),
+    4,
+    async (i): Promise<User> => {
+      const email = `user${i}@chaos.example`;
+      const password = `chaos-password-${i}`;
+      const created = ok(
+        `POST /users ${email}`,
+        await ownerHttp.post("/users", { email, password, full_name: `User ${i}` }),
+      );
+      const key = ok(
+        `POST /fetch_api_key ${email}`,
+        await new Http(cluster.gatewayPorts[0]!, host, null).post("/fetch_api_key", { username: email, password }),
+      );
+      return { email, apiKey: key.api_key as string, id: created.user_id as number };
+    },
+  );
+  ok(
+    "POST /users/me/subscriptions",
+    await ownerHttp.post("/users/me/subscriptions", {
+      subscriptions: [{ name: CHANNEL }],
+      principals: [owner.id, ...users.map((u) => u.id)],
+    }),
+  );
+  return { owner, users, as };
+}
+
+async function main() {
+  say(
+    `${SHORT ? "short" : "full"} run: ${CLIENTS} users, ${KILL_PHASE_SECONDS} s of kills every ${KILL_EVERY_MS / 1000} s`,
+  );
+  const cluster = await startCluster(2, say);
+  let exitCode = 1;
+  try {
+    exitCode = await run(cluster);
+  } catch (err) {
+    say(`failed: ${(err as Error).stack ?? err}`);
+    say("the services' logs are in the data directory above (CHAOS_KEEP_DATA=1 keeps it)");
+  } finally {
+    await cluster.stop();
+  }
+  process.exit(exitCode);
+}
+
+async function run(cluster: Cluster): Promise<number> {
+  const { owner, users, as } = await setUp(cluster);
+  const tally = new Tally();
+  const balanced = (u: User) => new Balanced(as(u), tally);
+
+  say("registering a queue for every user...");
+  const pollers = await pool(users, 8, async (u) => {
+    const reg = ok("POST /register", await as(u)[0]!.post("/register", { event_types: ["message"] }));
+    return new Poller(balanced(u), reg.queue_id as string, reg.last_event_id as number);
+  });
+  const pollLoops = pollers.map((p) => p.loop());
+
+  /** token → the message id its send was acknowledged with */
+  const acked = new Map<string, number>();
+  const unacked = new Set<string>();
+  let running = true;
+  const actor = async (u: User, i: number) => {
+    const http = balanced(u);
+    const seen: number[] = [];
+    for (let n = 0; running; n++) {
+      await sleep(ACTION_INTERVAL_MS * (0.5 + Math.random()));
+      const roll = Math.random();
+      if (roll < 0.4 || seen.length === 0) {
+        const token = `c${i}-${n}`;
+        let r: Reply | undefined;
+        for (let attempt = 0; attempt < SEND_ATTEMPTS; attempt++) {
+          r = await http.call("POST /messages", "POST", "/messages", {
+            type: "stream",
+            to: CHANNEL,
+            topic: `user ${i}`,
+            content: token,
+            idempotency_key: token,
+          });
+          if (r.status !== 503 && r.status !== 504 && r.status !== 0) break;
+          await sleep(1000);
+        }
+        if (r!.status === 200) {
+          acked.set(token, r!.body.id as number);
+          seen.push(r!.body.id as number);
+        } else unacked.add(token);
+      } else if (roll < 0.7) {
+        const r = await http.call("GET /messages", "GET", "/messages", {
+          anchor: "newest",
+          num_before: 20,
+          num_after: 0,
+          narrow: [{ operator: "channel", operand: CHANNEL }],
+        });
+        if (r.status === 200) for (const m of r.body.messages as Array<{ id: number }>) seen.push(m.id);
+      } else if (roll < 0.85) {
+        await http.call("POST /messages/flags", "POST", "/messages/flags", {
+          messages: [seen[Math.floor(Math.random() * seen.length)]],
+          op: "add",
+          flag: "read",
+        });
+      } else {
+        const id = seen[Math.floor(Math.random() * seen.length)];
+        await http.call("POST /messages/{id}/reactions", "POST", `/messages/${id}/reactions`, {
+          emoji_name: EMOJI[Math.floor(Math.random() * EMOJI.length)],
+        });
+      }
+    }
+  };
+  say("load running; killing one random instance every 5 s...");
+  const actors = users.map((u, i) => actor(u, i));
+
+  const kills: string[] = [];
+  const killUntil = Date.now() + KILL_PHASE_SECONDS * 1000;
+  while (Date.now() < killUntil) {
+    await sleep(KILL_EVERY_MS);
+    const victim = cluster.instances[Math.floor(Math.random() * cluster.instances.length)]!;
+    kills.push(victim.label);
+    say(`  SIGKILL ${victim.label} (sends acknowledged so far: ${acked.size})`);
+    await cluster.killAndRestart(victim);
+  }
+
+  const probe = balanced(owner);
+  /** How long, from now, until a send goes through again. */
+  const recovery = async (what: string, restart: () => Promise<void>) => {
+    say(`restarting ${what}...`);
+    await restart();
+    const started = Date.now();
+    for (let n = 0; ; n++) {
+      const r = await probe.call(
+        "probe",
+        "POST",
+        "/messages",
+        {
+          type: "stream",
+          to: CHANNEL,
+          topic: "probe",
+          content: `probe ${what} ${n}`,
+        },
+        10_000,
+      );
+      if (r.status === 200) break;
+      if (process.env.CHAOS_DEBUG)
+        say(`    probe ${Date.now() - started} ms: ${r.status} ${String(r.body.msg).slice(0, 120)}`);
+      if (Date.now() - started > 60_000) {
+        throw new Error(
+          `no successful send within 60 s of restarting ${what}; the last reply: ${r.status} ${JSON.stringify(r.body)}`,
+        );
+      }
+      await sleep(100);
+    }
+    const ms = Date.now() - started;
+    say(`  ${what} back: sends go through ${ms} ms after it listens again`);
+    return ms;
+  };
+  await sleep(3_000);
+  const natsRecovery = await recovery("NATS", cluster.restartNats);
+  await sleep(3_000);
+  const dbRecovery = await recovery("the database", cluster.restartDatabase);
+  await sleep(3_000);
+
+  say("stopping the load; waiting for every queue to catch up...");
+  running = false;
+  await Promise.all(actors);
+  const ackedIds = [...acked.values()];
+  const caughtUp = () => pollers.every((p) => p.lost || ackedIds.every((id) => p.received.has(id)));
+  for (const deadline = Date.now() + 120_000; !caughtUp() && Date.now() < deadline;) await sleep(500);
+  pollers.forEach((p) => (p.running = false));
+
+  say("reading the channel's history...");
+  const history = new Map<string, number>();
+  const reader = as(owner)[0]!;
+  for (let anchor = 0; ;) {
+    const r = ok(
+      "GET /messages",
+      await reader.get("/messages", {
+        anchor,
+        num_before: 0,
+        num_after: 1000,
+        include_anchor: false,
+        narrow: [{ operator: "channel", operand: CHANNEL }],
+        apply_markdown: false,
+      }),
+    );
+    const messages = r.messages as Array<{ id: number; content: string }>;
+    for (const m of messages) history.set(m.content, (history.get(m.content) ?? 0) + 1);
+    if (r.found_newest || messages.length === 0) break;
+    anchor = messages.at(-1)!.id;
+  }
+
+  const lostSends = [...acked.keys()].filter((t) => !history.has(t));
+  const duplicatedSends = [...history.entries()].filter(([t, n]) => n > 1 && (acked.has(t) || unacked.has(t)));
+  const postedUnacked = [...unacked].filter((t) => history.has(t));
+  let missingDeliveries = 0;
+  let duplicateDeliveries = 0;
+  for (const p of pollers) {
+    for (const id of ackedIds) {
+      const n = p.received.get(id) ?? 0;
+      if (n === 0) missingDeliveries++;
+      if (n > 1) duplicateDeliveries += n - 1;
+    }
+  }
+  const lostQueues = pollers.filter((p) => p.lost).length;
+  const failureRate = tally.failures / Math.max(1, tally.total);
+
+  say("");
+  say("=".repeat(72));
+  say(`kills: ${kills.length} (${kills.join(", ")})`);
+  say(`requests: ${tally.total}; failed: ${tally.failures} (${(failureRate * 100).toFixed(3)} %)`);
+  for (const [k, n] of tally.byStatus) say(`  ${k}: ${n}`);
+  say(`sends acknowledged: ${acked.size}; lost: ${lostSends.length}; duplicated: ${duplicatedSends.length}`);
+  say(`sends never acknowledged: ${unacked.size} (posted anyway, once: ${postedUnacked.length})`);
+  say(
+    `deliveries to ${pollers.length} queues: missing ${missingDeliveries}, duplicated ${duplicateDeliveries}; queues lost: ${lostQueues}`,
+  );
+  say(`recovery: NATS ${natsRecovery} ms, database ${dbRecovery} ms`);
+  const problems = [
+    lostSends.length && `${lostSends.length} acknowledged sends lost`,
+    duplicatedSends.length && `${duplicatedSends.length} sends posted twice`,
+    missingDeliveries && `${missingDeliveries} deliveries missing`,
+    duplicateDeliveries && `${duplicateDeliveries} deliveries duplicated`,
+    lostQueues && `${lostQueues} event queues lost`,
+    tally.unexpected.length && `failures other than 503/504: ${tally.unexpected.join("; ")}`,
+    failureRate > MAX_FAILURE_RATE && `failure rate ${(failureRate * 100).toFixed(3)} % > ${MAX_FAILURE_RATE * 100} %`,
+    natsRecovery > MAX_RECOVERY_MS && `recovery after the NATS restart took ${natsRecovery} ms`,
+    dbRecovery > MAX_RECOVERY_MS && `recovery after the database restart took ${dbRecovery} ms`,
+  ].filter(Boolean);
+  say(problems.length ? `FAILED: ${problems.join("; ")}` : "passed");
+  say("=".repeat(72));
+  await Promise.all(pollLoops.map((l) => Promise.race([l, sleep(1000)])));
+  return problems.length ? 1 : 0;
+}
+
+void main();
