@@ -6,7 +6,7 @@
  */
 import { identity, messaging, notifications, realmConfig, type Contract, type ParamsIn } from "@teamchat/shared";
 import { badRequestError, type ExpectedZulipError } from "../support/call";
-import { attackerOf, VICTIM_ALERT_WORD, VICTIM_PUSH_TOKEN, type Attacker, type World } from "./sweep-world";
+import { attackerOf, SECRET, VICTIM_ALERT_WORD, VICTIM_PUSH_TOKEN, type Attacker, type World } from "./sweep-world";
 
 /**
  * What an attacker gets: Zulip's refusal; "allowed" (the call is made and its
@@ -188,6 +188,19 @@ export const SWEEP: SweepEntry[] = [
     "channels",
     messaging.getStreams,
     attempt("every channel", () => ({}), readable),
+    attempt(
+      "every channel, with every option",
+      () => ({
+        include_web_public: true,
+        exclude_archived: false,
+        include_all_active: true,
+        include_all: true,
+        include_default: true,
+        include_owner_subscribed: true,
+        include_can_access_content: true,
+      }),
+      readable,
+    ),
   ),
   entry(
     "channels",
@@ -390,6 +403,39 @@ export const SWEEP: SweepEntry[] = [
       (_a, w) => unknownChannelNarrow(w),
     ),
     attempt("everything", () => ({ anchor: "newest", num_before: 100, num_after: 0 }), readable),
+    attempt(
+      "the victim's conversation with the confidant",
+      (w) => ({
+        anchor: "newest",
+        num_before: 100,
+        num_after: 0,
+        narrow: [{ operator: "dm", operand: [w.users.victim.userId, w.users.confidant.userId] }],
+      }),
+      // Zulip's BadNarrowOperatorError for users of another organization
+      (a, w) =>
+        a === "outsider"
+          ? {
+              status: 400,
+              code: "BAD_NARROW",
+              msg: `Invalid narrow operator: unknown user in [${w.users.victim.userId},${w.users.confidant.userId}]`,
+            }
+          : "allowed",
+    ),
+    attempt(
+      "a search for the secret",
+      () => ({ anchor: "newest", num_before: 100, num_after: 0, narrow: [{ operator: "search", operand: SECRET }] }),
+      readable,
+    ),
+    attempt(
+      "every public channel",
+      () => ({
+        anchor: "newest",
+        num_before: 100,
+        num_after: 0,
+        narrow: [{ operator: "channels", operand: "public" }],
+      }),
+      readable,
+    ),
   ),
   entry(
     "messages",
@@ -1023,6 +1069,7 @@ export const SWEEP: SweepEntry[] = [
     notifications.registerQueue,
     "registers the caller's queue",
     attempt("everything", () => ({}), readable),
+    attempt("every public channel's events", () => ({ all_public_streams: true, include_subscribers: true }), readable),
   ),
   entry(
     "events and typing",
