@@ -11,6 +11,7 @@ import { SWEEP, type Expected, type Family } from "./sweep-table";
 import {
   ATTACKERS,
   CHANNEL_SECRET,
+  ORGANIZATION_SECRET,
   SECRET,
   attempt,
   buildWorld,
@@ -97,6 +98,11 @@ beforeAll(async () => {
   await org.call(
     messaging.sendMessage,
     { type: "stream", to: ids.privateChannel, topic: `${SECRET} live`, content: `${SECRET} live` },
+    users.victim,
+  );
+  await org.call(
+    messaging.sendMessage,
+    { type: "stream", to: ids.publicChannel, topic: "live", content: `${ORGANIZATION_SECRET} live` },
     users.victim,
   );
   await org.call(

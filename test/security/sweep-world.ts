@@ -19,8 +19,9 @@ export type Attacker = (typeof ATTACKERS)[number];
  * The secrets. Content (messages, topics, drafts, scheduled messages, snippets,
  * alert words, navigation views, an invitation link) only the victim and the
  * people they wrote to may see; a private channel's name and description, which
- * Zulip also shows to administrators (metadata access); a public channel's name,
- * which no one outside the organization may see.
+ * Zulip also shows to administrators (metadata access); a public channel's name
+ * and messages, which no one outside the organization, nor a guest not
+ * subscribed to it, may see.
  */
 export const SECRET = "zqsecretcontent";
 export const CHANNEL_SECRET = "zqprivatechannel";
@@ -78,7 +79,8 @@ export interface World {
 function forbiddenSecrets(w: World, attacker: Attacker): string[] {
   const secrets = [SECRET];
   if (attacker !== "owner" && attacker !== "administrator") secrets.push(CHANNEL_SECRET, inviteKey(w.ids.inviteLink));
-  if (attacker === "outsider") secrets.push(ORGANIZATION_SECRET);
+  // guests see only the public channels they are subscribed to (Zulip's guest access)
+  if (attacker === "outsider" || attacker === "guest") secrets.push(ORGANIZATION_SECRET);
   return secrets;
 }
 
@@ -232,7 +234,7 @@ export async function buildWorld(): Promise<World> {
   const publicMessage = (
     await call(
       messaging.sendMessage,
-      { type: "stream", to: publicChannel, topic: "hello", content: "a public message" },
+      { type: "stream", to: publicChannel, topic: "hello", content: `${ORGANIZATION_SECRET} public message` },
       victim,
     )
   ).id;
