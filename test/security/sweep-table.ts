@@ -6,7 +6,7 @@
  */
 import { identity, messaging, notifications, realmConfig, type Contract, type ParamsIn } from "@teamchat/shared";
 import { badRequestError, type ExpectedZulipError } from "../support/call";
-import { attackerOf, SECRET, VICTIM_ALERT_WORD, VICTIM_PUSH_TOKEN, type Attacker, type World } from "./sweep-world";
+import { attackerOf, VICTIM_ALERT_WORD, VICTIM_PUSH_TOKEN, type Attacker, type World } from "./sweep-world";
 
 /**
  * What an attacker gets: Zulip's refusal; "allowed" (the call is made and its
@@ -421,10 +421,13 @@ export const SWEEP: SweepEntry[] = [
             }
           : "allowed",
     ),
-    attempt(
-      "a search for the secret",
-      () => ({ anchor: "newest", num_before: 100, num_after: 0, narrow: [{ operator: "search", operand: SECRET }] }),
-      readable,
+    // words of the secret messages, not the marker itself (a reply may echo what was asked)
+    ...["private channel", "direct", "scheduled"].map((words) =>
+      attempt(
+        `a search for "${words}"`,
+        () => ({ anchor: "newest", num_before: 100, num_after: 0, narrow: [{ operator: "search", operand: words }] }),
+        readable,
+      ),
     ),
     attempt(
       "every public channel",

@@ -71,7 +71,7 @@ export interface World {
   };
   /** the real addresses of the first organization's people (bots' addresses are public in Zulip) */
   realEmails: Map<number, string>;
-  /** secrets an attacker saw, with where: filled by `as(...)` calls and `scanEvents` */
+  /** secrets an attacker saw, with where: filled by `attempt` and `scanEvents` */
   leaks: string[];
 }
 
@@ -94,14 +94,24 @@ export function attackerOf(w: World, attacker: Attacker): { org: TestOrganizatio
   return { org: w.org, user: w.users[attacker] };
 }
 
+/** The strings of a request, longest first: what a reply may echo. */
+const stringsOf = (value: unknown): string[] =>
+  typeof value === "string"
+    ? [value]
+    : Array.isArray(value) || (value && typeof value === "object")
+      ? Object.values(value).flatMap(stringsOf)
+      : [];
+
 /**
  * Records a leak for every secret or real email address of someone else in
- * `value` that `attacker` may not see, unless the attacker sent it themselves
- * in `sent` (an error naming the channel the caller asked for is no leak).
+ * `value` that `attacker` may not see. What the attacker sent in `sent` is cut
+ * out first: an error naming the channel the caller asked for is no leak.
  */
 export function scanForLeaks(w: World, attacker: Attacker, where: string, value: unknown, sent: unknown = {}): void {
-  const text = JSON.stringify(value).toLowerCase();
-  const request = JSON.stringify(sent).toLowerCase();
+  const echoed = stringsOf(sent)
+    .map((s) => s.toLowerCase())
+    .sort((a, b) => b.length - a.length);
+  const text = echoed.reduce((t, s) => (s ? t.replaceAll(s, "") : t), JSON.stringify(value).toLowerCase());
   const own = attackerOf(w, attacker).user.userId;
   const forbidden = [
     ...forbiddenSecrets(w, attacker),
@@ -111,7 +121,7 @@ export function scanForLeaks(w: World, attacker: Attacker, where: string, value:
   const outsiderEmail = w.other.owner.email.toLowerCase();
   for (const secret of forbidden) {
     if (attacker === "outsider" && secret === outsiderEmail) continue;
-    if (text.includes(secret.toLowerCase()) && !request.includes(secret.toLowerCase())) {
+    if (text.includes(secret.toLowerCase())) {
       w.leaks.push(`${attacker} saw "${secret}" in ${where}: ${JSON.stringify(value).slice(0, 400)}`);
     }
   }
@@ -145,9 +155,8 @@ export async function registerAttackerQueues(w: World): Promise<Map<Attacker, Ev
   const readers = await Promise.all(
     ATTACKERS.map(async (attacker) => {
       const { org, user } = attackerOf(w, attacker);
-      const reader = await EventReader.register(org.api(user), {});
-      scanForLeaks(w, attacker, "POST /register", reader);
-      return [attacker, reader] as const;
+      // (what register answers is scanned by the table's POST /register attempts)
+      return [attacker, await EventReader.register(org.api(user), {})] as const;
     }),
   );
   return new Map(readers);
