@@ -111,6 +111,8 @@ const CANNOT_MANAGE_DEFAULTS = badRequestError("You do not have permission to ch
 const NOT_FOR_GUESTS = badRequestError("Not allowed for guest users");
 const NOT_FOR_BOTS = badRequestError("This endpoint does not accept bot requests.");
 const NOT_FOUND = (msg: string): ExpectedZulipError => ({ status: 404, code: "BAD_REQUEST", msg });
+/** Zulip's refusal of a direct message (or typing) to a user id of no one in the organization */
+const unknownRecipient = (w: World) => badRequestError(`Invalid user ID ${w.users.victim.userId}`);
 const invalidUserId = (w: World) => badRequestError(`Invalid user ID: ${w.users.victim.userId}`);
 const notAuthorizedToSend = (w: World) =>
   badRequestError(`Not authorized to send to channel '${w.ids.privateChannelName}'`);
@@ -365,6 +367,15 @@ export const SWEEP: SweepEntry[] = [
   ]),
   entry(
     "messages",
+    messaging.getMessage,
+    attempt(
+      "the victim's public message",
+      (w) => ({ message_id: w.ids.publicMessage }),
+      exceptFor("allowed", { guest: INVALID_MESSAGE, outsider: INVALID_MESSAGE }),
+    ),
+  ),
+  entry(
+    "messages",
     messaging.updateMessage,
     attempt(
       "the victim's public message",
@@ -461,6 +472,20 @@ export const SWEEP: SweepEntry[] = [
       "posting in the private channel by id",
       (w) => ({ type: "stream", to: w.ids.privateChannel, topic: "t", content: "intrusion" }),
       sendingByIdToPrivateChannel,
+    ),
+    attempt(
+      "a direct message to another organization's user",
+      (w) => ({ type: "direct", to: [w.users.victim.userId], content: "hello" }),
+      (a, w) => (a === "outsider" ? unknownRecipient(w) : "skip"),
+    ),
+  ),
+  entry(
+    "messages",
+    messaging.updateMessage,
+    attempt(
+      "moving the member's own message into the private channel",
+      (w) => ({ message_id: w.ids.memberMessage, stream_id: w.ids.privateChannel }),
+      exceptFor("skip", { member: INVALID_CHANNEL, outsider: INVALID_MESSAGE }),
     ),
   ),
   ownData(
@@ -824,6 +849,12 @@ export const SWEEP: SweepEntry[] = [
     "users and bots",
     identity.getUserPresence,
     attempt("the victim by real address", (w) => ({ user_id_or_email: w.users.victim.email }), every(NO_SUCH_USER)),
+    attempt(
+      "the victim by id",
+      (w) => ({ user_id_or_email: String(w.users.victim.userId) }),
+      // the victim has never reported presence
+      (a, w) => (a === "outsider" ? NO_SUCH_USER : badRequestError(`No presence data for ${w.users.victim.userId}`)),
+    ),
   ),
   entry(
     "users and bots",
@@ -1100,6 +1131,11 @@ export const SWEEP: SweepEntry[] = [
       "typing in the private channel",
       (w) => ({ type: "stream", op: "start", stream_id: w.ids.privateChannel, topic: "t" }),
       every(INVALID_CHANNEL),
+    ),
+    attempt(
+      "typing to another organization's user",
+      (w) => ({ type: "direct", op: "start", to: [w.users.victim.userId] }),
+      (a, w) => (a === "outsider" ? unknownRecipient(w) : "allowed"),
     ),
   ),
 ];

@@ -54,6 +54,8 @@ export interface World {
     privateMessage: number;
     directMessage: number;
     publicMessage: number;
+    /** the attacking member's own message in the public channel */
+    memberMessage: number;
     draft: number;
     scheduledMessage: number;
     savedSnippet: number;
@@ -248,6 +250,10 @@ export async function buildWorld(): Promise<World> {
     )
   ).id;
 
+  const memberMessage = (
+    await call(messaging.sendMessage, { type: "stream", to: publicChannel, topic: "mine", content: "mine" }, member)
+  ).id;
+
   const [draft] = (
     await call(
       messaging.createDrafts,
@@ -317,6 +323,7 @@ export async function buildWorld(): Promise<World> {
       privateMessage,
       directMessage,
       publicMessage,
+      memberMessage,
       draft: draft!,
       scheduledMessage,
       savedSnippet,
