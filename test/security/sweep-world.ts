@@ -31,6 +31,9 @@ export const ORGANIZATION_SECRET = "zqorganizationonly";
 export const VICTIM_ALERT_WORD = `${SECRET}word`;
 export const VICTIM_PUSH_TOKEN = "c0ffee".repeat(8);
 
+/** whom the victim invited */
+const VICTIM_INVITEE = "invitee@example.com";
+
 /** Zulip's email_address_visibility "nobody": no one else may see a user's real address (can_access_delivery_email). */
 const EMAIL_VISIBLE_TO_NOBODY = 4;
 
@@ -80,7 +83,10 @@ export interface World {
 /** What an attacker may see of the secrets, as Zulip decides it. */
 function forbiddenSecrets(w: World, attacker: Attacker): string[] {
   const secrets = [SECRET];
-  if (attacker !== "owner" && attacker !== "administrator") secrets.push(CHANNEL_SECRET, inviteKey(w.ids.inviteLink));
+  // administrators see every invitation (Zulip's GET /invites); others only their own
+  if (attacker !== "owner" && attacker !== "administrator") {
+    secrets.push(CHANNEL_SECRET, inviteKey(w.ids.inviteLink), VICTIM_INVITEE);
+  }
   // guests see only the public channels they are subscribed to (Zulip's guest access)
   if (attacker === "outsider" || attacker === "guest") secrets.push(ORGANIZATION_SECRET);
   return secrets;
@@ -289,7 +295,7 @@ export async function buildWorld(): Promise<World> {
       victim,
     )
   ).group_id;
-  await call(identity.sendInvites, { invitee_emails: "invitee@example.com", stream_ids: [privateChannel] }, victim);
+  await call(identity.sendInvites, { invitee_emails: VICTIM_INVITEE, stream_ids: [privateChannel] }, victim);
   // Members may not make reusable links (Zulip's can_create_multiuse_invite_group: administrators).
   const { invite_link: inviteLink } = await call(identity.createInviteLink, { stream_ids: [] }, users.administrator);
   const invites = (await call(identity.getInvites, {}, owner)).invites;
