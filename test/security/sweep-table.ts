@@ -769,6 +769,11 @@ export const SWEEP: SweepEntry[] = [
     "users and bots",
     identity.getUsers,
     attempt("everyone", () => ({}), readable),
+    attempt(
+      "everyone, with avatars and profile fields",
+      () => ({ client_gravatar: false, include_custom_profile_fields: true }),
+      readable,
+    ),
   ),
   entry(
     "users and bots",
@@ -1103,7 +1108,11 @@ export const SWEEP: SweepEntry[] = [
     notifications.registerQueue,
     "registers the caller's queue",
     attempt("everything", () => ({}), readable),
-    attempt("every public channel's events", () => ({ all_public_streams: true, include_subscribers: true }), readable),
+    attempt(
+      "every public channel's events, with avatars",
+      () => ({ all_public_streams: true, include_subscribers: true, client_gravatar: false }),
+      readable,
+    ),
   ),
   entry(
     "events and typing",
