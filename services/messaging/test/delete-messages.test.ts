@@ -186,6 +186,13 @@ describe("POST /streams/{stream_id}/delete_topic", () => {
     expect((await deleteTopic(admin, design, "doomed")).complete).toBe(true);
     await expectZulipError(deleteTopic(admin, 999_999, "x"), badRequestError("Invalid channel ID"));
   });
+
+  it("needs content access: an administrator not subscribed to a private channel is told it does not exist", async () => {
+    // Zulip's access_stream_by_id: administrators have only metadata access to such a channel
+    const id = await send(alice, { type: "stream", to: secret, topic: "hidden", content: "x" });
+    await expectZulipError(deleteTopic(admin, secret, "hidden"), badRequestError("Invalid channel ID"));
+    expect(await exists(id)).toBe(true);
+  });
 });
 
 describe("delete_topic's time budget", () => {

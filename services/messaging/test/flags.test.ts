@@ -239,6 +239,18 @@ describe("marking many messages read", () => {
     );
   });
 
+  it("both need content access: an administrator not subscribed to a private channel is told it does not exist", async () => {
+    // Zulip's access_stream_by_id: administrators have only metadata access to such a channel
+    await expectZulipError(
+      org.call(messaging.markStreamAsRead, { stream_id: secret }, org.owner),
+      badRequestError("Invalid channel ID"),
+    );
+    await expectZulipError(
+      org.call(messaging.markTopicAsRead, { stream_id: secret, topic_name: "t" }, org.owner),
+      badRequestError("Invalid channel ID"),
+    );
+  });
+
   it("POST /mark_all_as_read reads everything and tells the user's clients with all=true", async () => {
     const events = await reader(bob);
     await toDesign("all");

@@ -236,6 +236,25 @@ describe("POST /messages to a channel", () => {
     await sendOk(guest, { type: "stream", to: "guest-room", topic: "x", content: "hello from a guest" });
   });
 
+  it("a private channel given by id to a sender who may not see it is answered as a missing one", async () => {
+    // Zulip's refusal would name the channel, telling anyone trying ids the names of private channels
+    const hidden = await createChannel(alice, "hidden-by-id", [alice.userId], { invite_only: true });
+    const missing = (id: number): ExpectedZulipError => ({
+      status: 400,
+      code: "STREAM_DOES_NOT_EXIST",
+      msg: `Channel with ID '${id}' does not exist`,
+      stream_id: id,
+    });
+    await expectZulipError(send(bob, { type: "stream", to: hidden, topic: "x", content: "hi" }), missing(hidden));
+    await expectZulipError(send(bob, { type: "stream", to: 999_999, topic: "x", content: "hi" }), missing(999_999));
+    // administrators see the channel's name, so they are told why
+    await expectZulipError(send(org.owner, { type: "stream", to: hidden, topic: "x", content: "hi" }), {
+      status: 400,
+      code: "BAD_REQUEST",
+      msg: "Not authorized to send to channel 'hidden-by-id'",
+    });
+  });
+
   it("a mention sets the mentioned flag for the mentioned user only", async () => {
     const id = await sendOk(alice, { type: "stream", to: "design", topic: "mentions", content: "hi @**Bob**" });
     expect((await fetch(bob, { narrow: [["id", id]] })).messages[0]!.flags).toEqual(["mentioned"]);

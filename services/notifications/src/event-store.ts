@@ -9,6 +9,7 @@ import {
 import {
   EventCache,
   ZulipError,
+  badRequest,
   notifications,
   notificationsEvents,
   subscribeEvent,
@@ -130,7 +131,10 @@ export class EventStore {
     return all.filter((q) => audience.has(q.userId));
   }
 
-  /** The caller's live queue, or BAD_EVENT_QUEUE_ID (unknown, expired, or another user's). */
+  /**
+   * The caller's live queue; BAD_EVENT_QUEUE_ID when unknown or expired, and
+   * Zulip's refusal (fetch_events) when it is another user's.
+   */
   async access(realmId: number, userId: number, queueId: string): Promise<EventQueueDoc> {
     let q = await this.byId(realmId, queueId);
     if (q && q.expiresAt.getTime() < Date.now()) {
@@ -142,7 +146,8 @@ export class EventStore {
         q = null;
       }
     }
-    if (!q || q.userId !== userId) throw badEventQueueId(queueId);
+    if (!q) throw badEventQueueId(queueId);
+    if (q.userId !== userId) throw badRequest("You are not authorized to get events from this queue");
     return q;
   }
 

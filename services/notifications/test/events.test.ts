@@ -1,5 +1,10 @@
 import { notifications } from "@teamchat/shared";
-import { expectZulipError, type ExpectedZulipError, type ZulipErrorReply } from "../../../test/support/call";
+import {
+  badRequestError,
+  expectZulipError,
+  type ExpectedZulipError,
+  type ZulipErrorReply,
+} from "../../../test/support/call";
 import { EventReader } from "../../../test/support/events";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
 import { startSystem, type TestSystem } from "../../../test/support/system";
@@ -153,11 +158,14 @@ describe("on the shared system", () => {
       });
     });
 
-    it("unknown queue and another user's queue → 400 BAD_EVENT_QUEUE_ID", async () => {
+    it("unknown queue → 400 BAD_EVENT_QUEUE_ID; another user's queue → Zulip's refusal", async () => {
       const unknown = "fb67bf8a-c031-47cc-84cf-ed80accacda8";
       await expectZulipError(poll(unknown, -1, true), badQueue(unknown));
       const theirs = await registerQueue(org, other);
-      await expectZulipError(poll(theirs, -1, true), badQueue(theirs));
+      await expectZulipError(
+        poll(theirs, -1, true),
+        badRequestError("You are not authorized to get events from this queue"),
+      );
     });
   });
 

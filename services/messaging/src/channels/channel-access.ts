@@ -143,7 +143,10 @@ export const channelNotFoundById = (streamId: number): ZulipError =>
     stream_id: streamId,
   });
 
-/** Zulip's access_stream_for_send_message, for a channel given by id or name. */
+/**
+ * Zulip's access_stream_for_send_message, for a channel given by id or name; by
+ * id, a channel the sender may not see is answered as a missing one.
+ */
 export async function accessChannelForSend(
   deps: Deps<"channels" | "subscriptions" | "userGroups">,
   realmId: number,
@@ -158,6 +161,11 @@ export async function accessChannelForSend(
       : await deps.channels.byName(realmId, target);
   const subscribed = channel ? await deps.subscriptions.isSubscribed(realmId, actor.userId, channel.streamId) : false;
   if (!channel) throw typeof target === "number" ? channelNotFoundById(target) : channelNotFoundByName(target);
+  // Zulip's refusals below name the channel; given only an id, a sender who may not see the
+  // channel would learn a private channel's name by trying ids: it does not exist for them.
+  if (typeof target === "number" && !canSeeMetadata(actor, channel, subscribed, groups)) {
+    throw channelNotFoundById(target);
+  }
   if (!groups.includes(groupSetting(channel, "can_send_message_group"), actor)) {
     throw badRequest("You do not have permission to post in this channel.");
   }

@@ -20,7 +20,9 @@ export const deleteTopicHandler =
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw mustBeAdmin();
     const [{ channel, subscribed }, settings] = await Promise.all([
-      accessChannelById(deps, realm.id, actor, p.stream_id, ctx),
+      // Zulip's access_stream_by_id requires content access: administrators have only
+      // metadata access to private channels they are not subscribed to.
+      accessChannelById(deps, realm.id, actor, p.stream_id, ctx, "content"),
       deps.settings.get(ctx),
     ]);
     const groups = await deps.userGroups.get(ctx);

@@ -36,22 +36,29 @@ type ChannelReadDeps = Deps<
   "messages" | "userMessages" | "subscriptions" | "userGroups" | "channels" | "events" | "personal" | "userTopics"
 >;
 
-/** POST /mark_stream_as_read: a channel the user may read (Zulip's access_stream_by_id). */
+/**
+ * POST /mark_stream_as_read: a channel the user may read (Zulip's access_stream_by_id,
+ * which requires content access: an administrator not subscribed to a private
+ * channel is answered "Invalid channel ID").
+ */
 export const markStreamAsReadHandler =
   (deps: ChannelReadDeps): Handler<typeof messaging.markStreamAsRead> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    await accessChannelById(deps, realm.id, actor, p.stream_id, ctx);
+    await accessChannelById(deps, realm.id, actor, p.stream_id, ctx, "content");
     await markChannelRead(deps, ctx, realm.id, actor.userId, p.stream_id, null);
     return {};
   };
 
-/** POST /mark_topic_as_read: "No such topic" unless the user received a message in it (Zulip's check). */
+/**
+ * POST /mark_topic_as_read: a channel the user may read, as mark_stream_as_read;
+ * "No such topic" unless the user received a message in it (Zulip's check).
+ */
 export const markTopicAsReadHandler =
   (deps: ChannelReadDeps): Handler<typeof messaging.markTopicAsRead> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    await accessChannelById(deps, realm.id, actor, p.stream_id, ctx);
+    await accessChannelById(deps, realm.id, actor, p.stream_id, ctx, "content");
     const topicKey = p.topic_name.toLowerCase();
     if (p.topic_name) {
       const [received] = await deps.messages.walk(

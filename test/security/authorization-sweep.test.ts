@@ -1,0 +1,229 @@
+/**
+ * The authorization sweep (issue 12): every HTTP operation, tried by every role
+ * on objects the caller may not see or change (sweep-table.ts), must answer
+ * Zulip's refusal, change nothing, and show no attacker a secret or a real
+ * email address, in a reply or in an event.
+ */
+import { allContracts, identity, messaging, notifications, realmConfig, type Contract } from "@teamchat/shared";
+import { isDeepStrictEqual } from "node:util";
+import type { ApiResponse } from "@teamchat/shared/src/testing/api";
+import { SWEEP, type Expected, type Family } from "./sweep-table";
+import {
+  ATTACKERS,
+  CHANNEL_SECRET,
+  ORGANIZATION_SECRET,
+  SECRET,
+  attempt,
+  buildWorld,
+  registerAttackerQueues,
+  scanEvents,
+  type Attacker,
+  type World,
+} from "./sweep-world";
+import type { EventReader } from "../support/events";
+
+let w: World;
+let queues: Map<Attacker, EventReader>;
+let before: unknown;
+
+/**
+ * What the victim and the owner read of everything the sweep attacks: equal
+ * before and after the sweep, or an attempt changed something.
+ */
+async function readState(): Promise<unknown> {
+  const { org, users, ids } = w;
+  const { victim, owner } = users;
+  const withoutQueue = ({ queue_id: _q, last_event_id: _l, ...state }: Record<string, unknown>) => state;
+  const [messages, drafts, scheduled, snippets, alertWords, views, subscriptions, channel, bots, victimState] =
+    await Promise.all([
+      org.call(messaging.getMessages, { anchor: "newest", num_before: 100, num_after: 0 }, victim),
+      org.call(messaging.getDrafts, {}, victim),
+      org.call(messaging.getScheduledMessages, {}, victim),
+      org.call(messaging.getSavedSnippets, {}, victim),
+      org.call(messaging.getAlertWords, {}, victim),
+      org.call(identity.listNavigationViews, {}, victim),
+      org.call(messaging.getSubscriptions, { include_subscribers: true }, victim),
+      org.call(messaging.getStreamById, { stream_id: ids.privateChannel }, victim),
+      org.call(identity.getBots, {}, victim),
+      org.call(
+        notifications.registerQueue,
+        { fetch_event_types: ["muted_users", "user_topic"], event_types: [] },
+        victim,
+      ),
+    ]);
+  const [invites, people, groups, folders, fields, organization, victimQueue] = await Promise.all([
+    org.call(identity.getInvites, {}, owner),
+    org.call(identity.getUsers, {}, owner),
+    org.call(identity.getUserGroups, {}, owner),
+    org.call(realmConfig.listChannelFolders, {}, owner),
+    org.call(realmConfig.listProfileFields, {}, owner),
+    org.call(
+      notifications.registerQueue,
+      { fetch_event_types: ["realm", "realm_user_settings_defaults", "default_streams"], event_types: [] },
+      owner,
+    ),
+    org.api(victim).get("/events", { queue_id: ids.victimQueue, last_event_id: -1, dont_block: true }),
+  ]);
+  return {
+    messages: messages.messages,
+    drafts,
+    scheduled,
+    snippets,
+    alertWords,
+    views,
+    subscriptions,
+    channel,
+    bots,
+    victimState: withoutQueue(victimState),
+    invites,
+    people,
+    groups,
+    folders,
+    fields,
+    organization: withoutQueue(organization),
+    victimQueueAlive: victimQueue.status,
+  };
+}
+
+beforeAll(async () => {
+  w = await buildWorld();
+  queues = await registerAttackerQueues(w);
+  // Private activity while the attackers listen: none of it may reach their queues.
+  const { org, users, ids } = w;
+  await org.call(
+    messaging.sendMessage,
+    { type: "private", to: [users.confidant.userId], content: `${SECRET} while they listen` },
+    users.victim,
+  );
+  await org.call(
+    messaging.sendMessage,
+    { type: "stream", to: ids.privateChannel, topic: `${SECRET} live`, content: `${SECRET} live` },
+    users.victim,
+  );
+  await org.call(
+    messaging.sendMessage,
+    { type: "stream", to: ids.publicChannel, topic: "live", content: `${ORGANIZATION_SECRET} live` },
+    users.victim,
+  );
+  await org.call(
+    messaging.editDraft,
+    { draft_id: ids.draft, draft: { type: "", to: [], topic: "", content: `${SECRET} edited` } },
+    users.victim,
+  );
+  await org.call(messaging.createSavedSnippet, { title: "live", content: `${SECRET} live snippet` }, users.victim);
+  await org.call(
+    messaging.updateStream,
+    { stream_id: ids.privateChannel, description: `${CHANNEL_SECRET} new description` },
+    users.victim,
+  );
+  before = await readState();
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all([w?.org.stop(), w?.other.stop()]);
+});
+
+/** A path with every parameter filled with 1: refused before the parameters are read. */
+const anyPath = (contract: Contract) => contract.http!.path.replace(/\{\w+\}/g, "1");
+
+const authenticated = allContracts.filter((c) => c.http?.auth === "user");
+
+it("every HTTP operation has an entry in the sweep's table", () => {
+  const covered = new Set(SWEEP.map((e) => e.contract.subject));
+  const missing = allContracts.filter((c) => c.http && !covered.has(c.subject)).map((c) => c.subject);
+  expect(missing).toEqual([]);
+  // An entry without attempts says why nothing of someone else's can be aimed at.
+  expect(SWEEP.filter((e) => !e.attempts.length && !e.ownDataOnly).map((e) => e.contract.subject)).toEqual([]);
+});
+
+it("a deactivated user, and another organization's credentials, are refused every authenticated operation", async () => {
+  const deactivated = w.org.api(w.users.deactivated);
+  const foreign = w.org.api(w.other.owner);
+  const answers = async (api: typeof deactivated) =>
+    Promise.all(
+      authenticated.map(async (c) => {
+        const res: ApiResponse = await api.request(
+          c.http!.method,
+          anyPath(c),
+          {},
+          c.http!.method === "GET" ? "query" : "form",
+        );
+        return { operation: c.subject, status: res.status, body: res.body };
+      }),
+    );
+  const deactivatedAnswers = await answers(deactivated);
+  expect(deactivatedAnswers.filter((a) => a.body.code !== "USER_DEACTIVATED" || a.status !== 401)).toEqual([]);
+  expect(deactivatedAnswers[0]!.body).toEqual({
+    result: "error",
+    code: "USER_DEACTIVATED",
+    msg: "Account is deactivated",
+  });
+  // Keys belong to one organization: another's key is unknown here.
+  const foreignAnswers = await answers(foreign);
+  expect(foreignAnswers.filter((a) => a.body.code !== "INVALID_API_KEY" || a.status !== 401)).toEqual([]);
+  expect(foreignAnswers[0]!.body).toEqual({ result: "error", code: "INVALID_API_KEY", msg: "Invalid API key" });
+
+  const login = await w.org
+    .api(null)
+    .post("/fetch_api_key", { username: w.users.deactivated.email, password: w.users.deactivated.password });
+  expect({ status: login.status, body: login.body }).toEqual({
+    status: 401,
+    body: { result: "error", code: "USER_DEACTIVATED", msg: "Account is deactivated" },
+  });
+});
+
+const FAMILIES: Family[] = [
+  "channels",
+  "subscriptions",
+  "messages",
+  "flags and topics",
+  "personal data",
+  "users and bots",
+  "groups",
+  "invitations",
+  "organization",
+  "events and typing",
+];
+
+/** The reply an expectation describes, in the shape of what the attempt got. */
+const answerOf = (expected: Exclude<Expected, "skip">) => {
+  if (expected === "allowed") return "allowed";
+  const { status, ...body } = expected;
+  return { status, body: { result: "error", ...body } };
+};
+
+describe.each(FAMILIES)("%s", (family) => {
+  it("every role gets Zulip's refusal, and no reply shows a secret or a real address", async () => {
+    const entries = SWEEP.filter((e) => e.family === family);
+    const leaksBefore = w.leaks.length;
+    const wrong: string[] = [];
+    // the roles attack at once; each tries the family's operations in turn
+    await Promise.all(
+      ATTACKERS.map(async (attacker) => {
+        for (const { contract, attempts } of entries) {
+          for (const a of attempts) {
+            const expected = a.expect(attacker, w);
+            if (expected === "skip") continue;
+            const outcome = await attempt(w, attacker, contract, a.params(w, attacker));
+            const got = outcome.ok ? "allowed" : { status: outcome.error.status, body: outcome.error.body };
+            const want = answerOf(expected);
+            if (!isDeepStrictEqual(got, want)) {
+              const { method, path } = contract.http!;
+              wrong.push(
+                `${attacker} ${method} ${path} (${a.aim}): got ${JSON.stringify(got)}, Zulip: ${JSON.stringify(want)}`,
+              );
+            }
+          }
+        }
+      }),
+    );
+    expect(wrong).toEqual([]);
+    expect(w.leaks.slice(leaksBefore)).toEqual([]);
+  });
+});
+
+it("after the sweep: nothing changed, and no attacker's queue heard a secret or a real address", async () => {
+  expect(await readState()).toEqual(before);
+  await scanEvents(w, queues);
+  expect(w.leaks).toEqual([]);
+});
