@@ -17,6 +17,12 @@ export interface HttpBinding {
    * values. Every contract of such a group declares a distinct one.
    */
   precedence?: number;
+  /**
+   * For operations that take files (multipart): the owning service's put-chunk
+   * operation (`fileContracts` in files.ts). The gateway stores each file of the
+   * request through it and passes the references as the `files` parameter.
+   */
+  upload?: Contract;
 }
 
 export type ParamsSchema = z.ZodObject<z.ZodRawShape>;

@@ -10,6 +10,7 @@ export * from "./ids";
 export * from "./event-cache";
 export * from "./event-keyed-cache";
 export * from "./events";
+export * from "./files";
 export * from "./group-settings";
 export * from "./logger";
 export * from "./params";

@@ -13,8 +13,10 @@ import {
   allContracts,
   RawJson,
   decodeParams,
+  MAX_FILE_UPLOAD_SIZE_MIB,
   healthContract,
   identity,
+  messaging,
   identityEvents,
   subscribeEvent,
   unauthorized,
@@ -25,6 +27,7 @@ import {
   type RealmRef,
 } from "@teamchat/shared";
 import { clientName } from "./client-name";
+import { UploadedFile, contentDisposition, sendStoredFile, storeFiles } from "./files";
 import { AuthCache } from "./auth-cache";
 import { RateLimiter, type RateDecision } from "./rate-limiter";
 import { RealmResolver } from "./realm-cache";
@@ -77,11 +80,33 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   // The id in every log line of every service for this request; clients can quote it.
   app.addHook("onRequest", async (req, reply) => void reply.header("x-request-id", req.id));
   await app.register(formbody);
-  await app.register(multipart, { attachFieldsToBody: "keyValues", limits: { fileSize: 25 * 1024 * 1024 } });
+  await app.register(multipart, {
+    attachFieldsToBody: "keyValues",
+    limits: { fileSize: MAX_FILE_UPLOAD_SIZE_MIB * 1024 * 1024 },
+    // file parts keep their name and type: upload operations store them (files.ts)
+    async onFile(part) {
+      (part as unknown as { value: UploadedFile }).value = new UploadedFile(
+        part.filename,
+        part.mimetype,
+        await part.toBuffer(),
+      );
+    },
+  });
 
   app.setErrorHandler((err, req, reply) => {
     if (err instanceof ZulipError) return sendError(reply, err);
-    const { statusCode = 500, message } = err as Error & { statusCode?: number };
+    const { statusCode = 500, message, code } = err as Error & { statusCode?: number; code?: string };
+    if (code === "FST_REQ_FILE_TOO_LARGE") {
+      // Zulip's upload_file_backend refusal; the gateway stops reading a file at the largest any operation takes
+      return sendError(
+        reply,
+        new ZulipError(
+          "BAD_REQUEST",
+          `File is larger than this server's configured maximum upload size (${MAX_FILE_UPLOAD_SIZE_MIB} MiB).`,
+          400,
+        ),
+      );
+    }
     if (statusCode >= 500) {
       req.log.error({ err }, "request failed");
       return sendError(reply, new ZulipError("INTERNAL_SERVER_ERROR", "Internal server error", 500));
@@ -134,6 +159,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       ...(req.query as object),
       ...(isObject(req.body) ? req.body : {}),
     };
+    const uploaded = takeUploadedFiles(raw);
     // Zulip takes path parameters from the path only: a field of the same name (the Python bindings send
     // message_id in update_message's and add_reaction's body) is ignored and listed as such.
     const shadowed = route.pathNames.filter((name) => name in raw);
@@ -142,7 +168,10 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     const { params } = decoded;
     const ignored = [...decoded.ignored, ...shadowed].sort();
     const client = clientName(clientParam, req.headers["user-agent"]);
-    const data = await bus.forward(contract, params, { realm, actor, client, requestId: req.id });
+    const ctx = { realm, actor, client, requestId: req.id };
+    // Zulip reads files from request.FILES only: the gateway's references replace any field of that name
+    if (contract.http!.upload) params.files = await storeFiles(bus, contract.http!.upload, uploaded, ctx);
+    const data = await bus.forward(contract, params, ctx);
     const success = {
       result: "success",
       msg: "",
@@ -161,6 +190,27 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       },
     });
   }
+
+  // Zulip's serve_file_backend: the file itself, outside /api/v1, with the API's Basic auth
+  app.get("/user_uploads/:realmIdStr/*", async (req, reply) => {
+    const { realmIdStr, "*": rest } = req.params as { realmIdStr: string; "*": string };
+    const realm = await realms.resolve(req.headers.host ?? "", req.id);
+    const actor = req.headers.authorization ? await authenticate(req, realm) : null;
+    const ctx = { realm, actor, requestId: req.id };
+    let location;
+    try {
+      location = await bus.request(messaging.openUpload, { path_id: `${realmIdStr}/${rest}` }, ctx);
+    } catch (err) {
+      // Zulip answers these two with HTML, as a browser shows them
+      if (err instanceof ZulipError && (err.status === 404 || err.status === 403)) {
+        return reply.status(err.status).type("text/html; charset=utf-8").send(`<p>${err.message}</p>`);
+      }
+      throw err;
+    }
+    reply.header("content-disposition", contentDisposition(location.filename, location.content_type));
+    reply.header("cache-control", "private, immutable");
+    return sendStoredFile(reply, bus, messaging.uploadFiles.readChunk, location, ctx);
+  });
 
   app.get("/health", async (req, reply) => {
     const checks = await Promise.all(
@@ -182,6 +232,18 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   });
 
   return app;
+}
+
+/** Takes the multipart file parts out of the request's fields. */
+function takeUploadedFiles(raw: Record<string, unknown>): UploadedFile[] {
+  const files: UploadedFile[] = [];
+  for (const [name, value] of Object.entries(raw)) {
+    const parts = [value].flat();
+    if (!parts.some((p) => p instanceof UploadedFile)) continue;
+    files.push(...parts.filter((p): p is UploadedFile => p instanceof UploadedFile));
+    delete raw[name];
+  }
+  return files;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);

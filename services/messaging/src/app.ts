@@ -1,4 +1,5 @@
 import {
+  FileStore,
   IdAllocator,
   UserGroupMemberships,
   messaging,
@@ -6,6 +7,7 @@ import {
   type RunningService,
   type ServiceDeps,
 } from "@teamchat/shared";
+import { AttachmentRepository } from "./attachments/attachment.repository";
 import { AlertWordIndex } from "./alert-words/alert-word-index";
 import { AlertWordRepository } from "./alert-words/alert-word.repository";
 import { alertWordsState } from "./alert-words/alert-words.state";
@@ -24,6 +26,10 @@ import { deleteMessageHandler } from "./handlers/delete-message";
 import { deleteTopicHandler } from "./handlers/delete-topic";
 import { getConversationAudienceHandler } from "./handlers/get-conversation-audience";
 import { getAlertWordsHandler } from "./handlers/get-alert-words";
+import { listAttachmentsHandler } from "./handlers/list-attachments";
+import { openUploadHandler } from "./handlers/open-upload";
+import { removeAttachmentHandler } from "./handlers/remove-attachment";
+import { uploadFileHandler } from "./handlers/upload-file";
 import { getMessageHandler } from "./handlers/get-message";
 import { getMessageHistoryHandler } from "./handlers/get-message-history";
 import { getMessagesHandler } from "./handlers/get-messages";
@@ -105,7 +111,10 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     events: deps.events,
     settings: new RealmSettingsSource(deps.bus, deps.nc, deps.log),
     userGroups: new UserGroupMemberships(deps.nc, deps.bus, deps.log),
+    attachments: new AttachmentRepository(deps.db, ids),
+    files: new FileStore(deps.db),
   };
+  const fileChunks = m.files.handlers();
   await Promise.all(
     [
       channels,
@@ -117,6 +126,8 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       userTopics,
       alertWords,
       mutedUsers,
+      m.attachments,
+      m.files,
     ].map((r) => r.init()),
   );
 
@@ -175,6 +186,12 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.addAlertWords, addAlertWordsHandler(m))
     .handle(messaging.removeAlertWords, removeAlertWordsHandler(m))
     .handle(messaging.muteUser, muteUserHandler(m))
+    .handle(messaging.uploadFile, uploadFileHandler(m))
+    .handle(messaging.uploadFiles.putChunk, fileChunks.put)
+    .handle(messaging.uploadFiles.readChunk, fileChunks.read)
+    .handle(messaging.openUpload, openUploadHandler(m))
+    .handle(messaging.listAttachments, listAttachmentsHandler(m))
+    .handle(messaging.removeAttachment, removeAttachmentHandler(m))
     .handle(messaging.unmuteUser, unmuteUserHandler(m))
     .handle(messaging.registerState, registerStateHandler(messaging.registerState, stateProviders));
   return {

@@ -9,9 +9,11 @@ import {
   type BusClient,
   type CallContext,
   type EventPublisher,
+  type FileStore,
   type UserGroupMemberships,
 } from "@teamchat/shared";
 import type { AlertWordIndex } from "./alert-words/alert-word-index";
+import type { AttachmentRepository } from "./attachments/attachment.repository";
 import type { ChannelDirectory } from "./channels/channel-directory";
 import type { ConversationRepository } from "./conversations/conversation.repository";
 import type { MessageHistory } from "./messages/message-history";
@@ -81,6 +83,10 @@ export interface MessagingDeps {
   settings: RealmSettingsSource;
   /** the organization's user groups, to evaluate group-setting values with */
   userGroups: UserGroupMemberships;
+  /** uploads and the messages that link them */
+  attachments: AttachmentRepository;
+  /** the uploads' bytes */
+  files: FileStore;
 }
 
 export type Deps<K extends keyof MessagingDeps> = Pick<MessagingDeps, K>;

@@ -39,6 +39,7 @@ export const PASS_THROUGH_EVENTS = [
   messagingEvents.userTopicChanged,
   messagingEvents.alertWordsChanged,
   messagingEvents.mutedUsersChanged,
+  messagingEvents.attachmentChanged,
   realmConfigEvents.customProfileFields,
   realmConfigEvents.channelFolder,
   realmConfigEvents.realmUpdated,

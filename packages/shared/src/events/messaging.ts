@@ -5,6 +5,7 @@ import { channelSchema } from "../contracts/messaging/channels";
 import { PROPAGATE_MODES, messageSchema, reactionSchema } from "../contracts/messaging/messages";
 import { mutedUserSchema } from "../contracts/messaging/muted-users";
 import { subscriptionSchema } from "../contracts/messaging/subscriptions";
+import { attachmentSchema } from "../contracts/messaging/uploads";
 import { audienceSchema, clientEventPayload, defineEvent } from "./define";
 
 const int = z.number().int();
@@ -331,4 +332,30 @@ export const mutedUsersChanged = defineEvent(
   "messaging",
   "muted_users",
   clientEventPayload(z.object({ type: z.literal("muted_users"), muted_users: z.array(mutedUserSchema) })),
+);
+
+/**
+ * One of a user's uploads was added, linked by a message (update) or deleted,
+ * for the uploader's queues (Zulip's notify_attachment_update), with the
+ * organization's total upload size.
+ */
+export const attachmentChanged = defineEvent(
+  "messaging",
+  "attachment",
+  clientEventPayload(
+    z.discriminatedUnion("op", [
+      z.strictObject({
+        type: z.literal("attachment"),
+        op: z.enum(["add", "update"]),
+        attachment: attachmentSchema,
+        upload_space_used: int,
+      }),
+      z.strictObject({
+        type: z.literal("attachment"),
+        op: z.literal("remove"),
+        attachment: z.strictObject({ id: int }),
+        upload_space_used: int,
+      }),
+    ]),
+  ),
 );

@@ -7,6 +7,7 @@ import {
   type HandlerContext,
   type ParamsOf,
 } from "@teamchat/shared";
+import { claimAttachments, linkedPathIds, type LinkDeps } from "../attachments/attachment-links";
 import { accessChannelForSend } from "../channels/channel-access";
 import type { Deps } from "../deps";
 import { normalizeContent, normalizeTopic } from "../messages/message-content";
@@ -57,7 +58,7 @@ async function directRecipients(
 
 /** POST /messages: a channel or direct message; each recipient gets a message event with their flags. */
 export const sendMessageHandler =
-  (deps: PostDeps & Deps<"settings" | "userGroups">): Handler<typeof messaging.sendMessage> =>
+  (deps: PostDeps & LinkDeps & Deps<"settings">): Handler<typeof messaging.sendMessage> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const settings = await deps.settings.get(ctx);
@@ -79,5 +80,6 @@ export const sendMessageHandler =
       client: ctx.client ?? "Internal",
       readBy: p.read_by_sender === false ? [] : [actor.userId],
     });
+    await claimAttachments(deps, ctx, realm.id, actor, message, linkedPathIds(content));
     return { id: message.messageId };
   };

@@ -11,3 +11,4 @@ export * from "./topics";
 export * from "./user-topics";
 export * from "./invitations";
 export * from "./register";
+export * from "./uploads";
