@@ -17,10 +17,13 @@ import {
   healthContract,
   identity,
   messaging,
+  realmConfig,
   identityEvents,
   subscribeEvent,
   unauthorized,
   type Actor,
+  type CallContext,
+  type StoredFileLocation,
   type Config,
   type Contract,
   type Logger,
@@ -191,25 +194,60 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     });
   }
 
+  /**
+   * A stored file as a browser gets it: Zulip answers "not found" and "not
+   * authorized" with HTML, as a page shows them.
+   */
+  async function serveFile<L extends StoredFileLocation>(
+    reply: FastifyReply,
+    ctx: CallContext,
+    open: () => Promise<L>,
+    readChunk: Contract,
+    headers: (location: L) => Record<string, string>,
+  ): Promise<FastifyReply> {
+    let location;
+    try {
+      location = await open();
+    } catch (err) {
+      if (err instanceof ZulipError && (err.status === 404 || err.status === 403)) {
+        return reply.status(err.status).type("text/html; charset=utf-8").send(`<p>${err.message}</p>`);
+      }
+      throw err;
+    }
+    reply.headers(headers(location));
+    return sendStoredFile(reply, bus, readChunk, location, ctx);
+  }
+
   // Zulip's serve_file_backend: the file itself, outside /api/v1, with the API's Basic auth
   app.get("/user_uploads/:realmIdStr/*", async (req, reply) => {
     const { realmIdStr, "*": rest } = req.params as { realmIdStr: string; "*": string };
     const realm = await realms.resolve(req.headers.host ?? "", req.id);
     const actor = req.headers.authorization ? await authenticate(req, realm) : null;
     const ctx = { realm, actor, requestId: req.id };
-    let location;
-    try {
-      location = await bus.request(messaging.openUpload, { path_id: `${realmIdStr}/${rest}` }, ctx);
-    } catch (err) {
-      // Zulip answers these two with HTML, as a browser shows them
-      if (err instanceof ZulipError && (err.status === 404 || err.status === 403)) {
-        return reply.status(err.status).type("text/html; charset=utf-8").send(`<p>${err.message}</p>`);
-      }
-      throw err;
-    }
-    reply.header("content-disposition", contentDisposition(location.filename, location.content_type));
-    reply.header("cache-control", "private, immutable");
-    return sendStoredFile(reply, bus, messaging.uploadFiles.readChunk, location, ctx);
+    return serveFile(
+      reply,
+      ctx,
+      () => bus.request(messaging.openUpload, { path_id: `${realmIdStr}/${rest}` }, ctx),
+      messaging.uploadFiles.readChunk,
+      (location) => ({
+        "content-disposition": contentDisposition(location.filename, location.content_type),
+        "cache-control": "private, immutable",
+      }),
+    );
+  });
+
+  // custom emoji images, served to anyone as Zulip serves /user_avatars/; an emoji's file never changes
+  app.get("/user_avatars/:realmId/emoji/images/:fileName", async (req, reply) => {
+    const { realmId, fileName } = req.params as { realmId: string; fileName: string };
+    const realm = await realms.resolve(req.headers.host ?? "", req.id);
+    const ctx = { realm, actor: null, requestId: req.id };
+    return serveFile(
+      reply,
+      ctx,
+      () => bus.request(realmConfig.openEmojiImage, { realm_id: realmId, file_name: fileName }, ctx),
+      realmConfig.emojiFiles.readChunk,
+      () => ({ "cache-control": "public, max-age=31536000, immutable" }),
+    );
   });
 
   app.get("/health", async (req, reply) => {

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import {
+  RealmEmojiSource,
   EventKeyedCache,
   IdAllocator,
   identity,
@@ -115,6 +116,7 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     events: deps.events,
     bus: deps.bus,
     presence: new Presences(presenceStore, directory, deps.events),
+    realmEmoji: new RealmEmojiSource(deps.nc, deps.bus, deps.log),
   };
   await Promise.all([
     users.init(),
@@ -194,6 +196,7 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
   return {
     stop: () => {
       id.groupLists.stop();
+      id.realmEmoji.stop();
       id.viewLists.stop();
       id.users.stop();
       id.userDefaults.stop();

@@ -1,4 +1,4 @@
-import type { BusClient, EventKeyedCache, EventPublisher, identityEvents } from "@teamchat/shared";
+import type { BusClient, EventKeyedCache, EventPublisher, RealmEmojiSource, identityEvents } from "@teamchat/shared";
 import type { ApiKeyRepository } from "./api-keys/api-key.repository";
 import type { InvitationRepository } from "./invitations/invitation.repository";
 import type { InvitationMailer } from "./invitations/mail";
@@ -30,6 +30,8 @@ export interface IdentityDeps {
   events: EventPublisher<"identity">;
   bus: BusClient;
   presence: Presences;
+  /** the organization's custom emoji, for statuses (dropped on realm_emoji events) */
+  realmEmoji: RealmEmojiSource;
 }
 
 export type Deps<K extends keyof IdentityDeps> = Pick<IdentityDeps, K>;

@@ -1,5 +1,6 @@
 import {
   FileStore,
+  RealmEmojiSource,
   IdAllocator,
   UserGroupMemberships,
   messaging,
@@ -113,6 +114,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     userGroups: new UserGroupMemberships(deps.nc, deps.bus, deps.log),
     attachments: new AttachmentRepository(deps.db, ids),
     files: new FileStore(deps.db),
+    realmEmoji: new RealmEmojiSource(deps.nc, deps.bus, deps.log),
   };
   const fileChunks = m.files.handlers();
   await Promise.all(
@@ -207,6 +209,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       m.channels.stop();
       m.subscriptions.stop();
       m.userGroups.stop();
+      m.realmEmoji.stop();
     },
   };
 }

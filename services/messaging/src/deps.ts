@@ -10,6 +10,7 @@ import {
   type CallContext,
   type EventPublisher,
   type FileStore,
+  type RealmEmojiSource,
   type UserGroupMemberships,
 } from "@teamchat/shared";
 import type { AlertWordIndex } from "./alert-words/alert-word-index";
@@ -87,6 +88,8 @@ export interface MessagingDeps {
   attachments: AttachmentRepository;
   /** the uploads' bytes */
   files: FileStore;
+  /** the organization's custom emoji, for reactions (dropped on realm_emoji events) */
+  realmEmoji: RealmEmojiSource;
 }
 
 export type Deps<K extends keyof MessagingDeps> = Pick<MessagingDeps, K>;

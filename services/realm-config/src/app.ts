@@ -1,4 +1,5 @@
 import {
+  FileStore,
   IdAllocator,
   UserGroupMemberships,
   realmConfig,
@@ -13,6 +14,12 @@ import { channelFoldersState } from "./channel-folders/channel-folders.state";
 import { createChannelFolderHandler } from "./handlers/create-channel-folder";
 import { createProfileFieldHandler } from "./handlers/create-profile-field";
 import { createRealmHandler } from "./handlers/create-realm";
+import { addRealmEmojiHandler } from "./handlers/add-realm-emoji";
+import { listRealmEmojiHandler } from "./handlers/list-realm-emoji";
+import { openEmojiImageHandler } from "./handlers/open-emoji-image";
+import { removeRealmEmojiHandler } from "./handlers/remove-realm-emoji";
+import { RealmEmojiList } from "./emoji/realm-emoji-list";
+import { RealmEmojiRepository } from "./emoji/realm-emoji.repository";
 import { getRealmSettingsHandler } from "./handlers/get-realm-settings";
 import { getServerSettingsHandler } from "./handlers/get-server-settings";
 import { listChannelFoldersHandler } from "./handlers/list-channel-folders";
@@ -35,7 +42,11 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
   const realms = new RealmRecordRepository(deps.db, ids, deps.nc);
   const fields = new ProfileFieldRepository(deps.db, ids);
   const folders = new ChannelFolderRepository(deps.db, ids);
-  await Promise.all([realms.init(), fields.init(), folders.init()]);
+  const emoji = new RealmEmojiRepository(deps.db, ids);
+  const files = new FileStore(deps.db);
+  await Promise.all([realms.init(), fields.init(), folders.init(), emoji.init(), files.init()]);
+  const emojiList = new RealmEmojiList(emoji, deps.nc, deps.log);
+  const fileChunks = files.handlers();
   const fieldList = new ProfileFieldList(fields, deps.nc, deps.log);
   const hosts = new RealmHosts(deps.config);
   const userGroups = new UserGroupMemberships(deps.nc, deps.bus, deps.log);
@@ -61,6 +72,15 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
     .handle(realmConfig.createChannelFolder, createChannelFolderHandler(folders, deps.events))
     .handle(realmConfig.updateChannelFolder, updateChannelFolderHandler(folders, deps.events))
     .handle(realmConfig.reorderChannelFolders, reorderChannelFoldersHandler(folders, deps.events))
+    .handle(realmConfig.listRealmEmoji, listRealmEmojiHandler(emojiList))
+    .handle(
+      realmConfig.addRealmEmoji,
+      addRealmEmojiHandler({ emoji, list: emojiList, files, realms, userGroups, events: deps.events }),
+    )
+    .handle(realmConfig.removeRealmEmoji, removeRealmEmojiHandler({ emoji, list: emojiList, events: deps.events }))
+    .handle(realmConfig.openEmojiImage, openEmojiImageHandler(emoji))
+    .handle(realmConfig.emojiFiles.putChunk, fileChunks.put)
+    .handle(realmConfig.emojiFiles.readChunk, fileChunks.read)
     .handle(
       realmConfig.registerState,
       registerStateHandler(realmConfig.registerState, [
@@ -68,6 +88,7 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
         realmState(realms, deps.config),
         profileFieldsState(fieldList),
         ...unconfiguredStates,
+        emojiList.provider,
         folderState.provider,
       ]),
     );
@@ -76,6 +97,7 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
       realmChanges.unsubscribe();
       userGroups.stop();
       folderState.stop();
+      emojiList.stop();
       return fieldList.stop();
     },
   };

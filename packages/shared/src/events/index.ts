@@ -43,6 +43,7 @@ export const PASS_THROUGH_EVENTS = [
   realmConfigEvents.customProfileFields,
   realmConfigEvents.channelFolder,
   realmConfigEvents.realmUpdated,
+  realmConfigEvents.realmEmojiChanged,
   notificationsEvents.typing,
   notificationsEvents.typingEditMessage,
 ] as const satisfies readonly EventDefinition[];

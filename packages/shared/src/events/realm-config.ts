@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { channelFolderSchema } from "../contracts/realm-config/channel-folders";
 import { customProfileFieldSchema } from "../contracts/realm-config/profile-fields";
+import { realmEmojiMapSchema } from "../contracts/realm-config/emoji";
 import { clientEventPayload, defineEvent } from "./define";
 
 /** The organization's whole list of custom profile fields, after any change to it. */
@@ -65,5 +66,18 @@ export const realmUpdated = defineEvent(
         data: z.record(z.string(), z.unknown()),
       }),
     ]),
+  ),
+);
+
+/**
+ * A custom emoji was added or deactivated: everyone in the organization hears
+ * the whole set (Zulip's notify_realm_emoji), and every instance that keeps it
+ * (RealmEmojiSource, register's realm_emoji) replaces its copy.
+ */
+export const realmEmojiChanged = defineEvent(
+  "realm-config",
+  "realm_emoji",
+  clientEventPayload(
+    z.strictObject({ type: z.literal("realm_emoji"), op: z.literal("update"), realm_emoji: realmEmojiMapSchema }),
   ),
 );

@@ -2,13 +2,12 @@ import { provideState, realmConfig } from "@teamchat/shared";
 
 /**
  * Organization features this server does not offer yet (allowed email
- * domains, custom emoji, linkifiers, code playgrounds): their register state
+ * domains, linkifiers, code playgrounds): their register state
  * is that of an organization that configured none, which clients expect to
  * find whenever they ask for those event types.
  */
 export const unconfiguredStates = [
   provideState(realmConfig.realmDomainsPart, async () => ({ realm_domains: [] })),
-  provideState(realmConfig.realmEmojiPart, async () => ({ realm_emoji: {} })),
   provideState(realmConfig.realmLinkifiersPart, async () => ({ realm_linkifiers: [] })),
   provideState(realmConfig.realmFiltersPart, async () => ({ realm_filters: [] })),
   provideState(realmConfig.realmPlaygroundsPart, async () => ({ realm_playgrounds: [] })),
