@@ -20,6 +20,36 @@ export class UploadedFile {
   ) {}
 }
 
+/** Types by extension, for parts that name none (Python's guess_type, as Zulip falls back to it). */
+const TYPES_BY_EXTENSION: Readonly<Record<string, string>> = {
+  avif: "image/avif",
+  gif: "image/gif",
+  jpeg: "image/jpeg",
+  jpg: "image/jpeg",
+  png: "image/png",
+  webp: "image/webp",
+  svg: "image/svg+xml",
+  pdf: "application/pdf",
+  mp3: "audio/mpeg",
+  wav: "audio/x-wav",
+  mp4: "video/mp4",
+  webm: "video/webm",
+  mov: "video/quicktime",
+  html: "text/html",
+  json: "application/json",
+};
+
+/**
+ * A part's type, or the one its name suggests when it gave none: the multipart
+ * parser says text/plain for a part without Content-Type (as the Python
+ * bindings send files), and Zulip guesses from the name then.
+ */
+export function partContentType(filename: string, given: string): string {
+  if (given !== "text/plain" && given !== "application/octet-stream" && given !== "") return given;
+  const extension = /\.([A-Za-z0-9]+)$/.exec(filename)?.[1]?.toLowerCase();
+  return (extension && TYPES_BY_EXTENSION[extension]) || given || "application/octet-stream";
+}
+
 /**
  * Writes each file's chunks through the owning service's put-chunk operation
  * (see packages/shared/src/files.ts for why in chunks) and returns the
@@ -41,7 +71,7 @@ export async function storeFiles(
     refs.push({
       file_id: fileId,
       filename: file.filename,
-      content_type: file.contentType || "application/octet-stream",
+      content_type: partContentType(file.filename, file.contentType),
       size: file.content.length,
     });
   }
