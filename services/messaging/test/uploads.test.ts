@@ -13,14 +13,23 @@ import { testOrganization, type TestOrganization, type TestUser } from "../../..
 import { createChannel } from "./helpers";
 
 let org: TestOrganization;
-let alice: TestUser, bob: TestUser, carol: TestUser, guest: TestUser;
+let alice: TestUser,
+  bob: TestUser,
+  carol: TestUser,
+  guest: TestUser,
+  admin: TestUser,
+  mod: TestUser,
+  guestInDesign: TestUser;
 beforeAll(async () => {
   org = await testOrganization();
   alice = await org.makeUser("Alice", 400, "Alice");
   bob = await org.makeUser("Bob", 400, "Bob");
   carol = await org.makeUser("Carol", 400, "Carol");
   guest = await org.makeUser("Guest", 600, "Guest");
-  await createChannel(org, alice, "design", [alice.userId, bob.userId]);
+  admin = await org.makeUser("Admin", 200, "Admin");
+  mod = await org.makeUser("Mod", 300, "Mod");
+  guestInDesign = await org.makeUser("Visitor", 600, "Visitor");
+  await createChannel(org, alice, "design", [alice.userId, bob.userId, guestInDesign.userId]);
   await createChannel(org, alice, "secret", [alice.userId, bob.userId], { invite_only: true });
 });
 afterAll(() => org?.stop());
@@ -149,9 +158,8 @@ describe("who may download (Zulip's validate_attachment_request)", () => {
 
     await send(alice, "secret", `[plan.txt](${url})`);
     expect((await download(bob, url)).status).toBe(200);
-    // not subscribed to the private channel: still refused
-    expect((await download(carol, url)).status).toBe(403);
-    expect((await download(guest, url)).status).toBe(403);
+    // not subscribed to the private channel: still refused, whatever the role (Zulip gives administrators no files)
+    for (const user of [carol, guest, mod, admin, org.owner]) expect((await download(user, url)).status).toBe(403);
 
     const missing = await download(bob, `/user_uploads/${org.realm.id}/ab/nothing/here.txt`);
     expect(missing.status).toBe(404);
@@ -162,6 +170,9 @@ describe("who may download (Zulip's validate_attachment_request)", () => {
     const { url } = await uploadText(alice, "public.txt", "for all");
     await send(alice, "design", `see ${org.baseUrl}${url}`);
     expect((await download(carol, url)).body.toString()).toBe("for all");
+    expect((await download(admin, url)).status).toBe(200);
+    // a guest sees what they received, not the history of channels they are not in
+    expect((await download(guestInDesign, url)).status).toBe(200);
     expect((await download(guest, url)).status).toBe(403);
   });
 
@@ -214,10 +225,12 @@ describe("DELETE /attachments/{attachment_id}", () => {
   test("the uploader deletes: remove event, the file is gone; others and unknown ids get Invalid attachment", async () => {
     const { url } = await uploadText(alice, "delete-me.txt", "bye");
     const { id } = (await attachments(alice)).attachments.find((a) => a.name === "delete-me.txt")!;
-    await expectZulipError(
-      org.call(messaging.removeAttachment, { attachment_id: id }, bob),
-      badRequestError("Invalid attachment"),
-    );
+    for (const user of [bob, admin, org.owner]) {
+      await expectZulipError(
+        org.call(messaging.removeAttachment, { attachment_id: id }, user),
+        badRequestError("Invalid attachment"),
+      );
+    }
     await expectZulipError(
       org.call(messaging.removeAttachment, { attachment_id: id + 100_000 }, alice),
       badRequestError("Invalid attachment"),
