@@ -23,6 +23,8 @@ export interface HttpBinding {
    * request through it and passes the references as the `files` parameter.
    */
   upload?: Contract;
+  /** The last path parameter takes the rest of the path, slashes included (Zulip's `<path:...>`). */
+  restOfPath?: true;
 }
 
 export type ParamsSchema = z.ZodObject<z.ZodRawShape>;

@@ -218,6 +218,11 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     return sendStoredFile(reply, bus, readChunk, location, ctx);
   }
 
+  const uploadHeaders = (location: StoredFileLocation & { filename: string }) => ({
+    "content-disposition": contentDisposition(location.filename, location.content_type),
+    "cache-control": "private, immutable",
+  });
+
   // Zulip's serve_file_backend: the file itself, outside /api/v1, with the API's Basic auth
   app.get("/user_uploads/:realmIdStr/*", async (req, reply) => {
     const { realmIdStr, "*": rest } = req.params as { realmIdStr: string; "*": string };
@@ -229,10 +234,21 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       ctx,
       () => bus.request(messaging.openUpload, { path_id: `${realmIdStr}/${rest}` }, ctx),
       messaging.uploadFiles.readChunk,
-      (location) => ({
-        "content-disposition": contentDisposition(location.filename, location.content_type),
-        "cache-control": "private, immutable",
-      }),
+      uploadHeaders,
+    );
+  });
+
+  // Zulip's serve_local_file_unauthed: a URL from GET /api/v1/user_uploads/..., without credentials
+  app.get("/user_uploads/temporary/:token/:filename", async (req, reply) => {
+    const { token, filename } = req.params as { token: string; filename: string };
+    const realm = await realms.resolve(req.headers.host ?? "", req.id);
+    const ctx = { realm, actor: null, requestId: req.id };
+    return serveFile(
+      reply,
+      ctx,
+      () => bus.request(messaging.openTemporaryUpload, { token, filename }, ctx),
+      messaging.uploadFiles.readChunk,
+      uploadHeaders,
     );
   });
 
@@ -301,7 +317,8 @@ export function groupRoutes(contracts: Contract[]): Array<{ method: string; url:
     if (!contract.http) continue;
     const pathNames = [...contract.http.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
     let i = 0;
-    const url = API_PREFIX + contract.http.path.replace(/\{[^}]+\}/g, () => `:p${i++}`);
+    let url = API_PREFIX + contract.http.path.replace(/\{[^}]+\}/g, () => `:p${i++}`);
+    if (contract.http.restOfPath) url = url.replace(/:p\d+$/, "*");
     const key = `${contract.http.method} ${url}`;
     const group = groups.get(key) ?? { method: contract.http.method, url, routes: [] };
     group.routes.push({ contract, pathNames });

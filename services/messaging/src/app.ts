@@ -28,7 +28,8 @@ import { deleteTopicHandler } from "./handlers/delete-topic";
 import { getConversationAudienceHandler } from "./handlers/get-conversation-audience";
 import { getAlertWordsHandler } from "./handlers/get-alert-words";
 import { listAttachmentsHandler } from "./handlers/list-attachments";
-import { openUploadHandler } from "./handlers/open-upload";
+import { openTemporaryUploadHandler, openUploadHandler, temporaryUploadUrlHandler } from "./handlers/open-upload";
+import { UploadTokenRepository } from "./attachments/upload-token.repository";
 import { removeAttachmentHandler } from "./handlers/remove-attachment";
 import { uploadFileHandler } from "./handlers/upload-file";
 import { getMessageHandler } from "./handlers/get-message";
@@ -117,6 +118,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     realmEmoji: new RealmEmojiSource(deps.nc, deps.bus, deps.log),
   };
   const fileChunks = m.files.handlers();
+  const uploadTokens = new UploadTokenRepository(deps.db);
   await Promise.all(
     [
       channels,
@@ -130,6 +132,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       mutedUsers,
       m.attachments,
       m.files,
+      uploadTokens,
     ].map((r) => r.init()),
   );
 
@@ -192,6 +195,8 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.uploadFiles.putChunk, fileChunks.put)
     .handle(messaging.uploadFiles.readChunk, fileChunks.read)
     .handle(messaging.openUpload, openUploadHandler(m))
+    .handle(messaging.temporaryUploadUrl, temporaryUploadUrlHandler({ ...m, tokens: uploadTokens }))
+    .handle(messaging.openTemporaryUpload, openTemporaryUploadHandler({ ...m, tokens: uploadTokens }))
     .handle(messaging.listAttachments, listAttachmentsHandler(m))
     .handle(messaging.removeAttachment, removeAttachmentHandler(m))
     .handle(messaging.unmuteUser, unmuteUserHandler(m))

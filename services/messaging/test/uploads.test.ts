@@ -182,6 +182,45 @@ describe("who may download (Zulip's validate_attachment_request)", () => {
   });
 });
 
+describe("GET /api/v1/user_uploads/{realm_id_str}/{filename}: a temporary URL", () => {
+  test("for those who may see the file, a URL that serves it without credentials, for that name only", async () => {
+    const { url } = await uploadText(alice, "temp.txt", "short-lived");
+    const reply = await org.api(alice).get(url);
+    expect(reply.status).toBe(200);
+    expect(reply.body).toEqual({
+      result: "success",
+      msg: "",
+      url: expect.stringMatching(/^\/user_uploads\/temporary\/[\w-]+\/temp\.txt$/),
+    });
+    const temporary = reply.body.url as string;
+    const served = await download(null, temporary);
+    expect(served.status).toBe(200);
+    expect(served.body.toString()).toBe("short-lived");
+    expect(served.headers["content-disposition"]).toBe('attachment; filename="temp.txt"');
+
+    const wrongName = await download(null, temporary.replace(/temp\.txt$/, "other.txt"));
+    expect([wrongName.status, JSON.parse(wrongName.body.toString())]).toEqual([
+      400,
+      { result: "error", code: "BAD_REQUEST", msg: "Invalid filename" },
+    ]);
+    const badToken = await download(null, "/user_uploads/temporary/nothing/temp.txt");
+    expect([badToken.status, JSON.parse(badToken.body.toString())]).toEqual([
+      400,
+      { result: "error", code: "BAD_REQUEST", msg: "Invalid token" },
+    ]);
+    const refused = await org.api(bob).get(url);
+    expect([refused.status, refused.body]).toEqual([
+      403,
+      { result: "error", code: "BAD_REQUEST", msg: "You are not authorized to view this file." },
+    ]);
+    const missing = await org.api(alice).get(`/user_uploads/${org.realm.id}/ab/cd/none.txt`);
+    expect([missing.status, missing.body]).toEqual([
+      404,
+      { result: "error", code: "BAD_REQUEST", msg: "File not found." },
+    ]);
+  });
+});
+
 describe("messages that link uploads", () => {
   test("sending claims the sender's uploads: attachment update with the message; others' unseen files are not claimed", async () => {
     const mine = await uploadText(alice, "mine.txt", "a");

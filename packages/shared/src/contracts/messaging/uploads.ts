@@ -37,6 +37,25 @@ export const openUpload = defineContract({
   reply: storedFileLocationSchema.extend({ filename: z.string() }),
 });
 
+/**
+ * GET /api/v1/user_uploads/{realm_id_str}/{filename} (Zulip's serve_file_url_backend):
+ * for the same callers as the file itself, a URL that serves it without
+ * credentials for 60 seconds (`/user_uploads/temporary/<token>/<name>`).
+ */
+export const temporaryUploadUrl = defineContract({
+  subject: "messaging.uploads.temporary_url",
+  http: { method: "GET", path: "/user_uploads/{realm_id_str}/{filename}", auth: "user", restOfPath: true },
+  params: z.object({ realm_id_str: z.string(), filename: z.string() }),
+  reply: z.strictObject({ url: z.string() }),
+});
+
+/** The gateway's GET /user_uploads/temporary/{token}/{filename} (Zulip's serve_local_file_unauthed). */
+export const openTemporaryUpload = defineContract({
+  subject: "messaging.uploads.open_temporary",
+  params: z.object({ token: z.string(), filename: z.string() }),
+  reply: storedFileLocationSchema.extend({ filename: z.string() }),
+});
+
 /** GET /attachments (Zulip's list_by_user). */
 export const listAttachments = defineContract({
   subject: "messaging.attachments.list",
