@@ -85,7 +85,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   await app.register(formbody);
   await app.register(multipart, {
     attachFieldsToBody: "keyValues",
-    limits: { fileSize: MAX_FILE_UPLOAD_SIZE_MIB * 1024 * 1024 },
+    // two files at most in memory: enough for the operations to answer Zulip's "one file at a time" refusals
+    limits: { fileSize: MAX_FILE_UPLOAD_SIZE_MIB * 1024 * 1024, files: 2 },
     // file parts keep their name and type: upload operations store them (files.ts)
     async onFile(part) {
       (part as unknown as { value: UploadedFile }).value = new UploadedFile(

@@ -128,6 +128,16 @@ describe("POST /user_uploads", () => {
     const two = await upload(alice, { a: new File(["1"], "a.txt"), b: new File(["2"], "b.txt") });
     expect(two.status).toBe(400);
     expect(two.body).toEqual({ result: "error", code: "BAD_REQUEST", msg: "You may only upload one file at a time" });
+    // the gateway reads two files at most
+    const three = await upload(alice, {
+      a: new File(["1"], "a.txt"),
+      b: new File(["2"], "b.txt"),
+      c: new File(["3"], "c.txt"),
+    });
+    expect([three.status, three.body]).toEqual([
+      413,
+      { result: "error", code: "BAD_REQUEST", msg: "reach files limit" },
+    ]);
     const big = await upload(alice, {
       file: new File([Buffer.alloc(MAX_FILE_UPLOAD_SIZE_MIB * 1024 * 1024 + 1)], "big.bin"),
     });
