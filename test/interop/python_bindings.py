@@ -7,6 +7,11 @@ JSON object on stdin:
                ["get_subscribers", {"kwargs": {"stream": "devel"}}], ...],
      "event_types": ["update_message"], "expected_events": 1}
 
+An argument {"file": {"name": "a.png", "base64": "..."}} is passed as an open
+file of that name (upload_file, upload_custom_emoji); the pseudo-method
+["download", "/user_uploads/..."] GETs a path of the site with the bindings'
+own session and credentials and replies {"status", "content_type", "base64"}.
+
 When `event_types` is given, `call_on_each_event` listens from before the
 first call. Prints one JSON object, {"replies": [...], "events": [...]}: the
 reply of each call, in order, and the events heard until `expected_events`
@@ -14,9 +19,11 @@ arrived, a call failed (the events it would cause will not come) or
 TIMEOUT_SECONDS passed.
 """
 
+import base64
 import json
 import os
 import sys
+import tempfile
 import threading
 from typing import Callable
 
@@ -60,7 +67,31 @@ def call(client: zulip.Client, method: str, args: list) -> dict:
     kwargs: dict = {}
     if args and isinstance(args[-1], dict) and set(args[-1]) == {"kwargs"}:
         kwargs = args.pop()["kwargs"]
-    return getattr(client, method)(*args, **kwargs)
+    if method == "download":
+        return download(client, args[0])
+    return getattr(client, method)(*[as_file(arg) for arg in args], **kwargs)
+
+
+def as_file(arg: object) -> object:
+    """A {"file": {"name", "base64"}} argument as an open file of that name."""
+    if not (isinstance(arg, dict) and set(arg) == {"file"}):
+        return arg
+    path = os.path.join(tempfile.mkdtemp(), arg["file"]["name"])
+    with open(path, "wb") as f:
+        f.write(base64.b64decode(arg["file"]["base64"]))
+    return open(path, "rb")
+
+
+def download(client: zulip.Client, path: str) -> dict:
+    """What a client does with an uploaded file's URL: GET it with its own credentials."""
+    client.ensure_session()
+    assert client.session is not None
+    res = client.session.get(os.environ["ZULIP_SITE"] + path)
+    return {
+        "status": res.status_code,
+        "content_type": res.headers.get("content-type"),
+        "base64": base64.b64encode(res.content).decode(),
+    }
 
 
 def listen(

@@ -19,6 +19,14 @@ export interface HttpBinding {
   precedence?: number;
   /** Request headers passed on as parameters: lower-case header name → parameter name (the header wins). */
   headers?: Record<string, string>;
+  /**
+   * For operations that take files (multipart): the owning service's put-chunk
+   * operation (`fileContracts` in files.ts). The gateway stores each file of the
+   * request through it and passes the references as the `files` parameter.
+   */
+  upload?: Contract;
+  /** The last path parameter takes the rest of the path, slashes included (Zulip's `<path:...>`). */
+  restOfPath?: true;
 }
 
 export type ParamsSchema = z.ZodObject<z.ZodRawShape>;

@@ -10,6 +10,8 @@ export * from "./ids";
 export * from "./event-cache";
 export * from "./event-keyed-cache";
 export * from "./events";
+export * from "./files";
+export * from "./realm-emoji";
 export * from "./group-settings";
 export * from "./logger";
 export * from "./params";

@@ -13,12 +13,17 @@ import {
   allContracts,
   RawJson,
   decodeParams,
+  MAX_FILE_UPLOAD_SIZE_MIB,
   healthContract,
   identity,
+  messaging,
+  realmConfig,
   identityEvents,
   subscribeEvent,
   unauthorized,
   type Actor,
+  type CallContext,
+  type StoredFileLocation,
   type Config,
   type Contract,
   type Logger,
@@ -26,6 +31,7 @@ import {
 } from "@teamchat/shared";
 import { parseForm, registerBodyParsers } from "./body-parsers";
 import { clientName } from "./client-name";
+import { UploadedFile, contentDisposition, sendStoredFile, storeFiles } from "./files";
 import { AuthCache } from "./auth-cache";
 import { RateLimiter, type RateDecision } from "./rate-limiter";
 import { RealmResolver } from "./realm-cache";
@@ -89,11 +95,34 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   // The id in every log line of every service for this request; clients can quote it.
   app.addHook("onRequest", async (req, reply) => void reply.header("x-request-id", req.id));
   registerBodyParsers(app, config.JSON_DEPTH_LIMIT);
-  await app.register(multipart, { attachFieldsToBody: "keyValues", limits: { fileSize: 25 * 1024 * 1024 } });
+  await app.register(multipart, {
+    attachFieldsToBody: "keyValues",
+    // two files at most in memory: enough for the operations to answer Zulip's "one file at a time" refusals
+    limits: { fileSize: MAX_FILE_UPLOAD_SIZE_MIB * 1024 * 1024, files: 2 },
+    // file parts keep their name and type: upload operations store them (files.ts)
+    async onFile(part) {
+      (part as unknown as { value: UploadedFile }).value = new UploadedFile(
+        part.filename,
+        part.mimetype,
+        await part.toBuffer(),
+      );
+    },
+  });
 
   app.setErrorHandler((err, req, reply) => {
     if (err instanceof ZulipError) return sendError(reply, err);
-    const { statusCode = 500, message } = err as Error & { statusCode?: number };
+    const { statusCode = 500, message, code } = err as Error & { statusCode?: number; code?: string };
+    if (code === "FST_REQ_FILE_TOO_LARGE") {
+      // Zulip's upload_file_backend refusal; the gateway stops reading a file at the largest any operation takes
+      return sendError(
+        reply,
+        new ZulipError(
+          "BAD_REQUEST",
+          `File is larger than this server's configured maximum upload size (${MAX_FILE_UPLOAD_SIZE_MIB} MiB).`,
+          400,
+        ),
+      );
+    }
     if (statusCode >= 500) {
       req.log.error({ err }, "request failed");
       return sendError(reply, new ZulipError("INTERNAL_SERVER_ERROR", "Internal server error", 500));
@@ -146,6 +175,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       ...(req.query as object),
       ...(isObject(req.body) ? req.body : {}),
     };
+    const uploaded = takeUploadedFiles(raw);
     // Zulip takes path parameters from the path only: a field of the same name (the Python bindings send
     // message_id in update_message's and add_reaction's body) is ignored and listed as such.
     const shadowed = route.pathNames.filter((name) => name in raw);
@@ -158,7 +188,10 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     const { params } = decoded;
     const ignored = [...decoded.ignored, ...shadowed].sort();
     const client = clientName(clientParam, req.headers["user-agent"]);
-    const data = await forwardRetryingReads(contract, params, { realm, actor, client, requestId: req.id });
+    const ctx = { realm, actor, client, requestId: req.id };
+    // Zulip reads files from request.FILES only: the gateway's references replace any field of that name
+    if (contract.http!.upload) params.files = await storeFiles(bus, contract.http!.upload, uploaded, ctx);
+    const data = await forwardRetryingReads(contract, params, ctx);
     const success = {
       result: "success",
       msg: "",
@@ -196,6 +229,78 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     });
   }
 
+  /**
+   * A stored file as a browser gets it: Zulip answers "not found" and "not
+   * authorized" with HTML, as a page shows them.
+   */
+  async function serveFile<L extends StoredFileLocation>(
+    reply: FastifyReply,
+    ctx: CallContext,
+    open: () => Promise<L>,
+    readChunk: Contract,
+    headers: (location: L) => Record<string, string>,
+  ): Promise<FastifyReply> {
+    let location;
+    try {
+      location = await open();
+    } catch (err) {
+      if (err instanceof ZulipError && (err.status === 404 || err.status === 403)) {
+        return reply.status(err.status).type("text/html; charset=utf-8").send(`<p>${err.message}</p>`);
+      }
+      throw err;
+    }
+    reply.headers(headers(location));
+    return sendStoredFile(reply, bus, readChunk, location, ctx);
+  }
+
+  const uploadHeaders = (location: StoredFileLocation & { filename: string }) => ({
+    "content-disposition": contentDisposition(location.filename, location.content_type),
+    "cache-control": "private, immutable",
+  });
+
+  // Zulip's serve_file_backend: the file itself, outside /api/v1, with the API's Basic auth
+  app.get("/user_uploads/:realmIdStr/*", async (req, reply) => {
+    const { realmIdStr, "*": rest } = req.params as { realmIdStr: string; "*": string };
+    const realm = await realms.resolve(req.headers.host ?? "", req.id);
+    const actor = req.headers.authorization ? await authenticate(req, realm) : null;
+    const ctx = { realm, actor, requestId: req.id };
+    return serveFile(
+      reply,
+      ctx,
+      () => bus.request(messaging.openUpload, { path_id: `${realmIdStr}/${rest}` }, ctx),
+      messaging.uploadFiles.readChunk,
+      uploadHeaders,
+    );
+  });
+
+  // Zulip's serve_local_file_unauthed: a URL from GET /api/v1/user_uploads/..., without credentials
+  app.get("/user_uploads/temporary/:token/:filename", async (req, reply) => {
+    const { token, filename } = req.params as { token: string; filename: string };
+    const realm = await realms.resolve(req.headers.host ?? "", req.id);
+    const ctx = { realm, actor: null, requestId: req.id };
+    return serveFile(
+      reply,
+      ctx,
+      () => bus.request(messaging.openTemporaryUpload, { token, filename }, ctx),
+      messaging.uploadFiles.readChunk,
+      uploadHeaders,
+    );
+  });
+
+  // custom emoji images, served to anyone as Zulip serves /user_avatars/; an emoji's file never changes
+  app.get("/user_avatars/:realmId/emoji/images/:fileName", async (req, reply) => {
+    const { realmId, fileName } = req.params as { realmId: string; fileName: string };
+    const realm = await realms.resolve(req.headers.host ?? "", req.id);
+    const ctx = { realm, actor: null, requestId: req.id };
+    return serveFile(
+      reply,
+      ctx,
+      () => bus.request(realmConfig.openEmojiImage, { realm_id: realmId, file_name: fileName }, ctx),
+      realmConfig.emojiFiles.readChunk,
+      () => ({ "cache-control": "public, max-age=31536000, immutable" }),
+    );
+  });
+
   app.get("/health", async (req, reply) => {
     const checks = await Promise.all(
       BUS_SERVICES.map(async (s) => {
@@ -218,6 +323,18 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   return app;
 }
 
+/** Takes the multipart file parts out of the request's fields. */
+function takeUploadedFiles(raw: Record<string, unknown>): UploadedFile[] {
+  const files: UploadedFile[] = [];
+  for (const [name, value] of Object.entries(raw)) {
+    const parts = [value].flat();
+    if (!parts.some((p) => p instanceof UploadedFile)) continue;
+    files.push(...parts.filter((p): p is UploadedFile => p instanceof UploadedFile));
+    delete raw[name];
+  }
+  return files;
+}
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 function sendError(reply: FastifyReply, err: ZulipError): FastifyReply {
@@ -235,7 +352,8 @@ export function groupRoutes(contracts: Contract[]): Array<{ method: string; url:
     if (!contract.http) continue;
     const pathNames = [...contract.http.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
     let i = 0;
-    const url = API_PREFIX + contract.http.path.replace(/\{[^}]+\}/g, () => `:p${i++}`);
+    let url = API_PREFIX + contract.http.path.replace(/\{[^}]+\}/g, () => `:p${i++}`);
+    if (contract.http.restOfPath) url = url.replace(/:p\d+$/, "*");
     const key = `${contract.http.method} ${url}`;
     const group = groups.get(key) ?? { method: contract.http.method, url, routes: [] };
     group.routes.push({ contract, pathNames });

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import {
+  RealmEmojiSource,
   EventKeyedCache,
   IdAllocator,
   identity,
@@ -135,6 +136,7 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     pushTokens: new PushDeviceTokenRepository(deps.db),
     pushBouncerUrl: deps.config.PUSH_NOTIFICATION_BOUNCER_URL,
     log: deps.log,
+    realmEmoji: new RealmEmojiSource(deps.nc, deps.bus, deps.log),
   };
   await Promise.all([
     users.init(),
@@ -228,6 +230,7 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     stop: () => {
       profileValueDrops.unsubscribe();
       id.groupLists.stop();
+      id.realmEmoji.stop();
       id.viewLists.stop();
       id.users.stop();
       id.userDefaults.stop();

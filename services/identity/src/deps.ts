@@ -1,4 +1,11 @@
-import type { BusClient, EventKeyedCache, EventPublisher, Logger, identityEvents } from "@teamchat/shared";
+import type {
+  BusClient,
+  EventKeyedCache,
+  EventPublisher,
+  Logger,
+  RealmEmojiSource,
+  identityEvents,
+} from "@teamchat/shared";
 import type { ApiKeyRepository } from "./api-keys/api-key.repository";
 import type { InvitationRepository } from "./invitations/invitation.repository";
 import type { InvitationMailer } from "./invitations/mail";
@@ -41,6 +48,8 @@ export interface IdentityDeps {
   /** the push notification service's URL (PUSH_NOTIFICATION_BOUNCER_URL); undefined: push is not configured */
   pushBouncerUrl: string | undefined;
   log: Logger;
+  /** the organization's custom emoji, for statuses (dropped on realm_emoji events) */
+  realmEmoji: RealmEmojiSource;
 }
 
 export type Deps<K extends keyof IdentityDeps> = Pick<IdentityDeps, K>;

@@ -1,4 +1,6 @@
 import {
+  FileStore,
+  RealmEmojiSource,
   IdAllocator,
   UserGroupMemberships,
   messaging,
@@ -6,6 +8,7 @@ import {
   type RunningService,
   type ServiceDeps,
 } from "@teamchat/shared";
+import { AttachmentRepository } from "./attachments/attachment.repository";
 import { AlertWordIndex } from "./alert-words/alert-word-index";
 import { AlertWordRepository } from "./alert-words/alert-word.repository";
 import { alertWordsState } from "./alert-words/alert-words.state";
@@ -42,6 +45,11 @@ import { deleteMessageHandler } from "./handlers/delete-message";
 import { deleteTopicHandler } from "./handlers/delete-topic";
 import { getConversationAudienceHandler } from "./handlers/get-conversation-audience";
 import { getAlertWordsHandler } from "./handlers/get-alert-words";
+import { listAttachmentsHandler } from "./handlers/list-attachments";
+import { openTemporaryUploadHandler, openUploadHandler, temporaryUploadUrlHandler } from "./handlers/open-upload";
+import { UploadTokenRepository } from "./attachments/upload-token.repository";
+import { removeAttachmentHandler } from "./handlers/remove-attachment";
+import { uploadFileHandler } from "./handlers/upload-file";
 import { getMessageHandler } from "./handlers/get-message";
 import { getMessageHistoryHandler } from "./handlers/get-message-history";
 import { getMessagesHandler } from "./handlers/get-messages";
@@ -134,7 +142,12 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     settings: new RealmSettingsSource(deps.bus, deps.nc, deps.log),
     linkifiers: new LinkifierSource(deps.bus, deps.nc, deps.log),
     userGroups: new UserGroupMemberships(deps.nc, deps.bus, deps.log),
+    attachments: new AttachmentRepository(deps.db, ids),
+    files: new FileStore(deps.db),
+    realmEmoji: new RealmEmojiSource(deps.nc, deps.bus, deps.log),
   };
+  const fileChunks = m.files.handlers();
+  const uploadTokens = new UploadTokenRepository(deps.db);
   await Promise.all(
     [
       channels,
@@ -150,6 +163,9 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       m.drafts,
       m.scheduledMessages,
       m.savedSnippets,
+      m.attachments,
+      m.files,
+      uploadTokens,
     ].map((r) => r.init()),
   );
   const draftsCleanup = deleteDraftsWhenSynchronizationStops(m, deps.nc, deps.log);
@@ -214,6 +230,14 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.addAlertWords, addAlertWordsHandler(m))
     .handle(messaging.removeAlertWords, removeAlertWordsHandler(m))
     .handle(messaging.muteUser, muteUserHandler(m))
+    .handle(messaging.uploadFile, uploadFileHandler(m))
+    .handle(messaging.uploadFiles.putChunk, fileChunks.put)
+    .handle(messaging.uploadFiles.readChunk, fileChunks.read)
+    .handle(messaging.openUpload, openUploadHandler(m))
+    .handle(messaging.temporaryUploadUrl, temporaryUploadUrlHandler({ ...m, tokens: uploadTokens }))
+    .handle(messaging.openTemporaryUpload, openTemporaryUploadHandler({ ...m, tokens: uploadTokens }))
+    .handle(messaging.listAttachments, listAttachmentsHandler(m))
+    .handle(messaging.removeAttachment, removeAttachmentHandler(m))
     .handle(messaging.unmuteUser, unmuteUserHandler(m))
     .handle(messaging.getDrafts, getDraftsHandler(m))
     .handle(messaging.createDrafts, createDraftsHandler(m))
@@ -245,6 +269,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       m.channels.stop();
       m.subscriptions.stop();
       m.userGroups.stop();
+      m.realmEmoji.stop();
     },
   };
 }

@@ -9,9 +9,12 @@ import {
   type BusClient,
   type CallContext,
   type EventPublisher,
+  type FileStore,
+  type RealmEmojiSource,
   type UserGroupMemberships,
 } from "@teamchat/shared";
 import type { AlertWordIndex } from "./alert-words/alert-word-index";
+import type { AttachmentRepository } from "./attachments/attachment.repository";
 import type { ChannelDirectory } from "./channels/channel-directory";
 import type { ConversationRepository } from "./conversations/conversation.repository";
 import type { MessageHistory } from "./messages/message-history";
@@ -92,6 +95,12 @@ export interface MessagingDeps {
   linkifiers: LinkifierSource;
   /** the organization's user groups, to evaluate group-setting values with */
   userGroups: UserGroupMemberships;
+  /** uploads and the messages that link them */
+  attachments: AttachmentRepository;
+  /** the uploads' bytes */
+  files: FileStore;
+  /** the organization's custom emoji, for reactions (dropped on realm_emoji events) */
+  realmEmoji: RealmEmojiSource;
 }
 
 export type Deps<K extends keyof MessagingDeps> = Pick<MessagingDeps, K>;

@@ -1,4 +1,5 @@
 import {
+  FileStore,
   IdAllocator,
   UserGroupMemberships,
   realmConfig,
@@ -18,6 +19,12 @@ import { createRealmHandler } from "./handlers/create-realm";
 import { deleteLinkifierHandler } from "./handlers/delete-linkifier";
 import { deletePlaygroundHandler } from "./handlers/delete-playground";
 import { deleteProfileFieldHandler } from "./handlers/delete-profile-field";
+import { addRealmEmojiHandler } from "./handlers/add-realm-emoji";
+import { listRealmEmojiHandler } from "./handlers/list-realm-emoji";
+import { openEmojiImageHandler } from "./handlers/open-emoji-image";
+import { removeRealmEmojiHandler } from "./handlers/remove-realm-emoji";
+import { RealmEmojiList } from "./emoji/realm-emoji-list";
+import { RealmEmojiRepository } from "./emoji/realm-emoji.repository";
 import { getRealmSettingsHandler } from "./handlers/get-realm-settings";
 import { getServerSettingsHandler } from "./handlers/get-server-settings";
 import { listChannelFoldersHandler } from "./handlers/list-channel-folders";
@@ -51,7 +58,19 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
   const folders = new ChannelFolderRepository(deps.db, ids);
   const linkifiers = new LinkifierRepository(deps.db, ids);
   const playgrounds = new PlaygroundRepository(deps.db, ids);
-  await Promise.all([realms.init(), fields.init(), folders.init(), linkifiers.init(), playgrounds.init()]);
+  const emoji = new RealmEmojiRepository(deps.db, ids);
+  const files = new FileStore(deps.db);
+  await Promise.all([
+    realms.init(),
+    fields.init(),
+    folders.init(),
+    linkifiers.init(),
+    playgrounds.init(),
+    emoji.init(),
+    files.init(),
+  ]);
+  const emojiList = new RealmEmojiList(emoji, deps.nc, deps.log);
+  const fileChunks = files.handlers();
   const fieldList = new ProfileFieldList(fields, deps.nc, deps.log);
   const hosts = new RealmHosts(deps.config);
   const userGroups = new UserGroupMemberships(deps.nc, deps.bus, deps.log);
@@ -88,6 +107,15 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
     .handle(realmConfig.reorderLinkifiers, reorderLinkifiersHandler(linkifiers, deps.events))
     .handle(realmConfig.createPlayground, createPlaygroundHandler(playgrounds, deps.events))
     .handle(realmConfig.deletePlayground, deletePlaygroundHandler(playgrounds, deps.events))
+    .handle(realmConfig.listRealmEmoji, listRealmEmojiHandler(emojiList))
+    .handle(
+      realmConfig.addRealmEmoji,
+      addRealmEmojiHandler({ emoji, list: emojiList, files, realms, userGroups, events: deps.events }),
+    )
+    .handle(realmConfig.removeRealmEmoji, removeRealmEmojiHandler({ emoji, list: emojiList, events: deps.events }))
+    .handle(realmConfig.openEmojiImage, openEmojiImageHandler(emoji))
+    .handle(realmConfig.emojiFiles.putChunk, fileChunks.put)
+    .handle(realmConfig.emojiFiles.readChunk, fileChunks.read)
     .handle(
       realmConfig.registerState,
       registerStateHandler(realmConfig.registerState, [
@@ -98,6 +126,7 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
         ...unconfiguredStates,
         ...linkifiersStates(linkifiers),
         playgroundsState(playgrounds),
+        emojiList.provider,
         folderState.provider,
       ]),
     );
@@ -106,6 +135,7 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
       realmChanges.unsubscribe();
       userGroups.stop();
       folderState.stop();
+      emojiList.stop();
       return fieldList.stop();
     },
   };

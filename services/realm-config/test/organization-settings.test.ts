@@ -88,6 +88,8 @@ describe("register", () => {
       server_typing_started_wait_period_milliseconds: 10000,
       server_jitsi_server_url: "https://meet.jit.si",
       giphy_api_key: "",
+      // the limit POST /user_uploads applies
+      max_file_upload_size_mib: 25,
       realm_billing: { has_pending_sponsorship_request: false },
       navigation_tour_video_url: null,
     });

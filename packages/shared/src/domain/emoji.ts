@@ -73,14 +73,22 @@ function unicode(): UnicodeEmoji {
  * built-in extra emoji type (service_extra_emoji) read as zulip_extra_emoji;
  * any other string is kept, for Zulip's own refusals to name it.
  */
+/** Whether a name is a built-in emoji's (Zulip's name_to_codepoint): custom emoji by that name are for administrators. */
+export const isBuiltInEmojiName = (name: string): boolean => unicode().codeByName.has(name);
+
 export const reactionTypeOf = (given: string): ReactionType | string =>
   given === "service_extra_emoji" ? "zulip_extra_emoji" : given;
 
+/** An organization's custom emoji as emoji checks read them (Zulip's get_all_custom_emoji_for_realm). */
+export type CustomEmoji = Record<string, { id: string; name: string; deactivated: boolean }>;
+
 /**
- * Zulip's get_emoji_data: the code and type of an emoji name. The
- * organization's custom emoji would come first; none can exist yet.
+ * Zulip's get_emoji_data: the code and type of an emoji name, the
+ * organization's active custom emoji first.
  */
-export function emojiByName(name: string): { emojiCode: string; reactionType: ReactionType } {
+export function emojiByName(name: string, custom: CustomEmoji): { emojiCode: string; reactionType: ReactionType } {
+  const own = Object.values(custom).find((e) => e.name === name && !e.deactivated);
+  if (own) return { emojiCode: own.id, reactionType: "realm_emoji" };
   if (ZULIP_EXTRA_EMOJI.includes(name)) return { emojiCode: name, reactionType: "zulip_extra_emoji" };
   const code = unicode().codeByName.get(name);
   if (code !== undefined) return { emojiCode: code, reactionType: "unicode_emoji" };
@@ -88,14 +96,24 @@ export function emojiByName(name: string): { emojiCode: string; reactionType: Re
 }
 
 /**
- * Zulip's check_emoji_request: whether a new reaction's name, code and type
- * name one emoji. A custom emoji (realm_emoji) is refused as Zulip refuses an
- * unknown one: organizations have none yet.
+ * Zulip's check_emoji_request: whether a new reaction's (or status's) name,
+ * code and type name one emoji; a custom emoji is named by its id, and a
+ * deactivated one is refused.
  */
-export function checkEmojiRequest(name: string, code: string, type: string): asserts type is ReactionType {
+export function checkEmojiRequest(
+  name: string,
+  code: string,
+  type: string,
+  custom: CustomEmoji,
+): asserts type is ReactionType {
   switch (type) {
-    case "realm_emoji":
-      throw badRequest("Invalid custom emoji.");
+    case "realm_emoji": {
+      const emoji = custom[code];
+      if (!emoji) throw badRequest("Invalid custom emoji.");
+      if (emoji.name !== name) throw badRequest("Invalid custom emoji name.");
+      if (emoji.deactivated) throw badRequest("This custom emoji has been deactivated.");
+      return;
+    }
     case "zulip_extra_emoji":
       if (!ZULIP_EXTRA_EMOJI.includes(code)) throw badRequest("Invalid emoji code.");
       if (name !== code) throw badRequest("Invalid emoji name.");

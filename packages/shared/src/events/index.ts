@@ -49,6 +49,8 @@ export const PASS_THROUGH_EVENTS = [
   realmConfigEvents.realmUpdated,
   realmConfigEvents.realmLinkifiers,
   realmConfigEvents.realmPlaygrounds,
+  messagingEvents.attachmentChanged,
+  realmConfigEvents.realmEmojiChanged,
   notificationsEvents.typing,
   notificationsEvents.typingEditMessage,
 ] as const satisfies readonly EventDefinition[];

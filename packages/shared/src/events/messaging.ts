@@ -8,6 +8,7 @@ import { mutedUserSchema } from "../contracts/messaging/muted-users";
 import { savedSnippetSchema } from "../contracts/messaging/saved-snippets";
 import { scheduledMessageSchema } from "../contracts/messaging/scheduled-messages";
 import { subscriptionSchema } from "../contracts/messaging/subscriptions";
+import { attachmentSchema } from "../contracts/messaging/uploads";
 import { audienceSchema, clientEventPayload, defineEvent } from "./define";
 
 const int = z.number().int();
@@ -384,6 +385,32 @@ export const scheduledMessagesChanged = defineEvent(
         scheduled_message: scheduledMessageSchema,
       }),
       z.object({ type: z.literal("scheduled_messages"), op: z.literal("remove"), scheduled_message_id: int }),
+    ]),
+  ),
+);
+
+/**
+ * One of a user's uploads was added, linked by a message (update) or deleted,
+ * for the uploader's queues (Zulip's notify_attachment_update), with the
+ * organization's total upload size.
+ */
+export const attachmentChanged = defineEvent(
+  "messaging",
+  "attachment",
+  clientEventPayload(
+    z.discriminatedUnion("op", [
+      z.strictObject({
+        type: z.literal("attachment"),
+        op: z.enum(["add", "update"]),
+        attachment: attachmentSchema,
+        upload_space_used: int,
+      }),
+      z.strictObject({
+        type: z.literal("attachment"),
+        op: z.literal("remove"),
+        attachment: z.strictObject({ id: int }),
+        upload_space_used: int,
+      }),
     ]),
   ),
 );

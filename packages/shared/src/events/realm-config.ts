@@ -3,6 +3,7 @@ import { z } from "zod";
 import { channelFolderSchema } from "../contracts/realm-config/channel-folders";
 import { realmLinkifierSchema, realmPlaygroundSchema } from "../contracts/realm-config/linkifiers";
 import { customProfileFieldSchema } from "../contracts/realm-config/profile-fields";
+import { realmEmojiMapSchema } from "../contracts/realm-config/emoji";
 import { clientEventPayload, defineEvent } from "./define";
 
 /** The organization's whole list of custom profile fields, after any change to it. */
@@ -103,5 +104,18 @@ export const realmPlaygrounds = defineEvent(
   "realm_playgrounds",
   clientEventPayload(
     z.strictObject({ type: z.literal("realm_playgrounds"), realm_playgrounds: z.array(realmPlaygroundSchema) }),
+  ),
+);
+
+/**
+ * A custom emoji was added or deactivated: everyone in the organization hears
+ * the whole set (Zulip's notify_realm_emoji), and every instance that keeps it
+ * (RealmEmojiSource, register's realm_emoji) replaces its copy.
+ */
+export const realmEmojiChanged = defineEvent(
+  "realm-config",
+  "realm_emoji",
+  clientEventPayload(
+    z.strictObject({ type: z.literal("realm_emoji"), op: z.literal("update"), realm_emoji: realmEmojiMapSchema }),
   ),
 );

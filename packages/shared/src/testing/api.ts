@@ -72,7 +72,8 @@ export class ApiClient {
         url += "?" + new URLSearchParams(entries.map(([k, v]): [string, string] => [k, encodeValue(v)])).toString();
     } else if (encoding === "multipart") {
       const form = new FormData();
-      for (const [k, v] of entries) form.append(k, encodeValue(v));
+      // a Blob (File) is sent as a file part, as clients upload files
+      for (const [k, v] of entries) form.append(k, v instanceof Blob ? v : encodeValue(v));
       body = form;
     } else {
       headers["content-type"] = "application/x-www-form-urlencoded";

@@ -12,11 +12,16 @@ import type { UserChanges } from "../users/user.repository";
  * user_status event carries what was passed, to everyone.
  */
 export const updateStatusHandler =
-  ({ users, events, presence }: Deps<"users" | "events" | "presence">): Handler<typeof identity.updateStatus> =>
+  ({
+    users,
+    events,
+    presence,
+    realmEmoji,
+  }: Deps<"users" | "events" | "presence" | "realmEmoji">): Handler<typeof identity.updateStatus> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     humanUsersOnly(actor);
-    const { text, emoji } = checkStatusChange(p);
+    const { text, emoji } = checkStatusChange(p, p.emoji_name ? await realmEmoji.get(ctx) : {});
     const user = await caller(users, ctx);
     const set: UserChanges = {
       status: { ...(user.status ?? NO_STATUS), ...(text !== undefined && { text }), ...emoji },

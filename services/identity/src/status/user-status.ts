@@ -1,4 +1,11 @@
-import { checkEmojiRequest, emojiByName, reactionTypeOf, badRequest, type identity } from "@teamchat/shared";
+import {
+  checkEmojiRequest,
+  emojiByName,
+  reactionTypeOf,
+  badRequest,
+  type CustomEmoji,
+  type identity,
+} from "@teamchat/shared";
 import { settingsOf } from "../users/settings";
 import type { UserDoc, UserStatusDoc } from "../users/user.schema";
 
@@ -33,13 +40,17 @@ export interface StatusChange {
  * name clears the emoji; a name alone stands for the emoji it names now; a
  * code or type needs a name; the three must name one emoji.
  */
-export function checkStatusChange(p: {
-  away?: boolean;
-  status_text?: string;
-  emoji_name?: string;
-  emoji_code?: string;
-  reaction_type?: string;
-}): StatusChange {
+export function checkStatusChange(
+  p: {
+    away?: boolean;
+    status_text?: string;
+    emoji_name?: string;
+    emoji_code?: string;
+    reaction_type?: string;
+  },
+  /** the organization's custom emoji */
+  custom: CustomEmoji,
+): StatusChange {
   const { away, status_text: text, emoji_name: name } = p;
   if (away === undefined && text === undefined && name === undefined) {
     throw badRequest("Client did not pass any new values.");
@@ -54,10 +65,10 @@ export function checkStatusChange(p: {
   let code = p.emoji_code;
   let type = p.reaction_type === undefined ? undefined : reactionTypeOf(p.reaction_type);
   if (code === undefined || type === undefined) {
-    const named = emojiByName(name);
+    const named = emojiByName(name, custom);
     code ??= named.emojiCode;
     type ??= named.reactionType;
   }
-  checkEmojiRequest(name, code, type);
+  checkEmojiRequest(name, code, type, custom);
   return { text, emoji: { emojiName: name, emojiCode: code, reactionType: type } };
 }

@@ -22,15 +22,20 @@ const reactionExists = () => new ZulipError("REACTION_ALREADY_EXISTS", "Reaction
  */
 export const addReactionHandler =
   (
-    deps: Deps<"messages" | "channels" | "subscriptions" | "userGroups" | "userMessages" | "users" | "events">,
+    deps: Deps<
+      "messages" | "channels" | "subscriptions" | "userGroups" | "userMessages" | "users" | "events" | "realmEmoji"
+    >,
   ): Handler<typeof messaging.addReaction> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    const message = await accessMessage(deps, realm.id, actor, p.message_id, ctx);
+    const [message, custom] = await Promise.all([
+      accessMessage(deps, realm.id, actor, p.message_id, ctx),
+      deps.realmEmoji.get(ctx),
+    ]);
     let emojiCode = p.emoji_code;
     let reactionType = p.reaction_type === undefined ? undefined : reactionTypeOf(p.reaction_type);
     if (emojiCode === undefined || reactionType === undefined) {
-      const named = emojiByName(p.emoji_name);
+      const named = emojiByName(p.emoji_name, custom);
       emojiCode ??= named.emojiCode;
       reactionType ??= named.reactionType;
     }
@@ -44,7 +49,7 @@ export const addReactionHandler =
     if (vote) {
       reaction = { ...vote, userId: actor.userId };
     } else {
-      checkEmojiRequest(p.emoji_name, emojiCode, reactionType);
+      checkEmojiRequest(p.emoji_name, emojiCode, reactionType, custom);
       reaction = { emojiName: p.emoji_name, emojiCode, reactionType, userId: actor.userId };
     }
 

@@ -20,7 +20,7 @@ import { publishReaction } from "../messages/message-reactions";
  */
 export const removeReactionHandler =
   (
-    deps: Deps<"messages" | "channels" | "subscriptions" | "userGroups" | "users" | "events">,
+    deps: Deps<"messages" | "channels" | "subscriptions" | "userGroups" | "users" | "events" | "realmEmoji">,
   ): Handler<typeof messaging.removeReaction> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
@@ -30,7 +30,7 @@ export const removeReactionHandler =
       if (p.emoji_name === undefined) {
         throw badRequest("At least one of the following arguments must be present: emoji_name, emoji_code");
       }
-      emojiCode = emojiByName(p.emoji_name).emojiCode;
+      emojiCode = emojiByName(p.emoji_name, await deps.realmEmoji.get(ctx)).emojiCode;
     }
     const removed = await deps.messages.removeReaction(realm.id, message.messageId, {
       userId: actor.userId,

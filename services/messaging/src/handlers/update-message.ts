@@ -15,6 +15,7 @@ import {
   type realmConfig,
   type GroupMembership,
 } from "@teamchat/shared";
+import { updateAttachmentLinks, type LinkDeps } from "../attachments/attachment-links";
 import { accessChannelById, canReadHistory } from "../channels/channel-access";
 import type { ChannelDoc } from "../channels/channel.schema";
 import { groupSetting } from "../channels/channel-view";
@@ -34,7 +35,7 @@ type Params = ParamsOf<typeof messaging.updateMessage>;
 type Settings = realmConfig.RealmSettings;
 type UpdateMessageEvent = PayloadOf<typeof messagingEvents.messageUpdated>["event"];
 
-type UpdateDeps = PostDeps & Deps<"settings" | "userGroups">;
+type UpdateDeps = PostDeps & LinkDeps & Deps<"settings">;
 
 /** Zulip allows edits and moves this long past a time limit (a client's countdown, network delays). */
 const EDIT_LIMIT_BUFFER_SECONDS = 20;
@@ -249,6 +250,7 @@ export const updateMessageHandler =
         message.messageId,
         new Map(message.receivers.map((u) => [u, mentions.get(u) ?? []])),
       );
+      await updateAttachmentLinks(deps, ctx, realm.id, actor, message, content);
     } else {
       await deps.messages.applyEdit(realm.id, movedIds, moveSet, moveEntry);
     }

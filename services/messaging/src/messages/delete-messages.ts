@@ -16,6 +16,7 @@ export type DeleteDeps = Deps<
   | "conversations"
   | "users"
   | "events"
+  | "attachments"
 >;
 
 /**
@@ -39,6 +40,8 @@ export async function deleteMessages(
   if (!deleted) return 0;
   // rows of those who had them, and historical rows (a subscriber starred one seen in the channel's history)
   await deps.userMessages.remove(realmId, idSet([...received, ...audience]), ids);
+  // Zulip's attachments list only messages that still exist
+  await deps.attachments.unlinkMessages(realmId, ids);
   deps.events.publish(
     messagingEvents.messagesDeleted,
     {

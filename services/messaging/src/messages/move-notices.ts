@@ -28,7 +28,7 @@ export interface MovedMessages {
   moved: MessageDoc[];
 }
 
-type NoticeDeps = InternalSendDeps & Deps<"channels" | "subscriptions" | "messages" | "userGroups">;
+type NoticeDeps = InternalSendDeps & Deps<"channels" | "subscriptions" | "messages" | "userGroups" | "attachments">;
 
 /** The messages of a channel's topic the actor may see (bulk_access_stream_messages_query), those in `except` left out. */
 async function visibleInTopic(

@@ -1,4 +1,5 @@
 import {
+  MAX_FILE_UPLOAD_SIZE_MIB,
   provideState,
   REALM_GROUP_SETTING_DEFAULTS,
   SYSTEM_GROUPS,
@@ -153,6 +154,7 @@ export const realmState = (realms: RealmRecordRepository, config: Pick<Config, "
       jitsi_server_url: profile.jitsi_server_url ?? SERVER.jitsi_server_url,
       server_jitsi_server_url: SERVER.jitsi_server_url,
       settings_send_digest_emails: true,
+      max_file_upload_size_mib: MAX_FILE_UPLOAD_SIZE_MIB,
       max_icon_file_size_mib: SERVER.max_icon_file_size_mib,
       max_logo_file_size_mib: SERVER.max_logo_file_size_mib,
       max_avatar_file_size_mib: SERVER.max_avatar_file_size_mib,

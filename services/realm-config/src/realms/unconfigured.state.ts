@@ -2,11 +2,8 @@ import { provideState, realmConfig } from "@teamchat/shared";
 
 /**
  * Organization features this server does not offer yet (allowed email
- * domains, custom emoji): their register state
+ * domains): their register state
  * is that of an organization that configured none, which clients expect to
  * find whenever they ask for those event types.
  */
-export const unconfiguredStates = [
-  provideState(realmConfig.realmDomainsPart, async () => ({ realm_domains: [] })),
-  provideState(realmConfig.realmEmojiPart, async () => ({ realm_emoji: {} })),
-];
+export const unconfiguredStates = [provideState(realmConfig.realmDomainsPart, async () => ({ realm_domains: [] }))];

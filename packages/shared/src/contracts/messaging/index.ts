@@ -14,3 +14,4 @@ export * from "./register";
 export * from "./drafts";
 export * from "./saved-snippets";
 export * from "./scheduled-messages";
+export * from "./uploads";

@@ -4,3 +4,4 @@ export * from "./profile-fields";
 export * from "./realms";
 export * from "./server-settings";
 export * from "./register";
+export * from "./emoji";

@@ -114,6 +114,7 @@ const realmProfileKeys = {
   jitsi_server_url: z.string(),
   server_jitsi_server_url: z.string().nullable(),
   settings_send_digest_emails: z.boolean(),
+  max_file_upload_size_mib: int,
   max_icon_file_size_mib: int,
   max_logo_file_size_mib: int,
   max_avatar_file_size_mib: int,

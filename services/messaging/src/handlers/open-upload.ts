@@ -1,0 +1,68 @@
+import {
+  ZulipError,
+  badRequest,
+  chunkCount,
+  requireUser,
+  type CallContext,
+  type Handler,
+  type messaging,
+} from "@teamchat/shared";
+import { mayAccessAttachment } from "../attachments/attachment-access";
+import type { AttachmentDoc } from "../attachments/attachment.schema";
+import type { UploadTokenRepository } from "../attachments/upload-token.repository";
+import type { Deps } from "../deps";
+
+type AccessDeps = Deps<"attachments" | "messages" | "channels" | "subscriptions" | "userGroups">;
+
+/**
+ * Zulip's serve_file: a file that does not exist is 404 "File not found.",
+ * one the caller may not see 403 (anonymous callers included: there are no
+ * web-public files here).
+ */
+async function accessUpload(deps: AccessDeps, ctx: CallContext, pathId: string): Promise<AttachmentDoc> {
+  const realm = ctx.realm;
+  const [attachment] = realm ? await deps.attachments.byPathIds(realm.id, [pathId]) : [];
+  if (!realm || !attachment) throw new ZulipError("BAD_REQUEST", "File not found.", 404);
+  if (!ctx.actor || !(await mayAccessAttachment(deps, realm.id, ctx.actor, attachment, ctx))) {
+    throw new ZulipError("BAD_REQUEST", "You are not authorized to view this file.", 403);
+  }
+  return attachment;
+}
+
+const baseName = (pathId: string) => pathId.split("/").pop()!;
+
+const locationOf = (attachment: AttachmentDoc) => ({
+  file_id: attachment.fileId,
+  content_type: attachment.contentType,
+  size: attachment.size,
+  chunks: chunkCount(attachment.size),
+  filename: baseName(attachment.pathId),
+});
+
+/** The gateway's GET /user_uploads/<path id>. */
+export const openUploadHandler =
+  (deps: AccessDeps): Handler<typeof messaging.openUpload> =>
+  async ({ path_id }, ctx) =>
+    locationOf(await accessUpload(deps, ctx, path_id));
+
+/** GET /api/v1/user_uploads/{realm_id_str}/{filename} (Zulip's serve_file_url_backend). */
+export const temporaryUploadUrlHandler =
+  (deps: AccessDeps & { tokens: UploadTokenRepository }): Handler<typeof messaging.temporaryUploadUrl> =>
+  async ({ realm_id_str, filename }, ctx) => {
+    const { realm } = requireUser(ctx);
+    const attachment = await accessUpload(deps, ctx, `${realm_id_str}/${filename}`);
+    const token = await deps.tokens.issue(realm.id, attachment.pathId);
+    return { url: `/user_uploads/temporary/${token}/${baseName(attachment.pathId)}` };
+  };
+
+/** The gateway's GET /user_uploads/temporary/{token}/{filename} (Zulip's serve_local_file_unauthed). */
+export const openTemporaryUploadHandler =
+  (deps: Deps<"attachments"> & { tokens: UploadTokenRepository }): Handler<typeof messaging.openTemporaryUpload> =>
+  async ({ token, filename }, ctx) => {
+    const pathId = ctx.realm ? await deps.tokens.pathOf(ctx.realm.id, token) : null;
+    if (!ctx.realm || !pathId) throw badRequest("Invalid token");
+    if (baseName(pathId) !== filename) throw badRequest("Invalid filename");
+    const [attachment] = await deps.attachments.byPathIds(ctx.realm.id, [pathId]);
+    if (!attachment) throw new ZulipError("BAD_REQUEST", "File not found.", 404);
+    return locationOf(attachment);
+  };
