@@ -141,3 +141,9 @@ export abstract class TenantRepository<T extends { realmId: number }> {
 
 /** MongoDB's duplicate-key error, raised by unique indexes. */
 export const isDuplicateKey = (err: unknown): boolean => (err as { code?: number })?.code === 11000;
+
+/** An insertMany whose every failed document already existed (unique index): the others were inserted. */
+export const onlyDuplicateKeys = (err: unknown): boolean => {
+  const writeErrors = (err as { writeErrors?: Array<{ code?: number }> } | undefined)?.writeErrors;
+  return Array.isArray(writeErrors) ? writeErrors.every((e) => e.code === 11000) : isDuplicateKey(err);
+};

@@ -95,15 +95,13 @@ describe("POST /messages retried with the same Idempotency-Key", () => {
     // what an instance leaves when it dies between claiming a key and posting
     const claimLeftAt = (key: string, claimedAt: Date) =>
       withMessagingDatabase((db) =>
-        db
-          .collection("sendreceipts")
-          .insertOne({
-            realmId: org.realm.id,
-            senderId: alice.userId,
-            key: `header:${key}`,
-            messageId: null,
-            claimedAt,
-          }),
+        db.collection("sendreceipts").insertOne({
+          realmId: org.realm.id,
+          senderId: alice.userId,
+          key: `header:${key}`,
+          messageId: null,
+          claimedAt,
+        }),
       );
     await claimLeftAt("in-flight", new Date());
     // a retry while the first attempt may still post: after waiting for it, a clear refusal and nothing posted
@@ -118,6 +116,34 @@ describe("POST /messages retried with the same Idempotency-Key", () => {
     const posted = ok(await sendWithKey(alice, "orphaned", toTopic("orphaned", "sent at last")));
     expect(ok(await sendWithKey(alice, "orphaned", toTopic("orphaned", "sent at last"))).id).toBe(posted.id);
     expect(await topicMessageIds("orphaned")).toEqual([posted.id]);
+  });
+
+  it("a retry after an attempt that stored the message but failed to deliver it finishes, without a second copy", async () => {
+    const receiver = await EventReader.register(org.api(bob), { event_types: ["message"] });
+    const first = ok(await sendWithKey(alice, "half-done", toTopic("half-done", "stored once")));
+    // what an attempt leaves when it fails after storing (e.g. the event stream was out of reach)
+    await withMessagingDatabase((db) =>
+      db
+        .collection("sendreceipts")
+        .updateOne(
+          { realmId: org.realm.id, senderId: alice.userId, key: "header:half-done" },
+          { $set: { delivered: false, claimedAt: new Date(0) } },
+        ),
+    );
+    const retry = ok(await sendWithKey(alice, "half-done", toTopic("half-done", "stored once")));
+    expect(retry.id).toBe(first.id);
+    expect(await topicMessageIds("half-done")).toEqual([first.id]);
+    // the delivery ran again: bob's row is the one he had, and his queue holds the event once
+    const fetched = await org.call(messaging.getMessage, { message_id: first.id as number }, bob);
+    expect(fetched.message.flags).toEqual([]);
+    await receiver.until((events) => events.some((e) => e.type === "message"));
+    const marker = ok(await sendWithKey(alice, "after-half-done", toTopic("half-done", "later")));
+    await receiver.until((events) =>
+      events.some((e) => e.type === "message" && (e.message as { id: number }).id === marker.id),
+    );
+    expect(receiver.ofType("message").map((e) => (e.message as { id: number }).id)).toEqual([first.id, marker.id]);
+    // and the receipt is complete: one more retry answers at once
+    expect(ok(await sendWithKey(alice, "half-done", toTopic("half-done", "stored once"))).id).toBe(first.id);
   });
 
   it("refuses a key longer than 255 characters, posting nothing", async () => {

@@ -61,6 +61,24 @@ export class EventPublisher<S extends ProcessName> {
   }
 
   publish<P extends z.ZodType>(def: EventDefinition<P, S>, payload: z.input<P>, requestId?: string): void {
+    const ack = this.publishAndWait(def, payload, requestId);
+    if (!awaitWithRequest(ack)) {
+      ack.catch((err: unknown) => this.log?.error({ err, subject: def.subject, requestId }, "domain event not stored"));
+    }
+  }
+
+  /**
+   * Publishes and resolves once the stream has stored the event, for a writer
+   * that must know before going on. `msgID` names the event for the stream's
+   * duplicate check (2 minutes): a writer that publishes the same event again
+   * (resuming work that failed halfway) gives the same one, and it is stored once.
+   */
+  async publishAndWait<P extends z.ZodType>(
+    def: EventDefinition<P, S>,
+    payload: z.input<P>,
+    requestId?: string,
+    msgID: string = randomUUID(),
+  ): Promise<void> {
     const { userIds } = payload as { userIds?: unknown };
     if (Array.isArray(userIds) && userIds.length === 0) return;
     if (this.checkPayloads) {
@@ -69,10 +87,7 @@ export class EventPublisher<S extends ProcessName> {
     }
     const h = natsHeaders();
     if (requestId) h.set(REQUEST_ID_HEADER, requestId);
-    const ack = this.store(def.subject, encoder.encode(JSON.stringify(payload)), h);
-    if (!awaitWithRequest(ack)) {
-      ack.catch((err: unknown) => this.log?.error({ err, subject: def.subject, requestId }, "domain event not stored"));
-    }
+    await this.store(def.subject, encoder.encode(JSON.stringify(payload)), h, msgID);
   }
 
   /**
@@ -81,8 +96,7 @@ export class EventPublisher<S extends ProcessName> {
    * reply is lost): short attempts, each with the same message id, so the
    * stream keeps one copy whichever attempts arrived.
    */
-  private async store(subject: string, data: Uint8Array, headers: MsgHdrs): Promise<void> {
-    const msgID = randomUUID();
+  private async store(subject: string, data: Uint8Array, headers: MsgHdrs, msgID: string): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.js.publish(subject, data, { headers, msgID, timeout: PUBLISH_ATTEMPT_TIMEOUT_MS });

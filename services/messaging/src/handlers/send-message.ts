@@ -2,7 +2,7 @@ import { messaging, requireUser, type Handler, type HandlerContext, type ParamsO
 import { claimAttachments, linkedPathIds, type LinkDeps } from "../attachments/attachment-links";
 import type { Deps } from "../deps";
 import { checkMessage, type CheckMessageDeps } from "../messages/check-message";
-import { postMessage } from "../messages/post-message";
+import { deliverMessage, postMessage, type Post } from "../messages/post-message";
 import { sendKey, sendOnce } from "../send-receipts/send-once";
 
 type Params = ParamsOf<typeof messaging.sendMessage>;
@@ -13,12 +13,25 @@ export const sendMessageHandler =
   (deps: SendDeps & Deps<"sendReceipts">): Handler<typeof messaging.sendMessage> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    const id = await sendOnce(deps.sendReceipts, realm.id, actor.userId, sendKey(p), () => send(deps, p, ctx));
+    const id = await sendOnce(deps.sendReceipts, realm.id, actor.userId, sendKey(p), {
+      send: async (stored) => (await send(deps, p, ctx, stored)).messageId,
+      finish: (messageId) => send(deps, p, ctx, undefined, messageId).then(() => undefined),
+    });
     return { id };
   };
 
-/** One send, checked and posted (Zulip's check_send_message), claiming the uploads it links. */
-async function send(deps: SendDeps, p: Params, ctx: HandlerContext): Promise<number> {
+/**
+ * One send, checked and posted (Zulip's check_send_message), claiming the
+ * uploads it links; or, given the message a failed attempt of the same request
+ * stored, that message's delivery finished.
+ */
+async function send(
+  deps: SendDeps,
+  p: Params,
+  ctx: HandlerContext,
+  stored?: (messageId: number) => Promise<void>,
+  storedId?: number,
+) {
   const { realm, actor } = requireUser(ctx);
   const settings = await deps.settings.get(ctx);
   const { to, content } = await checkMessage(deps, ctx, realm, actor, settings, {
@@ -27,7 +40,7 @@ async function send(deps: SendDeps, p: Params, ctx: HandlerContext): Promise<num
     topic: p.topic ?? p.subject,
     content: p.content,
   });
-  const message = await postMessage(deps, ctx, realm, settings, to, {
+  const post: Post = {
     senderId: actor.userId,
     content,
     // sends that come through the bus from another service, not from an HTTP client, are Zulip's "Internal"
@@ -35,7 +48,10 @@ async function send(deps: SendDeps, p: Params, ctx: HandlerContext): Promise<num
     readBy: p.read_by_sender === false ? [] : [actor.userId],
     ...(p.queue_id !== undefined &&
       p.local_id !== undefined && { localEcho: { queueId: p.queue_id, localId: p.local_id } }),
-  });
+  };
+  const storedMessage = storedId === undefined ? null : await deps.messages.byId(realm.id, storedId);
+  const message = storedMessage ?? (await postMessage(deps, ctx, realm, settings, to, post, stored));
+  if (storedMessage) await deliverMessage(deps, ctx, realm, settings, to, storedMessage, post);
   await claimAttachments(deps, ctx, realm.id, actor, message, linkedPathIds(content));
-  return message.messageId;
+  return message;
 }

@@ -80,10 +80,9 @@ export interface Post {
 }
 
 /**
- * Zulip's do_send_messages for one message: stores it with its rendering,
- * notes it as its topic's or conversation's newest (and its channel's first),
- * gives each receiver a row with their flags (read, mentions) and publishes
- * the message event to them. POST /messages and the server's own messages
+ * Zulip's do_send_messages for one message: stores it with its rendering
+ * (`stored` hears its id before anything else happens), then delivers it
+ * (deliverMessage). POST /messages and the server's own messages
  * (internal-send.ts) both send through here.
  */
 export async function postMessage(
@@ -93,8 +92,9 @@ export async function postMessage(
   settings: realmConfig.RealmSettings,
   to: Destination,
   post: Post,
+  stored?: (messageId: number) => Promise<void>,
 ): Promise<MessageDoc> {
-  const { channel, ...target } = to;
+  const { channel: _, ...target } = to;
   const message = await deps.messages.insert({
     realmId: realm.id,
     senderId: post.senderId,
@@ -109,6 +109,29 @@ export async function postMessage(
     client: post.client,
     ...(post.messageType ? { messageType: post.messageType } : {}),
   });
+  await stored?.(message.messageId);
+  await deliverMessage(deps, ctx, realm, settings, to, message, post);
+  return message;
+}
+
+/**
+ * A stored message's delivery: noted as its topic's or conversation's newest
+ * (and its channel's first), a row for each receiver with their flags (read,
+ * mentions) and the message event, stored before this resolves. Every step
+ * can run again for the same message (a send resumed after failing halfway):
+ * the notes only move forward, existing rows stay, and the event carries a
+ * message id made of the message's, so the stream keeps one.
+ */
+export async function deliverMessage(
+  deps: PostDeps,
+  ctx: HandlerContext,
+  realm: RealmRef,
+  settings: realmConfig.RealmSettings,
+  to: Destination,
+  message: MessageDoc,
+  post: Post,
+): Promise<void> {
+  const { channel } = to;
   await Promise.all([
     channel
       ? deps.topics.noteMessage(realm.id, channel.streamId, message.topic, message.messageId)
@@ -144,7 +167,7 @@ export async function postMessage(
     message.messageId,
     message.receivers.map((userId) => ({ userId, flags: flagsOf(userId) })),
   );
-  deps.events.publish(
+  await deps.events.publishAndWait(
     messagingEvents.messageSent,
     {
       realmId: realm.id,
@@ -155,6 +178,6 @@ export async function postMessage(
       ...(post.localEcho && { localEcho: post.localEcho }),
     },
     ctx.requestId,
+    `message.${realm.id}.${message.messageId}`,
   );
-  return message;
 }

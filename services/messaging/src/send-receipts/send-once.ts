@@ -13,33 +13,44 @@ export function sendKey(p: { idempotency_key?: string; queue_id?: string; local_
   return undefined;
 }
 
+export interface KeyedSend {
+  /** Stores and delivers a new message, telling `stored` its id as soon as it is stored; its id. */
+  send(stored: (messageId: number) => Promise<void>): Promise<number>;
+  /** Delivers a message an earlier attempt stored but did not finish delivering. */
+  finish(messageId: number): Promise<void>;
+}
+
 /**
- * Runs `send` once per (sender, key): a retry of a send that posted answers the
- * first message's id; a failed send leaves nothing, so its retry sends.
+ * Sends once per (sender, key): a retry of a send that posted answers the
+ * first message's id, and finishes its delivery if the first attempt failed
+ * halfway; a send that failed before storing leaves nothing, so its retry sends.
  */
 export async function sendOnce(
   receipts: SendReceiptRepository,
   realmId: number,
   senderId: number,
   key: string | undefined,
-  send: () => Promise<number>,
+  work: KeyedSend,
 ): Promise<number> {
-  if (key === undefined) return send();
+  if (key === undefined) return work.send(async () => undefined);
   for (const giveUpAt = Date.now() + SENDING_WAIT_MS; ; await sleep(SENDING_POLL_MS)) {
     const claim = await receipts.claim(realmId, senderId, key);
     if (claim.kind === "sent") return claim.messageId;
-    if (claim.kind === "claimed") break;
+    if (claim.kind === "claimed" || claim.kind === "stored") {
+      try {
+        let messageId: number;
+        if (claim.kind === "stored") await work.finish((messageId = claim.messageId));
+        else messageId = await work.send((id) => receipts.stored(realmId, senderId, key, id));
+        await receipts.delivered(realmId, senderId, key);
+        return messageId;
+      } catch (err) {
+        // the database may be what failed: then the claim is taken over once old (ABANDONED_AFTER_MS)
+        await receipts.failed(realmId, senderId, key).catch(() => undefined);
+        throw err;
+      }
+    }
     if (Date.now() >= giveUpAt) {
       throw new ZulipError("BAD_REQUEST", "A message with this key is still being sent; retry later.", 409);
     }
   }
-  let messageId: number;
-  try {
-    messageId = await send();
-  } catch (err) {
-    await receipts.release(realmId, senderId, key);
-    throw err;
-  }
-  await receipts.complete(realmId, senderId, key, messageId);
-  return messageId;
 }

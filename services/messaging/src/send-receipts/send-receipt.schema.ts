@@ -2,14 +2,16 @@ import { Schema } from "mongoose";
 
 /**
  * A send the sender may retry: the key it was sent with (its Idempotency-Key
- * header, or Zulip's local echo pair queue_id + local_id) and the message it
- * posted, null while the first attempt is still sending.
+ * header, or Zulip's local echo pair queue_id + local_id), the message it
+ * stored (null until then) and whether that message was delivered too.
  */
 export interface SendReceiptDoc {
   realmId: number;
   senderId: number;
   key: string;
   messageId: number | null;
+  delivered: boolean;
+  /** when the attempt working on it started; the epoch: given up, a retry takes over at once */
   claimedAt: Date;
 }
 
@@ -22,6 +24,7 @@ export const sendReceiptSchema = new Schema<SendReceiptDoc>(
     senderId: { type: Number, required: true },
     key: { type: String, required: true },
     messageId: { type: Number, default: null },
+    delivered: { type: Boolean, default: false },
     claimedAt: { type: Date, required: true },
   },
   { collection: "sendreceipts", versionKey: false },

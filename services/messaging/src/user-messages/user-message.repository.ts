@@ -1,5 +1,5 @@
 import type { Connection } from "mongoose";
-import { TenantRepository, isDuplicateKey } from "@teamchat/shared";
+import { TenantRepository, isDuplicateKey, onlyDuplicateKeys } from "@teamchat/shared";
 import { MENTION_FLAGS } from "./personal-index";
 import { userMessageId, userMessageRow, userMessageSchema, type UserMessageDoc } from "./user-message.schema";
 
@@ -14,8 +14,17 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
   }
 
   /** One row per recipient of a new message, with their flags. */
-  deliver(realmId: number, messageId: number, recipients: Array<{ userId: number; flags: string[] }>): Promise<void> {
-    return this.insertMany(recipients.map(({ userId, flags }) => userMessageRow(realmId, userId, messageId, flags)));
+  async deliver(
+    realmId: number,
+    messageId: number,
+    recipients: Array<{ userId: number; flags: string[] }>,
+  ): Promise<void> {
+    try {
+      await this.insertMany(recipients.map(({ userId, flags }) => userMessageRow(realmId, userId, messageId, flags)));
+    } catch (err) {
+      // rows already there: a send resumed after failing halfway (deliverMessage) keeps them
+      if (!onlyDuplicateKeys(err)) throw err;
+    }
   }
 
   /** The user's unread or flagged rows: message id, flags and whether unread. */
