@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { ZodType } from "zod";
 import {
   BUS_SERVICES,
+  badRequest,
   busClient,
   ZulipError,
   allContracts,
@@ -83,6 +84,11 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   app.setErrorHandler((err, req, reply) => {
     if (err instanceof ZulipError) return sendError(reply, err);
     const { statusCode = 500, message } = err as Error & { statusCode?: number };
+    // A multipart body busboy cannot read (no boundary, cut short) fails before any body is
+    // attached; its errors carry no status. The client's fault, as Django's MultiPartParserError is.
+    if (statusCode === 500 && req.isMultipart() && req.body == null) {
+      return sendError(reply, badRequest(`Malformed multipart body: ${message}`));
+    }
     if (statusCode >= 500) {
       req.log.error({ err }, "request failed");
       return sendError(reply, new ZulipError("INTERNAL_SERVER_ERROR", "Internal server error", 500));
