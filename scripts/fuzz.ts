@@ -40,7 +40,7 @@ const SELF_HARM = ["DELETE /users/me", "POST /users/me/api_key/regenerate"];
 
 const short = process.argv.includes("--short");
 const targetRequests = Number(process.env.FUZZ_REQUESTS ?? (short ? 1500 : 10_000));
-const maxExamples = Number(process.env.FUZZ_MAX_EXAMPLES ?? (short ? 2 : 25));
+const maxExamples = Number(process.env.FUZZ_MAX_EXAMPLES ?? (short ? 2 : 100));
 const firstSeed = Number(process.env.FUZZ_SEED ?? 1);
 const log = (line: string) => process.stdout.write(`[fuzz] ${line}\n`);
 
@@ -163,7 +163,8 @@ async function main() {
       log(`round ${round} (seed ${seed}): ${before} requests so far...`);
       // asynchronously: this process serves the requests
       const child = spawn(join(venv, "bin", "st"), [...args, "--seed", String(seed)], {
-        cwd: REPO_ROOT,
+        // schemathesis keeps a cache in its working directory: the run's own, not the repository
+        cwd: dataDir,
         stdio: ["ignore", short ? "ignore" : "inherit", "inherit"],
         env: {
           ...process.env,

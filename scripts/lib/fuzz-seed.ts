@@ -31,6 +31,8 @@ export async function seedOrganization(org: TestOrganization): Promise<Seeded> {
     fuzzer,
   );
   const design = await org.call(messaging.createChannel, { name: "design", subscribers: [fuzzer.userId] }, fuzzer);
+  // the channel zulip.yaml's examples name, so that example requests reach a real one
+  await org.call(messaging.createChannel, { name: "Denmark", subscribers: everyone }, fuzzer);
   await org.call(
     messaging.subscribe,
     { subscriptions: [{ name: "secret" }], invite_only: true, principals: [fuzzer.userId, member.userId] },
@@ -40,7 +42,7 @@ export async function seedOrganization(org: TestOrganization): Promise<Seeded> {
   const { streams } = await org.call(messaging.getStreams, { include_all: true }, org.owner);
 
   const messageIds: number[] = [];
-  for (const [i, to] of ["general", "design", "secret", "general"].entries()) {
+  for (const [i, to] of ["general", "design", "secret", "Denmark"].entries()) {
     const sender = i % 2 ? member : fuzzer;
     const content = `message ${i} with **markdown**, a [link](https://example.com) and @**Mary Member**`;
     messageIds.push(
