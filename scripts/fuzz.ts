@@ -178,6 +178,9 @@ async function main() {
       if (proxy.stats.total === before) {
         throw new Error(`schemathesis made no requests (exit ${exit}): see its messages above`);
       }
+      // a fuzzing user that lost its access would make the rest of the run test only a 401
+      const { role } = await org.call(identity.getOwnUser, {}, fuzzer);
+      if (role !== 200) throw new Error(`the fuzzing user's role became ${role}: extend fuzzerRepair()`);
     }
     const failed = printSummary(proxy.stats, operations);
     if (errorLogs.length) {
