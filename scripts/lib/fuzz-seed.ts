@@ -2,11 +2,11 @@
  * The data `npm run fuzz` runs against: people of every role, public and
  * private channels with messages (channel and direct), reactions, a user group,
  * drafts, a scheduled message, a saved snippet, a channel folder, a custom
- * profile field, invitations, a navigation view and alert words. Most of it
+ * profile field, invitations, a navigation view, alert words and event queues. Most of it
  * belongs to or is visible to the fuzzing administrator, so that requests
  * naming these ids reach the handlers' real work, not only their "not found".
  */
-import { identity, messaging, realmConfig } from "@teamchat/shared";
+import { identity, messaging, notifications, realmConfig } from "@teamchat/shared";
 import type { TestOrganization, TestUser } from "../../test/support/organization";
 
 /** The ids generated requests are steered to (see fuzz_hooks.py), by path parameter name. */
@@ -89,6 +89,13 @@ export async function seedOrganization(org: TestOrganization): Promise<Seeded> {
   await org.call(identity.addNavigationView, { fragment: "narrow/is/starred", is_pinned: true }, fuzzer);
   await org.call(messaging.addAlertWords, { alert_words: ["fuzz", "urgent"] }, fuzzer);
 
+  // queues that GET /events reads (and DELETE /events may delete): the events the fuzzing
+  // causes are checked against zulip.yaml as they come back
+  const queueIds: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    queueIds.push((await org.call(notifications.registerQueue, { fetch_event_types: ["realm"] }, fuzzer)).queue_id!);
+  }
+
   const userIds = [...everyone, org.owner.userId, bot.user_id];
   return {
     fuzzer,
@@ -108,6 +115,8 @@ export async function seedOrganization(org: TestOrganization): Promise<Seeded> {
       fragment: ["narrow/is/starred", "inbox"],
       email: [member.email, guest.email, fuzzer.email],
       user_id_or_email: [member.userId, guest.email],
+      queue_id: queueIds,
+      last_event_id: [-1],
     },
   };
 }
