@@ -162,6 +162,7 @@ async function main() {
       ...operations.flatMap((op) => ["--include-name", op]),
     ];
     let round = 0;
+    const schemathesisFailures: string[] = [];
     while (proxy.stats.total < targetRequests) {
       const seed = firstSeed + round++;
       const before = proxy.stats.total;
@@ -170,7 +171,7 @@ async function main() {
       const child = spawn(join(venv, "bin", "st"), [...args, "--seed", String(seed)], {
         // schemathesis keeps a cache in its working directory: the run's own, not the repository
         cwd: dataDir,
-        stdio: ["ignore", short ? "ignore" : "inherit", "inherit"],
+        stdio: ["ignore", "inherit", "inherit"],
         env: {
           ...process.env,
           SCHEMATHESIS_HOOKS: "fuzz_hooks",
@@ -180,6 +181,9 @@ async function main() {
         },
       });
       const exit = await new Promise<number | null>((resolve) => child.once("close", resolve));
+      // a 5xx is counted by the proxy as well; any other failure (a hook's error, a request that
+      // could not be made) only schemathesis reports, in its summary above
+      if (exit !== 0) schemathesisFailures.push(`round ${round}: exit ${exit}`);
       if (proxy.stats.total === before) {
         throw new Error(`schemathesis made no requests (exit ${exit}): see its messages above`);
       }
@@ -203,6 +207,10 @@ async function main() {
     log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
     if (failed) {
       log("fix each finding in the service that owns the operation, with a regression test through HTTP");
+      process.exitCode = 1;
+    }
+    if (schemathesisFailures.length) {
+      log(`schemathesis failed (${schemathesisFailures.join(", ")}): see its summary above`);
       process.exitCode = 1;
     }
     // the closing line in the plain form CI reads: requests that passed every check, and those that did not
