@@ -1,17 +1,24 @@
 /**
- * `npm test`: type-check, lint, format check, then every jest test (which
- * provisions its own infrastructure, see test/support/global-setup.ts).
- * Extra arguments go to jest, e.g. `npm test -- services/identity`.
+ * `npm test`: type-check, lint, format check, every jest test (which
+ * provisions its own infrastructure, see test/support/global-setup.ts), then
+ * a short fuzzing run (scripts/fuzz.ts). Extra arguments go to jest, e.g.
+ * `npm test -- services/identity`, and leave the fuzzing out.
  */
 import { spawnSync } from "node:child_process";
 import { REPO_ROOT } from "./lib/infra";
 
 const bin = (name: string) => `${REPO_ROOT}/node_modules/.bin/${name}`;
-const steps: Array<[string, string, string[]]> = [
+const jestArgs = process.argv.slice(2);
+type Step = [string, string, string[]];
+const steps: Step[] = [
   ["type-check (tsc --noEmit, strict)", bin("tsc"), ["--noEmit", "-p", "tsconfig.json"]],
   ["lint (eslint)", bin("eslint"), ["."]],
   ["format check (prettier)", bin("prettier"), ["--check", "--log-level", "warn", "."]],
-  ["unit and integration tests (jest)", bin("jest"), process.argv.slice(2)],
+  ["unit and integration tests (jest)", bin("jest"), jestArgs],
+  // the whole run only: `npm test -- <files>` is for a focused look
+  ...(jestArgs.length
+    ? []
+    : [["fuzzing, short run (npm run fuzz -- --short)", bin("tsx"), ["scripts/fuzz.ts", "--short"]] as Step]),
 ];
 
 for (const [i, [title, cmd, args]] of steps.entries()) {

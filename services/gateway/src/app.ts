@@ -8,6 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { ZodType } from "zod";
 import {
   BUS_SERVICES,
+  badRequest,
   busClient,
   ZulipError,
   allContracts,
@@ -122,6 +123,11 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
           400,
         ),
       );
+    }
+    // A multipart body busboy cannot read (no boundary, cut short) fails before any body is
+    // attached; its errors carry no status. The client's fault, as Django's MultiPartParserError is.
+    if (statusCode === 500 && req.isMultipart() && req.body == null) {
+      return sendError(reply, badRequest(`Malformed multipart body: ${message}`));
     }
     if (statusCode >= 500) {
       req.log.error({ err }, "request failed");

@@ -155,4 +155,20 @@ describe("bad input answers a Zulip error and changes nothing", () => {
     );
     expect(await messageCount()).toBe(before);
   });
+
+  // found by `npm run fuzz`: busboy's "Multipart: Boundary not found" was a 500
+  it("a multipart body without a boundary or cut short", async () => {
+    const before = await messageCount();
+    const fields = form({ type: "stream", to: "inputs", topic: "t", content: "x" });
+    expect(await rawRequest("POST", "/messages", fields, "multipart/form-data")).toEqual({
+      status: 400,
+      body: { result: "error", code: "BAD_REQUEST", msg: "Malformed multipart body: Multipart: Boundary not found" },
+    });
+    const cut = Buffer.from('--b\r\nContent-Disposition: form-data; name="content"\r\n\r\nx');
+    expect(await rawRequest("POST", "/messages", cut, "multipart/form-data; boundary=b")).toEqual({
+      status: 400,
+      body: { result: "error", code: "BAD_REQUEST", msg: "Malformed multipart body: Unexpected end of multipart data" },
+    });
+    expect(await messageCount()).toBe(before);
+  });
 });

@@ -136,6 +136,11 @@ export function findOperation(method: string, path: string): Operation | undefin
   return load().ops.find((o) => o.method === method.toUpperCase() && o.regex.test(p));
 }
 
+/** Every operation the document describes, as `METHOD /template` (schemathesis names operations so). */
+export function documentedOperations(): string[] {
+  return load().ops.map((o) => `${o.method} ${o.template}`);
+}
+
 /** Returns the problems of a 200 reply, or [] when it matches (or the document has no such operation). */
 export function checkReply(method: string, path: string, body: unknown): string[] {
   const op = findOperation(method, path);
