@@ -96,10 +96,56 @@ export interface BusClientOptions {
   checkReplies?: boolean;
 }
 
-/** The caller's end: typed requests with timeout; "no responders" → 503, timeout → 504. */
+/**
+ * Whether a connection to NATS is up, and who waits on it. While it is down
+ * (a NATS restart) a request or its reply is lost for good: the connection
+ * would otherwise hold it until its timeout.
+ */
+class ConnectionWatch {
+  connected = true;
+  private readonly waiting = new Set<() => void>();
+
+  constructor(nc: NatsConnection) {
+    void (async () => {
+      for await (const status of nc.status()) {
+        if (status.type === "disconnect") {
+          this.connected = false;
+          for (const lost of this.waiting) lost();
+          this.waiting.clear();
+        } else if (status.type === "reconnect") this.connected = true;
+      }
+    })();
+  }
+
+  /** Rejects with `err` as soon as the connection drops, unless `work` settles first. */
+  async whileConnected<T>(work: Promise<T>, err: () => Error): Promise<T> {
+    if (!this.connected) throw err();
+    let lost!: () => void;
+    const dropped = new Promise<never>((_, reject) => (lost = () => reject(err())));
+    this.waiting.add(lost);
+    try {
+      return await Promise.race([work, dropped]);
+    } finally {
+      this.waiting.delete(lost);
+    }
+  }
+}
+
+const watches = new WeakMap<NatsConnection, ConnectionWatch>();
+const watchOf = (nc: NatsConnection): ConnectionWatch => {
+  let watch = watches.get(nc);
+  if (!watch) watches.set(nc, (watch = new ConnectionWatch(nc)));
+  return watch;
+};
+
+/**
+ * The caller's end: typed requests with timeout; "no responders" → 503,
+ * timeout → 504, the connection to NATS lost meanwhile → 503 at once.
+ */
 export class BusClient {
   private readonly timeoutMs: number;
   private readonly checkReplies: boolean;
+  private readonly watch: ConnectionWatch;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -107,6 +153,7 @@ export class BusClient {
   ) {
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.checkReplies = opts.checkReplies ?? true;
+    this.watch = watchOf(nc);
   }
 
   /** A call between services: the parameters are typed by the contract, so a misspelt one does not compile. */
@@ -144,7 +191,10 @@ export class BusClient {
     const envelope: Envelope = { realm: ctx.realm, actor: ctx.actor, client: ctx.client, params };
     let msg: Msg;
     try {
-      msg = await this.nc.request(contract.subject, encode(envelope), { timeout, headers: h });
+      msg = await this.watch.whileConnected(
+        this.nc.request(contract.subject, encode(envelope), { timeout, headers: h }),
+        () => serviceUnavailable(`Service unavailable: ${contract.subject.split(".")[0]} (connection to NATS lost)`),
+      );
     } catch (err) {
       throw busFailure(err, contract.subject);
     }
@@ -155,6 +205,7 @@ export class BusClient {
 }
 
 function busFailure(err: unknown, subject: string): ZulipError {
+  if (err instanceof ZulipError) return err;
   const e = err as Error & { isNoResponders?: () => boolean; cause?: unknown };
   const service = subject.split(".")[0];
   if (e.isNoResponders?.() || (e.cause as Error | undefined)?.name === "NoRespondersError") {

@@ -146,6 +146,22 @@ describe("POST /messages retried with the same Idempotency-Key", () => {
     expect(ok(await sendWithKey(alice, "half-done", toTopic("half-done", "stored once"))).id).toBe(first.id);
   });
 
+  it("a retry after an attempt whose store was not confirmed finds the message instead of posting it again", async () => {
+    const first = ok(await sendWithKey(alice, "unconfirmed", toTopic("unconfirmed", "written once")));
+    // what an attempt leaves when the database wrote the message but the connection dropped before saying so
+    await withMessagingDatabase((db) =>
+      db
+        .collection("sendreceipts")
+        .updateOne(
+          { realmId: org.realm.id, senderId: alice.userId, key: "header:unconfirmed" },
+          { $set: { messageId: null, delivered: false, claimedAt: new Date(0) } },
+        ),
+    );
+    const retry = ok(await sendWithKey(alice, "unconfirmed", toTopic("unconfirmed", "written once")));
+    expect(retry.id).toBe(first.id);
+    expect(await topicMessageIds("unconfirmed")).toEqual([first.id]);
+  });
+
   it("refuses a key longer than 255 characters, posting nothing", async () => {
     const reply = await sendWithKey(alice, "k".repeat(256), toTopic("too-long", "x"));
     await expectZulipError(reply, badRequestError("idempotency_key is too long (limit: 255 characters)"));

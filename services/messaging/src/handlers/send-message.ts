@@ -13,9 +13,11 @@ export const sendMessageHandler =
   (deps: SendDeps & Deps<"sendReceipts">): Handler<typeof messaging.sendMessage> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    const id = await sendOnce(deps.sendReceipts, realm.id, actor.userId, sendKey(p), {
+    const key = sendKey(p);
+    const id = await sendOnce(deps.sendReceipts, realm.id, actor.userId, key, {
       send: async (stored) => (await send(deps, p, ctx, stored)).messageId,
       finish: (messageId) => send(deps, p, ctx, undefined, messageId).then(() => undefined),
+      storedEarlier: async () => (await deps.messages.sentWithKey(realm.id, actor.userId, key!))?.messageId ?? null,
     });
     return { id };
   };
@@ -48,6 +50,7 @@ async function send(
     readBy: p.read_by_sender === false ? [] : [actor.userId],
     ...(p.queue_id !== undefined &&
       p.local_id !== undefined && { localEcho: { queueId: p.queue_id, localId: p.local_id } }),
+    ...(sendKey(p) !== undefined && { sendKey: sendKey(p) }),
   };
   const storedMessage = storedId === undefined ? null : await deps.messages.byId(realm.id, storedId);
   const message = storedMessage ?? (await postMessage(deps, ctx, realm, settings, to, post, stored));

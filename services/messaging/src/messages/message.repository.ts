@@ -135,6 +135,11 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     return this.insertOne({ ...message, messageId: await this.ids.next("message") });
   }
 
+  /** The sender's message sent with this key, if an earlier attempt stored it (rare: read through the sender's messages). */
+  sentWithKey(realmId: number, senderId: number, sendKey: string): Promise<MessageDoc | null> {
+    return this.findOne(realmId, { senderId, sendKey });
+  }
+
   byId(realmId: number, messageId: number): Promise<MessageDoc | null> {
     return this.findOne(realmId, { messageId });
   }

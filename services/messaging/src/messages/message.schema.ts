@@ -44,6 +44,12 @@ export interface MessageDoc {
   reactions?: Reaction[];
   /** Zulip's Message.MessageType for the one kind that is not normal: a "marked this topic as resolved" notice */
   messageType?: "resolve_topic_notification";
+  /**
+   * The key of a send the client may retry (SendReceiptRepository): a retry after
+   * an attempt whose outcome was unknown (its connection to the database lost)
+   * finds the message here instead of posting it again.
+   */
+  sendKey?: string;
 }
 
 const reactionSchema = new Schema<Reaction>(
@@ -76,6 +82,7 @@ export const messageSchema = new Schema<MessageDoc>(
     lastMovedTimestamp: { type: Number },
     reactions: { type: [reactionSchema], default: [] },
     messageType: { type: String },
+    sendKey: { type: String },
   },
   { collection: "messages", versionKey: false },
 );

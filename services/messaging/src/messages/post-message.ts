@@ -75,6 +75,8 @@ export interface Post {
   /** Zulip's limit_unread_user_ids: when given, only these receivers get it unread */
   unreadOnly?: ReadonlySet<number>;
   messageType?: MessageDoc["messageType"];
+  /** the key a retry of this send comes with (SendReceiptRepository), kept on the message */
+  sendKey?: string;
   /** the sending client's local echo (POST /messages' queue_id and local_id) */
   localEcho?: { queueId: string; localId: string };
 }
@@ -108,6 +110,7 @@ export async function postMessage(
     timestamp: Math.floor(Date.now() / 1000),
     client: post.client,
     ...(post.messageType ? { messageType: post.messageType } : {}),
+    ...(post.sendKey !== undefined && { sendKey: post.sendKey }),
   });
   await stored?.(message.messageId);
   await deliverMessage(deps, ctx, realm, settings, to, message, post);

@@ -18,6 +18,8 @@ export interface KeyedSend {
   send(stored: (messageId: number) => Promise<void>): Promise<number>;
   /** Delivers a message an earlier attempt stored but did not finish delivering. */
   finish(messageId: number): Promise<void>;
+  /** The message an earlier attempt stored with this key, if any (looked for after a failed attempt only). */
+  storedEarlier(): Promise<number | null>;
 }
 
 /**
@@ -38,8 +40,9 @@ export async function sendOnce(
     if (claim.kind === "sent") return claim.messageId;
     if (claim.kind === "claimed" || claim.kind === "stored") {
       try {
+        const storedId = claim.kind === "stored" ? claim.messageId : claim.retry ? await work.storedEarlier() : null;
         let messageId: number;
-        if (claim.kind === "stored") await work.finish((messageId = claim.messageId));
+        if (storedId !== null) await work.finish((messageId = storedId));
         else messageId = await work.send((id) => receipts.stored(realmId, senderId, key, id));
         await receipts.delivered(realmId, senderId, key);
         return messageId;

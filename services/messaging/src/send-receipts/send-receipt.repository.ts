@@ -7,7 +7,8 @@ import { sendReceiptSchema, type SendReceiptDoc } from "./send-receipt.schema";
  * (finish its delivery), a send done, or one another attempt is working on.
  */
 export type SendClaim =
-  | { kind: "claimed" }
+  /** `retry`: an earlier attempt failed, maybe after storing the message (its outcome unknown) */
+  | { kind: "claimed"; retry: boolean }
   | { kind: "stored"; messageId: number }
   | { kind: "sent"; messageId: number }
   | { kind: "sending" };
@@ -15,10 +16,11 @@ export type SendClaim =
 /**
  * The receipts of keyed sends. A claim is taken before a send, notes the
  * message once stored and is completed once delivered. An attempt that
- * failed before storing gives its claim back; one that failed after gives it
- * up, so that a retry finishes the delivery instead of posting again. An
- * instance that died mid-send leaves a claim a retry takes over once it is
- * ABANDONED_AFTER_MS old.
+ * failed gives its claim up, so that a retry takes over at once: it finishes
+ * the delivery of a message stored, and before sending again looks for one
+ * stored without the receipt knowing (the database lost the connection
+ * after writing). An instance that died mid-send leaves a claim a retry
+ * takes over once it is ABANDONED_AFTER_MS old.
  */
 export class SendReceiptRepository extends TenantRepository<SendReceiptDoc> {
   static readonly ABANDONED_AFTER_MS = 60_000;
@@ -30,7 +32,7 @@ export class SendReceiptRepository extends TenantRepository<SendReceiptDoc> {
   async claim(realmId: number, senderId: number, key: string, now = new Date()): Promise<SendClaim> {
     try {
       await this.insertOne({ realmId, senderId, key, messageId: null, delivered: false, claimedAt: now });
-      return { kind: "claimed" };
+      return { kind: "claimed", retry: false };
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
     }
@@ -41,10 +43,11 @@ export class SendReceiptRepository extends TenantRepository<SendReceiptDoc> {
       { $set: { claimedAt: now } },
     );
     if (takenOver) {
-      return takenOver.messageId === null ? { kind: "claimed" } : { kind: "stored", messageId: takenOver.messageId };
+      return takenOver.messageId === null
+        ? { kind: "claimed", retry: true }
+        : { kind: "stored", messageId: takenOver.messageId };
     }
     const receipt = await this.findOne(realmId, { senderId, key });
-    // gone in between: the first attempt failed and gave it back
     if (!receipt) return this.claim(realmId, senderId, key, now);
     if (receipt.delivered && receipt.messageId !== null) return { kind: "sent", messageId: receipt.messageId };
     return { kind: "sending" };
@@ -58,9 +61,8 @@ export class SendReceiptRepository extends TenantRepository<SendReceiptDoc> {
     await this.updateOne(realmId, { senderId, key }, { $set: { delivered: true } });
   }
 
-  /** After a send failed: before storing, a retry sends again; after, a retry finishes at once. */
+  /** After a send failed: a retry takes over at once, to send, or to finish what it stored. */
   async failed(realmId: number, senderId: number, key: string): Promise<void> {
-    await this.deleteMany(realmId, { senderId, key, messageId: null });
     await this.updateOne(realmId, { senderId, key, delivered: { $ne: true } }, { $set: { claimedAt: new Date(0) } });
   }
 }
