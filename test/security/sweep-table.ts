@@ -10,6 +10,7 @@ import {
   attackerOf,
   emojiImage,
   withFile,
+  SECRET,
   VICTIM_ALERT_WORD,
   VICTIM_PUSH_TOKEN,
   type Attacker,
@@ -494,6 +495,18 @@ export const SWEEP: SweepEntry[] = [
       "a direct message to another organization's user",
       (w) => ({ type: "direct", to: [w.users.victim.userId], content: "hello" }),
       (a, w) => (a === "outsider" ? unknownRecipient(w) : "skip"),
+    ),
+    // Zulip's do_claim_attachments claims only files the sender may see: linking the victim's file
+    // gives no access (the download test after the families checks). The link spells the secret with
+    // a percent-escape, which the path id is decoded from, so the attacker's own message event holds no secret.
+    attempt(
+      "a direct message to oneself linking the victim's upload",
+      (w, a) => ({
+        type: "direct",
+        to: [attackerOf(w, a).user.userId],
+        content: `[notes](${w.ids.upload.url.replace(SECRET, SECRET.replace("s", "%73"))})`,
+      }),
+      readable,
     ),
   ),
   entry(
