@@ -277,6 +277,25 @@ it("the victim's file, downloaded outside /api/v1 (/user_uploads/<path id>), is 
   expect(w.leaks).toEqual([]);
   // those the victim wrote to read it
   expect((await download(w.org, w.users.confidant, url)).body.toString()).toBe(`${SECRET} in an uploaded file`);
+
+  // a deactivated user and another organization's key: 401, as for the API
+  const refusedCredentials = await Promise.all(
+    [w.users.deactivated, w.other.owner].map(async (user) => {
+      const res = await download(w.org, user, url);
+      return { status: res.status, body: JSON.parse(res.body.toString()) as unknown };
+    }),
+  );
+  expect(refusedCredentials).toEqual([
+    { status: 401, body: { result: "error", code: "USER_DEACTIVATED", msg: "Account is deactivated" } },
+    { status: 401, body: { result: "error", code: "INVALID_API_KEY", msg: "Invalid API key" } },
+  ]);
+  // the victim's temporary URL serves the file in their organization only
+  const { url: temporary } = (await w.org.api(w.users.victim).get(url)).body as { url: string };
+  const elsewhere = await download(w.other, null, temporary);
+  expect([elsewhere.status, JSON.parse(elsewhere.body.toString())]).toEqual([
+    400,
+    { result: "error", code: "BAD_REQUEST", msg: "Invalid token" },
+  ]);
 });
 
 it("after the sweep: nothing changed, and no attacker's queue heard a secret or a real address", async () => {
