@@ -19,6 +19,7 @@ import {
   registerAttackerQueues,
   scanEvents,
   scanForLeaks,
+  withFile,
   type Attacker,
   type World,
 } from "./sweep-world";
@@ -141,6 +142,14 @@ beforeAll(async () => {
     users.victim,
   );
   await org.call(messaging.createSavedSnippet, { title: "live", content: `${SECRET} live snippet` }, users.victim);
+  // an upload and its attachment events (Zulip's notify_attachment_update: the uploader's alone)
+  const liveFile = new File([`${SECRET} live file`], `${SECRET} live.txt`, { type: "text/plain" });
+  const live = await org.call(messaging.uploadFile, withFile({}, liveFile), users.victim);
+  await org.call(
+    messaging.sendMessage,
+    { type: "private", to: [users.confidant.userId], content: `[live](${live.url})` },
+    users.victim,
+  );
   await org.call(
     messaging.updateStream,
     { stream_id: ids.privateChannel, description: `${CHANNEL_SECRET} new description` },
