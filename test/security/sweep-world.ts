@@ -17,7 +17,7 @@ export type Attacker = (typeof ATTACKERS)[number];
 
 /**
  * The secrets. Content (messages, topics, drafts, scheduled messages, snippets,
- * alert words, navigation views, an invitation link) only the victim and the
+ * alert words, navigation views, an invitation link, an uploaded file's name and bytes) only the victim and the
  * people they wrote to may see; a private channel's name and description, which
  * Zulip also shows to administrators (metadata access); a public channel's name
  * and messages, which no one outside the organization, nor a guest not
@@ -85,7 +85,7 @@ export interface World {
     upload: { realmIdStr: string; filename: string; url: string; attachmentId: number };
     /** a custom emoji the victim added */
     victimEmoji: string;
-    /** an administrator's linkifier and code playground */
+    /** the organization's linkifier and code playground (the owner's) */
     linkifier: number;
     playground: number;
     /** an event queue of the victim's */
