@@ -13,13 +13,17 @@ import {
   CHANNEL_SECRET,
   ORGANIZATION_SECRET,
   SECRET,
+  attackerOf,
   attempt,
   buildWorld,
   registerAttackerQueues,
   scanEvents,
+  scanForLeaks,
+  withFile,
   type Attacker,
   type World,
 } from "./sweep-world";
+import { download } from "../support/download";
 import type { EventReader } from "../support/events";
 
 let w: World;
@@ -34,23 +38,37 @@ async function readState(): Promise<unknown> {
   const { org, users, ids } = w;
   const { victim, owner } = users;
   const withoutQueue = ({ queue_id: _q, last_event_id: _l, ...state }: Record<string, unknown>) => state;
-  const [messages, drafts, scheduled, snippets, alertWords, views, subscriptions, channel, bots, victimState] =
-    await Promise.all([
-      org.call(messaging.getMessages, { anchor: "newest", num_before: 100, num_after: 0 }, victim),
-      org.call(messaging.getDrafts, {}, victim),
-      org.call(messaging.getScheduledMessages, {}, victim),
-      org.call(messaging.getSavedSnippets, {}, victim),
-      org.call(messaging.getAlertWords, {}, victim),
-      org.call(identity.listNavigationViews, {}, victim),
-      org.call(messaging.getSubscriptions, { include_subscribers: true }, victim),
-      org.call(messaging.getStreamById, { stream_id: ids.privateChannel }, victim),
-      org.call(identity.getBots, {}, victim),
-      org.call(
-        notifications.registerQueue,
-        { fetch_event_types: ["muted_users", "user_topic"], event_types: [] },
-        victim,
-      ),
-    ]);
+  const [
+    messages,
+    drafts,
+    scheduled,
+    snippets,
+    alertWords,
+    views,
+    subscriptions,
+    channel,
+    bots,
+    victimState,
+    uploads,
+    upload,
+  ] = await Promise.all([
+    org.call(messaging.getMessages, { anchor: "newest", num_before: 100, num_after: 0 }, victim),
+    org.call(messaging.getDrafts, {}, victim),
+    org.call(messaging.getScheduledMessages, {}, victim),
+    org.call(messaging.getSavedSnippets, {}, victim),
+    org.call(messaging.getAlertWords, {}, victim),
+    org.call(identity.listNavigationViews, {}, victim),
+    org.call(messaging.getSubscriptions, { include_subscribers: true }, victim),
+    org.call(messaging.getStreamById, { stream_id: ids.privateChannel }, victim),
+    org.call(identity.getBots, {}, victim),
+    org.call(
+      notifications.registerQueue,
+      { fetch_event_types: ["muted_users", "user_topic"], event_types: [] },
+      victim,
+    ),
+    org.call(messaging.listAttachments, {}, victim),
+    download(org, victim, ids.upload.url),
+  ]);
   const [invites, people, groups, folders, fields, organization, victimQueue] = await Promise.all([
     org.call(identity.getInvites, {}, owner),
     org.call(identity.getUsers, {}, owner),
@@ -59,7 +77,17 @@ async function readState(): Promise<unknown> {
     org.call(realmConfig.listProfileFields, {}, owner),
     org.call(
       notifications.registerQueue,
-      { fetch_event_types: ["realm", "realm_user_settings_defaults", "default_streams"], event_types: [] },
+      {
+        fetch_event_types: [
+          "realm",
+          "realm_user_settings_defaults",
+          "default_streams",
+          "realm_linkifiers",
+          "realm_playgrounds",
+          "realm_emoji",
+        ],
+        event_types: [],
+      },
       owner,
     ),
     org.api(victim).get("/events", { queue_id: ids.victimQueue, last_event_id: -1, dont_block: true }),
@@ -75,6 +103,9 @@ async function readState(): Promise<unknown> {
     channel,
     bots,
     victimState: withoutQueue(victimState),
+    // (upload_space_used is the organization's: attackers' own uploads add to it)
+    attachments: uploads.attachments,
+    upload: upload.body.toString(),
     invites,
     people,
     groups,
@@ -111,6 +142,14 @@ beforeAll(async () => {
     users.victim,
   );
   await org.call(messaging.createSavedSnippet, { title: "live", content: `${SECRET} live snippet` }, users.victim);
+  // an upload and its attachment events (Zulip's notify_attachment_update: the uploader's alone)
+  const liveFile = new File([`${SECRET} live file`], `${SECRET} live.txt`, { type: "text/plain" });
+  const live = await org.call(messaging.uploadFile, withFile({}, liveFile), users.victim);
+  await org.call(
+    messaging.sendMessage,
+    { type: "private", to: [users.confidant.userId], content: `[live](${live.url})` },
+    users.victim,
+  );
   await org.call(
     messaging.updateStream,
     { stream_id: ids.privateChannel, description: `${CHANNEL_SECRET} new description` },
@@ -181,6 +220,7 @@ const FAMILIES: Family[] = [
   "users and bots",
   "groups",
   "invitations",
+  "uploads and emoji",
   "organization",
   "events and typing",
 ];
@@ -220,6 +260,51 @@ describe.each(FAMILIES)("%s", (family) => {
     expect(wrong).toEqual([]);
     expect(w.leaks.slice(leaksBefore)).toEqual([]);
   });
+});
+
+it("the victim's file, downloaded outside /api/v1 (/user_uploads/<path id>), is refused to every attacker", async () => {
+  const { url } = w.ids.upload;
+  const answers = await Promise.all(
+    ATTACKERS.map(async (attacker) => {
+      const { org, user } = attackerOf(w, attacker);
+      const res = await download(org, user, url);
+      const body = res.body.toString();
+      scanForLeaks(w, attacker, `GET ${url}`, body, url);
+      return { attacker, status: res.status, body };
+    }),
+  );
+  const anonymous = await download(w.org, null, url);
+  // Zulip's serve_file: 403 for a file the caller may not see; the outsider's organization has no such file
+  expect([...answers, { attacker: "anonymous", status: anonymous.status, body: anonymous.body.toString() }]).toEqual([
+    ...ATTACKERS.map((attacker) =>
+      attacker === "outsider"
+        ? { attacker, status: 404, body: "<p>File not found.</p>" }
+        : { attacker, status: 403, body: "<p>You are not authorized to view this file.</p>" },
+    ),
+    { attacker: "anonymous", status: 403, body: "<p>You are not authorized to view this file.</p>" },
+  ]);
+  expect(w.leaks).toEqual([]);
+  // those the victim wrote to read it
+  expect((await download(w.org, w.users.confidant, url)).body.toString()).toBe(`${SECRET} in an uploaded file`);
+
+  // a deactivated user and another organization's key: 401, as for the API
+  const refusedCredentials = await Promise.all(
+    [w.users.deactivated, w.other.owner].map(async (user) => {
+      const res = await download(w.org, user, url);
+      return { status: res.status, body: JSON.parse(res.body.toString()) as unknown };
+    }),
+  );
+  expect(refusedCredentials).toEqual([
+    { status: 401, body: { result: "error", code: "USER_DEACTIVATED", msg: "Account is deactivated" } },
+    { status: 401, body: { result: "error", code: "INVALID_API_KEY", msg: "Invalid API key" } },
+  ]);
+  // the victim's temporary URL serves the file in their organization only
+  const { url: temporary } = (await w.org.api(w.users.victim).get(url)).body as { url: string };
+  const elsewhere = await download(w.other, null, temporary);
+  expect([elsewhere.status, JSON.parse(elsewhere.body.toString())]).toEqual([
+    400,
+    { result: "error", code: "BAD_REQUEST", msg: "Invalid token" },
+  ]);
 });
 
 it("after the sweep: nothing changed, and no attacker's queue heard a secret or a real address", async () => {

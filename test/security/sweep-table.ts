@@ -6,7 +6,16 @@
  */
 import { identity, messaging, notifications, realmConfig, type Contract, type ParamsIn } from "@teamchat/shared";
 import { badRequestError, type ExpectedZulipError } from "../support/call";
-import { attackerOf, VICTIM_ALERT_WORD, VICTIM_PUSH_TOKEN, type Attacker, type World } from "./sweep-world";
+import {
+  attackerOf,
+  emojiImage,
+  withFile,
+  SECRET,
+  VICTIM_ALERT_WORD,
+  VICTIM_PUSH_TOKEN,
+  type Attacker,
+  type World,
+} from "./sweep-world";
 
 /**
  * What an attacker gets: Zulip's refusal; "allowed" (the call is made and its
@@ -32,6 +41,7 @@ export type Family =
   | "users and bots"
   | "groups"
   | "invitations"
+  | "uploads and emoji"
   | "organization"
   | "events and typing";
 
@@ -111,6 +121,14 @@ const CANNOT_MANAGE_DEFAULTS = badRequestError("You do not have permission to ch
 const NOT_FOR_GUESTS = badRequestError("Not allowed for guest users");
 const NOT_FOR_BOTS = badRequestError("This endpoint does not accept bot requests.");
 const NOT_FOUND = (msg: string): ExpectedZulipError => ({ status: 404, code: "BAD_REQUEST", msg });
+const LINKIFIER_NOT_FOUND = badRequestError("Linkifier not found.");
+/** Zulip's serve_file: a file the caller may not see is 403, one that does not exist 404 */
+const NOT_AUTHORIZED_TO_VIEW_FILE: ExpectedZulipError = {
+  status: 403,
+  code: "BAD_REQUEST",
+  msg: "You are not authorized to view this file.",
+};
+const FILE_NOT_FOUND = NOT_FOUND("File not found.");
 /** Zulip's refusal of a direct message (or typing) to a user id of no one in the organization */
 const unknownRecipient = (w: World) => badRequestError(`Invalid user ID ${w.users.victim.userId}`);
 const invalidUserId = (w: World) => badRequestError(`Invalid user ID: ${w.users.victim.userId}`);
@@ -477,6 +495,18 @@ export const SWEEP: SweepEntry[] = [
       "a direct message to another organization's user",
       (w) => ({ type: "direct", to: [w.users.victim.userId], content: "hello" }),
       (a, w) => (a === "outsider" ? unknownRecipient(w) : "skip"),
+    ),
+    // Zulip's do_claim_attachments claims only files the sender may see: linking the victim's file
+    // gives no access (the download test after the families checks). The link spells the secret with
+    // a percent-escape, which the path id is decoded from, so the attacker's own message event holds no secret.
+    attempt(
+      "a direct message to oneself linking the victim's upload",
+      (w, a) => ({
+        type: "direct",
+        to: [attackerOf(w, a).user.userId],
+        content: `[notes](${w.ids.upload.url.replace(SECRET, SECRET.replace("s", "%73"))})`,
+      }),
+      readable,
     ),
   ),
   entry(
@@ -1095,6 +1125,175 @@ export const SWEEP: SweepEntry[] = [
     realmConfig.createProfileField,
     attempt("a field", () => ({ name: "Sneaky", field_type: 1 }), adminsOnly(MUST_BE_ADMIN, "skip")),
   ),
+  entry(
+    "organization",
+    realmConfig.reorderProfileFields,
+    attempt(
+      "the organization's fields",
+      (w) => ({ order: [w.ids.profileField] }),
+      // Zulip ignores ids of no field of the caller's organization (the outsider's has none)
+      adminsOnly(MUST_BE_ADMIN, "allowed"),
+    ),
+  ),
+  entry(
+    "organization",
+    realmConfig.updateProfileField,
+    attempt(
+      "the organization's field",
+      (w) => ({ field_id: w.ids.profileField, name: "Defaced" }),
+      (a, w) => adminsOnly(MUST_BE_ADMIN, badRequestError(`Field id ${w.ids.profileField} not found.`))(a, w),
+    ),
+  ),
+  entry(
+    "organization",
+    realmConfig.deleteProfileField,
+    attempt(
+      "the organization's field",
+      (w) => ({ field_id: w.ids.profileField }),
+      (a, w) => adminsOnly(MUST_BE_ADMIN, badRequestError(`Field id ${w.ids.profileField} not found.`))(a, w),
+    ),
+  ),
+  // Linkifiers and code playgrounds: Zulip's require_realm_admin on every change.
+  entry(
+    "organization",
+    realmConfig.listLinkifiers,
+    attempt("the linkifiers", () => ({}), readable),
+  ),
+  entry(
+    "organization",
+    realmConfig.listLegacyFilters,
+    attempt("the linkifiers", () => ({}), readable),
+  ),
+  entry(
+    "organization",
+    realmConfig.createLinkifier,
+    attempt(
+      "a linkifier",
+      () => ({ pattern: "sneaky(?P<id>[0-9]+)", url_template: "https://evil.example/{id}" }),
+      adminsOnly(MUST_BE_ADMIN, "skip"),
+    ),
+  ),
+  entry(
+    "organization",
+    realmConfig.updateLinkifier,
+    attempt(
+      "the organization's linkifier",
+      (w) => ({ filter_id: w.ids.linkifier, pattern: "#(?P<id>[0-9]+)", url_template: "https://evil.example/{id}" }),
+      adminsOnly(MUST_BE_ADMIN, LINKIFIER_NOT_FOUND),
+    ),
+  ),
+  entry(
+    "organization",
+    realmConfig.deleteLinkifier,
+    attempt(
+      "the organization's linkifier",
+      (w) => ({ filter_id: w.ids.linkifier }),
+      adminsOnly(MUST_BE_ADMIN, LINKIFIER_NOT_FOUND),
+    ),
+  ),
+  entry(
+    "organization",
+    realmConfig.reorderLinkifiers,
+    attempt(
+      "the organization's linkifiers",
+      (w) => ({ ordered_linkifier_ids: [w.ids.linkifier] }),
+      adminsOnly(
+        MUST_BE_ADMIN,
+        badRequestError("The ordered list must enumerate all existing linkifiers exactly once"),
+      ),
+    ),
+  ),
+  entry(
+    "organization",
+    realmConfig.createPlayground,
+    attempt(
+      "a playground",
+      () => ({ name: "Sneaky", pygments_language: "Rust", url_template: "https://evil.example/?c={code}" }),
+      adminsOnly(MUST_BE_ADMIN, "skip"),
+    ),
+  ),
+  entry(
+    "organization",
+    realmConfig.deletePlayground,
+    attempt(
+      "the organization's playground",
+      (w) => ({ playground_id: w.ids.playground }),
+      adminsOnly(MUST_BE_ADMIN, badRequestError("Invalid playground")),
+    ),
+  ),
+
+  // Uploads: the victim's file, linked only from messages no attacker received or may read.
+  ownData(
+    "uploads and emoji",
+    messaging.uploadFile,
+    "stores the caller's own file",
+    attempt(
+      "a file of one's own",
+      () => withFile({}, new File(["mine"], "mine.txt", { type: "text/plain" })),
+      readable,
+    ),
+  ),
+  entry(
+    "uploads and emoji",
+    messaging.temporaryUploadUrl,
+    attempt(
+      "the victim's file",
+      (w) => ({ realm_id_str: w.ids.upload.realmIdStr, filename: w.ids.upload.filename }),
+      // Path ids are looked up in the caller's organization, so the outsider's has no such file
+      // (Zulip, whose path ids are server-wide, answers 403: 404 tells the outsider less).
+      exceptFor(NOT_AUTHORIZED_TO_VIEW_FILE, { outsider: FILE_NOT_FOUND }),
+    ),
+  ),
+  ownData(
+    "uploads and emoji",
+    messaging.listAttachments,
+    "the caller's own uploads",
+    attempt("the caller's uploads", () => ({}), readable),
+  ),
+  // Zulip's access_attachment_by_id(needs_owner=True): anyone else's is "Invalid attachment"
+  entry(
+    "uploads and emoji",
+    messaging.removeAttachment,
+    attempt(
+      "the victim's upload",
+      (w) => ({ attachment_id: w.ids.upload.attachmentId }),
+      every(badRequestError("Invalid attachment")),
+    ),
+  ),
+  entry(
+    "uploads and emoji",
+    realmConfig.listRealmEmoji,
+    attempt("the custom emoji", () => ({}), readable),
+  ),
+  // check_add_realm_emoji: guests are not in can_add_custom_emoji_group; the name is taken for everyone else
+  entry(
+    "uploads and emoji",
+    realmConfig.addRealmEmoji,
+    attempt(
+      "the victim's emoji name",
+      (w) => withFile({ emoji_name: w.ids.victimEmoji }, emojiImage()),
+      exceptFor(badRequestError("A custom emoji with this name already exists."), {
+        guest: INSUFFICIENT,
+        outsider: "skip",
+      }),
+    ),
+  ),
+  // check_remove_custom_emoji: administrators and the emoji's author
+  entry(
+    "uploads and emoji",
+    realmConfig.removeRealmEmoji,
+    attempt(
+      "the victim's emoji",
+      (w) => ({ emoji_name: w.ids.victimEmoji }),
+      (a, w) =>
+        adminsOnly(badRequestError("Must be an organization administrator or emoji author"), {
+          status: 404,
+          code: "BAD_REQUEST",
+          msg: `Emoji '${w.ids.victimEmoji}' does not exist`,
+        })(a, w),
+    ),
+  ),
+
   ownData(
     "organization",
     realmConfig.getServerSettings,

@@ -17,7 +17,7 @@ export type Attacker = (typeof ATTACKERS)[number];
 
 /**
  * The secrets. Content (messages, topics, drafts, scheduled messages, snippets,
- * alert words, navigation views, an invitation link) only the victim and the
+ * alert words, navigation views, an invitation link, an uploaded file's name and bytes) only the victim and the
  * people they wrote to may see; a private channel's name and description, which
  * Zulip also shows to administrators (metadata access); a public channel's name
  * and messages, which no one outside the organization, nor a guest not
@@ -30,6 +30,16 @@ export const ORGANIZATION_SECRET = "zqorganizationonly";
 /** The victim's alert word and push token (per-user data another user's call must not reach). */
 export const VICTIM_ALERT_WORD = `${SECRET}word`;
 export const VICTIM_PUSH_TOKEN = "c0ffee".repeat(8);
+
+/** the victim's custom emoji */
+const VICTIM_EMOJI = "victim_emoji";
+
+/** A 1×1 PNG's first bytes: enough for an emoji image (the image is not decoded). */
+const PNG = Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489", "hex");
+export const emojiImage = () => new File([PNG], "emoji.png", { type: "image/png" });
+
+/** An upload operation's params with its file part, as clients send it (the gateway makes it `files`). */
+export const withFile = <P>(params: P, file: File): P => ({ ...params, file }) as P;
 
 /** whom the victim invited */
 const VICTIM_INVITEE = "invitee@example.com";
@@ -71,6 +81,13 @@ export interface World {
     inviteLink: string;
     channelFolder: number;
     profileField: number;
+    /** the victim's upload (its name and content hold SECRET), linked from a direct and a private channel message */
+    upload: { realmIdStr: string; filename: string; url: string; attachmentId: number };
+    /** a custom emoji the victim added */
+    victimEmoji: string;
+    /** the organization's linkifier and code playground (the owner's) */
+    linkifier: number;
+    playground: number;
     /** an event queue of the victim's */
     victimQueue: string;
   };
@@ -307,6 +324,39 @@ export async function buildWorld(): Promise<World> {
   const profileField = (await call(realmConfig.createProfileField, { name: "Phone", field_type: 1, hint: "" }, owner))
     .id;
 
+  const uploaded = await call(
+    messaging.uploadFile,
+    withFile({}, new File([`${SECRET} in an uploaded file`], `${SECRET} notes.txt`, { type: "text/plain" })),
+    victim,
+  );
+  await call(
+    messaging.sendMessage,
+    { type: "private", to: [confidant.userId], content: `[notes](${uploaded.url})` },
+    victim,
+  );
+  await call(
+    messaging.sendMessage,
+    { type: "stream", to: privateChannel, topic: privateTopic, content: `[notes](${uploaded.url})` },
+    victim,
+  );
+  const [realmIdStr, ...filename] = uploaded.url.slice("/user_uploads/".length).split("/");
+  const attachmentId = (await call(messaging.listAttachments, {}, victim)).attachments[0]!.id;
+  await call(realmConfig.addRealmEmoji, withFile({ emoji_name: VICTIM_EMOJI }, emojiImage()), victim);
+  const linkifier = (
+    await call(
+      realmConfig.createLinkifier,
+      { pattern: "#(?P<id>[0-9]+)", url_template: "https://example.com/{id}" },
+      owner,
+    )
+  ).id;
+  const playground = (
+    await call(
+      realmConfig.createPlayground,
+      { name: "Python", pygments_language: "Python", url_template: "https://example.com/?code={code}" },
+      owner,
+    )
+  ).id;
+
   await call(identity.deactivateUser, { user_id: users.deactivated.userId }, owner);
   const victimQueue = (await call(notifications.registerQueue, { event_types: ["message"] }, victim)).queue_id;
 
@@ -341,6 +391,10 @@ export async function buildWorld(): Promise<World> {
       inviteLink,
       channelFolder,
       profileField,
+      upload: { realmIdStr: realmIdStr!, filename: filename.join("/"), url: uploaded.url, attachmentId },
+      victimEmoji: VICTIM_EMOJI,
+      linkifier,
+      playground,
       victimQueue,
     },
     realEmails,

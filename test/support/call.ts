@@ -29,7 +29,8 @@ export class ZulipErrorReply extends Error {
 /**
  * `contract`'s HTTP operation with `params`: path parameters (`{name}`) filled in
  * and left out of the body, GET parameters in the query string, others
- * form-encoded with non-strings as JSON. ApiClient checks a 200 reply against
+ * form-encoded with non-strings as JSON, or multipart when a parameter is a
+ * file (a Blob: an upload operation's file part, as clients send it). ApiClient checks a 200 reply against
  * zulip.yaml; any other status rejects with ZulipErrorReply.
  */
 export async function callContract<C extends Contract>(
@@ -46,7 +47,9 @@ export async function callContract<C extends Contract>(
     delete rest[name];
     return value;
   });
-  const res = await api.request(method, path, rest, method === "GET" ? "query" : "form");
+  const encoding =
+    method === "GET" ? "query" : Object.values(rest).some((v) => v instanceof Blob) ? "multipart" : "form";
+  const res = await api.request(method, path, rest, encoding);
   if (res.status !== 200) throw new ZulipErrorReply(`${method} ${path}`, res);
   return res.body as SuccessReply<C>;
 }

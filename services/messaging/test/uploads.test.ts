@@ -4,10 +4,10 @@
  * DELETE /attachments/{id}, messages that link uploads (send and edit), and
  * the attachment events the uploader hears.
  */
-import { request as httpRequest } from "node:http";
 import { MAX_FILE_UPLOAD_SIZE_MIB, messaging } from "@teamchat/shared";
-import { basicAuth, type ApiClient, type Credentials } from "@teamchat/shared/src/testing/api";
+import type { Credentials } from "@teamchat/shared/src/testing/api";
 import { badRequestError, expectZulipError } from "../../../test/support/call";
+import { download as downloadFile } from "../../../test/support/download";
 import { EventReader } from "../../../test/support/events";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
 import { createChannel } from "./helpers";
@@ -45,25 +45,7 @@ const attachments = (user: Credentials) => org.call(messaging.listAttachments, {
 const send = async (user: Credentials, to: string, content: string) =>
   (await org.call(messaging.sendMessage, { type: "stream", to, topic: "files", content }, user)).id;
 
-/** GET of a path outside /api/v1, as a browser or a client downloading a file does. */
-function download(
-  user: Credentials | null,
-  path: string,
-): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
-  const api: ApiClient = org.api(user);
-  const headers: Record<string, string> = { ...(api.host ? { host: api.host } : {}) };
-  if (user) headers.authorization = basicAuth(user);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${org.baseUrl}${path}`, { headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("error", reject);
-      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
-    req.on("error", reject);
-    req.end();
-  });
-}
+const download = (user: Credentials | null, path: string) => downloadFile(org, user, path);
 
 describe("POST /user_uploads", () => {
   test("stores the file under Zulip's path and answers uri, url and filename; the uploader hears attachment add", async () => {

@@ -3,10 +3,10 @@
  * DELETE /realm/emoji, the image at its source_url, register's realm_emoji
  * and realm_emoji events, and custom emoji as reactions and in statuses.
  */
-import { request as httpRequest } from "node:http";
 import { MAX_EMOJI_FILE_SIZE_MIB, identity, messaging, notifications, realmConfig } from "@teamchat/shared";
 import type { Credentials } from "@teamchat/shared/src/testing/api";
 import { badRequestError, expectZulipError } from "../../../test/support/call";
+import { download } from "../../../test/support/download";
 import { EventReader } from "../../../test/support/events";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
 
@@ -34,19 +34,8 @@ const expectRefused = async (res: Awaited<ReturnType<typeof addEmoji>>, msg: str
   expect(res.body).toEqual({ result: "error", code: "BAD_REQUEST", msg });
 };
 
-function get(path: string): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
-  const host = org.api(null).host;
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${org.baseUrl}${path}`, { headers: host ? { host } : {} }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.end();
-  });
-}
+/** An emoji image, as browsers fetch it: anonymously. */
+const get = (path: string) => download(org, null, path);
 
 describe("POST /realm/emoji/{emoji_name}", () => {
   test("a member adds one: listed, in register, everyone hears realm_emoji, the image is served without auth", async () => {
