@@ -17,6 +17,12 @@ export interface HttpBinding {
    * values. Every contract of such a group declares a distinct one.
    */
   precedence?: number;
+  /**
+   * Whether the gateway may ask again after a 503 (a service briefly out of
+   * reach): GETs always may; a write only when this says its parameters make
+   * a second attempt change nothing (a send with an idempotency key).
+   */
+  retrySafe?: (params: Record<string, unknown>) => boolean;
   /** Request headers passed on as parameters: lower-case header name → parameter name (the header wins). */
   headers?: Record<string, string>;
   /**

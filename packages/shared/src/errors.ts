@@ -115,6 +115,8 @@ export const internalError = (): ZulipError => new ZulipError("INTERNAL_SERVER_E
 
 export const serviceUnavailable = (msg: string): ZulipError => new ZulipError("SERVICE_UNAVAILABLE", msg, 503);
 
+const MONGO_CURSOR_NOT_FOUND = 43;
+
 /** Errors of the database driver and of NATS that mean "not reachable right now", not "this request is wrong". */
 const TRANSIENT_ERROR_NAMES = new Set([
   "MongoNetworkError",
@@ -136,10 +138,12 @@ const TRANSIENT_ERROR_NAMES = new Set([
  * carries the network error as its cause.
  */
 export function isTransientFailure(err: unknown): boolean {
-  for (let e = err as (Error & { cause?: unknown }) | undefined; e; e = e.cause as typeof e) {
+  for (let e = err as (Error & { cause?: unknown; code?: unknown }) | undefined; e; e = e.cause as typeof e) {
     if (TRANSIENT_ERROR_NAMES.has(e.name) || /connection \d+ to .* closed|ECONNREFUSED|ECONNRESET/.test(e.message)) {
       return true;
     }
+    // a read's cursor that a database restart forgot (MongoDB's CursorNotFound)
+    if (e.code === MONGO_CURSOR_NOT_FOUND) return true;
     if (e.cause === e) break;
   }
   return false;

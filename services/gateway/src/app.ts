@@ -197,7 +197,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     const ctx = { realm, actor, client, requestId: req.id };
     // Zulip reads files from request.FILES only: the gateway's references replace any field of that name
     if (contract.http!.upload) params.files = await storeFiles(bus, contract.http!.upload, uploaded, ctx);
-    const data = await forwardRetryingReads(contract, params, ctx);
+    const data = await forwardRetryingSafely(contract, params, ctx);
     const success = {
       result: "success",
       msg: "",
@@ -207,17 +207,19 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   }
 
   /**
-   * A read that met a service briefly out of reach (503: its database or NATS
-   * restarting, no instance subscribed yet) is asked again, a few times, before
-   * the client sees the 503: reads change nothing, so asking twice is safe.
-   * Timeouts (504) are not retried: under overload that would add load.
+   * A read (or a write its contract says is safe to repeat) that met a service
+   * briefly out of reach (503: its database or NATS restarting, no instance
+   * subscribed yet) is asked again, a few times, before the client sees the
+   * 503. Timeouts (504) are not retried: under overload that would add load.
    */
-  async function forwardRetryingReads(...args: Parameters<typeof bus.forward>): Promise<RawJson> {
+  async function forwardRetryingSafely(...args: Parameters<typeof bus.forward>): Promise<RawJson> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await bus.forward(...args);
       } catch (err) {
-        const retry = args[0].http?.method === "GET" && err instanceof ZulipError && err.status === 503;
+        const [contract, params] = args;
+        const safe = contract.http?.method === "GET" || contract.http?.retrySafe?.(params) === true;
+        const retry = safe && err instanceof ZulipError && err.status === 503;
         if (!retry || attempt >= READ_RETRY_PAUSES_MS.length + 1) throw err;
         await sleep(READ_RETRY_PAUSES_MS[attempt - 1]!);
       }

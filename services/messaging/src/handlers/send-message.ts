@@ -3,7 +3,7 @@ import { claimAttachments, linkedPathIds, type LinkDeps } from "../attachments/a
 import type { Deps } from "../deps";
 import { checkMessage, type CheckMessageDeps } from "../messages/check-message";
 import { deliverMessage, postMessage, type Post } from "../messages/post-message";
-import { sendKey, sendOnce } from "../send-receipts/send-once";
+import { sendOnce } from "../send-receipts/send-once";
 
 type Params = ParamsOf<typeof messaging.sendMessage>;
 type SendDeps = CheckMessageDeps & LinkDeps & Deps<"settings">;
@@ -13,7 +13,7 @@ export const sendMessageHandler =
   (deps: SendDeps & Deps<"sendReceipts">): Handler<typeof messaging.sendMessage> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    const key = sendKey(p);
+    const key = messaging.sendKey(p);
     const id = await sendOnce(deps.sendReceipts, realm.id, actor.userId, key, {
       send: async (stored) => (await send(deps, p, ctx, stored)).messageId,
       finish: (messageId) => send(deps, p, ctx, undefined, messageId).then(() => undefined),
@@ -50,7 +50,7 @@ async function send(
     readBy: p.read_by_sender === false ? [] : [actor.userId],
     ...(p.queue_id !== undefined &&
       p.local_id !== undefined && { localEcho: { queueId: p.queue_id, localId: p.local_id } }),
-    ...(sendKey(p) !== undefined && { sendKey: sendKey(p) }),
+    ...(messaging.sendKey(p) !== undefined && { sendKey: messaging.sendKey(p) }),
   };
   const storedMessage = storedId === undefined ? null : await deps.messages.byId(realm.id, storedId);
   const message = storedMessage ?? (await postMessage(deps, ctx, realm, settings, to, post, stored));

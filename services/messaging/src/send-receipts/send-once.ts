@@ -6,13 +6,6 @@ import type { SendReceiptRepository } from "./send-receipt.repository";
 const SENDING_WAIT_MS = 5_000;
 const SENDING_POLL_MS = 100;
 
-/** The key a send is recognized by on retry: its Idempotency-Key header, else Zulip's local echo pair. */
-export function sendKey(p: { idempotency_key?: string; queue_id?: string; local_id?: string }): string | undefined {
-  if (p.idempotency_key !== undefined) return `header:${p.idempotency_key}`;
-  if (p.queue_id !== undefined && p.local_id !== undefined) return `local:${p.queue_id}:${p.local_id}`;
-  return undefined;
-}
-
 export interface KeyedSend {
   /** Stores and delivers a new message, telling `stored` its id as soon as it is stored; its id. */
   send(stored: (messageId: number) => Promise<void>): Promise<number>;

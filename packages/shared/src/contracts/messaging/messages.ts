@@ -112,13 +112,29 @@ export const renderMessage = defineContract({
 const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
 /**
- * POST /messages. A retry is safe: a send with the `Idempotency-Key` header, or
- * with Zulip's local echo pair `queue_id` + `local_id`, that the sender made
- * before answers the first send's id and posts nothing (see SendReceiptRepository).
+ * The key a send is recognized by on retry: its Idempotency-Key header, else
+ * Zulip's local echo pair; none: a retry posts again.
+ */
+export function sendKey(p: { idempotency_key?: string; queue_id?: string; local_id?: string }): string | undefined {
+  if (p.idempotency_key !== undefined) return `header:${p.idempotency_key}`;
+  if (p.queue_id !== undefined && p.local_id !== undefined) return `local:${p.queue_id}:${p.local_id}`;
+  return undefined;
+}
+
+/**
+ * POST /messages. A retry is safe when the send has a key (sendKey): one the
+ * sender made before answers the first send's id and posts nothing (see
+ * messaging's SendReceiptRepository).
  */
 export const sendMessage = defineContract({
   subject: "messaging.messages.send",
-  http: { method: "POST", path: "/messages", auth: "user", headers: { "idempotency-key": "idempotency_key" } },
+  http: {
+    method: "POST",
+    path: "/messages",
+    auth: "user",
+    headers: { "idempotency-key": "idempotency_key" },
+    retrySafe: (params) => sendKey(params) !== undefined,
+  },
   params: z.object({
     type: z.enum(["direct", "channel", "private", "stream"]),
     to: z.union([z.string(), int, z.array(z.union([int, z.string()]))]),
