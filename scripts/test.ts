@@ -1,8 +1,9 @@
 /**
  * `npm test`: type-check, lint, format check, every jest test (which
  * provisions its own infrastructure, see test/support/global-setup.ts), then
- * a short fuzzing run (scripts/fuzz.ts). Extra arguments go to jest, e.g.
- * `npm test -- services/identity`, and leave the fuzzing out.
+ * a short fuzzing run (scripts/fuzz.ts) and a short fault test (chaos/run.ts).
+ * Extra arguments go to jest, e.g. `npm test -- services/identity`, and leave
+ * the fuzzing and the fault test out.
  */
 import { spawnSync } from "node:child_process";
 import { REPO_ROOT } from "./lib/infra";
@@ -18,7 +19,10 @@ const steps: Step[] = [
   // the whole run only: `npm test -- <files>` is for a focused look
   ...(jestArgs.length
     ? []
-    : [["fuzzing, short run (npm run fuzz -- --short)", bin("tsx"), ["scripts/fuzz.ts", "--short"]] as Step]),
+    : [
+        ["fuzzing, short run (npm run fuzz -- --short)", bin("tsx"), ["scripts/fuzz.ts", "--short"]] as Step,
+        ["fault test, short run (npm run chaos -- --short)", bin("tsx"), ["chaos/run.ts", "--short"]] as Step,
+      ]),
 ];
 
 for (const [i, [title, cmd, args]] of steps.entries()) {
