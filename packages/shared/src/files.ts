@@ -17,6 +17,7 @@ import { z } from "zod";
 import type { Handler } from "./bus";
 import { defineContract, emptyReply } from "./contract";
 import { TenantRepository } from "./db";
+import { badRequest } from "./errors";
 import { int } from "./contracts/common";
 
 /** 512 KiB: in base64 with the envelope, well under NATS's default 1 MiB max_payload. */
@@ -108,6 +109,26 @@ export class FileStore extends TenantRepository<FileChunkDoc> {
 
   async remove(realmId: number, fileIds: string[]): Promise<void> {
     if (fileIds.length) await this.deleteMany(realmId, { fileId: { $in: fileIds } });
+  }
+
+  /**
+   * An operation's check of the files it was given: `check` (which throws its
+   * refusal), then that each arrived whole. Any refusal deletes every file of
+   * the request first, so a refused request leaves no chunks behind.
+   */
+  async accept(realmId: number, files: StoredFileRef[], check: () => Promise<void> | void): Promise<void> {
+    try {
+      await check();
+      for (const file of files) {
+        if (!(await this.isComplete(realmId, file))) throw badRequest("Upload incomplete: send the file again");
+      }
+    } catch (err) {
+      await this.remove(
+        realmId,
+        files.map((f) => f.file_id),
+      );
+      throw err;
+    }
   }
 
   /** The bus side of the chunk transfer: handlers of the service's FileContracts. */

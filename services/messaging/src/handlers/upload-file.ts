@@ -29,7 +29,7 @@ export const uploadFileHandler =
   async ({ files }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const [file] = files;
-    try {
+    await deps.files.accept(realm.id, files, () => {
       if (!file) throw badRequest("You must specify a file to upload");
       if (files.length !== 1) throw badRequest("You may only upload one file at a time");
       if (file.size > MAX_FILE_UPLOAD_SIZE_MIB * 1024 * 1024) {
@@ -37,14 +37,7 @@ export const uploadFileHandler =
           `File is larger than this server's configured maximum upload size (${MAX_FILE_UPLOAD_SIZE_MIB} MiB).`,
         );
       }
-      if (!(await deps.files.isComplete(realm.id, file))) throw badRequest("Upload incomplete: send the file again");
-    } catch (err) {
-      await deps.files.remove(
-        realm.id,
-        files.map((f) => f.file_id),
-      );
-      throw err;
-    }
+    });
     const attachment = await deps.attachments.insert(realm.id, {
       pathId: newPathId(realm.id, file.filename),
       fileId: file.file_id,

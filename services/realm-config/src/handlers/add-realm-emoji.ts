@@ -38,7 +38,7 @@ export const addRealmEmojiHandler =
     const { realm, actor } = requireUser(ctx);
     const name = emoji_name.trim().replace(/ /g, "_");
     const [file] = files;
-    try {
+    await deps.files.accept(realm.id, files, async () => {
       checkValidEmojiName(name);
       const [record, groups] = await Promise.all([deps.realms.byId(realm.id), deps.userGroups.get(ctx)]);
       if (!groups.includes(realmSettings(record!).can_add_custom_emoji_group, actor)) {
@@ -53,14 +53,7 @@ export const addRealmEmojiHandler =
         throw badRequest(`Uploaded file is larger than the allowed limit of ${MAX_EMOJI_FILE_SIZE_MIB} MiB`);
       }
       if (!(file.content_type in EMOJI_IMAGE_EXTENSIONS)) throw badRequest("Invalid image format");
-      if (!(await deps.files.isComplete(realm.id, file))) throw badRequest("Upload incomplete: send the file again");
-    } catch (err) {
-      await deps.files.remove(
-        realm.id,
-        files.map((f) => f.file_id),
-      );
-      throw err;
-    }
+    });
     try {
       await deps.emoji.insert(
         realm.id,
