@@ -42,6 +42,12 @@ export interface LaunchedSystem {
   startGateway(): Promise<string>;
   /** Stops one service's instance (to test restarts and "no responders"). */
   stopService(name: BusService): Promise<void>;
+  /**
+   * The oldest instance of a service drops off the bus at once, as a killed
+   * process does: its NATS connection closed without draining, nothing
+   * answered (then its background work is stopped, so the test leaks nothing).
+   */
+  killService(name: BusService): Promise<void>;
   /** Starts one more instance of a service. */
   startService(name: BusService): Promise<void>;
   stop(): Promise<void>;
@@ -75,10 +81,20 @@ export async function launchSystem(natsUrl: string, { env = {}, logs }: SystemOp
     write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>),
   };
   const logger = (name: string) => createLogger(name, config.LOG_LEVEL, sink);
-  const instances = new Map<string, Array<() => Promise<void>>>();
+  const instances = new Map<string, Array<{ shutdown: () => Promise<void>; kill: () => Promise<void> }>>();
   const start = async <S extends BusService>(name: S) => {
-    const { shutdown } = await startService(name, FACTORIES[name] as ServiceFactory<S>, config, logger(name));
-    instances.set(name, [...(instances.get(name) ?? []), shutdown]);
+    const { shutdown, deps, running } = await startService(
+      name,
+      FACTORIES[name] as ServiceFactory<S>,
+      config,
+      logger(name),
+    );
+    const kill = async () => {
+      await deps.nc.close();
+      await running.stop?.();
+      await deps.db.close();
+    };
+    instances.set(name, [...(instances.get(name) ?? []), { shutdown, kill }]);
   };
   for (const name of BUS_SERVICES) await start(name);
 
@@ -98,7 +114,11 @@ export async function launchSystem(natsUrl: string, { env = {}, logs }: SystemOp
     startGateway,
     stopService: async (name) => {
       const list = instances.get(name) ?? [];
-      await list.shift()?.();
+      await list.shift()?.shutdown();
+    },
+    killService: async (name) => {
+      const list = instances.get(name) ?? [];
+      await list.shift()?.kill();
     },
     startService: start,
     stop: async () => {
@@ -106,7 +126,7 @@ export async function launchSystem(natsUrl: string, { env = {}, logs }: SystemOp
         await gw.app.close();
         await gw.nc.drain();
       }
-      for (const list of instances.values()) await Promise.all(list.map((s) => s()));
+      for (const list of instances.values()) await Promise.all(list.map((s) => s.shutdown()));
     },
   };
 }

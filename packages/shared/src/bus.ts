@@ -1,4 +1,11 @@
-import { headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from "@nats-io/transport-node";
+import {
+  NoRespondersError,
+  headers as natsHeaders,
+  type Msg,
+  type MsgHdrs,
+  type NatsConnection,
+  type Subscription,
+} from "@nats-io/transport-node";
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Actor, RealmRef } from "./actor";
@@ -35,6 +42,12 @@ export const DEADLINE_HEADER = "x-deadline";
  * instead of parsing it and serializing it again (~0.8 ms per 100 KB).
  */
 const OK_PREFIX = '{"ok":true,"data":';
+
+/** What an instance sends while it still works on a keepAlive request (an empty message: no reply starts so). */
+const KEEPALIVE = new Uint8Array(0);
+/** How often it sends it, and how long a caller waits without hearing anything before it gives the instance up. */
+const KEEPALIVE_INTERVAL_MS = 5_000;
+const KEEPALIVE_SILENCE_MS = 3 * KEEPALIVE_INTERVAL_MS;
 const wireErrorReplySchema = z.object({ ok: z.literal(false), error: wireErrorSchema });
 
 /** A reply already serialized as JSON text (a contract's reply): sent on without being parsed. */
@@ -175,6 +188,32 @@ export class BusClient {
     return this.requestJson(contract, params as ParamsIn<Contract>, ctx);
   }
 
+  /**
+   * A keepAlive request: the reply, after any number of keep-alives. Silence
+   * longer than KEEPALIVE_SILENCE_MS means the instance died (503, so that a
+   * retry goes to another); the timeout still bounds the whole wait (504).
+   */
+  private async requestKeptAlive(
+    contract: Contract,
+    data: Uint8Array,
+    timeout: number,
+    headers: MsgHdrs,
+  ): Promise<Msg> {
+    const service = contract.subject.split(".")[0];
+    const replies = await this.nc.requestMany(contract.subject, data, {
+      strategy: "stall",
+      stall: KEEPALIVE_SILENCE_MS,
+      maxWait: KEEPALIVE_SILENCE_MS,
+      headers,
+    });
+    const giveUpAt = Date.now() + timeout;
+    for await (const msg of replies) {
+      if (msg.data.length > 0) return msg;
+      if (Date.now() > giveUpAt) throw new ZulipError("GATEWAY_TIMEOUT", `Service timed out: ${service}`, 504);
+    }
+    throw serviceUnavailable(`Service unavailable: ${service} (the instance serving the request stopped)`);
+  }
+
   private check(contract: Contract, data: unknown): void {
     if (!this.checkReplies) return;
     const checked = contract.reply.safeParse(data);
@@ -191,9 +230,11 @@ export class BusClient {
     const envelope: Envelope = { realm: ctx.realm, actor: ctx.actor, client: ctx.client, params };
     let msg: Msg;
     try {
-      msg = await this.watch.whileConnected(
-        this.nc.request(contract.subject, encode(envelope), { timeout, headers: h }),
-        () => serviceUnavailable(`Service unavailable: ${contract.subject.split(".")[0]} (connection to NATS lost)`),
+      const reply = contract.keepAlive
+        ? this.requestKeptAlive(contract, encode(envelope), timeout, h)
+        : this.nc.request(contract.subject, encode(envelope), { timeout, headers: h });
+      msg = await this.watch.whileConnected(reply, () =>
+        serviceUnavailable(`Service unavailable: ${contract.subject.split(".")[0]} (connection to NATS lost)`),
       );
     } catch (err) {
       throw busFailure(err, contract.subject);
@@ -204,11 +245,24 @@ export class BusClient {
   }
 }
 
+/** A reply on a connection that closed meanwhile (the instance stopping) has no one to go to: dropped. */
+function respond(msg: Msg, data: Uint8Array): void {
+  try {
+    msg.respond(data);
+  } catch {
+    // the caller hears nothing and gives up (timeout, or the keep-alive silence)
+  }
+}
+
 function busFailure(err: unknown, subject: string): ZulipError {
   if (err instanceof ZulipError) return err;
   const e = err as Error & { isNoResponders?: () => boolean; cause?: unknown };
   const service = subject.split(".")[0];
-  if (e.isNoResponders?.() || (e.cause as Error | undefined)?.name === "NoRespondersError") {
+  if (
+    e.isNoResponders?.() ||
+    err instanceof NoRespondersError ||
+    (e.cause as Error | undefined)?.name === "NoRespondersError"
+  ) {
     return new ZulipError("SERVICE_UNAVAILABLE", `Service unavailable: ${service}`, 503);
   }
   if (e.name === "TimeoutError" || (e.cause as Error | undefined)?.name === "TimeoutError") {
@@ -314,6 +368,7 @@ export class BusServer {
     const log = this.opts.logger.child({ requestId, subject: contract.subject });
     const started = performance.now();
     let reply: string;
+    const keepAlive = contract.keepAlive && msg.reply ? this.keepAlive(msg) : undefined;
     try {
       const envelope = envelopeSchema.safeParse(msg.json());
       if (!envelope.success) {
@@ -348,8 +403,15 @@ export class BusServer {
         reply = JSON.stringify({ ok: false, error: internalError().toWire() });
       }
     }
-    if (msg.reply) msg.respond(encoder.encode(reply));
+    if (keepAlive) clearInterval(keepAlive);
+    if (msg.reply) respond(msg, encoder.encode(reply));
     log.debug({ ok: reply.startsWith(OK_PREFIX), ms: Math.round((performance.now() - started) * 10) / 10 }, "handled");
+  }
+
+  /** Tells the caller of a keepAlive request, now and every KEEPALIVE_INTERVAL_MS, that this instance works on it. */
+  private keepAlive(msg: Msg): NodeJS.Timeout {
+    respond(msg, KEEPALIVE);
+    return setInterval(() => respond(msg, KEEPALIVE), KEEPALIVE_INTERVAL_MS);
   }
 
   /** Stop taking requests, finish the accepted ones. The connection is the caller's to close. */

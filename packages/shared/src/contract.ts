@@ -47,6 +47,13 @@ export interface Contract<P extends ParamsSchema = ParamsSchema, R extends z.Zod
   reply: R;
   /** Bus timeout; long-polls need more than the default. */
   timeoutMs?: number;
+  /**
+   * A request that may wait long (a parked long-poll): the instance serving it
+   * says every few seconds that it still is (BusServer), so that the caller
+   * learns within seconds, not at the timeout, that the instance died, and
+   * can ask another one (BusClient answers 503).
+   */
+  keepAlive?: true;
 }
 
 export const defineContract = <P extends ParamsSchema, R extends z.ZodType>(c: Contract<P, R>): Contract<P, R> => c;

@@ -93,6 +93,25 @@ describe("no notifications instance running", () => {
   }, 60_000);
 });
 
+describe("the instance holding a poll dies", () => {
+  it("the client's same poll goes on at another instance and gets each event once, in order", async () => {
+    // one instance runs (the tests above leave one): the poll parks there; a second starts, the first is killed
+    const queueId = await registerQueue(sys, sys.owner);
+    publish.setting([sys.owner.userId], "before");
+    const [before] = (await poll(queueId, -1)).events;
+    const parked = await parkedPoll(queueId, before!.id);
+    await sys.startService("notifications");
+    await sys.killService("notifications");
+    publish.setting([sys.owner.userId], "after the kill");
+    // answered by the live instance (the gateway asks again when the dead one falls silent), nothing lost
+    const { events } = await parked.reply;
+    expect(events.map(({ id: _, ...e }) => e)).toEqual([setting("after the kill")]);
+    expect(events[0]!.id).toBeGreaterThan(before!.id);
+    // nothing twice
+    expect((await poll(queueId, events[0]!.id, true)).events).toEqual([]);
+  }, 60_000);
+});
+
 describe("two instances", () => {
   it("a poll parked on one instance is woken by an event the other appended", async () => {
     await sys.startService("notifications");

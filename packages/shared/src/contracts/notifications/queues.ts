@@ -76,6 +76,7 @@ export const getEvents = defineContract({
     queue_id: z.string(),
   }),
   timeoutMs: EVENTS_BUS_TIMEOUT_MS,
+  keepAlive: true,
 });
 
 export const deleteQueue = defineContract({
