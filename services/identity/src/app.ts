@@ -151,7 +151,7 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     id.pushTokens.init(),
   ]);
 
-  const profileValueDrops = dropProfileFieldValues(users, deps.events, deps.nc, deps.log);
+  const profileValueDrops = await dropProfileFieldValues(users, deps.events, deps.nc, deps.log);
   const updateSettings = updateSettingsHandler(id);
   deps.server
     .handle(identity.authenticate, authenticateHandler(id))
@@ -227,8 +227,8 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
       ]),
     );
   return {
-    stop: () => {
-      profileValueDrops.unsubscribe();
+    stop: async () => {
+      await profileValueDrops.stop();
       id.groupLists.stop();
       id.realmEmoji.stop();
       id.viewLists.stop();

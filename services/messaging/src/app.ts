@@ -168,7 +168,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       uploadTokens,
     ].map((r) => r.init()),
   );
-  const draftsCleanup = deleteDraftsWhenSynchronizationStops(m, deps.nc, deps.log);
+  const draftsCleanup = await deleteDraftsWhenSynchronizationStops(m, deps.nc, deps.log);
   const delivery = new ScheduledMessageDelivery(m, deps.log);
 
   const stateProviders = [
@@ -256,7 +256,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   return {
     stop: async () => {
       await delivery.stop();
-      draftsCleanup.unsubscribe();
+      await draftsCleanup.stop();
       m.users.stop();
       m.personal.stop();
       m.userTopics.stop();

@@ -1,10 +1,10 @@
-import { jetstream, type JsMsg } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { z } from "zod";
 import {
-  DOMAIN_EVENTS_STREAM,
-  FANOUT_CONSUMER,
+  DURABLE_CONSUMERS,
   PASS_THROUGH_EVENTS,
+  consumeDurably,
+  type DurableHandler,
   messagingEvents,
   type EventDefinition,
   type Logger,
@@ -19,11 +19,6 @@ import type { EventStore } from "./event-store";
 type ClientEventPayload = PayloadOf<(typeof PASS_THROUGH_EVENTS)[number]>;
 type MessageSent = PayloadOf<typeof messagingEvents.messageSent>;
 type MessageUpdated = PayloadOf<typeof messagingEvents.messageUpdated>;
-
-/** Events pulled ahead of their delivery; the chain per realm keeps their order. */
-const PULL_BATCH = 256;
-/** A failed delivery is retried after this (the queue stream or database was unavailable). */
-const REDELIVERY_DELAY_MS = 1000;
 
 /**
  * Domain events → queues, from the domain event stream through notifications'
@@ -95,44 +90,26 @@ export async function consumeDomainEvents(
     );
   };
 
-  const deliverers = new Map<string, (payload: unknown, origin: string) => Promise<void>>();
+  const handlers = new Map<string, DurableHandler>();
   const on = <P extends z.ZodType<{ realmId: number }>>(
     def: EventDefinition<P>,
     deliver: (payload: z.output<P>, origin: string) => Promise<void>,
-  ) => deliverers.set(def.subject, (payload, origin) => deliver(payload as z.output<P>, origin));
+  ) =>
+    handlers.set(def.subject, {
+      def,
+      handle: (payload, { seq }) => {
+        const p = payload as z.output<P>;
+        return inOrder(p.realmId, () => deliver(p, `${seq}`));
+      },
+    });
   PASS_THROUGH_EVENTS.forEach((def: EventDefinition<z.ZodType<ClientEventPayload>>) => on(def, passThrough));
   on(messagingEvents.messageSent, message);
   on(messagingEvents.messageUpdated, messageUpdate);
-  const definitions = new Map(
-    [...PASS_THROUGH_EVENTS, messagingEvents.messageSent, messagingEvents.messageUpdated].map(
-      (def): [string, EventDefinition] => [def.subject, def],
-    ),
-  );
-
-  const handle = (m: JsMsg) => {
-    const def = definitions.get(m.subject);
-    // the stream holds every domain event; the rest are for caches, not queues
-    if (!def) return m.ack();
-    const parsed = def.payload.safeParse(m.json());
-    if (!parsed.success) {
-      log.error({ subject: m.subject, issues: parsed.error.issues }, "malformed event dropped");
-      return m.term();
-    }
-    const payload = parsed.data as { realmId: number };
-    inOrder(payload.realmId, () => deliverers.get(m.subject)!(payload, `${m.seq}`)).then(
-      () => m.ack(),
-      (err: unknown) => {
-        log.error({ err, subject: m.subject }, "domain event not delivered to queues: delivered again later");
-        m.nak(REDELIVERY_DELAY_MS);
-      },
-    );
-  };
-  const consumer = await jetstream(nc).consumers.get(DOMAIN_EVENTS_STREAM, FANOUT_CONSUMER);
-  const messages = await consumer.consume({ max_messages: PULL_BATCH, callback: handle });
+  const consumer = await consumeDurably(nc, DURABLE_CONSUMERS.fanout, handlers, log);
 
   return {
     stop: async () => {
-      await messages.close();
+      await consumer.stop();
       await Promise.allSettled([...chains.values()]);
     },
   };

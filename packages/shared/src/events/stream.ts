@@ -1,5 +1,18 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, jetstreamManager } from "@nats-io/jetstream";
+import {
+  AckPolicy,
+  DeliverPolicy,
+  RetentionPolicy,
+  StorageType,
+  jetstream,
+  jetstreamManager,
+  type JsMsg,
+} from "@nats-io/jetstream";
+import type { Logger } from "pino";
+import { REQUEST_ID_HEADER } from "../bus";
+import type { EventDefinition } from "./define";
+import { userSettings } from "./identity";
+import { profileFieldValuesDropped } from "./realm-config";
 
 /**
  * Every domain event (`events.>`) is published into this JetStream stream, so
@@ -10,8 +23,19 @@ import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, jetstreamManage
  */
 export const DOMAIN_EVENTS_STREAM = "DOMAIN_EVENTS";
 
-/** notifications' durable consumer: its instances share it, each event goes to one of them. */
-export const FANOUT_CONSUMER = "notifications-fanout";
+/**
+ * The durable consumers: each is shared by the instances of the service that
+ * does the work (each event goes to one of them) and holds the events it has
+ * not acknowledged while none runs. notifications turns every event into
+ * queue events; the others each do one piece of work another service's event
+ * asks for.
+ */
+export const DURABLE_CONSUMERS = {
+  fanout: { name: "notifications-fanout", subjects: "events.>" },
+  profileFieldValues: { name: "identity-profile-field-values", subjects: profileFieldValuesDropped.subject },
+  draftsSynchronization: { name: "messaging-drafts-synchronization", subjects: userSettings.subject },
+} as const;
+export type DurableConsumer = (typeof DURABLE_CONSUMERS)[keyof typeof DURABLE_CONSUMERS];
 
 /** How long an unacknowledged delivery waits before the event is delivered again (to any instance). */
 const ACK_WAIT_SECONDS = 30;
@@ -45,11 +69,72 @@ export async function ensureDomainEventStream(nc: NatsConnection, limits: Domain
       await jsm.streams.info(DOMAIN_EVENTS_STREAM).catch(() => Promise.reject(err));
     });
   }
-  await jsm.consumers.add(DOMAIN_EVENTS_STREAM, {
-    durable_name: FANOUT_CONSUMER,
-    ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.All,
-    ack_wait: ACK_WAIT_SECONDS * 1e9,
-    max_ack_pending: 10_000,
+  for (const consumer of Object.values(DURABLE_CONSUMERS)) {
+    await jsm.consumers.add(DOMAIN_EVENTS_STREAM, {
+      durable_name: consumer.name,
+      filter_subject: consumer.subjects,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: ACK_WAIT_SECONDS * 1e9,
+      max_ack_pending: 10_000,
+    });
+  }
+}
+
+/** A failed delivery is tried again after this (the database or NATS was out of reach). */
+const REDELIVERY_DELAY_MS = 1000;
+/** Events pulled ahead of their handling. */
+const PULL_BATCH = 256;
+
+/** What handles one subject's events for a durable consumer; `seq` is the event's place in the stream. */
+export interface DurableHandler {
+  def: EventDefinition;
+  handle(payload: unknown, meta: { seq: number; requestId?: string }): Promise<void>;
+}
+
+/**
+ * Consumes a durable consumer: each event is handed to the handler of its
+ * subject and acknowledged once that resolves, delivered again (to any
+ * instance) when it rejects or its instance dies first; handlers must be
+ * idempotent. Events of subjects without a handler are acknowledged at once;
+ * malformed ones are logged and dropped.
+ */
+export async function consumeDurably(
+  nc: NatsConnection,
+  consumer: DurableConsumer,
+  handlers: ReadonlyMap<string, DurableHandler>,
+  log: Logger,
+): Promise<{ stop(): Promise<void> }> {
+  const pending = new Set<Promise<void>>();
+  const handle = (m: JsMsg) => {
+    const handler = handlers.get(m.subject);
+    if (!handler) return m.ack();
+    const parsed = handler.def.payload.safeParse(m.json());
+    if (!parsed.success) {
+      log.error({ subject: m.subject, issues: parsed.error.issues }, "malformed event dropped");
+      return m.term();
+    }
+    const requestId = m.headers?.get(REQUEST_ID_HEADER) || undefined;
+    const done = handler.handle(parsed.data, { seq: m.seq, requestId }).then(
+      () => m.ack(),
+      (err: unknown) => {
+        log.error({ err, subject: m.subject, consumer: consumer.name }, "event not handled: delivered again later");
+        m.nak(REDELIVERY_DELAY_MS);
+      },
+    );
+    pending.add(done);
+    void done.finally(() => pending.delete(done));
+  };
+  const messages = await (
+    await jetstream(nc).consumers.get(DOMAIN_EVENTS_STREAM, consumer.name)
+  ).consume({
+    max_messages: PULL_BATCH,
+    callback: handle,
   });
+  return {
+    stop: async () => {
+      await messages.close();
+      await Promise.allSettled([...pending]);
+    },
+  };
 }

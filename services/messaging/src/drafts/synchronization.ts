@@ -1,30 +1,33 @@
-import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
-import { identityEvents, subscribeEvent } from "@teamchat/shared";
+import { DURABLE_CONSUMERS, consumeDurably, identityEvents, type PayloadOf } from "@teamchat/shared";
 import type { Deps } from "../deps";
+
+type SettingChanged = PayloadOf<typeof identityEvents.userSettings>;
 
 /**
  * Zulip's do_change_user_setting: turning enable_drafts_synchronization off
  * deletes the user's drafts on the server, without drafts events (the clients
- * keep theirs locally). One instance of the queue group does it.
+ * keep theirs locally). From messaging's durable consumer: one instance does
+ * it, and a change made while messaging was down is applied when it starts.
  */
 export function deleteDraftsWhenSynchronizationStops(
   deps: Deps<"drafts">,
   nc: NatsConnection,
   log: Logger,
-): Subscription {
-  return subscribeEvent(
+): Promise<{ stop(): Promise<void> }> {
+  const apply = async ({ realmId, userIds, event }: SettingChanged, requestId?: string) => {
+    if (event.property !== "enable_drafts_synchronization" || event.value !== false || userIds === "all") return;
+    for (const userId of userIds) {
+      const deleted = await deps.drafts.removeAllOf(realmId, userId);
+      log.info({ realmId, userId, deleted, requestId }, "drafts deleted: synchronization turned off");
+    }
+  };
+  const def = identityEvents.userSettings;
+  return consumeDurably(
     nc,
-    identityEvents.userSettings,
-    ({ realmId, userIds, event }) => {
-      if (event.property !== "enable_drafts_synchronization" || event.value !== false || userIds === "all") return;
-      for (const userId of userIds) {
-        deps.drafts
-          .removeAllOf(realmId, userId)
-          .then((deleted) => log.info({ realmId, userId, deleted }, "drafts deleted: synchronization turned off"))
-          .catch((err: unknown) => log.error({ err, realmId, userId }, "drafts not deleted"));
-      }
-    },
-    { queue: "messaging.drafts", log },
+    DURABLE_CONSUMERS.draftsSynchronization,
+    new Map([[def.subject, { def, handle: (payload, { requestId }) => apply(payload as SettingChanged, requestId) }]]),
+    log,
   );
 }
