@@ -20,6 +20,8 @@ export interface Instance {
 }
 
 export interface Cluster {
+  /** instances that exited without being killed (a crash: see services.log), each started again */
+  crashes: string[];
   gatewayPorts: number[];
   natsUrl: string;
   mongoUrl: string;
@@ -59,8 +61,21 @@ export async function startCluster(instancesPerService: number, say: (line: stri
   });
   say("building the service bundles...");
   await buildBundles(PROCESSES);
-  const spawnInstance = (service: string, n: number, index: number): ServiceProcess =>
-    spawnService(service, envOf(service, n), index, (line) => serviceLog.write(line));
+  const crashes: string[] = [];
+  let stopping = false;
+  /** Starts an instance; one that exits on its own (not killed here) is a crash: noted and started again. */
+  const spawnInstance = (service: string, n: number, index: number): ServiceProcess => {
+    const proc = spawnService(service, envOf(service, n), index, (line) => serviceLog.write(line));
+    proc.child.once("exit", (code, signal) => {
+      if (stopping || signal === "SIGKILL") return;
+      const label = `${service}#${n + 1}`;
+      crashes.push(`${label} (code ${code}, signal ${signal})`);
+      say(`  ${label} exited on its own (code ${code}, signal ${signal}): see services.log; starting it again`);
+      const instance = instances.find((i) => i.label === label);
+      if (instance) instance.proc = spawnInstance(service, n, index);
+    });
+    return proc;
+  };
   const instances: Instance[] = PROCESSES.flatMap((service, index) =>
     Array.from({ length: instancesPerService }, (_, n) => ({
       label: `${service}#${n + 1}`,
@@ -83,9 +98,14 @@ export async function startCluster(instancesPerService: number, say: (line: stri
     await exited;
     const n = Number(instance.label.split("#")[1]) - 1;
     instance.proc = spawnInstance(instance.service, n, PROCESSES.indexOf(instance.service as never));
+    // a gateway is back once it answers on its port (the others join the bus on their own)
+    if (instance.service === "gateway") {
+      await waitForHealth(`http://127.0.0.1:${gatewayPorts[n]}`, 60_000, [instance.proc]);
+    }
   };
 
   return {
+    crashes,
     gatewayPorts,
     get natsUrl() {
       return nats.url;
@@ -105,6 +125,7 @@ export async function startCluster(instancesPerService: number, say: (line: stri
       mongo = await startMongo({ ...infraOpts, port: mongoPort });
     },
     stop: async () => {
+      stopping = true;
       await stopServices(instances.map((i) => i.proc));
       await Promise.all([nats.stop(), mongo.stop()]);
       serviceLog.end();

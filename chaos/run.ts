@@ -299,11 +299,11 @@ async function run(cluster: Cluster): Promise<number> {
 
   say("reading the channel's history...");
   const history = new Map<string, number>();
-  const reader = as(owner)[0]!;
+  const reader = new Balanced(as(owner), new Tally());
   for (let anchor = 0; ;) {
     const r = ok(
       "GET /messages",
-      await reader.get("/messages", {
+      await reader.call("GET /messages", "GET", "/messages", {
         anchor,
         num_before: 0,
         num_after: 1000,
@@ -353,6 +353,7 @@ async function run(cluster: Cluster): Promise<number> {
     duplicateDeliveries && `${duplicateDeliveries} deliveries duplicated`,
     lostQueues && `${lostQueues} event queues lost`,
     tally.unexpected.length && `failures other than 502/503/504: ${tally.unexpected.join("; ")}`,
+    cluster.crashes.length && `instances crashed: ${cluster.crashes.join(", ")}`,
   ];
   const figures = [
     failureRate > MAX_FAILURE_RATE && `failure rate ${(failureRate * 100).toFixed(3)} % > ${MAX_FAILURE_RATE * 100} %`,

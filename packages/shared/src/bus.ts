@@ -132,6 +132,9 @@ class ConnectionWatch {
 
   /** Rejects with `err` as soon as the connection drops, unless `work` settles first. */
   async whileConnected<T>(work: Promise<T>, err: () => Error): Promise<T> {
+    // once the drop has answered, the request's own failure (its timeout) comes later with no one waiting:
+    // handled here, or it would end the process as an unhandled rejection
+    work.catch(() => undefined);
     if (!this.connected) throw err();
     let lost!: () => void;
     const dropped = new Promise<never>((_, reject) => (lost = () => reject(err())));
