@@ -6,7 +6,8 @@ import { narrowTermSchema } from "./messages";
 /** POST /messages/flags: add or remove one of the user's flags on messages. */
 export const updateMessageFlags = defineContract({
   subject: "messaging.flags.update",
-  http: { method: "POST", path: "/messages/flags", auth: "user" },
+  // adding or removing a flag twice leaves the same flags: safe for the gateway to ask again after a 503
+  http: { method: "POST", path: "/messages/flags", auth: "user", retrySafe: () => true },
   // op and flag as strings: Zulip's own errors name an unknown one
   params: z.object({ messages: intList, op: z.string(), flag: z.string() }),
   reply: z.object({
