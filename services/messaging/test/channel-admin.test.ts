@@ -10,7 +10,7 @@ import type { Credentials } from "@teamchat/shared/src/testing/api";
 import { badRequestError, expectZulipError } from "../../../test/support/call";
 import { EventReader, type ZulipEvent } from "../../../test/support/events";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
-import { createChannel } from "./helpers";
+import { createChannel, makeCast } from "./helpers";
 
 let org: TestOrganization;
 let admin: TestUser, mod: TestUser, alice: TestUser, bob: TestUser, carol: TestUser, guest: TestUser;
@@ -20,10 +20,7 @@ beforeAll(async () => {
   org = await testOrganization();
   admin = await org.makeUser("Admin", 200, "Admin");
   mod = await org.makeUser("Mod", 300, "Mod");
-  alice = await org.makeUser("Alice", 400, "Alice");
-  bob = await org.makeUser("Bob", 400, "Bob");
-  carol = await org.makeUser("Carol", 400, "Carol");
-  guest = await org.makeUser("Guest", 600, "Guest");
+  ({ alice, bob, carol, guest } = await makeCast(org));
   town = await createChannel(org, org.owner, "town", [org.owner.userId]);
 });
 afterAll(() => org?.stop());

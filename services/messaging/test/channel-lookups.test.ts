@@ -8,7 +8,7 @@ import { identity, messaging, SYSTEM_GROUPS, type ParamsIn } from "@teamchat/sha
 import type { Credentials } from "@teamchat/shared/src/testing/api";
 import { badRequestError, expectZulipError } from "../../../test/support/call";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
-import { createChannel } from "./helpers";
+import { createChannel, makeCast } from "./helpers";
 
 let org: TestOrganization;
 let admin: TestUser, alice: TestUser, bob: TestUser, carol: TestUser, guest: TestUser;
@@ -16,10 +16,7 @@ let general: number, secret: number, club: number, quiet: number;
 beforeAll(async () => {
   org = await testOrganization();
   admin = await org.makeUser("Admin", 200, "Admin");
-  alice = await org.makeUser("Alice", 400, "Alice");
-  bob = await org.makeUser("Bob", 400, "Bob");
-  carol = await org.makeUser("Carol", 400, "Carol");
-  guest = await org.makeUser("Guest", 600, "Guest");
+  ({ alice, bob, carol, guest } = await makeCast(org));
   general = await createChannel(org, alice, "general", [alice.userId, bob.userId, guest.userId]);
   secret = await createChannel(org, alice, "secret", [alice.userId], { invite_only: true });
   // carol may subscribe herself to club: Zulip gives her content access without a subscription

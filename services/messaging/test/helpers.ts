@@ -1,7 +1,17 @@
 import { messaging, messagingEvents, type ParamsIn, type PayloadOf } from "@teamchat/shared";
 import type { Credentials } from "@teamchat/shared/src/testing/api";
 import { mongo } from "mongoose";
-import type { TestOrganization } from "../../../test/support/organization";
+import type { TestOrganization, TestUser } from "../../../test/support/organization";
+
+/** The usual people of messaging's tests: three members (Alice, Bob, Carol) and a guest, made in that order. */
+export async function makeCast(org: TestOrganization): Promise<Record<"alice" | "bob" | "carol" | "guest", TestUser>> {
+  return {
+    alice: await org.makeUser("Alice", 400, "Alice"),
+    bob: await org.makeUser("Bob", 400, "Bob"),
+    carol: await org.makeUser("Carol", 400, "Carol"),
+    guest: await org.makeUser("Guest", 600, "Guest"),
+  };
+}
 
 /** Creates a channel as `user` through POST /channels/create and returns its id. */
 export const createChannel = async (

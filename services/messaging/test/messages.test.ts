@@ -2,7 +2,7 @@ import { messaging, type ParamsIn } from "@teamchat/shared";
 import type { Credentials } from "@teamchat/shared/src/testing/api";
 import { badRequestError as badRequest, expectZulipError, type ExpectedZulipError } from "../../../test/support/call";
 import { recordDomainEvents } from "../../../test/support/domain-events";
-import { createChannel as createChannelAs, marker, messageEvents } from "./helpers";
+import { createChannel as createChannelAs, makeCast, marker, messageEvents } from "./helpers";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
 
 let org: TestOrganization;
@@ -13,10 +13,7 @@ let guest: TestUser;
 let design: number;
 beforeAll(async () => {
   org = await testOrganization();
-  alice = await org.makeUser("Alice", 400, "Alice");
-  bob = await org.makeUser("Bob", 400, "Bob");
-  carol = await org.makeUser("Carol", 400, "Carol");
-  guest = await org.makeUser("Guest", 600, "Guest");
+  ({ alice, bob, carol, guest } = await makeCast(org));
   design = await createChannel(alice, "design", [alice.userId, bob.userId]);
 });
 afterAll(() => org?.stop());

@@ -7,7 +7,7 @@ import { messaging, type ParamsIn } from "@teamchat/shared";
 import { badRequestError, expectZulipError } from "../../../test/support/call";
 import { EventReader } from "../../../test/support/events";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
-import { createChannel } from "./helpers";
+import { createChannel, makeCast } from "./helpers";
 
 let org: TestOrganization;
 let alice: TestUser;
@@ -18,10 +18,7 @@ let design: number;
 let secret: number;
 beforeAll(async () => {
   org = await testOrganization();
-  alice = await org.makeUser("Alice", 400, "Alice");
-  bob = await org.makeUser("Bob", 400, "Bob");
-  carol = await org.makeUser("Carol", 400, "Carol");
-  guest = await org.makeUser("Guest", 600, "Guest");
+  ({ alice, bob, carol, guest } = await makeCast(org));
   design = await createChannel(org, alice, "design", [alice.userId, bob.userId]);
   secret = await createChannel(org, alice, "secret", [alice.userId, bob.userId], { invite_only: true });
 });

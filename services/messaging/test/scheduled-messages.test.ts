@@ -9,17 +9,14 @@ import { messaging, notifications, type ParamsIn, type messaging as m } from "@t
 import { ZulipErrorReply, badRequestError, expectZulipError } from "../../../test/support/call";
 import { EventReader, type ZulipEvent } from "../../../test/support/events";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
-import { createChannel } from "./helpers";
+import { createChannel, makeCast } from "./helpers";
 
 let org: TestOrganization;
 let alice: TestUser, bob: TestUser, carol: TestUser, guest: TestUser;
 let team: number, secret: number;
 beforeAll(async () => {
   org = await testOrganization();
-  alice = await org.makeUser("Alice", 400, "Alice");
-  bob = await org.makeUser("Bob", 400, "Bob");
-  carol = await org.makeUser("Carol", 400, "Carol");
-  guest = await org.makeUser("Guest", 600, "Guest");
+  ({ alice, bob, carol, guest } = await makeCast(org));
   team = await createChannel(org, alice, "team", [alice.userId, bob.userId]);
   secret = await createChannel(org, bob, "secret", [bob.userId], { invite_only: true });
 });

@@ -11,7 +11,7 @@ import { badRequestError, expectZulipError } from "../../../test/support/call";
 import { EventReader } from "../../../test/support/events";
 import { recordDomainEvents, type DomainEventRecorder } from "../../../test/support/domain-events";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
-import { createChannel, marker } from "./helpers";
+import { createChannel, makeCast, marker } from "./helpers";
 
 let org: TestOrganization;
 let owner: TestUser, admin: TestUser, mod: TestUser, alice: TestUser, bob: TestUser, carol: TestUser, guest: TestUser;
@@ -20,10 +20,7 @@ beforeAll(async () => {
   owner = org.owner;
   admin = await org.makeUser("Admin", 200, "Admin");
   mod = await org.makeUser("Mod", 300, "Mod");
-  alice = await org.makeUser("Alice", 400, "Alice");
-  bob = await org.makeUser("Bob", 400, "Bob");
-  carol = await org.makeUser("Carol", 400, "Carol");
-  guest = await org.makeUser("Guest", 600, "Guest");
+  ({ alice, bob, carol, guest } = await makeCast(org));
 });
 afterAll(() => org?.stop());
 

@@ -10,7 +10,7 @@ import { badRequestError, expectZulipError } from "../../../test/support/call";
 import { download as downloadFile } from "../../../test/support/download";
 import { EventReader } from "../../../test/support/events";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
-import { createChannel } from "./helpers";
+import { createChannel, makeCast } from "./helpers";
 
 let org: TestOrganization;
 let alice: TestUser,
@@ -22,10 +22,7 @@ let alice: TestUser,
   guestInDesign: TestUser;
 beforeAll(async () => {
   org = await testOrganization();
-  alice = await org.makeUser("Alice", 400, "Alice");
-  bob = await org.makeUser("Bob", 400, "Bob");
-  carol = await org.makeUser("Carol", 400, "Carol");
-  guest = await org.makeUser("Guest", 600, "Guest");
+  ({ alice, bob, carol, guest } = await makeCast(org));
   admin = await org.makeUser("Admin", 200, "Admin");
   mod = await org.makeUser("Mod", 300, "Mod");
   guestInDesign = await org.makeUser("Visitor", 600, "Visitor");
