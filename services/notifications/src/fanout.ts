@@ -26,7 +26,7 @@ type MessageUpdated = PayloadOf<typeof messagingEvents.messageUpdated>;
  * is acknowledged once its queue events are stored. An event whose delivery
  * failed, or whose instance died before acknowledging, is delivered again
  * (to any instance); each queue event it makes is published with a message id
- * made of the domain event's sequence, so the queue stream drops a second copy
+ * made of the domain event's id, so the queue stream drops a second copy
  * and a redelivery changes nothing twice. Events of one organization are
  * appended in arrival order on this instance (a chain per realm); with several
  * instances, order across instances is the stream's delivery order only.
@@ -97,9 +97,9 @@ export async function consumeDomainEvents(
   ) =>
     handlers.set(def.subject, {
       def,
-      handle: (payload, { seq }) => {
+      handle: (payload, { eventId }) => {
         const p = payload as z.output<P>;
-        return inOrder(p.realmId, () => deliver(p, `${seq}`));
+        return inOrder(p.realmId, () => deliver(p, eventId));
       },
     });
   PASS_THROUGH_EVENTS.forEach((def: EventDefinition<z.ZodType<ClientEventPayload>>) => on(def, passThrough));

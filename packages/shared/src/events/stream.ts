@@ -2,6 +2,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import {
   AckPolicy,
   DeliverPolicy,
+  PubHeaders,
   RetentionPolicy,
   StorageType,
   jetstream,
@@ -86,10 +87,15 @@ const REDELIVERY_DELAY_MS = 1000;
 /** Events pulled ahead of their handling. */
 const PULL_BATCH = 256;
 
-/** What handles one subject's events for a durable consumer; `seq` is the event's place in the stream. */
+/**
+ * What handles one subject's events for a durable consumer. `eventId` names
+ * the event for good (the message id it was published with): unlike its
+ * stream sequence, which a NATS restart can hand out again once acknowledged
+ * events are gone, it never names another event.
+ */
 export interface DurableHandler {
   def: EventDefinition;
-  handle(payload: unknown, meta: { seq: number; requestId?: string }): Promise<void>;
+  handle(payload: unknown, meta: { eventId: string; requestId?: string }): Promise<void>;
 }
 
 /**
@@ -115,7 +121,8 @@ export async function consumeDurably(
       return m.term();
     }
     const requestId = m.headers?.get(REQUEST_ID_HEADER) || undefined;
-    const done = handler.handle(parsed.data, { seq: m.seq, requestId }).then(
+    const eventId = m.headers?.get(PubHeaders.MsgIdHdr) || `${DOMAIN_EVENTS_STREAM}.${m.seq}`;
+    const done = handler.handle(parsed.data, { eventId, requestId }).then(
       () => m.ack(),
       (err: unknown) => {
         log.error({ err, subject: m.subject, consumer: consumer.name }, "event not handled: delivered again later");
