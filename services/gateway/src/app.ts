@@ -90,7 +90,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     requestIdHeader: "x-request-id",
     genReqId: () => randomUUID(),
     bodyLimit: config.REQUEST_BODY_LIMIT_MIB * 1024 * 1024,
-    querystringParser: parseForm,
+    routerOptions: { querystringParser: parseForm },
   });
   app.addHook("onClose", async () => invalidations.unsubscribe());
   // The id in every log line of every service for this request; clients can quote it.
