@@ -15,25 +15,22 @@ export const sendMessageHandler =
     const { realm, actor } = requireUser(ctx);
     const key = messaging.sendKey(p);
     const id = await sendOnce(deps.sendReceipts, realm.id, actor.userId, key, {
-      send: async (stored) => (await send(deps, p, ctx, stored)).messageId,
-      finish: (messageId) => send(deps, p, ctx, undefined, messageId).then(() => undefined),
+      send: async (stored) => (await send(deps, p, key, ctx, { stored })).messageId,
+      finish: (messageId) => send(deps, p, key, ctx, { messageId }).then(() => undefined),
       storedEarlier: async () => (await deps.messages.sentWithKey(realm.id, actor.userId, key!))?.messageId ?? null,
     });
     return { id };
   };
 
 /**
- * One send, checked and posted (Zulip's check_send_message), claiming the
- * uploads it links; or, given the message a failed attempt of the same request
- * stored, that message's delivery finished.
+ * What an attempt does: post a new message (telling `stored` its id once
+ * stored), or finish the delivery of the message an earlier attempt of the
+ * same request stored.
  */
-async function send(
-  deps: SendDeps,
-  p: Params,
-  ctx: HandlerContext,
-  stored?: (messageId: number) => Promise<void>,
-  storedId?: number,
-) {
+type Attempt = { stored: (messageId: number) => Promise<void> } | { messageId: number };
+
+/** One send, checked and posted (Zulip's check_send_message), claiming the uploads it links. */
+async function send(deps: SendDeps, p: Params, key: string | undefined, ctx: HandlerContext, attempt: Attempt) {
   const { realm, actor } = requireUser(ctx);
   const settings = await deps.settings.get(ctx);
   const { to, content } = await checkMessage(deps, ctx, realm, actor, settings, {
@@ -50,10 +47,12 @@ async function send(
     readBy: p.read_by_sender === false ? [] : [actor.userId],
     ...(p.queue_id !== undefined &&
       p.local_id !== undefined && { localEcho: { queueId: p.queue_id, localId: p.local_id } }),
-    ...(messaging.sendKey(p) !== undefined && { sendKey: messaging.sendKey(p) }),
+    ...(key !== undefined && { sendKey: key }),
   };
-  const storedMessage = storedId === undefined ? null : await deps.messages.byId(realm.id, storedId);
-  const message = storedMessage ?? (await postMessage(deps, ctx, realm, settings, to, post, stored));
+  const storedMessage = "messageId" in attempt ? await deps.messages.byId(realm.id, attempt.messageId) : null;
+  const message =
+    storedMessage ??
+    (await postMessage(deps, ctx, realm, settings, to, post, "stored" in attempt ? attempt.stored : undefined));
   if (storedMessage) await deliverMessage(deps, ctx, realm, settings, to, storedMessage, post);
   await claimAttachments(deps, ctx, realm.id, actor, message, linkedPathIds(content));
   return message;
