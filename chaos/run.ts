@@ -13,6 +13,7 @@
  * balancer does.
  */
 import { connect } from "@nats-io/transport-node";
+import { jetstreamManager } from "@nats-io/jetstream";
 import { createOrganization } from "../scripts/lib/organization";
 import { Http, ok, pool, sleep, type Reply } from "../bench/http";
 import { startCluster, type Cluster } from "./cluster";
@@ -115,6 +116,19 @@ class Poller {
   }
 }
 
+/** CHAOS_DEBUG: the JetStream streams' sequences, to see whether a restart lost any stored message. */
+async function debugStreams(cluster: Cluster, when: string): Promise<void> {
+  if (!process.env.CHAOS_DEBUG) return;
+  const nc = await connect({ servers: cluster.natsUrl, name: "chaos-debug" });
+  const jsm = await jetstreamManager(nc);
+  for await (const s of jsm.streams.list()) {
+    say(
+      `    ${when}: ${s.config.name} first ${s.state.first_seq} last ${s.state.last_seq} messages ${s.state.messages}`,
+    );
+  }
+  await nc.close();
+}
+
 async function setUp(cluster: Cluster) {
   const nc = await connect({ servers: cluster.natsUrl, name: "chaos" });
   const made = await createOrganization(nc, {
@@ -188,6 +202,9 @@ async function run(cluster: Cluster): Promise<number> {
 
   /** token → the message id its send was acknowledged with */
   const acked = new Map<string, number>();
+  /** message id → when its send was acknowledged (to place a missing delivery against the restarts) */
+  const ackedAt = new Map<number, number>();
+  const marks: Array<[string, number]> = [];
   const unacked = new Set<string>();
   let running = true;
   const actor = async (u: User, i: number) => {
@@ -212,6 +229,7 @@ async function run(cluster: Cluster): Promise<number> {
         }
         if (r!.status === 200) {
           acked.set(token, r!.body.id as number);
+          ackedAt.set(r!.body.id as number, Date.now());
           seen.push(r!.body.id as number);
         } else unacked.add(token);
       } else if (roll < 0.7) {
@@ -254,6 +272,7 @@ async function run(cluster: Cluster): Promise<number> {
   /** How long, from now, until a send goes through again. */
   const recovery = async (what: string, restart: () => Promise<void>) => {
     say(`restarting ${what}...`);
+    marks.push([`${what} restart began`, Date.now()]);
     await restart();
     const started = Date.now();
     for (let n = 0; ; n++) {
@@ -284,7 +303,11 @@ async function run(cluster: Cluster): Promise<number> {
     return ms;
   };
   await sleep(3_000);
-  const natsRecovery = await recovery("NATS", cluster.restartNats);
+  await debugStreams(cluster, "before the NATS restart");
+  const natsRecovery = await recovery("NATS", async () => {
+    await cluster.restartNats();
+    await debugStreams(cluster, "after the NATS restart");
+  });
   await sleep(3_000);
   const dbRecovery = await recovery("the database", cluster.restartDatabase);
   await sleep(3_000);
@@ -331,6 +354,7 @@ async function run(cluster: Cluster): Promise<number> {
     }
   }
   const lostQueues = pollers.filter((p) => p.lost).length;
+  const missingIds = ackedIds.filter((id) => pollers.some((p) => !p.lost && !p.received.has(id)));
   const failureRate = tally.failures / Math.max(1, tally.total);
 
   say("");
@@ -343,6 +367,11 @@ async function run(cluster: Cluster): Promise<number> {
   say(
     `deliveries to ${pollers.length} queues: missing ${missingDeliveries}, duplicated ${duplicateDeliveries}; queues lost: ${lostQueues}`,
   );
+  for (const id of missingIds.slice(0, 10)) {
+    const queues = pollers.filter((p) => !p.lost && !p.received.has(id)).length;
+    const when = marks.map(([what, t]) => `${ackedAt.get(id)! - t} ms after the ${what}`).join(", ");
+    say(`  message ${id} missing from ${queues} queues; acknowledged ${when}`);
+  }
   say(`recovery: NATS ${natsRecovery} ms, database ${dbRecovery} ms`);
   // What must hold in every run; the rate and recovery times are figures of a long run (the full one
   // enforces them): a short one has too few requests for a 0.1 % bound to mean anything.
