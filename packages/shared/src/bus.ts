@@ -300,7 +300,15 @@ export class BusServer {
 
   constructor(private readonly opts: BusServerOptions) {
     this.concurrency = opts.concurrency ?? 256;
-    this.handle(healthContract(opts.service), () => ({ service: opts.service }));
+  }
+
+  /**
+   * Answers the service's health ping from now on: called once every handler
+   * is subscribed, so that a caller told the service is up (the gateway's
+   * /health, a container probe) finds every operation served.
+   */
+  announceReady(): this {
+    return this.handle(healthContract(this.opts.service), () => ({ service: this.opts.service }));
   }
 
   handle<C extends Contract>(contract: C, handler: Handler<C>): this {

@@ -67,6 +67,7 @@ export async function startService<S extends BusService>(
     events: new EventPublisher(nc, name, config.NODE_ENV !== "production", log),
   };
   const running = await factory(deps);
+  server.announceReady();
   // The server has processed our subscriptions once a flush returns: only then is this instance reachable.
   await nc.flush();
   let stopping: Promise<void> | undefined;

@@ -5,7 +5,15 @@
  */
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { z } from "zod";
-import { BusClient, BusServer, RawJson, createLogger, defineContract, type Handler } from "@teamchat/shared";
+import {
+  BusClient,
+  BusServer,
+  RawJson,
+  createLogger,
+  defineContract,
+  healthContract,
+  type Handler,
+} from "@teamchat/shared";
 import { startTestNats } from "../../../test/support/nats";
 
 const slow = defineContract({
@@ -168,4 +176,15 @@ it("merges objects and serialized replies into one object, skipping empty ones",
   ]);
   expect(merged.json).toBe('{"result":"success","msg":"","a":[1,2],"b":{"c":null}}');
   expect(RawJson.merge([{}, new RawJson("{}")]).json).toBe("{}");
+});
+
+it("answers the health ping only once announced ready, after the service's handlers are subscribed", async () => {
+  const { server, stop } = await serve(async ({ n }) => ({ n }));
+  const client = new BusClient(nc, { timeoutMs: 1_000 });
+  const ping = () => client.request(healthContract("bustest"), {}, ctx);
+  await expect(ping()).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE", status: 503 });
+  server.announceReady();
+  await nc.flush();
+  await expect(ping()).resolves.toEqual({ service: "bustest" });
+  await stop();
 });
