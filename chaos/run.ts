@@ -37,10 +37,14 @@ type User = { email: string; apiKey: string; id: number };
 /** Every request's outcome, by kind. */
 class Tally {
   readonly byStatus = new Map<string, number>();
+  /** failures by what was going on when they were answered (instance kills, a server's restart) */
+  readonly byPhase = new Map<string, number>();
+  phase = "instance kills";
   total = 0;
   note(what: string, r: Reply): void {
     this.total++;
     if (r.status >= 500 || r.status === 0) {
+      this.byPhase.set(this.phase, (this.byPhase.get(this.phase) ?? 0) + 1);
       // a proxy in front answers 502 for a request whose gateway died before replying
       const dropped = r.status === 0 && /ECONNRESET|socket hang up/.test(String(r.body.msg));
       const status = dropped ? 502 : r.status || `no reply (${String(r.body.msg).slice(0, 60)})`;
@@ -273,6 +277,7 @@ async function run(cluster: Cluster): Promise<number> {
   const recovery = async (what: string, restart: () => Promise<void>) => {
     say(`restarting ${what}...`);
     marks.push([`${what} restart began`, Date.now()]);
+    tally.phase = `${what} restart`;
     await restart();
     const started = Date.now();
     for (let n = 0; ; n++) {
@@ -362,6 +367,7 @@ async function run(cluster: Cluster): Promise<number> {
   say(`kills: ${kills.length} (${kills.join(", ")})`);
   say(`requests: ${tally.total}; failed: ${tally.failures} (${(failureRate * 100).toFixed(3)} %)`);
   for (const [k, n] of tally.byStatus) say(`  ${k}: ${n}`);
+  if (tally.failures) say(`  by phase: ${[...tally.byPhase].map(([p, n]) => `${p} ${n}`).join(", ")}`);
   say(`sends acknowledged: ${acked.size}; lost: ${lostSends.length}; duplicated: ${duplicatedSends.length}`);
   say(`sends never acknowledged: ${unacked.size} (posted anyway, once: ${postedUnacked.length})`);
   say(
