@@ -116,6 +116,8 @@ export const internalError = (): ZulipError => new ZulipError("INTERNAL_SERVER_E
 export const serviceUnavailable = (msg: string): ZulipError => new ZulipError("SERVICE_UNAVAILABLE", msg, 503);
 
 const MONGO_CURSOR_NOT_FOUND = 43;
+/** Node's socket errors: a write to a connection the server closed as it stopped (EPIPE), and the like. */
+const SOCKET_ERROR_CODES = new Set(["EPIPE", "ECONNRESET", "ECONNREFUSED", "ETIMEDOUT"]);
 
 /** Errors of the database driver and of NATS that mean "not reachable right now", not "this request is wrong". */
 const TRANSIENT_ERROR_NAMES = new Set([
@@ -143,7 +145,7 @@ export function isTransientFailure(err: unknown): boolean {
       return true;
     }
     // a read's cursor that a database restart forgot (MongoDB's CursorNotFound)
-    if (e.code === MONGO_CURSOR_NOT_FOUND) return true;
+    if (e.code === MONGO_CURSOR_NOT_FOUND || SOCKET_ERROR_CODES.has(e.code as string)) return true;
     if (e.cause === e) break;
   }
   return false;
