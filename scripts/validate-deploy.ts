@@ -7,7 +7,8 @@
  * - docker-compose.yml: against the compose-spec JSON schema, and what the schema cannot see:
  *   every dependency exists and starts with the service under its profiles, mounted files, named
  *   volumes and networks exist; `docker compose config -q` with and without the profiles when the
- *   docker CLI has its compose plugin.
+ *   docker CLI has its compose plugin, and the proxy's Caddyfile with `caddy validate` when caddy is
+ *   installed (not installed here: Debian's package would start a server on port 80).
  * Each validator is first given broken documents and must reject them, so that one that checks
  * nothing (schemas not found, a kind skipped) fails the step instead of passing everything.
  */
@@ -22,6 +23,7 @@ import { kubeconform, KUBERNETES_VERSION, type Kubeconform } from "./lib/kubecon
 
 const KUBERNETES_DIR = join(REPO_ROOT, "deploy", "kubernetes");
 const COMPOSE_FILE = join(REPO_ROOT, "docker-compose.yml");
+const CADDYFILE = join(REPO_ROOT, "deploy", "compose", "Caddyfile");
 /** The profiles the README runs the compose file with; no profile is the default stack. */
 const COMPOSE_PROFILES = [[], ["cluster", "cluster-tools"], ["tools"]];
 
@@ -189,6 +191,11 @@ function validateCompose() {
   const compose = load();
   check("docker-compose.yml (compose-spec JSON schema)", schemaProblems(compose));
   check("docker-compose.yml dependencies, profiles, mounts, volumes, networks", composeProblems(compose));
+
+  if (which("caddy")) {
+    const r = spawnSync("caddy", ["validate", "--adapter", "caddyfile", "--config", CADDYFILE], { encoding: "utf8" });
+    check("deploy/compose/Caddyfile (caddy validate)", r.status === 0 ? [] : [r.stderr]);
+  } else process.stdout.write("skip caddy validate deploy/compose/Caddyfile (no caddy)\n");
 
   if (!which("docker") || spawnSync("docker", ["compose", "version"]).status !== 0) {
     process.stdout.write("skip docker compose config (no docker CLI with the compose plugin)\n");
