@@ -299,8 +299,8 @@ function validateCompose() {
     return;
   }
   for (const profiles of COMPOSE_PROFILES) {
-    const args = [...profiles.flatMap((p) => ["--profile", p]), "-f", COMPOSE_FILE, "config", "-q"];
-    const r = spawnSync("docker", ["compose", ...args], { encoding: "utf8" });
+    const args = [...profiles.flatMap((p) => ["--profile", p]), "-f", "docker-compose.yml", "config", "-q"];
+    const r = spawnSync("docker", ["compose", ...args], { cwd: REPO_ROOT, encoding: "utf8" });
     check(`docker compose ${args.join(" ")}`, r.status === 0 ? [] : [r.stderr]);
   }
 }
