@@ -23,7 +23,7 @@ import Ajv2019 from "ajv/dist/2019";
 import { parse, parseAllDocuments, stringify } from "yaml";
 // the one file, not the package's index, which loads mongoose and NATS (seconds)
 import { PROCESSES } from "../packages/shared/src/services";
-import { REPO_ROOT, which } from "./lib/infra";
+import { ProvisionError, REPO_ROOT, which } from "./lib/infra";
 import { kubeconform, KUBERNETES_VERSION, type Kubeconform } from "./lib/kubeconform";
 
 const KUBERNETES_DIR = join(REPO_ROOT, "deploy", "kubernetes");
@@ -309,6 +309,10 @@ const scratch = mkdtempSync(join(tmpdir(), "teamchat-deploy-"));
 try {
   validateKubernetes(kubeconform({}), scratch);
   validateCompose();
+} catch (err) {
+  // a tool that could not be installed: say what to do, without a stack trace
+  if (!(err instanceof ProvisionError)) throw err;
+  failures.push(err.message);
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }

@@ -5,7 +5,7 @@
  * venv, ~15 s and ~110 MB, once), since kubeconform's own schema source is a GitHub repository.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ensurePythonVenv, ProvisionError, say, TOOL_CACHE, which, type ProgressOptions } from "./infra";
 
@@ -61,14 +61,17 @@ function ensureKubernetesSchemas(opts: ProgressOptions): string {
       .find((path) => existsSync(path));
     if (!source) throw new ProvisionError(`${KUBERNETES_VALIDATE} has no schemas for Kubernetes ${KUBERNETES_VERSION}`);
     say(opts, `writing kubeconform's schemas for Kubernetes ${KUBERNETES_VERSION} to ${dir}...`);
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true });
+    // written beside it and renamed into place, so that a run beside this one never reads half of it
+    const partial = `${dir}.${process.pid}`;
+    mkdirSync(partial, { recursive: true });
     const definitions = `"file://${join(dir, "_definitions.json")}#`;
     for (const file of readdirSync(source).filter((f) => f.endsWith(".json"))) {
       const schema = readFileSync(join(source, file), "utf8").replaceAll('"/api/_definitions.json#', definitions);
-      writeFileSync(join(dir, file), schema);
+      writeFileSync(join(partial, file), schema);
     }
-    writeFileSync(complete, `${KUBERNETES_VALIDATE}\n`);
+    writeFileSync(join(partial, ".complete"), `${KUBERNETES_VALIDATE}\n`);
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(partial, dir);
   }
   return join(
     root,
