@@ -1,6 +1,7 @@
 /**
- * `npm test`: type-check, lint, format check, every jest test (which
- * provisions its own infrastructure, see test/support/global-setup.ts), then
+ * `npm test`: type-check, lint, format check, the deployment manifests
+ * (scripts/validate-deploy.ts), every jest test (which provisions its own
+ * infrastructure, see test/support/global-setup.ts), then
  * a short fuzzing run (scripts/fuzz.ts) and a short fault test (chaos/run.ts).
  * Extra arguments go to jest, e.g. `npm test -- services/identity`, and leave
  * the fuzzing and the fault test out.
@@ -15,6 +16,8 @@ const steps: Step[] = [
   ["type-check (tsc --noEmit, strict)", bin("tsc"), ["--noEmit", "-p", "tsconfig.json"]],
   ["lint (eslint)", bin("eslint"), ["."]],
   ["format check (prettier)", bin("prettier"), ["--check", "--log-level", "warn", "."]],
+  // ~2 s (the first run builds kubeconform and fetches the Kubernetes schemas: ~40 s, once)
+  ["deployment manifests (npm run validate:deploy)", bin("tsx"), ["scripts/validate-deploy.ts"]],
   ["unit and integration tests (jest)", bin("jest"), jestArgs],
   // the whole run only: `npm test -- <files>` is for a focused look
   ...(jestArgs.length

@@ -36,12 +36,12 @@ export interface InfraOptions {
 /** What only reports progress needs of InfraOptions. */
 export type ProgressOptions = Pick<InfraOptions, "progress">;
 
-const say = (opts: ProgressOptions, line: string) =>
+export const say = (opts: ProgressOptions, line: string) =>
   (opts.progress ?? ((l) => process.stderr.write(`${l}\n`)))(`[infra] ${line}`);
 
 export class ProvisionError extends Error {}
 
-function which(cmd: string): string | undefined {
+export function which(cmd: string): string | undefined {
   const r = spawnSync("sh", ["-c", `command -v ${cmd}`], { encoding: "utf8" });
   const found = r.stdout.trim();
   if (found) return found;
