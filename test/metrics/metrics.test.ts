@@ -6,6 +6,8 @@
  * latency, and NATS service discovery (`$SRV`) answers for every process.
  */
 import { Svcm } from "@nats-io/services";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
   PROCESSES,
@@ -81,6 +83,21 @@ describe("/metrics", () => {
       expect(samples.get(sample("teamchat_nodejs_heap_size_used_bytes", { service: name }))).toBeGreaterThan(0);
       expect([...samples.keys()].every((k) => k.startsWith("teamchat_"))).toBe(true);
     }
+  });
+
+  it("the dashboard (dashboards/teamchat.json) asks only for metrics that some process declares", async () => {
+    const declared = new Set<string>();
+    for (const name of PROCESSES) {
+      const text = await (await fetch(`${listenerOf(name)}/metrics`)).text();
+      for (const [, metric, type] of text.matchAll(/^# TYPE (\w+) (\w+)$/gm)) {
+        declared.add(metric!);
+        if (type === "histogram") ["_bucket", "_count", "_sum"].forEach((suffix) => declared.add(metric + suffix));
+      }
+    }
+    const dashboard = readFileSync(join(__dirname, "../../dashboards/teamchat.json"), "utf8");
+    const asked = new Set([...dashboard.matchAll(/\bteamchat_\w+/g)].map(([m]) => m));
+    expect(asked.size).toBeGreaterThan(20);
+    expect([...asked].filter((m) => !declared.has(m))).toEqual([]);
   });
 
   it("counts and times each HTTP call at the gateway and its operation at the service, by route, operation and outcome", async () => {
