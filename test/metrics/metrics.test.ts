@@ -276,13 +276,16 @@ describe("/health", () => {
 });
 
 describe("NATS service discovery ($SRV)", () => {
-  /** Every answer to a `$SRV` request, collected until the answers stop coming. */
-  const ask = async <T>(verb: "ping" | "info" | "stats", name = ""): Promise<T[]> => {
-    const client = new Svcm(sys.nc as unknown as ConstructorParameters<typeof Svcm>[0]).client({
-      strategy: "stall",
-      stall: 500,
-      maxWait: 5_000,
-    });
+  /**
+   * The answers to a `$SRV` request: the first `instances`, or (none given) all
+   * that come before a pause of 500 ms.
+   */
+  const ask = async <T>(verb: "ping" | "info" | "stats", name: string, instances?: number): Promise<T[]> => {
+    const client = new Svcm(sys.nc as unknown as ConstructorParameters<typeof Svcm>[0]).client(
+      instances
+        ? { strategy: "count", maxMessages: instances, maxWait: 5_000 }
+        : { strategy: "stall", stall: 500, maxWait: 5_000 },
+    );
     const answers: T[] = [];
     for await (const a of await client[verb](name)) answers.push(a as T);
     return answers;
@@ -290,15 +293,15 @@ describe("NATS service discovery ($SRV)", () => {
 
   it("every process answers $SRV.PING, and each of a service's instances answers for it", async () => {
     await sys.startService("identity");
-    const pings = await ask<{ name: string; id: string; version: string }>("ping");
+    const pings = await ask<{ name: string; id: string; version: string }>("ping", "");
     expect(pings.map((p) => p.name).sort()).toEqual([...PROCESSES, "identity"].sort());
     expect(new Set(pings.map((p) => p.version))).toEqual(new Set([packageJson.version]));
-    const identities = await ask<{ id: string }>("ping", "identity");
+    const identities = await ask<{ id: string }>("ping", "identity", 2);
     expect(new Set(identities.map((p) => p.id)).size).toBe(2);
   });
 
   it("$SRV.INFO lists a service's bus operations as endpoints in its queue group", async () => {
-    const [info] = await ask<{ name: string; endpoints: unknown[] }>("info", "realm-config");
+    const [info] = await ask<{ name: string; endpoints: unknown[] }>("info", "realm-config", 1);
     expect(info!.name).toBe("realm-config");
     expect(info!.endpoints).toContainEqual({
       name: "realm-config_channel_folders_create",
@@ -323,9 +326,9 @@ describe("NATS service discovery ($SRV)", () => {
         received: endpoints.reduce((n, e) => n + e.num_requests, 0),
       };
     };
-    const before = tally(await ask<Stats>("stats", "identity"));
+    const before = tally(await ask<Stats>("stats", "identity", 2));
     for (let i = 0; i < 2; i++) expect((await sys.api(sys.owner).get("/users/me")).status).toBe(200);
-    const after = tally(await ask<Stats>("stats", "identity"));
+    const after = tally(await ask<Stats>("stats", "identity", 2));
     expect({ requests: after.requests - before.requests, received: after.received - before.received }).toEqual({
       requests: 2,
       received: 2,
@@ -335,7 +338,7 @@ describe("NATS service discovery ($SRV)", () => {
   it("a stopped service leaves discovery, and the gateway counts its operations' 'no responders'", async () => {
     await sys.stopService("realm-config");
     // no instance subscribes to its $SRV subjects any more
-    await expect(ask("ping", "realm-config")).rejects.toThrow(/no responders/);
+    await expect(ask("ping", "realm-config", 1)).rejects.toThrow(/no responders/);
     const before = await scrape("gateway");
     await expectZulipError(sys.api(sys.owner).post("/channel_folders/create", { name: "Any", description: "" }), {
       status: 503,
