@@ -249,7 +249,7 @@ describe("/health", () => {
     const listener = await startMetricsListener({
       port: 0,
       host: "127.0.0.1",
-      metrics: new ServiceMetrics("health-test"),
+      metrics: new ServiceMetrics("health-test", false),
       dependencies: {
         nats: () => Promise.resolve(),
         database: () => Promise.reject(new Error("connection refused")),

@@ -42,9 +42,13 @@ export class ServiceMetrics {
   readonly dbCommandSeconds: Histogram<"command" | "collection">;
   readonly dbCommandFailures: Counter<"command" | "collection">;
 
-  constructor(readonly service: string) {
+  /** `processMetrics`: prom-client's defaults (CPU, memory, heap, event loop, GC), once per process that is served. */
+  constructor(
+    readonly service: string,
+    processMetrics = true,
+  ) {
     this.registry.setDefaultLabels({ service });
-    collectDefaultMetrics({ register: this.registry, prefix: METRIC_PREFIX });
+    if (processMetrics) collectDefaultMetrics({ register: this.registry, prefix: METRIC_PREFIX });
     const registers = [this.registry];
     const name = (n: string) => METRIC_PREFIX + n;
     this.busRequests = new Counter({
@@ -125,8 +129,8 @@ export class ServiceMetrics {
   }
 
   /** The instance's metrics from now on are those reached through `nc` (see metricsOf). */
-  static attach(nc: NatsConnection, service: string): ServiceMetrics {
-    const metrics = new ServiceMetrics(service);
+  static attach(nc: NatsConnection, service: string, processMetrics = true): ServiceMetrics {
+    const metrics = new ServiceMetrics(service, processMetrics);
     byConnection.set(nc, metrics);
     return metrics;
   }
@@ -140,5 +144,5 @@ const byConnection = new WeakMap<NatsConnection, ServiceMetrics>();
  * listener serves.
  */
 export function metricsOf(nc: NatsConnection): ServiceMetrics {
-  return byConnection.get(nc) ?? ServiceMetrics.attach(nc, "client");
+  return byConnection.get(nc) ?? ServiceMetrics.attach(nc, "client", false);
 }
