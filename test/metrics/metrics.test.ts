@@ -309,6 +309,14 @@ describe("NATS service discovery ($SRV)", () => {
       queue_group: "realm-config",
       metadata: { http: "POST /channel_folders/create" },
     });
+    // every process by its name: the bus services with their health operation among their endpoints, the gateway with none
+    for (const name of PROCESSES) {
+      const answers = await ask<{ name: string; endpoints: Array<{ subject: string }> }>("info", name, 1);
+      expect(answers.map((a) => [a.name, a.endpoints.some((e) => e.subject === `${name}.health.ping`)])).toEqual([
+        [name, name !== "gateway"],
+      ]);
+    }
+    expect((await ask<{ endpoints: unknown[] }>("info", "gateway", 1))[0]!.endpoints).toEqual([]);
   });
 
   it("$SRV.STATS counts each operation's requests, errors and time, over every instance", async () => {
