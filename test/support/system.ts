@@ -17,6 +17,7 @@ import {
   startService,
   type BusService,
   type Config,
+  type ProcessName,
   type ServiceFactory,
 } from "@teamchat/shared";
 import { createOrganization } from "../../scripts/lib/organization";
@@ -50,6 +51,8 @@ export interface LaunchedSystem {
   killService(name: BusService): Promise<void>;
   /** Starts one more instance of a service. */
   startService(name: BusService): Promise<void>;
+  /** Each running instance's metrics listener (`/metrics`, `/health`), oldest first; with METRICS_PORT set. */
+  metricsUrls(name: ProcessName): string[];
   stop(): Promise<void>;
 }
 
@@ -81,9 +84,12 @@ export async function launchSystem(natsUrl: string, { env = {}, logs }: SystemOp
     write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>),
   };
   const logger = (name: string) => createLogger(name, config.LOG_LEVEL, sink);
-  const instances = new Map<string, Array<{ shutdown: () => Promise<void>; kill: () => Promise<void> }>>();
+  const instances = new Map<
+    string,
+    Array<{ shutdown: () => Promise<void>; kill: () => Promise<void>; metricsUrl?: string }>
+  >();
   const start = async <S extends BusService>(name: S) => {
-    const { shutdown, deps, running } = await startService(
+    const { shutdown, deps, running, metricsListener } = await startService(
       name,
       FACTORIES[name] as ServiceFactory<S>,
       config,
@@ -93,8 +99,9 @@ export async function launchSystem(natsUrl: string, { env = {}, logs }: SystemOp
       await deps.nc.close();
       await running.stop?.();
       await deps.db.close();
+      await metricsListener?.close();
     };
-    instances.set(name, [...(instances.get(name) ?? []), { shutdown, kill }]);
+    instances.set(name, [...(instances.get(name) ?? []), { shutdown, kill, metricsUrl: metricsListener?.url }]);
   };
   for (const name of BUS_SERVICES) await start(name);
 
@@ -121,6 +128,11 @@ export async function launchSystem(natsUrl: string, { env = {}, logs }: SystemOp
       await list.shift()?.kill();
     },
     startService: start,
+    metricsUrls: (name) =>
+      (name === "gateway"
+        ? gateways.map((gw) => gw.app.metricsUrl)
+        : (instances.get(name) ?? []).map((i) => i.metricsUrl)
+      ).filter((url): url is string => url !== undefined),
     stop: async () => {
       for (const gw of gateways) {
         await gw.app.close();

@@ -4,8 +4,8 @@ import {
   type Msg,
   type MsgHdrs,
   type NatsConnection,
-  type Subscription,
 } from "@nats-io/transport-node";
+import type { Endpoint } from "@nats-io/services";
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Actor, RealmRef } from "./actor";
@@ -20,6 +20,7 @@ import {
   type ReplyOf,
 } from "./contract";
 import { withDeadline } from "./deadline";
+import { registerDiscovery, type Service } from "./discovery";
 import { withEventAcks } from "./event-acks";
 import {
   ZulipError,
@@ -29,6 +30,7 @@ import {
   unauthorized,
   wireErrorSchema,
 } from "./errors";
+import { metricsOf, type ServiceMetrics } from "./metrics";
 import { parseParams } from "./params";
 
 export const REQUEST_ID_HEADER = "x-request-id";
@@ -162,6 +164,7 @@ export class BusClient {
   private readonly timeoutMs: number;
   private readonly checkReplies: boolean;
   private readonly watch: ConnectionWatch;
+  private readonly metrics: ServiceMetrics;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -170,6 +173,7 @@ export class BusClient {
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.checkReplies = opts.checkReplies ?? true;
     this.watch = watchOf(nc);
+    this.metrics = metricsOf(nc);
   }
 
   /** A call between services: the parameters are typed by the contract, so a misspelt one does not compile. */
@@ -240,7 +244,9 @@ export class BusClient {
         serviceUnavailable(`Service unavailable: ${contract.subject.split(".")[0]} (connection to NATS lost)`),
       );
     } catch (err) {
-      throw busFailure(err, contract.subject);
+      const { error, reason } = busFailure(err, contract.subject);
+      this.metrics.busClientFailures.inc({ operation: contract.subject, reason });
+      throw error;
     }
     const body = msg.string();
     if (body.startsWith(OK_PREFIX)) return new RawJson(body.slice(OK_PREFIX.length, -1));
@@ -249,7 +255,7 @@ export class BusClient {
 }
 
 /** A reply on a connection that closed meanwhile (the instance stopping) has no one to go to: dropped. */
-function respond(msg: Msg, data: Uint8Array): void {
+function respond(msg: Pick<Msg, "respond">, data: Uint8Array): void {
   try {
     msg.respond(data);
   } catch {
@@ -257,8 +263,12 @@ function respond(msg: Msg, data: Uint8Array): void {
   }
 }
 
-function busFailure(err: unknown, subject: string): ZulipError {
-  if (err instanceof ZulipError) return err;
+/** Why a request got no answer, as `teamchat_bus_client_failures_total` counts it. */
+type BusFailureReason = "no_responders" | "timeout" | "unavailable" | "error";
+
+function busFailure(err: unknown, subject: string): { error: ZulipError; reason: BusFailureReason } {
+  // raised here: the connection lost meanwhile, a keepAlive request's instance silent (503) or over time (504)
+  if (err instanceof ZulipError) return { error: err, reason: err.status === 504 ? "timeout" : "unavailable" };
   const e = err as Error & { isNoResponders?: () => boolean; cause?: unknown };
   const service = subject.split(".")[0];
   if (
@@ -266,12 +276,15 @@ function busFailure(err: unknown, subject: string): ZulipError {
     err instanceof NoRespondersError ||
     (e.cause as Error | undefined)?.name === "NoRespondersError"
   ) {
-    return new ZulipError("SERVICE_UNAVAILABLE", `Service unavailable: ${service}`, 503);
+    return {
+      error: new ZulipError("SERVICE_UNAVAILABLE", `Service unavailable: ${service}`, 503),
+      reason: "no_responders",
+    };
   }
   if (e.name === "TimeoutError" || (e.cause as Error | undefined)?.name === "TimeoutError") {
-    return new ZulipError("GATEWAY_TIMEOUT", `Service timed out: ${service}`, 504);
+    return { error: new ZulipError("GATEWAY_TIMEOUT", `Service timed out: ${service}`, 504), reason: "timeout" };
   }
-  return new ZulipError("SERVICE_UNAVAILABLE", `Bus error: ${e.message}`, 503);
+  return { error: new ZulipError("SERVICE_UNAVAILABLE", `Bus error: ${e.message}`, 503), reason: "error" };
 }
 
 export interface BusServerOptions {
@@ -284,22 +297,43 @@ export interface BusServerOptions {
   validateReplies?: boolean;
 }
 
+/** A request as the server reads it (the services module hands its own message type over). */
+type IncomingRequest = Pick<Msg, "headers" | "reply" | "json" | "respond">;
+
+/** One operation's figures for `$SRV.STATS` (`data` of its endpoint). */
+interface EndpointTally {
+  requests: number;
+  errors: number;
+  total_ms: number;
+}
+
+/** How an answered request is counted: `OK` or the code of the error replied. */
+const OK = "OK";
+
 /**
  * The callee's end: one queue-group subscription per contract (instances share
  * the load), handlers run concurrently up to `concurrency`, every request gets a
  * reply (result or error), and drain() finishes accepted work before returning.
+ * Each contract is an endpoint of the instance's NATS service (`$SRV`
+ * discovery and stats, see discovery.ts), and each request is counted and
+ * timed by operation in the instance's metrics.
  */
 export class BusServer {
-  private readonly subs: Subscription[] = [];
   /** Every accepted request, waiting or running, so that drain() can await them all. */
   private readonly accepted = new Set<Promise<void>>();
   private running = 0;
   /** Requests waiting for a slot, first come first served. */
   private readonly waiting: Array<() => void> = [];
   private readonly concurrency: number;
+  private readonly metrics: ServiceMetrics;
 
-  constructor(private readonly opts: BusServerOptions) {
+  private constructor(
+    private readonly opts: BusServerOptions,
+    private readonly discovery: Service,
+    private readonly tallies: Map<string, EndpointTally>,
+  ) {
     this.concurrency = opts.concurrency ?? 256;
+    this.metrics = metricsOf(opts.nc);
   }
 
   /**
@@ -311,20 +345,39 @@ export class BusServer {
     return this.handle(healthContract(this.opts.service), () => ({ service: this.opts.service }));
   }
 
+  /** Registers the instance with NATS service discovery; then handle() adds its operations. */
+  static async start(opts: BusServerOptions): Promise<BusServer> {
+    const tallies = new Map<string, EndpointTally>();
+    const discovery = await registerDiscovery(opts.nc, opts.service, (e: Endpoint) => tallies.get(e.subject));
+    return new BusServer(opts, discovery, tallies);
+  }
+
   handle<C extends Contract>(contract: C, handler: Handler<C>): this {
-    const sub = this.opts.nc.subscribe(contract.subject, {
-      queue: this.opts.service,
-      callback: (err, msg) => {
+    const tally: EndpointTally = { requests: 0, errors: 0, total_ms: 0 };
+    this.tallies.set(contract.subject, tally);
+    const duration = this.metrics.busRequestSeconds.labels({ operation: contract.subject });
+    const measure = (started: number, code: string) => {
+      const ms = performance.now() - started;
+      duration.observe(ms / 1000);
+      this.metrics.busRequests.inc({ operation: contract.subject, code });
+      tally.requests++;
+      tally.total_ms += ms;
+      if (code !== OK) tally.errors++;
+    };
+    const { http } = contract;
+    this.discovery.addEndpoint(contract.subject.replaceAll(".", "_"), {
+      subject: contract.subject,
+      metadata: http ? { http: `${http.method} ${http.path}` } : undefined,
+      handler: (err, msg) => {
         if (err) {
           this.opts.logger.error({ err, subject: contract.subject }, "subscription error");
           return;
         }
-        const work = this.serve(contract, handler as Handler<Contract>, msg);
+        const work = this.serve(contract, handler as Handler<Contract>, msg as IncomingRequest, measure);
         this.accepted.add(work);
         void work.finally(() => this.accepted.delete(work));
       },
     });
-    this.subs.push(sub);
     return this;
   }
 
@@ -344,7 +397,13 @@ export class BusServer {
     else this.running--;
   }
 
-  private async serve(contract: Contract, handler: Handler<Contract>, msg: Msg): Promise<void> {
+  private async serve(
+    contract: Contract,
+    handler: Handler<Contract>,
+    msg: IncomingRequest,
+    measure: (started: number, code: string) => void,
+  ): Promise<void> {
+    const arrived = performance.now();
     await this.acquire();
     try {
       // Under overload, requests queue here: one whose caller has already given up (504) is
@@ -352,9 +411,11 @@ export class BusServer {
       const deadline = Number(msg.headers?.get(DEADLINE_HEADER)) || undefined;
       if (deadline && Date.now() >= deadline) {
         this.opts.logger.debug({ subject: contract.subject }, "caller gave up before a slot was free: not started");
+        this.metrics.busRequests.inc({ operation: contract.subject, code: "ABANDONED" });
         return;
       }
-      await withDeadline(deadline, () => this.answer(contract, handler, msg, (wait) => this.parked(wait)));
+      const code = await withDeadline(deadline, () => this.answer(contract, handler, msg, (wait) => this.parked(wait)));
+      measure(arrived, code);
     } finally {
       this.release();
     }
@@ -369,16 +430,18 @@ export class BusServer {
     }
   }
 
+  /** Replies; returns the outcome as counted (OK or the error code). */
   private async answer(
     contract: Contract,
     handler: Handler<Contract>,
-    msg: Msg,
+    msg: IncomingRequest,
     parked: HandlerContext["parked"],
-  ): Promise<void> {
+  ): Promise<string> {
     const requestId = msg.headers?.get(REQUEST_ID_HEADER) || randomUUID();
     const log = this.opts.logger.child({ requestId, subject: contract.subject });
     const started = performance.now();
     let reply: string;
+    let code = OK;
     const keepAlive = contract.keepAlive && msg.reply ? this.keepAlive(msg) : undefined;
     try {
       const envelope = envelopeSchema.safeParse(msg.json());
@@ -400,34 +463,36 @@ export class BusServer {
       // a handler with nothing to say replies with an empty object
       reply = `${OK_PREFIX}${json ?? "{}"}}`;
     } catch (err) {
+      let error: ZulipError;
       if (err instanceof ZulipError) {
         log.debug({ code: err.code, reason: err.message }, "request refused");
-        reply = JSON.stringify({ ok: false, error: err.toWire() });
+        error = err;
       } else if (isTransientFailure(err)) {
         log.warn({ err }, "handler failed: database or NATS out of reach");
-        reply = JSON.stringify({
-          ok: false,
-          error: serviceUnavailable(`Service unavailable: ${this.opts.service}`).toWire(),
-        });
+        error = serviceUnavailable(`Service unavailable: ${this.opts.service}`);
       } else {
         log.error({ err }, "handler failed");
-        reply = JSON.stringify({ ok: false, error: internalError().toWire() });
+        error = internalError();
       }
+      code = error.code;
+      reply = JSON.stringify({ ok: false, error: error.toWire() });
     }
     if (keepAlive) clearInterval(keepAlive);
     if (msg.reply) respond(msg, encoder.encode(reply));
-    log.debug({ ok: reply.startsWith(OK_PREFIX), ms: Math.round((performance.now() - started) * 10) / 10 }, "handled");
+    log.debug({ ok: code === OK, ms: Math.round((performance.now() - started) * 10) / 10 }, "handled");
+    return code;
   }
 
   /** Tells the caller of a keepAlive request, now and every KEEPALIVE_INTERVAL_MS, that this instance works on it. */
-  private keepAlive(msg: Msg): NodeJS.Timeout {
+  private keepAlive(msg: IncomingRequest): NodeJS.Timeout {
     respond(msg, KEEPALIVE);
     return setInterval(() => respond(msg, KEEPALIVE), KEEPALIVE_INTERVAL_MS);
   }
 
   /** Stop taking requests, finish the accepted ones. The connection is the caller's to close. */
   async drain(): Promise<void> {
-    await Promise.all(this.subs.map((s) => s.drain().catch(() => undefined)));
+    // drains every endpoint's subscription and the $SRV ones: the instance leaves discovery too
+    await this.discovery.stop().catch(() => undefined);
     while (this.accepted.size > 0) await Promise.allSettled([...this.accepted]);
   }
 }

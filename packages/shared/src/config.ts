@@ -54,6 +54,13 @@ export const envSchema = z.object({
    * server uses. Unset: POST /mobile_push/register answers PUSH_SERVICE_NOT_CONFIGURED.
    */
   PUSH_NOTIFICATION_BOUNCER_URL: z.url().optional(),
+  /**
+   * Each process's own listener for `GET /metrics` (Prometheus) and `GET /health`
+   * (its dependencies): unset or empty, none; 0, a free port.
+   */
+  METRICS_PORT: z.preprocess((v) => (v === "" ? undefined : v), z.coerce.number().int().min(0).max(65535).optional()),
+  /** Where that listener binds: every address, as Prometheus and probes come from other hosts and containers. */
+  METRICS_HOST: z.string().default("0.0.0.0"),
 });
 export type Config = z.infer<typeof envSchema>;
 

@@ -1,4 +1,5 @@
 import { ensureCallerWaiting, noteWrite } from "./deadline";
+import type { ServiceMetrics } from "./metrics";
 import mongoose, {
   type Connection,
   type Model,
@@ -9,16 +10,45 @@ import mongoose, {
 
 export type { Connection };
 
-export async function connectDatabase(url: string, dbName: string): Promise<Connection> {
+/** Connects; with `metrics`, every command's round trip is measured (the driver's command monitoring). */
+export async function connectDatabase(url: string, dbName: string, metrics?: ServiceMetrics): Promise<Connection> {
   const conn = mongoose.createConnection(url, {
     dbName,
     serverSelectionTimeoutMS: 10_000,
     // Indexes are created explicitly by each repository's init(), once, at start.
     autoIndex: false,
     autoCreate: true,
+    monitorCommands: metrics !== undefined,
   });
+  if (metrics) measureCommands(conn.getClient(), metrics);
   await conn.asPromise();
   return conn;
+}
+
+/**
+ * One place for every database call, whichever repository, model or helper
+ * made it: the driver reports each command's start and end. The collection is
+ * the value of the command's own field (`{find: "users"}`), so it is known at
+ * the start only; a `getMore` names it in `collection`.
+ */
+function measureCommands(client: ReturnType<Connection["getClient"]>, metrics: ServiceMetrics): void {
+  const collections = new Map<number, string>();
+  client.on("commandStarted", (e) => {
+    const named = e.command[e.commandName] as unknown;
+    const collection = typeof named === "string" ? named : e.command.collection;
+    collections.set(e.requestId, typeof collection === "string" ? collection : "");
+  });
+  const labels = (e: { requestId: number; commandName: string }) => {
+    const collection = collections.get(e.requestId) ?? "";
+    collections.delete(e.requestId);
+    return { command: e.commandName, collection };
+  };
+  client.on("commandSucceeded", (e) => metrics.dbCommandSeconds.observe(labels(e), e.duration / 1000));
+  client.on("commandFailed", (e) => {
+    const l = labels(e);
+    metrics.dbCommandSeconds.observe(l, e.duration / 1000);
+    metrics.dbCommandFailures.inc(l);
+  });
 }
 
 /** A filter on a realm-owned collection, without the realm: TenantRepository adds it. */
@@ -90,6 +120,11 @@ export abstract class TenantRepository<T extends { realmId: number }> {
       .find(filter as QueryFilter<T>)
       .lean<T[]>()
       .exec();
+  }
+
+  /** The count across organizations, for figures of the whole system (metrics). */
+  protected countInEveryRealm(filter: TenantFilter<T>): Promise<number> {
+    return this.#model.countDocuments(filter as QueryFilter<T>).exec();
   }
 
   protected count(realmId: number, filter: TenantFilter<T>): Promise<number> {

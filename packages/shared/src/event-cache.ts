@@ -1,4 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
+import type { Counter } from "prom-client";
+import { metricsOf } from "./metrics";
 
 interface Loading<V> {
   promise: Promise<V>;
@@ -9,6 +11,8 @@ interface Loading<V> {
 }
 
 export interface EventCacheOptions<V> {
+  /** what the cache holds, as its hit ratio is labelled (`teamchat_cache_lookups_total{cache}`) */
+  name: string;
   /** what the cache may hold in all, in `weigh`'s units; least recently used entries go first */
   maxWeight: number;
   weigh: (v: V) => number;
@@ -33,11 +37,16 @@ export class EventCache<V> {
   private readonly values = new Map<string, { value: V; weight: number }>();
   private readonly loading = new Map<string, Loading<V>>();
   private weight = 0;
+  private readonly hits: Counter.Internal;
+  private readonly misses: Counter.Internal;
 
   constructor(
     nc: NatsConnection,
     private readonly opts: EventCacheOptions<V>,
   ) {
+    const { cacheLookups } = metricsOf(nc);
+    this.hits = cacheLookups.labels({ cache: opts.name, result: "hit" });
+    this.misses = cacheLookups.labels({ cache: opts.name, result: "miss" });
     void (async () => {
       for await (const s of nc.status()) if (s.type === "disconnect" || s.type === "reconnect") this.clear();
     })();
@@ -49,10 +58,15 @@ export class EventCache<V> {
       // most recently used last: eviction starts at the front
       this.values.delete(key);
       this.values.set(key, hit);
+      this.hits.inc();
       return Promise.resolve(hit.value);
     }
     const pending = this.loading.get(key);
-    if (pending && !pending.stale) return pending.promise;
+    if (pending && !pending.stale) {
+      this.hits.inc();
+      return pending.promise;
+    }
+    this.misses.inc();
     const entry: Loading<V> = { promise: load(), changes: [], stale: false };
     this.loading.set(key, entry);
     entry.promise = entry.promise.then(

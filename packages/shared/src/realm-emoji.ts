@@ -22,6 +22,7 @@ export class RealmEmojiSource {
     log: Logger,
   ) {
     this.cache = new EventKeyedCache(nc, log, realmEmojiChanged, ({ realmId }) => [`${realmId}`], {
+      name: "realm-emoji",
       maxWeight: MAX_CACHED_EMOJI,
       weigh: (emoji) => Object.keys(emoji).length + 1,
     });

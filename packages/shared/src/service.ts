@@ -5,6 +5,8 @@ import { databaseName, loadConfig, type Config } from "./config";
 import { connectDatabase, type Connection } from "./db";
 import { EventPublisher, ensureDomainEventStream } from "./events";
 import { createLogger } from "./logger";
+import { ServiceMetrics } from "./metrics";
+import { databaseCheck, natsCheck, startMetricsListener, type MetricsListener } from "./metrics-listener";
 import type { BusService } from "./services";
 
 /** What a service's composition root gets: real connections, built by the caller (main or a test). */
@@ -18,6 +20,8 @@ export interface ServiceDeps<S extends BusService = BusService> {
   server: BusServer;
   /** Publishes this service's domain events (and only its own). */
   events: EventPublisher<S>;
+  /** This instance's Prometheus registry and the shared metrics; a service adds its own to `registry`. */
+  metrics: ServiceMetrics;
 }
 
 export interface RunningService {
@@ -43,14 +47,21 @@ export async function startService<S extends BusService>(
   factory: ServiceFactory<S>,
   config: Config,
   log: Logger,
-): Promise<{ deps: ServiceDeps<S>; running: RunningService; shutdown: () => Promise<void> }> {
+): Promise<{
+  deps: ServiceDeps<S>;
+  running: RunningService;
+  /** The METRICS_PORT listener, when that is set. */
+  metricsListener?: MetricsListener;
+  shutdown: () => Promise<void>;
+}> {
   const nc = await connectNats(config, name);
+  const metrics = ServiceMetrics.attach(nc, name);
   await ensureDomainEventStream(nc, {
     maxAgeSeconds: config.DOMAIN_EVENTS_MAX_AGE_HOURS * 3600,
     maxBytes: config.DOMAIN_EVENTS_MAX_MIB * 1024 * 1024,
   });
-  const db = await connectDatabase(config.MONGO_URL, databaseName(config, name));
-  const server = new BusServer({
+  const db = await connectDatabase(config.MONGO_URL, databaseName(config, name), metrics);
+  const server = await BusServer.start({
     nc,
     service: name,
     logger: log,
@@ -65,9 +76,16 @@ export async function startService<S extends BusService>(
     bus: busClient(nc, config),
     server,
     events: new EventPublisher(nc, name, config.NODE_ENV !== "production", log),
+    metrics,
   };
   const running = await factory(deps);
   server.announceReady();
+  const metricsListener = await listenForMetrics(
+    config,
+    metrics,
+    { nats: natsCheck(nc), database: databaseCheck(db) },
+    log,
+  );
   // The server has processed our subscriptions once a flush returns: only then is this instance reachable.
   await nc.flush();
   let stopping: Promise<void> | undefined;
@@ -78,8 +96,20 @@ export async function startService<S extends BusService>(
       await running.stop?.();
       await nc.drain().catch(() => undefined);
       await db.close();
+      await metricsListener?.close();
     })());
-  return { deps, running, shutdown };
+  return { deps, running, metricsListener, shutdown };
+}
+
+/** The process's METRICS_PORT listener (see metrics-listener.ts), if the variable is set. */
+export async function listenForMetrics(
+  config: Config,
+  metrics: ServiceMetrics,
+  dependencies: Parameters<typeof startMetricsListener>[0]["dependencies"],
+  log: Logger,
+): Promise<MetricsListener | undefined> {
+  if (config.METRICS_PORT === undefined) return undefined;
+  return startMetricsListener({ port: config.METRICS_PORT, host: config.METRICS_HOST, metrics, dependencies, log });
 }
 
 /** Entrypoint helper for `services/<name>/src/main.ts`. */

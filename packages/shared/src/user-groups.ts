@@ -148,7 +148,11 @@ export class UserGroupMemberships {
     private readonly bus: BusClient,
     log: Logger,
   ) {
-    this.cache = new EventCache(nc, { maxWeight: MAX_CACHED_GROUPS, weigh: (m) => m.size + 1 });
+    this.cache = new EventCache(nc, {
+      name: "user-group-members",
+      maxWeight: MAX_CACHED_GROUPS,
+      weigh: (m) => m.size + 1,
+    });
     this.sub = subscribeEvent(nc, userGroup, ({ realmId }) => this.cache.drop(`${realmId}`), { log });
   }
 

@@ -38,7 +38,7 @@ const ctx = { realm: null, actor: null, requestId: "bus-test" };
 /** A BusServer for `slow` on its own connection; `stop()` drains it and closes the connection. */
 async function serve(handler: Handler<typeof slow>, opts: { concurrency?: number; validateReplies?: boolean } = {}) {
   const serverNc = await connect({ servers: nats.url });
-  const server = new BusServer({
+  const server = await BusServer.start({
     nc: serverNc,
     service: "bustest",
     logger: createLogger("bustest", "silent"),

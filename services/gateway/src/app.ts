@@ -20,6 +20,10 @@ import {
   messaging,
   realmConfig,
   identityEvents,
+  listenForMetrics,
+  natsCheck,
+  registerDiscovery,
+  ServiceMetrics,
   subscribeEvent,
   unauthorized,
   type Actor,
@@ -32,6 +36,7 @@ import {
 } from "@teamchat/shared";
 import { parseForm, registerBodyParsers } from "./body-parsers";
 import { clientName } from "./client-name";
+import { measureHttp } from "./http-metrics";
 import { UploadedFile, contentDisposition, sendStoredFile, storeFiles } from "./files";
 import { AuthCache } from "./auth-cache";
 import { RateLimiter, type RateDecision } from "./rate-limiter";
@@ -59,9 +64,21 @@ const notFound = () => new ZulipError("BAD_REQUEST", "Not Found", 404);
 /** Pauses before asking a service again for a read it answered 503 (about 2 s in all). */
 const READ_RETRY_PAUSES_MS = [200, 600, 1_200];
 
-/** Composition root of the gateway: real NATS in, a ready (not listening) Fastify app out. */
+declare module "fastify" {
+  interface FastifyInstance {
+    /** The gateway's METRICS_PORT listener (`/metrics`, `/health`), when that is set. */
+    metricsUrl?: string;
+  }
+}
+
+/**
+ * Composition root of the gateway: real NATS in, a ready (not listening)
+ * Fastify app out; its metrics listener (METRICS_PORT) and its registration
+ * for NATS service discovery live and close with it.
+ */
 export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
   const { nc, config, log } = deps;
+  const metrics = ServiceMetrics.attach(nc, "gateway");
   const bus = busClient(nc, config);
   const realms = new RealmResolver(bus);
   const authCache = new AuthCache(config.AUTH_CACHE_SECONDS * 1000);
@@ -93,6 +110,15 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     routerOptions: { querystringParser: parseForm },
   });
   app.addHook("onClose", async () => invalidations.unsubscribe());
+  const http = measureHttp(app, metrics);
+  // discovery only: the gateway answers HTTP, not bus operations
+  const discovery = await registerDiscovery(nc, "gateway");
+  app.addHook("onClose", async () => void (await discovery.stop()));
+  const metricsListener = await listenForMetrics(config, metrics, { nats: natsCheck(nc) }, log);
+  if (metricsListener) {
+    app.decorate("metricsUrl", metricsListener.url);
+    app.addHook("onClose", () => metricsListener.close());
+  }
   // The id in every log line of every service for this request; clients can quote it.
   app.addHook("onRequest", async (req, reply) => void reply.header("x-request-id", req.id));
   registerBodyParsers(app, config.JSON_DEPTH_LIMIT);
@@ -164,6 +190,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     reply.header("X-RateLimit-Remaining", d.remaining);
     reply.header("X-RateLimit-Reset", d.reset);
     if (!d.allowed) {
+      http.rateLimited();
       reply.header("Retry-After", Math.ceil(d.retryAfter));
       throw new ZulipError("RATE_LIMIT_HIT", "API usage exceeded rate limit", 429, { "retry-after": d.retryAfter });
     }

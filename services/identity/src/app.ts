@@ -107,6 +107,7 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     users: directory,
     groups: new UserGroupRepository(deps.db, ids),
     groupLists: new EventKeyedCache(deps.nc, deps.log, identityEvents.userGroup, ({ realmId }) => [`${realmId}`], {
+      name: "user-group-lists",
       maxWeight: MAX_CACHED_GROUPS,
       weigh: (groups) => groups.length + 1,
     }),
@@ -119,7 +120,7 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
       deps.log,
       identityEvents.navigationView,
       ({ realmId, userIds }) => (userIds === "all" ? [] : userIds.map((u) => `${realmId}:${u}`)),
-      { maxWeight: MAX_CACHED_VIEWS, weigh: (views) => views.length + 1 },
+      { name: "navigation-view-lists", maxWeight: MAX_CACHED_VIEWS, weigh: (views) => views.length + 1 },
     ),
     invitations: new InvitationRepository(deps.db, ids),
     // the development transport; another InvitationMailer (SMTP) plugs in here

@@ -51,7 +51,7 @@ export class RealmSettingsSource {
     nc: NatsConnection,
     log: Logger,
   ) {
-    this.settings = new EventCache(nc, { maxWeight: MAX_CACHED_REALMS, weigh: () => 1 });
+    this.settings = new EventCache(nc, { name: "realm-settings", maxWeight: MAX_CACHED_REALMS, weigh: () => 1 });
     this.sub = subscribeEvent(nc, realmConfigEvents.realmUpdated, ({ realmId }) => this.settings.drop(`${realmId}`), {
       log,
     });

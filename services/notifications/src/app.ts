@@ -7,6 +7,7 @@ import { getEventsHandler } from "./handlers/get-events";
 import { registerQueueHandler } from "./handlers/register-queue";
 import { setMessageEditTypingStatusHandler } from "./handlers/set-message-edit-typing-status";
 import { setTypingStatusHandler } from "./handlers/set-typing-status";
+import { registerNotificationsMetrics } from "./metrics";
 import { ParkedPolls } from "./parked-polls";
 
 /** Composition root: real connections in, a serving bus endpoint out. */
@@ -17,6 +18,7 @@ export async function buildNotifications(deps: ServiceDeps<"notifications">): Pr
   // An event outlives no queue: a queue idle for its lifespan (at most the idle limit) is collected.
   const store = await EventStore.open(queues, deps.events, nc, log, 2 * config.EVENT_QUEUE_IDLE_SECONDS);
   const parked = new ParkedPolls(nc);
+  registerNotificationsMetrics(deps.metrics.registry, parked, queues, log);
   const consumer = await consumeDomainEvents(nc, store, log);
 
   deps.server

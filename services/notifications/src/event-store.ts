@@ -65,8 +65,12 @@ export class EventStore {
     private readonly jsm: JetStreamManager,
     log: Logger,
   ) {
-    this.cache = new EventCache(nc, { maxWeight: MAX_CACHED_QUEUES, weigh: () => 1 });
-    this.ofRealms = new EventCache(nc, { maxWeight: MAX_CACHED_QUEUES, weigh: (qs) => qs.length + 1 });
+    this.cache = new EventCache(nc, { name: "event-queues", maxWeight: MAX_CACHED_QUEUES, weigh: () => 1 });
+    this.ofRealms = new EventCache(nc, {
+      name: "event-queues-of-realms",
+      maxWeight: MAX_CACHED_QUEUES,
+      weigh: (qs) => qs.length + 1,
+    });
     // no queue group: every instance forgets what changed
     this.changes = subscribeEvent(
       nc,

@@ -71,6 +71,13 @@ export class ParkedPolls {
     })();
   }
 
+  /** How many polls this instance holds parked now. */
+  get size(): number {
+    let n = 0;
+    for (const set of this.byQueue.values()) n += set.size;
+    return n;
+  }
+
   /** The newest event id announced for the queue since this instance listened (or since it reconnected), if any. */
   newestAnnounced(queueId: string): number | undefined {
     return this.newestByQueue.get(queueId);

@@ -6,6 +6,7 @@ import { z } from "zod";
 import type { Logger } from "pino";
 import { REQUEST_ID_HEADER } from "../bus";
 import { awaitWithRequest } from "../event-acks";
+import { metricsOf, type ServiceMetrics } from "../metrics";
 import type { ProcessName } from "../services";
 
 /**
@@ -49,6 +50,7 @@ const encoder = new TextEncoder();
  */
 export class EventPublisher<S extends ProcessName> {
   private readonly js: JetStreamClient;
+  private readonly metrics: ServiceMetrics;
 
   constructor(
     nc: NatsConnection,
@@ -58,6 +60,7 @@ export class EventPublisher<S extends ProcessName> {
     private readonly log?: Logger,
   ) {
     this.js = jetstream(nc);
+    this.metrics = metricsOf(nc);
   }
 
   publish<P extends z.ZodType>(def: EventDefinition<P, S>, payload: z.input<P>, requestId?: string): void {
@@ -87,7 +90,15 @@ export class EventPublisher<S extends ProcessName> {
     }
     const h = natsHeaders();
     if (requestId) h.set(REQUEST_ID_HEADER, requestId);
-    await this.store(def.subject, encoder.encode(JSON.stringify(payload)), h, msgID);
+    const started = performance.now();
+    try {
+      await this.store(def.subject, encoder.encode(JSON.stringify(payload)), h, msgID);
+    } catch (err) {
+      this.metrics.eventPublishFailures.inc({ event: def.subject });
+      throw err;
+    }
+    this.metrics.eventPublishSeconds.observe((performance.now() - started) / 1000);
+    this.metrics.eventsPublished.inc({ event: def.subject });
   }
 
   /**

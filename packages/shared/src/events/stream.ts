@@ -14,6 +14,7 @@ import {
 } from "@nats-io/jetstream";
 import type { Logger } from "pino";
 import { REQUEST_ID_HEADER } from "../bus";
+import { metricsOf } from "../metrics";
 import type { EventDefinition } from "./define";
 import { userSettings } from "./identity";
 import { profileFieldValuesDropped } from "./realm-config";
@@ -136,21 +137,35 @@ export async function consumeDurably(
   log: Logger,
 ): Promise<{ stop(): Promise<void> }> {
   const pending = new Set<Promise<void>>();
+  const metrics = metricsOf(nc);
+  const labels = { consumer: consumer.name };
+  const waiting = metrics.eventConsumerPending.labels(labels);
+  const lag = metrics.eventConsumeLagSeconds.labels(labels);
+  const count = (outcome: "ok" | "retry" | "dropped") => metrics.eventsConsumed.inc({ ...labels, outcome });
   const handle = (m: JsMsg) => {
+    // what the consumer still holds beyond this delivery, as the server counted at sending it
+    waiting.set(m.info.pending);
     const handler = handlers.get(m.subject);
     if (!handler) return m.ack();
     const parsed = handler.def.payload.safeParse(m.json());
     if (!parsed.success) {
       log.error({ subject: m.subject, issues: parsed.error.issues }, "malformed event dropped");
+      count("dropped");
       return m.term();
     }
     const requestId = m.headers?.get(REQUEST_ID_HEADER) || undefined;
     const eventId = m.headers?.get(PubHeaders.MsgIdHdr) || `${DOMAIN_EVENTS_STREAM}.${m.seq}`;
     const done = handler.handle(parsed.data, { eventId, requestId }).then(
-      () => m.ack(),
+      () => {
+        m.ack();
+        // from the stream's store of the event (its publish) to the end of its handling
+        lag.observe(Math.max(0, Date.now() - m.time.getTime()) / 1000);
+        count("ok");
+      },
       (err: unknown) => {
         log.error({ err, subject: m.subject, consumer: consumer.name }, "event not handled: delivered again later");
         m.nak(REDELIVERY_DELAY_MS);
+        count("retry");
       },
     );
     pending.add(done);

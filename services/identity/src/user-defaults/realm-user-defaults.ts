@@ -24,7 +24,7 @@ export class RealmUserDefaults {
     nc: NatsConnection,
     log: Logger,
   ) {
-    this.cache = new EventCache(nc, { maxWeight: MAX_CACHED_REALMS, weigh: () => 1 });
+    this.cache = new EventCache(nc, { name: "realm-user-defaults", maxWeight: MAX_CACHED_REALMS, weigh: () => 1 });
     this.sub = subscribeEvent(
       nc,
       identityEvents.realmUserSettingsDefaults,

@@ -43,7 +43,7 @@ export class UserDirectory {
     nc: NatsConnection,
     log: Logger,
   ) {
-    this.cache = new EventCache(nc, { maxWeight: MAX_CACHED_USERS, weigh: (r) => r.all.length + 1 });
+    this.cache = new EventCache(nc, { name: "users", maxWeight: MAX_CACHED_USERS, weigh: (r) => r.all.length + 1 });
     this.sub = subscribeEvent(nc, identityEvents.usersChanged, ({ realmId }) => this.cache.drop(`${realmId}`), { log });
   }
 

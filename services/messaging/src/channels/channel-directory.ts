@@ -23,7 +23,11 @@ export class ChannelDirectory {
     nc: NatsConnection,
     log: Logger,
   ) {
-    this.cache = new EventCache(nc, { maxWeight: MAX_CACHED_CHANNELS, weigh: (c) => c.byId.size + 1 });
+    this.cache = new EventCache(nc, {
+      name: "channels",
+      maxWeight: MAX_CACHED_CHANNELS,
+      weigh: (c) => c.byId.size + 1,
+    });
     this.sub = subscribeEvent(nc, messagingEvents.channelsChanged, ({ realmId }) => this.cache.drop(`${realmId}`), {
       log,
     });

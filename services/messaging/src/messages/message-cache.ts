@@ -18,7 +18,7 @@ export class MessageCache {
   private readonly subs: Subscription[];
 
   constructor(nc: NatsConnection, log: Logger) {
-    this.cache = new EventCache(nc, { maxWeight: MAX_CACHED_MESSAGES, weigh: () => 1 });
+    this.cache = new EventCache(nc, { name: "messages", maxWeight: MAX_CACHED_MESSAGES, weigh: () => 1 });
     const drop = (realmId: number, ids: number[]) => ids.forEach((id) => this.cache.drop(`${realmId}:${id}`));
     this.subs = [
       subscribeEvent(

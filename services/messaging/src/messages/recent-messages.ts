@@ -70,7 +70,11 @@ export class RecentMessages {
     nc: NatsConnection,
     log: Logger,
   ) {
-    this.cache = new EventCache(nc, { maxWeight: MAX_CACHED_MESSAGES, weigh: (t) => t.messages.length });
+    this.cache = new EventCache(nc, {
+      name: "recent-messages",
+      maxWeight: MAX_CACHED_MESSAGES,
+      weigh: (t) => t.messages.length,
+    });
     // Edits, moves and deletions are rare next to reads: the channels they touch are read again.
     const drop = (realmId: number, streamIds: Array<number | undefined>) =>
       streamIds.forEach((id) => id !== undefined && this.cache.drop(`${realmId}:${id}`));

@@ -28,6 +28,7 @@ export class LinkifierSource {
     log: Logger,
   ) {
     this.lists = new EventKeyedCache(nc, log, realmConfigEvents.realmLinkifiers, ({ realmId }) => [`${realmId}`], {
+      name: "linkifiers",
       maxWeight: MAX_CACHED_LINKIFIERS,
       weigh: (list) => list.length + 1,
     });

@@ -24,8 +24,16 @@ export class SubscriptionDirectory {
     nc: NatsConnection,
     log: Logger,
   ) {
-    this.ofUsers = new EventCache(nc, { maxWeight: MAX_CACHED_ROWS / 2, weigh: (rows) => rows.length + 1 });
-    this.ofChannels = new EventCache(nc, { maxWeight: MAX_CACHED_ROWS / 2, weigh: (ids) => ids.length + 1 });
+    this.ofUsers = new EventCache(nc, {
+      name: "subscriptions-of-users",
+      maxWeight: MAX_CACHED_ROWS / 2,
+      weigh: (rows) => rows.length + 1,
+    });
+    this.ofChannels = new EventCache(nc, {
+      name: "subscribers-of-channels",
+      maxWeight: MAX_CACHED_ROWS / 2,
+      weigh: (ids) => ids.length + 1,
+    });
     this.sub = subscribeEvent(
       nc,
       messagingEvents.subscriptionsChanged,

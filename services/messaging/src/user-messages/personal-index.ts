@@ -230,7 +230,7 @@ export class PersonalIndex {
     nc: NatsConnection,
     log: Logger,
   ) {
-    this.cache = new EventCache(nc, { maxWeight: MAX_CACHED_MESSAGES, weigh: (f) => f.weight });
+    this.cache = new EventCache(nc, { name: "personal-index", maxWeight: MAX_CACHED_MESSAGES, weigh: (f) => f.weight });
     this.subs = [
       subscribeEvent(nc, messagingEvents.messageSent, (e) => this.onMessage(e), { log }),
       subscribeEvent(nc, messagingEvents.messageFlagsUpdated, (e) => this.onFlags(e), { log }),

@@ -67,7 +67,7 @@ export class UserTopicIndex {
     nc: NatsConnection,
     log: Logger,
   ) {
-    this.cache = new EventCache(nc, { maxWeight: MAX_CACHED_TOPICS, weigh: (t) => t.size + 1 });
+    this.cache = new EventCache(nc, { name: "user-topics", maxWeight: MAX_CACHED_TOPICS, weigh: (t) => t.size + 1 });
     this.sub = subscribeEvent(nc, messagingEvents.userTopicChanged, (e) => this.onChange(e), { log });
   }
 

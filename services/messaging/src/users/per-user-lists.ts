@@ -28,6 +28,8 @@ export class PerUserLists<T, E> {
     listOf: (event: E) => T[],
   ) {
     this.cache = new EventCache(nc, {
+      // the list's kind: alert_words, muted_users
+      name: event.subject.slice(event.subject.lastIndexOf(".") + 1),
       maxWeight: MAX_CACHED_ENTRIES,
       weigh: (lists) => [...lists.values()].reduce((n, list) => n + list.length, 1),
     });

@@ -48,6 +48,11 @@ export class EventQueueRepository extends TenantRepository<EventQueueDoc> {
     return (await this.deleteMany(realmId, { queueId })) > 0;
   }
 
+  /** Queues not yet expired, in every organization (the metric of live queues). */
+  countLive(now: Date): Promise<number> {
+    return this.countInEveryRealm({ expiresAt: { $gte: now } });
+  }
+
   /** Maintenance across organizations (the idle sweep). */
   expired(now: Date): Promise<EventQueueDoc[]> {
     return this.findInEveryRealm({ expiresAt: { $lt: now } });

@@ -46,5 +46,5 @@ export const eventQueueSchema = new Schema<EventQueueDoc>(
 // byId, touch, remove: one queue by id (GET/DELETE /events)
 eventQueueSchema.index({ realmId: 1, queueId: 1 }, { unique: true });
 // ofRealm (fan-out) reads the realmId prefix of the first index
-// expired: queues past their expiry, in every realm (the idle sweep)
+// expired, countLive: queues past (or before) their expiry, in every realm (the idle sweep, the live-queue metric)
 eventQueueSchema.index({ expiresAt: 1 });

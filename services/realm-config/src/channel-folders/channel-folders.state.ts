@@ -19,7 +19,7 @@ export function channelFoldersState(folders: ChannelFolderRepository, nc: NatsCo
     log,
     realmConfigEvents.channelFolder,
     ({ realmId }) => [`${realmId}`],
-    { maxWeight: MAX_CACHED_FOLDERS, weigh: (list) => list.length + 1 },
+    { name: "channel-folders", maxWeight: MAX_CACHED_FOLDERS, weigh: (list) => list.length + 1 },
   );
   const provider = provideState(realmConfig.channelFoldersPart, async (_params, ctx) => {
     const realmId = requireRealm(ctx).id;

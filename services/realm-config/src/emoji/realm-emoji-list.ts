@@ -31,6 +31,7 @@ export class RealmEmojiList {
     log: Logger,
   ) {
     this.cache = new EventKeyedCache(nc, log, realmConfigEvents.realmEmojiChanged, ({ realmId }) => [`${realmId}`], {
+      name: "realm-emoji",
       maxWeight: MAX_CACHED_EMOJI,
       weigh: (map) => Object.keys(map).length + 1,
     });

@@ -21,7 +21,11 @@ export class ProfileFieldList {
     nc: NatsConnection,
     log: Logger,
   ) {
-    this.cache = new EventCache(nc, { maxWeight: MAX_CACHED_FIELDS, weigh: (list) => list.length + 1 });
+    this.cache = new EventCache(nc, {
+      name: "profile-fields",
+      maxWeight: MAX_CACHED_FIELDS,
+      weigh: (list) => list.length + 1,
+    });
     this.sub = subscribeEvent(
       nc,
       realmConfigEvents.customProfileFields,

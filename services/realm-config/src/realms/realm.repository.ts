@@ -27,7 +27,7 @@ export class RealmRecordRepository {
     nc: NatsConnection,
   ) {
     this.#model = conn.model<RealmDoc>("Realm", realmSchema);
-    this.#records = new EventCache(nc, { maxWeight: MAX_CACHED_REALMS, weigh: () => 1 });
+    this.#records = new EventCache(nc, { name: "realms", maxWeight: MAX_CACHED_REALMS, weigh: () => 1 });
   }
 
   /** Builds the indexes realm.schema.ts declares. */

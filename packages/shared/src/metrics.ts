@@ -1,0 +1,148 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+/** Every metric name starts with this, process and Node.js defaults included. */
+export const METRIC_PREFIX = "teamchat_";
+
+/** Seconds: 1 ms to 10 s, where request, publish and database latencies fall (and the 10 s bus timeout). */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Seconds: event lag from publish to handling, up to the minutes an event waits while no consumer runs. */
+const LAG_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+
+/**
+ * The Prometheus metrics of one service instance (one process in production;
+ * the in-process test systems run several, each with its own registry). Every
+ * series carries the `service` label. Labels are operation, event, cache and
+ * collection names, never ids, so the number of series stays bounded.
+ *
+ * The shared machinery (bus server and client, event publisher and durable
+ * consumers, caches, the database connection) finds the instance's metrics
+ * through its NATS connection (`metricsOf`), as every one of them is built
+ * on it; services add their own metrics to `registry`.
+ */
+export class ServiceMetrics {
+  readonly registry = new Registry();
+
+  /** Requests a bus server answered, by operation (subject) and outcome: `OK` or the Zulip error code. */
+  readonly busRequests: Counter<"operation" | "code">;
+  readonly busRequestSeconds: Histogram<"operation">;
+  /** Bus requests this instance made that failed on the way: `timeout`, `no_responders`, `unavailable`, `error`. */
+  readonly busClientFailures: Counter<"operation" | "reason">;
+  /** Domain events stored in the stream, and the wait for the store's acknowledgement. */
+  readonly eventsPublished: Counter<"event">;
+  readonly eventPublishFailures: Counter<"event">;
+  readonly eventPublishSeconds: Histogram;
+  /** Durable consumers: time from publish to handled, events handled (`ok`, `retry`, `dropped`), and what waits. */
+  readonly eventConsumeLagSeconds: Histogram<"consumer">;
+  readonly eventsConsumed: Counter<"consumer" | "outcome">;
+  readonly eventConsumerPending: Gauge<"consumer">;
+  /** EventCache look-ups: `hit` (held or being loaded) or `miss` (a load started). */
+  readonly cacheLookups: Counter<"cache" | "result">;
+  /** Database commands as the driver saw them: round trip by command and collection, and failures. */
+  readonly dbCommandSeconds: Histogram<"command" | "collection">;
+  readonly dbCommandFailures: Counter<"command" | "collection">;
+
+  /** `processMetrics`: prom-client's defaults (CPU, memory, heap, event loop, GC), once per process that is served. */
+  constructor(
+    readonly service: string,
+    processMetrics = true,
+  ) {
+    this.registry.setDefaultLabels({ service });
+    if (processMetrics) collectDefaultMetrics({ register: this.registry, prefix: METRIC_PREFIX });
+    const registers = [this.registry];
+    const name = (n: string) => METRIC_PREFIX + n;
+    this.busRequests = new Counter({
+      name: name("bus_requests_total"),
+      help: "Bus requests answered, by operation and outcome (OK or the Zulip error code)",
+      labelNames: ["operation", "code"],
+      registers,
+    });
+    this.busRequestSeconds = new Histogram({
+      name: name("bus_request_duration_seconds"),
+      help: "Time from a bus request's arrival to its reply (waiting for a handler slot included)",
+      labelNames: ["operation"],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.busClientFailures = new Counter({
+      name: name("bus_client_failures_total"),
+      help: "Bus requests made by this instance that got no answer: timeout, no_responders, unavailable, error",
+      labelNames: ["operation", "reason"],
+      registers,
+    });
+    this.eventsPublished = new Counter({
+      name: name("events_published_total"),
+      help: "Domain events stored in the DOMAIN_EVENTS stream, by event subject",
+      labelNames: ["event"],
+      registers,
+    });
+    this.eventPublishFailures = new Counter({
+      name: name("event_publish_failures_total"),
+      help: "Domain events the stream did not acknowledge after every attempt",
+      labelNames: ["event"],
+      registers,
+    });
+    this.eventPublishSeconds = new Histogram({
+      name: name("event_publish_duration_seconds"),
+      help: "Time until the stream acknowledged a domain event (retries included)",
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.eventConsumeLagSeconds = new Histogram({
+      name: name("event_consume_lag_seconds"),
+      help: "Time from a domain event's publish to the end of its handling by a durable consumer",
+      labelNames: ["consumer"],
+      buckets: LAG_BUCKETS,
+      registers,
+    });
+    this.eventsConsumed = new Counter({
+      name: name("events_consumed_total"),
+      help: "Domain events a durable consumer delivered here: ok, retry (handler failed, delivered again), dropped",
+      labelNames: ["consumer", "outcome"],
+      registers,
+    });
+    this.eventConsumerPending = new Gauge({
+      name: name("event_consumer_pending"),
+      help: "Events waiting in a durable consumer, as of its latest delivery here",
+      labelNames: ["consumer"],
+      registers,
+    });
+    this.cacheLookups = new Counter({
+      name: name("cache_lookups_total"),
+      help: "EventCache look-ups by cache: hit (held, or joined a load under way) or miss (loaded)",
+      labelNames: ["cache", "result"],
+      registers,
+    });
+    this.dbCommandSeconds = new Histogram({
+      name: name("db_command_duration_seconds"),
+      help: "Database command round trips, by command and collection",
+      labelNames: ["command", "collection"],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.dbCommandFailures = new Counter({
+      name: name("db_command_failures_total"),
+      help: "Database commands that failed, by command and collection",
+      labelNames: ["command", "collection"],
+      registers,
+    });
+  }
+
+  /** The instance's metrics from now on are those reached through `nc` (see metricsOf). */
+  static attach(nc: NatsConnection, service: string, processMetrics = true): ServiceMetrics {
+    const metrics = new ServiceMetrics(service, processMetrics);
+    byConnection.set(nc, metrics);
+    return metrics;
+  }
+}
+
+const byConnection = new WeakMap<NatsConnection, ServiceMetrics>();
+
+/**
+ * The metrics of the service instance that owns the connection. A connection
+ * no service attached (a script's, a test's) gets metrics of its own that no
+ * listener serves.
+ */
+export function metricsOf(nc: NatsConnection): ServiceMetrics {
+  return byConnection.get(nc) ?? ServiceMetrics.attach(nc, "client", false);
+}

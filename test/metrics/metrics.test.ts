@@ -1,0 +1,363 @@
+/**
+ * What an operator watches the system by, on a private system with every
+ * process's metrics listener on a free port (METRICS_PORT=0): each process's
+ * `/metrics` counts and times the HTTP calls and the bus operations behind
+ * them with the right labels, `/health` reports each dependency with its
+ * latency, and NATS service discovery (`$SRV`) answers for every process.
+ */
+import { Svcm } from "@nats-io/services";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import {
+  PROCESSES,
+  ServiceMetrics,
+  createLogger,
+  identity,
+  realmConfig,
+  startMetricsListener,
+  type ProcessName,
+} from "@teamchat/shared";
+import packageJson from "../../package.json";
+import { expectZulipError } from "../support/call";
+import type { TestUser } from "../support/organization";
+import { startSystem, type TestSystem } from "../support/system";
+
+/** The rate limit of this system: low enough that one user reaches it in a few calls. */
+const RATE_LIMIT = 25;
+
+let sys: TestSystem;
+let member: TestUser;
+beforeAll(async () => {
+  sys = await startSystem({ env: { METRICS_PORT: "0", RATE_LIMIT_REQUESTS: String(RATE_LIMIT) } });
+  member = await sys.makeUser("member");
+});
+afterAll(() => sys?.stop());
+
+const listenerOf = (name: ProcessName): string => {
+  const [url] = sys.metricsUrls(name);
+  if (!url) throw new Error(`${name} has no metrics listener`);
+  return url;
+};
+
+/** One scrape of a process: each sample's value by its name and sorted labels (`sample()`). */
+async function scrape(name: ProcessName): Promise<Map<string, number>> {
+  const res = await fetch(`${listenerOf(name)}/metrics`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
+  const samples = new Map<string, number>();
+  for (const line of (await res.text()).split("\n")) {
+    if (!line || line.startsWith("#")) continue;
+    const [, metric, labels = "", value] = /^(\w+)(?:\{(.*)\})? (\S+)$/.exec(line)!;
+    const pairs = [...labels.matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map(([, k, v]) => [k!, v!] as const);
+    samples.set(sample(metric!, Object.fromEntries(pairs)), Number(value));
+  }
+  return samples;
+}
+
+/** Scrapes until `done` holds (work that ends after the reply, as a durable consumer's); fails after 10 s. */
+async function scrapeUntil(name: ProcessName, done: (samples: Map<string, number>) => boolean) {
+  for (const giveUpAt = Date.now() + 10_000; Date.now() < giveUpAt; await sleep(50)) {
+    const samples = await scrape(name);
+    if (done(samples)) return samples;
+  }
+  throw new Error(`${name}'s metrics never showed what was expected`);
+}
+
+/** A sample's key: its name and labels, sorted by name. */
+const sample = (metric: string, labels: Record<string, string | number>) =>
+  `${metric}{${Object.entries(labels)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, v]) => `${k}="${v}"`)
+    .join(",")}}`;
+
+/** How much each of `keys` grew between two scrapes (absent counts as 0). */
+const growth = (before: Map<string, number>, after: Map<string, number>, keys: string[]) =>
+  Object.fromEntries(keys.map((k) => [k, (after.get(k) ?? 0) - (before.get(k) ?? 0)]));
+
+describe("/metrics", () => {
+  it("every process serves its registry: the default process metrics, prefixed and labelled with its name", async () => {
+    for (const name of PROCESSES) {
+      const samples = await scrape(name);
+      expect(samples.get(sample("teamchat_process_resident_memory_bytes", { service: name }))).toBeGreaterThan(0);
+      expect(samples.get(sample("teamchat_nodejs_heap_size_used_bytes", { service: name }))).toBeGreaterThan(0);
+      expect([...samples.keys()].every((k) => k.startsWith("teamchat_"))).toBe(true);
+    }
+  });
+
+  it("the dashboard (dashboards/teamchat.json) asks only for metrics that some process declares", async () => {
+    const declared = new Set<string>();
+    for (const name of PROCESSES) {
+      const text = await (await fetch(`${listenerOf(name)}/metrics`)).text();
+      for (const [, metric, type] of text.matchAll(/^# TYPE (\w+) (\w+)$/gm)) {
+        declared.add(metric!);
+        if (type === "histogram") ["_bucket", "_count", "_sum"].forEach((suffix) => declared.add(metric + suffix));
+      }
+    }
+    const dashboard = readFileSync(join(__dirname, "../../dashboards/teamchat.json"), "utf8");
+    const asked = new Set([...dashboard.matchAll(/\bteamchat_\w+/g)].map(([m]) => m));
+    expect(asked.size).toBeGreaterThan(20);
+    expect([...asked].filter((m) => !declared.has(m))).toEqual([]);
+  });
+
+  it("counts and times each HTTP call at the gateway and its operation at the service, by route, operation and outcome", async () => {
+    const api = sys.api(sys.owner);
+    // the first call authenticates and fills the gateway's caches: measured from the next ones on
+    expect((await api.get("/users/me")).status).toBe(200);
+    const [gatewayBefore, identityBefore] = await Promise.all([scrape("gateway"), scrape("identity")]);
+    for (let i = 0; i < 3; i++) expect((await api.get("/users/me")).status).toBe(200);
+    await expectZulipError(api.get("/users/999999"), { status: 400, code: "BAD_REQUEST", msg: "No such user" });
+    expect((await api.get("/no/such/route")).status).toBe(404);
+    const [gatewayAfter, identityAfter] = await Promise.all([scrape("gateway"), scrape("identity")]);
+
+    const http = (route: string, status: number) =>
+      sample("teamchat_http_requests_total", { route, method: "GET", status, service: "gateway" });
+    const httpCount = (route: string) =>
+      sample("teamchat_http_request_duration_seconds_count", { route, method: "GET", service: "gateway" });
+    expect(
+      growth(gatewayBefore, gatewayAfter, [
+        http("/api/v1/users/me", 200),
+        http("/api/v1/users/:p0", 400),
+        http("unmatched", 404),
+        httpCount("/api/v1/users/me"),
+      ]),
+    ).toEqual({
+      [http("/api/v1/users/me", 200)]: 3,
+      [http("/api/v1/users/:p0", 400)]: 1,
+      [http("unmatched", 404)]: 1,
+      [httpCount("/api/v1/users/me")]: 3,
+    });
+
+    const bus = (operation: string, code: string) =>
+      sample("teamchat_bus_requests_total", { operation, code, service: "identity" });
+    const busCount = (operation: string) =>
+      sample("teamchat_bus_request_duration_seconds_count", { operation, service: "identity" });
+    const busFast = (operation: string) =>
+      sample("teamchat_bus_request_duration_seconds_bucket", { le: 10, operation, service: "identity" });
+    const ownUser = identity.getOwnUser.subject;
+    const oneUser = identity.getUser.subject;
+    expect(
+      growth(identityBefore, identityAfter, [
+        bus(ownUser, "OK"),
+        bus(oneUser, "BAD_REQUEST"),
+        busCount(ownUser),
+        busCount(oneUser),
+        busFast(ownUser),
+      ]),
+    ).toEqual({
+      [bus(ownUser, "OK")]: 3,
+      [bus(oneUser, "BAD_REQUEST")]: 1,
+      [busCount(ownUser)]: 3,
+      [busCount(oneUser)]: 1,
+      [busFast(ownUser)]: 3,
+    });
+    expect(
+      identityAfter.get(
+        sample("teamchat_bus_request_duration_seconds_sum", { operation: ownUser, service: "identity" }),
+      ),
+    ).toBeGreaterThan(0);
+  });
+
+  it("a send: the event published and stored, its fan-out lag, the database commands, and the caches' look-ups", async () => {
+    const [messagingBefore, notificationsBefore] = await Promise.all([scrape("messaging"), scrape("notifications")]);
+    const sent = await sys
+      .api(sys.owner)
+      .post("/messages", { type: "private", to: JSON.stringify([member.userId]), content: "measured" });
+    expect(sent.status).toBe(200);
+    const messagingAfter = await scrape("messaging");
+
+    const published = sample("teamchat_events_published_total", {
+      event: "events.messaging.message",
+      service: "messaging",
+    });
+    expect(growth(messagingBefore, messagingAfter, [published])).toEqual({ [published]: 1 });
+    const inserts = sample("teamchat_db_command_duration_seconds_count", {
+      command: "insert",
+      collection: "messages",
+      service: "messaging",
+    });
+    expect(growth(messagingBefore, messagingAfter, [inserts])[inserts]).toBeGreaterThanOrEqual(1);
+    const lookups = [...messagingAfter.keys()].filter((k) => k.startsWith("teamchat_cache_lookups_total{"));
+    expect(lookups.some((k) => k.includes('result="hit"'))).toBe(true);
+
+    // the fan-out consumer handled the event, with its lag from the publish measured
+    const consumer = { consumer: "notifications-fanout", service: "notifications" };
+    const handled = sample("teamchat_events_consumed_total", { ...consumer, outcome: "ok" });
+    const lagCount = sample("teamchat_event_consume_lag_seconds_count", consumer);
+    const fannedOut = await scrapeUntil(
+      "notifications",
+      (now) => growth(notificationsBefore, now, [handled])[handled] > 0,
+    );
+    expect(growth(notificationsBefore, fannedOut, [handled, lagCount])).toEqual({ [handled]: 1, [lagCount]: 1 });
+    expect(fannedOut.get(sample("teamchat_event_consumer_pending", consumer))).toBe(0);
+  });
+});
+
+describe("notifications and the gateway's own figures", () => {
+  it("a parked long-poll and the live event queues", async () => {
+    const before = await scrape("notifications");
+    const queues = sample("teamchat_event_queues", { service: "notifications" });
+    const parked = sample("teamchat_parked_polls", { service: "notifications" });
+    expect(before.get(parked)).toBe(0);
+    const api = sys.api(member);
+    const { queue_id } = (await api.post("/register", { event_types: JSON.stringify(["message"]) })).body;
+    const poll = api.get("/events", { queue_id, last_event_id: -1 });
+    const whileParked = await scrapeUntil("notifications", (now) => now.get(parked) === 1);
+    expect(growth(before, whileParked, [queues])).toEqual({ [queues]: 1 });
+
+    await sys
+      .api(sys.owner)
+      .post("/messages", { type: "private", to: JSON.stringify([member.userId]), content: "wake" });
+    expect((await poll).body.events).toEqual([expect.objectContaining({ type: "message" })]);
+    await scrapeUntil("notifications", (now) => now.get(parked) === 0);
+  });
+
+  it("rate-limit refusals, and the 429 among the gateway's statuses", async () => {
+    const limited = await sys.makeUser("limited");
+    const before = await scrape("gateway");
+    let refused = 0;
+    for (let i = 0; i <= RATE_LIMIT && refused === 0; i++) {
+      if ((await sys.api(limited).get("/users/me")).status === 429) refused++;
+    }
+    const refusals = sample("teamchat_rate_limit_refusals_total", { service: "gateway" });
+    const tooMany = sample("teamchat_http_requests_total", {
+      route: "/api/v1/users/me",
+      method: "GET",
+      status: 429,
+      service: "gateway",
+    });
+    expect(growth(before, await scrape("gateway"), [refusals, tooMany])).toEqual({ [refusals]: 1, [tooMany]: 1 });
+  });
+});
+
+describe("/health", () => {
+  const dependency = { ok: true, latency_ms: expect.any(Number) };
+
+  it("every process reports each of its dependencies with its latency", async () => {
+    for (const name of PROCESSES) {
+      const res = await fetch(`${listenerOf(name)}/health`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({
+        status: "ok",
+        // the gateway keeps no database
+        dependencies: name === "gateway" ? { nats: dependency } : { nats: dependency, database: dependency },
+      });
+    }
+  });
+
+  it("answers 503 when a dependency fails or does not answer in time, naming it", async () => {
+    const listener = await startMetricsListener({
+      port: 0,
+      host: "127.0.0.1",
+      metrics: new ServiceMetrics("health-test", false),
+      dependencies: {
+        nats: () => Promise.resolve(),
+        database: () => Promise.reject(new Error("connection refused")),
+        slow: () => new Promise(() => undefined),
+      },
+      log: createLogger("health-test", "silent"),
+    });
+    try {
+      const res = await fetch(`${listener.url}/health`);
+      expect(res.status).toBe(503);
+      expect(await res.json()).toEqual({
+        status: "degraded",
+        dependencies: {
+          nats: dependency,
+          database: { ok: false, latency_ms: expect.any(Number), error: "connection refused" },
+          slow: { ok: false, latency_ms: expect.any(Number), error: "no answer within 2000 ms" },
+        },
+      });
+      expect((await fetch(`${listener.url}/other`)).status).toBe(404);
+    } finally {
+      await listener.close();
+    }
+  });
+});
+
+describe("NATS service discovery ($SRV)", () => {
+  /**
+   * The answers to a `$SRV` request: the first `instances`, or (none given) all
+   * that come before a pause of 500 ms.
+   */
+  const ask = async <T>(verb: "ping" | "info" | "stats", name: string, instances?: number): Promise<T[]> => {
+    const client = new Svcm(sys.nc as unknown as ConstructorParameters<typeof Svcm>[0]).client(
+      instances
+        ? { strategy: "count", maxMessages: instances, maxWait: 5_000 }
+        : { strategy: "stall", stall: 500, maxWait: 5_000 },
+    );
+    const answers: T[] = [];
+    for await (const a of await client[verb](name)) answers.push(a as T);
+    return answers;
+  };
+
+  it("every process answers $SRV.PING, and each of a service's instances answers for it", async () => {
+    await sys.startService("identity");
+    const pings = await ask<{ name: string; id: string; version: string }>("ping", "");
+    expect(pings.map((p) => p.name).sort()).toEqual([...PROCESSES, "identity"].sort());
+    expect(new Set(pings.map((p) => p.version))).toEqual(new Set([packageJson.version]));
+    const identities = await ask<{ id: string }>("ping", "identity", 2);
+    expect(new Set(identities.map((p) => p.id)).size).toBe(2);
+  });
+
+  it("$SRV.INFO lists a service's bus operations as endpoints in its queue group", async () => {
+    const [info] = await ask<{ name: string; endpoints: unknown[] }>("info", "realm-config", 1);
+    expect(info!.name).toBe("realm-config");
+    expect(info!.endpoints).toContainEqual({
+      name: "realm-config_channel_folders_create",
+      subject: realmConfig.createChannelFolder.subject,
+      queue_group: "realm-config",
+      metadata: { http: "POST /channel_folders/create" },
+    });
+    // every process by its name: the bus services with their health operation among their endpoints, the gateway with none
+    for (const name of PROCESSES) {
+      const answers = await ask<{ name: string; endpoints: Array<{ subject: string }> }>("info", name, 1);
+      expect(answers.map((a) => [a.name, a.endpoints.some((e) => e.subject === `${name}.health.ping`)])).toEqual([
+        [name, name !== "gateway"],
+      ]);
+    }
+    expect((await ask<{ endpoints: unknown[] }>("info", "gateway", 1))[0]!.endpoints).toEqual([]);
+  });
+
+  it("$SRV.STATS counts each operation's requests, errors and time, over every instance", async () => {
+    type Stats = {
+      endpoints: Array<{
+        subject: string;
+        num_requests: number;
+        data?: { requests: number; errors: number; total_ms: number };
+      }>;
+    };
+    const tally = (all: Stats[]) => {
+      const endpoints = all.flatMap((s) => s.endpoints).filter((e) => e.subject === identity.getOwnUser.subject);
+      return {
+        requests: endpoints.reduce((n, e) => n + (e.data?.requests ?? 0), 0),
+        received: endpoints.reduce((n, e) => n + e.num_requests, 0),
+      };
+    };
+    const before = tally(await ask<Stats>("stats", "identity", 2));
+    for (let i = 0; i < 2; i++) expect((await sys.api(sys.owner).get("/users/me")).status).toBe(200);
+    const after = tally(await ask<Stats>("stats", "identity", 2));
+    expect({ requests: after.requests - before.requests, received: after.received - before.received }).toEqual({
+      requests: 2,
+      received: 2,
+    });
+  });
+
+  it("a stopped service leaves discovery, and the gateway counts its operations' 'no responders'", async () => {
+    await sys.stopService("realm-config");
+    // no instance subscribes to its $SRV subjects any more
+    await expect(ask("ping", "realm-config", 1)).rejects.toThrow(/no responders/);
+    const before = await scrape("gateway");
+    await expectZulipError(sys.api(sys.owner).post("/channel_folders/create", { name: "Any", description: "" }), {
+      status: 503,
+      code: "SERVICE_UNAVAILABLE",
+      msg: "Service unavailable: realm-config",
+    });
+    const noResponders = sample("teamchat_bus_client_failures_total", {
+      operation: realmConfig.createChannelFolder.subject,
+      reason: "no_responders",
+      service: "gateway",
+    });
+    expect(growth(before, await scrape("gateway"), [noResponders])).toEqual({ [noResponders]: 1 });
+  });
+});
