@@ -263,19 +263,25 @@ function respond(msg: Pick<Msg, "respond">, data: Uint8Array): void {
   }
 }
 
+/** Whether a NATS request failed because nothing is subscribed to its subject (at once, not after a timeout). */
+export function isNoResponders(err: unknown): boolean {
+  const e = err as Error & { isNoResponders?: () => boolean; cause?: unknown };
+  return (
+    e.isNoResponders?.() === true ||
+    err instanceof NoRespondersError ||
+    (e.cause as Error | undefined)?.name === "NoRespondersError"
+  );
+}
+
 /** Why a request got no answer, as `teamchat_bus_client_failures_total` counts it. */
 type BusFailureReason = "no_responders" | "timeout" | "unavailable" | "error";
 
 function busFailure(err: unknown, subject: string): { error: ZulipError; reason: BusFailureReason } {
   // raised here: the connection lost meanwhile, a keepAlive request's instance silent (503) or over time (504)
   if (err instanceof ZulipError) return { error: err, reason: err.status === 504 ? "timeout" : "unavailable" };
-  const e = err as Error & { isNoResponders?: () => boolean; cause?: unknown };
+  const e = err as Error & { cause?: unknown };
   const service = subject.split(".")[0];
-  if (
-    e.isNoResponders?.() ||
-    err instanceof NoRespondersError ||
-    (e.cause as Error | undefined)?.name === "NoRespondersError"
-  ) {
+  if (isNoResponders(err)) {
     return {
       error: new ZulipError("SERVICE_UNAVAILABLE", `Service unavailable: ${service}`, 503),
       reason: "no_responders",

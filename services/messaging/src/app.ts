@@ -89,6 +89,7 @@ import { RecentMessages } from "./messages/recent-messages";
 import { messagesState } from "./messages/messages.state";
 import { MutedUserIndex } from "./muted-users/muted-user-index";
 import { MutedUserRepository } from "./muted-users/muted-user.repository";
+import { InstanceLiveness } from "./send-receipts/instance-liveness";
 import { SendReceiptRepository } from "./send-receipts/send-receipt.repository";
 import { mutedUsersState } from "./muted-users/muted-users.state";
 import { unreadsState } from "./messages/unreads.state";
@@ -134,7 +135,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     users: new UserDirectory(deps.bus, deps.nc, deps.log),
     alertWords: new AlertWordIndex(alertWords, deps.nc, deps.log),
     mutedUsers: new MutedUserIndex(mutedUsers, deps.nc, deps.log),
-    sendReceipts: new SendReceiptRepository(deps.db),
+    sendReceipts: new SendReceiptRepository(deps.db, new InstanceLiveness(deps.nc)),
     drafts: new DraftRepository(deps.db, ids),
     scheduledMessages: new ScheduledMessageRepository(deps.db, ids),
     savedSnippets: new SavedSnippetRepository(deps.db, ids),

@@ -91,18 +91,20 @@ describe("POST /messages retried with the same Idempotency-Key", () => {
     expect(await topicMessageIds("corrected")).toEqual([posted.id]);
   });
 
+  // what an instance leaves when it dies between claiming a key and posting (claimedBy: which instance, when known)
+  const claimLeftAt = (key: string, claimedAt: Date, claimedBy?: string) =>
+    withMessagingDatabase((db) =>
+      db.collection("sendreceipts").insertOne({
+        realmId: org.realm.id,
+        senderId: alice.userId,
+        key: `header:${key}`,
+        messageId: null,
+        claimedAt,
+        ...(claimedBy && { claimedBy }),
+      }),
+    );
+
   it("waits for an attempt still sending, and takes over one whose instance died a minute ago", async () => {
-    // what an instance leaves when it dies between claiming a key and posting
-    const claimLeftAt = (key: string, claimedAt: Date) =>
-      withMessagingDatabase((db) =>
-        db.collection("sendreceipts").insertOne({
-          realmId: org.realm.id,
-          senderId: alice.userId,
-          key: `header:${key}`,
-          messageId: null,
-          claimedAt,
-        }),
-      );
     await claimLeftAt("in-flight", new Date());
     // a retry while the first attempt may still post: after waiting for it, a clear refusal and nothing posted
     await expectZulipError(sendWithKey(alice, "in-flight", toTopic("in-flight", "x")), {
@@ -116,6 +118,26 @@ describe("POST /messages retried with the same Idempotency-Key", () => {
     const posted = ok(await sendWithKey(alice, "orphaned", toTopic("orphaned", "sent at last")));
     expect(ok(await sendWithKey(alice, "orphaned", toTopic("orphaned", "sent at last"))).id).toBe(posted.id);
     expect(await topicMessageIds("orphaned")).toEqual([posted.id]);
+  });
+
+  it("takes over at once the claim of an instance gone from the bus, and waits for one still there", async () => {
+    await claimLeftAt("instance-killed", new Date(), "an-instance-that-was-killed");
+    const posted = ok(await sendWithKey(alice, "instance-killed", toTopic("instance-killed", "sent by the retry")));
+    expect(await topicMessageIds("instance-killed")).toEqual([posted.id]);
+
+    // an instance still on the bus, busy with its send
+    const alive = org.nc.subscribe("messaging.instance.an-instance-still-sending", {
+      callback: (_err, msg) => void msg.respond(),
+    });
+    await org.nc.flush();
+    await claimLeftAt("instance-alive", new Date(), "an-instance-still-sending");
+    await expectZulipError(sendWithKey(alice, "instance-alive", toTopic("instance-alive", "x")), {
+      status: 409,
+      code: "BAD_REQUEST",
+      msg: "A message with this key is still being sent; retry later.",
+    });
+    alive.unsubscribe();
+    expect(await topicMessageIds("instance-alive")).toEqual([]);
   });
 
   it("a retry after an attempt that stored the message but failed to deliver it finishes, without a second copy", async () => {

@@ -1,5 +1,6 @@
 import type { Connection } from "mongoose";
 import { TenantRepository, isDuplicateKey } from "@teamchat/shared";
+import type { InstanceLiveness } from "./instance-liveness";
 import { sendReceiptSchema, type SendReceiptDoc } from "./send-receipt.schema";
 
 /**
@@ -20,36 +21,51 @@ export type SendClaim =
  * the delivery of a message stored, and before sending again looks for one
  * stored without the receipt knowing (the database lost the connection
  * after writing). An instance that died mid-send leaves a claim a retry
- * takes over once it is ABANDONED_AFTER_MS old.
+ * takes over as soon as that instance is gone from the bus, or once the claim
+ * is ABANDONED_AFTER_MS old when that cannot be told (an instance cut off from
+ * NATS but still writing would then race the retry; its own send has no way
+ * to answer, so this is the lesser harm).
  */
 export class SendReceiptRepository extends TenantRepository<SendReceiptDoc> {
   static readonly ABANDONED_AFTER_MS = 60_000;
 
-  constructor(conn: Connection) {
+  constructor(
+    conn: Connection,
+    private readonly instance: InstanceLiveness,
+  ) {
     super(conn.model<SendReceiptDoc>("SendReceipt", sendReceiptSchema));
   }
 
   async claim(realmId: number, senderId: number, key: string, now = new Date()): Promise<SendClaim> {
+    const claimedBy = this.instance.id;
     try {
-      await this.insertOne({ realmId, senderId, key, messageId: null, delivered: false, claimedAt: now });
+      await this.insertOne({ realmId, senderId, key, messageId: null, delivered: false, claimedAt: now, claimedBy });
       return { kind: "claimed", retry: false };
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
     }
     const abandonedBefore = new Date(now.getTime() - SendReceiptRepository.ABANDONED_AFTER_MS);
-    const takenOver = await this.findOneAndUpdate(
-      realmId,
-      { senderId, key, delivered: { $ne: true }, claimedAt: { $lt: abandonedBefore } },
-      { $set: { claimedAt: now } },
-    );
-    if (takenOver) {
-      return takenOver.messageId === null
+    const takeOver = async (claim: Record<string, unknown>): Promise<SendClaim | null> => {
+      const taken = await this.findOneAndUpdate(
+        realmId,
+        { senderId, key, delivered: { $ne: true }, ...claim },
+        { $set: { claimedAt: now, claimedBy } },
+      );
+      if (!taken) return null;
+      return taken.messageId === null
         ? { kind: "claimed", retry: true }
-        : { kind: "stored", messageId: takenOver.messageId };
-    }
+        : { kind: "stored", messageId: taken.messageId };
+    };
+    const abandoned = await takeOver({ claimedAt: { $lt: abandonedBefore } });
+    if (abandoned) return abandoned;
     const receipt = await this.findOne(realmId, { senderId, key });
     if (!receipt) return this.claim(realmId, senderId, key, now);
     if (receipt.delivered && receipt.messageId !== null) return { kind: "sent", messageId: receipt.messageId };
+    if (receipt.claimedBy && !(await this.instance.isAlive(receipt.claimedBy))) {
+      // the claim as read: a retry racing this one to take it over finds it changed
+      const orphaned = await takeOver({ claimedBy: receipt.claimedBy, claimedAt: receipt.claimedAt });
+      if (orphaned) return orphaned;
+    }
     return { kind: "sending" };
   }
 

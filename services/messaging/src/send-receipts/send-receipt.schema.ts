@@ -13,6 +13,8 @@ export interface SendReceiptDoc {
   delivered: boolean;
   /** when the attempt working on it started; the epoch: given up, a retry takes over at once */
   claimedAt: Date;
+  /** the messaging instance working on it (InstanceLiveness): once gone, a retry takes over at once */
+  claimedBy: string | null;
 }
 
 /** How long a retry is recognized: a day, far beyond any client's retry loop. */
@@ -26,6 +28,7 @@ export const sendReceiptSchema = new Schema<SendReceiptDoc>(
     messageId: { type: Number, default: null },
     delivered: { type: Boolean, default: false },
     claimedAt: { type: Date, required: true },
+    claimedBy: { type: String, default: null },
   },
   { collection: "sendreceipts", versionKey: false },
 );
