@@ -247,7 +247,7 @@ export const updateMessageHandler =
     const topicsMoved = move !== null && (move.topicChanged || move.channelChanged);
     const mentions =
       content === undefined
-        ? undefined
+        ? new Map<number, string[]>()
         : mentionFlags(content, [...(await deps.users.byIds(ctx, realm.id, message.receivers)).values()]);
     const receivers = move?.channelChanged ? await receiverChange(deps, ctx, realm.id, move) : undefined;
     // Zulip's do_update_message changes the messages, their rows and their topics in one transaction
@@ -271,7 +271,7 @@ export const updateMessageHandler =
         await deps.userMessages.setMentionFlags(
           realm.id,
           message.messageId,
-          new Map(message.receivers.map((u) => [u, mentions!.get(u) ?? []])),
+          new Map(message.receivers.map((u) => [u, mentions.get(u) ?? []])),
         );
       } else {
         await deps.messages.applyEdit(realm.id, movedIds, moveSet, moveEntry);
