@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startMongo } from "../scripts/lib/infra";
 import { say } from "./config";
-import { Http, ok, pool } from "./http";
+import { Http, ok, pool, sleep } from "./http";
 import { startSystem } from "./system";
 
 const { values } = parseArgs({
@@ -23,6 +23,22 @@ const { values } = parseArgs({
 const sends = Number(values.sends);
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+
+/**
+ * `work`, tried again while a service is not serving yet: the gateway's health
+ * check answers once every service listens on the bus, before each has
+ * registered its handlers.
+ */
+async function untilServing<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      if ((err as { status?: number }).status !== 503 || attempt === 50) throw err;
+      await sleep(200);
+    }
+  }
+}
 
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), "teamchat-send-latency-"));
@@ -36,7 +52,7 @@ async function main() {
   const sys = await startSystem();
   try {
     const subdomain = "latency";
-    const { owner: creds } = await sys.createOrganization(subdomain);
+    const { owner: creds } = await untilServing(() => sys.createOrganization(subdomain));
     const owner = new Http(sys.port, `${subdomain}.localhost:${sys.port}`, creds);
     const members = await pool(
       Array.from({ length: 9 }, (_, i) => i + 1),
