@@ -49,24 +49,22 @@ export const writeSafety = (conn: Connection): WriteSafety =>
   writeSafetyOfConnection.get(conn) ?? { transactions: false };
 
 export async function connectDatabase(url: string, dbName: string): Promise<Connection> {
-  const serverSelectionTimeoutMS = 10_000;
-  // The concerns are options of the client: the server is asked what it is before the connection is opened.
-  const probe = await mongoose.mongo.MongoClient.connect(url, { serverSelectionTimeoutMS });
-  const safety = await probe
-    .db("admin")
-    .command({ hello: 1 })
-    .then((hello) => writeSafetyOf(hello))
-    .finally(() => probe.close());
-  const conn = mongoose.createConnection(url, {
+  const options = {
     dbName,
-    serverSelectionTimeoutMS,
+    serverSelectionTimeoutMS: 10_000,
     // Indexes are created explicitly by each repository's init(), once, at start.
     autoIndex: false,
     autoCreate: true,
-    ...(safety.writeConcern && { writeConcern: safety.writeConcern }),
-    ...(safety.readConcern && { readConcern: safety.readConcern }),
-  });
-  await conn.asPromise();
+  };
+  let conn = await mongoose.createConnection(url, options).asPromise();
+  const safety = writeSafetyOf(await conn.getClient().db("admin").command({ hello: 1 }));
+  if (safety.writeConcern) {
+    // The concerns are options of the client: a replicated server's connection is opened again with them.
+    await conn.close();
+    conn = await mongoose
+      .createConnection(url, { ...options, writeConcern: safety.writeConcern, readConcern: safety.readConcern })
+      .asPromise();
+  }
   writeSafetyOfConnection.set(conn, safety);
   return conn;
 }
