@@ -78,7 +78,8 @@ const currentTransaction = new AsyncLocalStorage<{ conn: Connection; session: Cl
  * `work` joins it, none of its writes is visible to others before the commit,
  * and all are undone when `work` throws. The driver re-runs `work` on a
  * transient error (a write conflict with a concurrent transaction, a
- * failover), so `work` only reads and writes the database: events are
+ * failover), so `work` only reads and writes the database, one operation at
+ * a time (a transaction's operations cannot run in parallel): events are
  * published and replies built after this resolves. Id allocation (IdAllocator)
  * stays outside: an aborted attempt leaves a gap in the ids, as Zulip's
  * PostgreSQL sequences do. Where transactions are not supported, `work` runs
