@@ -290,10 +290,16 @@ export async function startNats(opts: InfraOptions & { port?: number }): Promise
 /**
  * mongod, or SecantusDB with its data under `dataDir`, each commit synced to disk
  * (SIGKILL after acknowledged writes keeps them). `inMemory` (tests): nothing on
- * disk and no fsync.
+ * disk and no fsync. `replicaSet` (SecantusDB only): a one-member replica set
+ * instead of a standalone server, to run the services' replica-set path.
  */
-export async function startMongo(opts: InfraOptions & { inMemory?: boolean; port?: number }): Promise<StartedServer> {
+export async function startMongo(
+  opts: InfraOptions & { inMemory?: boolean; port?: number; replicaSet?: boolean },
+): Promise<StartedServer> {
   const server = ensureMongoServer(opts);
+  if (opts.replicaSet && server.kind === "mongod") {
+    throw new Error("a replica set is started here only with SecantusDB: give mongod's replica set as MONGO_URL");
+  }
   const port = opts.port ?? (await freePort());
   const dir = join(opts.dataDir, server.kind);
   // mongod's in-memory engine is Enterprise-only: it always gets a directory.
@@ -305,7 +311,9 @@ export async function startMongo(opts: InfraOptions & { inMemory?: boolean; port
       : [
           "--host=127.0.0.1",
           `--port=${port}`,
-          "--standalone",
+          // A standalone server: the services take their single-server path (no transactions). Without it
+          // SecantusDB answers as a one-member replica set, "secantus": majority writes and transactions.
+          ...(opts.replicaSet ? [] : ["--standalone"]),
           "--log-level=WARNING",
           // WiredTiger's cache defaults to 1 GB, most of the whole system's memory under the bench
           // (537 MiB peak at 100,000 messages); the services keep the hot data in memory themselves.

@@ -39,7 +39,13 @@ async function startDatabase(): Promise<() => Promise<void>> {
   const dataDir = mkdtempSync(join(tmpdir(), "teamchat-test-"));
   // Install nats-server now, so that files starting private systems do not race to apt-get.
   ensureNatsServer({ dataDir, progress });
-  const mongo = await startMongo({ dataDir, progress, inMemory: true });
+  // TEST_MONGO_REPLICA_SET=1: the replica-set path (majority writes, transactions) instead of the single-server one
+  const mongo = await startMongo({
+    dataDir,
+    progress,
+    inMemory: true,
+    replicaSet: process.env.TEST_MONGO_REPLICA_SET === "1",
+  });
   process.env.TEST_MONGO_URL = mongo.url;
   return async () => {
     await mongo.stop();

@@ -1,6 +1,8 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { ensureCallerWaiting, noteWrite } from "./deadline";
 import type { ServiceMetrics } from "./metrics";
 import mongoose, {
+  type ClientSession,
   type Connection,
   type Model,
   type QueryFilter,
@@ -10,18 +12,67 @@ import mongoose, {
 
 export type { Connection };
 
-/** Connects; with `metrics`, every command's round trip is measured (the driver's command monitoring). */
+/**
+ * How writes are made safe on the server connected to, chosen from its
+ * `hello` reply. A replica set (`setName`) or a sharded cluster (mongos, `msg:
+ * "isdbgrid"`) acknowledges a write once a majority of its members hold it, so a
+ * failover cannot roll back what a client was told is done, reads see only
+ * what a majority holds, and multi-document changes run in transactions. A
+ * single server (standalone mongod, SecantusDB started `--standalone`) keeps
+ * the driver's defaults: no transactions (standalone mongod refuses them), and
+ * each multi-document change relies on its steps being idempotent and resumable.
+ */
+export interface WriteSafety {
+  /** the replica set's name; undefined for a single server or mongos */
+  replicaSet?: string;
+  /** whether multi-document changes run in transactions (withTransaction) */
+  transactions: boolean;
+  /** the connection's default write and read concerns (none: the driver's defaults) */
+  writeConcern?: { w: "majority" };
+  readConcern?: { level: "majority" };
+}
+
+export function writeSafetyOf(hello: { setName?: string; msg?: string }): WriteSafety {
+  const replicated = hello.setName !== undefined || hello.msg === "isdbgrid";
+  if (!replicated) return { transactions: false };
+  return {
+    ...(hello.setName !== undefined && { replicaSet: hello.setName }),
+    transactions: true,
+    writeConcern: { w: "majority" },
+    readConcern: { level: "majority" },
+  };
+}
+
+const writeSafetyOfConnection = new WeakMap<Connection, WriteSafety>();
+
+/** The write safety a connection was opened with (connectDatabase); a connection opened otherwise has none. */
+export const writeSafety = (conn: Connection): WriteSafety =>
+  writeSafetyOfConnection.get(conn) ?? { transactions: false };
+
+/**
+ * Connects with the write safety the server allows; with `metrics`, every
+ * command's round trip is measured (the driver's command monitoring).
+ */
 export async function connectDatabase(url: string, dbName: string, metrics?: ServiceMetrics): Promise<Connection> {
-  const conn = mongoose.createConnection(url, {
+  const options = {
     dbName,
     serverSelectionTimeoutMS: 10_000,
     // Indexes are created explicitly by each repository's init(), once, at start.
     autoIndex: false,
     autoCreate: true,
     monitorCommands: metrics !== undefined,
-  });
+  };
+  let conn = await mongoose.createConnection(url, options).asPromise();
+  const safety = writeSafetyOf(await conn.getClient().db("admin").command({ hello: 1 }));
+  if (safety.writeConcern) {
+    // The concerns are options of the client: a replicated server's connection is opened again with them.
+    await conn.close();
+    conn = await mongoose
+      .createConnection(url, { ...options, writeConcern: safety.writeConcern, readConcern: safety.readConcern })
+      .asPromise();
+  }
+  writeSafetyOfConnection.set(conn, safety);
   if (metrics) measureCommands(conn.getClient(), metrics);
-  await conn.asPromise();
   return conn;
 }
 
@@ -49,6 +100,33 @@ function measureCommands(client: ReturnType<Connection["getClient"]>, metrics: S
     metrics.dbCommandSeconds.observe(l, e.duration / 1000);
     metrics.dbCommandFailures.inc(l);
   });
+}
+
+/** The transaction the current async call chain runs in, with the connection it belongs to. */
+const currentTransaction = new AsyncLocalStorage<{ conn: Connection; session: ClientSession }>();
+
+/**
+ * Runs `work` as one transaction on `conn` when its server supports them
+ * (writeSafety): every TenantRepository call on that connection made inside
+ * `work` joins it, none of its writes is visible to others before the commit,
+ * and all are undone when `work` throws. The driver re-runs `work` on a
+ * transient error (a write conflict with a concurrent transaction, a
+ * failover), so `work` only reads and writes the database, one operation at
+ * a time (a transaction's operations cannot run in parallel): events are
+ * published and replies built after this resolves. Id allocation (IdAllocator)
+ * stays outside: an aborted attempt leaves a gap in the ids, as Zulip's
+ * PostgreSQL sequences do. Where transactions are not supported, `work` runs
+ * as it is: a failure halfway leaves the steps done so far, which the callers
+ * make idempotent and resumable. Nested calls join the outer transaction.
+ */
+export async function withTransaction<T>(conn: Connection, work: () => Promise<T>): Promise<T> {
+  if (!writeSafety(conn).transactions || currentTransaction.getStore()?.conn === conn) return work();
+  const session = await conn.getClient().startSession();
+  try {
+    return await session.withTransaction(() => currentTransaction.run({ conn, session }, work));
+  } finally {
+    await session.endSession();
+  }
 }
 
 /** A filter on a realm-owned collection, without the realm: TenantRepository adds it. */
@@ -97,14 +175,20 @@ export abstract class TenantRepository<T extends { realmId: number }> {
     return { ...filter, realmId } as QueryFilter<T>;
   }
 
+  /** The session of the transaction on this repository's connection that the caller runs in (withTransaction), if any. */
+  private get session(): ClientSession | undefined {
+    const transaction = currentTransaction.getStore();
+    return transaction?.conn === this.#model.db ? transaction.session : undefined;
+  }
+
   protected findOne(realmId: number, filter: TenantFilter<T>, opts: ReadOptions<T> = {}): Promise<T | null> {
-    let q = this.#model.findOne(this.scoped(realmId, filter), opts.projection);
+    let q = this.#model.findOne(this.scoped(realmId, filter), opts.projection).session(this.session ?? null);
     if (opts.sort) q = q.sort(opts.sort as Record<string, 1 | -1>);
     return q.lean<T>().exec();
   }
 
   protected find(realmId: number, filter: TenantFilter<T>, opts: ReadOptions<T> = {}): Promise<T[]> {
-    let q = this.#model.find(this.scoped(realmId, filter), opts.projection);
+    let q = this.#model.find(this.scoped(realmId, filter), opts.projection).session(this.session ?? null);
     if (opts.sort) q = q.sort(opts.sort as Record<string, 1 | -1>);
     if (opts.limit !== undefined) q = q.limit(opts.limit);
     return q.lean<T[]>().exec();
@@ -128,18 +212,45 @@ export abstract class TenantRepository<T extends { realmId: number }> {
   }
 
   protected count(realmId: number, filter: TenantFilter<T>): Promise<number> {
-    return this.#model.countDocuments(this.scoped(realmId, filter)).exec();
+    return this.#model
+      .countDocuments(this.scoped(realmId, filter))
+      .session(this.session ?? null)
+      .exec();
   }
 
   protected async insertOne(doc: T): Promise<T> {
     noteWrite();
-    await this.#model.create(doc);
+    await new this.#model(doc).save({ session: this.session });
     return doc;
   }
 
   protected async insertMany(docs: T[]): Promise<void> {
     noteWrite();
-    if (docs.length) await this.#model.insertMany(docs, { ordered: false });
+    if (docs.length) await this.#model.insertMany(docs, { ordered: false, session: this.session });
+  }
+
+  /**
+   * Inserts the documents that do not exist yet (by `_id`), keeping those that
+   * do. Outside a transaction an unordered insert whose duplicates fail; inside
+   * one, upserts that insert only when missing, as a duplicate-key error aborts
+   * a MongoDB transaction.
+   */
+  protected async insertKeepingExisting(docs: Array<T & { _id: unknown }>): Promise<void> {
+    noteWrite();
+    if (!docs.length) return;
+    const session = this.session;
+    if (session) {
+      const upserts = docs.map(({ _id, ...doc }) => ({
+        updateOne: { filter: { _id }, update: { $setOnInsert: doc }, upsert: true },
+      }));
+      await this.#model.bulkWrite(upserts as Parameters<Model<T>["bulkWrite"]>[0], { ordered: false, session });
+      return;
+    }
+    try {
+      await this.#model.insertMany(docs, { ordered: false });
+    } catch (err) {
+      if (!onlyDuplicateKeys(err)) throw err;
+    }
   }
 
   /** Updates the first match; returns the document after the update (or as it was before), or null when none matched. */
@@ -149,28 +260,37 @@ export abstract class TenantRepository<T extends { realmId: number }> {
     update: UpdateQuery<T>,
     returnDocument: "before" | "after" = "after",
   ): Promise<T | null> {
-    return this.#model.findOneAndUpdate(this.scopedWrite(realmId, filter), update, { returnDocument }).lean<T>().exec();
+    return this.#model
+      .findOneAndUpdate(this.scopedWrite(realmId, filter), update, { returnDocument, session: this.session })
+      .lean<T>()
+      .exec();
   }
 
   /** Returns how many documents matched. */
   protected async updateOne(realmId: number, filter: TenantFilter<T>, update: UpdateQuery<T>): Promise<number> {
-    return (await this.#model.updateOne(this.scopedWrite(realmId, filter), update).exec()).matchedCount;
+    return (await this.#model.updateOne(this.scopedWrite(realmId, filter), update, { session: this.session }).exec())
+      .matchedCount;
   }
 
   /** Updates the first match, or inserts the filter's fields with the update when none matched; true when it inserted. */
   protected async upsertOne(realmId: number, filter: TenantFilter<T>, update: UpdateQuery<T>): Promise<boolean> {
     return (
-      (await this.#model.updateOne(this.scopedWrite(realmId, filter), update, { upsert: true }).exec()).upsertedCount >
-      0
+      (
+        await this.#model
+          .updateOne(this.scopedWrite(realmId, filter), update, { upsert: true, session: this.session })
+          .exec()
+      ).upsertedCount > 0
     );
   }
 
   protected async updateMany(realmId: number, filter: TenantFilter<T>, update: UpdateQuery<T>): Promise<number> {
-    return (await this.#model.updateMany(this.scopedWrite(realmId, filter), update).exec()).modifiedCount;
+    return (await this.#model.updateMany(this.scopedWrite(realmId, filter), update, { session: this.session }).exec())
+      .modifiedCount;
   }
 
   protected async deleteMany(realmId: number, filter: TenantFilter<T>): Promise<number> {
-    return (await this.#model.deleteMany(this.scopedWrite(realmId, filter)).exec()).deletedCount;
+    return (await this.#model.deleteMany(this.scopedWrite(realmId, filter), { session: this.session }).exec())
+      .deletedCount;
   }
 }
 

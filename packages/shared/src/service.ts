@@ -2,7 +2,7 @@ import { connect, type NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import { BusClient, BusServer } from "./bus";
 import { databaseName, loadConfig, type Config } from "./config";
-import { connectDatabase, type Connection } from "./db";
+import { connectDatabase, writeSafety, type Connection } from "./db";
 import { EventPublisher, ensureDomainEventStream } from "./events";
 import { createLogger } from "./logger";
 import { ServiceMetrics } from "./metrics";
@@ -61,6 +61,13 @@ export async function startService<S extends BusService>(
     maxBytes: config.DOMAIN_EVENTS_MAX_MIB * 1024 * 1024,
   });
   const db = await connectDatabase(config.MONGO_URL, databaseName(config, name), metrics);
+  const safety = writeSafety(db);
+  log.info(
+    { replicaSet: safety.replicaSet, writeConcern: safety.writeConcern, transactions: safety.transactions },
+    safety.transactions
+      ? "database is replicated: majority write concern, transactions for multi-document changes"
+      : "database is a single server: default write concern, no transactions",
+  );
   const server = await BusServer.start({
     nc,
     service: name,

@@ -123,6 +123,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   const alertWords = new AlertWordRepository(deps.db, ids);
   const mutedUsers = new MutedUserRepository(deps.db, ids);
   const m: MessagingDeps = {
+    db: deps.db,
     channels: new ChannelDirectory(channels, deps.events, deps.nc, deps.log),
     subscriptions: new SubscriptionDirectory(subscriptions, deps.events, deps.nc, deps.log),
     messages,

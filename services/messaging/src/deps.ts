@@ -8,6 +8,7 @@ import {
   subscribeEvent,
   type BusClient,
   type CallContext,
+  type Connection,
   type EventPublisher,
   type FileStore,
   type RealmEmojiSource,
@@ -73,6 +74,8 @@ export class RealmSettingsSource {
 
 /** Everything messaging's handlers may use; each takes only its own `Deps<...>` of it. */
 export interface MessagingDeps {
+  /** the service's database: multi-document changes run in its transactions (withTransaction) */
+  db: Connection;
   channels: ChannelDirectory;
   subscriptions: SubscriptionDirectory;
   messages: MessageRepository;

@@ -4,6 +4,7 @@ import {
   badRequest,
   messagingEvents,
   requireUser,
+  withTransaction,
   type Actor,
   type ChannelGroupSetting,
   type GroupSettingValue,
@@ -145,15 +146,27 @@ interface Move {
   messages: MessageDoc[];
 }
 
+/** Who a move to another channel takes the messages from and gives them to (receiverChange). */
+interface ReceiverChange {
+  losing: number[];
+  gaining: number[];
+  /** who may no longer see the messages at all, told they are deleted */
+  losingAccess: number[];
+}
+
 /**
  * A move to another channel (Zulip's do_update_message): those subscribed to
  * the new channel keep their rows, the others lose them; if the new channel
- * does not share its history, each of its subscribers gets a read row.
- * Returns who may no longer see the messages at all (told as deleted):
- * everyone without a row in a private channel, guests in a public one.
+ * does not share its history, each of its subscribers gets a read row. Those
+ * who may no longer see the messages at all are everyone without a row in a
+ * private channel, guests in a public one.
  */
-async function moveReceivers(deps: UpdateDeps, ctx: HandlerContext, realmId: number, move: Move): Promise<number[]> {
-  const ids = move.messages.map((m) => m.messageId);
+async function receiverChange(
+  deps: UpdateDeps,
+  ctx: HandlerContext,
+  realmId: number,
+  move: Move,
+): Promise<ReceiverChange> {
   const [newSubscribers, oldSubscribers] = await Promise.all([
     deps.subscriptions.subscriberIds(realmId, move.to.streamId),
     deps.subscriptions.subscriberIds(realmId, move.from.streamId),
@@ -161,13 +174,17 @@ async function moveReceivers(deps: UpdateDeps, ctx: HandlerContext, realmId: num
   const staying = new Set(newSubscribers);
   const losing = idSet(move.messages.flatMap((m) => m.receivers)).filter((u) => !staying.has(u));
   const gaining = move.to.historyPublicToSubscribers ? [] : newSubscribers;
-  await deps.messages.changeReceivers(realmId, ids, losing, gaining);
-  await deps.userMessages.remove(realmId, losing, ids);
-  if (gaining.length) await deps.userMessages.addRead(realmId, gaining, ids);
   const mayHaveSeen = idSet([...losing, ...oldSubscribers]).filter((u) => !staying.has(u));
-  if (move.to.inviteOnly) return mayHaveSeen;
+  if (move.to.inviteOnly) return { losing, gaining, losingAccess: mayHaveSeen };
   const users = await deps.users.byIds(ctx, realmId, mayHaveSeen);
-  return mayHaveSeen.filter((u) => users.get(u)?.role === Role.GUEST);
+  return { losing, gaining, losingAccess: mayHaveSeen.filter((u) => users.get(u)?.role === Role.GUEST) };
+}
+
+/** Stores a receiverChange: the messages' receivers, and the rows lost and gained. */
+async function changeReceivers(deps: UpdateDeps, realmId: number, ids: number[], change: ReceiverChange) {
+  await deps.messages.changeReceivers(realmId, ids, change.losing, change.gaining);
+  await deps.userMessages.remove(realmId, change.losing, ids);
+  if (change.gaining.length) await deps.userMessages.addRead(realmId, change.gaining, ids);
 }
 
 /**
@@ -227,35 +244,52 @@ export const updateMessageHandler =
         ? undefined
         : renderMarkdown(content, await deps.users.mentionTargets(ctx, realm.id), await deps.linkifiers.get(ctx));
 
-    if (content !== undefined) {
-      const { prev_stream, stream, prev_topic, topic, ...stamp } = moveEntry;
-      await deps.messages.applyEdit(
-        realm.id,
-        [message.messageId],
-        { ...moveSet, content, renderedContent, lastEditTimestamp: now },
-        {
-          ...stamp,
-          prev_content: message.content,
-          prev_rendered_content: message.renderedContent,
-          ...(prev_stream === undefined ? {} : { prev_stream, stream }),
-          ...(prev_topic === undefined ? {} : { prev_topic, topic }),
-        },
-      );
-      const others = movedIds.filter((id) => id !== message.messageId);
-      if (others.length) await deps.messages.applyEdit(realm.id, others, moveSet, moveEntry);
-      const recipients = [...(await deps.users.byIds(ctx, realm.id, message.receivers)).values()];
-      const mentions = mentionFlags(content, recipients);
-      await deps.userMessages.setMentionFlags(
-        realm.id,
-        message.messageId,
-        new Map(message.receivers.map((u) => [u, mentions.get(u) ?? []])),
-      );
-      await updateAttachmentLinks(deps, ctx, realm.id, actor, message, content);
-    } else {
-      await deps.messages.applyEdit(realm.id, movedIds, moveSet, moveEntry);
-    }
+    const topicsMoved = move !== null && (move.topicChanged || move.channelChanged);
+    const mentions =
+      content === undefined
+        ? new Map<number, string[]>()
+        : mentionFlags(content, [...(await deps.users.byIds(ctx, realm.id, message.receivers)).values()]);
+    const receivers = move?.channelChanged ? await receiverChange(deps, ctx, realm.id, move) : undefined;
+    // Zulip's do_update_message changes the messages, their rows and their topics in one transaction
+    await withTransaction(deps.db, async () => {
+      if (content !== undefined) {
+        const { prev_stream, stream, prev_topic, topic, ...stamp } = moveEntry;
+        await deps.messages.applyEdit(
+          realm.id,
+          [message.messageId],
+          { ...moveSet, content, renderedContent, lastEditTimestamp: now },
+          {
+            ...stamp,
+            prev_content: message.content,
+            prev_rendered_content: message.renderedContent,
+            ...(prev_stream === undefined ? {} : { prev_stream, stream }),
+            ...(prev_topic === undefined ? {} : { prev_topic, topic }),
+          },
+        );
+        const others = movedIds.filter((id) => id !== message.messageId);
+        if (others.length) await deps.messages.applyEdit(realm.id, others, moveSet, moveEntry);
+        await deps.userMessages.setMentionFlags(
+          realm.id,
+          message.messageId,
+          new Map(message.receivers.map((u) => [u, mentions.get(u) ?? []])),
+        );
+      } else {
+        await deps.messages.applyEdit(realm.id, movedIds, moveSet, moveEntry);
+      }
+      if (receivers) await changeReceivers(deps, realm.id, movedIds, receivers);
+      if (topicsMoved) {
+        for (const [channel, key] of [
+          [move.from, message.topicKey],
+          [move.to, move.topic.toLowerCase()],
+        ] as const) {
+          const newest = await deps.messages.newestOfTopic(realm.id, channel.streamId, key);
+          await deps.topics.refresh(realm.id, channel.streamId, key, newest);
+        }
+      }
+    });
+    if (content !== undefined) await updateAttachmentLinks(deps, ctx, realm.id, actor, message, content);
 
-    const losingAccess = move?.channelChanged ? await moveReceivers(deps, ctx, realm.id, move) : [];
+    const losingAccess = receivers?.losingAccess ?? [];
     if (losingAccess.length) {
       deps.events.publish(
         messagingEvents.messagesDeleted,
@@ -317,14 +351,7 @@ export const updateMessageHandler =
       ctx.requestId,
     );
 
-    if (move && (move.topicChanged || move.channelChanged)) {
-      for (const [channel, key] of [
-        [move.from, message.topicKey],
-        [move.to, move.topic.toLowerCase()],
-      ] as const) {
-        const newest = await deps.messages.newestOfTopic(realm.id, channel.streamId, key);
-        await deps.topics.refresh(realm.id, channel.streamId, key, newest);
-      }
+    if (topicsMoved) {
       if (move.channelChanged) {
         await refreshFirstMessage(deps, ctx, realm.id, move.from.streamId, { left: movedIds });
         await refreshFirstMessage(deps, ctx, realm.id, move.to.streamId, { entered: movedIds });

@@ -1,4 +1,4 @@
-import { messagingEvents, type HandlerContext } from "@teamchat/shared";
+import { messagingEvents, withTransaction, type HandlerContext } from "@teamchat/shared";
 import { refreshFirstMessage } from "../channels/first-message";
 import { conversationKey } from "../conversations/conversation.repository";
 import type { Deps } from "../deps";
@@ -7,6 +7,7 @@ import type { MessageDoc } from "./message.schema";
 
 /** What deleting messages touches: the messages, everyone's rows, topics, conversations, channels, events. */
 export type DeleteDeps = Deps<
+  | "db"
   | "channels"
   | "subscriptions"
   | "userGroups"
@@ -36,12 +37,25 @@ export async function deleteMessages(
   const ids = messages.map((m) => m.messageId);
   const received = messages.flatMap((m) => m.receivers);
   const audience = await messageAudience(deps, realmId, first.streamId, received);
-  const deleted = await deps.messages.delete(realmId, ids);
+  // Zulip's do_delete_messages deletes the messages, their rows and their topics' notes in one transaction:
+  // without one, a retry after a failure halfway would find no message left and leave the rows behind
+  const deleted = await withTransaction(deps.db, async () => {
+    const deleted = await deps.messages.delete(realmId, ids);
+    if (!deleted) return 0;
+    // rows of those who had them, and historical rows (a subscriber starred one seen in the channel's history)
+    await deps.userMessages.remove(realmId, idSet([...received, ...audience]), ids);
+    // Zulip's attachments list only messages that still exist
+    await deps.attachments.unlinkMessages(realmId, ids);
+    if (first.streamId === null) {
+      const newest = await deps.messages.newestIdOfConversation(realmId, first.recipientId);
+      await deps.conversations.setLastMessage(realmId, conversationKey(first.receivers), newest);
+    } else {
+      const newest = await deps.messages.newestOfTopic(realmId, first.streamId, first.topicKey);
+      await deps.topics.refresh(realmId, first.streamId, first.topicKey, newest);
+    }
+    return deleted;
+  });
   if (!deleted) return 0;
-  // rows of those who had them, and historical rows (a subscriber starred one seen in the channel's history)
-  await deps.userMessages.remove(realmId, idSet([...received, ...audience]), ids);
-  // Zulip's attachments list only messages that still exist
-  await deps.attachments.unlinkMessages(realmId, ids);
   deps.events.publish(
     messagingEvents.messagesDeleted,
     {
@@ -60,13 +74,6 @@ export async function deleteMessages(
     },
     ctx.requestId,
   );
-  if (first.streamId === null) {
-    const newest = await deps.messages.newestIdOfConversation(realmId, first.recipientId);
-    await deps.conversations.setLastMessage(realmId, conversationKey(first.receivers), newest);
-    return deleted;
-  }
-  const newest = await deps.messages.newestOfTopic(realmId, first.streamId, first.topicKey);
-  await deps.topics.refresh(realmId, first.streamId, first.topicKey, newest);
-  await refreshFirstMessage(deps, ctx, realmId, first.streamId, { left: ids });
+  if (first.streamId !== null) await refreshFirstMessage(deps, ctx, realmId, first.streamId, { left: ids });
   return deleted;
 }

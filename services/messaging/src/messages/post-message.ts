@@ -1,4 +1,10 @@
-import { messagingEvents, type HandlerContext, type RealmRef, type realmConfig } from "@teamchat/shared";
+import {
+  messagingEvents,
+  withTransaction,
+  type HandlerContext,
+  type RealmRef,
+  type realmConfig,
+} from "@teamchat/shared";
 import type { ChannelDoc } from "../channels/channel.schema";
 import { conversationKey } from "../conversations/conversation.repository";
 import type { Deps } from "../deps";
@@ -9,6 +15,7 @@ import { loadViewContext, messageView } from "./message-view";
 import type { MessageDoc } from "./message.schema";
 
 export type PostDeps = Deps<
+  | "db"
   | "channels"
   | "subscriptions"
   | "messages"
@@ -82,10 +89,12 @@ export interface Post {
 }
 
 /**
- * Zulip's do_send_messages for one message: stores it with its rendering
- * (`stored` hears its id before anything else happens), then delivers it
- * (deliverMessage). POST /messages and the server's own messages
- * (internal-send.ts) both send through here.
+ * Zulip's do_send_messages for one message: the message with its rendering
+ * and a row for each receiver with their flags, stored together in one
+ * transaction where the database supports them (withTransaction; `stored`
+ * hears the message's id inside it), then announced (noted as its topic's or
+ * conversation's newest, and the message event). POST /messages and the
+ * server's own messages (internal-send.ts) both send through here.
  */
 export async function postMessage(
   deps: PostDeps,
@@ -97,33 +106,39 @@ export async function postMessage(
   stored?: (messageId: number) => Promise<void>,
 ): Promise<MessageDoc> {
   const { channel: _, ...target } = to;
-  const message = await deps.messages.insert({
-    realmId: realm.id,
-    senderId: post.senderId,
-    ...target,
-    content: post.content,
-    renderedContent: renderMarkdown(
-      post.content,
-      await deps.users.mentionTargets(ctx, realm.id),
-      await deps.linkifiers.get(ctx),
-    ),
-    timestamp: Math.floor(Date.now() / 1000),
-    client: post.client,
-    ...(post.messageType ? { messageType: post.messageType } : {}),
-    ...(post.sendKey !== undefined && { sendKey: post.sendKey }),
+  const renderedContent = renderMarkdown(
+    post.content,
+    await deps.users.mentionTargets(ctx, realm.id),
+    await deps.linkifiers.get(ctx),
+  );
+  const flags = await receiverFlags(deps, ctx, realm.id, to.receivers, post);
+  const message = await withTransaction(deps.db, async () => {
+    const message = await deps.messages.insert({
+      realmId: realm.id,
+      senderId: post.senderId,
+      ...target,
+      content: post.content,
+      renderedContent,
+      timestamp: Math.floor(Date.now() / 1000),
+      client: post.client,
+      ...(post.messageType ? { messageType: post.messageType } : {}),
+      ...(post.sendKey !== undefined && { sendKey: post.sendKey }),
+    });
+    await stored?.(message.messageId);
+    await deps.userMessages.deliver(realm.id, message.messageId, receiverRows(flags));
+    return message;
   });
-  await stored?.(message.messageId);
-  await deliverMessage(deps, ctx, realm, settings, to, message, post);
+  await announceMessage(deps, ctx, realm, settings, to, message, post, flags);
   return message;
 }
 
 /**
- * A stored message's delivery: noted as its topic's or conversation's newest
- * (and its channel's first), a row for each receiver with their flags (read,
- * mentions) and the message event, stored before this resolves. Every step
- * can run again for the same message (a send resumed after failing halfway):
- * the notes only move forward, existing rows stay, and the event carries a
- * message id made of the message's, so the stream keeps one.
+ * The delivery of a message stored by an attempt that failed before the end
+ * of postMessage (send-once.ts resumes it): the receivers' rows, then the
+ * announcement. Every step can run again for the same message: existing rows
+ * stay, the notes only move forward, and the event carries a message id made
+ * of the message's, so the stream keeps one. Where transactions are supported
+ * the rows were stored with the message, and only the announcement is left.
  */
 export async function deliverMessage(
   deps: PostDeps,
@@ -134,6 +149,61 @@ export async function deliverMessage(
   message: MessageDoc,
   post: Post,
 ): Promise<void> {
+  const flags = await receiverFlags(deps, ctx, realm.id, message.receivers, post);
+  await deps.userMessages.deliver(realm.id, message.messageId, receiverRows(flags));
+  await announceMessage(deps, ctx, realm, settings, to, message, post, flags);
+}
+
+/** Each receiver's flags on a new message: read (the sender, muted senders, limit_unread_user_ids), mentions, alert words. */
+async function receiverFlags(
+  deps: PostDeps,
+  ctx: HandlerContext,
+  realmId: number,
+  receivers: number[],
+  post: Post,
+): Promise<Map<number, string[]>> {
+  const recipients = [...(await deps.users.byIds(ctx, realmId, receivers)).values()];
+  const mentions = mentionFlags(post.content, recipients);
+  // Zulip's has_alert_word, and its muted senders: their messages arrive read for the users who muted them
+  const [alerted, muters] = await Promise.all([
+    deps.alertWords.usersAlerted(realmId, post.content, receivers),
+    deps.mutedUsers.mutersOf(realmId, post.senderId),
+  ]);
+  const read = new Set(post.readBy);
+  const isRead = (userId: number) =>
+    read.has(userId) || muters.has(userId) || (post.unreadOnly !== undefined && !post.unreadOnly.has(userId));
+  return new Map(
+    receivers.map((userId) => [
+      userId,
+      inFlagOrder([
+        ...(isRead(userId) ? ["read"] : []),
+        ...(mentions.get(userId) ?? []),
+        ...(alerted.has(userId) ? ["has_alert_word"] : []),
+      ]),
+    ]),
+  );
+}
+
+const receiverRows = (flags: Map<number, string[]>) => [...flags].map(([userId, f]) => ({ userId, flags: f }));
+
+/**
+ * A stored message made known: noted as its topic's or conversation's newest
+ * (and its channel's first), then the message event to its receivers, stored
+ * before this resolves. The notes stay out of the send's transaction: every
+ * send to a topic writes its one document, and MongoDB aborts one of two
+ * transactions writing the same document, so a busy topic would retry its
+ * sends; they only move forward, and a resumed send runs them again.
+ */
+async function announceMessage(
+  deps: PostDeps,
+  ctx: HandlerContext,
+  realm: RealmRef,
+  settings: realmConfig.RealmSettings,
+  to: Destination,
+  message: MessageDoc,
+  post: Post,
+  flags: Map<number, string[]>,
+): Promise<void> {
   const { channel } = to;
   await Promise.all([
     channel
@@ -143,33 +213,11 @@ export async function deliverMessage(
       ? deps.channels.setFirstMessage(realm.id, channel.streamId, message.messageId)
       : undefined,
   ]);
-
   const vc = await loadViewContext(deps, ctx, realm, settings, [message], {
     applyMarkdown: true,
     clientGravatar: false,
     allowEmptyTopicName: true,
   });
-  const recipients = [...(await deps.users.byIds(ctx, realm.id, message.receivers)).values()];
-  const mentions = mentionFlags(post.content, recipients);
-  // Zulip's has_alert_word, and its muted senders: their messages arrive read for the users who muted them
-  const [alerted, muters] = await Promise.all([
-    deps.alertWords.usersAlerted(realm.id, post.content, message.receivers),
-    deps.mutedUsers.mutersOf(realm.id, post.senderId),
-  ]);
-  const read = new Set(post.readBy);
-  const isRead = (userId: number) =>
-    read.has(userId) || muters.has(userId) || (post.unreadOnly !== undefined && !post.unreadOnly.has(userId));
-  const flagsOf = (userId: number): string[] =>
-    inFlagOrder([
-      ...(isRead(userId) ? ["read"] : []),
-      ...(mentions.get(userId) ?? []),
-      ...(alerted.has(userId) ? ["has_alert_word"] : []),
-    ]);
-  await deps.userMessages.deliver(
-    realm.id,
-    message.messageId,
-    message.receivers.map((userId) => ({ userId, flags: flagsOf(userId) })),
-  );
   await deps.events.publishAndWait(
     messagingEvents.messageSent,
     {
@@ -177,7 +225,7 @@ export async function deliverMessage(
       userIds: message.receivers,
       message: messageView(message, vc),
       markdown: message.content,
-      flags: Object.fromEntries(message.receivers.map((id) => [id, flagsOf(id)])),
+      flags: Object.fromEntries(message.receivers.map((id) => [id, flags.get(id) ?? []])),
       ...(post.localEcho && { localEcho: post.localEcho }),
     },
     ctx.requestId,

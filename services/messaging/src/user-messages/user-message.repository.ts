@@ -1,5 +1,5 @@
 import type { Connection } from "mongoose";
-import { TenantRepository, isDuplicateKey, onlyDuplicateKeys } from "@teamchat/shared";
+import { TenantRepository } from "@teamchat/shared";
 import { MENTION_FLAGS } from "./personal-index";
 import { userMessageId, userMessageRow, userMessageSchema, type UserMessageDoc } from "./user-message.schema";
 
@@ -19,12 +19,10 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
     messageId: number,
     recipients: Array<{ userId: number; flags: string[] }>,
   ): Promise<void> {
-    try {
-      await this.insertMany(recipients.map(({ userId, flags }) => userMessageRow(realmId, userId, messageId, flags)));
-    } catch (err) {
-      // rows already there: a send resumed after failing halfway (deliverMessage) keeps them
-      if (!onlyDuplicateKeys(err)) throw err;
-    }
+    // rows already there: a send resumed after failing halfway (deliverMessage) keeps them
+    await this.insertKeepingExisting(
+      recipients.map(({ userId, flags }) => userMessageRow(realmId, userId, messageId, flags)),
+    );
   }
 
   /** The user's unread or flagged rows: message id, flags and whether unread. */
@@ -144,21 +142,12 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
    */
   async setMentionFlags(realmId: number, messageId: number, mentions: Map<number, string[]>): Promise<void> {
     const before = await this.flagsByUser(realmId, messageId, [...mentions.keys()]);
-    await Promise.all(
-      [...before].map(async ([userId, flags]) => {
-        const after = [...flags.filter((f) => !MENTION_FLAGS.includes(f)), ...(mentions.get(userId) ?? [])];
-        if (after.join() === flags.join()) return;
-        const { _id, unread, marked } = userMessageRow(realmId, userId, messageId, after);
-        await this.updateOne(realmId, { _id }, { $set: { flags: after, unread, marked } });
-      }),
-    );
-  }
-
-  private async insertKeepingExisting(rows: UserMessageDoc[]): Promise<void> {
-    try {
-      await this.insertMany(rows);
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
+    // one at a time: an edit runs in a transaction (update-message.ts), whose operations cannot run in parallel
+    for (const [userId, flags] of before) {
+      const after = [...flags.filter((f) => !MENTION_FLAGS.includes(f)), ...(mentions.get(userId) ?? [])];
+      if (after.join() === flags.join()) continue;
+      const { _id, unread, marked } = userMessageRow(realmId, userId, messageId, after);
+      await this.updateOne(realmId, { _id }, { $set: { flags: after, unread, marked } });
     }
   }
 }
