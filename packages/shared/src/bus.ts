@@ -300,7 +300,16 @@ export class BusServer {
 
   constructor(private readonly opts: BusServerOptions) {
     this.concurrency = opts.concurrency ?? 256;
-    this.handle(healthContract(opts.service), () => ({ service: opts.service }));
+  }
+
+  /**
+   * Answers the service's health check from now on: called once every handler
+   * is registered, so that a gateway's /health is ok only when each service
+   * has an instance that serves all its operations (an instance still opening
+   * its stores, slower on a NATS cluster, answers none).
+   */
+  serveHealth(): this {
+    return this.handle(healthContract(this.opts.service), () => ({ service: this.opts.service }));
   }
 
   handle<C extends Contract>(contract: C, handler: Handler<C>): this {

@@ -73,6 +73,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       new Kvm(jetstream(nc, { timeout: 1_000 })).create("rate_limits", {
         ttl: config.RATE_LIMIT_WINDOW_SECONDS * 2 * 1000,
         storage: StorageType.Memory,
+        replicas: config.NATS_STREAM_REPLICAS,
       }),
     config.RATE_LIMIT_REQUESTS,
     config.RATE_LIMIT_WINDOW_SECONDS,

@@ -11,6 +11,7 @@ import {
 } from "@nats-io/jetstream";
 import type { Logger } from "pino";
 import { REQUEST_ID_HEADER } from "../bus";
+import { ensureStream } from "../jetstream";
 import type { EventDefinition } from "./define";
 import { userSettings } from "./identity";
 import { profileFieldValuesDropped } from "./realm-config";
@@ -41,9 +42,11 @@ export type DurableConsumer = (typeof DURABLE_CONSUMERS)[keyof typeof DURABLE_CO
 /** How long an unacknowledged delivery waits before the event is delivered again (to any instance). */
 const ACK_WAIT_SECONDS = 30;
 
-export interface DomainEventLimits {
+export interface DomainEventStreamConfig {
   maxAgeSeconds: number;
   maxBytes: number;
+  /** NATS_STREAM_REPLICAS: copies on that many cluster nodes (the durable consumers follow the stream's count). */
+  replicas: number;
 }
 
 /**
@@ -52,24 +55,17 @@ export interface DomainEventLimits {
  * published before the consumer exists would be dropped, so both are made
  * together. Concurrent calls are harmless.
  */
-export async function ensureDomainEventStream(nc: NatsConnection, limits: DomainEventLimits): Promise<void> {
+export async function ensureDomainEventStream(nc: NatsConnection, limits: DomainEventStreamConfig): Promise<void> {
   const jsm = await jetstreamManager(nc);
-  const config = {
+  await ensureStream(jsm, {
+    name: DOMAIN_EVENTS_STREAM,
     subjects: ["events.>"],
     storage: StorageType.File,
     retention: RetentionPolicy.Interest,
     max_age: limits.maxAgeSeconds * 1e9,
     max_bytes: limits.maxBytes,
-  };
-  try {
-    await jsm.streams.info(DOMAIN_EVENTS_STREAM);
-    await jsm.streams.update(DOMAIN_EVENTS_STREAM, config);
-  } catch {
-    await jsm.streams.add({ name: DOMAIN_EVENTS_STREAM, ...config }).catch(async (err: unknown) => {
-      // another service created it in between
-      await jsm.streams.info(DOMAIN_EVENTS_STREAM).catch(() => Promise.reject(err));
-    });
-  }
+    num_replicas: limits.replicas,
+  });
   for (const consumer of Object.values(DURABLE_CONSUMERS)) {
     await jsm.consumers.add(DOMAIN_EVENTS_STREAM, {
       durable_name: consumer.name,
