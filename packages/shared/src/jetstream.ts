@@ -53,3 +53,17 @@ export async function ensureStream(
   }
   await streamWhenLed(jsm, config.name);
 }
+
+/**
+ * A KV bucket's stream once it has a leader, on `replicas` nodes: Kvm.create
+ * leaves a bucket an earlier start made as it is, so a changed
+ * NATS_STREAM_REPLICAS is applied here.
+ */
+export async function settleBucket(jsm: JetStreamManager, bucket: string, replicas: number): Promise<void> {
+  const name = `KV_${bucket}`;
+  const info = await streamWhenLed(jsm, name);
+  if (info && info.config.num_replicas !== replicas) {
+    await jsm.streams.update(name, { ...info.config, num_replicas: replicas });
+    await streamWhenLed(jsm, name);
+  }
+}

@@ -1,7 +1,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { Kvm, type KV, type KvEntry } from "@nats-io/kv";
-import { streamWhenLed } from "@teamchat/shared";
+import { settleBucket } from "@teamchat/shared";
 import type { Logger } from "pino";
 import type { PresenceRecord, PresenceTimes } from "./presence";
 
@@ -43,8 +43,8 @@ export class PresenceStore {
   /** Opens the bucket (on `replicas` nodes) and returns once this instance's copy holds every report written before. */
   static async open(nc: NatsConnection, log: Logger, replicas: number): Promise<PresenceStore> {
     const kv = await new Kvm(nc).create(BUCKET, { ttl: KEPT_DAYS * 24 * 60 * 60 * 1000, replicas });
-    // the first report is written at once (the sync marker)
-    await streamWhenLed(await jetstreamManager(nc), `KV_${BUCKET}`);
+    // the sync marker is written at once: the bucket needs its leader
+    await settleBucket(await jetstreamManager(nc), BUCKET, replicas);
     const store = new PresenceStore(kv, log);
     await store.watch();
     return store;
