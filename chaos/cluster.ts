@@ -57,7 +57,12 @@ export async function startCluster(
   say(`data and service logs in ${dataDir}`);
   const natsPort = await freePort();
   const mongoPort = await freePort();
-  const infraOpts = { dataDir, progress: say };
+  // the servers' own lines (elections, catch-up, restarts) beside the services'
+  const infraOpts = {
+    dataDir,
+    progress: say,
+    serverOutput: (name: string, line: string) => serviceLog.write(`${name.padEnd(15)}| ${line}\n`),
+  };
   const natsCluster = natsNodes > 1 ? await startNatsCluster({ ...infraOpts, nodes: natsNodes }) : undefined;
   let nats: StartedServer | undefined = natsCluster ? undefined : await startNats({ ...infraOpts, port: natsPort });
   const natsUrl = natsCluster?.url ?? nats!.url;
@@ -88,7 +93,9 @@ export async function startCluster(
     write: (line) => serviceLog.write(line),
     onCrash: (instance, code, signal) => {
       crashes.push(`${instance.label} (code ${code}, signal ${signal})`);
-      say(`  ${instance.label} exited on its own (code ${code}, signal ${signal}): see services.log; starting it again`);
+      say(
+        `  ${instance.label} exited on its own (code ${code}, signal ${signal}): see services.log; starting it again`,
+      );
       instances.spawn(instance);
     },
   });

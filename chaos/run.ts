@@ -46,7 +46,7 @@ const NODE_DOWN_MS = 10_000;
 const CHANNEL = "chaos";
 const EMOJI = ["+1", "tada", "heart", "smile", "rocket", "eyes", "fire", "star", "check", "clap"];
 
-const say = (line: string) => process.stdout.write(`[chaos] ${line}\n`);
+const say = (line: string) => process.stdout.write(`[chaos] ${new Date().toISOString().slice(11, 23)} ${line}\n`);
 
 type User = { email: string; apiKey: string; id: number };
 

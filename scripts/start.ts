@@ -27,7 +27,10 @@ function parseOptions(): { instances: number; natsNodes: number } {
     if (!Number.isInteger(n) || n < 1 || n > 9) throw new Error(`--${name} takes a whole number from 1 to 9`);
     return n;
   };
-  return { instances: count("instances", values.instances!), natsNodes: count("nats-cluster", values["nats-cluster"]!) };
+  return {
+    instances: count("instances", values.instances!),
+    natsNodes: count("nats-cluster", values["nats-cluster"]!),
+  };
 }
 
 const DEMO = { subdomain: "", name: "Demo Organization", ownerEmail: "owner@example.com", ownerName: "Demo Owner" };
@@ -71,7 +74,9 @@ async function main() {
   try {
     log("[start] building the service bundles (dist/)...");
     await buildBundles(PROCESSES);
-    log(`[start] starting ${perService > 1 ? `${perService} instances of each of the services` : "services"}: ${PROCESSES.join(", ")}`);
+    log(
+      `[start] starting ${perService > 1 ? `${perService} instances of each of the services` : "services"}: ${PROCESSES.join(", ")}`,
+    );
     services = new ServiceInstances({
       services: PROCESSES,
       perService,
