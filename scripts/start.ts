@@ -52,6 +52,8 @@ async function main() {
     NATS_URL: infra.natsUrl,
     NATS_STREAM_REPLICAS: process.env.NATS_STREAM_REPLICAS ?? String(natsNodes),
     MONGO_URL: infra.mongoUrl,
+    // the public port (each gateway gets its own from ServiceInstances)
+    PORT: String(port),
     EXTERNAL_URL: baseUrl,
   };
   let services: ServiceInstances | undefined;

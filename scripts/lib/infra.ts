@@ -12,6 +12,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect as connectNats } from "@nats-io/transport-node";
+import { natsServers } from "@teamchat/shared/src/config";
 
 export const REPO_ROOT = resolve(__dirname, "../..");
 export const TOOL_CACHE =
@@ -336,7 +337,7 @@ export interface NatsCluster {
 
 /** Until JetStream answers through `url` (a cluster elects its meta leader first): streams can be made then. */
 export async function waitForJetStream(url: string, timeoutMs = 30_000): Promise<void> {
-  const nc = await connectNats({ servers: url.split(","), name: "infra", maxReconnectAttempts: -1 });
+  const nc = await connectNats({ servers: natsServers(url), name: "infra", maxReconnectAttempts: -1 });
   try {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
