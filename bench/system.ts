@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, provisionInfra, type Infra } from "../scripts/lib/infra";
 import { createOrganization } from "../scripts/lib/organization";
-import { PROCESSES } from "@teamchat/shared";
+import { PROCESSES, natsServers } from "@teamchat/shared";
 import { buildBundles, bundlePath } from "../scripts/lib/build";
 import { spawnService, stopServices, waitForHealth, type ServiceProcess } from "../scripts/lib/services";
 import { say } from "./config";
@@ -96,7 +96,7 @@ export async function startSystem(): Promise<System> {
     ],
     helloPid: hello.pid!,
     async createOrganization(subdomain) {
-      const nc = await connect({ servers: infra.natsUrl });
+      const nc = await connect({ servers: natsServers(infra.natsUrl) });
       try {
         const email = `owner@${subdomain}.bench.example`;
         const org = await createOrganization(nc, {

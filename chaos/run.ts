@@ -11,14 +11,28 @@
  * an idempotency key and are retried on 503/504, as a careful client does; a
  * request refused by a dead gateway's port goes to the other gateway, as a
  * balancer does.
+ *
+ * `-- --nats-cluster 3` (`npm run chaos:nodes`), the node-loss test: the same
+ * load and counts on a NATS cluster of that many nodes (every stream and
+ * bucket replicated on each); instead of the random kills and restarts, one
+ * NATS node is killed with SIGKILL and started again later, then one instance
+ * of each service in turn.
  */
+import { parseArgs } from "node:util";
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
+import { DOMAIN_EVENTS_STREAM, PROCESSES, natsServers } from "@teamchat/shared";
+import type { NatsCluster } from "../scripts/lib/infra";
 import { createOrganization } from "../scripts/lib/organization";
 import { Http, ok, pool, sleep, type Reply } from "../bench/http";
-import { startCluster, type Cluster } from "./cluster";
+import { startCluster, type Cluster, type Instance } from "./cluster";
 
-const SHORT = process.argv.includes("--short");
+const { values: options } = parseArgs({
+  options: { short: { type: "boolean", default: false }, "nats-cluster": { type: "string", default: "1" } },
+});
+const SHORT = options.short!;
+/** `--nats-cluster 3`: the node-loss test (a NATS cluster, every stream on all its nodes) instead of the restarts. */
+const NATS_NODES = Number(options["nats-cluster"]);
 const KILL_PHASE_SECONDS = Number(process.env.CHAOS_SECONDS ?? (SHORT ? 20 : 60));
 const CLIENTS = Number(process.env.CHAOS_CLIENTS ?? (SHORT ? 20 : 50));
 const KILL_EVERY_MS = 5_000;
@@ -27,10 +41,12 @@ const ACTION_INTERVAL_MS = 1_000;
 const SEND_ATTEMPTS = 6;
 const MAX_FAILURE_RATE = 0.001;
 const MAX_RECOVERY_MS = 5_000;
+/** How long a killed NATS node stays down, under load, before it is started again. */
+const NODE_DOWN_MS = 10_000;
 const CHANNEL = "chaos";
 const EMOJI = ["+1", "tada", "heart", "smile", "rocket", "eyes", "fire", "star", "check", "clap"];
 
-const say = (line: string) => process.stdout.write(`[chaos] ${line}\n`);
+const say = (line: string) => process.stdout.write(`[chaos] ${new Date().toISOString().slice(11, 23)} ${line}\n`);
 
 type User = { email: string; apiKey: string; id: number };
 
@@ -123,7 +139,7 @@ class Poller {
 /** CHAOS_DEBUG: the JetStream streams' sequences, to see whether a restart lost any stored message. */
 async function debugStreams(cluster: Cluster, when: string): Promise<void> {
   if (!process.env.CHAOS_DEBUG) return;
-  const nc = await connect({ servers: cluster.natsUrl, name: "chaos-debug" });
+  const nc = await connect({ servers: natsServers(cluster.natsUrl), name: "chaos-debug" });
   const jsm = await jetstreamManager(nc);
   for await (const s of jsm.streams.list()) {
     say(
@@ -133,8 +149,36 @@ async function debugStreams(cluster: Cluster, when: string): Promise<void> {
   await nc.close();
 }
 
+/**
+ * The node-loss schedule: the node leading the domain events' stream (the
+ * hardest to lose: its leader must move) is killed with SIGKILL, stays down
+ * under load, and is started again; then one instance of each service in turn.
+ */
+async function loseNodes(
+  cluster: Cluster,
+  nats: NatsCluster,
+  recovery: (what: string, fault: () => Promise<void>) => Promise<void>,
+  kill: (victim: Instance) => Promise<void>,
+): Promise<void> {
+  say("load running; killing the domain events' stream leader...");
+  await sleep(KILL_EVERY_MS);
+  const nc = await connect({ servers: natsServers(cluster.natsUrl), name: "chaos" });
+  const leader = (await (await jetstreamManager(nc)).streams.info(DOMAIN_EVENTS_STREAM)).cluster?.leader;
+  await nc.close();
+  const node = Math.max(0, Number(leader?.replace("nats-", "")) - 1 || 0);
+  const name = `nats-${node + 1}`;
+  await recovery(`SIGKILL NATS node ${name} (${DOMAIN_EVENTS_STREAM}' leader)`, () => nats.nodes[node]!.kill());
+  await sleep(NODE_DOWN_MS);
+  await recovery(`NATS node ${name} restarted`, () => nats.restartNode(node));
+  for (const service of PROCESSES) {
+    await sleep(KILL_EVERY_MS);
+    const instances = cluster.instances.filter((i) => i.service === service);
+    await kill(instances[Math.floor(Math.random() * instances.length)]!);
+  }
+}
+
 async function setUp(cluster: Cluster) {
-  const nc = await connect({ servers: cluster.natsUrl, name: "chaos" });
+  const nc = await connect({ servers: natsServers(cluster.natsUrl), name: "chaos" });
   const made = await createOrganization(nc, {
     subdomain: "",
     name: "Chaos",
@@ -177,9 +221,11 @@ async function setUp(cluster: Cluster) {
 
 async function main() {
   say(
-    `${SHORT ? "short" : "full"} run: ${CLIENTS} users, ${KILL_PHASE_SECONDS} s of kills every ${KILL_EVERY_MS / 1000} s`,
+    NATS_NODES > 1
+      ? `node loss on ${NATS_NODES} NATS nodes: ${CLIENTS} users; a NATS node killed and restarted, then one instance of each service`
+      : `${SHORT ? "short" : "full"} run: ${CLIENTS} users, ${KILL_PHASE_SECONDS} s of kills every ${KILL_EVERY_MS / 1000} s`,
   );
-  const cluster = await startCluster(2, say);
+  const cluster = await startCluster({ instancesPerService: 2, natsNodes: NATS_NODES }, say);
   let exitCode = 1;
   try {
     exitCode = await run(cluster);
@@ -258,27 +304,17 @@ async function run(cluster: Cluster): Promise<number> {
       }
     }
   };
-  say("load running; killing one random instance every 5 s...");
   const actors = users.map((u, i) => actor(u, i));
-
-  const kills: string[] = [];
-  const killUntil = Date.now() + KILL_PHASE_SECONDS * 1000;
-  while (Date.now() < killUntil) {
-    await sleep(KILL_EVERY_MS);
-    const victim = cluster.instances[Math.floor(Math.random() * cluster.instances.length)]!;
-    kills.push(victim.label);
-    say(`  SIGKILL ${victim.label} (sends acknowledged so far: ${acked.size})`);
-    await cluster.killAndRestart(victim);
-  }
 
   // the recovery probe is a measurement sent every 100 ms through the outage: its failures are not the load's
   const probe = new Balanced(as(owner), new Tally());
-  /** How long, from now, until a send goes through again. */
-  const recovery = async (what: string, restart: () => Promise<void>) => {
-    say(`restarting ${what}...`);
-    marks.push([`${what} restart began`, Date.now()]);
-    tally.phase = `${what} restart`;
-    await restart();
+  const recoveries: Array<[string, number]> = [];
+  /** Does `fault`, then measures how long from then until a send goes through again. */
+  const recovery = async (what: string, fault: () => Promise<void>) => {
+    say(`${what}...`);
+    marks.push([what, Date.now()]);
+    tally.phase = what;
+    await fault();
     const started = Date.now();
     for (let n = 0; ; n++) {
       const r = await probe.call(
@@ -298,23 +334,39 @@ async function run(cluster: Cluster): Promise<number> {
         say(`    probe ${Date.now() - started} ms: ${r.status} ${String(r.body.msg).slice(0, 120)}`);
       if (Date.now() - started > 60_000) {
         throw new Error(
-          `no successful send within 60 s of restarting ${what}; the last reply: ${r.status} ${JSON.stringify(r.body)}`,
+          `no successful send within 60 s of: ${what}; the last reply: ${r.status} ${JSON.stringify(r.body)}`,
         );
       }
       await sleep(100);
     }
     const ms = Date.now() - started;
-    say(`  ${what} back: sends go through ${ms} ms after it listens again`);
-    return ms;
+    say(`  sends go through ${ms} ms after: ${what}`);
+    recoveries.push([what, ms]);
   };
-  await sleep(3_000);
-  await debugStreams(cluster, "before the NATS restart");
-  const natsRecovery = await recovery("NATS", async () => {
-    await cluster.restartNats();
-    await debugStreams(cluster, "after the NATS restart");
-  });
-  await sleep(3_000);
-  const dbRecovery = await recovery("the database", cluster.restartDatabase);
+  const kills: string[] = [];
+  const kill = async (victim: Instance) => {
+    kills.push(victim.label);
+    say(`  SIGKILL ${victim.label} (sends acknowledged so far: ${acked.size})`);
+    await cluster.killAndRestart(victim);
+  };
+
+  if (cluster.natsCluster) await loseNodes(cluster, cluster.natsCluster, recovery, kill);
+  else {
+    say("load running; killing one random instance every 5 s...");
+    const killUntil = Date.now() + KILL_PHASE_SECONDS * 1000;
+    while (Date.now() < killUntil) {
+      await sleep(KILL_EVERY_MS);
+      await kill(cluster.instances[Math.floor(Math.random() * cluster.instances.length)]!);
+    }
+    await sleep(3_000);
+    await debugStreams(cluster, "before the NATS restart");
+    await recovery("NATS restarted", async () => {
+      await cluster.restartNats();
+      await debugStreams(cluster, "after the NATS restart");
+    });
+    await sleep(3_000);
+    await recovery("the database restarted", cluster.restartDatabase);
+  }
   await sleep(3_000);
 
   say("stopping the load; waiting for every queue to catch up...");
@@ -375,10 +427,10 @@ async function run(cluster: Cluster): Promise<number> {
   );
   for (const id of missingIds.slice(0, 10)) {
     const queues = pollers.filter((p) => !p.lost && !p.received.has(id)).length;
-    const when = marks.map(([what, t]) => `${ackedAt.get(id)! - t} ms after the ${what}`).join(", ");
+    const when = marks.map(([what, t]) => `${ackedAt.get(id)! - t} ms after "${what}"`).join(", ");
     say(`  message ${id} missing from ${queues} queues; acknowledged ${when}`);
   }
-  say(`recovery: NATS ${natsRecovery} ms, database ${dbRecovery} ms`);
+  say(`recovery: ${recoveries.map(([what, ms]) => `${ms} ms after "${what}"`).join(", ")}`);
   // What must hold in every run; the rate and recovery times are figures of a long run (the full one
   // enforces them): a short one has too few requests for a 0.1 % bound to mean anything.
   const invariants = [
@@ -392,8 +444,7 @@ async function run(cluster: Cluster): Promise<number> {
   ];
   const figures = [
     failureRate > MAX_FAILURE_RATE && `failure rate ${(failureRate * 100).toFixed(3)} % > ${MAX_FAILURE_RATE * 100} %`,
-    natsRecovery > MAX_RECOVERY_MS && `recovery after the NATS restart took ${natsRecovery} ms`,
-    dbRecovery > MAX_RECOVERY_MS && `recovery after the database restart took ${dbRecovery} ms`,
+    ...recoveries.map(([what, ms]) => ms > MAX_RECOVERY_MS && `recovery after "${what}" took ${ms} ms`),
   ];
   const problems = [...invariants, ...(SHORT ? [] : figures)].filter(Boolean);
   say(problems.length ? `FAILED: ${problems.join("; ")}` : "passed");

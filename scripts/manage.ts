@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { REPO_ROOT } from "./lib/infra";
+import { natsServers } from "@teamchat/shared";
 import { createOrganization } from "./lib/organization";
 
 const USAGE = `usage: npm run manage -- create-realm --name NAME --owner-email EMAIL --owner-name NAME [--subdomain SUB] [--password PW]`;
@@ -33,7 +34,7 @@ async function main() {
   if (positionals[0] !== "create-realm" || !values.name || !values["owner-email"] || !values["owner-name"]) {
     throw new Error(USAGE);
   }
-  const nc = await connect({ servers: natsUrl(), name: "manage" });
+  const nc = await connect({ servers: natsServers(natsUrl()), name: "manage" });
   try {
     const org = await createOrganization(nc, {
       subdomain: values.subdomain!,

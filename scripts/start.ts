@@ -1,41 +1,70 @@
 /**
  * `npm start`: infrastructure, the five services, and a demo organization.
- * Ctrl-C drains and stops everything this started.
+ * `-- --instances N`: N instances of every service, the gateways behind a
+ * balancer on the public port; `-- --nats-cluster K`: K nats-server nodes as
+ * one cluster, every stream on K replicas. Ctrl-C drains and stops everything
+ * this started.
  */
-import { PROCESSES } from "@teamchat/shared";
+import { PROCESSES, natsServers } from "@teamchat/shared";
 import { connect } from "@nats-io/transport-node";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { provisionInfra, REPO_ROOT } from "./lib/infra";
+import { parseArgs } from "node:util";
+import { freePort, provisionInfra, REPO_ROOT } from "./lib/infra";
 import { createOrganization, zuliprc } from "./lib/organization";
 import { buildBundles } from "./lib/build";
-import { spawnService, stopServices, waitForHealth, type ServiceProcess } from "./lib/services";
+import { startBalancer, type Balancer } from "./lib/balancer";
+import { ServiceInstances } from "./lib/services";
+
+/** `--instances N --nats-cluster K`, each at least 1 (default 1). */
+function parseOptions(): { instances: number; natsNodes: number } {
+  const { values } = parseArgs({
+    options: { instances: { type: "string", default: "1" }, "nats-cluster": { type: "string", default: "1" } },
+  });
+  const count = (name: string, value: string) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1 || n > 9) throw new Error(`--${name} takes a whole number from 1 to 9`);
+    return n;
+  };
+  return {
+    instances: count("instances", values.instances!),
+    natsNodes: count("nats-cluster", values["nats-cluster"]!),
+  };
+}
 
 const DEMO = { subdomain: "", name: "Demo Organization", ownerEmail: "owner@example.com", ownerName: "Demo Owner" };
 
 async function main() {
+  const { instances: perService, natsNodes } = parseOptions();
   const dataDir = process.env.TEAMCHAT_DATA_DIR ?? join(REPO_ROOT, ".data");
   const port = Number(process.env.PORT ?? 9991);
   const baseUrl = process.env.EXTERNAL_URL ?? `http://localhost:${port}`;
   const log = (line: string) => process.stdout.write(`${line}\n`);
 
   log(`[start] provisioning infrastructure (data in ${dataDir})...`);
-  const infra = await provisionInfra({ dataDir });
+  const infra = await provisionInfra({ dataDir, natsNodes });
+  // one gateway listens on the public port itself; several each on a free one, behind the balancer
+  const gatewayPorts =
+    perService === 1 ? [port] : await Promise.all(Array.from({ length: perService }, () => freePort()));
   const env = {
     ...process.env,
     NATS_URL: infra.natsUrl,
+    NATS_STREAM_REPLICAS: process.env.NATS_STREAM_REPLICAS ?? String(natsNodes),
     MONGO_URL: infra.mongoUrl,
+    // the public port (each gateway gets its own from ServiceInstances)
     PORT: String(port),
     EXTERNAL_URL: baseUrl,
   };
-  const procs: ServiceProcess[] = [];
+  let services: ServiceInstances | undefined;
+  let balancer: Balancer | undefined;
   let stopping = false;
   const shutdown = async (code: number) => {
     if (stopping) return;
     stopping = true;
     log("[start] stopping services (draining)...");
-    await stopServices(procs);
+    await balancer?.close();
+    await services?.stop();
     log("[start] stopping infrastructure...");
     await infra.stop();
     log("[start] stopped.");
@@ -47,18 +76,26 @@ async function main() {
   try {
     log("[start] building the service bundles (dist/)...");
     await buildBundles(PROCESSES);
-    log("[start] starting services: " + PROCESSES.join(", "));
-    PROCESSES.forEach((name, i) => procs.push(spawnService(name, env, i)));
-    for (const p of procs) {
-      p.child.once("exit", (code, signal) => {
-        if (stopping) return;
-        log(`[start] ${p.name} exited unexpectedly (code ${code}, signal ${signal}); stopping everything`);
+    log(
+      `[start] starting ${perService > 1 ? `${perService} instances of each of the services` : "services"}: ${PROCESSES.join(", ")}`,
+    );
+    services = new ServiceInstances({
+      services: PROCESSES,
+      perService,
+      env,
+      gatewayPorts,
+      onCrash: (instance, code, signal) => {
+        log(`[start] ${instance.label} exited unexpectedly (code ${code}, signal ${signal}); stopping everything`);
         void shutdown(1);
-      });
+      },
+    });
+    await services.waitHealthy(120_000);
+    if (perService > 1) {
+      balancer = await startBalancer({ host: process.env.HOST ?? "127.0.0.1", port, backendPorts: gatewayPorts });
+      log(`[start] balancer on port ${port} in front of the gateways on ${gatewayPorts.join(", ")}`);
     }
-    await waitForHealth(`http://127.0.0.1:${port}`, 120_000, procs);
 
-    const nc = await connect({ servers: infra.natsUrl, name: "start" });
+    const nc = await connect({ servers: natsServers(infra.natsUrl), name: "start" });
     const pwFile = join(dataDir, "demo-owner-password");
     const password = existsSync(pwFile) ? readFileSync(pwFile, "utf8").trim() : randomBytes(9).toString("base64url");
     writeFileSync(pwFile, password, { mode: 0o600 });

@@ -10,6 +10,9 @@ import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { createServer, connect } from "node:net";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect as connectNats } from "@nats-io/transport-node";
+import { natsServers } from "@teamchat/shared/src/config";
 
 export const REPO_ROOT = resolve(__dirname, "../..");
 export const TOOL_CACHE =
@@ -31,6 +34,11 @@ export interface InfraOptions {
   progress?: (line: string) => void;
   /** Output of the started servers (default: discarded). */
   serverOutput?: (name: string, line: string) => void;
+}
+
+export interface ProvisionOptions extends InfraOptions {
+  /** nats-server nodes to start as one cluster (default 1: a single server, no cluster). */
+  natsNodes?: number;
 }
 
 /** What only reports progress needs of InfraOptions. */
@@ -258,11 +266,11 @@ function startProcess(name: string, bin: string, args: string[], opts: InfraOpti
   return child;
 }
 
-/** SIGTERM, then SIGKILL after `graceMs`. */
-async function stopProcess(child: ChildProcess, graceMs = 5_000): Promise<void> {
+/** SIGTERM (or `signal`), then SIGKILL after `graceMs`. */
+async function stopProcess(child: ChildProcess, graceMs = 5_000, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
-  child.kill("SIGTERM");
+  child.kill(signal);
   const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
   await exited;
   clearTimeout(timer);
@@ -273,18 +281,112 @@ export interface StartedServer {
   url: string;
   pid: number;
   stop(): Promise<void>;
+  /** SIGKILL: gone at once, as a crashed node is. */
+  kill(): Promise<void>;
 }
 
-/** `port`: a restart comes back where the clients look for it (default: a free one). */
-export async function startNats(opts: InfraOptions & { port?: number }): Promise<StartedServer> {
+/** A node's place in a NATS cluster: its name, its route port, and the other nodes' route ports. */
+interface NatsClusterMembership {
+  serverName: string;
+  routePort: number;
+  peerRoutePorts: number[];
+}
+
+const NATS_CLUSTER_NAME = "teamchat";
+
+/**
+ * `port`: a restart comes back where the clients look for it (default: a free one).
+ * `cluster`: the node joins a cluster (routes on loopback; JetStream store per node).
+ */
+export async function startNats(
+  opts: InfraOptions & { port?: number; cluster?: NatsClusterMembership },
+): Promise<StartedServer> {
   const bin = ensureNatsServer(opts);
   const port = opts.port ?? (await freePort());
-  const store = join(opts.dataDir, "nats");
+  const { cluster } = opts;
+  const store = join(opts.dataDir, cluster?.serverName ?? "nats");
   mkdirSync(store, { recursive: true });
-  const child = startProcess("nats", bin, ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", store], opts);
+  const args = ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", store];
+  if (cluster) {
+    const route = (p: number) => `nats://127.0.0.1:${p}`;
+    args.push("--server_name", cluster.serverName, "--cluster_name", NATS_CLUSTER_NAME);
+    args.push("--cluster", route(cluster.routePort), "--routes", cluster.peerRoutePorts.map(route).join(","));
+  }
+  const name = cluster?.serverName ?? "nats";
+  const child = startProcess(name, bin, args, opts);
   await waitForPort(port, "nats-server", 15_000, child);
-  say(opts, `nats-server (JetStream) on 127.0.0.1:${port}`);
-  return { name: "nats-server", url: `nats://127.0.0.1:${port}`, pid: child.pid!, stop: () => stopProcess(child) };
+  say(opts, `nats-server ${cluster ? `${name} ` : ""}(JetStream) on 127.0.0.1:${port}`);
+  return {
+    name: "nats-server",
+    url: `nats://127.0.0.1:${port}`,
+    pid: child.pid!,
+    stop: () => stopProcess(child),
+    kill: () => stopProcess(child, 0, "SIGKILL"),
+  };
+}
+
+export interface NatsCluster {
+  /** Every node's URL, comma-separated (NATS_URL), so that clients fail over. */
+  url: string;
+  /** The running process of each node (node i is `nats-<i+1>`). */
+  nodes: StartedServer[];
+  /** Starts node i again on its ports and store (after `kill` or `stop`); resolves once JetStream answers. */
+  restartNode(i: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Until JetStream answers through `url` (a cluster elects its meta leader first): streams can be made then. */
+export async function waitForJetStream(url: string, timeoutMs = 30_000): Promise<void> {
+  const nc = await connectNats({ servers: natsServers(url), name: "infra", maxReconnectAttempts: -1 });
+  try {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      try {
+        await (await jetstreamManager(nc, { timeout: 2_000 })).getAccountInfo();
+        return;
+      } catch (err) {
+        if (Date.now() > deadline) throw new ProvisionError(`JetStream not ready on ${url}: ${(err as Error).message}`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+  } finally {
+    await nc.close();
+  }
+}
+
+/** `nodes` nats-servers on loopback, routed to each other as one cluster with JetStream, each with its own store. */
+export async function startNatsCluster(opts: InfraOptions & { nodes: number }): Promise<NatsCluster> {
+  const ports = await Promise.all(Array.from({ length: opts.nodes }, () => freePort()));
+  const routePorts = await Promise.all(Array.from({ length: opts.nodes }, () => freePort()));
+  const startNode = (i: number) =>
+    startNats({
+      ...opts,
+      port: ports[i],
+      cluster: {
+        serverName: `nats-${i + 1}`,
+        routePort: routePorts[i]!,
+        peerRoutePorts: routePorts.filter((_, j) => j !== i),
+      },
+    });
+  const nodes = await Promise.all(ports.map((_, i) => startNode(i)));
+  const url = ports.map((p) => `nats://127.0.0.1:${p}`).join(",");
+  const stop = async () => void (await Promise.all(nodes.map((n) => n.stop())));
+  try {
+    await waitForJetStream(url);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  say(opts, `NATS cluster of ${opts.nodes} nodes ready`);
+  return {
+    url,
+    nodes,
+    restartNode: async (i) => {
+      nodes[i] = await startNode(i);
+      await waitForJetStream(nodes[i]!.url);
+    },
+    stop,
+  };
 }
 
 /**
@@ -329,18 +431,23 @@ export async function startMongo(
     pid: child.pid!,
     // A database gets longer than the default to flush and close its files.
     stop: () => stopProcess(child, 15_000),
+    kill: () => stopProcess(child, 0, "SIGKILL"),
   };
 }
 
 /** Servers given by MONGO_URL / NATS_URL are used as they are; the others are started here. */
-export async function provisionInfra(opts: InfraOptions): Promise<Infra> {
+export async function provisionInfra(opts: ProvisionOptions): Promise<Infra> {
   mkdirSync(opts.dataDir, { recursive: true });
   const started: StartedServer[] = [];
   const stopAll = async () => void (await Promise.all(started.map((s) => s.stop())));
   try {
     let natsUrl = process.env.NATS_URL;
     if (natsUrl) say(opts, `using NATS_URL=${natsUrl}`);
-    else {
+    else if ((opts.natsNodes ?? 1) > 1) {
+      const cluster = await startNatsCluster({ ...opts, nodes: opts.natsNodes! });
+      started.push(...cluster.nodes);
+      natsUrl = cluster.url;
+    } else {
       const nats = await startNats(opts);
       started.push(nats);
       natsUrl = nats.url;

@@ -30,19 +30,23 @@ export interface ServiceProcess {
   child: ChildProcess;
 }
 
-/** Each service as its own process (scripts/run-service.sh: its bundle from `buildBundles`), output prefixed with its name. */
+/**
+ * Each service as its own process (scripts/run-service.sh: its bundle from
+ * `buildBundles`), output prefixed with `label` (default its name).
+ */
 export function spawnService(
   name: string,
   env: NodeJS.ProcessEnv,
   index: number,
-  write = (s: string) => process.stdout.write(s),
+  write: (s: string) => void = (s) => void process.stdout.write(s),
+  label = name,
 ): ServiceProcess {
   const child = spawn(join(REPO_ROOT, "scripts/run-service.sh"), [name], {
     cwd: REPO_ROOT,
     env: { ...env, NODE: process.execPath },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  const prefix = `\x1b[${COLORS[index % COLORS.length]}m${name.padEnd(13)}|\x1b[0m `;
+  const prefix = `\x1b[${COLORS[index % COLORS.length]}m${label.padEnd(15)}|\x1b[0m `;
   let buffered = "";
   const onData = (chunk: Buffer) => {
     buffered += chunk.toString();
@@ -84,4 +88,83 @@ export async function waitForHealth(baseUrl: string, timeoutMs: number, procs: S
     await new Promise((r) => setTimeout(r, 300));
   }
   throw new Error(`services not healthy after ${timeoutMs / 1000}s: ${last}`);
+}
+
+export interface Instance {
+  /** e.g. "messaging#2" */
+  label: string;
+  service: string;
+  /** 0-based among its service's instances */
+  n: number;
+  proc: ServiceProcess;
+}
+
+export interface ServiceInstancesOptions {
+  services: readonly string[];
+  perService: number;
+  /** every instance's environment; gateway n listens on `gatewayPorts[n]` */
+  env: NodeJS.ProcessEnv;
+  gatewayPorts: number[];
+  /** the instances' output lines (default: stdout) */
+  write?: (s: string) => void;
+  /** an instance exited neither stopped nor killed here (a crash) */
+  onCrash(instance: Instance, code: number | null, signal: NodeJS.Signals | null): void;
+}
+
+/**
+ * `perService` instances of every service as separate processes, each gateway
+ * on its own port: what `npm start --instances N` runs and the fault test
+ * kills and starts again.
+ */
+export class ServiceInstances {
+  readonly all: Instance[];
+  private stopping = false;
+
+  constructor(private readonly opts: ServiceInstancesOptions) {
+    this.all = opts.services.flatMap((service) =>
+      Array.from({ length: opts.perService }, (_, n) => {
+        const instance: Instance = { label: `${service}#${n + 1}`, service, n, proc: undefined as never };
+        this.spawn(instance);
+        return instance;
+      }),
+    );
+  }
+
+  get procs(): ServiceProcess[] {
+    return this.all.map((i) => i.proc);
+  }
+
+  /** Starts the instance's process (again). */
+  spawn(instance: Instance): void {
+    const { service, n } = instance;
+    const env = service === "gateway" ? { ...this.opts.env, PORT: String(this.opts.gatewayPorts[n]) } : this.opts.env;
+    const label = this.opts.perService > 1 ? instance.label : service;
+    const proc = spawnService(service, env, this.opts.services.indexOf(service), this.opts.write, label);
+    proc.child.once("exit", (code, signal) => {
+      if (!this.stopping && signal !== "SIGKILL") this.opts.onCrash(instance, code, signal);
+    });
+    instance.proc = proc;
+  }
+
+  /** Until every gateway answers its /health (every service reachable through it). */
+  async waitHealthy(timeoutMs: number): Promise<void> {
+    for (const port of this.opts.gatewayPorts) await waitForHealth(`http://127.0.0.1:${port}`, timeoutMs, this.procs);
+  }
+
+  /** SIGKILL, then a fresh process in its place; a gateway is back once it answers on its port. */
+  async killAndRestart(instance: Instance): Promise<void> {
+    const exited = new Promise<void>((r) => instance.proc.child.once("exit", () => r()));
+    instance.proc.child.kill("SIGKILL");
+    await exited;
+    this.spawn(instance);
+    // the others join the bus on their own
+    if (instance.service === "gateway") {
+      await waitForHealth(`http://127.0.0.1:${this.opts.gatewayPorts[instance.n]}`, 60_000, [instance.proc]);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await stopServices(this.procs);
+  }
 }

@@ -7,7 +7,9 @@
  *   (test/support/system.ts), on which each test file creates its own
  *   organizations (testOrganization()). Workers find it through TEST_BASE_URL,
  *   TEST_NATS_URL and TEST_MONGO_DB_PREFIX. Private systems (startSystem()) start their own
- *   nats-server per file, so that they never share subjects.
+ *   nats-server per file, so that they never share subjects. TEST_NATS_CLUSTER=3
+ *   TEST_INSTANCES=2 run it scaled: a NATS cluster (R3 streams), two instances of
+ *   every service, the gateways behind the balancer of `npm start`.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -56,11 +58,16 @@ async function startDatabase(): Promise<() => Promise<void>> {
 export default async function globalSetup(): Promise<void> {
   const stopDatabase = await startDatabase();
   globalThis.__teardown = stopDatabase;
-  const nats = await startTestNats();
+  // TEST_NATS_CLUSTER / TEST_INSTANCES: the shared system scaled as `npm start -- --nats-cluster K --instances N`
+  const natsNodes = Number(process.env.TEST_NATS_CLUSTER || 1);
+  const nats = await startTestNats(natsNodes);
   let system: Awaited<ReturnType<typeof launchSystem>>;
   try {
     // Many files share it at once: no rate limit that tests could hit by accident.
-    system = await launchSystem(nats.url, { env: { RATE_LIMIT_REQUESTS: "10000" } });
+    system = await launchSystem(nats.url, {
+      env: { RATE_LIMIT_REQUESTS: "10000", NATS_STREAM_REPLICAS: String(natsNodes) },
+      instances: Number(process.env.TEST_INSTANCES || 1),
+    });
   } catch (err) {
     // jest runs no teardown when the setup fails: stop the servers here, or they outlive the run.
     await nats.stop();

@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { mongo } from "mongoose";
-import { identity, type Contract, type ParamsIn, type RealmRef, type RoleValue } from "@teamchat/shared";
+import { identity, natsServers, type Contract, type ParamsIn, type RealmRef, type RoleValue } from "@teamchat/shared";
 import { ApiClient, type Auth, type Credentials } from "@teamchat/shared/src/testing/api";
 import { createOrganization } from "../../scripts/lib/organization";
 import { callContract, type SuccessReply } from "./call";
@@ -103,7 +103,7 @@ export async function testOrganization(): Promise<TestOrganization> {
   if (!baseUrl || !natsUrl || !process.env.TEST_MONGO_DB_PREFIX) {
     throw new Error("no shared system: jest's globalSetup (test/support/global-setup.ts) sets TEST_BASE_URL etc.");
   }
-  const nc = await connect({ servers: natsUrl, name: "test" });
+  const nc = await connect({ servers: natsServers(natsUrl), name: "test" });
   const subdomain = `t-${randomBytes(6).toString("hex")}`;
   const created = await createOrganization(nc, {
     subdomain,

@@ -14,12 +14,14 @@ import {
   BUS_SERVICES,
   createLogger,
   loadConfig,
+  natsServers,
   startService,
   type BusService,
   type Config,
   type ProcessName,
   type ServiceFactory,
 } from "@teamchat/shared";
+import { startBalancer } from "../../scripts/lib/balancer";
 import { createOrganization } from "../../scripts/lib/organization";
 import { buildGateway } from "../../services/gateway/src/app";
 import { buildIdentity } from "../../services/identity/src/app";
@@ -64,10 +66,15 @@ export interface SystemOptions {
   env?: Record<string, string>;
   /** every log line of every service, parsed, is pushed here */
   logs?: Array<Record<string, unknown>>;
+  /** instances of every service (default 1); several gateways sit behind a balancer at `baseUrl` */
+  instances?: number;
 }
 
 /** The four services and a gateway on `natsUrl`, with their own databases. */
-export async function launchSystem(natsUrl: string, { env = {}, logs }: SystemOptions = {}): Promise<LaunchedSystem> {
+export async function launchSystem(
+  natsUrl: string,
+  { env = {}, logs, instances: perService = 1 }: SystemOptions = {},
+): Promise<LaunchedSystem> {
   const prefix = `t${randomBytes(4).toString("hex")}`;
   const config = loadConfig({
     NODE_ENV: "test",
@@ -103,17 +110,28 @@ export async function launchSystem(natsUrl: string, { env = {}, logs }: SystemOp
     };
     instances.set(name, [...(instances.get(name) ?? []), { shutdown, kill, metricsUrl: metricsListener?.url }]);
   };
-  for (const name of BUS_SERVICES) await start(name);
+  for (const name of BUS_SERVICES) for (let n = 0; n < perService; n++) await start(name);
 
   const gateways: Array<{ app: FastifyInstance; nc: NatsConnection }> = [];
   const startGateway = async () => {
-    const gwNats = await connect({ servers: natsUrl, name: "gateway" });
+    const gwNats = await connect({ servers: natsServers(natsUrl), name: "gateway" });
     const app = await buildGateway({ nc: gwNats, config, log: logger("gateway") });
     await app.listen({ port: 0, host: "127.0.0.1" });
     gateways.push({ app, nc: gwNats });
     return `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   };
-  const baseUrl = await startGateway();
+  const gatewayUrls: string[] = [];
+  for (let n = 0; n < perService; n++) gatewayUrls.push(await startGateway());
+  // several gateways: one URL in front of them, as `npm start -- --instances N` gives
+  const balancer =
+    perService > 1
+      ? await startBalancer({
+          host: "127.0.0.1",
+          port: 0,
+          backendPorts: gatewayUrls.map((u) => Number(new URL(u).port)),
+        })
+      : undefined;
+  const baseUrl = balancer ? `http://127.0.0.1:${balancer.port}` : gatewayUrls[0]!;
 
   return {
     baseUrl,
@@ -134,6 +152,7 @@ export async function launchSystem(natsUrl: string, { env = {}, logs }: SystemOp
         : (instances.get(name) ?? []).map((i) => i.metricsUrl)
       ).filter((url): url is string => url !== undefined),
     stop: async () => {
+      await balancer?.close();
       for (const gw of gateways) {
         await gw.app.close();
         await gw.nc.drain();

@@ -4,7 +4,13 @@ import { z } from "zod";
 export const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** One server, or several separated by commas (every node of a cluster, so that a client fails over). */
   NATS_URL: z.string().default("nats://127.0.0.1:4222"),
+  /**
+   * Replicas of every JetStream stream and KV bucket the services create: 1 on
+   * one nats-server, up to the cluster's node count (3 survives losing a node).
+   */
+  NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   /** Server URL; each service uses its own database on it (`<MONGO_DB_PREFIX>_<service>`). */
   MONGO_URL: z.string().default("mongodb://127.0.0.1:27017"),
   MONGO_DB_PREFIX: z.string().default("teamchat"),
@@ -72,6 +78,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   return parsed.data;
 }
+
+/** NATS_URL's servers, for nats.js' `servers` (which takes a list, not a comma-separated string). */
+export const natsServers = (url: string): string[] =>
+  url
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 export const databaseName = (config: Pick<Config, "MONGO_DB_PREFIX">, service: string): string =>
   `${config.MONGO_DB_PREFIX}_${service.replace(/-/g, "_")}`;

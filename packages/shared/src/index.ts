@@ -1,6 +1,7 @@
 export * from "./actor";
 export * from "./bus";
 export * from "./config";
+export * from "./jetstream";
 export * from "./contract";
 export * from "./db";
 export * from "./deadline";

@@ -1,7 +1,7 @@
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import { BusClient, BusServer } from "./bus";
-import { databaseName, loadConfig, type Config } from "./config";
+import { databaseName, loadConfig, natsServers, type Config } from "./config";
 import { connectDatabase, writeSafety, type Connection } from "./db";
 import { EventPublisher, ensureDomainEventStream } from "./events";
 import { createLogger } from "./logger";
@@ -38,7 +38,7 @@ export const busClient = (nc: NatsConnection, config: Config): BusClient =>
   new BusClient(nc, { timeoutMs: config.BUS_TIMEOUT_MS, checkReplies: config.NODE_ENV !== "production" });
 
 export async function connectNats(config: Config, name: string): Promise<NatsConnection> {
-  return connect({ servers: config.NATS_URL, name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+  return connect({ servers: natsServers(config.NATS_URL), name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
 }
 
 /** Builds deps, starts the service, and drains on SIGTERM/SIGINT. */
@@ -59,6 +59,7 @@ export async function startService<S extends BusService>(
   await ensureDomainEventStream(nc, {
     maxAgeSeconds: config.DOMAIN_EVENTS_MAX_AGE_HOURS * 3600,
     maxBytes: config.DOMAIN_EVENTS_MAX_MIB * 1024 * 1024,
+    replicas: config.NATS_STREAM_REPLICAS,
   });
   const db = await connectDatabase(config.MONGO_URL, databaseName(config, name), metrics);
   const safety = writeSafety(db);

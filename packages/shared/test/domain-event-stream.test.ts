@@ -10,7 +10,7 @@ import { AckPolicy, RetentionPolicy, StorageType, jetstream, jetstreamManager } 
 import { DOMAIN_EVENTS_STREAM, DURABLE_CONSUMERS, ensureDomainEventStream } from "../src/events/stream";
 import { startTestNats } from "../../../test/support/nats";
 
-const limits = { maxAgeSeconds: 3600, maxBytes: 1024 * 1024 };
+const limits = { maxAgeSeconds: 3600, maxBytes: 1024 * 1024, replicas: 1 };
 let nats: Awaited<ReturnType<typeof startTestNats>>;
 let nc: NatsConnection;
 beforeEach(async () => {

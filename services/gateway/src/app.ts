@@ -1,5 +1,5 @@
 import multipart from "@fastify/multipart";
-import { StorageType, jetstream } from "@nats-io/jetstream";
+import { StorageType, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
@@ -24,6 +24,7 @@ import {
   natsCheck,
   registerDiscovery,
   ServiceMetrics,
+  settleBucket,
   subscribeEvent,
   unauthorized,
   type Actor,
@@ -61,6 +62,9 @@ const WWW_AUTHENTICATE = 'Basic realm="zulip"';
 
 const notFound = () => new ZulipError("BAD_REQUEST", "Not Found", 404);
 
+/** The JetStream KV bucket of the rate-limit counters, shared by every gateway instance. */
+const RATE_LIMIT_BUCKET = "rate_limits";
+
 /** Pauses before asking a service again for a read it answered 503 (about 2 s in all). */
 const READ_RETRY_PAUSES_MS = [200, 600, 1_200];
 
@@ -85,12 +89,16 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   // Memory storage: counters need not survive a NATS restart (the limiter makes the bucket again), and file
   // writes cost ~1.5x per request.
   const limiter = await RateLimiter.open(
-    () =>
+    async () => {
       // short attempts: a counter unreachable for a second lets the request through (see RateLimiter)
-      new Kvm(jetstream(nc, { timeout: 1_000 })).create("rate_limits", {
+      const kv = await new Kvm(jetstream(nc, { timeout: 1_000 })).create(RATE_LIMIT_BUCKET, {
         ttl: config.RATE_LIMIT_WINDOW_SECONDS * 2 * 1000,
         storage: StorageType.Memory,
-      }),
+        replicas: config.NATS_STREAM_REPLICAS,
+      });
+      await settleBucket(await jetstreamManager(nc), RATE_LIMIT_BUCKET, config.NATS_STREAM_REPLICAS);
+      return kv;
+    },
     config.RATE_LIMIT_REQUESTS,
     config.RATE_LIMIT_WINDOW_SECONDS,
     log,

@@ -102,7 +102,7 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
   const users = new UserRepository(deps.db, ids);
   const userDefaults = new RealmUserDefaultRepository(deps.db);
   const directory = new UserDirectory(users, deps.events, deps.nc, deps.log);
-  const presenceStore = await PresenceStore.open(deps.nc, deps.log);
+  const presenceStore = await PresenceStore.open(deps.nc, deps.log, deps.config.NATS_STREAM_REPLICAS);
   const id: IdentityDeps = {
     users: directory,
     groups: new UserGroupRepository(deps.db, ids),

@@ -16,7 +16,10 @@ export async function buildNotifications(deps: ServiceDeps<"notifications">): Pr
   const queues = new EventQueueRepository(deps.db);
   await queues.init();
   // An event outlives no queue: a queue idle for its lifespan (at most the idle limit) is collected.
-  const store = await EventStore.open(queues, deps.events, nc, log, 2 * config.EVENT_QUEUE_IDLE_SECONDS);
+  const store = await EventStore.open(queues, deps.events, nc, log, {
+    maxAgeSeconds: 2 * config.EVENT_QUEUE_IDLE_SECONDS,
+    replicas: config.NATS_STREAM_REPLICAS,
+  });
   const parked = new ParkedPolls(nc);
   registerNotificationsMetrics(deps.metrics.registry, parked, queues, log);
   const consumer = await consumeDomainEvents(nc, store, log);

@@ -10,6 +10,7 @@ import {
   EventCache,
   ZulipError,
   badRequest,
+  ensureStream,
   notifications,
   notificationsEvents,
   subscribeEvent,
@@ -85,27 +86,26 @@ export class EventStore {
     );
   }
 
-  /** Opens the store, creating or updating the stream: events live at most `maxAgeSeconds` (a queue's idle limit and more). */
+  /**
+   * Opens the store, creating or updating the stream: events live at most
+   * `maxAgeSeconds` (a queue's idle limit and more), on `replicas` nodes.
+   */
   static async open(
     queues: EventQueueRepository,
     events: EventPublisher<"notifications">,
     nc: NatsConnection,
     log: Logger,
-    maxAgeSeconds: number,
+    { maxAgeSeconds, replicas }: { maxAgeSeconds: number; replicas: number },
   ): Promise<EventStore> {
     const jsm = await jetstreamManager(nc);
-    const config = {
+    await ensureStream(jsm, {
+      name: STREAM,
       subjects: [subjectOf("*")],
       storage: StorageType.File,
       allow_direct: true,
       max_age: maxAgeSeconds * 1e9,
-    };
-    try {
-      await jsm.streams.info(STREAM);
-      await jsm.streams.update(STREAM, config);
-    } catch {
-      await jsm.streams.add({ name: STREAM, ...config });
-    }
+      num_replicas: replicas,
+    });
     return new EventStore(queues, events, nc, jetstream(nc), jsm, log);
   }
 

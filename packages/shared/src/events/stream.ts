@@ -2,8 +2,6 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import {
   AckPolicy,
   DeliverPolicy,
-  JetStreamApiCodes,
-  JetStreamApiError,
   PubHeaders,
   RetentionPolicy,
   StorageType,
@@ -15,6 +13,7 @@ import {
 import type { Logger } from "pino";
 import { REQUEST_ID_HEADER } from "../bus";
 import { metricsOf } from "../metrics";
+import { ensureStream, streamWhenLed } from "../jetstream";
 import type { EventDefinition } from "./define";
 import { userSettings } from "./identity";
 import { profileFieldValuesDropped } from "./realm-config";
@@ -49,9 +48,11 @@ export type DurableConsumer = (typeof DURABLE_CONSUMERS)[keyof typeof DURABLE_CO
 /** How long an unacknowledged delivery waits before the event is delivered again (to any instance). */
 const ACK_WAIT_SECONDS = 30;
 
-export interface DomainEventLimits {
+export interface DomainEventStreamConfig {
   maxAgeSeconds: number;
   maxBytes: number;
+  /** NATS_STREAM_REPLICAS: copies on that many cluster nodes (the durable consumers follow the stream's count). */
+  replicas: number;
 }
 
 /**
@@ -59,28 +60,21 @@ export interface DomainEventLimits {
  * service calls it before it publishes, so the consumers exist from the
  * stream's first event on. Concurrent calls are harmless.
  */
-export async function ensureDomainEventStream(nc: NatsConnection, limits: DomainEventLimits): Promise<void> {
+export async function ensureDomainEventStream(nc: NatsConnection, limits: DomainEventStreamConfig): Promise<void> {
   const jsm = await jetstreamManager(nc);
-  const config = {
+  const existing = await streamWhenLed(jsm, DOMAIN_EVENTS_STREAM);
+  if (existing && existing.config.retention !== RetentionPolicy.Limits) {
+    await dropInterestStream(jsm, existing.state.messages);
+  }
+  await ensureStream(jsm, {
+    name: DOMAIN_EVENTS_STREAM,
     subjects: ["events.>"],
     storage: StorageType.File,
     retention: RetentionPolicy.Limits,
     max_age: limits.maxAgeSeconds * 1e9,
     max_bytes: limits.maxBytes,
-  };
-  const existing = await jsm.streams.info(DOMAIN_EVENTS_STREAM).catch((err: unknown) => {
-    if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound) return null;
-    throw err;
+    num_replicas: limits.replicas,
   });
-  if (existing?.config.retention === config.retention) {
-    await jsm.streams.update(DOMAIN_EVENTS_STREAM, config);
-  } else {
-    if (existing) await dropInterestStream(jsm, existing.state.messages);
-    await jsm.streams.add({ name: DOMAIN_EVENTS_STREAM, ...config }).catch(async (err: unknown) => {
-      // another service created it in between
-      await jsm.streams.info(DOMAIN_EVENTS_STREAM).catch(() => Promise.reject(err));
-    });
-  }
   for (const consumer of Object.values(DURABLE_CONSUMERS)) {
     await jsm.consumers.add(DOMAIN_EVENTS_STREAM, {
       durable_name: consumer.name,

@@ -1,10 +1,13 @@
 import type { NatsConnection } from "@nats-io/transport-node";
+import { jetstreamManager } from "@nats-io/jetstream";
 import { Kvm, type KV, type KvEntry } from "@nats-io/kv";
+import { settleBucket } from "@teamchat/shared";
 import type { Logger } from "pino";
 import type { PresenceRecord, PresenceTimes } from "./presence";
 
 /** The longest history a client asks for (Zulip's web app: PRESENCE_HISTORY_LIMIT_DAYS_FOR_WEB_APP); older reports expire. */
 const KEPT_DAYS = 365;
+const BUCKET = "presence";
 /** Written once by each instance as it starts: seeing it come back means the copy holds everything before it. */
 const SYNC_KEY = "sync";
 
@@ -37,9 +40,11 @@ export class PresenceStore {
     private readonly log: Logger,
   ) {}
 
-  /** Opens the bucket and returns once this instance's copy holds every report written before. */
-  static async open(nc: NatsConnection, log: Logger): Promise<PresenceStore> {
-    const kv = await new Kvm(nc).create("presence", { ttl: KEPT_DAYS * 24 * 60 * 60 * 1000 });
+  /** Opens the bucket (on `replicas` nodes) and returns once this instance's copy holds every report written before. */
+  static async open(nc: NatsConnection, log: Logger, replicas: number): Promise<PresenceStore> {
+    const kv = await new Kvm(nc).create(BUCKET, { ttl: KEPT_DAYS * 24 * 60 * 60 * 1000, replicas });
+    // the sync marker is written at once: the bucket needs its leader
+    await settleBucket(await jetstreamManager(nc), BUCKET, replicas);
     const store = new PresenceStore(kv, log);
     await store.watch();
     return store;

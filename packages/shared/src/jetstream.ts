@@ -1,0 +1,69 @@
+import {
+  JetStreamApiCodes,
+  JetStreamApiError,
+  type JetStreamManager,
+  type StreamConfig,
+  type StreamInfo,
+} from "@nats-io/jetstream";
+
+/** How long a replicated stream may take to elect its leader (NATS' election takes a few seconds at worst). */
+const LEADER_WAIT_MS = 15_000;
+const LEADER_POLL_MS = 200;
+
+const isStreamNotFound = (err: unknown): boolean =>
+  err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound;
+
+/**
+ * The stream's info once it has a leader; null when it does not exist. A
+ * replicated stream just created (by this instance or another) refuses
+ * publishes ("no responders") and may not answer its info until its nodes
+ * have elected a leader; a stream on a single server has one at once.
+ */
+export async function streamWhenLed(jsm: JetStreamManager, name: string): Promise<StreamInfo | null> {
+  const deadline = Date.now() + LEADER_WAIT_MS;
+  for (;;) {
+    try {
+      const info = await jsm.streams.info(name);
+      if (!info.cluster || info.cluster.leader) return info;
+    } catch (err) {
+      if (isStreamNotFound(err)) return null;
+      if (Date.now() > deadline) throw err;
+    }
+    if (Date.now() > deadline) throw new Error(`stream ${name} has no leader after ${LEADER_WAIT_MS / 1000} s`);
+    await new Promise((r) => setTimeout(r, LEADER_POLL_MS));
+  }
+}
+
+/**
+ * Creates the stream, or updates its configuration (limits, replicas), and
+ * returns once it has a leader. Concurrent calls (every instance of every
+ * service as it starts) are harmless.
+ */
+export async function ensureStream(
+  jsm: JetStreamManager,
+  config: Partial<StreamConfig> & Pick<StreamConfig, "name">,
+): Promise<void> {
+  if (await streamWhenLed(jsm, config.name)) {
+    await jsm.streams.update(config.name, config);
+  } else {
+    await jsm.streams.add(config).catch(async (err: unknown) => {
+      // another instance created it in between
+      if (!(await streamWhenLed(jsm, config.name))) throw err;
+    });
+  }
+  await streamWhenLed(jsm, config.name);
+}
+
+/**
+ * A KV bucket's stream once it has a leader, on `replicas` nodes: Kvm.create
+ * leaves a bucket an earlier start made as it is, so a changed
+ * NATS_STREAM_REPLICAS is applied here.
+ */
+export async function settleBucket(jsm: JetStreamManager, bucket: string, replicas: number): Promise<void> {
+  const name = `KV_${bucket}`;
+  const info = await streamWhenLed(jsm, name);
+  if (info && info.config.num_replicas !== replicas) {
+    await jsm.streams.update(name, { ...info.config, num_replicas: replicas });
+    await streamWhenLed(jsm, name);
+  }
+}
