@@ -273,6 +273,9 @@ export function isNoResponders(err: unknown): boolean {
   );
 }
 
+/** A request handled slower than this is logged as a warning (long-polls aside). */
+const SLOW_REQUEST_MS = 1_000;
+
 /** Why a request got no answer, as `teamchat_bus_client_failures_total` counts it. */
 type BusFailureReason = "no_responders" | "timeout" | "unavailable" | "error";
 
@@ -485,7 +488,10 @@ export class BusServer {
     }
     if (keepAlive) clearInterval(keepAlive);
     if (msg.reply) respond(msg, encoder.encode(reply));
-    log.debug({ ok: code === OK, ms: Math.round((performance.now() - started) * 10) / 10 }, "handled");
+    const ms = Math.round((performance.now() - started) * 10) / 10;
+    // a long-poll is slow by design; anything else this slow is worth seeing in the logs
+    if (ms > SLOW_REQUEST_MS && !contract.keepAlive) log.warn({ ok: code === OK, ms }, "slow request");
+    else log.debug({ ok: code === OK, ms }, "handled");
     return code;
   }
 

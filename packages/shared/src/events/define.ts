@@ -114,6 +114,7 @@ export class EventPublisher<S extends ProcessName> {
         return;
       } catch (err) {
         if (attempt >= PUBLISH_ATTEMPTS) throw err;
+        this.log?.warn({ err, subject, attempt }, "domain event not stored yet: trying again");
         await sleep(PUBLISH_RETRY_PAUSE_MS);
       }
     }
