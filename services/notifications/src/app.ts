@@ -2,6 +2,7 @@ import { notifications, type RunningService, type ServiceDeps } from "@teamchat/
 import { EventQueueRepository } from "./event-queues/event-queue.repository";
 import { EventStore } from "./event-store";
 import { consumeDomainEvents } from "./fanout";
+import { leadFanout } from "./fanout-leadership";
 import { deleteQueueHandler } from "./handlers/delete-queue";
 import { getEventsHandler } from "./handlers/get-events";
 import { registerQueueHandler } from "./handlers/register-queue";
@@ -22,7 +23,7 @@ export async function buildNotifications(deps: ServiceDeps<"notifications">): Pr
   });
   const parked = new ParkedPolls(nc);
   registerNotificationsMetrics(deps.metrics.registry, parked, queues, log);
-  const consumer = await consumeDomainEvents(nc, store, log);
+  const fanout = await leadFanout(nc, config.NATS_STREAM_REPLICAS, log, () => consumeDomainEvents(nc, store, log));
 
   deps.server
     .handle(notifications.registerQueue, registerQueueHandler(store, deps.bus, config.EVENT_QUEUE_IDLE_SECONDS))
@@ -45,7 +46,7 @@ export async function buildNotifications(deps: ServiceDeps<"notifications">): Pr
     beforeDrain: () => parked.release(),
     stop: async () => {
       clearInterval(sweeper);
-      await consumer.stop();
+      await fanout.stop();
       parked.stop();
       store.stop();
     },

@@ -22,14 +22,14 @@ type MessageUpdated = PayloadOf<typeof messagingEvents.messageUpdated>;
 
 /**
  * Domain events → queues, from the domain event stream through notifications'
- * durable consumer: every instance pulls from it, each event goes to one, and
- * is acknowledged once its queue events are stored. An event whose delivery
- * failed, or whose instance died before acknowledging, is delivered again
- * (to any instance); each queue event it makes is published with a message id
- * made of the domain event's id, so the queue stream drops a second copy
- * and a redelivery changes nothing twice. Events of one organization are
- * appended in arrival order on this instance (a chain per realm); with several
- * instances, order across instances is the stream's delivery order only.
+ * durable consumer, on the one instance that leads the fan-out
+ * (fanout-leadership.ts); each event is acknowledged once its queue events are
+ * stored. An event whose delivery failed, or whose instance died before
+ * acknowledging, is delivered again; each queue event it makes is published
+ * with a message id made of the domain event's id, so the queue stream drops
+ * a second copy and a redelivery changes nothing twice. Events of one
+ * organization are appended in the stream's order (a chain per realm), a
+ * redelivered one after those that followed it.
  */
 export async function consumeDomainEvents(
   nc: NatsConnection,
