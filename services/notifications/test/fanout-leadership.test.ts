@@ -54,5 +54,5 @@ it("runs on one instance; another takes over when it is gone, and at once when i
   await second.leadership.stop();
   expect(second.fanout).toEqual({ starts: 1, stops: 1 });
   await waitFor(() => third.fanout.starts === 1);
-  await third.leadership.stop();
+  await Promise.all([first, third].map((i) => i.leadership.stop()));
 });
