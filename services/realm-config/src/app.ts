@@ -75,6 +75,8 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
   const hosts = new RealmHosts(deps.config);
   const userGroups = new UserGroupMemberships(deps.nc, deps.bus, deps.log);
   const folderState = channelFoldersState(folders, deps.nc, deps.log);
+  const linkifierStates = linkifiersStates(linkifiers, deps.nc, deps.log);
+  const playgroundState = playgroundsState(playgrounds, deps.nc, deps.log);
   // every instance forgets an organization's record when its settings change (no queue group)
   const realmChanges = subscribeEvent(
     deps.nc,
@@ -124,8 +126,8 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
         profileFieldsState(fieldList),
         realmBillingState,
         ...unconfiguredStates,
-        ...linkifiersStates(linkifiers),
-        playgroundsState(playgrounds),
+        ...linkifierStates.providers,
+        playgroundState.provider,
         emojiList.provider,
         folderState.provider,
       ]),
@@ -135,6 +137,8 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
       realmChanges.unsubscribe();
       userGroups.stop();
       folderState.stop();
+      linkifierStates.stop();
+      playgroundState.stop();
       emojiList.stop();
       return fieldList.stop();
     },

@@ -1,5 +1,8 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+import type { Logger } from "pino";
 import {
   badRequest,
+  EventKeyedCache,
   MAX_PYGMENTS_LANGUAGE_LENGTH,
   provideState,
   realmConfig,
@@ -77,8 +80,28 @@ export async function publishPlaygrounds(
   );
 }
 
-/** register's realm_playgrounds. */
-export const playgroundsState = (playgrounds: PlaygroundRepository) =>
-  provideState(realmConfig.realmPlaygroundsPart, async (_p, ctx) => ({
-    realm_playgrounds: (await playgrounds.all(requireRealm(ctx).id)).map(playgroundView),
-  }));
+/** Playgrounds kept over all organizations; the least recently used organizations are dropped beyond it. */
+const MAX_CACHED_PLAYGROUNDS = 20_000;
+
+/**
+ * register's realm_playgrounds, from memory (every register reads them),
+ * dropped on the realm_playgrounds event every change publishes.
+ */
+export function playgroundsState(playgrounds: PlaygroundRepository, nc: NatsConnection, log: Logger) {
+  const lists = new EventKeyedCache<realmConfig.RealmPlayground[], typeof realmConfigEvents.realmPlaygrounds.payload>(
+    nc,
+    log,
+    realmConfigEvents.realmPlaygrounds,
+    ({ realmId }) => [`${realmId}`],
+    { name: "playgrounds", maxWeight: MAX_CACHED_PLAYGROUNDS, weigh: (list) => list.length + 1 },
+  );
+  const provider = provideState(realmConfig.realmPlaygroundsPart, async (_p, ctx) => {
+    const realmId = requireRealm(ctx).id;
+    return {
+      realm_playgrounds: await lists.get(`${realmId}`, async () =>
+        (await playgrounds.all(realmId)).map(playgroundView),
+      ),
+    };
+  });
+  return { provider, stop: () => lists.stop() };
+}
