@@ -2,7 +2,7 @@ import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import type { z } from "zod";
 import { EventCache, type EventCacheOptions } from "./event-cache";
-import { subscribeEvent, type EventDefinition } from "./events/define";
+import { subscribeEvent, type Audience, type EventDefinition } from "./events/define";
 
 /**
  * Reads that nearly every POST /register repeats (an organization's groups or
@@ -34,3 +34,10 @@ export class EventKeyedCache<V, P extends z.ZodType> {
     this.sub.unsubscribe();
   }
 }
+
+/** The key of one user's entry in an EventKeyedCache of per-user values. */
+export const userKey = (realmId: number, userId: number): string => `${realmId}:${userId}`;
+
+/** The per-user keys a client event's audience makes stale (per-user lists are only ever sent to their owner). */
+export const audienceKeys = ({ realmId, userIds }: { realmId: number; userIds: Audience }): string[] =>
+  userIds === "all" ? [] : userIds.map((userId) => userKey(realmId, userId));

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import {
   RealmEmojiSource,
   EventKeyedCache,
+  audienceKeys,
   IdAllocator,
   identity,
   identityEvents,
@@ -115,13 +116,11 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     attempts: new LoginAttemptRepository(deps.db),
     userDefaults: new RealmUserDefaults(userDefaults, deps.events, deps.nc, deps.log),
     navigationViews: new NavigationViewRepository(deps.db, ids),
-    viewLists: new EventKeyedCache(
-      deps.nc,
-      deps.log,
-      identityEvents.navigationView,
-      ({ realmId, userIds }) => (userIds === "all" ? [] : userIds.map((u) => `${realmId}:${u}`)),
-      { name: "navigation-view-lists", maxWeight: MAX_CACHED_VIEWS, weigh: (views) => views.length + 1 },
-    ),
+    viewLists: new EventKeyedCache(deps.nc, deps.log, identityEvents.navigationView, audienceKeys, {
+      name: "navigation-view-lists",
+      maxWeight: MAX_CACHED_VIEWS,
+      weigh: (views) => views.length + 1,
+    }),
     invitations: new InvitationRepository(deps.db, ids),
     // the development transport; another InvitationMailer (SMTP) plugs in here
     mailer: new FileInvitationMailer(

@@ -1,9 +1,12 @@
 import {
+  EventKeyedCache,
   FileStore,
   RealmEmojiSource,
   IdAllocator,
   UserGroupMemberships,
+  audienceKeys,
   messaging,
+  messagingEvents,
   registerStateHandler,
   type RunningService,
   type ServiceDeps,
@@ -109,6 +112,9 @@ import { UserTopicRepository } from "./user-topics/user-topic.repository";
 import { userTopicsState } from "./user-topics/user-topics.state";
 import { UserDirectory } from "./users/user-directory";
 
+/** Scheduled messages and saved snippets kept for register, over all users; least recently used users go first. */
+const MAX_CACHED_USER_LIST_ITEMS = 100_000;
+
 /** Composition root: real connections in, a serving bus endpoint out. */
 export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<RunningService> {
   const ids = new IdAllocator(deps.db);
@@ -139,7 +145,17 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     sendReceipts: new SendReceiptRepository(deps.db, new InstanceLiveness(deps.nc)),
     drafts: new DraftRepository(deps.db, ids),
     scheduledMessages: new ScheduledMessageRepository(deps.db, ids),
+    scheduledLists: new EventKeyedCache(deps.nc, deps.log, messagingEvents.scheduledMessagesChanged, audienceKeys, {
+      name: "scheduled-message-lists",
+      maxWeight: MAX_CACHED_USER_LIST_ITEMS,
+      weigh: (list) => list.length + 1,
+    }),
     savedSnippets: new SavedSnippetRepository(deps.db, ids),
+    snippetLists: new EventKeyedCache(deps.nc, deps.log, messagingEvents.savedSnippetsChanged, audienceKeys, {
+      name: "saved-snippet-lists",
+      maxWeight: MAX_CACHED_USER_LIST_ITEMS,
+      weigh: (list) => list.length + 1,
+    }),
     events: deps.events,
     settings: new RealmSettingsSource(deps.bus, deps.nc, deps.log),
     linkifiers: new LinkifierSource(deps.bus, deps.nc, deps.log),

@@ -2,6 +2,9 @@ import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import {
   EventCache,
+  type EventKeyedCache,
+  type messaging,
+  type messagingEvents,
   realmConfig,
   realmConfigEvents,
   requireRealm,
@@ -91,7 +94,14 @@ export interface MessagingDeps {
   sendReceipts: SendReceiptRepository;
   drafts: DraftRepository;
   scheduledMessages: ScheduledMessageRepository;
+  /** register's scheduled_messages per user, dropped on the scheduled_messages events of every change */
+  scheduledLists: EventKeyedCache<
+    messaging.ScheduledMessage[],
+    typeof messagingEvents.scheduledMessagesChanged.payload
+  >;
   savedSnippets: SavedSnippetRepository;
+  /** register's saved_snippets per user, dropped on the saved_snippets events of every change */
+  snippetLists: EventKeyedCache<messaging.SavedSnippet[], typeof messagingEvents.savedSnippetsChanged.payload>;
   events: EventPublisher<"messaging">;
   settings: RealmSettingsSource;
   /** each organization's linkifiers, applied when messages are rendered */

@@ -56,6 +56,8 @@ describe("/saved_snippets", () => {
 
     expect(await org.call(messaging.deleteSavedSnippet, { saved_snippet_id: second }, alice)).toEqual(success);
     expect(await snippetsOf(alice)).toEqual([edited]);
+    // register's copy (kept in memory) follows every change
+    expect(await registered(alice)).toEqual([edited]);
     expect(withoutIds(await r.until((e) => e.length >= 5))).toEqual([
       { type: "saved_snippets", op: "add", saved_snippet: snippet },
       {

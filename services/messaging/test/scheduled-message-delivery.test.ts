@@ -53,8 +53,23 @@ describe("delivery", () => {
       );
     }
     ids.push(await schedule({ type: "direct", to: [bob.userId], content: "psst", scheduled_delivery_timestamp: at }));
+    // register's copy (each instance keeps one in memory) lists them until they are sent, then no more
+    const registered = async () =>
+      (
+        (await sys.call(
+          notifications.registerQueue,
+          { fetch_event_types: ["scheduled_messages"] },
+          alice,
+        )) as unknown as {
+          scheduled_messages: Array<{ scheduled_message_id: number }>;
+        }
+      ).scheduled_messages.map((m) => m.scheduled_message_id);
+    expect((await registered()).sort()).toEqual([...ids].sort());
+    expect((await registered()).sort()).toEqual([...ids].sort());
     await mine.until((e) => removed(e).length >= ids.length, 20_000);
     expect(removed(mine.events).sort()).toEqual([...ids].sort());
+    expect(await registered()).toEqual([]);
+    expect(await registered()).toEqual([]);
     const received = messagesOf(await bobs.until((e) => messagesOf(e).length >= ids.length, 10_000));
     expect(received.map((msg) => msg.content).sort()).toEqual([
       "news 0",

@@ -1,4 +1,4 @@
-import { identity, provideState, requireUser, type StateProvider } from "@teamchat/shared";
+import { identity, provideState, requireUser, userKey, type StateProvider } from "@teamchat/shared";
 import type { Deps } from "../deps";
 import { toNavigationView } from "./navigation-view-rules";
 
@@ -9,7 +9,7 @@ export const navigationViewsState = ({
 }: Deps<"navigationViews" | "viewLists">): StateProvider[] => [
   provideState(identity.navigationViewsState, async (_params, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    const views = await viewLists.get(`${realm.id}:${actor.userId}`, () =>
+    const views = await viewLists.get(userKey(realm.id, actor.userId), () =>
       navigationViews.ofUser(realm.id, actor.userId),
     );
     return { navigation_views: views.map(toNavigationView) };

@@ -1,11 +1,12 @@
-import { messaging, provideState, requireUser, type StateProvider } from "@teamchat/shared";
+import { messaging, provideState, requireUser, userKey, type StateProvider } from "@teamchat/shared";
 import type { Deps } from "../deps";
 import { toSavedSnippet } from "./saved-snippet.repository";
 
-/** register's saved_snippets: the caller's, oldest first. */
-export const savedSnippetsState = (deps: Deps<"savedSnippets">): StateProvider[] => [
+/** register's saved_snippets: the caller's, oldest first, from memory (every register reads them). */
+export const savedSnippetsState = (deps: Deps<"savedSnippets" | "snippetLists">): StateProvider[] => [
   provideState(messaging.savedSnippetsState, async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    return { saved_snippets: (await deps.savedSnippets.ofUser(realm.id, actor.userId)).map(toSavedSnippet) };
+    const load = async () => (await deps.savedSnippets.ofUser(realm.id, actor.userId)).map(toSavedSnippet);
+    return { saved_snippets: await deps.snippetLists.get(userKey(realm.id, actor.userId), load) };
   }),
 ];

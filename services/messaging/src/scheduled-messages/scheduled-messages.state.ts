@@ -1,12 +1,19 @@
-import { messaging, provideState, requireUser, type StateProvider } from "@teamchat/shared";
+import { messaging, provideState, requireUser, userKey, type StateProvider } from "@teamchat/shared";
 import type { Deps } from "../deps";
 import { toScheduledMessage } from "./scheduled-message.repository";
 
-/** register's scheduled_messages: the caller's undelivered ones, soonest first. */
-export const scheduledMessagesState = (deps: Deps<"scheduledMessages">): StateProvider[] => [
+/**
+ * register's scheduled_messages: the caller's undelivered ones, soonest first,
+ * from memory (every register reads them); each change, a delivery or a
+ * failure included, publishes the scheduled_messages event that drops them
+ * (but the failure of a deactivated sender's message: they register no more,
+ * and their entry goes with the cache's least recently used ones).
+ */
+export const scheduledMessagesState = (deps: Deps<"scheduledMessages" | "scheduledLists">): StateProvider[] => [
   provideState(messaging.scheduledMessagesState, async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    const scheduled = await deps.scheduledMessages.undeliveredOf(realm.id, actor.userId);
-    return { scheduled_messages: scheduled.map(toScheduledMessage) };
+    const load = async () =>
+      (await deps.scheduledMessages.undeliveredOf(realm.id, actor.userId)).map(toScheduledMessage);
+    return { scheduled_messages: await deps.scheduledLists.get(userKey(realm.id, actor.userId), load) };
   }),
 ];
