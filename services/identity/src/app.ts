@@ -96,6 +96,7 @@ import { pushDevicesState } from "./push-devices/push-devices.state";
 /** Cached over all organizations; the least recently used are dropped beyond these. */
 const MAX_CACHED_GROUPS = 50_000;
 const MAX_CACHED_VIEWS = 50_000;
+const MAX_CACHED_ONBOARDING_LISTS = 50_000;
 
 /** Composition root: real connections in, a serving bus endpoint out. */
 export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<RunningService> {
@@ -132,6 +133,11 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     bus: deps.bus,
     presence: new Presences(presenceStore, directory, deps.events),
     onboardingSteps: new OnboardingStepRepository(deps.db),
+    onboardingLists: new EventKeyedCache(deps.nc, deps.log, identityEvents.onboardingSteps, audienceKeys, {
+      name: "onboarding-step-lists",
+      maxWeight: MAX_CACHED_ONBOARDING_LISTS,
+      weigh: (steps) => steps.length + 1,
+    }),
     pushDevices: new PushDeviceRepository(deps.db),
     pushTokens: new PushDeviceTokenRepository(deps.db),
     pushBouncerUrl: deps.config.PUSH_NOTIFICATION_BOUNCER_URL,
@@ -232,6 +238,7 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
       id.groupLists.stop();
       id.realmEmoji.stop();
       id.viewLists.stop();
+      id.onboardingLists.stop();
       id.users.stop();
       id.userDefaults.stop();
       presenceStore.stop();

@@ -4,6 +4,7 @@ import type {
   EventPublisher,
   Logger,
   RealmEmojiSource,
+  identity,
   identityEvents,
 } from "@teamchat/shared";
 import type { ApiKeyRepository } from "./api-keys/api-key.repository";
@@ -41,6 +42,8 @@ export interface IdentityDeps {
   bus: BusClient;
   presence: Presences;
   onboardingSteps: OnboardingStepRepository;
+  /** each user's next onboarding steps, for register (dropped on onboarding_steps events) */
+  onboardingLists: EventKeyedCache<identity.OnboardingStep[], typeof identityEvents.onboardingSteps.payload>;
   /** E2EE push registrations (E12) */
   pushDevices: PushDeviceRepository;
   /** legacy APNs / FCM tokens */

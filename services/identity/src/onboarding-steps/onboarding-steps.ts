@@ -1,4 +1,4 @@
-import { identity, requireUser, provideState, type StateProvider } from "@teamchat/shared";
+import { identity, requireUser, provideState, userKey, type StateProvider } from "@teamchat/shared";
 import type { Deps } from "../deps";
 
 /**
@@ -21,12 +21,13 @@ export async function nextOnboardingSteps(
   }));
 }
 
-/** register's onboarding_steps and navigation_tour_video_url. */
-export const onboardingStepsState = (deps: Deps<"onboardingSteps">): StateProvider[] => [
+/** register's onboarding_steps, from memory (every register reads them), and navigation_tour_video_url. */
+export const onboardingStepsState = (deps: Deps<"onboardingSteps" | "onboardingLists">): StateProvider[] => [
   provideState(identity.onboardingStepsState, async (_params, ctx) => {
     const { realm, actor } = requireUser(ctx);
+    const load = () => nextOnboardingSteps(deps, realm.id, actor.userId);
     return {
-      onboarding_steps: await nextOnboardingSteps(deps, realm.id, actor.userId),
+      onboarding_steps: await deps.onboardingLists.get(userKey(realm.id, actor.userId), load),
       navigation_tour_video_url: NAVIGATION_TOUR_VIDEO_URL,
     };
   }),
