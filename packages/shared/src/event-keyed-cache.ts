@@ -26,6 +26,28 @@ export class EventKeyedCache<V, P extends z.ZodType> {
     this.sub = subscribeEvent(nc, def, (payload) => staleKeys(payload).forEach((k) => this.cache.drop(k)), { log });
   }
 
+  /** One list per organization (keyed `${realmId}`), dropped on `def`'s events for the organization. */
+  static listsByRealm<T, Q extends z.ZodType<{ realmId: number }>>(
+    nc: NatsConnection,
+    log: Logger,
+    def: EventDefinition<Q>,
+    name: string,
+    maxItems: number,
+  ): EventKeyedCache<T[], Q> {
+    return new EventKeyedCache<T[], Q>(nc, log, def, ({ realmId }) => [`${realmId}`], listOptions(name, maxItems));
+  }
+
+  /** One list per user (keyed by userKey), dropped on `def`'s events for that user (a client event's audience). */
+  static listsByUser<T, Q extends z.ZodType<{ realmId: number; userIds: Audience }>>(
+    nc: NatsConnection,
+    log: Logger,
+    def: EventDefinition<Q>,
+    name: string,
+    maxItems: number,
+  ): EventKeyedCache<T[], Q> {
+    return new EventKeyedCache<T[], Q>(nc, log, def, audienceKeys, listOptions(name, maxItems));
+  }
+
   get(key: string, load: () => Promise<V>): Promise<V> {
     return this.cache.get(key, load);
   }
@@ -39,5 +61,12 @@ export class EventKeyedCache<V, P extends z.ZodType> {
 export const userKey = (realmId: number, userId: number): string => `${realmId}:${userId}`;
 
 /** The per-user keys a client event's audience makes stale (per-user lists are only ever sent to their owner). */
-export const audienceKeys = ({ realmId, userIds }: { realmId: number; userIds: Audience }): string[] =>
+const audienceKeys = ({ realmId, userIds }: { realmId: number; userIds: Audience }): string[] =>
   userIds === "all" ? [] : userIds.map((userId) => userKey(realmId, userId));
+
+/** A cache of lists holds at most `maxItems` items in all; the least recently used lists go first. */
+const listOptions = <T>(name: string, maxItems: number): EventCacheOptions<T[]> => ({
+  name,
+  maxWeight: maxItems,
+  weigh: (list) => list.length + 1,
+});

@@ -2,7 +2,6 @@ import { join } from "node:path";
 import {
   RealmEmojiSource,
   EventKeyedCache,
-  audienceKeys,
   IdAllocator,
   identity,
   identityEvents,
@@ -108,20 +107,24 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
   const id: IdentityDeps = {
     users: directory,
     groups: new UserGroupRepository(deps.db, ids),
-    groupLists: new EventKeyedCache(deps.nc, deps.log, identityEvents.userGroup, ({ realmId }) => [`${realmId}`], {
-      name: "user-group-lists",
-      maxWeight: MAX_CACHED_GROUPS,
-      weigh: (groups) => groups.length + 1,
-    }),
+    groupLists: EventKeyedCache.listsByRealm(
+      deps.nc,
+      deps.log,
+      identityEvents.userGroup,
+      "user-group-lists",
+      MAX_CACHED_GROUPS,
+    ),
     keys: new ApiKeyRepository(deps.db),
     attempts: new LoginAttemptRepository(deps.db),
     userDefaults: new RealmUserDefaults(userDefaults, deps.events, deps.nc, deps.log),
     navigationViews: new NavigationViewRepository(deps.db, ids),
-    viewLists: new EventKeyedCache(deps.nc, deps.log, identityEvents.navigationView, audienceKeys, {
-      name: "navigation-view-lists",
-      maxWeight: MAX_CACHED_VIEWS,
-      weigh: (views) => views.length + 1,
-    }),
+    viewLists: EventKeyedCache.listsByUser(
+      deps.nc,
+      deps.log,
+      identityEvents.navigationView,
+      "navigation-view-lists",
+      MAX_CACHED_VIEWS,
+    ),
     invitations: new InvitationRepository(deps.db, ids),
     // the development transport; another InvitationMailer (SMTP) plugs in here
     mailer: new FileInvitationMailer(
@@ -133,11 +136,13 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     bus: deps.bus,
     presence: new Presences(presenceStore, directory, deps.events),
     onboardingSteps: new OnboardingStepRepository(deps.db),
-    onboardingLists: new EventKeyedCache(deps.nc, deps.log, identityEvents.onboardingSteps, audienceKeys, {
-      name: "onboarding-step-lists",
-      maxWeight: MAX_CACHED_ONBOARDING_LISTS,
-      weigh: (steps) => steps.length + 1,
-    }),
+    onboardingLists: EventKeyedCache.listsByUser(
+      deps.nc,
+      deps.log,
+      identityEvents.onboardingSteps,
+      "onboarding-step-lists",
+      MAX_CACHED_ONBOARDING_LISTS,
+    ),
     pushDevices: new PushDeviceRepository(deps.db),
     pushTokens: new PushDeviceTokenRepository(deps.db),
     pushBouncerUrl: deps.config.PUSH_NOTIFICATION_BOUNCER_URL,

@@ -27,11 +27,13 @@ export class LinkifierSource {
     nc: NatsConnection,
     log: Logger,
   ) {
-    this.lists = new EventKeyedCache(nc, log, realmConfigEvents.realmLinkifiers, ({ realmId }) => [`${realmId}`], {
-      name: "linkifiers",
-      maxWeight: MAX_CACHED_LINKIFIERS,
-      weigh: (list) => list.length + 1,
-    });
+    this.lists = EventKeyedCache.listsByRealm(
+      nc,
+      log,
+      realmConfigEvents.realmLinkifiers,
+      "linkifiers",
+      MAX_CACHED_LINKIFIERS,
+    );
   }
 
   get(ctx: CallContext): Promise<CompiledLinkifier[]> {

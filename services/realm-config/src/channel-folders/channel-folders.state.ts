@@ -14,12 +14,12 @@ const MAX_CACHED_FOLDERS = 20_000;
  * dropped on the channel_folder events every change publishes.
  */
 export function channelFoldersState(folders: ChannelFolderRepository, nc: NatsConnection, log: Logger) {
-  const lists = new EventKeyedCache<ChannelFolderDoc[], typeof realmConfigEvents.channelFolder.payload>(
+  const lists = EventKeyedCache.listsByRealm<ChannelFolderDoc, typeof realmConfigEvents.channelFolder.payload>(
     nc,
     log,
     realmConfigEvents.channelFolder,
-    ({ realmId }) => [`${realmId}`],
-    { name: "channel-folders", maxWeight: MAX_CACHED_FOLDERS, weigh: (list) => list.length + 1 },
+    "channel-folders",
+    MAX_CACHED_FOLDERS,
   );
   const provider = provideState(realmConfig.channelFoldersPart, async (_params, ctx) => {
     const realmId = requireRealm(ctx).id;

@@ -15,13 +15,10 @@ const MAX_CACHED_LINKIFIERS = 20_000;
  */
 export function linkifiersStates(linkifiers: LinkifierRepository, nc: NatsConnection, log: Logger) {
   // from memory: every register of a capable client reads them; dropped on the realm_linkifiers event of every change
-  const lists = new EventKeyedCache<realmConfig.RealmLinkifier[], typeof realmConfigEvents.realmLinkifiers.payload>(
-    nc,
-    log,
-    realmConfigEvents.realmLinkifiers,
-    ({ realmId }) => [`${realmId}`],
-    { name: "linkifiers", maxWeight: MAX_CACHED_LINKIFIERS, weigh: (list) => list.length + 1 },
-  );
+  const lists = EventKeyedCache.listsByRealm<
+    realmConfig.RealmLinkifier,
+    typeof realmConfigEvents.realmLinkifiers.payload
+  >(nc, log, realmConfigEvents.realmLinkifiers, "linkifier-views", MAX_CACHED_LINKIFIERS);
   const inOrder = (realmId: number) =>
     lists.get(`${realmId}`, async () => (await linkifiers.inOrder(realmId)).map(linkifierView));
   const providers = [

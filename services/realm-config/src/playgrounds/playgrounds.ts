@@ -88,13 +88,10 @@ const MAX_CACHED_PLAYGROUNDS = 20_000;
  * dropped on the realm_playgrounds event every change publishes.
  */
 export function playgroundsState(playgrounds: PlaygroundRepository, nc: NatsConnection, log: Logger) {
-  const lists = new EventKeyedCache<realmConfig.RealmPlayground[], typeof realmConfigEvents.realmPlaygrounds.payload>(
-    nc,
-    log,
-    realmConfigEvents.realmPlaygrounds,
-    ({ realmId }) => [`${realmId}`],
-    { name: "playgrounds", maxWeight: MAX_CACHED_PLAYGROUNDS, weigh: (list) => list.length + 1 },
-  );
+  const lists = EventKeyedCache.listsByRealm<
+    realmConfig.RealmPlayground,
+    typeof realmConfigEvents.realmPlaygrounds.payload
+  >(nc, log, realmConfigEvents.realmPlaygrounds, "playgrounds", MAX_CACHED_PLAYGROUNDS);
   const provider = provideState(realmConfig.realmPlaygroundsPart, async (_p, ctx) => {
     const realmId = requireRealm(ctx).id;
     return {
