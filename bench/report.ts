@@ -35,6 +35,25 @@ const f = (n: number | null | undefined, d = 1) =>
 const x = (a: number, b: number, d = 1) => (Number.isFinite(a / b) && b > 0 ? `${(a / b).toFixed(d)}x` : "-");
 const rec = (s: number | null | undefined) => (s === undefined ? "-" : s === null ? "> 30" : s.toFixed(2));
 
+/** Each metered scenario's CPU ms per request, a column per process, and their sum. */
+function cpuTable(s: SizeResult): string[] {
+  const metered = [...s.loads, s.events].filter((l) => l.cpuMsPerRequest);
+  if (!metered.length) return [];
+  const processes = Object.keys(metered[0]!.cpuMsPerRequest!);
+  const total = (c: Record<string, number>) => Object.values(c).reduce((a, b) => a + b, 0);
+  return [
+    "CPU ms per request (user + system, from /proc; event delivery: per send, the crowd's fan-out included):",
+    "",
+    `| scenario | ${processes.join(" | ")} | all |`,
+    `|---|${processes.map(() => "---:").join("|")}|---:|`,
+    ...metered.map(
+      (l) =>
+        `| ${name(l.scenario)} | ${processes.map((p) => f(l.cpuMsPerRequest![p], 2)).join(" | ")} | ${f(total(l.cpuMsPerRequest!), 2)} |`,
+    ),
+    "",
+  ];
+}
+
 export function renderMarkdown(r: Report): string {
   const L: string[] = [];
   L.push(
@@ -57,6 +76,7 @@ export function renderMarkdown(r: Report): string {
       ),
       `| ${s.events.scenario} (${s.events.samples} samples) | - | ${f(s.events.p50)} | ${f(s.events.p99)} | ${s.events.errors} | - | ${x(s.events.p50, Math.max(b.p50, 1))} | ${x(s.events.p99, Math.max(b.p99, 1))} | ${rec(s.events.recoverySeconds)} |`,
       "",
+      ...cpuTable(s),
       `Event delivery under ${config.crowd} parked long-polls: background ${f(s.events.backgroundPerSecond)} sends/s achieved ` +
         `(${config.backgroundPerSecond} asked, ${s.events.backgroundErrors} errors), the ${config.crowd} users received ` +
         `${f(s.events.crowdEventsPerSecond, 0)} events/s, ${s.events.crowdPollErrors} long-poll errors.`,

@@ -13,7 +13,7 @@ import { setUpOrg } from "./org";
 import { writeReport, type SizeResult } from "./report";
 import { runScenarios } from "./scenarios";
 import { SchemaDrift } from "./seed";
-import { MemorySampler, peakMiB, startSystem, waitForIdle } from "./system";
+import { CpuMeter, MemorySampler, peakMiB, startSystem, waitForIdle } from "./system";
 
 async function main() {
   const t0 = performance.now();
@@ -39,7 +39,7 @@ async function main() {
         const waited = await waitForIdle();
         say(`[h${size}] idle after ${waited.toFixed(1)} s${waited >= 60 ? " (gave up waiting: still busy)" : ""}`);
         memory.mark(`scenarios at ${size}`);
-        const { loads, events } = await runScenarios(org, sys.port, sys.helloPort);
+        const { loads, events } = await runScenarios(org, sys.port, sys.helloPort, new CpuMeter(sys.processes));
         sizes.push({ size, seedSeconds, loads, events });
       } catch (err) {
         if (err instanceof SchemaDrift) throw err;

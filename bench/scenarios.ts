@@ -8,6 +8,7 @@ import { config, requestTimeoutSeconds, say } from "./config";
 import { basicAuth, type Credentials } from "@teamchat/shared/src/testing/api";
 import { encode, Http, ok, pct, pool, sleep } from "./http";
 import { retry, type Org } from "./org";
+import type { CpuMeter } from "./system";
 
 export interface LoadResult {
   scenario: string;
@@ -22,6 +23,8 @@ export interface LoadResult {
   completed: number;
   /** seconds until GET /users/me and POST /register answer again (null: not within 30 s) */
   recoverySeconds?: number | null;
+  /** each process's CPU ms per successful answer (when the scenario was metered) */
+  cpuMsPerRequest?: Record<string, number>;
   note?: string;
 }
 
@@ -33,6 +36,7 @@ interface LoadOptions {
   creds?: Credentials;
   form?: Record<string, unknown>;
   onBody?: (status: number, body: string) => void;
+  cpu?: CpuMeter;
 }
 
 export async function load(scenario: string, o: LoadOptions): Promise<LoadResult> {
@@ -51,6 +55,7 @@ export async function load(scenario: string, o: LoadOptions): Promise<LoadResult
     const onBody = o.onBody;
     request.onResponse = (status: number, body: string) => onBody(status, body);
   }
+  o.cpu?.start();
   const r = await autocannon({
     url: `http://127.0.0.1:${o.port}`,
     requests: [request],
@@ -67,6 +72,7 @@ export async function load(scenario: string, o: LoadOptions): Promise<LoadResult
     errors: r.errors + r.non2xx,
     timeouts: r.timeouts,
     completed: r["2xx"],
+    ...(o.cpu && { cpuMsPerRequest: o.cpu.perRequest(r["2xx"]) }),
   };
   // autocannon counts a timeout in `errors` as well
   say(
@@ -131,6 +137,8 @@ export interface EventResult {
   backgroundErrors: number;
   crowdPollErrors: number;
   crowdEventsPerSecond: number;
+  /** each process's CPU ms per send (background and measured), fan-out to the crowd included */
+  cpuMsPerRequest?: Record<string, number>;
   /** why the scenario could not run */
   failure?: string;
   recoverySeconds?: number | null;
@@ -195,13 +203,14 @@ export class Poller {
  * so that its poll is parked when the measured message is sent) measures the time from
  * the start of POST /messages to its long-poll's answer, over BENCH_EVENT_SAMPLES samples.
  */
-export async function eventDelivery(org: Org): Promise<EventResult> {
+export async function eventDelivery(org: Org, cpu: CpuMeter): Promise<EventResult> {
   const tag = `[${org.subdomain}]`;
   say(`${tag} event delivery: ${config.crowd} long-poll users, ${config.backgroundPerSecond} sends/s background...`);
   const { crowd, receiver, pinger } = org;
   const pollers = await pool(crowd, 8, (u) => Poller.register(org.as(u)));
   pollers.forEach((p) => p.start());
 
+  cpu.start();
   let bgSent = 0;
   let bgErrors = 0;
   let bgInFlight = 0;
@@ -287,6 +296,7 @@ export async function eventDelivery(org: Org): Promise<EventResult> {
     backgroundErrors: bgErrors,
     crowdPollErrors: pollers.reduce((s, p) => s + p.errors, 0),
     crowdEventsPerSecond: crowdEvents / elapsed,
+    cpuMsPerRequest: cpu.perRequest(bgSent + samples.length),
   };
   say(
     `  p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms over ${samples.length} samples, ${errors} errors; ` +
@@ -302,6 +312,7 @@ export async function runScenarios(
   org: Org,
   port: number,
   helloPort: number,
+  cpu: CpuMeter,
 ): Promise<{ loads: LoadResult[]; events: EventResult }> {
   const host = `${org.subdomain}.localhost:${port}`;
   const tag = `[${org.subdomain}]`;
@@ -316,7 +327,7 @@ export async function runScenarios(
 
   loads.push(await load(`${tag} baseline: Fastify hello-world`, { port: helloPort, path: "/hello" }));
   await after(
-    await load(`${tag} GET /users/me (authenticated)`, { port, host, path: "/api/v1/users/me", creds: owner }),
+    await load(`${tag} GET /users/me (authenticated)`, { port, host, path: "/api/v1/users/me", creds: owner, cpu }),
   );
   await after(
     await load(`${tag} POST /messages (channel, ${config.subscribers} subscribers)`, {
@@ -326,12 +337,13 @@ export async function runScenarios(
       method: "POST",
       creds: owner,
       form: { type: "stream", to: org.benchChannel, topic: "load", content: "hello **world**" },
+      cpu,
     }),
   );
   // Before the reads that overload today's server, so that the latency is measured on a system at rest.
   let events: EventResult;
   try {
-    events = await eventDelivery(org);
+    events = await eventDelivery(org, cpu);
   } catch (err) {
     // the bench goes on: the scenario is reported as failed
     say(`  event delivery failed: ${(err as Error).message}`);
@@ -356,6 +368,7 @@ export async function runScenarios(
       host,
       path: `/api/v1/messages?${new URLSearchParams({ anchor: "newest", num_before: "100", num_after: "0", narrow: channelNarrow })}`,
       creds: owner,
+      cpu,
     }),
   );
   const unreadNarrow = JSON.stringify([{ operator: "is", operand: "unread" }]);
@@ -365,6 +378,7 @@ export async function runScenarios(
       host,
       path: `/api/v1/messages?${new URLSearchParams({ anchor: "first_unread", num_before: "0", num_after: "100", narrow: unreadNarrow })}`,
       creds: org.reader,
+      cpu,
     }),
   );
   // Each registered queue gets a 60 s lifespan and is deleted after the load as well.
@@ -376,6 +390,7 @@ export async function runScenarios(
     method: "POST",
     creds: org.reader,
     form: { queue_lifespan_secs: 60 },
+    cpu,
     onBody: (status, body) => {
       if (status !== 200) return;
       const id = /"queue_id":"([^"]+)"/.exec(body)?.[1];

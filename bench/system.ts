@@ -160,6 +160,39 @@ export async function waitForIdle(maxSeconds = 60): Promise<number> {
   return (performance.now() - t0) / 1000;
 }
 
+/** CPU time a process has used so far, user and system, in ms (NaN once it is gone). */
+function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // after "(comm)" come the state (field 3) ... utime (field 14) and stime (field 15), in 1/100 s
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * What each process spends on a scenario: `start()` before the load, then
+ * `perRequest(n)` gives each process's CPU ms per request over the `n`
+ * requests it answered, so a reader sees which process a request costs most.
+ */
+export class CpuMeter {
+  private before = new Map<string, number>();
+
+  constructor(private readonly processes: ReadonlyArray<{ name: string; pid: number }>) {}
+
+  start(): void {
+    this.before = new Map(this.processes.map((p) => [p.name, cpuMs(p.pid)]));
+  }
+
+  perRequest(requests: number): Record<string, number> {
+    return Object.fromEntries(
+      this.processes.map((p) => [p.name, requests > 0 ? (cpuMs(p.pid) - this.before.get(p.name)!) / requests : NaN]),
+    );
+  }
+}
+
 /** Peak resident memory (VmHWM) of a process over its life, in MiB. */
 export const peakMiB = (pid: number): number => statusMiB(pid, "VmHWM");
 
