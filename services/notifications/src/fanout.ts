@@ -20,6 +20,20 @@ type ClientEventPayload = PayloadOf<(typeof PASS_THROUGH_EVENTS)[number]>;
 type MessageSent = PayloadOf<typeof messagingEvents.messageSent>;
 type MessageUpdated = PayloadOf<typeof messagingEvents.messageUpdated>;
 
+/** A domain event's queue events: for each queue that wants it, what to append. */
+type Plan = Array<{ queueId: string; events: notifications.ClientEvent[] }>;
+
+/** Runs `work` after the earlier work under `key`; settles with it (the chain goes on either way). */
+function chained<K, T>(chains: Map<K, Promise<unknown>>, key: K, work: () => Promise<T>): Promise<T> {
+  const step = (chains.get(key) ?? Promise.resolve()).then(work);
+  const next = step.catch(() => undefined);
+  chains.set(key, next);
+  void next.finally(() => {
+    if (chains.get(key) === next) chains.delete(key);
+  });
+  return step;
+}
+
 /**
  * Domain events → queues, from the domain event stream through notifications'
  * durable consumer, on the one instance that leads the fan-out
@@ -27,79 +41,75 @@ type MessageUpdated = PayloadOf<typeof messagingEvents.messageUpdated>;
  * stored. An event whose delivery failed, or whose instance died before
  * acknowledging, is delivered again; each queue event it makes is published
  * with a message id made of the domain event's id, so the queue stream drops
- * a second copy and a redelivery changes nothing twice. Events of one
- * organization are appended in the stream's order (a chain per realm), a
- * redelivered one after those that followed it.
+ * a second copy and a redelivery changes nothing twice.
+ *
+ * Order: an organization's events are planned (which queues, what events) one
+ * at a time in the stream's order, and each plan's appends are queued behind
+ * the earlier appends to the same queue. So every queue gets its events in the
+ * stream's order, while one event's appends to a hundred queues do not hold up
+ * the next event's append to another queue. A redelivered event comes after
+ * those that followed it.
  */
 export async function consumeDomainEvents(
   nc: NatsConnection,
   store: EventStore,
   log: Logger,
 ): Promise<{ stop(): Promise<void> }> {
-  const chains = new Map<number, Promise<void>>();
-
-  /** Runs `deliver` after the realm's earlier events; settles with it (the chain goes on either way). */
-  const inOrder = (realmId: number, deliver: () => Promise<void>): Promise<void> => {
-    const step = (chains.get(realmId) ?? Promise.resolve()).then(deliver);
-    const next = step.catch(() => undefined);
-    chains.set(realmId, next);
-    void next.finally(() => {
-      if (chains.get(realmId) === next) chains.delete(realmId);
-    });
-    return step;
-  };
-
-  /** The queue's events for one domain event; `origin` names that event, for the stream's duplicate check. */
-  const appendAll = async (queueId: string, events: notifications.ClientEvent[], origin: string) => {
-    for (const [i, event] of events.entries()) await store.append(queueId, event, `${origin}.${queueId}.${i}`);
-  };
+  const plannings = new Map<number, Promise<unknown>>();
+  const appends = new Map<string, Promise<unknown>>();
 
   /** As published, to the queues that want it. */
-  const passThrough = async ({ realmId, userIds, event }: ClientEventPayload, origin: string) => {
-    const queues = await store.ofUsers(realmId, userIds);
-    await Promise.all(
-      queues.filter((q) => accepts(q, event)).map((q) => appendAll(q.queueId, eventForClient(q, event), origin)),
-    );
-  };
+  const passThrough = async ({ realmId, userIds, event }: ClientEventPayload): Promise<Plan> =>
+    (await store.ofUsers(realmId, userIds))
+      .filter((q) => accepts(q, event))
+      .map((q) => ({ queueId: q.queueId, events: eventForClient(q, event) }));
 
   /** Zulip's update_message event, with each user's flags for the edited message. */
-  const messageUpdate = async ({ realmId, userIds, event, flags }: MessageUpdated, origin: string) => {
-    const queues = await store.ofUsers(realmId, userIds);
-    await Promise.all(
-      queues
-        .filter((q) => accepts(q, event))
-        .map((q) => appendAll(q.queueId, eventForClient(q, { ...event, flags: flags[q.userId] ?? ["read"] }), origin)),
-    );
-  };
+  const messageUpdate = async ({ realmId, userIds, event, flags }: MessageUpdated): Promise<Plan> =>
+    (await store.ofUsers(realmId, userIds))
+      .filter((q) => accepts(q, event))
+      .map((q) => ({ queueId: q.queueId, events: eventForClient(q, { ...event, flags: flags[q.userId] ?? ["read"] }) }));
 
   /** Zulip's message event, shaped per queue, with the user's flags. */
-  const message = async ({ realmId, userIds, message, markdown, flags, localEcho }: MessageSent, origin: string) => {
-    const queues = await store.ofUsers(realmId, userIds);
-    await Promise.all(
-      queues.map(async (q) => {
-        const userFlags = flags[q.userId] ?? [];
-        if (!acceptsMessage(q, message, userFlags)) return;
-        const event = {
-          type: "message" as const,
-          message: messageForClient(q, message, markdown),
-          flags: userFlags,
-          ...(localEcho?.queueId === q.queueId && { local_message_id: localEcho.localId }),
-        };
-        await appendAll(q.queueId, [event], origin);
-      }),
+  const message = async ({ realmId, userIds, message, markdown, flags, localEcho }: MessageSent): Promise<Plan> =>
+    (await store.ofUsers(realmId, userIds))
+      .filter((q) => acceptsMessage(q, message, flags[q.userId] ?? []))
+      .map((q) => ({
+        queueId: q.queueId,
+        events: [
+          {
+            type: "message" as const,
+            message: messageForClient(q, message, markdown),
+            flags: flags[q.userId] ?? [],
+            ...(localEcho?.queueId === q.queueId && { local_message_id: localEcho.localId }),
+          },
+        ],
+      }));
+
+  /** The plan's appends, each behind its queue's earlier ones; `origin` names the domain event, for the stream's duplicate check. */
+  const append = (plan: Plan, origin: string) =>
+    Promise.all(
+      plan.map(({ queueId, events }) =>
+        chained(appends, queueId, async () => {
+          for (const [i, event] of events.entries()) await store.append(queueId, event, `${origin}.${queueId}.${i}`);
+        }),
+      ),
     );
-  };
 
   const handlers = new Map<string, DurableHandler>();
   const on = <P extends z.ZodType<{ realmId: number }>>(
     def: EventDefinition<P>,
-    deliver: (payload: z.output<P>, origin: string) => Promise<void>,
+    plan: (payload: z.output<P>) => Promise<Plan>,
   ) =>
     handlers.set(def.subject, {
       def,
-      handle: (payload, { eventId }) => {
+      handle: async (payload, { eventId }) => {
         const p = payload as z.output<P>;
-        return inOrder(p.realmId, () => deliver(p, eventId));
+        // the realm's chain waits for the plan only, not for its appends
+        const { appended } = await chained(plannings, p.realmId, async () => ({
+          appended: append(await plan(p), eventId),
+        }));
+        await appended;
       },
     });
   PASS_THROUGH_EVENTS.forEach((def: EventDefinition<z.ZodType<ClientEventPayload>>) => on(def, passThrough));
@@ -110,7 +120,7 @@ export async function consumeDomainEvents(
   return {
     stop: async () => {
       await consumer.stop();
-      await Promise.allSettled([...chains.values()]);
+      await Promise.allSettled([...plannings.values(), ...appends.values()]);
     },
   };
 }
