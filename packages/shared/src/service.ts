@@ -38,7 +38,16 @@ export const busClient = (nc: NatsConnection, config: Config): BusClient =>
   new BusClient(nc, { timeoutMs: config.BUS_TIMEOUT_MS, checkReplies: config.NODE_ENV !== "production" });
 
 export async function connectNats(config: Config, name: string): Promise<NatsConnection> {
-  return connect({ servers: natsServers(config.NATS_URL), name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+  return connect({
+    servers: natsServers(config.NATS_URL),
+    name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+    // nats.js otherwise builds an Error with a stack trace for every request, in case it times out
+    // (measured: 1.6 % of notifications' CPU under register load, more in the fan-out's publishes);
+    // our timeouts are logged with the operation and request id instead
+    noAsyncTraces: true,
+  });
 }
 
 /** Builds deps, starts the service, and drains on SIGTERM/SIGINT. */

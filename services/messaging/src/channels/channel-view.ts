@@ -2,10 +2,9 @@ import { SYSTEM_GROUPS, type ChannelGroupSetting, type GroupSettingValue, type m
 import type { SubscriptionDoc } from "../subscriptions/subscription.schema";
 import type { ChannelDoc } from "./channel.schema";
 
-/** Zulip's Stream.stream_permission_group_settings defaults, for settings not given at creation. */
-const defaults = (ch: ChannelDoc): Record<ChannelGroupSetting, GroupSettingValue> => ({
+/** Zulip's Stream.stream_permission_group_settings defaults, for settings not given at creation, but the creator's one. */
+const SYSTEM_GROUP_DEFAULTS: Record<Exclude<ChannelGroupSetting, "can_administer_channel_group">, GroupSettingValue> = {
   can_add_subscribers_group: SYSTEM_GROUPS["role:nobody"],
-  can_administer_channel_group: { direct_members: ch.creatorId ? [ch.creatorId] : [], direct_subgroups: [] },
   can_delete_any_message_group: SYSTEM_GROUPS["role:nobody"],
   can_delete_own_message_group: SYSTEM_GROUPS["role:nobody"],
   can_move_messages_out_of_channel_group: SYSTEM_GROUPS["role:nobody"],
@@ -14,11 +13,18 @@ const defaults = (ch: ChannelDoc): Record<ChannelGroupSetting, GroupSettingValue
   can_resolve_topics_group: SYSTEM_GROUPS["role:nobody"],
   can_send_message_group: SYSTEM_GROUPS["role:everyone"],
   can_subscribe_group: SYSTEM_GROUPS["role:nobody"],
-});
+};
 
-/** A channel's group setting: as given at creation, else Zulip's default. */
+/**
+ * A channel's group setting: as given at creation, else Zulip's default (its
+ * creator administers it). Looked up one name at a time: register builds
+ * every subscription's channel with five of them.
+ */
 export const groupSetting = (ch: ChannelDoc, name: ChannelGroupSetting): GroupSettingValue =>
-  ch.groupSettings[name] ?? defaults(ch)[name];
+  ch.groupSettings[name] ??
+  (name === "can_administer_channel_group"
+    ? { direct_members: ch.creatorId ? [ch.creatorId] : [], direct_subgroups: [] }
+    : SYSTEM_GROUP_DEFAULTS[name]);
 
 /** Zulip's BasicChannel (GET /streams, stream events). */
 export function channelView(ch: ChannelDoc): messaging.Channel {
