@@ -9,6 +9,7 @@ export * from "./discovery";
 export * from "./domain";
 export * from "./errors";
 export * from "./ids";
+export * from "./write-coalescer";
 export * from "./event-cache";
 export * from "./event-keyed-cache";
 export * from "./events";

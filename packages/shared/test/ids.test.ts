@@ -43,3 +43,10 @@ it("starts every new kind at 1 however many callers create its counter at once",
     expect([...ids].sort((a, b) => a - b)).toEqual(oneToN(ids.length));
   }
 });
+
+it("gives one instance's concurrent callers increasing ids in the order they asked", async () => {
+  const [a] = allocators;
+  const ids = await Promise.all(Array.from({ length: CONCURRENT }, () => a!.next("ordered")));
+  expect(ids).toEqual([...ids].sort((x, y) => x - y));
+  expect(new Set(ids).size).toBe(CONCURRENT);
+});

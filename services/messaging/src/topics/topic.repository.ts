@@ -1,14 +1,28 @@
 import type { Connection } from "mongoose";
-import { TenantRepository, isDuplicateKey } from "@teamchat/shared";
+import { TenantRepository, WriteCoalescer, isDuplicateKey } from "@teamchat/shared";
 import { topicSchema, type TopicDoc } from "./topic.schema";
 
 export class TopicRepository extends TenantRepository<TopicDoc> {
+  /** Concurrent sends to one topic are noted by one write for the newest of them. */
+  private readonly notes = new WriteCoalescer<
+    { realmId: number; streamId: number; name: string; messageId: number },
+    void
+  >(async (_key, notes) => {
+    const newest = notes.reduce((a, b) => (b.messageId > a.messageId ? b : a));
+    await this.noteNewest(newest.realmId, newest.streamId, newest.name, newest.messageId);
+    return notes.map(() => undefined);
+  });
+
   constructor(conn: Connection) {
     super(conn.model<TopicDoc>("Topic", topicSchema));
   }
 
   /** Records a new message in its topic: the topic is created on first use, its newest id and spelling kept. */
-  async noteMessage(realmId: number, streamId: number, name: string, messageId: number): Promise<void> {
+  noteMessage(realmId: number, streamId: number, name: string, messageId: number): Promise<void> {
+    return this.notes.run(`${realmId}:${streamId}:${name.toLowerCase()}`, { realmId, streamId, name, messageId });
+  }
+
+  private async noteNewest(realmId: number, streamId: number, name: string, messageId: number): Promise<void> {
     const topicKey = name.toLowerCase();
     const newer = { realmId, streamId, topicKey, maxId: { $lt: messageId } };
     if (await this.updateOne(realmId, newer, { $set: { name, maxId: messageId } })) return;

@@ -1,0 +1,73 @@
+/**
+ * WriteCoalescer: one write per key at a time; what arrives meanwhile is served
+ * by the next write, each caller getting its own result, outside the callers'
+ * async context.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { WriteCoalescer } from "../src/write-coalescer";
+
+/** A write that waits until released, recording what each call of it got. */
+function gatedWrites() {
+  const calls: Array<{ key: string; inputs: number[] }> = [];
+  const gates: Array<() => void> = [];
+  const coalescer = new WriteCoalescer<number, string>(async (key, inputs) => {
+    calls.push({ key, inputs });
+    await new Promise<void>((release) => gates.push(release));
+    if (inputs.includes(-1)) throw new Error("refused");
+    return inputs.map((n) => `${key}:${n}`);
+  });
+  const releaseNext = async () => {
+    while (!gates.length) await new Promise((r) => setImmediate(r));
+    gates.shift()!();
+  };
+  return { coalescer, calls, releaseNext };
+}
+
+it("serves the calls made during a write with one next write, each with its own result", async () => {
+  const { coalescer, calls, releaseNext } = gatedWrites();
+  const first = coalescer.run("k", 1);
+  const later = [coalescer.run("k", 2), coalescer.run("k", 3), coalescer.run("k", 4)];
+  await releaseNext();
+  expect(await first).toBe("k:1");
+  await releaseNext();
+  expect(await Promise.all(later)).toEqual(["k:2", "k:3", "k:4"]);
+  expect(calls).toEqual([
+    { key: "k", inputs: [1] },
+    { key: "k", inputs: [2, 3, 4] },
+  ]);
+});
+
+it("writes different keys independently", async () => {
+  const { coalescer, calls, releaseNext } = gatedWrites();
+  const a = coalescer.run("a", 1);
+  const b = coalescer.run("b", 1);
+  expect(calls).toEqual([
+    { key: "a", inputs: [1] },
+    { key: "b", inputs: [1] },
+  ]);
+  await releaseNext();
+  await releaseNext();
+  expect(await Promise.all([a, b])).toEqual(["a:1", "b:1"]);
+});
+
+it("fails only the round whose write failed; the next round still runs", async () => {
+  const { coalescer, calls, releaseNext } = gatedWrites();
+  const failing = coalescer.run("k", -1);
+  const next = coalescer.run("k", 5);
+  await releaseNext();
+  await expect(failing).rejects.toThrow("refused");
+  await releaseNext();
+  expect(await next).toBe("k:5");
+  expect(calls.map((c) => c.inputs)).toEqual([[-1], [5]]);
+});
+
+it("runs the write outside the caller's async-local state (a transaction or deadline stays the caller's)", async () => {
+  const store = new AsyncLocalStorage<string>();
+  let seen: string | undefined = "not run";
+  const coalescer = new WriteCoalescer<number, number>(async (_key, inputs) => {
+    seen = store.getStore();
+    return inputs;
+  });
+  await store.run("caller's transaction", () => coalescer.run("k", 1));
+  expect(seen).toBeUndefined();
+});
