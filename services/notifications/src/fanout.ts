@@ -68,7 +68,10 @@ export async function consumeDomainEvents(
   const messageUpdate = async ({ realmId, userIds, event, flags }: MessageUpdated): Promise<Plan> =>
     (await store.ofUsers(realmId, userIds))
       .filter((q) => accepts(q, event))
-      .map((q) => ({ queueId: q.queueId, events: eventForClient(q, { ...event, flags: flags[q.userId] ?? ["read"] }) }));
+      .map((q) => ({
+        queueId: q.queueId,
+        events: eventForClient(q, { ...event, flags: flags[q.userId] ?? ["read"] }),
+      }));
 
   /** Zulip's message event, shaped per queue, with the user's flags. */
   const message = async ({ realmId, userIds, message, markdown, flags, localEcho }: MessageSent): Promise<Plan> =>
