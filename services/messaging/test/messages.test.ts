@@ -404,6 +404,8 @@ describe("GET /messages", () => {
   it("message_ids returns the accessible subset and no anchor", async () => {
     const body = await get({ message_ids: [seq[1]!, seq[3]!, 999999] });
     expect(ids(body)).toEqual([seq[1], seq[3]]);
+    // in any order, oldest first
+    expect(ids(await get({ message_ids: [999999, seq[3]!, seq[1]!] }))).toEqual([seq[1], seq[3]]);
     expect(body).toMatchObject({
       found_anchor: false,
       found_newest: false,

@@ -29,6 +29,6 @@ export const getMessageHandler =
     ]);
     return {
       raw_content: message.content,
-      message: { ...messageView(message, vc), flags: personal.of(message, actor.userId) },
+      message: Object.assign(messageView(message, vc), { flags: personal.of(message, actor.userId) }),
     };
   };

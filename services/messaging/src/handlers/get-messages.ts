@@ -64,7 +64,7 @@ export const getMessagesHandler =
         allowEmptyTopicName: p.allow_empty_topic_name,
       }),
     ]);
-    const messages = rows.map((r) => ({ ...messageView(r, vc), flags: flags.of(r, actor.userId) }));
+    const messages = rows.map((r) => Object.assign(messageView(r, vc), { flags: flags.of(r, actor.userId) }));
     return {
       found_anchor: range?.found_anchor ?? false,
       found_oldest: range?.found_oldest ?? false,

@@ -8,6 +8,21 @@ import { messageSchema, type MessageDoc, type Reaction } from "./message.schema"
 type Filter = TenantFilter<MessageDoc>;
 type Match = (m: MessageDoc) => boolean;
 
+const isAscending = (ids: number[]): boolean => ids.every((id, i) => i === 0 || ids[i - 1]! < id);
+
+function sortedIncludes(ids: number[], id: number): boolean {
+  let lo = 0;
+  let hi = ids.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const at = ids[mid]!;
+    if (at === id) return true;
+    if (at < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
 /** One narrow condition as a test of a message, evaluated here rather than by the database (see MessageRepository). */
 function conditionMatch(c: NarrowCondition): Match {
   switch (c.kind) {
@@ -32,8 +47,11 @@ function conditionMatch(c: NarrowCondition): Match {
     case "id":
       return (m) => m.messageId === c.id;
     case "ids": {
-      const ids = new Set(c.in);
-      return (m) => ids.has(m.messageId);
+      // A binary search of the ids, ascending as narrows build them (a user's unread or flagged
+      // ids): a Set of thousands of unread ids, built for each read of a window, was 4 % of
+      // messaging's CPU under is:unread load. Ids in another order (a client's list) are sorted first.
+      const ids = isAscending(c.in) ? c.in : [...c.in].sort((a, b) => a - b);
+      return (m) => sortedIncludes(ids, m.messageId);
     }
     case "search": {
       const words = c.words.map((w) => w.toLowerCase());
