@@ -10,10 +10,10 @@ interface Waiting<I, O> {
  * One write per key at a time in this process: calls that arrive while the
  * key's write runs wait, and the next write serves all of them at once
  * (`write` gets their inputs in arrival order and returns each one's result).
- * Alone, a call costs one write as before; under load, the sends to one topic
- * or the ids of one kind cost one database command per round instead of one
- * each (on SecantusDB a command is ~2.5 ms of its CPU, the bottleneck of a
- * send). The write runs outside its callers' async context, so it never joins
+ * Alone, a call costs one write as before; under load, the sends to one topic,
+ * the ids of one kind or a user's rate-limit counts cost one write per round
+ * instead of one each (on SecantusDB a command is ~2.5 ms of its CPU, the
+ * bottleneck of a send). The write runs outside its callers' async context, so it never joins
  * a caller's transaction or deadline.
  */
 export class WriteCoalescer<I, O> {

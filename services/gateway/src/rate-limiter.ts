@@ -1,6 +1,6 @@
 import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
 import type { KV, KvEntry } from "@nats-io/kv";
-import type { Logger } from "@teamchat/shared";
+import { WriteCoalescer, type Logger } from "@teamchat/shared";
 
 /** Between two attempts to make the bucket again. */
 const REOPEN_PAUSE_MS = 1_000;
@@ -19,11 +19,6 @@ export interface RateDecision {
   retryAfter: number;
 }
 
-interface Pending {
-  resolve: (d: RateDecision) => void;
-  reject: (err: unknown) => void;
-}
-
 /**
  * Fixed-window counter per key in a NATS JetStream KV bucket, so that every
  * gateway instance counts against the same total. Compare-and-set on the
@@ -33,7 +28,8 @@ interface Pending {
  * Old windows expire with the bucket's TTL.
  */
 export class RateLimiter {
-  private readonly pending = new Map<string, Pending[]>();
+  /** a key's requests arriving while its count runs are counted together by the next one */
+  private readonly counts = new WriteCoalescer<void, RateDecision>((key, calls) => this.count(key, calls.length));
   /** each key's count and revision as this instance last wrote them (current window keys only) */
   private readonly lastWritten = new Map<string, { used: number; revision: number }>();
   private kv: KV;
@@ -81,25 +77,7 @@ export class RateLimiter {
   }
 
   hit(key: string): Promise<RateDecision> {
-    return new Promise((resolve, reject) => {
-      const queue = this.pending.get(key);
-      if (queue) return void queue.push({ resolve, reject });
-      this.pending.set(key, [{ resolve, reject }]);
-      void this.pump(key);
-    });
-  }
-
-  private async pump(key: string): Promise<void> {
-    for (let batch = this.pending.get(key)!; batch.length > 0; batch = this.pending.get(key)!) {
-      this.pending.set(key, []);
-      try {
-        const decisions = await this.count(key, batch.length);
-        batch.forEach((p, i) => p.resolve(decisions[i]!));
-      } catch (err) {
-        batch.forEach((p) => p.reject(err));
-      }
-    }
-    this.pending.delete(key);
+    return this.counts.run(key, undefined);
   }
 
   private remember(k: string, written: { used: number; revision: number }): void {
