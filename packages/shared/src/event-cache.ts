@@ -1,5 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Counter } from "prom-client";
+import { EventFeed } from "./events/feed";
 import { metricsOf } from "./metrics";
 
 interface Loading<V> {
@@ -30,8 +31,9 @@ export interface EventCacheOptions<V> {
  * synchronously. Hence a get() after a drop() never joins a load that started
  * before it. A load under way keeps the changes heard meanwhile and applies
  * them when it lands, so changes must be idempotent (the load may have read
- * them already). Core NATS does not redeliver: after a disconnection the
- * events missed are unknown, so everything is dropped.
+ * them already). After a disconnection, until the events missed are replayed
+ * (EventFeed), get() reads the database and keeps nothing; if they cannot be
+ * replayed, everything is forgotten.
  */
 export class EventCache<V> {
   private readonly values = new Map<string, { value: V; weight: number }>();
@@ -39,6 +41,7 @@ export class EventCache<V> {
   private weight = 0;
   private readonly hits: Counter.Internal;
   private readonly misses: Counter.Internal;
+  private readonly feed: EventFeed;
 
   constructor(
     nc: NatsConnection,
@@ -47,12 +50,15 @@ export class EventCache<V> {
     const { cacheLookups } = metricsOf(nc);
     this.hits = cacheLookups.labels({ cache: opts.name, result: "hit" });
     this.misses = cacheLookups.labels({ cache: opts.name, result: "miss" });
-    void (async () => {
-      for await (const s of nc.status()) if (s.type === "disconnect" || s.type === "reconnect") this.clear();
-    })();
+    this.feed = EventFeed.of(nc);
+    this.feed.onReset(() => this.clear());
   }
 
   get(key: string, load: () => Promise<V>): Promise<V> {
+    if (!this.feed.current) {
+      this.misses.inc();
+      return load();
+    }
     const hit = this.values.get(key);
     if (hit) {
       // most recently used last: eviction starts at the front
@@ -84,9 +90,9 @@ export class EventCache<V> {
     return entry.promise;
   }
 
-  /** Whether the value is held (not counting a load under way). */
+  /** Whether get() would answer from memory (not counting a load under way). */
   has(key: string): boolean {
-    return this.values.has(key);
+    return this.feed.current && this.values.has(key);
   }
 
   /** Applies an idempotent change to the value, if held or being loaded. */

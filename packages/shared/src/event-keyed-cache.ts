@@ -2,7 +2,8 @@ import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import type { z } from "zod";
 import { EventCache, type EventCacheOptions } from "./event-cache";
-import { subscribeEvent, type Audience, type EventDefinition } from "./events/define";
+import type { Audience, EventDefinition } from "./events/define";
+import { subscribeEvent } from "./events/feed";
 
 /**
  * Reads that nearly every POST /register repeats (an organization's groups or

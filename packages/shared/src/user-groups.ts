@@ -7,7 +7,7 @@ import { getUserGroupMemberships } from "./contracts/identity/user-groups";
 import { SYSTEM_GROUPS } from "./domain/groups";
 import { badRequest } from "./errors";
 import { EventCache } from "./event-cache";
-import { subscribeEvent } from "./events/define";
+import { subscribeEvent } from "./events/feed";
 import { userGroup } from "./events/identity";
 
 /** Whom a group-setting value is evaluated for. */

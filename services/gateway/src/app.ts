@@ -26,6 +26,7 @@ import {
   ServiceMetrics,
   settleBucket,
   subscribeEvent,
+  EventFeed,
   unauthorized,
   type Actor,
   type CallContext,
@@ -104,10 +105,13 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     log,
   );
 
-  // No queue group: every gateway instance keeps its own cache.
+  // Every gateway instance keeps its own cache; after a disconnection it asks identity until the
+  // invalidations it may have missed are replayed, and forgets everything if they cannot be.
   const invalidations = subscribeEvent(nc, identityEvents.authInvalidated, ({ userId }) => authCache.dropUser(userId), {
     log,
   });
+  const feed = EventFeed.of(nc);
+  feed.onReset(() => authCache.clear());
 
   const app = Fastify({
     // Per-request access lines are Fastify's at info level; keep them out, errors stay in.
@@ -182,7 +186,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     const email = decoded.slice(0, colon);
     const apiKey = decoded.slice(colon + 1);
     const cacheKey = AuthCache.keyOf(realm.id, email, apiKey);
-    const cached = authCache.get(cacheKey);
+    const cached = feed.current ? authCache.get(cacheKey) : undefined;
     if (cached) return cached;
     const actor = await bus.request(
       identity.authenticate,

@@ -1,5 +1,5 @@
 import { jetstream, type JetStreamClient } from "@nats-io/jetstream";
-import { headers as natsHeaders, type MsgHdrs, type NatsConnection, type Subscription } from "@nats-io/transport-node";
+import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from "@nats-io/transport-node";
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
@@ -125,38 +125,3 @@ export class EventPublisher<S extends ProcessName> {
 const PUBLISH_ATTEMPTS = 5;
 const PUBLISH_ATTEMPT_TIMEOUT_MS = 1_000;
 const PUBLISH_RETRY_PAUSE_MS = 100;
-
-export interface EventSubscriptionOptions {
-  /**
-   * Queue group: each event goes to one instance of the group (work such as
-   * filling event queues). Without one, every instance gets every event
-   * (caches that each instance keeps).
-   */
-  queue?: string;
-  log: Logger;
-}
-
-/** Consumes one kind of event; payloads that break the schema are logged and dropped. */
-export function subscribeEvent<P extends z.ZodType>(
-  nc: NatsConnection,
-  def: EventDefinition<P>,
-  handle: (payload: z.output<P>, meta: { requestId?: string; subject: string }) => void,
-  opts: EventSubscriptionOptions,
-): Subscription {
-  return nc.subscribe(def.subject, {
-    queue: opts.queue,
-    callback: (err, msg) => {
-      if (err) {
-        opts.log.error({ err, subject: def.subject }, "event subscription failed");
-        return;
-      }
-      const requestId = msg.headers?.get(REQUEST_ID_HEADER) || undefined;
-      const parsed = def.payload.safeParse(msg.json());
-      if (!parsed.success) {
-        opts.log.error({ subject: def.subject, requestId, issues: parsed.error.issues }, "malformed event dropped");
-        return;
-      }
-      handle(parsed.data, { requestId, subject: msg.subject });
-    },
-  });
-}

@@ -10,6 +10,7 @@ import * as notificationsEvents from "./notifications";
 import * as realmConfigEvents from "./realm-config";
 
 export * from "./define";
+export * from "./feed";
 export * from "./stream";
 export { identityEvents, messagingEvents, notificationsEvents, realmConfigEvents };
 

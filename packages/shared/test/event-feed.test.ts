@@ -1,0 +1,213 @@
+/**
+ * EventFeed on a real nats-server: an instance whose connection drops (cut by
+ * a TCP proxy in front of the server, while the publisher goes on) replays
+ * the events it missed from the domain events' stream, in order, each once
+ * after the replay's margin, without losing what its caches hold; caches read
+ * the database until the replay ends; and when the stream no longer holds the
+ * missed events the caches forget everything.
+ */
+import { randomUUID } from "node:crypto";
+import { createServer, connect as tcpConnect, type Server, type Socket } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import { PubHeaders, jetstreamManager } from "@nats-io/jetstream";
+import { connect, headers, type NatsConnection } from "@nats-io/transport-node";
+import pino from "pino";
+import { z } from "zod";
+import {
+  DOMAIN_EVENTS_STREAM,
+  EventCache,
+  EventFeed,
+  EventPublisher,
+  defineEvent,
+  ensureDomainEventStream,
+  subscribeEvent,
+} from "@teamchat/shared";
+import { startTestNats } from "../../../test/support/nats";
+
+jest.setTimeout(60_000);
+
+const counted = defineEvent("messaging", "feed_test_counted", z.object({ n: z.number().int() }));
+const log = pino({ level: "silent" });
+
+/**
+ * A TCP proxy to the nats-server that can cut every connection and refuse new
+ * ones for a while, and hold back the request a replay starts with (so that
+ * events stored meanwhile are heard live and replayed both).
+ */
+class CuttableProxy {
+  private readonly sockets = new Set<Socket>();
+  private refusing = false;
+  /** how long the client's request for the domain events' stream info is held back */
+  slowStreamInfoMs = 0;
+  readonly server: Server;
+
+  constructor(target: URL) {
+    this.server = createServer((client) => {
+      if (this.refusing) return client.destroy();
+      const upstream = tcpConnect(Number(target.port), target.hostname);
+      for (const s of [client, upstream]) {
+        this.sockets.add(s);
+        s.on("close", () => this.sockets.delete(s));
+        s.on("error", () => undefined);
+      }
+      upstream.pipe(client);
+      // what the client sends, held back a while from the first chunk that asks for the stream's info
+      let held: Buffer[] | null = null;
+      client.on("data", (chunk: Buffer) => {
+        if (held) return void held.push(chunk);
+        const at = this.slowStreamInfoMs > 0 ? chunk.indexOf(`$JS.API.STREAM.INFO.${DOMAIN_EVENTS_STREAM}`) : -1;
+        if (at >= 0) {
+          // the protocol lines before the request's (the subscriptions made again) go through now
+          const line = chunk.lastIndexOf("\r\n", at) + 2;
+          upstream.write(chunk.subarray(0, line));
+          held = [chunk.subarray(line)];
+          setTimeout(() => {
+            for (const c of held ?? []) upstream.write(c);
+            held = null;
+          }, this.slowStreamInfoMs);
+          return;
+        }
+        upstream.write(chunk);
+      });
+      client.on("close", () => upstream.destroy());
+      upstream.on("close", () => client.destroy());
+    });
+  }
+
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+    const address = this.server.address();
+    if (!address || typeof address === "string") throw new Error("proxy has no port");
+    return `nats://127.0.0.1:${address.port}`;
+  }
+
+  cut(): void {
+    this.refusing = true;
+    for (const s of this.sockets) s.destroy();
+  }
+
+  resume(): void {
+    this.refusing = false;
+  }
+}
+
+let nats: Awaited<ReturnType<typeof startTestNats>>;
+let proxy: CuttableProxy;
+let publisherNc: NatsConnection;
+let publisher: EventPublisher<"messaging">;
+let subscriberNc: NatsConnection;
+let feed: EventFeed;
+beforeEach(async () => {
+  nats = await startTestNats();
+  publisherNc = await connect({ servers: nats.url });
+  await ensureDomainEventStream(publisherNc, { maxAgeSeconds: 3600, maxBytes: 16 * 1024 * 1024, replicas: 1 });
+  publisher = new EventPublisher(publisherNc, "messaging");
+  proxy = new CuttableProxy(new URL(nats.url));
+  subscriberNc = await connect({ servers: await proxy.listen(), maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+  feed = EventFeed.of(subscriberNc);
+});
+afterEach(async () => {
+  await subscriberNc.close();
+  await publisherNc.close();
+  proxy.server.close();
+  await nats.stop();
+});
+
+const until = async (what: string, check: () => boolean, ms = 15_000): Promise<void> => {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+};
+
+/** A cache of the numbers heard, kept by the events as a cache of any service is. */
+async function heardNumbers(): Promise<{ heard: number[]; cache: EventCache<number[]> }> {
+  const heard: number[] = [];
+  const cache = new EventCache<number[]>(subscriberNc, { name: "feed_test", maxWeight: 10, weigh: () => 1 });
+  subscribeEvent(
+    subscriberNc,
+    counted,
+    ({ n }) => {
+      heard.push(n);
+      cache.update("numbers", (v) => {
+        if (!v.includes(n)) v.push(n);
+      });
+    },
+    { log },
+  );
+  await subscriberNc.flush();
+  return { heard, cache };
+}
+
+it("replays the events missed while disconnected, in order, and keeps what the caches hold", async () => {
+  const { heard, cache } = await heardNumbers();
+  expect(await cache.get("numbers", async () => [])).toEqual([]);
+  // a steady publisher through the whole disconnection, the replay and after: ~2,000 events/s, pipelined on one
+  // connection (so stored in the order of n), so that some are heard live while the replay reads the same ones
+  let n = 0;
+  let publishing = true;
+  const published = (async () => {
+    while (publishing) {
+      for (let i = 0; i < 10; i++) {
+        publisherNc.publish(counted.subject, JSON.stringify({ n: ++n }), { headers: withMsgId(randomUUID()) });
+      }
+      await sleep(5);
+    }
+    await publisherNc.flush();
+  })();
+  await until("events heard live", () => heard.length >= 20);
+
+  proxy.cut();
+  await until("the disconnection", () => !feed.current);
+  const missedFrom = n + 1;
+  await until("events published while disconnected", () => n >= missedFrom + 500);
+  // meanwhile the cache reads the database (here: its loader) and keeps nothing
+  expect(await cache.get("numbers", async () => [-1])).toEqual([-1]);
+  expect(cache.has("numbers")).toBe(false);
+
+  proxy.slowStreamInfoMs = 300;
+  proxy.resume();
+  await until("the replay", () => feed.current);
+  const afterReplay = n;
+  await until("events heard live after the replay", () => heard.includes(afterReplay + 500));
+  publishing = false;
+  await published;
+  await until("the last event", () => heard.includes(n));
+
+  // the replay starts a little before the disconnection: events heard then come again, once, in order
+  const replayStart = heard.findIndex((x, i) => i > 0 && x <= heard[i - 1]!);
+  expect(replayStart).toBeGreaterThan(0);
+  expect(heard.slice(0, replayStart)).toEqual(range(1, heard[replayStart - 1]!));
+  expect(heard.slice(replayStart)).toEqual(range(heard[replayStart]!, n));
+  expect(heard[replayStart]!).toBeLessThan(missedFrom);
+  // the value held before the disconnection is still held, with every event applied
+  expect(cache.has("numbers")).toBe(true);
+  expect(await cache.get("numbers", () => Promise.reject(new Error("not kept")))).toEqual(range(1, n));
+});
+
+it("forgets what the caches hold when the stream no longer has the events missed", async () => {
+  const { heard, cache } = await heardNumbers();
+  expect(await cache.get("numbers", async () => [])).toEqual([]);
+  await publisher.publishAndWait(counted, { n: 1 });
+  await until("the event heard live", () => heard.includes(1));
+
+  proxy.cut();
+  await until("the disconnection", () => !feed.current);
+  await publisher.publishAndWait(counted, { n: 2 });
+  await (await jetstreamManager(publisherNc)).streams.purge(DOMAIN_EVENTS_STREAM);
+  proxy.resume();
+  await until("the end of the replay", () => feed.current);
+
+  expect(heard).toEqual([1]);
+  expect(cache.has("numbers")).toBe(false);
+  expect(await cache.get("numbers", async () => [1, 2])).toEqual([1, 2]);
+});
+
+const withMsgId = (id: string) => {
+  const h = headers();
+  h.set(PubHeaders.MsgIdHdr, id);
+  return h;
+};
+
+const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
