@@ -112,6 +112,13 @@ export interface BusClientOptions {
 }
 
 /**
+ * A request made while the connection to NATS is down waits this long for it
+ * to come back before it is refused: a NATS restart costs about a second, and
+ * a short wait beats a 503 the client has to retry.
+ */
+const RECONNECT_WAIT_MS = 2_000;
+
+/**
  * Whether a connection to NATS is up, and who waits on it. While it is down
  * (a NATS restart) a request or its reply is lost for good: the connection
  * would otherwise hold it until its timeout.
@@ -119,6 +126,7 @@ export interface BusClientOptions {
 class ConnectionWatch {
   connected = true;
   private readonly waiting = new Set<() => void>();
+  private readonly waitingForReconnect = new Set<() => void>();
 
   constructor(nc: NatsConnection) {
     void (async () => {
@@ -127,9 +135,29 @@ class ConnectionWatch {
           this.connected = false;
           for (const lost of this.waiting) lost();
           this.waiting.clear();
-        } else if (status.type === "reconnect") this.connected = true;
+        } else if (status.type === "reconnect") {
+          this.connected = true;
+          for (const back of this.waitingForReconnect) back();
+          this.waitingForReconnect.clear();
+        }
       }
     })();
+  }
+
+  /** Whether the connection is up within `ms` (at once when it is up now). */
+  async upWithin(ms: number): Promise<boolean> {
+    if (this.connected) return true;
+    return new Promise((resolve) => {
+      const back = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.waitingForReconnect.delete(back);
+        resolve(false);
+      }, ms);
+      this.waitingForReconnect.add(back);
+    });
   }
 
   /** Rejects with `err` as soon as the connection drops, unless `work` settles first. */
@@ -158,7 +186,8 @@ const watchOf = (nc: NatsConnection): ConnectionWatch => {
 
 /**
  * The caller's end: typed requests with timeout; "no responders" → 503,
- * timeout → 504, the connection to NATS lost meanwhile → 503 at once.
+ * timeout → 504, the connection to NATS lost meanwhile → 503 at once, and
+ * lost when the request is made → 503 unless it is back within 2 s.
  */
 export class BusClient {
   private readonly timeoutMs: number;
@@ -235,14 +264,16 @@ export class BusClient {
     h.set(REQUEST_ID_HEADER, ctx.requestId);
     h.set(DEADLINE_HEADER, String(Date.now() + timeout));
     const envelope: Envelope = { realm: ctx.realm, actor: ctx.actor, client: ctx.client, params };
+    const lost = () =>
+      serviceUnavailable(`Service unavailable: ${contract.subject.split(".")[0]} (connection to NATS lost)`);
     let msg: Msg;
     try {
+      // not sent while the connection is down: held by the connection, it could run after its caller was refused
+      if (!this.watch.connected && !(await this.watch.upWithin(RECONNECT_WAIT_MS))) throw lost();
       const reply = contract.keepAlive
         ? this.requestKeptAlive(contract, encode(envelope), timeout, h)
         : this.nc.request(contract.subject, encode(envelope), { timeout, headers: h });
-      msg = await this.watch.whileConnected(reply, () =>
-        serviceUnavailable(`Service unavailable: ${contract.subject.split(".")[0]} (connection to NATS lost)`),
-      );
+      msg = await this.watch.whileConnected(reply, lost);
     } catch (err) {
       const { error, reason } = busFailure(err, contract.subject);
       this.metrics.busClientFailures.inc({ operation: contract.subject, reason });

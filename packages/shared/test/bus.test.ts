@@ -1,7 +1,8 @@
 /**
  * BusServer and BusClient on a real nats-server: more requests than slots must
  * all be answered, slots go to waiters in arrival order, drain() returns, work
- * whose caller gave up is not started, and replies are checked both ways.
+ * whose caller gave up is not started, replies are checked both ways, and a
+ * request made while the caller's connection is down waits for it (2 s).
  */
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { z } from "zod";
@@ -14,6 +15,7 @@ import {
   healthContract,
   type Handler,
 } from "@teamchat/shared";
+import { CuttableProxy } from "../../../test/support/cuttable-proxy";
 import { startTestNats } from "../../../test/support/nats";
 
 const slow = defineContract({
@@ -187,4 +189,58 @@ it("answers the health ping only once announced ready, after the service's handl
   await nc.flush();
   await expect(ping()).resolves.toEqual({ service: "bustest" });
   await stop();
+});
+
+describe("a caller whose connection to NATS is down", () => {
+  let proxy: CuttableProxy;
+  let callerNc: NatsConnection;
+  beforeEach(async () => {
+    proxy = new CuttableProxy(new URL(nats.url));
+    callerNc = await connect({ servers: await proxy.listen(), maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+  });
+  afterEach(async () => {
+    await callerNc.close();
+    proxy.close();
+  });
+  const disconnected = async (client: BusClient) => {
+    const down = (async () => {
+      for await (const s of callerNc.status()) if (s.type === "disconnect") return;
+    })();
+    proxy.cut();
+    await down;
+    return client;
+  };
+
+  it("waits for it to come back and is answered, each request once", async () => {
+    const seen: number[] = [];
+    const { stop } = await serve(async ({ n }) => {
+      seen.push(n);
+      return { n };
+    });
+    const client = await disconnected(new BusClient(callerNc));
+    const answers = Promise.all([1, 2, 3].map((n) => client.request(slow, { n }, ctx)));
+    setTimeout(() => proxy.resume(), 500);
+    expect(await answers).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    expect(seen.sort()).toEqual([1, 2, 3]);
+    await stop();
+  });
+
+  it("answers 503 when it stays down for 2 s, and the request never runs", async () => {
+    const seen: number[] = [];
+    const { stop } = await serve(async ({ n }) => {
+      seen.push(n);
+      return { n };
+    });
+    const client = await disconnected(new BusClient(callerNc));
+    const started = Date.now();
+    await expect(client.request(slow, { n: 1 }, ctx)).rejects.toMatchObject({
+      status: 503,
+      message: "Service unavailable: bustest (connection to NATS lost)",
+    });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+    proxy.resume();
+    expect(await client.request(slow, { n: 2 }, ctx)).toEqual({ n: 2 });
+    expect(seen).toEqual([2]);
+    await stop();
+  });
 });

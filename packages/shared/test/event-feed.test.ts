@@ -7,7 +7,6 @@
  * missed events the caches forget everything.
  */
 import { randomUUID } from "node:crypto";
-import { createServer, connect as tcpConnect, type Server, type Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { PubHeaders, jetstreamManager } from "@nats-io/jetstream";
 import { connect, headers, type NatsConnection } from "@nats-io/transport-node";
@@ -23,73 +22,12 @@ import {
   subscribeEvent,
 } from "@teamchat/shared";
 import { startTestNats } from "../../../test/support/nats";
+import { CuttableProxy } from "../../../test/support/cuttable-proxy";
 
 jest.setTimeout(60_000);
 
 const counted = defineEvent("messaging", "feed_test_counted", z.object({ n: z.number().int() }));
 const log = pino({ level: "silent" });
-
-/**
- * A TCP proxy to the nats-server that can cut every connection and refuse new
- * ones for a while, and hold back the request a replay starts with (so that
- * events stored meanwhile are heard live and replayed both).
- */
-class CuttableProxy {
-  private readonly sockets = new Set<Socket>();
-  private refusing = false;
-  /** how long the client's request for the domain events' stream info is held back */
-  slowStreamInfoMs = 0;
-  readonly server: Server;
-
-  constructor(target: URL) {
-    this.server = createServer((client) => {
-      if (this.refusing) return client.destroy();
-      const upstream = tcpConnect(Number(target.port), target.hostname);
-      for (const s of [client, upstream]) {
-        this.sockets.add(s);
-        s.on("close", () => this.sockets.delete(s));
-        s.on("error", () => undefined);
-      }
-      upstream.pipe(client);
-      // what the client sends, held back a while from the first chunk that asks for the stream's info
-      let held: Buffer[] | null = null;
-      client.on("data", (chunk: Buffer) => {
-        if (held) return void held.push(chunk);
-        const at = this.slowStreamInfoMs > 0 ? chunk.indexOf(`$JS.API.STREAM.INFO.${DOMAIN_EVENTS_STREAM}`) : -1;
-        if (at >= 0) {
-          // the protocol lines before the request's (the subscriptions made again) go through now
-          const line = chunk.lastIndexOf("\r\n", at) + 2;
-          upstream.write(chunk.subarray(0, line));
-          held = [chunk.subarray(line)];
-          setTimeout(() => {
-            for (const c of held ?? []) upstream.write(c);
-            held = null;
-          }, this.slowStreamInfoMs);
-          return;
-        }
-        upstream.write(chunk);
-      });
-      client.on("close", () => upstream.destroy());
-      upstream.on("close", () => client.destroy());
-    });
-  }
-
-  async listen(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
-    const address = this.server.address();
-    if (!address || typeof address === "string") throw new Error("proxy has no port");
-    return `nats://127.0.0.1:${address.port}`;
-  }
-
-  cut(): void {
-    this.refusing = true;
-    for (const s of this.sockets) s.destroy();
-  }
-
-  resume(): void {
-    this.refusing = false;
-  }
-}
 
 let nats: Awaited<ReturnType<typeof startTestNats>>;
 let proxy: CuttableProxy;
@@ -109,7 +47,7 @@ beforeEach(async () => {
 afterEach(async () => {
   await subscriberNc.close();
   await publisherNc.close();
-  proxy.server.close();
+  proxy.close();
   await nats.stop();
 });
 
@@ -166,7 +104,8 @@ it("replays the events missed while disconnected, in order, and keeps what the c
   expect(await cache.get("numbers", async () => [-1])).toEqual([-1]);
   expect(cache.has("numbers")).toBe(false);
 
-  proxy.slowStreamInfoMs = 300;
+  // the replay starts by asking for the stream's info: events stored meanwhile are heard live and replayed both
+  proxy.holdBack(`$JS.API.STREAM.INFO.${DOMAIN_EVENTS_STREAM}`, 300);
   proxy.resume();
   await until("the replay", () => feed.current);
   const afterReplay = n;
