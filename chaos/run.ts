@@ -66,6 +66,7 @@ class Tally {
       const status = dropped ? 502 : r.status || `no reply (${String(r.body.msg).slice(0, 60)})`;
       const key = `${what}: ${status}`;
       this.byStatus.set(key, (this.byStatus.get(key) ?? 0) + 1);
+      if (process.env.CHAOS_DEBUG) say(`    failed (${this.phase}): ${key} ${String(r.body.msg).slice(0, 120)}`);
     }
   }
   get failures(): number {

@@ -114,9 +114,12 @@ export interface BusClientOptions {
 /**
  * A request made while the connection to NATS is down waits this long for it
  * to come back before it is refused: a NATS restart costs about a second, and
- * a short wait beats a 503 the client has to retry.
+ * a short wait beats a 503 the client has to retry. For as long after a
+ * reconnection, a request no instance is subscribed to is made again: the
+ * other services reconnect one by one.
  */
 const RECONNECT_WAIT_MS = 2_000;
+const NO_RESPONDERS_PAUSE_MS = 100;
 
 /**
  * Whether a connection to NATS is up, and who waits on it. While it is down
@@ -125,6 +128,7 @@ const RECONNECT_WAIT_MS = 2_000;
  */
 class ConnectionWatch {
   connected = true;
+  private reconnectedAt = 0;
   private readonly waiting = new Set<() => void>();
   private readonly waitingForReconnect = new Set<() => void>();
 
@@ -137,6 +141,7 @@ class ConnectionWatch {
           this.waiting.clear();
         } else if (status.type === "reconnect") {
           this.connected = true;
+          this.reconnectedAt = Date.now();
           for (const back of this.waitingForReconnect) back();
           this.waitingForReconnect.clear();
         }
@@ -158,6 +163,11 @@ class ConnectionWatch {
       }, ms);
       this.waitingForReconnect.add(back);
     });
+  }
+
+  /** Whether the connection came back less than `ms` ago. */
+  reconnectedWithin(ms: number): boolean {
+    return Date.now() - this.reconnectedAt < ms;
   }
 
   /** Rejects with `err` as soon as the connection drops, unless `work` settles first. */
@@ -187,7 +197,8 @@ const watchOf = (nc: NatsConnection): ConnectionWatch => {
 /**
  * The caller's end: typed requests with timeout; "no responders" → 503,
  * timeout → 504, the connection to NATS lost meanwhile → 503 at once, and
- * lost when the request is made → 503 unless it is back within 2 s.
+ * lost when the request is made → 503 unless it is back within 2 s (and then
+ * services not subscribed again yet are waited for as long).
  */
 export class BusClient {
   private readonly timeoutMs: number;
@@ -258,22 +269,35 @@ export class BusClient {
     }
   }
 
+  /** The reply, through a NATS restart (see RECONNECT_WAIT_MS). */
+  private async deliver(contract: Contract, data: Uint8Array, timeout: number, headers: MsgHdrs): Promise<Msg> {
+    const lost = () =>
+      serviceUnavailable(`Service unavailable: ${contract.subject.split(".")[0]} (connection to NATS lost)`);
+    for (;;) {
+      try {
+        // not sent while the connection is down: held by the connection, it could run after its caller was refused
+        if (!this.watch.connected && !(await this.watch.upWithin(RECONNECT_WAIT_MS))) throw lost();
+        const reply = contract.keepAlive
+          ? this.requestKeptAlive(contract, data, timeout, headers)
+          : this.nc.request(contract.subject, data, { timeout, headers });
+        return await this.watch.whileConnected(reply, lost);
+      } catch (err) {
+        // no instance got it: asking again is safe for any operation
+        if (!isNoResponders(err) || !this.watch.reconnectedWithin(RECONNECT_WAIT_MS)) throw err;
+        await new Promise((r) => setTimeout(r, NO_RESPONDERS_PAUSE_MS));
+      }
+    }
+  }
+
   private async send(contract: Contract, params: unknown, ctx: CallContext): Promise<RawJson> {
     const timeout = contract.timeoutMs ?? this.timeoutMs;
     const h = natsHeaders();
     h.set(REQUEST_ID_HEADER, ctx.requestId);
     h.set(DEADLINE_HEADER, String(Date.now() + timeout));
     const envelope: Envelope = { realm: ctx.realm, actor: ctx.actor, client: ctx.client, params };
-    const lost = () =>
-      serviceUnavailable(`Service unavailable: ${contract.subject.split(".")[0]} (connection to NATS lost)`);
     let msg: Msg;
     try {
-      // not sent while the connection is down: held by the connection, it could run after its caller was refused
-      if (!this.watch.connected && !(await this.watch.upWithin(RECONNECT_WAIT_MS))) throw lost();
-      const reply = contract.keepAlive
-        ? this.requestKeptAlive(contract, encode(envelope), timeout, h)
-        : this.nc.request(contract.subject, encode(envelope), { timeout, headers: h });
-      msg = await this.watch.whileConnected(reply, lost);
+      msg = await this.deliver(contract, encode(envelope), timeout, h);
     } catch (err) {
       const { error, reason } = busFailure(err, contract.subject);
       this.metrics.busClientFailures.inc({ operation: contract.subject, reason });

@@ -2,7 +2,8 @@
  * BusServer and BusClient on a real nats-server: more requests than slots must
  * all be answered, slots go to waiters in arrival order, drain() returns, work
  * whose caller gave up is not started, replies are checked both ways, and a
- * request made while the caller's connection is down waits for it (2 s).
+ * request made while the caller's connection is down waits for it (2 s), and
+ * just after it is back, for services to subscribe again.
  */
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { z } from "zod";
@@ -222,6 +223,20 @@ describe("a caller whose connection to NATS is down", () => {
     setTimeout(() => proxy.resume(), 500);
     expect(await answers).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
     expect(seen.sort()).toEqual([1, 2, 3]);
+    await stop();
+  });
+
+  it("once it is back, waits up to 2 s for a service not subscribed again yet", async () => {
+    const client = await disconnected(new BusClient(callerNc));
+    const back = (async () => {
+      for await (const s of callerNc.status()) if (s.type === "reconnect") return;
+    })();
+    proxy.resume();
+    await back;
+    const answer = client.request(slow, { n: 5 }, ctx);
+    await new Promise((r) => setTimeout(r, 500));
+    const { stop } = await serve(async ({ n }) => ({ n }));
+    expect(await answer).toEqual({ n: 5 });
     await stop();
   });
 
