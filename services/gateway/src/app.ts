@@ -4,7 +4,6 @@ import { Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { randomUUID } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
 import type { ZodType } from "zod";
 import {
   BUS_SERVICES,
@@ -43,6 +42,7 @@ import { UploadedFile, contentDisposition, sendStoredFile, storeFiles } from "./
 import { AuthCache } from "./auth-cache";
 import { RateLimiter, type RateDecision } from "./rate-limiter";
 import { RealmResolver } from "./realm-cache";
+import { retryingRead } from "./retrying-read";
 
 export const API_PREFIX = "/api/v1";
 
@@ -65,9 +65,6 @@ const notFound = () => new ZulipError("BAD_REQUEST", "Not Found", 404);
 
 /** The JetStream KV bucket of the rate-limit counters, shared by every gateway instance. */
 const RATE_LIMIT_BUCKET = "rate_limits";
-
-/** Pauses before asking a service again for a read it answered 503 (about 2 s in all). */
-const READ_RETRY_PAUSES_MS = [200, 600, 1_200];
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -188,10 +185,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     const cacheKey = AuthCache.keyOf(realm.id, email, apiKey);
     const cached = feed.current ? authCache.get(cacheKey) : undefined;
     if (cached) return cached;
-    const actor = await bus.request(
-      identity.authenticate,
-      { email, api_key: apiKey },
-      { realm, actor: null, requestId: req.id },
+    const actor = await retryingRead(() =>
+      bus.request(identity.authenticate, { email, api_key: apiKey }, { realm, actor: null, requestId: req.id }),
     );
     authCache.set(cacheKey, actor);
     return actor;
@@ -245,24 +240,11 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     return reply.type("application/json; charset=utf-8").send(RawJson.merge([success, data]).json);
   }
 
-  /**
-   * A read (or a write its contract says is safe to repeat) that met a service
-   * briefly out of reach (503: its database or NATS restarting, no instance
-   * subscribed yet) is asked again, a few times, before the client sees the
-   * 503. Timeouts (504) are not retried: under overload that would add load.
-   */
+  /** A read (or a write its contract says is safe to repeat), asked again while unavailable (see retryingRead). */
   async function forwardRetryingSafely(...args: Parameters<typeof bus.forward>): Promise<RawJson> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await bus.forward(...args);
-      } catch (err) {
-        const [contract, params] = args;
-        const safe = contract.http?.method === "GET" || contract.http?.retrySafe?.(params) === true;
-        const retry = safe && err instanceof ZulipError && err.status === 503;
-        if (!retry || attempt >= READ_RETRY_PAUSES_MS.length + 1) throw err;
-        await sleep(READ_RETRY_PAUSES_MS[attempt - 1]!);
-      }
-    }
+    const [contract, params] = args;
+    const safe = contract.http?.method === "GET" || contract.http?.retrySafe?.(params) === true;
+    return safe ? retryingRead(() => bus.forward(...args)) : bus.forward(...args);
   }
 
   for (const { method, url, routes } of groupRoutes(deps.contracts ?? allContracts)) {

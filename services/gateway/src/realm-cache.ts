@@ -1,4 +1,5 @@
 import { realmConfig, type BusClient, type RealmRef } from "@teamchat/shared";
+import { retryingRead } from "./retrying-read";
 
 const TTL_MS = 60_000;
 
@@ -11,7 +12,9 @@ export class RealmResolver {
   async resolve(host: string, requestId: string): Promise<RealmRef> {
     const hit = this.cache.get(host);
     if (hit && hit.expires > Date.now()) return hit.realm;
-    const realm = await this.bus.request(realmConfig.resolveRealm, { host }, { realm: null, actor: null, requestId });
+    const realm = await retryingRead(() =>
+      this.bus.request(realmConfig.resolveRealm, { host }, { realm: null, actor: null, requestId }),
+    );
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(host, { realm, expires: Date.now() + TTL_MS });
     return realm;
