@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { ensureCallerWaiting, noteWrite } from "./deadline";
 import type { ServiceMetrics } from "./metrics";
+import { WriteCoalescer } from "./write-coalescer";
 import mongoose, {
   type ClientSession,
   type Connection,
@@ -248,12 +249,18 @@ export abstract class TenantRepository<T extends { realmId: number }> {
       await this.#model.bulkWrite(upserts as Parameters<Model<T>["bulkWrite"]>[0], { ordered: false, session });
       return;
     }
+    await this.#insertsKeepingExisting.run("", docs);
+  }
+
+  /** Concurrent callers' documents, inserted together (one command per round instead of one each). */
+  readonly #insertsKeepingExisting = new WriteCoalescer<Array<T & { _id: unknown }>, void>(async (_, rounds) => {
     try {
-      await this.#model.insertMany(docs, { ordered: false, lean: true });
+      await this.#model.insertMany(rounds.flat(), { ordered: false, lean: true });
     } catch (err) {
       if (!onlyDuplicateKeys(err)) throw err;
     }
-  }
+    return rounds.map(() => undefined);
+  });
 
   /** Updates the first match; returns the document after the update (or as it was before), or null when none matched. */
   protected findOneAndUpdate(
