@@ -1,9 +1,9 @@
-import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import type { z } from "zod";
 import { EventCache, type EventCacheOptions } from "./event-cache";
 import type { Audience, EventDefinition } from "./events/define";
-import { subscribeEvent } from "./events/feed";
+import { subscribeEvent, type EventSubscription } from "./events/feed";
 
 /**
  * Reads that nearly every POST /register repeats (an organization's groups or
@@ -13,7 +13,7 @@ import { subscribeEvent } from "./events/feed";
  */
 export class EventKeyedCache<V, P extends z.ZodType> {
   private readonly cache: EventCache<V>;
-  private readonly sub: Subscription;
+  private readonly sub: EventSubscription;
 
   constructor(
     nc: NatsConnection,

@@ -1,4 +1,4 @@
-import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import { Role, type Actor } from "./actor";
 import { requireRealm, type BusClient, type CallContext } from "./bus";
@@ -7,7 +7,7 @@ import { getUserGroupMemberships } from "./contracts/identity/user-groups";
 import { SYSTEM_GROUPS } from "./domain/groups";
 import { badRequest } from "./errors";
 import { EventCache } from "./event-cache";
-import { subscribeEvent } from "./events/feed";
+import { subscribeEvent, type EventSubscription } from "./events/feed";
 import { userGroup } from "./events/identity";
 
 /** Whom a group-setting value is evaluated for. */
@@ -141,7 +141,7 @@ export function checkGroupsExist(groups: GroupMembership, value: GroupSettingVal
 
 export class UserGroupMemberships {
   private readonly cache: EventCache<GroupMembership>;
-  private readonly sub: Subscription;
+  private readonly sub: EventSubscription;
 
   constructor(
     nc: NatsConnection,

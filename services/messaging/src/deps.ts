@@ -1,4 +1,4 @@
-import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import {
   EventCache,
@@ -16,6 +16,7 @@ import {
   type FileStore,
   type RealmEmojiSource,
   type UserGroupMemberships,
+  type EventSubscription,
 } from "@teamchat/shared";
 import type { AlertWordIndex } from "./alert-words/alert-word-index";
 import type { AttachmentRepository } from "./attachments/attachment.repository";
@@ -48,7 +49,7 @@ const MAX_CACHED_REALMS = 10_000;
  */
 export class RealmSettingsSource {
   private readonly settings: EventCache<realmConfig.RealmSettings>;
-  private readonly sub: Subscription;
+  private readonly sub: EventSubscription;
 
   constructor(
     private readonly bus: BusClient,

@@ -1,4 +1,4 @@
-import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import {
   jetstream,
   jetstreamManager,
@@ -17,6 +17,7 @@ import {
   type Audience,
   type EventPublisher,
   type Logger,
+  type EventSubscription,
 } from "@teamchat/shared";
 import type { EventQueueDoc } from "./event-queues/event-queue.schema";
 import type { EventQueueRepository } from "./event-queues/event-queue.repository";
@@ -56,7 +57,7 @@ export const badEventQueueId = (queueId: string): ZulipError =>
 export class EventStore {
   private readonly cache: EventCache<EventQueueDoc | null>;
   private readonly ofRealms: EventCache<EventQueueDoc[]>;
-  private readonly changes: Subscription;
+  private readonly changes: EventSubscription;
 
   private constructor(
     private readonly queues: EventQueueRepository,

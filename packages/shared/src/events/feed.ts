@@ -24,11 +24,19 @@ const REPLAY_DEADLINE_MS = 30_000;
 const REPLAY_RETRY_MS = 250;
 const REPLAY_BATCH = 1_000;
 
+/** Message ids of the events applied last, so that a second copy of one is not applied again. */
+const REMEMBERED_IDS = 20_000;
+
 interface Replay {
   /** stream time to replay from */
   from: number;
   /** live events heard meanwhile, applied after the replay unless it had them */
-  held: Array<{ handler: Handler; msg: EventMsg }>;
+  held: EventMsg[];
+}
+
+/** What an EventFeed subscription can do: stop. */
+export interface EventSubscription {
+  unsubscribe(): void;
 }
 
 /**
@@ -38,9 +46,10 @@ interface Replay {
  * from the domain events' stream, in the stream's order: from a little before
  * the connection last delivered anything to the stream's end when the
  * connection is back. Live events heard during the replay are held and
- * applied after it, except those it had (by message id), so each handler sees
- * each event in order. Handlers must be idempotent, as for a cache's load
- * racing its events: the replay's first events may have been heard already.
+ * applied after it. Every event is applied once, by its message id (the
+ * replay's first events were mostly heard before the disconnection; a
+ * publisher that tried again sent a second copy), in the order heard.
+ * Handlers must still be idempotent, as for a cache's load racing its events.
  *
  * From the disconnection until the replay ends the feed is not `current`:
  * caches answer from the database meanwhile and keep what they held, instead
@@ -58,7 +67,9 @@ export class EventFeed {
     return feed;
   }
 
-  private readonly handlers = new Map<string, Set<Handler>>();
+  /** one core subscription per subject, for every handler of it */
+  private readonly subjects = new Map<string, { sub: Subscription; handlers: Set<Handler> }>();
+  private readonly applied = new Set<string>();
   private readonly resets: Array<() => void> = [];
   private replay?: Replay;
   /** bumped by each reconnection: a replay still running for an earlier one stops */
@@ -104,7 +115,7 @@ export class EventFeed {
     def: EventDefinition<P>,
     handle: (payload: z.output<P>, meta: { requestId?: string; subject: string }) => void,
     log: Logger,
-  ): Subscription {
+  ): EventSubscription {
     this.log ??= log;
     const handler: Handler = (msg) => {
       const requestId = msg.headers?.get(REQUEST_ID_HEADER) || undefined;
@@ -115,18 +126,44 @@ export class EventFeed {
       }
       handle(parsed.data, { requestId, subject: msg.subject });
     };
-    let handlers = this.handlers.get(def.subject);
-    if (!handlers) this.handlers.set(def.subject, (handlers = new Set()));
+    let subject = this.subjects.get(def.subject);
+    if (!subject) {
+      const sub = this.nc.subscribe(def.subject, {
+        callback: (err, msg) => {
+          if (err) log.error({ err, subject: def.subject }, "event subscription failed");
+          else if (this.replay) this.replay.held.push(msg);
+          else this.apply(msg);
+        },
+      });
+      this.subjects.set(def.subject, (subject = { sub, handlers: new Set() }));
+    }
+    const { sub, handlers } = subject;
     handlers.add(handler);
-    const sub = this.nc.subscribe(def.subject, {
-      callback: (err, msg) => {
-        if (err) log.error({ err, subject: def.subject }, "event subscription failed");
-        else if (this.replay) this.replay.held.push({ handler, msg });
-        else handler(msg);
+    return {
+      unsubscribe: () => {
+        handlers.delete(handler);
+        if (handlers.size > 0 || this.subjects.get(def.subject)?.sub !== sub) return;
+        sub.unsubscribe();
+        this.subjects.delete(def.subject);
       },
-    });
-    void sub.closed.then(() => handlers.delete(handler));
-    return sub;
+    };
+  }
+
+  /** Hands the event to its subject's handlers, unless a copy of it was applied already. */
+  private apply(msg: EventMsg): void {
+    const id = msg.headers?.get(PubHeaders.MsgIdHdr);
+    if (id) {
+      if (this.applied.has(id)) return;
+      this.applied.add(id);
+      if (this.applied.size > REMEMBERED_IDS) this.applied.delete(this.applied.values().next().value!);
+    }
+    for (const handler of this.subjects.get(msg.subject)?.handlers ?? []) {
+      try {
+        handler(msg);
+      } catch (err) {
+        this.log?.error({ err, subject: msg.subject }, "event handler failed");
+      }
+    }
   }
 
   /** Replays what the disconnection may have cost, then the live events held meanwhile. */
@@ -141,15 +178,15 @@ export class EventFeed {
         const replayed = await this.replayFrom(replay.from, superseded);
         if (superseded()) return;
         if (replayed === null) this.reset("the stream no longer holds every event since the disconnection");
-        this.finish(replay, replayed ?? new Set());
-        this.log?.info({ replayed: replayed?.size, ms: Date.now() - started }, "missed domain events replayed");
+        this.finish(replay);
+        this.log?.info({ replayed, ms: Date.now() - started }, "missed domain events replayed");
         return;
       } catch (err) {
         if (superseded()) return;
         if (Date.now() - started > REPLAY_DEADLINE_MS) {
           this.reset("the domain events' stream stayed unreadable");
           this.log?.error({ err }, "domain events not replayed: caches forget everything instead");
-          this.finish(replay, new Set());
+          this.finish(replay);
           return;
         }
         await new Promise((r) => setTimeout(r, REPLAY_RETRY_MS));
@@ -158,12 +195,12 @@ export class EventFeed {
   }
 
   /**
-   * Hands the handlers every stored event from `from` to the stream's last at
-   * the time of asking (later ones arrive live), and returns their message
-   * ids; null when the stream has dropped events of that window.
+   * Applies every stored event from `from` to the stream's last at the time
+   * of asking (later ones arrive live); returns how many were read, or null
+   * when the stream has dropped events of that window.
    */
-  private async replayFrom(from: number, superseded: () => boolean): Promise<Set<string> | null> {
-    const replayed = new Set<string>();
+  private async replayFrom(from: number, superseded: () => boolean): Promise<number | null> {
+    let replayed = 0;
     const info = await streamWhenLed(await jetstreamManager(this.nc, { checkAPI: false }), DOMAIN_EVENTS_STREAM);
     if (!info) return null;
     const { messages, first_seq, first_ts, last_seq, last_ts } = info.state;
@@ -180,9 +217,8 @@ export class EventFeed {
       for await (const m of batch) {
         if (superseded()) return replayed;
         received++;
-        for (const handler of this.handlers.get(m.subject) ?? []) handler(m);
-        const id = m.headers?.get(PubHeaders.MsgIdHdr);
-        if (id) replayed.add(id);
+        replayed++;
+        this.apply(m);
         if (m.seq >= last_seq) {
           batch.stop();
           await consumer.delete().catch(() => undefined);
@@ -193,13 +229,10 @@ export class EventFeed {
     }
   }
 
-  private finish(replay: Replay, replayed: Set<string>): void {
+  private finish(replay: Replay): void {
     this.replay = undefined;
     this.lastContact = Date.now();
-    for (const { handler, msg } of replay.held) {
-      const id = msg.headers?.get(PubHeaders.MsgIdHdr);
-      if (!id || !replayed.has(id)) handler(msg);
-    }
+    for (const msg of replay.held) this.apply(msg);
   }
 
   private reset(why: string): void {
@@ -214,4 +247,4 @@ export const subscribeEvent = <P extends z.ZodType>(
   def: EventDefinition<P>,
   handle: (payload: z.output<P>, meta: { requestId?: string; subject: string }) => void,
   opts: { log: Logger },
-): Subscription => EventFeed.of(nc).subscribe(def, handle, opts.log);
+): EventSubscription => EventFeed.of(nc).subscribe(def, handle, opts.log);

@@ -1,6 +1,12 @@
-import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
-import { EventCache, identityEvents, subscribeEvent, type EventPublisher } from "@teamchat/shared";
+import {
+  EventCache,
+  identityEvents,
+  subscribeEvent,
+  type EventPublisher,
+  type EventSubscription,
+} from "@teamchat/shared";
 import { SETTING_DEFAULTS, type SettingName, type Settings, type SettingValue } from "../users/settings";
 import type { RealmUserDefaultRepository } from "./realm-user-default.repository";
 
@@ -16,7 +22,7 @@ const MAX_CACHED_REALMS = 10_000;
  */
 export class RealmUserDefaults {
   private readonly cache: EventCache<Settings>;
-  private readonly sub: Subscription;
+  private readonly sub: EventSubscription;
 
   constructor(
     private readonly repo: RealmUserDefaultRepository,

@@ -1,4 +1,4 @@
-import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import {
   DEFAULT_BOT_TYPE,
@@ -9,6 +9,7 @@ import {
   isDuplicateKey,
   subscribeEvent,
   type EventPublisher,
+  type EventSubscription,
 } from "@teamchat/shared";
 import type { NewUser, UserChanges, UserRepository } from "./user.repository";
 import type { UserDoc } from "./user.schema";
@@ -35,7 +36,7 @@ interface RealmUsers {
  */
 export class UserDirectory {
   private readonly cache: EventCache<RealmUsers>;
-  private readonly sub: Subscription;
+  private readonly sub: EventSubscription;
 
   constructor(
     private readonly users: UserRepository,

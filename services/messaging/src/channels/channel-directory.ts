@@ -1,6 +1,12 @@
-import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
-import { EventCache, messagingEvents, subscribeEvent, type EventPublisher } from "@teamchat/shared";
+import {
+  EventCache,
+  messagingEvents,
+  subscribeEvent,
+  type EventPublisher,
+  type EventSubscription,
+} from "@teamchat/shared";
 import type { ChannelChanges, ChannelRepository, NewChannel } from "./channel.repository";
 import type { ChannelDoc } from "./channel.schema";
 
@@ -15,7 +21,7 @@ const MAX_CACHED_CHANNELS = 50_000;
  */
 export class ChannelDirectory {
   private readonly cache: EventCache<{ byId: Map<number, ChannelDoc>; byName: Map<string, ChannelDoc> }>;
-  private readonly sub: Subscription;
+  private readonly sub: EventSubscription;
 
   constructor(
     private readonly channels: ChannelRepository,

@@ -1,6 +1,6 @@
-import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
-import { EventCache, messagingEvents, subscribeEvent } from "@teamchat/shared";
+import { EventCache, messagingEvents, subscribeEvent, type EventSubscription } from "@teamchat/shared";
 import { applyReaction } from "./message-reactions";
 import type { MessageDoc } from "./message.schema";
 
@@ -15,7 +15,7 @@ const MAX_CACHED_MESSAGES = 20_000;
  */
 export class MessageCache {
   private readonly cache: EventCache<MessageDoc | null>;
-  private readonly subs: Subscription[];
+  private readonly subs: EventSubscription[];
 
   constructor(nc: NatsConnection, log: Logger) {
     this.cache = new EventCache(nc, { name: "messages", maxWeight: MAX_CACHED_MESSAGES, weigh: () => 1 });

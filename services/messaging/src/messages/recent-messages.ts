@@ -1,6 +1,6 @@
-import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
-import { EventCache, messagingEvents, subscribeEvent, type PayloadOf } from "@teamchat/shared";
+import { EventCache, messagingEvents, subscribeEvent, type PayloadOf, type EventSubscription } from "@teamchat/shared";
 import { applyReaction } from "./message-reactions";
 import type { MessageRepository } from "./message.repository";
 import type { MessageDoc } from "./message.schema";
@@ -63,7 +63,7 @@ function storedMessage({ realmId, userIds, message, markdown }: MessageSent): Me
  */
 export class RecentMessages {
   private readonly cache: EventCache<ChannelTail>;
-  private readonly subs: Subscription[];
+  private readonly subs: EventSubscription[];
 
   constructor(
     private readonly messages: MessageRepository,

@@ -1,6 +1,12 @@
-import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
-import { EventCache, messagingEvents, subscribeEvent, type EventPublisher } from "@teamchat/shared";
+import {
+  EventCache,
+  messagingEvents,
+  subscribeEvent,
+  type EventPublisher,
+  type EventSubscription,
+} from "@teamchat/shared";
 import type { SubscriptionPair, SubscriptionRepository } from "./subscription.repository";
 import type { SubscriptionDoc, SubscriptionSettings } from "./subscription.schema";
 
@@ -16,7 +22,7 @@ const MAX_CACHED_ROWS = 200_000;
 export class SubscriptionDirectory {
   private readonly ofUsers: EventCache<SubscriptionDoc[]>;
   private readonly ofChannels: EventCache<number[]>;
-  private readonly sub: Subscription;
+  private readonly sub: EventSubscription;
 
   constructor(
     private readonly subscriptions: SubscriptionRepository,

@@ -1,6 +1,6 @@
-import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
-import { EventCache, messagingEvents, subscribeEvent, type PayloadOf } from "@teamchat/shared";
+import { EventCache, messagingEvents, subscribeEvent, type PayloadOf, type EventSubscription } from "@teamchat/shared";
 import type { ConversationRepository } from "../conversations/conversation.repository";
 import type { MessageRepository } from "../messages/message.repository";
 import type { UserMessageRepository } from "./user-message.repository";
@@ -221,7 +221,7 @@ type MessagesDeleted = PayloadOf<typeof messagingEvents.messagesDeleted>;
  */
 export class PersonalIndex {
   private readonly cache: EventCache<PersonalState>;
-  private readonly subs: Subscription[];
+  private readonly subs: EventSubscription[];
 
   constructor(
     private readonly messages: MessageRepository,

@@ -1,6 +1,13 @@
-import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
-import { EventCache, messaging, messagingEvents, subscribeEvent, type PayloadOf } from "@teamchat/shared";
+import {
+  EventCache,
+  messaging,
+  messagingEvents,
+  subscribeEvent,
+  type PayloadOf,
+  type EventSubscription,
+} from "@teamchat/shared";
 import type { UserTopicRepository } from "./user-topic.repository";
 
 /** A topic the user set a visibility policy for. */
@@ -60,7 +67,7 @@ type UserTopicChanged = PayloadOf<typeof messagingEvents.userTopicChanged>;
  */
 export class UserTopicIndex {
   private readonly cache: EventCache<UserTopics>;
-  private readonly sub: Subscription;
+  private readonly sub: EventSubscription;
 
   constructor(
     private readonly repository: UserTopicRepository,

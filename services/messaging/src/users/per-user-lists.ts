@@ -1,7 +1,13 @@
-import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import type { z } from "zod";
-import { EventCache, subscribeEvent, type Audience, type EventDefinition } from "@teamchat/shared";
+import {
+  EventCache,
+  subscribeEvent,
+  type Audience,
+  type EventDefinition,
+  type EventSubscription,
+} from "@teamchat/shared";
 
 /** An event that carries a user's whole list (Zulip's alert_words, muted_users): the change replaces it. */
 type ListEvent<E> = EventDefinition<z.ZodType<{ realmId: number; userIds: Audience; event: E }>>;
@@ -18,7 +24,7 @@ const MAX_CACHED_ENTRIES = 100_000;
  */
 export class PerUserLists<T, E> {
   private readonly cache: EventCache<Map<number, T[]>>;
-  private readonly sub: Subscription;
+  private readonly sub: EventSubscription;
 
   constructor(
     nc: NatsConnection,

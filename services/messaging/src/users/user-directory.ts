@@ -1,6 +1,13 @@
-import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
-import { identity, identityEvents, subscribeEvent, type BusClient, type CallContext } from "@teamchat/shared";
+import {
+  identity,
+  identityEvents,
+  subscribeEvent,
+  type BusClient,
+  type CallContext,
+  type EventSubscription,
+} from "@teamchat/shared";
 import { mentionTargets, type MentionTargets } from "../render/markdown";
 
 export type UserSummary = identity.UserSummary;
@@ -23,7 +30,7 @@ export class UserDirectory {
   private readonly realms = new Map<number, RealmEntry>();
   /** each organization's Notification Bot id, which never changes */
   private readonly notificationBots = new Map<number, Promise<number>>();
-  private readonly subs: Subscription[];
+  private readonly subs: EventSubscription[];
 
   constructor(
     private readonly bus: BusClient,

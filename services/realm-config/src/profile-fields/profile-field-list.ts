@@ -1,6 +1,6 @@
-import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
-import { EventCache, realmConfigEvents, subscribeEvent } from "@teamchat/shared";
+import { EventCache, realmConfigEvents, subscribeEvent, type EventSubscription } from "@teamchat/shared";
 import type { ProfileFieldRepository } from "./profile-field.repository";
 import type { ProfileFieldDoc } from "./profile-field.schema";
 
@@ -14,7 +14,7 @@ const MAX_CACHED_FIELDS = 10_000;
  */
 export class ProfileFieldList {
   private readonly cache: EventCache<ProfileFieldDoc[]>;
-  private readonly sub: Subscription;
+  private readonly sub: EventSubscription;
 
   constructor(
     private readonly fields: ProfileFieldRepository,
