@@ -219,11 +219,42 @@ export abstract class TenantRepository<T extends { realmId: number }> {
       .exec();
   }
 
+  /**
+   * Inserts a document, with the schema's defaults, casting and validation.
+   * Outside a transaction, concurrent calls share one unordered insert (one
+   * command per round instead of one each, as SecantusDB's CPU bounds a send);
+   * each caller gets its own document's failure (a duplicate key) or none.
+   */
   protected async insertOne(doc: T): Promise<T> {
     noteWrite();
-    await new this.#model(doc).save({ session: this.session });
+    const stored = new this.#model(doc);
+    const session = this.session;
+    if (session) {
+      await stored.save({ session });
+      return doc;
+    }
+    const invalid = stored.validateSync();
+    if (invalid) throw invalid;
+    const failure = await this.#insertsOne.run("", stored.toObject());
+    if (failure) throw failure;
     return doc;
   }
+
+  readonly #insertsOne = new WriteCoalescer<object, Error | undefined>(async (_, docs) => {
+    try {
+      await this.#model.insertMany(docs, { ordered: false, lean: true });
+      return docs.map(() => undefined);
+    } catch (err) {
+      const writeErrors = (err as { writeErrors?: Array<{ index: number; code?: number; errmsg?: string }> })
+        .writeErrors;
+      if (!Array.isArray(writeErrors)) throw err;
+      const failed = new Map(writeErrors.map((e) => [e.index, e]));
+      return docs.map((_doc, i) => {
+        const e = failed.get(i);
+        return e && Object.assign(new Error(e.errmsg ?? "write failed"), { code: e.code });
+      });
+    }
+  });
 
   protected async insertMany(docs: T[]): Promise<void> {
     noteWrite();
