@@ -12,6 +12,7 @@ import { Schema } from "mongoose";
 import { ensureMongoServer, startMongo, type StartedServer } from "../../../scripts/lib/infra";
 import {
   connectDatabase,
+  isDuplicateKey,
   TenantRepository,
   withTransaction,
   writeSafety,
@@ -203,5 +204,37 @@ describeOnSecantusDB("withTransaction on a single server", () => {
     await db.notes.add(2, "x", "before");
     await withTransaction(db.conn, () => db.notes.addKeepingExisting(2, ["w", "x"], "new"));
     expect(await db.notes.all(2)).toEqual(["w:new", "x:before"]);
+  });
+
+  it("concurrent inserts share one insert, yet only the caller of a duplicate or invalid document is refused", async () => {
+    const inserts: string[] = [];
+    db.conn.set("debug", (collection: string, method: string) => {
+      if (method === "insertMany") inserts.push(collection);
+    });
+    try {
+      const results = await Promise.allSettled([
+        db.notes.add(3, "a"),
+        db.notes.add(3, "b"),
+        db.notes.add(3, "a", "again"),
+        db.notes.add(3, "c", { not: "a string" } as unknown as string),
+        db.notes.add(3, "d"),
+        db.notes.addKeepingExisting(3, ["e", "f"], "kept"),
+      ]);
+      expect(results.map((r) => r.status)).toEqual([
+        "fulfilled",
+        "fulfilled",
+        "rejected",
+        "rejected",
+        "fulfilled",
+        "fulfilled",
+      ]);
+      expect(isDuplicateKey((results[2] as PromiseRejectedResult).reason)).toBe(true);
+      expect(String((results[3] as PromiseRejectedResult).reason)).toMatch(/Cast to string failed/);
+      expect(await db.notes.all(3)).toEqual(["a:a", "b:b", "d:d", "e:kept", "f:kept"]);
+      // each kind of insert: the first call goes alone, what arrives while it runs goes in one more
+      expect(inserts).toEqual(["notes", "notes", "notes"]);
+    } finally {
+      db.conn.set("debug", false);
+    }
   });
 });
