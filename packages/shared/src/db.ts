@@ -233,8 +233,7 @@ export abstract class TenantRepository<T extends { realmId: number }> {
       await stored.save({ session });
       return doc;
     }
-    const invalid = stored.validateSync();
-    if (invalid) throw invalid;
+    await stored.validate();
     const failure = await this.#insertsOne.run("", stored.toObject());
     if (failure) throw failure;
     return doc;

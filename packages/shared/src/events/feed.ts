@@ -30,7 +30,7 @@ const REMEMBERED_IDS = 20_000;
 interface Replay {
   /** stream time to replay from */
   from: number;
-  /** live events heard meanwhile, applied after the replay unless it had them */
+  /** live events heard meanwhile, applied after the replay (each once: the replay may have had them) */
   held: EventMsg[];
 }
 
