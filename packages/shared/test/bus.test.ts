@@ -203,22 +203,31 @@ describe("a caller whose connection to NATS is down", () => {
     await callerNc.close();
     proxy.close();
   });
-  const disconnected = async (client: BusClient) => {
-    const down = (async () => {
-      for await (const s of callerNc.status()) if (s.type === "disconnect") return;
-    })();
+  /** Resolves when the caller's connection reports `type`. */
+  const status = async (type: "disconnect" | "reconnect") => {
+    for await (const s of callerNc.status()) if (s.type === type) return;
+  };
+  /** A client made while connected (as a service's is, at start), then cut off. */
+  const disconnected = async () => {
+    const client = new BusClient(callerNc);
+    const down = status("disconnect");
     proxy.cut();
     await down;
     return client;
   };
-
-  it("waits for it to come back and is answered, each request once", async () => {
+  /** A server for `slow` that notes each request it runs. */
+  const serveNoting = async () => {
     const seen: number[] = [];
     const { stop } = await serve(async ({ n }) => {
       seen.push(n);
       return { n };
     });
-    const client = await disconnected(new BusClient(callerNc));
+    return { seen, stop };
+  };
+
+  it("waits for it to come back and is answered, each request once", async () => {
+    const { seen, stop } = await serveNoting();
+    const client = await disconnected();
     const answers = Promise.all([1, 2, 3].map((n) => client.request(slow, { n }, ctx)));
     setTimeout(() => proxy.resume(), 500);
     expect(await answers).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
@@ -227,10 +236,8 @@ describe("a caller whose connection to NATS is down", () => {
   });
 
   it("once it is back, waits up to 2 s for a service not subscribed again yet", async () => {
-    const client = await disconnected(new BusClient(callerNc));
-    const back = (async () => {
-      for await (const s of callerNc.status()) if (s.type === "reconnect") return;
-    })();
+    const client = await disconnected();
+    const back = status("reconnect");
     proxy.resume();
     await back;
     const answer = client.request(slow, { n: 5 }, ctx);
@@ -241,12 +248,8 @@ describe("a caller whose connection to NATS is down", () => {
   });
 
   it("answers 503 when it stays down for 2 s, and the request never runs", async () => {
-    const seen: number[] = [];
-    const { stop } = await serve(async ({ n }) => {
-      seen.push(n);
-      return { n };
-    });
-    const client = await disconnected(new BusClient(callerNc));
+    const { seen, stop } = await serveNoting();
+    const client = await disconnected();
     const started = Date.now();
     await expect(client.request(slow, { n: 1 }, ctx)).rejects.toMatchObject({
       status: 503,
