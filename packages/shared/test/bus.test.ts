@@ -51,6 +51,7 @@ async function serve(handler: Handler<typeof slow>, opts: { concurrency?: number
   await serverNc.flush();
   return {
     server,
+    serverNc,
     stop: async () => {
       await server.drain();
       await serverNc.close();
@@ -182,14 +183,18 @@ it("merges objects and serialized replies into one object, skipping empty ones",
 });
 
 it("answers the health ping only once announced ready, after the service's handlers are subscribed", async () => {
-  const { server, stop } = await serve(async ({ n }) => ({ n }));
-  const client = new BusClient(nc, { timeoutMs: 1_000 });
-  const ping = () => client.request(healthContract("bustest"), {}, ctx);
-  await expect(ping()).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE", status: 503 });
-  server.announceReady();
-  await nc.flush();
-  await expect(ping()).resolves.toEqual({ service: "bustest" });
-  await stop();
+  const { server, serverNc, stop } = await serve(async ({ n }) => ({ n }));
+  try {
+    const client = new BusClient(nc, { timeoutMs: 1_000 });
+    const ping = () => client.request(healthContract("bustest"), {}, ctx);
+    await expect(ping()).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE", status: 503 });
+    server.announceReady();
+    // the server knows the health subscription before the ping arrives
+    await serverNc.flush();
+    await expect(ping()).resolves.toEqual({ service: "bustest" });
+  } finally {
+    await stop();
+  }
 });
 
 describe("a caller whose connection to NATS is down", () => {
@@ -199,7 +204,10 @@ describe("a caller whose connection to NATS is down", () => {
     proxy = new CuttableProxy(new URL(nats.url));
     callerNc = await connect({ servers: await proxy.listen(), maxReconnectAttempts: -1, reconnectTimeWait: 100 });
   });
+  /** servers started by the test, stopped after it whatever happened (a leftover would answer the next test) */
+  const servers: Array<{ stop(): Promise<void> }> = [];
   afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.stop()));
     await callerNc.close();
     proxy.close();
   });
@@ -218,21 +226,22 @@ describe("a caller whose connection to NATS is down", () => {
   /** A server for `slow` that notes each request it runs. */
   const serveNoting = async () => {
     const seen: number[] = [];
-    const { stop } = await serve(async ({ n }) => {
-      seen.push(n);
-      return { n };
-    });
-    return { seen, stop };
+    servers.push(
+      await serve(async ({ n }) => {
+        seen.push(n);
+        return { n };
+      }),
+    );
+    return seen;
   };
 
   it("waits for it to come back and is answered, each request once", async () => {
-    const { seen, stop } = await serveNoting();
+    const seen = await serveNoting();
     const client = await disconnected();
     const answers = Promise.all([1, 2, 3].map((n) => client.request(slow, { n }, ctx)));
     setTimeout(() => proxy.resume(), 500);
     expect(await answers).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
     expect(seen.sort()).toEqual([1, 2, 3]);
-    await stop();
   });
 
   it("once it is back, waits up to 2 s for a service not subscribed again yet", async () => {
@@ -242,13 +251,12 @@ describe("a caller whose connection to NATS is down", () => {
     await back;
     const answer = client.request(slow, { n: 5 }, ctx);
     await new Promise((r) => setTimeout(r, 500));
-    const { stop } = await serve(async ({ n }) => ({ n }));
+    servers.push(await serve(async ({ n }) => ({ n })));
     expect(await answer).toEqual({ n: 5 });
-    await stop();
   });
 
   it("answers 503 when it stays down for 2 s, and the request never runs", async () => {
-    const { seen, stop } = await serveNoting();
+    const seen = await serveNoting();
     const client = await disconnected();
     const started = Date.now();
     await expect(client.request(slow, { n: 1 }, ctx)).rejects.toMatchObject({
@@ -259,6 +267,5 @@ describe("a caller whose connection to NATS is down", () => {
     proxy.resume();
     expect(await client.request(slow, { n: 2 }, ctx)).toEqual({ n: 2 });
     expect(seen).toEqual([2]);
-    await stop();
   });
 });
