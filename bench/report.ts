@@ -19,7 +19,8 @@ export interface Report {
   settings: Record<string, unknown>;
   sizes: SizeResult[];
   memory: {
-    processes: Array<{ process: string; peakMiB: number }>;
+    /** `atSystemPeakMiB`: the process's RSS at the moment of `systemPeakMiB` (not for the baseline) */
+    processes: Array<{ process: string; peakMiB: number; atSystemPeakMiB?: number }>;
     systemPeakMiB: number;
     systemPeakByPhase: Record<string, number>;
     samples: number;
@@ -117,9 +118,12 @@ export function renderMarkdown(r: Report): string {
   L.push(
     "## Memory",
     "",
-    "| process | peak RSS MiB (VmHWM) | vs baseline |",
-    "|---|---:|---:|",
-    ...r.memory.processes.map((m) => `| ${m.process} | ${f(m.peakMiB)} | ${x(m.peakMiB, base, 2)} |`),
+    "| process | peak RSS MiB (VmHWM) | vs baseline | RSS MiB at the whole system's peak |",
+    "|---|---:|---:|---:|",
+    ...r.memory.processes.map(
+      (m) =>
+        `| ${m.process} | ${f(m.peakMiB)} | ${x(m.peakMiB, base, 2)} | ${m.atSystemPeakMiB === undefined ? "-" : f(m.atSystemPeakMiB)} |`,
+    ),
     "",
     `Whole system (services + nats-server + database), peak of the summed VmRSS sampled every 250 ms ` +
       `(${r.memory.samples} samples): **${f(r.memory.systemPeakMiB)} MiB** (${x(r.memory.systemPeakMiB, base, 2)} the baseline's peak).`,

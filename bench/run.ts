@@ -73,7 +73,11 @@ async function main() {
       memory: {
         processes: [
           { process: "baseline (hello-world)", peakMiB: peakMiB(sys.helloPid) },
-          ...sys.processes.map((p) => ({ process: p.name, peakMiB: peakMiB(p.pid) })),
+          ...sys.processes.map((p, i) => ({
+            process: p.name,
+            peakMiB: peakMiB(p.pid),
+            atSystemPeakMiB: peaks.atMaxMiB[i],
+          })),
         ],
         systemPeakMiB: peaks.maxMiB,
         systemPeakByPhase: peaks.perPhase,

@@ -211,22 +211,25 @@ function treeRssMiB(pid: number): number {
 
 /**
  * Samples the sum of the system's current RSS every 250 ms. `mark(phase)` starts a
- * new phase; `peaks()` gives the maximum over the whole run and per phase.
+ * new phase; `peaks()` gives the maximum over the whole run (and what each process held then) and per phase.
  */
 export class MemorySampler {
   private timer: NodeJS.Timeout | undefined;
   private phase = "start";
   private max = 0;
   private readonly perPhase = new Map<string, number>();
+  /** each process's RSS at the sample of the whole system's peak, in `pids`' order */
+  private atMax: number[] = [];
   samples = 0;
 
   constructor(private readonly pids: number[]) {}
 
   start(): this {
     const sample = () => {
-      const sum = this.pids.reduce((s, pid) => s + (treeRssMiB(pid) || 0), 0);
+      const each = this.pids.map((pid) => treeRssMiB(pid) || 0);
+      const sum = each.reduce((s, v) => s + v, 0);
       this.samples++;
-      this.max = Math.max(this.max, sum);
+      if (sum > this.max) [this.max, this.atMax] = [sum, each];
       this.perPhase.set(this.phase, Math.max(this.perPhase.get(this.phase) ?? 0, sum));
     };
     sample();
@@ -243,7 +246,12 @@ export class MemorySampler {
     clearInterval(this.timer);
   }
 
-  peaks(): { maxMiB: number; perPhase: Record<string, number>; samples: number } {
-    return { maxMiB: this.max, perPhase: Object.fromEntries(this.perPhase), samples: this.samples };
+  peaks(): { maxMiB: number; atMaxMiB: number[]; perPhase: Record<string, number>; samples: number } {
+    return {
+      maxMiB: this.max,
+      atMaxMiB: this.atMax,
+      perPhase: Object.fromEntries(this.perPhase),
+      samples: this.samples,
+    };
   }
 }

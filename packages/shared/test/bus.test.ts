@@ -177,8 +177,9 @@ it("merges objects and serialized replies into one object, skipping empty ones",
     new RawJson("{}"),
     new RawJson('{"a":[1,2],"b":{"c":null}}'),
     {},
+    new RawJson('{"name":"Zoë 🎉"}'),
   ]);
-  expect(merged.json).toBe('{"result":"success","msg":"","a":[1,2],"b":{"c":null}}');
+  expect(merged.json).toBe('{"result":"success","msg":"","a":[1,2],"b":{"c":null},"name":"Zoë 🎉"}');
   expect(RawJson.merge([{}, new RawJson("{}")]).json).toBe("{}");
 });
 

@@ -237,7 +237,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       msg: "",
       ...(ignored.length > 0 && { ignored_parameters_unsupported: ignored }),
     };
-    return reply.type("application/json; charset=utf-8").send(RawJson.merge([success, data]).json);
+    return reply.type("application/json; charset=utf-8").send(RawJson.merge([success, data]).bytes);
   }
 
   /** A read (or a write its contract says is safe to repeat), asked again while unavailable (see retryingRead). */
