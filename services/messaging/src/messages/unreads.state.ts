@@ -7,6 +7,8 @@ type Grouped<K> = Map<string, K & { unread_message_ids: number[] }>;
 const addTo = <K>(map: Grouped<K>, key: string, init: K, id: number) =>
   (map.get(key) ?? map.set(key, { ...init, unread_message_ids: [] }).get(key)!).unread_message_ids.push(id);
 
+type TopicUnreads = { stream_id: number; topic: string; unread_message_ids: number[] };
+
 /**
  * register's unread_msgs: unread message ids grouped by conversation, and the
  * unread mentions. As Zulip's aggregate_unread_data: every unread channel
@@ -25,17 +27,31 @@ export const unreadsState = (deps: Deps<"personal" | "settings" | "userTopics" |
     ]);
     const { unread } = personal;
     const pms: Grouped<{ other_user_id: number; sender_id: number }> = new Map();
-    const streams: Grouped<{ stream_id: number; topic: string }> = new Map();
+    // by channel, then topic key: a user's 5,000 unread sit in a few hundred topics at most, so what
+    // depends on the topic only (its muting, its spelling for the client) is worked out once per topic
+    const topics = new Map<number, Map<string, { unreads: TopicUnreads; muted: boolean }>>();
+    const streams: TopicUnreads[] = [];
+    const emptyTopicName = Boolean(p.client_capabilities.empty_topic_name);
     const huddles: Grouped<{ user_ids_string: string }> = new Map();
     const mentions: number[] = [];
     let count = 0;
     for (const msg of unread.messages()) {
-      const muted = msg.streamId !== null && visibility.isMuted(msg.streamId, msg.topic);
-      if (!muted) count++;
-      if (msg.mentioned && (!muted || personal.storedOf(msg.id).includes("mentioned"))) mentions.push(msg.id);
+      let muted = false;
       if (msg.streamId !== null) {
-        const topic = topicForClient(msg.topic, Boolean(p.client_capabilities.empty_topic_name), settings);
-        addTo(streams, `${msg.streamId}:${msg.topicKey}`, { stream_id: msg.streamId, topic }, msg.id);
+        let ofChannel = topics.get(msg.streamId);
+        if (!ofChannel) topics.set(msg.streamId, (ofChannel = new Map()));
+        let group = ofChannel.get(msg.topicKey);
+        if (!group) {
+          const topic = topicForClient(msg.topic, emptyTopicName, settings);
+          group = {
+            unreads: { stream_id: msg.streamId, topic, unread_message_ids: [] },
+            muted: visibility.isMuted(msg.streamId, msg.topic),
+          };
+          ofChannel.set(msg.topicKey, group);
+          streams.push(group.unreads);
+        }
+        group.unreads.unread_message_ids.push(msg.id);
+        muted = group.muted;
       } else if (msg.participants.length <= 2) {
         const other = msg.participants.find((id) => id !== me) ?? me;
         addTo(pms, String(other), { other_user_id: other, sender_id: other }, msg.id);
@@ -43,11 +59,13 @@ export const unreadsState = (deps: Deps<"personal" | "settings" | "userTopics" |
         const key = msg.participants.join(",");
         addTo(huddles, key, { user_ids_string: key }, msg.id);
       }
+      if (!muted) count++;
+      if (msg.mentioned && (!muted || personal.storedOf(msg.id).includes("mentioned"))) mentions.push(msg.id);
     }
     return {
       unread_msgs: {
         pms: [...pms.values()],
-        streams: [...streams.values()],
+        streams,
         huddles: [...huddles.values()],
         mentions,
         count,
