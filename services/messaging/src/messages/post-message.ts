@@ -188,11 +188,16 @@ const receiverRows = (flags: Map<number, string[]>) => [...flags].map(([userId, 
 
 /**
  * A stored message made known: noted as its topic's or conversation's newest
- * (and its channel's first), then the message event to its receivers, stored
- * before this resolves. The notes stay out of the send's transaction: every
- * send to a topic writes its one document, and MongoDB aborts one of two
- * transactions writing the same document, so a busy topic would retry its
- * sends; they only move forward, and a resumed send runs them again.
+ * (and its channel's first), and the message event to its receivers, both
+ * done before this resolves, so the sender's next request sees them. The notes
+ * and the event go side by side: clients keep their topic lists from the
+ * message events, not from the notes, and each note is a database write that
+ * waits behind other sends' writes, so waiting for it would delay every
+ * delivery (~7 ms at 20 sends/s to 100 receivers). The notes stay out of the
+ * send's transaction: every send to a topic writes its one document, and
+ * MongoDB aborts one of two transactions writing the same document, so a busy
+ * topic would retry its sends; they only move forward, and a resumed send
+ * runs them again.
  */
 async function announceMessage(
   deps: PostDeps,
@@ -205,6 +210,11 @@ async function announceMessage(
   flags: Map<number, string[]>,
 ): Promise<void> {
   const { channel } = to;
+  const vc = await loadViewContext(deps, ctx, realm, settings, [message], {
+    applyMarkdown: true,
+    clientGravatar: false,
+    allowEmptyTopicName: true,
+  });
   await Promise.all([
     channel
       ? deps.topics.noteMessage(realm.id, channel.streamId, message.topic, message.messageId)
@@ -212,23 +222,18 @@ async function announceMessage(
     channel && channel.firstMessageId === null
       ? deps.channels.setFirstMessage(realm.id, channel.streamId, message.messageId)
       : undefined,
+    deps.events.publishAndWait(
+      messagingEvents.messageSent,
+      {
+        realmId: realm.id,
+        userIds: message.receivers,
+        message: messageView(message, vc),
+        markdown: message.content,
+        flags: Object.fromEntries(message.receivers.map((id) => [id, flags.get(id) ?? []])),
+        ...(post.localEcho && { localEcho: post.localEcho }),
+      },
+      ctx.requestId,
+      `message.${realm.id}.${message.messageId}`,
+    ),
   ]);
-  const vc = await loadViewContext(deps, ctx, realm, settings, [message], {
-    applyMarkdown: true,
-    clientGravatar: false,
-    allowEmptyTopicName: true,
-  });
-  await deps.events.publishAndWait(
-    messagingEvents.messageSent,
-    {
-      realmId: realm.id,
-      userIds: message.receivers,
-      message: messageView(message, vc),
-      markdown: message.content,
-      flags: Object.fromEntries(message.receivers.map((id) => [id, flags.get(id) ?? []])),
-      ...(post.localEcho && { localEcho: post.localEcho }),
-    },
-    ctx.requestId,
-    `message.${realm.id}.${message.messageId}`,
-  );
 }
