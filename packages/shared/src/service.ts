@@ -8,6 +8,8 @@ import { createLogger } from "./logger";
 import { ServiceMetrics } from "./metrics";
 import { databaseCheck, natsCheck, startMetricsListener, type MetricsListener } from "./metrics-listener";
 import type { BusService } from "./services";
+// every service process: answered requests stop building a throw-away error each (see the file)
+import "./nats-requests";
 
 /** What a service's composition root gets: real connections, built by the caller (main or a test). */
 export interface ServiceDeps<S extends BusService = BusService> {
@@ -45,8 +47,8 @@ export async function connectNats(config: Config, name: string): Promise<NatsCon
     reconnectTimeWait: 500,
     // nats.js otherwise builds an Error with a stack trace for every request up front, in case it
     // times out (under register load this halved notifications' time in building request errors;
-    // the rest comes from nats.js' cancel() after each answer); our timeouts are logged with the
-    // operation and request id instead
+    // the rest came from nats.js' cancel() after each answer, see nats-requests.ts); our timeouts
+    // are logged with the operation and request id instead
     noAsyncTraces: true,
   });
 }
