@@ -244,7 +244,7 @@ const SECANTUSDB_VENV: PythonVenvSpec = {
   pythonMinors: [10, 13],
   otherwise: "set MONGO_URL",
 };
-const SECANTUSDB_CACHE = "128M";
+const SECANTUSDB_CACHE = "64M";
 /** In memory, WiredTiger holds every document in its cache: the tests' data must fit. */
 const SECANTUSDB_MEMORY_CACHE = "512M";
 
@@ -433,7 +433,8 @@ export async function startMongo(
           "--log-level=WARNING",
           // WiredTiger's cache defaults to 1 GB, most of the whole system's memory under the bench
           // (537 MiB peak at 100,000 messages); the services keep the hot data in memory themselves.
-          // Measured at 100,000 messages: 256M → 332 MiB peak, 128M → 220 MiB, every scenario as fast.
+          // Measured at 100,000 messages: 256M → 332 MiB peak, 128M → 220 MiB, every scenario as fast;
+          // 64M → 193 MiB (and 249 → 170 at 10,000), the scenarios' figures within the host's noise.
           `--cache-size=${inMemory ? SECANTUSDB_MEMORY_CACHE : SECANTUSDB_CACHE}`,
         ].concat(inMemory ? ["--storage-path=:memory:"] : [`--storage-path=${dir}`, "--sync-on-commit"]);
   const child = startProcess(server.kind, server.bin, args, opts);
