@@ -95,7 +95,7 @@ export async function startService<S extends BusService>(
     log,
     bus: busClient(nc, config),
     server,
-    events: new EventPublisher(nc, name, config.NODE_ENV !== "production", log),
+    events: new EventPublisher(nc, name, config.NODE_ENV !== "production", log, db),
     metrics,
   };
   const running = await factory(deps);
@@ -114,6 +114,8 @@ export async function startService<S extends BusService>(
       running.beforeDrain?.();
       await server.drain();
       await running.stop?.();
+      // events still held stay in the database: another instance (or the next start) relays them
+      await deps.events.stop();
       await nc.drain().catch(() => undefined);
       await db.close();
       await metricsListener?.close();

@@ -7,7 +7,9 @@ import type { Logger } from "pino";
 import { REQUEST_ID_HEADER } from "../bus";
 import { awaitWithRequest } from "../event-acks";
 import { metricsOf, type ServiceMetrics } from "../metrics";
+import type { Connection } from "../db";
 import type { ProcessName } from "../services";
+import { EventOutbox, type HeldEvent } from "./outbox";
 
 /**
  * A domain event: published by one service after a write commits, on its own
@@ -51,6 +53,7 @@ const encoder = new TextEncoder();
 export class EventPublisher<S extends ProcessName> {
   private readonly js: JetStreamClient;
   private readonly metrics: ServiceMetrics;
+  private readonly outbox: EventOutbox | undefined;
 
   constructor(
     nc: NatsConnection,
@@ -58,9 +61,16 @@ export class EventPublisher<S extends ProcessName> {
     /** Check payloads against their schemas before sending (development and tests). */
     private readonly checkPayloads = true,
     private readonly log?: Logger,
+    /** The service's database: events the stream does not take in time are held there (see EventOutbox). */
+    db?: Connection,
   ) {
     this.js = jetstream(nc);
     this.metrics = metricsOf(nc);
+    this.outbox = db && new EventOutbox(db, (e) => this.relay(e), log).start();
+  }
+
+  stop(): Promise<void> {
+    return this.outbox?.stop() ?? Promise.resolve();
   }
 
   publish<P extends z.ZodType>(def: EventDefinition<P, S>, payload: z.input<P>, requestId?: string): void {
@@ -92,7 +102,7 @@ export class EventPublisher<S extends ProcessName> {
     if (requestId) h.set(REQUEST_ID_HEADER, requestId);
     const started = performance.now();
     try {
-      await this.store(def.subject, encoder.encode(JSON.stringify(payload)), h, msgID);
+      await this.store(def.subject, JSON.stringify(payload), h, msgID);
     } catch (err) {
       this.metrics.eventPublishFailures.inc({ event: def.subject });
       throw err;
@@ -107,26 +117,44 @@ export class EventPublisher<S extends ProcessName> {
    * elects a leader, waits for nothing (its reply is lost): after a first
    * attempt of normal length, short ones, each with the same message id, so
    * the stream keeps one copy whichever attempts arrived (and EventFeed
-   * applies one of the copies core subscribers get).
+   * applies one of the copies core subscribers get). With an outbox, the
+   * event is held there after HOLD_AFTER_MS of failures, and at once while
+   * earlier ones wait there.
    */
-  private async store(subject: string, data: Uint8Array, headers: MsgHdrs, msgID: string): Promise<void> {
-    const giveUpAt = Date.now() + PUBLISH_GIVE_UP_MS;
+  private async store(subject: string, json: string, headers: MsgHdrs, msgID: string): Promise<void> {
+    const hold = () =>
+      this.outbox!.hold({ _id: msgID, subject, data: json, requestId: headers.get(REQUEST_ID_HEADER) || null });
+    if (this.outbox?.backlog) return hold();
+    const data = encoder.encode(json);
+    const giveUpAt = Date.now() + (this.outbox ? HOLD_AFTER_MS : PUBLISH_GIVE_UP_MS);
     for (let attempt = 1; ; attempt++) {
       try {
         const timeout = attempt === 1 ? FIRST_ATTEMPT_TIMEOUT_MS : RETRY_ATTEMPT_TIMEOUT_MS;
         await this.js.publish(subject, data, { headers, msgID, timeout });
         return;
       } catch (err) {
-        if (Date.now() + RETRY_PAUSE_MS >= giveUpAt) throw err;
+        if (Date.now() + RETRY_PAUSE_MS >= giveUpAt) {
+          if (this.outbox) return hold();
+          throw err;
+        }
         if (attempt === 1) this.log?.warn({ err, subject }, "domain event not stored yet: trying again");
         await sleep(RETRY_PAUSE_MS);
       }
     }
   }
+
+  /** The relay's attempt for a held event: one, short. */
+  private async relay({ _id, subject, data, requestId }: HeldEvent): Promise<void> {
+    const headers = natsHeaders();
+    if (requestId) headers.set(REQUEST_ID_HEADER, requestId);
+    await this.js.publish(subject, encoder.encode(data), { headers, msgID: _id, timeout: FIRST_ATTEMPT_TIMEOUT_MS });
+  }
 }
 
 /** A domain event's publish: 5 s in all, covering a NATS restart; the first attempt 1 s, later ones 250 ms. */
 const PUBLISH_GIVE_UP_MS = 5_000;
+/** With an outbox: held after this long instead (a stream electing a leader takes 4–9 s). */
+const HOLD_AFTER_MS = 1_500;
 const FIRST_ATTEMPT_TIMEOUT_MS = 1_000;
 const RETRY_ATTEMPT_TIMEOUT_MS = 250;
 const RETRY_PAUSE_MS = 50;
