@@ -47,9 +47,8 @@ const OK_PREFIX = '{"ok":true,"data":';
 
 /** What an instance sends while it still works on a keepAlive request (an empty message: no reply starts so). */
 const KEEPALIVE = new Uint8Array(0);
-/** How often it sends it, and how long a caller waits without hearing anything before it gives the instance up. */
-const KEEPALIVE_INTERVAL_MS = 5_000;
-const KEEPALIVE_SILENCE_MS = 3 * KEEPALIVE_INTERVAL_MS;
+/** A caller gives the instance up after this many of its keep-alive intervals without hearing anything. */
+const KEEPALIVE_SILENCE_INTERVALS = 3;
 const wireErrorReplySchema = z.object({ ok: z.literal(false), error: wireErrorSchema });
 
 /** A reply already serialized as JSON (a contract's reply), as UTF-8 bytes: sent on without being decoded or parsed. */
@@ -262,8 +261,8 @@ export class BusClient {
 
   /**
    * A keepAlive request: the reply, after any number of keep-alives. Silence
-   * longer than KEEPALIVE_SILENCE_MS means the instance died (503, so that a
-   * retry goes to another); the timeout still bounds the whole wait (504).
+   * for KEEPALIVE_SILENCE_INTERVALS of them means the instance died (503, so
+   * that a retry goes to another); the timeout still bounds the whole wait (504).
    */
   private async requestKeptAlive(
     contract: Contract,
@@ -272,10 +271,11 @@ export class BusClient {
     headers: MsgHdrs,
   ): Promise<Msg> {
     const service = contract.subject.split(".")[0];
+    const silenceMs = KEEPALIVE_SILENCE_INTERVALS * contract.keepAlive!.everyMs;
     const replies = await this.nc.requestMany(contract.subject, data, {
       strategy: "stall",
-      stall: KEEPALIVE_SILENCE_MS,
-      maxWait: KEEPALIVE_SILENCE_MS,
+      stall: silenceMs,
+      maxWait: silenceMs,
       headers,
     });
     const giveUpAt = Date.now() + timeout;
@@ -495,6 +495,8 @@ export class BusServer {
     measure: (started: number, code: string) => void,
   ): Promise<void> {
     const arrived = performance.now();
+    // from arrival: a request waiting for a slot is this live instance's too, and its caller must not give it up
+    const keepAlive = contract.keepAlive && msg.reply ? this.keepAlive(msg, contract.keepAlive.everyMs) : undefined;
     await this.acquire();
     try {
       // Under overload, requests queue here: one whose caller has already given up (504) is
@@ -508,6 +510,7 @@ export class BusServer {
       const code = await withDeadline(deadline, () => this.answer(contract, handler, msg, (wait) => this.parked(wait)));
       measure(arrived, code);
     } finally {
+      clearInterval(keepAlive);
       this.release();
     }
   }
@@ -533,7 +536,6 @@ export class BusServer {
     const started = performance.now();
     let reply: Uint8Array;
     let code = OK;
-    const keepAlive = contract.keepAlive && msg.reply ? this.keepAlive(msg) : undefined;
     try {
       const envelope = envelopeSchema.safeParse(msg.json());
       if (!envelope.success) {
@@ -570,19 +572,19 @@ export class BusServer {
       code = error.code;
       reply = encode({ ok: false, error: error.toWire() });
     }
-    if (keepAlive) clearInterval(keepAlive);
     if (msg.reply) respond(msg, reply);
     const ms = Math.round((performance.now() - started) * 10) / 10;
-    // a long-poll is slow by design; anything else this slow is worth seeing in the logs
-    if (ms > SLOW_REQUEST_MS && !contract.keepAlive) log.warn({ ok: code === OK, ms }, "slow request");
+    // an operation given a longer bus timeout (a long-poll, a topic move) is slow by design; anything else
+    // this slow is worth seeing in the logs
+    if (ms > SLOW_REQUEST_MS && contract.timeoutMs === undefined) log.warn({ ok: code === OK, ms }, "slow request");
     else log.debug({ ok: code === OK, ms }, "handled");
     return code;
   }
 
-  /** Tells the caller of a keepAlive request, now and every KEEPALIVE_INTERVAL_MS, that this instance works on it. */
-  private keepAlive(msg: IncomingRequest): NodeJS.Timeout {
+  /** Tells the caller of a keepAlive request, now and every `everyMs`, that this instance works on it. */
+  private keepAlive(msg: IncomingRequest, everyMs: number): NodeJS.Timeout {
     respond(msg, KEEPALIVE);
-    return setInterval(() => respond(msg, KEEPALIVE), KEEPALIVE_INTERVAL_MS);
+    return setInterval(() => respond(msg, KEEPALIVE), everyMs);
   }
 
   /** Stop taking requests, finish the accepted ones. The connection is the caller's to close. */

@@ -48,12 +48,13 @@ export interface Contract<P extends ParamsSchema = ParamsSchema, R extends z.Zod
   /** Bus timeout; long-polls need more than the default. */
   timeoutMs?: number;
   /**
-   * A request that may wait long (a parked long-poll): the instance serving it
-   * says every few seconds that it still is (BusServer), so that the caller
-   * learns within seconds, not at the timeout, that the instance died, and
-   * can ask another one (BusClient answers 503).
+   * A request whose caller must learn before the timeout that the instance
+   * serving it died (a parked long-poll; a send, which a retry with its key
+   * finishes elsewhere): that instance says every `everyMs` that it still works
+   * on it (BusServer), and a caller that hears nothing for three of those
+   * answers 503 (BusClient), which the gateway asks again for where that is safe.
    */
-  keepAlive?: true;
+  keepAlive?: { everyMs: number };
 }
 
 export const defineContract = <P extends ParamsSchema, R extends z.ZodType>(c: Contract<P, R>): Contract<P, R> => c;

@@ -270,3 +270,56 @@ describe("a caller whose connection to NATS is down", () => {
     expect(seen).toEqual([2]);
   });
 });
+
+describe("a keepAlive request", () => {
+  const kept = defineContract({
+    subject: "bustest.kept.run",
+    params: z.object({ n: z.number().int() }),
+    reply: z.object({ n: z.number().int() }),
+    keepAlive: { everyMs: 100 },
+  });
+
+  async function serveKept(handler: Handler<typeof kept>) {
+    const serverNc = await connect({ servers: nats.url });
+    const server = await BusServer.start({
+      nc: serverNc,
+      service: "bustest",
+      logger: createLogger("bustest", "silent"),
+      concurrency: 1,
+    });
+    server.handle(kept, handler);
+    await serverNc.flush();
+    return { serverNc, stop: () => server.drain().then(() => serverNc.close()) };
+  }
+
+  it("is answered however long it waits for a slot and runs, while its instance says it works on it", async () => {
+    const { stop } = await serveKept(async ({ n }) => {
+      await new Promise((r) => setTimeout(r, 400)); // four keep-alive intervals
+      return { n };
+    });
+    try {
+      const client = new BusClient(nc, { timeoutMs: 5_000 });
+      // the second waits 400 ms for the only slot: longer than the 300 ms of silence a caller allows
+      const replies = await Promise.all([1, 2].map((n) => client.request(kept, { n }, ctx)));
+      expect(replies).toEqual([{ n: 1 }, { n: 2 }]);
+    } finally {
+      await stop();
+    }
+  });
+
+  it("is answered 503 within three intervals of silence when its instance dies, not at the timeout", async () => {
+    const running = gate();
+    const { serverNc } = await serveKept(async ({ n }) => {
+      running.open();
+      await new Promise(() => undefined); // never answers: its instance is killed meanwhile
+      return { n };
+    });
+    const client = new BusClient(nc, { timeoutMs: 10_000 });
+    const reply = client.request(kept, { n: 1 }, ctx);
+    await running.opened;
+    const killedAt = Date.now();
+    await serverNc.close(); // as SIGKILL: no reply, no more keep-alives
+    await expect(reply).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE", status: 503 });
+    expect(Date.now() - killedAt).toBeLessThan(2_000);
+  });
+});

@@ -148,6 +148,9 @@ export const sendMessage = defineContract({
     idempotency_key: z.string().min(1).max(MAX_IDEMPOTENCY_KEY_LENGTH).optional(),
   }),
   reply: z.object({ id: int, automatic_new_visibility_policy: int.optional() }),
+  // a send in flight at an instance that dies is answered 503 within ~3 s, not 504 at the bus
+  // timeout (10 s), so the gateway's retry of a keyed send finishes it at another instance
+  keepAlive: { everyMs: 1_000 },
 });
 
 /** A narrow term: Zulip's object form or the legacy [operator, operand] pair. */

@@ -76,7 +76,7 @@ export const getEvents = defineContract({
     queue_id: z.string(),
   }),
   timeoutMs: EVENTS_BUS_TIMEOUT_MS,
-  keepAlive: true,
+  keepAlive: { everyMs: 5_000 },
 });
 
 export const deleteQueue = defineContract({
