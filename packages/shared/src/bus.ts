@@ -74,11 +74,8 @@ export class RawJson {
     const members = parts
       .map((p) => (p instanceof RawJson ? p.bytes : Buffer.from(JSON.stringify(p))))
       .filter((json) => !(json.equals(EMPTY_OBJECT) || json.equals(NULL)))
-      .map((json) => json.subarray(1, -1));
-    const joined: Buffer[] = [OPEN_BRACE];
-    members.forEach((m, i) => joined.push(...(i > 0 ? [COMMA, m] : [m])));
-    joined.push(CLOSE_BRACE);
-    return new RawJson(Buffer.concat(joined));
+      .flatMap((json, i) => (i > 0 ? [COMMA, json.subarray(1, -1)] : [json.subarray(1, -1)]));
+    return new RawJson(Buffer.concat([OPEN_BRACE, ...members, CLOSE_BRACE]));
   }
 }
 const [OPEN_BRACE, CLOSE_BRACE, COMMA, EMPTY_OBJECT, NULL, OK_PREFIX_BYTES] = [
@@ -266,12 +263,13 @@ export class BusClient {
    */
   private async requestKeptAlive(
     contract: Contract,
+    everyMs: number,
     data: Uint8Array,
     timeout: number,
     headers: MsgHdrs,
   ): Promise<Msg> {
     const service = contract.subject.split(".")[0];
-    const silenceMs = KEEPALIVE_SILENCE_INTERVALS * contract.keepAlive!.everyMs;
+    const silenceMs = KEEPALIVE_SILENCE_INTERVALS * everyMs;
     const replies = await this.nc.requestMany(contract.subject, data, {
       strategy: "stall",
       stall: silenceMs,
@@ -303,7 +301,7 @@ export class BusClient {
         // not sent while the connection is down: held by the connection, it could run after its caller was refused
         if (!this.watch.connected && !(await this.watch.upWithin(RECONNECT_WAIT_MS))) throw lost();
         const reply = contract.keepAlive
-          ? this.requestKeptAlive(contract, data, timeout, headers)
+          ? this.requestKeptAlive(contract, contract.keepAlive.everyMs, data, timeout, headers)
           : this.nc.request(contract.subject, data, { timeout, headers });
         return await this.watch.whileConnected(reply, lost);
       } catch (err) {

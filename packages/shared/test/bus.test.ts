@@ -14,6 +14,7 @@ import {
   createLogger,
   defineContract,
   healthContract,
+  type Contract,
   type Handler,
 } from "@teamchat/shared";
 import { CuttableProxy } from "../../../test/support/cuttable-proxy";
@@ -38,8 +39,12 @@ afterAll(async () => {
 
 const ctx = { realm: null, actor: null, requestId: "bus-test" };
 
-/** A BusServer for `slow` on its own connection; `stop()` drains it and closes the connection. */
-async function serve(handler: Handler<typeof slow>, opts: { concurrency?: number; validateReplies?: boolean } = {}) {
+/** A BusServer for `contract` on its own connection; `stop()` drains it and closes the connection. */
+async function serveOn<C extends Contract>(
+  contract: C,
+  handler: Handler<C>,
+  opts: { concurrency?: number; validateReplies?: boolean } = {},
+) {
   const serverNc = await connect({ servers: nats.url });
   const server = await BusServer.start({
     nc: serverNc,
@@ -47,7 +52,7 @@ async function serve(handler: Handler<typeof slow>, opts: { concurrency?: number
     logger: createLogger("bustest", "silent"),
     ...opts,
   });
-  server.handle(slow, handler);
+  server.handle(contract, handler);
   await serverNc.flush();
   return {
     server,
@@ -58,6 +63,9 @@ async function serve(handler: Handler<typeof slow>, opts: { concurrency?: number
     },
   };
 }
+
+/** The same for `slow`. */
+const serve = (handler: Handler<typeof slow>, opts: Parameters<typeof serveOn>[2] = {}) => serveOn(slow, handler, opts);
 
 /** A promise the test resolves when it wants blocked handlers to go on. */
 function gate(): { opened: Promise<void>; open: () => void } {
@@ -279,18 +287,7 @@ describe("a keepAlive request", () => {
     keepAlive: { everyMs: 100 },
   });
 
-  async function serveKept(handler: Handler<typeof kept>) {
-    const serverNc = await connect({ servers: nats.url });
-    const server = await BusServer.start({
-      nc: serverNc,
-      service: "bustest",
-      logger: createLogger("bustest", "silent"),
-      concurrency: 1,
-    });
-    server.handle(kept, handler);
-    await serverNc.flush();
-    return { serverNc, stop: () => server.drain().then(() => serverNc.close()) };
-  }
+  const serveKept = (handler: Handler<typeof kept>) => serveOn(kept, handler, { concurrency: 1 });
 
   it("is answered however long it waits for a slot and runs, while its instance says it works on it", async () => {
     const { stop } = await serveKept(async ({ n }) => {
