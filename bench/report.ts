@@ -5,6 +5,7 @@ import { REPO_ROOT } from "../scripts/lib/infra";
 import { config, requestTimeoutSeconds, say } from "./config";
 import type { MixedReport } from "./mixed";
 import type { EventResult, LoadResult } from "./scenarios";
+import type { Resident, SystemMemory } from "./system";
 
 export interface SizeResult {
   size: number;
@@ -19,10 +20,10 @@ export interface Report {
   settings: Record<string, unknown>;
   sizes: SizeResult[];
   memory: {
-    /** `atSystemPeakMiB`: the process's RSS at the moment of `systemPeakMiB` (not for the baseline) */
-    processes: Array<{ process: string; peakMiB: number; atSystemPeakMiB?: number }>;
-    systemPeakMiB: number;
-    systemPeakByPhase: Record<string, number>;
+    /** `atSystemPeak`: the process's pages at the moment of the system's physical peak (not for the baseline) */
+    processes: Array<{ process: string; peakMiB: number; atSystemPeak?: Resident }>;
+    systemPeak: SystemMemory;
+    systemPeakByPhase: Record<string, SystemMemory>;
     samples: number;
   };
   mixed?: MixedReport;
@@ -118,19 +119,22 @@ export function renderMarkdown(r: Report): string {
   L.push(
     "## Memory",
     "",
-    "| process | peak RSS MiB (VmHWM) | vs baseline | RSS MiB at the whole system's peak |",
-    "|---|---:|---:|---:|",
+    "| process | peak RSS MiB (VmHWM) | vs baseline | at the whole system's peak: RSS MiB | of which shared |",
+    "|---|---:|---:|---:|---:|",
     ...r.memory.processes.map(
-      (m) =>
-        `| ${m.process} | ${f(m.peakMiB)} | ${x(m.peakMiB, base, 2)} | ${m.atSystemPeakMiB === undefined ? "-" : f(m.atSystemPeakMiB)} |`,
+      ({ process, peakMiB, atSystemPeak: at }) =>
+        `| ${process} | ${f(peakMiB)} | ${x(peakMiB, base, 2)} | ${at ? f(at.private + at.shared) : "-"} | ${at ? f(at.shared) : "-"} |`,
     ),
     "",
-    `Whole system (services + nats-server + database), peak of the summed VmRSS sampled every 250 ms ` +
-      `(${r.memory.samples} samples): **${f(r.memory.systemPeakMiB)} MiB** (${x(r.memory.systemPeakMiB, base, 2)} the baseline's peak).`,
+    `Whole system (services + nats-server + database), sampled every 250 ms (${r.memory.samples} samples), at its peak: ` +
+      `**${f(r.memory.systemPeak.physical)} MiB** physical (${x(r.memory.systemPeak.physical, base, 2)} the baseline's peak RSS): ` +
+      `each process's private pages, plus the largest set of pages one of them shares with others (mostly the node binary, ` +
+      `the same physical pages in every Node service), counted once. The sum of their RSS, which counts those shared pages ` +
+      `once per process, peaked at ${f(r.memory.systemPeak.rssSum)} MiB.`,
     "",
-    "| phase | system peak MiB |",
-    "|---|---:|",
-    ...Object.entries(r.memory.systemPeakByPhase).map(([p, v]) => `| ${p} | ${f(v)} |`),
+    "| phase | system peak MiB (physical) | summed RSS peak MiB |",
+    "|---|---:|---:|",
+    ...Object.entries(r.memory.systemPeakByPhase).map(([p, v]) => `| ${p} | ${f(v.physical)} | ${f(v.rssSum)} |`),
     "",
   );
   if (r.mixed) {

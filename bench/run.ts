@@ -76,10 +76,10 @@ async function main() {
           ...sys.processes.map((p, i) => ({
             process: p.name,
             peakMiB: peakMiB(p.pid),
-            atSystemPeakMiB: peaks.atMaxMiB[i],
+            atSystemPeak: peaks.atMax[i],
           })),
         ],
-        systemPeakMiB: peaks.maxMiB,
+        systemPeak: peaks.max,
         systemPeakByPhase: peaks.perPhase,
         samples: peaks.samples,
       },

@@ -115,10 +115,10 @@ export async function startSystem(): Promise<System> {
   };
 }
 
-/** A line of /proc/<pid>/status in MiB (NaN once the process is gone). */
-function statusMiB(pid: number, field: "VmHWM" | "VmRSS"): number {
+/** Peak resident memory (VmHWM) of a process over its life, in MiB (NaN once the process is gone). */
+export function peakMiB(pid: number): number {
   try {
-    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
     return m ? Number(m[1]) / 1024 : NaN;
   } catch {
     return NaN;
@@ -193,44 +193,73 @@ export class CpuMeter {
   }
 }
 
-/** Peak resident memory (VmHWM) of a process over its life, in MiB. */
-export const peakMiB = (pid: number): number => statusMiB(pid, "VmHWM");
+/** A process's resident pages (with its descendants': a database may fork), in MiB: its own, and those it shares with other processes. */
+export interface Resident {
+  private: number;
+  shared: number;
+}
 
-/** Current resident memory of a process and its descendants (a database may fork), in MiB. */
-function treeRssMiB(pid: number): number {
-  let total = statusMiB(pid, "VmRSS");
+/** From /proc/<pid>/smaps_rollup (zero once the process is gone). */
+function residentMiB(pid: number): Resident {
+  const r: Resident = { private: 0, shared: 0 };
   try {
-    for (const tid of readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/)) {
-      if (tid) total += treeRssMiB(Number(tid));
+    for (const [, field, kB] of readFileSync(`/proc/${pid}/smaps_rollup`, "utf8").matchAll(
+      /^(Private|Shared)_(?:Clean|Dirty):\s+(\d+) kB/gm,
+    )) {
+      r[field === "Private" ? "private" : "shared"] += Number(kB) / 1024;
+    }
+    for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/)) {
+      if (!child) continue;
+      const c = residentMiB(Number(child));
+      r.private += c.private;
+      r.shared += c.shared;
     }
   } catch {
-    // no children file: nothing to add
+    // gone, or no children file: nothing (more) to add
   }
-  return total;
+  return r;
+}
+
+/** The whole system's memory at one moment, in MiB. */
+export interface SystemMemory {
+  /**
+   * What the processes occupy: each one's private pages, plus the largest
+   * set any of them shares, once. The services' shared pages are mostly the
+   * node binary's (~44 MiB), the same physical pages in every Node process.
+   */
+  physical: number;
+  /** The sum of their RSS, which counts those shared pages once per process. */
+  rssSum: number;
 }
 
 /**
- * Samples the sum of the system's current RSS every 250 ms. `mark(phase)` starts a
- * new phase; `peaks()` gives the maximum over the whole run (and what each process held then) and per phase.
+ * Samples the system's memory every 250 ms. `mark(phase)` starts a new phase;
+ * `peaks()` gives the maximum over the whole run (and what each process held
+ * then) and per phase. The peak is the physical figure's; the summed RSS's
+ * peak is given beside it.
  */
 export class MemorySampler {
   private timer: NodeJS.Timeout | undefined;
   private phase = "start";
-  private max = 0;
-  private readonly perPhase = new Map<string, number>();
-  /** each process's RSS at the sample of the whole system's peak, in `pids`' order */
-  private atMax: number[] = [];
+  private max: SystemMemory = { physical: 0, rssSum: 0 };
+  private readonly perPhase = new Map<string, SystemMemory>();
+  /** each process's pages at the sample of the whole system's physical peak, in `pids`' order */
+  private atMax: Resident[] = [];
   samples = 0;
 
   constructor(private readonly pids: number[]) {}
 
   start(): this {
     const sample = () => {
-      const each = this.pids.map((pid) => treeRssMiB(pid) || 0);
-      const sum = each.reduce((s, v) => s + v, 0);
+      const each = this.pids.map(residentMiB);
+      const now: SystemMemory = {
+        physical: each.reduce((s, r) => s + r.private, 0) + Math.max(0, ...each.map((r) => r.shared)),
+        rssSum: each.reduce((s, r) => s + r.private + r.shared, 0),
+      };
       this.samples++;
-      if (sum > this.max) [this.max, this.atMax] = [sum, each];
-      this.perPhase.set(this.phase, Math.max(this.perPhase.get(this.phase) ?? 0, sum));
+      if (now.physical > this.max.physical) this.atMax = each;
+      this.max = higher(this.max, now);
+      this.perPhase.set(this.phase, higher(this.perPhase.get(this.phase) ?? now, now));
     };
     sample();
     this.timer = setInterval(sample, 250);
@@ -246,12 +275,17 @@ export class MemorySampler {
     clearInterval(this.timer);
   }
 
-  peaks(): { maxMiB: number; atMaxMiB: number[]; perPhase: Record<string, number>; samples: number } {
+  peaks(): { max: SystemMemory; atMax: Resident[]; perPhase: Record<string, SystemMemory>; samples: number } {
     return {
-      maxMiB: this.max,
-      atMaxMiB: this.atMax,
+      max: this.max,
+      atMax: this.atMax,
       perPhase: Object.fromEntries(this.perPhase),
       samples: this.samples,
     };
   }
 }
+
+const higher = (a: SystemMemory, b: SystemMemory): SystemMemory => ({
+  physical: Math.max(a.physical, b.physical),
+  rssSum: Math.max(a.rssSum, b.rssSum),
+});
