@@ -13,6 +13,10 @@ const LEADER_POLL_MS = 200;
 const isStreamNotFound = (err: unknown): boolean =>
   err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound;
 
+/** A publish whose expected last sequence was not the stream's (or the subject's): another writer got there first. */
+export const isWrongLastSequence = (err: unknown): boolean =>
+  err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamWrongLastSequence;
+
 /**
  * The stream's info once it has a leader; null when it does not exist. A
  * replicated stream just created (by this instance or another) refuses

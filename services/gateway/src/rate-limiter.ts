@@ -1,13 +1,8 @@
-import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
 import type { KV, KvEntry } from "@nats-io/kv";
-import { WriteCoalescer, type Logger } from "@teamchat/shared";
+import { WriteCoalescer, isWrongLastSequence, type Logger } from "@teamchat/shared";
 
 /** Between two attempts to make the bucket again. */
 const REOPEN_PAUSE_MS = 1_000;
-
-/** A compare-and-set that lost to another gateway's write (JetStream's "wrong last sequence"). */
-const isConflict = (err: unknown): boolean =>
-  err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamWrongLastSequence;
 
 export interface RateDecision {
   allowed: boolean;
@@ -116,7 +111,8 @@ export class RateLimiter {
         }
       } catch (err) {
         this.lastWritten.delete(k);
-        if (!isConflict(err)) return this.unavailable(err, n);
+        // a compare-and-set that lost to another gateway's write
+        if (!isWrongLastSequence(err)) return this.unavailable(err, n);
         // Another gateway counted first: read again, after a short random pause.
         if (attempt >= 20) throw err;
         await new Promise((r) => setTimeout(r, Math.random() * 5));

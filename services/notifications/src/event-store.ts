@@ -11,6 +11,7 @@ import {
   ZulipError,
   badRequest,
   ensureStream,
+  isWrongLastSequence,
   notifications,
   notificationsEvents,
   subscribeEvent,
@@ -26,7 +27,7 @@ type QueuedEvent = notifications.ClientEvent & { id: number };
 
 /** The JetStream stream holding every queue's events, one subject per queue. */
 const STREAM = "EVENT_QUEUES";
-const subjectOf = (queueId: string) => `evq.${queueId}`;
+export const subjectOf = (queueId: string) => `evq.${queueId}`;
 /** Queue documents kept in memory, by id (GET /events reads its queue on every poll) and by organization (fan-out). */
 const MAX_CACHED_QUEUES = 100_000;
 /**
@@ -42,6 +43,24 @@ const MAX_CACHED_QUEUES = 100_000;
 /** A queue's expiry is pushed back whenever it is nearer than this beyond the poll's wait. */
 export const EXPIRY_MARGIN_MS = 2000;
 
+/** What an append's wake says: the new event's id, and the event with the queue's previous id when known. */
+export interface Wake {
+  id: number;
+  carried?: { previous: number; data: string };
+}
+
+/** `<id>`, or `<id> <previous id>` and a newline before the event's JSON. */
+export function encodeWake(id: number, carried?: Wake["carried"]): string {
+  return carried ? `${id} ${carried.previous}\n${carried.data}` : String(id);
+}
+
+export function decodeWake(text: string): Wake {
+  const newline = text.indexOf("\n");
+  if (newline < 0) return { id: Number(text) };
+  const [id, previous] = text.slice(0, newline).split(" ").map(Number);
+  return { id: id!, carried: { previous: previous!, data: text.slice(newline + 1) } };
+}
+
 export const badEventQueueId = (queueId: string): ZulipError =>
   new ZulipError("BAD_EVENT_QUEUE_ID", `Bad event queue ID: ${queueId}`, 400, { queue_id: queueId });
 
@@ -55,6 +74,8 @@ export const badEventQueueId = (queueId: string): ZulipError =>
  * id for the poll parked on it, wherever it is.
  */
 export class EventStore {
+  /** The id of the event this instance last appended to each queue, oldest first (append's expectation). */
+  private readonly lastAppended = new Map<string, number>();
   private readonly cache: EventCache<EventQueueDoc | null>;
   private readonly ofRealms: EventCache<EventQueueDoc[]>;
   private readonly changes: EventSubscription;
@@ -160,11 +181,37 @@ export class EventStore {
    * Appends an event to the queue and wakes the poll parked on it; the event's
    * id. A `msgID` the stream stored within its duplicate window (2 minutes)
    * is not stored again: the first copy's id is returned.
+   *
+   * When this instance made the queue's previous append, the event is stored
+   * only if that is still the queue's newest (JetStream's expected last
+   * subject sequence), and the wake carries the event with that previous id:
+   * a poll that has everything up to it answers the event from the wake,
+   * without reading the stream. Another instance's append in between (a
+   * heartbeat) fails the expectation, and the event is appended without one.
    */
   async append(queueId: string, event: notifications.ClientEvent, msgID?: string): Promise<number> {
-    const { seq } = await this.js.publish(subjectOf(queueId), JSON.stringify(event), msgID ? { msgID } : undefined);
-    this.nc.publish(notifications.queueWakeSubject(queueId), String(seq));
-    return seq;
+    const subject = subjectOf(queueId);
+    const data = JSON.stringify(event);
+    const previous = this.lastAppended.get(queueId);
+    this.lastAppended.delete(queueId);
+    let ack;
+    try {
+      ack = await this.js.publish(subject, data, {
+        ...(msgID && { msgID }),
+        ...(previous !== undefined && { expect: { lastSubjectSequence: previous } }),
+      });
+    } catch (err) {
+      if (previous === undefined || !isWrongLastSequence(err)) throw err;
+      return this.append(queueId, event, msgID);
+    }
+    // a duplicate's id is its first copy's, not the queue's newest
+    if (!ack.duplicate) {
+      this.lastAppended.set(queueId, ack.seq);
+      if (this.lastAppended.size > MAX_CACHED_QUEUES) this.lastAppended.delete(this.lastAppended.keys().next().value!);
+    }
+    const carried = previous !== undefined && !ack.duplicate ? { previous, data } : undefined;
+    this.nc.publish(notifications.queueWakeSubject(queueId), encodeWake(ack.seq, carried));
+    return ack.seq;
   }
 
   /** The id of the queue's newest event still stored, or -1. */
@@ -191,10 +238,21 @@ export class EventStore {
   /**
    * Events after `after`, in order; null when the queue is gone. `knownLast`,
    * the newest id an append announced, spares the read that finds nothing more
-   * (and every read when it is not after `after`).
+   * (and every read when it is not after `after`); `woken`, the event that
+   * append's wake carried, spares the read of it when it is the only one after
+   * `after`.
    */
-  async pending(realmId: number, queueId: string, after: number, knownLast = Infinity): Promise<QueuedEvent[] | null> {
+  async pending(
+    realmId: number,
+    queueId: string,
+    after: number,
+    knownLast = Infinity,
+    woken?: Wake,
+  ): Promise<QueuedEvent[] | null> {
     if (!(await this.byId(realmId, queueId))) return null;
+    if (woken?.carried && woken.id === knownLast && woken.carried.previous <= after && after < woken.id) {
+      return [{ ...(JSON.parse(woken.carried.data) as notifications.ClientEvent), id: woken.id }];
+    }
     const events: QueuedEvent[] = [];
     for (let seq = Math.max(1, after + 1); seq <= knownLast;) {
       const m = await this.jsm.direct.getMessage(STREAM, { seq, next_by_subj: subjectOf(queueId) });

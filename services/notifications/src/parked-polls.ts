@@ -1,7 +1,10 @@
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import { notifications } from "@teamchat/shared";
+import { decodeWake, type Wake } from "./event-store";
 
 const WAKE_PREFIX = notifications.queueWakeSubject("");
+/** Wakes that carry their event, kept for the queue's next poll: at most this many queues' (oldest dropped first). */
+const MAX_CARRYING_WAKES = 10_000;
 
 /** One parked GET /events: woken by an append to its queue (on any instance), a timeout, or the instance draining. */
 export class Waiter {
@@ -41,14 +44,16 @@ export class Waiter {
  * The same wakes tell the newest event id of every queue appended to since this
  * instance started listening, so a poll need not read the stream to learn that
  * nothing is waiting: an append whose wake has not arrived yet wakes the poll
- * once it does, as the poll listens before it looks. Wakes missed while
- * disconnected are unknown: everything known is forgotten and every parked
- * poll looks again.
+ * once it does, as the poll listens before it looks. The newest wake of each
+ * queue that carries its event is kept, so the poll it answers need not read
+ * the stream (EventStore.append). Wakes missed while disconnected are
+ * unknown: everything known is forgotten and every parked poll looks again.
  */
 export class ParkedPolls {
   released = false;
   private readonly byQueue = new Map<string, Set<Waiter>>();
   private readonly newestByQueue = new Map<string, number>();
+  private readonly carryingByQueue = new Map<string, Wake>();
   private readonly sub: Subscription;
 
   constructor(nc: NatsConnection) {
@@ -56,9 +61,14 @@ export class ParkedPolls {
       callback: (_err, msg) => {
         const queueId = msg.subject.slice(WAKE_PREFIX.length);
         // an append announces its event's id; a removal announces nothing
-        const newest = msg.data.length ? Number(msg.string()) : undefined;
-        if (newest === undefined) this.newestByQueue.delete(queueId);
-        else this.newestByQueue.set(queueId, Math.max(this.newestByQueue.get(queueId) ?? newest, newest));
+        const wake = msg.data.length ? decodeWake(msg.string()) : undefined;
+        this.carryingByQueue.delete(queueId);
+        if (wake === undefined) this.newestByQueue.delete(queueId);
+        else {
+          const newest = Math.max(this.newestByQueue.get(queueId) ?? wake.id, wake.id);
+          this.newestByQueue.set(queueId, newest);
+          if (wake.carried && wake.id === newest) this.keepCarrying(queueId, wake);
+        }
         this.byQueue.get(queueId)?.forEach((w) => w.wake(true));
       },
     });
@@ -66,6 +76,7 @@ export class ParkedPolls {
       for await (const s of nc.status()) {
         if (s.type !== "disconnect" && s.type !== "reconnect") continue;
         this.newestByQueue.clear();
+        this.carryingByQueue.clear();
         for (const set of this.byQueue.values()) set.forEach((w) => w.wake(true));
       }
     })();
@@ -81,6 +92,19 @@ export class ParkedPolls {
   /** The newest event id announced for the queue since this instance listened (or since it reconnected), if any. */
   newestAnnounced(queueId: string): number | undefined {
     return this.newestByQueue.get(queueId);
+  }
+
+  /** The queue's newest wake, if it carried its event and is still the newest announced. */
+  carryingWake(queueId: string): Wake | undefined {
+    const wake = this.carryingByQueue.get(queueId);
+    return wake?.id === this.newestByQueue.get(queueId) ? wake : undefined;
+  }
+
+  private keepCarrying(queueId: string, wake: Wake): void {
+    this.carryingByQueue.set(queueId, wake);
+    if (this.carryingByQueue.size > MAX_CARRYING_WAKES) {
+      this.carryingByQueue.delete(this.carryingByQueue.keys().next().value!);
+    }
   }
 
   /** Listen before looking at the queue, so that an append between the look and the wait is not missed. */

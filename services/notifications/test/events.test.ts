@@ -1,3 +1,4 @@
+import { jetstream } from "@nats-io/jetstream";
 import { notifications } from "@teamchat/shared";
 import {
   badRequestError,
@@ -8,7 +9,7 @@ import {
 import { EventReader } from "../../../test/support/events";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
 import { startSystem, type TestSystem } from "../../../test/support/system";
-import { EXPIRY_MARGIN_MS } from "../src/event-store";
+import { EXPIRY_MARGIN_MS, subjectOf } from "../src/event-store";
 import { QUEUE_EVENT_TYPES, catalogueEvents, noProfileFields, registerQueue, setting, whenPolling } from "./helpers";
 
 const pollOf =
@@ -128,6 +129,20 @@ describe("on the shared system", () => {
         msg: `Event ${unknown} was not in this queue`,
       });
       expect((await poll(queueId, ids[2]!, true)).events).toEqual([]);
+    });
+
+    it("an event another instance appended in between is answered too: the next event's wake does not stand for both", async () => {
+      const queueId = await registerQueue(org, org.owner);
+      publish.setting([org.owner.userId], "first");
+      const [first] = (await poll(queueId, -1)).events;
+      // another instance's append (a heartbeat, as a poll parked there appends one), without a wake
+      const between = await jetstream(org.nc).publish(subjectOf(queueId), JSON.stringify({ type: "heartbeat" }));
+      publish.setting([org.owner.userId], "second");
+      expect(withoutIds((await poll(queueId, between.seq)).events)).toEqual([setting("second")]);
+      expect(withoutIds((await poll(queueId, first!.id, true)).events)).toEqual([
+        { type: "heartbeat" },
+        setting("second"),
+      ]);
     });
 
     it("an id older than what was pruned is refused, as Zulip does", async () => {

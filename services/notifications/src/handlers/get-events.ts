@@ -32,7 +32,13 @@ export const getEventsHandler =
     try {
       const deadline = Date.now() + waitMs;
       for (;;) {
-        const events = await store.pending(realm.id, queueId, acked, parked.newestAnnounced(queueId));
+        const events = await store.pending(
+          realm.id,
+          queueId,
+          acked,
+          parked.newestAnnounced(queueId),
+          parked.carryingWake(queueId),
+        );
         if (events === null) return { events: [], queue_id: queueId }; // deleted while we waited
         if (events.length > 0 || p.dont_block) return { events, queue_id: queueId };
         // parked: other requests may use this instance's handler slot meanwhile
