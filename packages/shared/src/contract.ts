@@ -33,6 +33,12 @@ export interface HttpBinding {
   upload?: Contract;
   /** The last path parameter takes the rest of the path, slashes included (Zulip's `<path:...>`). */
   restOfPath?: true;
+  /**
+   * "instance": the rate limit counts these requests in each gateway's memory,
+   * apart from the shared count, as Zulip counts the requests its Tornado
+   * process serves (the event queue's) in that process's memory.
+   */
+  rateLimit?: "instance";
 }
 
 export type ParamsSchema = z.ZodObject<z.ZodRawShape>;

@@ -40,7 +40,7 @@ import { clientName } from "./client-name";
 import { measureHttp } from "./http-metrics";
 import { UploadedFile, contentDisposition, sendStoredFile, storeFiles } from "./files";
 import { AuthCache } from "./auth-cache";
-import { RateLimiter, type RateDecision } from "./rate-limiter";
+import { InstanceRateLimiter, RateLimiter, type RateDecision } from "./rate-limiter";
 import { RealmResolver } from "./realm-cache";
 import { retryingRead } from "./retrying-read";
 
@@ -101,6 +101,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     config.RATE_LIMIT_WINDOW_SECONDS,
     log,
   );
+  const instanceLimiter = new InstanceRateLimiter(config.RATE_LIMIT_REQUESTS, config.RATE_LIMIT_WINDOW_SECONDS);
 
   // Every gateway instance keeps its own cache; after a disconnection it asks identity until the
   // invalidations it may have missed are replayed, and forgets everything if they cannot be.
@@ -207,9 +208,10 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     const { contract } = route;
     const realm = await realms.resolve(req.headers.host ?? "", req.id);
     const actor = contract.http!.auth === "user" ? await authenticate(req, realm) : null;
+    const rateKey = actor ? `user.${actor.realmId}.${actor.userId}` : `ip.${req.ip.replace(/[.:]/g, "_")}`;
     applyRateLimit(
       reply,
-      await limiter.hit(actor ? `user.${actor.realmId}.${actor.userId}` : `ip.${req.ip.replace(/[.:]/g, "_")}`),
+      contract.http!.rateLimit === "instance" ? instanceLimiter.hit(rateKey) : await limiter.hit(rateKey),
     );
     const { client: clientParam, ...raw }: Record<string, unknown> = {
       ...(req.query as object),

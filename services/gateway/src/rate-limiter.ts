@@ -118,11 +118,44 @@ export class RateLimiter {
         await new Promise((r) => setTimeout(r, Math.random() * 5));
         continue;
       }
-      return Array.from({ length: n }, (_, i) =>
-        i < granted
-          ? { allowed: true, limit: this.limit, remaining: this.limit - used - i - 1, reset, retryAfter: 0 }
-          : { allowed: false, limit: this.limit, remaining: 0, reset, retryAfter: Math.max(1, reset - now) },
-      );
+      return Array.from({ length: n }, (_, i) => decide(this.limit, used + i, reset, now));
     }
+  }
+}
+
+/** A request's decision when `used` requests of its window came before it. */
+const decide = (limit: number, used: number, reset: number, now: number): RateDecision =>
+  used < limit
+    ? { allowed: true, limit, remaining: limit - used - 1, reset, retryAfter: 0 }
+    : { allowed: false, limit, remaining: 0, reset, retryAfter: Math.max(1, reset - now) };
+
+/**
+ * Counts in this gateway's memory only, for the operations whose contract asks
+ * for it (`rateLimit: "instance"`): those Zulip serves from its Tornado process
+ * (GET and DELETE /events), which counts them in that process's memory
+ * (TornadoInMemoryRateLimiterBackend). A client's long-polls are many, one per
+ * event when events are frequent, and the shared counter would cost a
+ * JetStream write per poll.
+ */
+export class InstanceRateLimiter {
+  private window = -1;
+  /** the current window's counts, by key */
+  private readonly counts = new Map<string, number>();
+
+  constructor(
+    private readonly limit: number,
+    private readonly windowSeconds: number,
+  ) {}
+
+  hit(key: string): RateDecision {
+    const now = Date.now() / 1000;
+    const window = Math.floor(now / this.windowSeconds);
+    if (window !== this.window) {
+      this.window = window;
+      this.counts.clear();
+    }
+    const used = this.counts.get(key) ?? 0;
+    if (used < this.limit) this.counts.set(key, used + 1);
+    return decide(this.limit, used, (window + 1) * this.windowSeconds, now);
   }
 }

@@ -14,6 +14,12 @@ async function newUser(sys: TestSystem, email: string) {
   return { email, apiKey: made.api_key, userId: made.user_id };
 }
 
+/** The counts start afresh each 60 s window: waits for the next one when near the end, so that a test's requests fall in one. */
+async function earlyInWindow(): Promise<void> {
+  const secondsIntoWindow = (Date.now() / 1000) % 60;
+  if (secondsIntoWindow > 50) await new Promise((r) => setTimeout(r, (60 - secondsIntoWindow) * 1000 + 100));
+}
+
 describe("rate limit shared by two gateway instances", () => {
   let sys: TestSystem;
   beforeAll(async () => {
@@ -24,9 +30,7 @@ describe("rate limit shared by two gateway instances", () => {
   it("counts requests on both gateways against one limit, then answers 429 with Retry-After", async () => {
     const second = await sys.startGateway();
     const clients = [sys.api(sys.owner), new ApiClient(second, sys.owner)];
-    // the counts start afresh each 60 s window: begin early in one, so that all five fall in it
-    const secondsIntoWindow = (Date.now() / 1000) % 60;
-    if (secondsIntoWindow > 50) await new Promise((r) => setTimeout(r, (60 - secondsIntoWindow) * 1000 + 100));
+    await earlyInWindow();
     const remaining: string[] = [];
     for (let i = 0; i < 5; i++) {
       const res = await clients[i % 2]!.get("/users/me");
@@ -64,6 +68,32 @@ describe("rate limit shared by two gateway instances", () => {
     );
     expect(statuses.filter((s) => s === 200)).toHaveLength(5);
     expect(statuses.filter((s) => s === 429)).toHaveLength(15);
+  });
+
+  it("GET /events is counted in each gateway's memory, apart from the shared count (as Zulip's Tornado counts its own)", async () => {
+    const poller = await newUser(sys, "poller@example.com");
+    const [here, there] = [sys.api(poller), new ApiClient(await sys.startGateway(), poller)];
+    await earlyInWindow();
+    const { queue_id } = ok(await here.post("/register", { event_types: ["heartbeat"] }));
+    const poll = (client: ApiClient) => client.get("/events", { queue_id, last_event_id: -1, dont_block: true });
+    const remaining: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await poll(here);
+      expect(res.status).toBe(200);
+      remaining.push(res.headers.get("x-ratelimit-remaining")!);
+    }
+    expect(remaining).toEqual(["4", "3", "2", "1", "0"]);
+    const refused = await poll(here);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ result: "error", code: "RATE_LIMIT_HIT" });
+    // the shared count has only the registration
+    const me = await here.get("/users/me");
+    expect(me.status).toBe(200);
+    expect(me.headers.get("x-ratelimit-remaining")).toBe("3");
+    // the other gateway counts its own
+    const elsewhere = await poll(there);
+    expect(elsewhere.status).toBe(200);
+    expect(elsewhere.headers.get("x-ratelimit-remaining")).toBe("4");
   });
 
   it("limits each user separately", async () => {

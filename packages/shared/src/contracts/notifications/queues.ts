@@ -65,7 +65,7 @@ export const EVENTS_TIMEOUT_MARGIN_MS = 10_000;
 
 export const getEvents = defineContract({
   subject: "notifications.events.get",
-  http: { method: "GET", path: "/events", auth: "user" },
+  http: { method: "GET", path: "/events", auth: "user", rateLimit: "instance" },
   params: z.object({
     queue_id: z.string().optional(),
     last_event_id: z.number().int().optional(),
@@ -81,7 +81,7 @@ export const getEvents = defineContract({
 
 export const deleteQueue = defineContract({
   subject: "notifications.queues.delete",
-  http: { method: "DELETE", path: "/events", auth: "user" },
+  http: { method: "DELETE", path: "/events", auth: "user", rateLimit: "instance" },
   params: z.object({ queue_id: z.string() }),
   reply: emptyReply,
 });
