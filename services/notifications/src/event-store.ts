@@ -23,7 +23,11 @@ import {
 import type { EventQueueDoc } from "./event-queues/event-queue.schema";
 import type { EventQueueRepository } from "./event-queues/event-queue.repository";
 
-type QueuedEvent = notifications.ClientEvent & { id: number };
+/** A queued event as the stream holds it: its id, and its JSON text (without the id). */
+export interface StoredEvent {
+  id: number;
+  json: string;
+}
 
 /** The JetStream stream holding every queue's events, one subject per queue. */
 const STREAM = "EVENT_QUEUES";
@@ -240,7 +244,7 @@ export class EventStore {
    * the newest id an append announced, spares the read that finds nothing more
    * (and every read when it is not after `after`); `woken`, the event that
    * append's wake carried, spares the read of it when it is the only one after
-   * `after`.
+   * `after`. The events stay JSON text: GET /events passes them on.
    */
   async pending(
     realmId: number,
@@ -248,16 +252,16 @@ export class EventStore {
     after: number,
     knownLast = Infinity,
     woken?: Wake,
-  ): Promise<QueuedEvent[] | null> {
+  ): Promise<StoredEvent[] | null> {
     if (!(await this.byId(realmId, queueId))) return null;
     if (woken?.carried && woken.id === knownLast && woken.carried.previous <= after && after < woken.id) {
-      return [{ ...(JSON.parse(woken.carried.data) as notifications.ClientEvent), id: woken.id }];
+      return [{ id: woken.id, json: woken.carried.data }];
     }
-    const events: QueuedEvent[] = [];
+    const events: StoredEvent[] = [];
     for (let seq = Math.max(1, after + 1); seq <= knownLast;) {
       const m = await this.jsm.direct.getMessage(STREAM, { seq, next_by_subj: subjectOf(queueId) });
       if (!m) break;
-      events.push({ ...m.json<notifications.ClientEvent>(), id: m.seq });
+      events.push({ id: m.seq, json: m.string() });
       seq = m.seq + 1;
     }
     return events;

@@ -1,5 +1,5 @@
-import { badRequest, notifications, requireUser, type Handler } from "@teamchat/shared";
-import type { EventStore } from "../event-store";
+import { RawJson, badRequest, notifications, requireUser, type Handler } from "@teamchat/shared";
+import type { EventStore, StoredEvent } from "../event-store";
 import type { ParkedPolls } from "../parked-polls";
 
 /**
@@ -39,14 +39,25 @@ export const getEventsHandler =
           parked.newestAnnounced(queueId),
           parked.carryingWake(queueId),
         );
-        if (events === null) return { events: [], queue_id: queueId }; // deleted while we waited
-        if (events.length > 0 || p.dont_block) return { events, queue_id: queueId };
+        if (events === null) return answer([], queueId); // deleted while we waited
+        if (events.length > 0 || p.dont_block) return answer(events, queueId);
         // parked: other requests may use this instance's handler slot meanwhile
         if (!(await ctx.parked(waiter.next(deadline - Date.now())))) break;
       }
       const heartbeat = await store.append(queueId, { type: "heartbeat" });
-      return { events: (await store.pending(realm.id, queueId, acked, heartbeat)) ?? [], queue_id: queueId };
+      return answer((await store.pending(realm.id, queueId, acked, heartbeat)) ?? [], queueId);
     } finally {
       parked.dispose(queueId, waiter);
     }
   };
+
+/**
+ * The reply, written around the events' JSON as the stream holds it: each
+ * delivered event is then serialized once, when it is queued, not parsed and
+ * serialized again by every poll that answers it. (An event always has
+ * members, its type at least, so the id goes before the first.)
+ */
+function answer(events: StoredEvent[], queueId: string): RawJson {
+  const withIds = events.map(({ id, json }) => `{"id":${id},${json.slice(1)}`);
+  return new RawJson(`{"events":[${withIds.join(",")}],"queue_id":${JSON.stringify(queueId)}}`);
+}
