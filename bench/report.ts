@@ -119,18 +119,18 @@ export function renderMarkdown(r: Report): string {
   L.push(
     "## Memory",
     "",
-    "| process | peak RSS MiB (VmHWM) | vs baseline | at the whole system's peak: RSS MiB | of which shared |",
+    "| process | peak RSS MiB (VmHWM) | vs baseline | at the whole system's peak: RSS MiB | of which file-backed |",
     "|---|---:|---:|---:|---:|",
     ...r.memory.processes.map(
       ({ process, peakMiB, atSystemPeak: at }) =>
-        `| ${process} | ${f(peakMiB)} | ${x(peakMiB, base, 2)} | ${at ? f(at.private + at.shared) : "-"} | ${at ? f(at.shared) : "-"} |`,
+        `| ${process} | ${f(peakMiB)} | ${x(peakMiB, base, 2)} | ${at ? f(at.anon + at.file) : "-"} | ${at ? f(at.file) : "-"} |`,
     ),
     "",
     `Whole system (services + nats-server + database), sampled every 250 ms (${r.memory.samples} samples), at its peak: ` +
       `**${f(r.memory.systemPeak.physical)} MiB** physical (${x(r.memory.systemPeak.physical, base, 2)} the baseline's peak RSS): ` +
-      `each process's private pages, plus the largest set of pages one of them shares with others (mostly the node binary, ` +
-      `the same physical pages in every Node service), counted once. The sum of their RSS, which counts those shared pages ` +
-      `once per process, peaked at ${f(r.memory.systemPeak.rssSum)} MiB.`,
+      `the processes' anonymous pages, plus each program's file-backed pages once (the node binary's are the same physical ` +
+      `pages in every Node service). The sum of their RSS, which counts those pages once per process, peaked at ` +
+      `${f(r.memory.systemPeak.rssSum)} MiB.`,
     "",
     "| phase | system peak MiB (physical) | summed RSS peak MiB |",
     "|---|---:|---:|",
