@@ -94,10 +94,9 @@ export class ParkedPolls {
     return this.newestByQueue.get(queueId);
   }
 
-  /** The queue's newest wake, if it carried its event and is still the newest announced. */
+  /** The queue's newest wake, if it carried its event (every later wake of the queue drops it). */
   carryingWake(queueId: string): Wake | undefined {
-    const wake = this.carryingByQueue.get(queueId);
-    return wake?.id === this.newestByQueue.get(queueId) ? wake : undefined;
+    return this.carryingByQueue.get(queueId);
   }
 
   private keepCarrying(queueId: string, wake: Wake): void {
