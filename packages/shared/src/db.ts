@@ -292,6 +292,57 @@ export abstract class TenantRepository<T extends { realmId: number }> {
     return rounds.map(() => undefined);
   });
 
+  /**
+   * The filter of reads and writes by primary key, for a collection whose keys
+   * the repository makes from the realm id (`<realmId>:...`): the keys alone.
+   * SecantusDB serves a filter from the primary key only while `_id` is its
+   * first field (measured, one row of 100,000: `_id` alone 2.2 ms, `_id` then
+   * realmId 4.5 ms, realmId then `_id` 3.1 s, a collection scan). So the realm
+   * is checked here, on the keys, and conditions on other fields go in the
+   * update (see updateByKeys).
+   */
+  #keysFilter(realmId: number, keys: string[]): QueryFilter<T> {
+    const prefix = `${realmId}:`;
+    const stranger = keys.find((k) => !k.startsWith(prefix));
+    if (stranger !== undefined) throw new Error(`key ${stranger} is not of organization ${realmId}`);
+    return { _id: { $in: keys } } as QueryFilter<T>;
+  }
+
+  /** The documents with these keys (see #keysFilter). */
+  protected findByKeys(realmId: number, keys: string[], projection?: ProjectionType<T>): Promise<T[]> {
+    ensureCallerWaiting();
+    if (!keys.length) return Promise.resolve([]);
+    return this.#model
+      .find(this.#keysFilter(realmId, keys), projection)
+      .session(this.session ?? null)
+      .lean<T[]>()
+      .exec();
+  }
+
+  /**
+   * Updates the documents with these keys (see #keysFilter); returns how many
+   * changed. Conditions on a document's fields go in the update, as an update
+   * pipeline ($cond), since the filter holds the keys alone.
+   */
+  protected async updateByKeys(
+    realmId: number,
+    keys: string[],
+    update: UpdateQuery<T> | Array<Record<string, unknown>>,
+  ): Promise<number> {
+    noteWrite();
+    if (!keys.length) return 0;
+    const filter = this.#keysFilter(realmId, keys) as Parameters<Model<T>["collection"]["updateMany"]>[0];
+    return (await this.#model.collection.updateMany(filter, update as never, { session: this.session })).modifiedCount;
+  }
+
+  /** Deletes the documents with these keys (see #keysFilter); returns how many there were. */
+  protected async deleteByKeys(realmId: number, keys: string[]): Promise<number> {
+    noteWrite();
+    if (!keys.length) return 0;
+    const filter = this.#keysFilter(realmId, keys) as Parameters<Model<T>["collection"]["deleteMany"]>[0];
+    return (await this.#model.collection.deleteMany(filter, { session: this.session })).deletedCount;
+  }
+
   /** Updates the first match; returns the document after the update (or as it was before), or null when none matched. */
   protected findOneAndUpdate(
     realmId: number,

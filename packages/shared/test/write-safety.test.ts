@@ -62,6 +62,10 @@ class NoteRepository extends TenantRepository<NoteDoc> {
   addKeepingExisting = (realmId: number, ids: string[], text: string) =>
     this.insertKeepingExisting(ids.map((id) => ({ _id: id, realmId, text })));
   rename = (realmId: number, id: string, text: string) => this.updateOne(realmId, { _id: id }, { $set: { text } });
+  byKeys = async (realmId: number, keys: string[]) => (await this.findByKeys(realmId, keys)).map((n) => n.text).sort();
+  renameByKeys = (realmId: number, keys: string[], text: string) =>
+    this.updateByKeys(realmId, keys, { $set: { text } });
+  dropByKeys = (realmId: number, keys: string[]) => this.deleteByKeys(realmId, keys);
   all = async (realmId: number) =>
     (await this.find(realmId, {}, { sort: { _id: 1 } })).map((n) => `${n._id}:${n.text}`);
 }
@@ -162,6 +166,18 @@ describeOnSecantusDB("withTransaction on a replica set", () => {
     expect([await db.notes.all(5), await db.tags.all(5)]).toEqual([["w:new", "x:before", "y:new"], ["after:after"]]);
   });
 
+  it("writes by key join the transaction: undone with it", async () => {
+    await db.notes.add(7, "7:a", "before");
+    await expect(
+      withTransaction(db.conn, async () => {
+        await db.notes.renameByKeys(7, ["7:a"], "changed");
+        await db.notes.dropByKeys(7, ["7:a"]);
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    expect(await db.notes.all(7)).toEqual(["7:a:before"]);
+  });
+
   it("two concurrent transactions writing one document both apply: the driver runs the loser again", async () => {
     await db.notes.add(6, "n", "0");
     let attempts = 0;
@@ -204,6 +220,20 @@ describeOnSecantusDB("withTransaction on a single server", () => {
     await db.notes.add(2, "x", "before");
     await withTransaction(db.conn, () => db.notes.addKeepingExisting(2, ["w", "x"], "new"));
     expect(await db.notes.all(2)).toEqual(["w:new", "x:before"]);
+  });
+
+  it("reads, updates and deletes by key, and refuses a key of another organization before writing anything", async () => {
+    await Promise.all([db.notes.add(4, "4:a"), db.notes.add(4, "4:b"), db.notes.add(40, "40:a")]);
+    expect(await db.notes.byKeys(4, ["4:a", "4:b", "4:missing"])).toEqual(["4:a", "4:b"]);
+    expect(await db.notes.renameByKeys(4, ["4:a", "4:missing"], "renamed")).toBe(1);
+    // "40:a" starts with "4" but not with "4:"
+    await expect(db.notes.renameByKeys(4, ["4:b", "40:a"], "stolen")).rejects.toThrow(
+      "key 40:a is not of organization 4",
+    );
+    await expect(db.notes.byKeys(4, ["40:a"])).rejects.toThrow("key 40:a is not of organization 4");
+    await expect(db.notes.dropByKeys(4, ["40:a"])).rejects.toThrow("key 40:a is not of organization 4");
+    expect(await db.notes.dropByKeys(4, ["4:b"])).toBe(1);
+    expect([await db.notes.all(4), await db.notes.all(40)]).toEqual([["4:a:renamed"], ["40:a:40:a"]]);
   });
 
   it("concurrent inserts share one insert, yet only the caller of a duplicate or invalid document is refused", async () => {

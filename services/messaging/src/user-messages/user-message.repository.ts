@@ -3,10 +3,22 @@ import { TenantRepository } from "@teamchat/shared";
 import { MENTION_FLAGS } from "./personal-index";
 import { userMessageId, userMessageRow, userMessageSchema, type UserMessageDoc } from "./user-message.schema";
 
-/** The filter of one user's rows of these messages: look-ups by primary key. */
-const rowsOf = (realmId: number, userId: number, messageIds: number[]) => ({
-  _id: { $in: messageIds.map((id) => userMessageId(realmId, userId, id)) },
-});
+/** The keys of one user's rows of these messages: every look-up of rows is by primary key (TenantRepository.findByKeys). */
+const keysOf = (realmId: number, userId: number, messageIds: number[]) =>
+  messageIds.map((id) => userMessageId(realmId, userId, id));
+
+const holdsRead = { $in: ["read", "$flags"] };
+/**
+ * The update pipeline's last stage: `unread` and `marked` from the row's flags
+ * after the change, in the same write (a row is marked while unread or holding
+ * a flag besides "read", which read rows always hold).
+ */
+const STATE_FROM_FLAGS = {
+  $set: {
+    unread: { $not: [holdsRead] },
+    marked: { $or: [{ $not: [holdsRead] }, { $gt: [{ $size: "$flags" }, 1] }] },
+  },
+};
 
 export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
   constructor(conn: Connection) {
@@ -32,30 +44,28 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
 
   /** The user's rows of these messages (none for a message they never received), by message id. */
   async flagsOf(realmId: number, userId: number, messageIds: number[]): Promise<Map<number, string[]>> {
-    const rows = await this.find(realmId, rowsOf(realmId, userId, messageIds), {
-      projection: { messageId: 1, flags: 1 },
-    });
+    const rows = await this.findByKeys(realmId, keysOf(realmId, userId, messageIds), { messageId: 1, flags: 1 });
     return new Map(rows.map((r) => [r.messageId, r.flags]));
   }
 
   /** These users' flags on one message, for those who have a row of it. */
   async flagsByUser(realmId: number, messageId: number, userIds: number[]): Promise<Map<number, string[]>> {
-    const rows = await this.find(
+    const rows = await this.findByKeys(
       realmId,
-      { _id: { $in: userIds.map((u) => userMessageId(realmId, u, messageId)) } },
-      { projection: { userId: 1, flags: 1 } },
+      userIds.map((u) => userMessageId(realmId, u, messageId)),
+      { userId: 1, flags: 1 },
     );
     return new Map(rows.map((r) => [r.userId, r.flags]));
   }
 
   /** Of these users, those who have the message and have read it. */
   async readersOf(realmId: number, messageId: number, userIds: number[]): Promise<number[]> {
-    const rows = await this.find(
+    const rows = await this.findByKeys(
       realmId,
-      { _id: { $in: userIds.map((u) => userMessageId(realmId, u, messageId)) }, unread: false },
-      { projection: { userId: 1 } },
+      userIds.map((u) => userMessageId(realmId, u, messageId)),
+      { userId: 1, unread: 1 },
     );
-    return rows.map((r) => r.userId);
+    return rows.filter((r) => !r.unread).map((r) => r.userId);
   }
 
   /** Up to `limit` of the user's unread message ids (any order). */
@@ -68,29 +78,13 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
     return rows.map((r) => r.messageId);
   }
 
-  /**
-   * Sets or clears a flag on the user's rows of these messages. `unread` follows
-   * "read"; a row is `marked` while unread or holding a flag besides "read", so
-   * after a change that can end both, rows left with "read" alone are unmarked.
-   */
+  /** Sets or clears a flag on the user's rows of these messages, `unread` and `marked` following in the same write. */
   async setFlag(realmId: number, userId: number, messageIds: number[], flag: string, on: boolean): Promise<void> {
-    if (!messageIds.length) return;
-    const rows = rowsOf(realmId, userId, messageIds);
-    if (flag === "read" && !on) {
-      await this.updateMany(realmId, rows, { $pull: { flags: "read" }, $set: { unread: true, marked: true } });
-      return;
-    }
-    if (flag !== "read" && on) {
-      await this.updateMany(realmId, rows, { $addToSet: { flags: flag }, $set: { marked: true } });
-      return;
-    }
-    await this.updateMany(
-      realmId,
-      rows,
-      on ? { $addToSet: { flags: "read" }, $set: { unread: false } } : { $pull: { flags: flag } },
-    );
-    // read rows always hold "read": one flag means nothing else
-    await this.updateMany(realmId, { ...rows, unread: false, flags: { $size: 1 } }, { $set: { marked: false } });
+    const literal = { $literal: flag };
+    const flags = on
+      ? { $cond: [{ $in: [literal, "$flags"] }, "$flags", { $concatArrays: ["$flags", [literal]] }] }
+      : { $filter: { input: "$flags", cond: { $ne: ["$$this", literal] } } };
+    await this.updateByKeys(realmId, keysOf(realmId, userId, messageIds), [{ $set: { flags } }, STATE_FROM_FLAGS]);
   }
 
   /**
@@ -98,13 +92,11 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
    * common case of a client reading what arrived. Rows that gained a flag
    * meanwhile are left alone; returns how many were marked.
    */
-  async markPlainRead(realmId: number, userId: number, messageIds: number[]): Promise<number> {
-    if (!messageIds.length) return 0;
-    return this.updateMany(
-      realmId,
-      { ...rowsOf(realmId, userId, messageIds), flags: { $size: 0 } },
-      { $set: { flags: ["read"], unread: false, marked: false } },
-    );
+  markPlainRead(realmId: number, userId: number, messageIds: number[]): Promise<number> {
+    return this.updateByKeys(realmId, keysOf(realmId, userId, messageIds), [
+      { $set: { flags: { $cond: [{ $eq: [{ $size: "$flags" }, 0] }, ["read"], "$flags"] } } },
+      STATE_FROM_FLAGS,
+    ]);
   }
 
   /**
@@ -130,10 +122,10 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
 
   /** Drops these users' rows of these messages (deleted, or moved where the users lose them). */
   async remove(realmId: number, userIds: number[], messageIds: number[]): Promise<void> {
-    if (!userIds.length || !messageIds.length) return;
-    await this.deleteMany(realmId, {
-      _id: { $in: userIds.flatMap((u) => messageIds.map((id) => userMessageId(realmId, u, id))) },
-    });
+    await this.deleteByKeys(
+      realmId,
+      userIds.flatMap((u) => keysOf(realmId, u, messageIds)),
+    );
   }
 
   /**
@@ -147,7 +139,7 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
       const after = [...flags.filter((f) => !MENTION_FLAGS.includes(f)), ...(mentions.get(userId) ?? [])];
       if (after.join() === flags.join()) continue;
       const { _id, unread, marked } = userMessageRow(realmId, userId, messageId, after);
-      await this.updateOne(realmId, { _id }, { $set: { flags: after, unread, marked } });
+      await this.updateByKeys(realmId, [_id], { $set: { flags: after, unread, marked } });
     }
   }
 }
