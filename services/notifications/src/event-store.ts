@@ -53,6 +53,9 @@ export interface Wake {
   carried?: { previous: number; data: string };
 }
 
+/** A wake with its event. */
+export type CarryingWake = Required<Wake>;
+
 /** `<id>`, or `<id> <previous id>` and a newline before the event's JSON. */
 export function encodeWake(id: number, carried?: Wake["carried"]): string {
   return carried ? `${id} ${carried.previous}\n${carried.data}` : String(id);
@@ -242,20 +245,22 @@ export class EventStore {
   /**
    * Events after `after`, in order; null when the queue is gone. `knownLast`,
    * the newest id an append announced, spares the read that finds nothing more
-   * (and every read when it is not after `after`); `woken`, the event that
-   * append's wake carried, spares the read of it when it is the only one after
-   * `after`. The events stay JSON text: GET /events passes them on.
+   * (and every read when it is not after `after`); `carried`, the newest
+   * appends' wakes with their events (ParkedPolls.carriedWakes), spare the
+   * reads when they hold every event after `after`. The events stay JSON text:
+   * GET /events passes them on.
    */
   async pending(
     realmId: number,
     queueId: string,
     after: number,
     knownLast = Infinity,
-    woken?: Wake,
+    carried: CarryingWake[] = [],
   ): Promise<StoredEvent[] | null> {
     if (!(await this.byId(realmId, queueId))) return null;
-    if (woken?.carried && woken.id === knownLast && woken.carried.previous <= after && after < woken.id) {
-      return [{ id: woken.id, json: woken.carried.data }];
+    const first = carried.findIndex((w) => w.carried.previous <= after && after < w.id);
+    if (first >= 0 && carried.at(-1)!.id === knownLast) {
+      return carried.slice(first).map((w) => ({ id: w.id, json: w.carried.data }));
     }
     const events: StoredEvent[] = [];
     for (let seq = Math.max(1, after + 1); seq <= knownLast;) {

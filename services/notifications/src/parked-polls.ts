@@ -1,10 +1,15 @@
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import { notifications } from "@teamchat/shared";
-import { decodeWake, type Wake } from "./event-store";
+import { decodeWake, type CarryingWake } from "./event-store";
 
 const WAKE_PREFIX = notifications.queueWakeSubject("");
-/** Wakes that carry their event, kept for the queue's next poll: at most this many queues' (oldest dropped first). */
-const MAX_CARRYING_WAKES = 10_000;
+/**
+ * Wakes that carry their event, kept for the queue's next poll: at most this
+ * many per queue (a poll answered under load is often more than one event
+ * behind), and this many in all, the least recently woken queue's dropped first.
+ */
+const MAX_CARRIED_PER_QUEUE = 4;
+const MAX_CARRIED = 10_000;
 
 /** One parked GET /events: woken by an append to its queue (on any instance), a timeout, or the instance draining. */
 export class Waiter {
@@ -44,16 +49,19 @@ export class Waiter {
  * The same wakes tell the newest event id of every queue appended to since this
  * instance started listening, so a poll need not read the stream to learn that
  * nothing is waiting: an append whose wake has not arrived yet wakes the poll
- * once it does, as the poll listens before it looks. The newest wake of each
- * queue that carries its event is kept, so the poll it answers need not read
- * the stream (EventStore.append). Wakes missed while disconnected are
- * unknown: everything known is forgotten and every parked poll looks again.
+ * once it does, as the poll listens before it looks. The newest wakes of each
+ * queue that carry their events are kept while each one's previous id is the
+ * one before's (EventStore.append), so the poll they answer need not read the
+ * stream. Wakes missed while disconnected are unknown: everything known is
+ * forgotten and every parked poll looks again.
  */
 export class ParkedPolls {
   released = false;
   private readonly byQueue = new Map<string, Set<Waiter>>();
   private readonly newestByQueue = new Map<string, number>();
-  private readonly carryingByQueue = new Map<string, Wake>();
+  /** per queue, consecutive carrying wakes, oldest first */
+  private readonly carriedByQueue = new Map<string, CarryingWake[]>();
+  private carried = 0;
   private readonly sub: Subscription;
 
   constructor(nc: NatsConnection) {
@@ -62,12 +70,18 @@ export class ParkedPolls {
         const queueId = msg.subject.slice(WAKE_PREFIX.length);
         // an append announces its event's id; a removal announces nothing
         const wake = msg.data.length ? decodeWake(msg.string()) : undefined;
-        this.carryingByQueue.delete(queueId);
+        const chain = this.dropCarried(queueId);
         if (wake === undefined) this.newestByQueue.delete(queueId);
         else {
           const newest = Math.max(this.newestByQueue.get(queueId) ?? wake.id, wake.id);
           this.newestByQueue.set(queueId, newest);
-          if (wake.carried && wake.id === newest) this.keepCarrying(queueId, wake);
+          const { carried } = wake;
+          if (carried && wake.id === newest) {
+            // the wake continues the kept ones only if nothing was appended between them
+            const continues = chain.at(-1)?.id === carried.previous;
+            const kept = continues ? chain.slice(1 - MAX_CARRIED_PER_QUEUE) : [];
+            this.keepCarried(queueId, [...kept, { id: wake.id, carried }]);
+          }
         }
         this.byQueue.get(queueId)?.forEach((w) => w.wake(true));
       },
@@ -76,7 +90,8 @@ export class ParkedPolls {
       for await (const s of nc.status()) {
         if (s.type !== "disconnect" && s.type !== "reconnect") continue;
         this.newestByQueue.clear();
-        this.carryingByQueue.clear();
+        this.carriedByQueue.clear();
+        this.carried = 0;
         for (const set of this.byQueue.values()) set.forEach((w) => w.wake(true));
       }
     })();
@@ -94,16 +109,27 @@ export class ParkedPolls {
     return this.newestByQueue.get(queueId);
   }
 
-  /** The queue's newest wake, if it carried its event (every later wake of the queue drops it). */
-  carryingWake(queueId: string): Wake | undefined {
-    return this.carryingByQueue.get(queueId);
+  /**
+   * The queue's newest wakes, oldest first, if they carried their events and
+   * follow one another (each one's previous id is the one before's); the
+   * newest of them is the queue's newest announced.
+   */
+  carriedWakes(queueId: string): CarryingWake[] {
+    return this.carriedByQueue.get(queueId) ?? [];
   }
 
-  private keepCarrying(queueId: string, wake: Wake): void {
-    this.carryingByQueue.set(queueId, wake);
-    if (this.carryingByQueue.size > MAX_CARRYING_WAKES) {
-      this.carryingByQueue.delete(this.carryingByQueue.keys().next().value!);
-    }
+  private dropCarried(queueId: string): CarryingWake[] {
+    const chain = this.carriedByQueue.get(queueId) ?? [];
+    this.carriedByQueue.delete(queueId);
+    this.carried -= chain.length;
+    return chain;
+  }
+
+  private keepCarried(queueId: string, chain: CarryingWake[]): void {
+    // (re)inserted last: the map's first entries are the least recently woken queues
+    this.carriedByQueue.set(queueId, chain);
+    this.carried += chain.length;
+    while (this.carried > MAX_CARRIED) this.dropCarried(this.carriedByQueue.keys().next().value!);
   }
 
   /** Listen before looking at the queue, so that an append between the look and the wait is not missed. */

@@ -9,7 +9,8 @@ import {
 import { EventReader } from "../../../test/support/events";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
 import { startSystem, type TestSystem } from "../../../test/support/system";
-import { EXPIRY_MARGIN_MS, subjectOf } from "../src/event-store";
+import { EXPIRY_MARGIN_MS, encodeWake, subjectOf } from "../src/event-store";
+import { ParkedPolls } from "../src/parked-polls";
 import { QUEUE_EVENT_TYPES, catalogueEvents, noProfileFields, registerQueue, setting, whenPolling } from "./helpers";
 
 const pollOf =
@@ -143,6 +144,42 @@ describe("on the shared system", () => {
         { type: "heartbeat" },
         setting("second"),
       ]);
+    });
+
+    it("the wakes kept with their events follow one another: one after a gap starts them again, at most four", async () => {
+      const parked = new ParkedPolls(org.nc);
+      try {
+        const queueId = "a-queue-of-crafted-wakes";
+        const wake = (id: number, previous?: number) =>
+          org.nc.publish(
+            notifications.queueWakeSubject(queueId),
+            encodeWake(id, previous === undefined ? undefined : { previous, data: `{"type":"e${id}"}` }),
+          );
+        const kept = async () => {
+          await org.nc.flush();
+          return parked.carriedWakes(queueId).map((w) => [w.carried.previous, w.id]);
+        };
+        wake(10, 5);
+        wake(11, 10);
+        expect(await kept()).toEqual([
+          [5, 10],
+          [10, 11],
+        ]);
+        // 12 was appended without a wake carrying it: 13 cannot answer a poll that has 11 only with the rest
+        wake(13, 12);
+        expect(await kept()).toEqual([[12, 13]]);
+        for (const id of [14, 15, 16, 17]) wake(id, id - 1);
+        expect(await kept()).toEqual([
+          [13, 14],
+          [14, 15],
+          [15, 16],
+          [16, 17],
+        ]);
+        wake(18);
+        expect(await kept()).toEqual([]);
+      } finally {
+        parked.stop();
+      }
     });
 
     it("an id older than what was pruned is refused, as Zulip does", async () => {

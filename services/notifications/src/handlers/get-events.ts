@@ -37,7 +37,7 @@ export const getEventsHandler =
           queueId,
           acked,
           parked.newestAnnounced(queueId),
-          parked.carryingWake(queueId),
+          parked.carriedWakes(queueId),
         );
         if (events === null) return answer([], queueId); // deleted while we waited
         if (events.length > 0 || p.dont_block) return answer(events, queueId);
