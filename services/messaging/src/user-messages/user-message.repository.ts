@@ -7,6 +7,10 @@ import { userMessageId, userMessageRow, userMessageSchema, type UserMessageDoc }
 const keysOf = (realmId: number, userId: number, messageIds: number[]) =>
   messageIds.map((id) => userMessageId(realmId, userId, id));
 
+/** The keys of these users' rows of one message. */
+const keysOfUsers = (realmId: number, messageId: number, userIds: number[]) =>
+  userIds.map((u) => userMessageId(realmId, u, messageId));
+
 const holdsRead = { $in: ["read", "$flags"] };
 /**
  * The update pipeline's last stage: `unread` and `marked` from the row's flags
@@ -50,21 +54,13 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
 
   /** These users' flags on one message, for those who have a row of it. */
   async flagsByUser(realmId: number, messageId: number, userIds: number[]): Promise<Map<number, string[]>> {
-    const rows = await this.findByKeys(
-      realmId,
-      userIds.map((u) => userMessageId(realmId, u, messageId)),
-      { userId: 1, flags: 1 },
-    );
+    const rows = await this.findByKeys(realmId, keysOfUsers(realmId, messageId, userIds), { userId: 1, flags: 1 });
     return new Map(rows.map((r) => [r.userId, r.flags]));
   }
 
   /** Of these users, those who have the message and have read it. */
   async readersOf(realmId: number, messageId: number, userIds: number[]): Promise<number[]> {
-    const rows = await this.findByKeys(
-      realmId,
-      userIds.map((u) => userMessageId(realmId, u, messageId)),
-      { userId: 1, unread: 1 },
-    );
+    const rows = await this.findByKeys(realmId, keysOfUsers(realmId, messageId, userIds), { userId: 1, unread: 1 });
     return rows.filter((r) => !r.unread).map((r) => r.userId);
   }
 
