@@ -47,6 +47,9 @@ secantusd._patch()
 print(json.dumps({"unpatched": unpatched, "patched": catalog_reads_of_one_insert("after")}))
 `;
 
+/** The documents these tests write: numbered, any other fields. */
+type Row = Document & { _id: number };
+
 describeOnSecantusDB("the SecantusDB launcher", () => {
   it("reads a collection's index options once per write statement, not three times per document", () => {
     const run = spawnSync(server.bin, ["-c", COUNT_CATALOG_READS], { encoding: "utf8" });
@@ -58,7 +61,7 @@ describeOnSecantusDB("the SecantusDB launcher", () => {
     let dataDir: string;
     let mongo: StartedServer;
     let client: MongoClient;
-    const collection = (name: string): Collection<Document> => client.db("launcher").collection(name);
+    const collection = (name: string): Collection<Row> => client.db("launcher").collection<Row>(name);
     beforeAll(async () => {
       dataDir = mkdtempSync(join(tmpdir(), "teamchat-secantusd-"));
       mongo = await startMongo({ dataDir, inMemory: true, progress: () => undefined });
