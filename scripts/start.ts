@@ -35,6 +35,33 @@ function parseOptions(): { instances: number; natsNodes: number } {
 
 const DEMO = { subdomain: "", name: "Demo Organization", ownerEmail: "owner@example.com", ownerName: "Demo Owner" };
 
+/**
+ * A new demo organization's first channel, as Zulip opens a new organization
+ * with "general": the owner subscribed and a welcome message in it, so that a
+ * client has something to show and to send to. Through the HTTP API, as a
+ * user would make it.
+ */
+async function openGeneralChannel(site: string, email: string, apiKey: string): Promise<void> {
+  const post = async (path: string, form: Record<string, string>) => {
+    const reply = await fetch(`${site}/api/v1${path}`, {
+      method: "POST",
+      headers: { authorization: `Basic ${Buffer.from(`${email}:${apiKey}`).toString("base64")}` },
+      body: new URLSearchParams(form),
+    });
+    const body = (await reply.json()) as { result: string; msg: string };
+    if (body.result !== "success") throw new Error(`POST ${path}: ${body.msg}`);
+  };
+  await post("/users/me/subscriptions", {
+    subscriptions: JSON.stringify([{ name: "general", description: "Everyone's channel" }]),
+  });
+  await post("/messages", {
+    type: "stream",
+    to: "general",
+    topic: "welcome",
+    content: "Welcome to the demo organization! Invite people, or send a message here to try things out.",
+  });
+}
+
 async function main() {
   const { instances: perService, natsNodes } = parseOptions();
   const dataDir = process.env.TEAMCHAT_DATA_DIR ?? join(REPO_ROOT, ".data");
@@ -101,6 +128,14 @@ async function main() {
     writeFileSync(pwFile, password, { mode: 0o600 });
     const org = await createOrganization(nc, { ...DEMO, ownerPassword: password });
     await nc.close();
+    if (org.realmCreated) {
+      // the demo works without it: say why it is missing and go on
+      await openGeneralChannel(org.realm.uri, DEMO.ownerEmail, org.apiKey).catch((err: unknown) =>
+        log(
+          `[start] could not open the demo's "general" channel (${(err as Error).message}); the organization works without it`,
+        ),
+      );
+    }
     const rcPath = join(dataDir, "zuliprc");
     writeFileSync(rcPath, zuliprc(DEMO.ownerEmail, org.apiKey, org.realm.uri), { mode: 0o600 });
     writeFileSync(
