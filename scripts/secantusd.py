@@ -11,7 +11,7 @@ functions below holds the collection's lock, which index creation, deletion
 and option changes also take. So each of them reads the options once per
 collection and reuses them until it returns. The one catalog write a data
 write makes itself (flagging an index multikey when a document first puts an
-array in it) drops the kept copy, so a statement's later query planning sees
+array in it) drops the kept copies, so a statement's later query planning sees
 the flag.
 
 Any other SecantusDB version runs unpatched, with a warning: the functions
@@ -41,16 +41,23 @@ WRITE_STATEMENTS = (
 _local = threading.local()
 
 
+def _statements():
+    """This thread's write statements under way, outermost first, each with its kept copies."""
+    if not hasattr(_local, "statements"):
+        _local.statements = []
+    return _local.statements
+
+
 def _kept_options(statement):
-    """Runs a write statement with its own kept copies (a nested statement gets fresh ones)."""
+    """Runs a write statement with its own kept copies (a nested statement, such as an upsert's insert, gets fresh ones)."""
 
     def run(self, *args, **kwargs):
-        outer = getattr(_local, "options", None)
-        _local.options = {}
+        statements = _statements()
+        statements.append({})
         try:
             return statement(self, *args, **kwargs)
         finally:
-            _local.options = outer
+            statements.pop()
 
     return run
 
@@ -61,9 +68,10 @@ def _patch():
     mark_multikey = Storage._maybe_mark_multikey
 
     def index_options_map(self, db, coll):
-        kept = getattr(_local, "options", None)
-        if kept is None:
+        statements = _statements()
+        if not statements:
             return read_options(self, db, coll)
+        kept = statements[-1]
         if (db, coll) not in kept:
             kept[(db, coll)] = read_options(self, db, coll)
         return kept[(db, coll)]
@@ -71,9 +79,10 @@ def _patch():
     def maybe_mark_multikey(self, db, coll, doc, indexes, already_multikey):
         before = len(already_multikey)
         marked = mark_multikey(self, db, coll, doc, indexes, already_multikey)
-        kept = getattr(_local, "options", None)
-        if kept is not None and len(marked) > before:
-            kept.pop((db, coll), None)
+        if len(marked) > before:
+            # the enclosing statements' copies too: an upsert's insert runs inside its update
+            for kept in _statements():
+                kept.pop((db, coll), None)
         return marked
 
     Storage._index_options_map = index_options_map

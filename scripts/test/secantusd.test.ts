@@ -119,5 +119,16 @@ describeOnSecantusDB("the SecantusDB launcher", () => {
       ]);
       expect(await posts.find({ tags: "a" }).toArray()).toEqual([{ _id: 2, tags: ["a", "b"] }]);
     });
+
+    it("finds array elements of a document an upsert inserted into a fresh index", async () => {
+      const drafts = collection("drafts");
+      await drafts.createIndex({ tags: 1 });
+      await drafts.updateOne({ _id: 1 }, { $set: { tags: ["x", "y"] } }, { upsert: true });
+      await drafts.updateOne({ _id: 2 }, { $set: { tags: "y" } }, { upsert: true });
+      expect(await drafts.find({ tags: "y" }).sort({ _id: 1 }).toArray()).toEqual([
+        { _id: 1, tags: ["x", "y"] },
+        { _id: 2, tags: "y" },
+      ]);
+    });
   });
 });
