@@ -253,17 +253,27 @@ const SECANTUSDB_LAUNCHER = join(REPO_ROOT, "scripts", "secantusd.py");
 
 /**
  * mongod on PATH, else SecantusDB installed from PyPI into a venv in the tool cache (first run only):
- * the program to start and the arguments that come before its options.
+ * the program to start, the arguments that come before its options, and its environment.
  */
 export function ensureMongoServer(opts: InfraOptions): {
   kind: "mongod" | "secantusdb";
   bin: string;
   launcher: string[];
+  env: NodeJS.ProcessEnv;
 } {
   const mongod = which("mongod");
-  if (mongod) return { kind: "mongod", bin: mongod, launcher: [] };
+  if (mongod) return { kind: "mongod", bin: mongod, launcher: [], env: process.env };
   const python = join(ensurePythonVenv(SECANTUSDB_VENV, opts), "bin", "python");
-  return { kind: "secantusdb", bin: python, launcher: [SECANTUSDB_LAUNCHER] };
+  return {
+    kind: "secantusdb",
+    bin: python,
+    launcher: [SECANTUSDB_LAUNCHER],
+    // SecantusDB serves each connection on its own thread, and glibc gives threads their own malloc
+    // arenas (up to 8 per core), each keeping what it freed: two arenas, as scripts/run-service.sh gives
+    // the services. Measured with the bench's event delivery and register at 1k: SecantusDB's peak RSS
+    // 128-137 → 94-104 MiB, its CPU per send unchanged (within the host's noise).
+    env: { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2" },
+  };
 }
 
 function startProcess(
@@ -435,7 +445,7 @@ export async function startMongo(
   // mongod's in-memory engine is Enterprise-only: it always gets a directory.
   const inMemory = opts.inMemory === true && server.kind === "secantusdb";
   if (!inMemory) mkdirSync(dir, { recursive: true });
-  const args = [...server.launcher].concat(
+  const args = server.launcher.concat(
     server.kind === "mongod"
       ? ["--dbpath", dir, "--port", String(port), "--bind_ip", "127.0.0.1", "--quiet"]
       : [
@@ -452,15 +462,7 @@ export async function startMongo(
           `--cache-size=${inMemory ? SECANTUSDB_MEMORY_CACHE : SECANTUSDB_CACHE}`,
         ].concat(inMemory ? ["--storage-path=:memory:"] : [`--storage-path=${dir}`, "--sync-on-commit"]),
   );
-  // SecantusDB serves each connection on its own thread, and glibc gives threads their own malloc arenas
-  // (up to 8 per core), each keeping what it freed: two arenas, as scripts/run-service.sh gives the
-  // services. Measured with the bench's event delivery and register at 1k: SecantusDB's peak RSS
-  // 128-137 → 94-104 MiB, its CPU per send unchanged (within the host's noise).
-  const env =
-    server.kind === "secantusdb"
-      ? { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2" }
-      : process.env;
-  const child = startProcess(server.kind, server.bin, args, opts, env);
+  const child = startProcess(server.kind, server.bin, args, opts, server.env);
   await waitForPort(port, server.kind, 30_000, child);
   say(opts, `${server.kind} on 127.0.0.1:${port} (${inMemory ? "in memory" : `data in ${dir}`})`);
   return {

@@ -6,9 +6,9 @@
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { MongoClient, type Collection, type Document } from "mongodb";
-import { ensureMongoServer, REPO_ROOT, startMongo, type StartedServer } from "../lib/infra";
+import { ensureMongoServer, startMongo, type StartedServer } from "../lib/infra";
 
 // SecantusDB is the embedded engine; with mongod on PATH instead, there is nothing to launch.
 const server = ensureMongoServer({ dataDir: tmpdir() });
@@ -17,12 +17,12 @@ const describeOnSecantusDB = server.kind === "secantusdb" ? describe : describe.
 /**
  * Inserts 100 documents into a collection with one secondary index, in
  * SecantusDB's own storage layer, and counts how often the index options are
- * read from the catalog: unpatched, then patched by the launcher.
+ * read from the catalog: unpatched, then patched by the launcher at `launcher`.
  */
-const COUNT_CATALOG_READS = `
+const countCatalogReads = (launcher: string) => `
 import json, sys
-sys.path.insert(0, ${JSON.stringify(join(REPO_ROOT, "scripts"))})
-import secantusd
+sys.path.insert(0, ${JSON.stringify(dirname(launcher))})
+import ${basename(launcher, ".py")}
 from secantus import storage
 
 reads = 0
@@ -43,7 +43,7 @@ def catalog_reads_of_one_insert(coll):
     return reads
 
 unpatched = catalog_reads_of_one_insert("before")
-secantusd._patch()
+${basename(launcher, ".py")}._patch()
 print(json.dumps({"unpatched": unpatched, "patched": catalog_reads_of_one_insert("after")}))
 `;
 
@@ -52,7 +52,7 @@ type Row = Document & { _id: number };
 
 describeOnSecantusDB("the SecantusDB launcher", () => {
   it("reads a collection's index options once per write statement, not three times per document", () => {
-    const run = spawnSync(server.bin, ["-c", COUNT_CATALOG_READS], { encoding: "utf8" });
+    const run = spawnSync(server.bin, ["-c", countCatalogReads(server.launcher[0]!)], { encoding: "utf8" });
     expect(run.stderr).toBe("");
     expect(JSON.parse(run.stdout)).toEqual({ unpatched: 300, patched: 1 });
   });
