@@ -5,7 +5,7 @@
  * one cluster, every stream on K replicas. Ctrl-C drains and stops everything
  * this started.
  */
-import { PROCESSES, natsServers } from "@teamchat/shared";
+import { PROCESSES, basicAuth, natsServers } from "@teamchat/shared";
 import { connect } from "@nats-io/transport-node";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -45,7 +45,7 @@ async function openGeneralChannel(site: string, email: string, apiKey: string): 
   const post = async (path: string, form: Record<string, string>) => {
     const reply = await fetch(`${site}/api/v1${path}`, {
       method: "POST",
-      headers: { authorization: `Basic ${Buffer.from(`${email}:${apiKey}`).toString("base64")}` },
+      headers: { authorization: basicAuth({ email, apiKey }) },
       body: new URLSearchParams(form),
     });
     const body = (await reply.json()) as { result: string; msg: string };

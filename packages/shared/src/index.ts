@@ -1,4 +1,5 @@
 export * from "./actor";
+export * from "./basic-auth";
 export * from "./bus";
 export * from "./config";
 export * from "./jetstream";

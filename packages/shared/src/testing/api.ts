@@ -4,12 +4,10 @@
  * Every 200 reply is checked against zulip.yaml; a mismatch throws.
  */
 import { request as httpRequest } from "node:http";
+import { basicAuth, type Credentials } from "../basic-auth";
 import { checkReply } from "./openapi";
 
-export interface Credentials {
-  email: string;
-  apiKey: string;
-}
+export { basicAuth, type Credentials };
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Body = Record<string, any>;
@@ -24,10 +22,6 @@ export type Params = Record<string, unknown>;
 export type Encoding = "form" | "multipart" | "query";
 
 export const encodeValue = (v: unknown): string => (typeof v === "string" ? v : JSON.stringify(v));
-
-/** HTTP Basic credentials as Zulip takes them: `email:api_key`. */
-export const basicAuth = (c: Credentials): string =>
-  `Basic ${Buffer.from(`${c.email}:${c.apiKey}`).toString("base64")}`;
 
 /** Who a request is from: an account's credentials, or a raw Authorization header (for tests of malformed ones). */
 export type Auth = Credentials | { authorization: string };
