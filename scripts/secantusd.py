@@ -1,4 +1,4 @@
-"""Starts SecantusDB (the embedded MongoDB-protocol server) with one speed-up.
+"""Starts SecantusDB (the embedded MongoDB-protocol server) with three speed-ups.
 
 SecantusDB 0.7.0b3 re-reads a collection's index catalog (a WiredTiger cursor
 scan and a BSON decode per index) three times for every document it writes
@@ -14,17 +14,26 @@ write makes itself (flagging an index multikey when a document first puts an
 array in it) drops the kept copies, so a statement's later query planning sees
 the flag.
 
+It also encodes each field of a compound index key once per document
+(index_key_variants below), where SecantusDB encodes every field again for
+each element of an array field; and it encodes an integer once per value and
+without Decimal (encode_int). The same bytes, measured on a message's
+{realmId, receivers, messageId} entries for 100 receivers: 2.1 ms to encode
+them before, 0.2 ms after (this index was 9 % of SecantusDB's busy time in the
+event-delivery benchmark).
+
 Any other SecantusDB version runs unpatched, with a warning: the functions
 patched here are internal and may change.
 
 Usage: python secantusd.py <secantusd arguments>
 """
 
+import itertools
 import sys
 import threading
 
 import secantus
-from secantus import storage
+from secantus import sortkey, storage
 from secantus.cli import main
 
 PATCHED_VERSION = "0.7.0b3"
@@ -39,6 +48,7 @@ WRITE_STATEMENTS = (
 )
 
 _local = threading.local()
+encode_number = sortkey._encode_number
 
 
 def _statements():
@@ -62,7 +72,68 @@ def _kept_options(statement):
     return run
 
 
+# Encoded ints, by value: user, realm and channel ids recur in every index entry.
+_encoded_ints = {}
+_ENCODED_INTS_KEPT = 65536
+# Decimal's default context keeps 28 digits: SecantusDB's encoding rounds longer ints, so they go to it.
+_EXACT_DIGITS = 28
+
+
+def encode_int(value):
+    """sortkey._encode_number for an int (not a bool, float or Decimal128): the same bytes, without Decimal."""
+    if type(value) is not int:
+        return encode_number(value)
+    encoded = _encoded_ints.get(value)
+    if encoded is not None:
+        return encoded
+    digits = str(abs(value))
+    if value == 0 or len(digits) > _EXACT_DIGITS:
+        return encode_number(value)
+    exponent = 128 + len(digits) - 1
+    digits = digits.rstrip("0")
+    if len(digits) % 2:
+        digits += "0"
+    pairs = bytes([int(digits[i : i + 2]) + 1 for i in range(0, len(digits), 2)])
+    if value > 0:
+        encoded = b"\xc0" + bytes([exponent]) + pairs + b"\x00"
+    else:
+        encoded = b"\x40" + bytes([0xFF - exponent]) + bytes([0x64 - p for p in pairs]) + b"\xff"
+    if len(_encoded_ints) >= _ENCODED_INTS_KEPT:
+        _encoded_ints.clear()
+    _encoded_ints[value] = encoded
+    return encoded
+
+
+def index_key_variants(doc, key_spec, *, sparse, collation=None):
+    """storage._index_key_variants with each candidate value encoded once: the same keys in the same order."""
+    if sparse and not storage._sparse_covers(doc, key_spec):
+        return []
+    per_field = []
+    for field, direction in key_spec.items():
+        candidates, _multikey = storage._index_field_values(doc, field)
+        encoded = []
+        seen = set()
+        for value in candidates:
+            kb = storage.encode_value_directed(value, int(direction), collation=collation)
+            if kb not in seen:
+                seen.add(kb)
+                encoded.append(kb)
+        per_field.append(encoded)
+    if len(per_field) == 1:
+        return per_field[0]
+    keys = []
+    seen = set()
+    for parts in itertools.product(*per_field):
+        kb = storage.COMPOUND_SEP.join(parts)
+        if kb not in seen:
+            seen.add(kb)
+            keys.append(kb)
+    return keys
+
+
 def _patch():
+    sortkey._encode_number = encode_int
+    storage._index_key_variants = index_key_variants
     Storage = storage.Storage
     read_options = Storage._index_options_map
     mark_multikey = Storage._maybe_mark_multikey

@@ -1,7 +1,8 @@
 /**
  * The SecantusDB launcher (scripts/secantusd.py): its write statements read a
  * collection's index options once instead of three times per document, and
- * still index every document by the collection's current indexes.
+ * still index every document by the collection's current indexes; its index
+ * keys are byte for byte SecantusDB's own.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -47,6 +48,37 @@ ${basename(launcher, ".py")}._patch()
 print(json.dumps({"unpatched": unpatched, "patched": catalog_reads_of_one_insert("after")}))
 `;
 
+/**
+ * The index keys of varied documents under varied key patterns, by
+ * SecantusDB's own functions and by the launcher's: how many differ.
+ */
+const compareIndexKeys = (launcher: string) => `
+import json, random, sys
+sys.path.insert(0, ${JSON.stringify(dirname(launcher))})
+import ${basename(launcher, ".py")} as launcher
+from bson import Decimal128, ObjectId
+from secantus import sortkey, storage
+
+random.seed(7)
+ints = [0, 1, -1, 9, 10, -10, 99, 100, 101, 120000, -120000, 2**31, -(2**31), 2**63 - 1, -(2**63), 10**27, 10**28, -(10**28) + 1, 10**30, 10**200]
+ints += [random.randint(-10**12, 10**12) for _ in range(3000)] + [random.randint(-1000, 1000) * 10**random.randint(0, 30) for _ in range(3000)]
+ints += [random.randint(-10**40, 10**40) for _ in range(30)]  # beyond the 28 digits Decimal keeps
+others = [True, False, None, 1.0, -0.0, 2.5, -1e300, float("nan"), float("inf"), Decimal128("1.10"), "", "abc", "ABC", ObjectId("0123456789abcdef01234567"), {"a": 1}, []]
+values = ints + others
+docs = [{"_id": i, "a": v, "b": [v, values[(i * 7) % len(values)], v], "c": {"d": [{"e": v}, {"e": -v if isinstance(v, int) and not isinstance(v, bool) else v}]}} for i, v in enumerate(values)]
+docs.append({"_id": "sparse"})
+specs = [({"a": 1}, False), ({"a": -1}, False), ({"b": 1}, False), ({"a": 1, "b": -1, "_id": 1}, False), ({"c.d.e": 1, "a": 1}, False), ({"z": 1}, True), ({"z": 1, "a": 1}, False)]
+
+def keys(variants, encode):
+    sortkey._encode_number = encode
+    return [variants(doc, spec, sparse=sparse) for doc in docs for spec, sparse in specs]
+
+expected = keys(storage._index_key_variants, launcher.encode_number)
+actual = keys(launcher.index_key_variants, launcher.encode_int)
+again = keys(launcher.index_key_variants, launcher.encode_int)
+print(json.dumps({"compared": len(expected), "differ": sum(e != a for e, a in zip(expected, actual)), "differ_again": sum(e != a for e, a in zip(expected, again))}))
+`;
+
 /** The documents these tests write: numbered, any other fields. */
 type Row = Document & { _id: number };
 
@@ -55,6 +87,12 @@ describeOnSecantusDB("the SecantusDB launcher", () => {
     const run = spawnSync(server.bin, ["-c", countCatalogReads(server.launcher[0]!)], { encoding: "utf8" });
     expect(run.stderr).toBe("");
     expect(JSON.parse(run.stdout)).toEqual({ unpatched: 300, patched: 1 });
+  });
+
+  it("writes the same index keys as SecantusDB's own encoding, for every kind of value", () => {
+    const run = spawnSync(server.bin, ["-c", compareIndexKeys(server.launcher[0]!)], { encoding: "utf8" });
+    expect(run.stderr).toBe("");
+    expect(JSON.parse(run.stdout)).toEqual({ compared: 6067 * 7, differ: 0, differ_again: 0 });
   });
 
   describe("through the wire", () => {
@@ -118,6 +156,22 @@ describeOnSecantusDB("the SecantusDB launcher", () => {
         { _id: 2, tags: ["a", "b"] },
       ]);
       expect(await posts.find({ tags: "a" }).toArray()).toEqual([{ _id: 2, tags: ["a", "b"] }]);
+    });
+
+    it("walks a compound multikey index in numeric order, negative and large ids included", async () => {
+      const messages = collection("messages");
+      await messages.createIndex({ realmId: 1, receivers: 1, messageId: 1 });
+      const ids = [-(2 ** 40), -120000, -10, -1, 0, 1, 9, 10, 100, 101, 120000, 2 ** 40, 2 ** 53 - 1];
+      await messages.insertMany(ids.map((id, i) => ({ _id: i, realmId: 3, receivers: [7, 8 + i], messageId: id })));
+      const walked = await messages
+        .find({ realmId: 3, receivers: 7, messageId: { $gt: -120000, $lte: 2 ** 40 } })
+        .hint("realmId_1_receivers_1_messageId_1")
+        .sort({ messageId: -1 })
+        .toArray();
+      expect(walked.map((m) => m.messageId)).toEqual(ids.slice(2, 12).reverse());
+      expect(await messages.find({ realmId: 3, receivers: 12 }).toArray()).toEqual([
+        { _id: 4, realmId: 3, receivers: [7, 12], messageId: 0 },
+      ]);
     });
 
     it("finds array elements of a document an upsert inserted into a fresh index", async () => {
