@@ -81,7 +81,9 @@ export function renderMarkdown(r: Report): string {
       ...cpuTable(s),
       `Event delivery under ${config.crowd} parked long-polls: background ${f(s.events.backgroundPerSecond)} sends/s achieved ` +
         `(${config.backgroundPerSecond} asked, ${s.events.backgroundErrors} errors), the ${config.crowd} users received ` +
-        `${f(s.events.crowdEventsPerSecond, 0)} events/s, ${s.events.crowdPollErrors} long-poll errors.`,
+        `${f(s.events.crowdEventsPerSecond, 0)} events/s, ${s.events.crowdPollErrors} long-poll errors. ` +
+        `The measured sends' own POST /messages took p50 ${f(s.events.sendP50)} ms, p99 ${f(s.events.sendP99)} ms ` +
+        `(a delivery cannot come before its message is stored).`,
       "",
     );
   }
