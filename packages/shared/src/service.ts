@@ -10,7 +10,6 @@ import { databaseCheck, natsCheck, startMetricsListener, type MetricsListener } 
 import type { BusService } from "./services";
 // every service process: answered requests stop building a throw-away error each (see the file)
 import "./nats-requests";
-import "./nats-flush";
 
 /** What a service's composition root gets: real connections, built by the caller (main or a test). */
 export interface ServiceDeps<S extends BusService = BusService> {
