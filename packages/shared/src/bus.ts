@@ -271,7 +271,7 @@ export class BusClient {
     const service = contract.subject.split(".")[0];
     const silenceMs = KEEPALIVE_SILENCE_INTERVALS * everyMs;
     // nats.js (3.4) builds a RequestError for every requestMany, ignoring noAsyncTraces, only to append its
-    // stack to a failure's: ~7 µs each with the async stack, 9 % of the gateway's CPU under long-polls.
+    // stack to a failure's: 2.7-4.0 µs each with its stack, 0.4-0.6 without (every GET /events is one).
     // Built without frames here (synchronously, inside requestMany); our failures name the operation.
     const stackTraceLimit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
