@@ -306,17 +306,24 @@ describe("a keepAlive request", () => {
 
   it("is answered 503 within three intervals of silence when its instance dies, not at the timeout", async () => {
     const running = gate();
+    // released after the test only: its instance is killed meanwhile (a handler left running would keep its
+    // keep-alive timer, and Jest's worker, alive)
+    const released = gate();
     const { serverNc } = await serveKept(async ({ n }) => {
       running.open();
-      await new Promise(() => undefined); // never answers: its instance is killed meanwhile
+      await released.opened;
       return { n };
     });
-    const client = new BusClient(nc, { timeoutMs: 10_000 });
-    const reply = client.request(kept, { n: 1 }, ctx);
-    await running.opened;
-    const killedAt = Date.now();
-    await serverNc.close(); // as SIGKILL: no reply, no more keep-alives
-    await expect(reply).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE", status: 503 });
-    expect(Date.now() - killedAt).toBeLessThan(2_000);
+    try {
+      const client = new BusClient(nc, { timeoutMs: 10_000 });
+      const reply = client.request(kept, { n: 1 }, ctx);
+      await running.opened;
+      const killedAt = Date.now();
+      await serverNc.close(); // as SIGKILL: no reply, no more keep-alives
+      await expect(reply).rejects.toMatchObject({ code: "SERVICE_UNAVAILABLE", status: 503 });
+      expect(Date.now() - killedAt).toBeLessThan(2_000);
+    } finally {
+      released.open();
+    }
   });
 });
