@@ -15,15 +15,19 @@ import { ensureMongoServer, startMongo, type StartedServer } from "../lib/infra"
 const server = ensureMongoServer({ dataDir: tmpdir() });
 const describeOnSecantusDB = server.kind === "secantusdb" ? describe : describe.skip;
 
+/** Python that imports the launcher at `launcher` as the module `launcher`, unpatched. */
+const importLauncher = (launcher: string) => `import sys
+sys.path.insert(0, ${JSON.stringify(dirname(launcher))})
+launcher = __import__(${JSON.stringify(basename(launcher, ".py"))})`;
+
 /**
  * Inserts 100 documents into a collection with one secondary index, in
  * SecantusDB's own storage layer, and counts how often the index options are
  * read from the catalog: unpatched, then patched by the launcher at `launcher`.
  */
 const countCatalogReads = (launcher: string) => `
-import json, sys
-sys.path.insert(0, ${JSON.stringify(dirname(launcher))})
-import ${basename(launcher, ".py")}
+import json
+${importLauncher(launcher)}
 from secantus import storage
 
 reads = 0
@@ -44,7 +48,7 @@ def catalog_reads_of_one_insert(coll):
     return reads
 
 unpatched = catalog_reads_of_one_insert("before")
-${basename(launcher, ".py")}._patch()
+launcher._patch()
 print(json.dumps({"unpatched": unpatched, "patched": catalog_reads_of_one_insert("after")}))
 `;
 
@@ -53,9 +57,8 @@ print(json.dumps({"unpatched": unpatched, "patched": catalog_reads_of_one_insert
  * SecantusDB's own functions and by the launcher's: how many differ.
  */
 const compareIndexKeys = (launcher: string) => `
-import json, random, sys
-sys.path.insert(0, ${JSON.stringify(dirname(launcher))})
-import ${basename(launcher, ".py")} as launcher
+import json, random
+${importLauncher(launcher)}
 from bson import Decimal128, ObjectId
 from secantus import sortkey, storage
 
