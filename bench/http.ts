@@ -58,7 +58,12 @@ export class Http {
     const headers: Record<string, string> = { host: this.host };
     if (this.creds) headers.authorization = basicAuth(this.creds);
     const isQuery = method === "GET";
-    if (!isQuery) headers["content-type"] = "application/x-www-form-urlencoded";
+    if (!isQuery) {
+      headers["content-type"] = "application/x-www-form-urlencoded";
+      // Node frames a DELETE's body only when told its length (it sends chunked bodies for POST
+      // and PUT alone): without it the server reads the body as the next request and refuses it.
+      headers["content-length"] = String(Buffer.byteLength(query));
+    }
     const t0 = performance.now();
     return new Promise<Reply & { stale?: boolean }>((resolve) => {
       let done = false;

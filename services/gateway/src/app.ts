@@ -4,6 +4,8 @@ import { Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { randomUUID } from "node:crypto";
+import { STATUS_CODES } from "node:http";
+import type { Duplex } from "node:stream";
 import type { ZodType } from "zod";
 import {
   BUS_SERVICES,
@@ -118,6 +120,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     genReqId: () => randomUUID(),
     bodyLimit: config.REQUEST_BODY_LIMIT_MIB * 1024 * 1024,
     routerOptions: { querystringParser: parseForm },
+    clientErrorHandler: answerMalformedRequest,
   });
   app.addHook("onClose", async () => invalidations.unsubscribe());
   const http = measureHttp(app, metrics);
@@ -367,6 +370,30 @@ function takeUploadedFiles(raw: Record<string, unknown>): UploadedFile[] {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * Bytes Node's HTTP parser cannot read as a request never reach a route: a bad
+ * request line, oversized headers, or a body sent without its length (which
+ * the parser takes for the next request). Answered as Fastify's own handler
+ * does (the same statuses, then the connection closed), with Zulip's error body.
+ */
+function answerMalformedRequest(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === "ECONNRESET" || socket.destroyed) return;
+  const [status, msg] =
+    err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? [408, "Request timed out"]
+      : err.code === "HPE_HEADER_OVERFLOW"
+        ? [431, "Request headers too large"]
+        : [400, "Malformed HTTP request"];
+  const body = JSON.stringify({ result: "error", msg, code: "BAD_REQUEST" });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Content-Type: application/json\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
+}
 
 function sendError(reply: FastifyReply, err: ZulipError): FastifyReply {
   if (err.status === 401) reply.header("WWW-Authenticate", WWW_AUTHENTICATE);

@@ -4,6 +4,7 @@
  * and negative numbers, wrong types.
  */
 import { request as httpRequest } from "node:http";
+import { connect } from "node:net";
 import { messaging } from "@teamchat/shared";
 import { basicAuth } from "@teamchat/shared/src/testing/api";
 import { badRequestError, expectZulipError } from "../../../test/support/call";
@@ -48,6 +49,18 @@ function rawRequest(method: string, path: string, body: Buffer, contentType: str
     req.on("error", reject);
     if (declaredLength === undefined) req.end(body);
     else req.write(body);
+  });
+}
+
+/** What the server writes back to these bytes, sent as they are on a new connection, until it closes it. */
+function rawExchange(bytes: string): Promise<string> {
+  const url = new URL(org.api(org.owner).baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname, () => socket.write(bytes));
+    const chunks: Buffer[] = [];
+    socket.on("data", (c: Buffer) => chunks.push(c));
+    socket.on("close", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    socket.on("error", reject);
   });
 }
 
@@ -157,6 +170,27 @@ describe("bad input answers a Zulip error and changes nothing", () => {
   });
 
   // found by `npm run fuzz`: busboy's "Multipart: Boundary not found" was a 500
+  it("bytes Node's HTTP parser cannot read as a request", async () => {
+    // Fastify's own answer would be {"error":"Bad Request","message":"Client Error","statusCode":400}
+    const garbage = await rawExchange("THIS IS NOT HTTP\r\n\r\n");
+    expect(garbage).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(JSON.parse(garbage.slice(garbage.indexOf("\r\n\r\n") + 4))).toEqual({
+      result: "error",
+      msg: "Malformed HTTP request",
+      code: "BAD_REQUEST",
+    });
+    const host = new URL(org.api(org.owner).baseUrl).host;
+    const oversized = await rawExchange(
+      `GET /api/v1/users/me HTTP/1.1\r\nHost: ${host}\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`,
+    );
+    expect(oversized).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
+    expect(JSON.parse(oversized.slice(oversized.indexOf("\r\n\r\n") + 4))).toEqual({
+      result: "error",
+      msg: "Request headers too large",
+      code: "BAD_REQUEST",
+    });
+  });
+
   it("a multipart body without a boundary or cut short", async () => {
     const before = await messageCount();
     const fields = form({ type: "stream", to: "inputs", topic: "t", content: "x" });
