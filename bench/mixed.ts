@@ -15,7 +15,7 @@
 import { config, say } from "./config";
 import { Http, pct, pool, sleep } from "./http";
 import type { Org, User } from "./org";
-import { Poller, recovery, settle } from "./scenarios";
+import { Poller, recovery, reportUndeleted, settle } from "./scenarios";
 
 const TEAM_SIZE = 25;
 const PERIOD_SECONDS = { send: 60, history: 30, presence: 60 } as const;
@@ -152,7 +152,7 @@ export class MixedLoad {
     // the answers of actions started before the end count (bounded by their 30 s timeout)
     await Promise.all(inFlight);
     stats.pollErrors = pollers.reduce((s, p) => s + p.errors, 0);
-    await pool(pollers, 8, (p) => p.stop());
+    reportUndeleted(await pool(pollers, 8, (p) => p.stop()));
 
     const sorted = [...stats.latencies].sort((a, b) => a - b);
     const requests = sorted.length + stats.errors;
