@@ -428,9 +428,10 @@ export async function startNatsCluster(opts: InfraOptions & { nodes: number }): 
 }
 
 /**
- * mongod, or SecantusDB with its data under `dataDir`, each commit synced to disk
- * (SIGKILL after acknowledged writes keeps them). `inMemory` (tests): nothing on
- * disk and no fsync. `replicaSet` (SecantusDB only): a one-member replica set
+ * mongod, or SecantusDB with its data under `dataDir`, each commit written to the
+ * operating system before it is acknowledged (a SIGKILL after acknowledged writes
+ * keeps them; a machine failure can lose the last ones, as MongoDB's default
+ * 100 ms journal interval can). `inMemory` (tests): nothing on disk. `replicaSet` (SecantusDB only): a one-member replica set
  * instead of a standalone server, to run the services' replica-set path.
  */
 export async function startMongo(
@@ -460,7 +461,12 @@ export async function startMongo(
           // Measured at 100,000 messages: 256M → 332 MiB peak, 128M → 220 MiB, every scenario as fast;
           // 64M → 193 MiB (and 249 → 170 at 10,000), the scenarios' figures within the host's noise.
           `--cache-size=${inMemory ? SECANTUSDB_MEMORY_CACHE : SECANTUSDB_CACHE}`,
-        ].concat(inMemory ? ["--storage-path=:memory:"] : [`--storage-path=${dir}`, "--sync-on-commit"]),
+        ].concat(
+          inMemory
+            ? ["--storage-path=:memory:"]
+            : // each commit written to the OS at once, not fsynced (scripts/secantusd.py): kept across a SIGKILL
+              [`--storage-path=${dir}`, "--sync-on-commit", "--sync-method=none"],
+        ),
   );
   const child = startProcess(server.kind, server.bin, args, opts, server.env);
   await waitForPort(port, server.kind, 30_000, child);

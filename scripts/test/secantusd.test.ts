@@ -2,7 +2,8 @@
  * The SecantusDB launcher (scripts/secantusd.py): its write statements read a
  * collection's index options once instead of three times per document, and
  * still index every document by the collection's current indexes; its index
- * keys are byte for byte SecantusDB's own.
+ * keys are byte for byte SecantusDB's own; its commits, written without an
+ * fsync, survive a SIGKILL.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -96,6 +97,31 @@ describeOnSecantusDB("the SecantusDB launcher", () => {
     const run = spawnSync(server.bin, ["-c", compareIndexKeys(server.launcher[0]!)], { encoding: "utf8" });
     expect(run.stderr).toBe("");
     expect(JSON.parse(run.stdout)).toEqual({ compared: 6067 * 7, differ: 0, differ_again: 0 });
+  });
+
+  it("keeps every acknowledged write across a SIGKILL, its commits written without an fsync", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "teamchat-secantusd-"));
+    const started: StartedServer[] = [];
+    const clients: MongoClient[] = [];
+    const open = async () => {
+      const mongo = await startMongo({ dataDir, progress: () => undefined });
+      started.push(mongo);
+      const client = await MongoClient.connect(mongo.url);
+      clients.push(client);
+      return { mongo, writes: client.db("durability").collection<Row>("writes") };
+    };
+    try {
+      const first = await open();
+      for (let i = 0; i < 500; i++) await first.writes.insertOne({ _id: i });
+      await first.mongo.kill();
+      // without --sync-method=none nor --sync-on-commit, the last writes are still in WiredTiger's buffer here
+      const second = await open();
+      expect(await second.writes.countDocuments()).toBe(500);
+    } finally {
+      await Promise.all(clients.map((c) => c.close(true)));
+      await Promise.all(started.map((m) => m.stop()));
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   describe("through the wire", () => {
