@@ -431,8 +431,9 @@ export async function startNatsCluster(opts: InfraOptions & { nodes: number }): 
  * mongod, or SecantusDB with its data under `dataDir`, each commit written to the
  * operating system before it is acknowledged (a SIGKILL after acknowledged writes
  * keeps them; a machine failure can lose the last ones, as MongoDB's default
- * 100 ms journal interval can). `inMemory` (tests): nothing on disk. `replicaSet` (SecantusDB only): a one-member replica set
- * instead of a standalone server, to run the services' replica-set path.
+ * 100 ms journal interval can). `inMemory` (tests): nothing on disk.
+ * `replicaSet` (SecantusDB only): a one-member replica set instead of a
+ * standalone server, to run the services' replica-set path.
  */
 export async function startMongo(
   opts: InfraOptions & { inMemory?: boolean; port?: number; replicaSet?: boolean },

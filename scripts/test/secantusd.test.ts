@@ -114,7 +114,8 @@ describeOnSecantusDB("the SecantusDB launcher", () => {
       const first = await open();
       for (let i = 0; i < 500; i++) await first.writes.insertOne({ _id: i });
       await first.mongo.kill();
-      // without --sync-method=none nor --sync-on-commit, the last writes are still in WiredTiger's buffer here
+      // with neither --sync-on-commit nor --sync-method=none, the last writes would still be in
+      // WiredTiger's buffer here, and lost (498 of 500 kept when tried)
       const second = await open();
       expect(await second.writes.countDocuments()).toBe(500);
     } finally {
