@@ -117,27 +117,15 @@ def index_key_variants(doc, key_spec, *, sparse, collation=None):
     """storage._index_key_variants with each candidate value encoded once: the same keys in the same order."""
     if sparse and not storage._sparse_covers(doc, key_spec):
         return []
+    # dict.fromkeys: each key once, in the order first met
     per_field = []
     for field, direction in key_spec.items():
         candidates, _multikey = storage._index_field_values(doc, field)
-        encoded = []
-        seen = set()
-        for value in candidates:
-            kb = storage.encode_value_directed(value, int(direction), collation=collation)
-            if kb not in seen:
-                seen.add(kb)
-                encoded.append(kb)
-        per_field.append(encoded)
+        encoded = (storage.encode_value_directed(value, int(direction), collation=collation) for value in candidates)
+        per_field.append(list(dict.fromkeys(encoded)))
     if len(per_field) == 1:
         return per_field[0]
-    keys = []
-    seen = set()
-    for parts in itertools.product(*per_field):
-        kb = storage.COMPOUND_SEP.join(parts)
-        if kb not in seen:
-            seen.add(kb)
-            keys.append(kb)
-    return keys
+    return list(dict.fromkeys(storage.COMPOUND_SEP.join(parts) for parts in itertools.product(*per_field)))
 
 
 def _patch():
@@ -179,6 +167,8 @@ def _write_commits_without_fsync():
     written = "transaction_sync=(enabled=true,method=none)"
 
     def wiredtiger_open(home, config):
+        if fsynced not in config:
+            print(f"secantusd.py: --sync-method=none: no {fsynced} in WiredTiger's configuration", file=sys.stderr)
         return open_connection(home, config.replace(fsynced, written))
 
     storage.wt.wiredtiger_open = wiredtiger_open
