@@ -63,14 +63,27 @@ beforeAll(async () => {
   // zulip-term refuses a zuliprc others may read
   writeFileSync(zuliprc, `[api]\nemail=${alice.email}\nkey=${alice.apiKey}\nsite=${sys.baseUrl}\n`, { mode: 0o600 });
   // if zulip-term exits, its last words stay on the screen for the failure message
-  const command = `${join(venv, "bin", "zulip-term")} -c ${zuliprc}; echo "zulip-term exited: $?"; sleep 600`;
+  zulipTerm = `${join(venv, "bin", "zulip-term")} -c ${zuliprc}; echo "zulip-term exited: $?"; sleep 600`;
+  startZulipTerm();
+}, 900_000);
+
+let zulipTerm: string;
+function startZulipTerm(): void {
   const started = spawnSync(
     tmux,
-    ["new-session", "-d", "-s", SESSION, "-x", "160", "-y", "45", "-c", workDir, "sh", "-c", command],
+    ["new-session", "-d", "-s", SESSION, "-x", "160", "-y", "45", "-c", workDir, "sh", "-c", zulipTerm],
     { encoding: "utf8" },
   );
   if (started.status !== 0) throw new Error(`tmux could not start zulip-term: ${started.stderr}`);
-}, 900_000);
+}
+
+/**
+ * zulip-term 0.7's own start-up race: its user-list thread can write to the
+ * main loop's pipe before the loop has made it, and that thread dies (the
+ * screen shows the assertion; seen in CI and when started by hand). A user
+ * starts it again; so does the test, up to three times.
+ */
+const START_UP_RACE = 'assert hasattr(self, "_update_pipe")';
 
 afterAll(async () => {
   if (tmux) spawnSync(tmux, ["kill-session", "-t", SESSION]);
@@ -79,7 +92,15 @@ afterAll(async () => {
 });
 
 it("starts, reports its user active through its presence loop, and lists the others online", async () => {
-  const text = await untilScreen((t) => t.includes("Alice Term") && t.includes("Bob Peer"));
+  let text = "";
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    text = await untilScreen((t) => (t.includes("Alice Term") && t.includes("Bob Peer")) || t.includes(START_UP_RACE));
+    if (!text.includes(START_UP_RACE) || attempt === 3) break;
+    spawnSync(tmux, ["kill-session", "-t", SESSION]);
+    startZulipTerm();
+  }
+  expect(text).not.toContain(START_UP_RACE);
+  expect(text).toContain("Bob Peer");
   expect(text).toContain("# terminal");
   const presence = ok(await sys.api(bob).get("/realm/presence")).presences as Record<string, Record<string, unknown>>;
   expect(presence[alice.email]).toMatchObject({ aggregated: { status: "active" } });
