@@ -1,10 +1,12 @@
 import {
   JetStreamApiCodes,
   JetStreamApiError,
+  type JetStreamClient,
   type JetStreamManager,
   type StreamConfig,
   type StreamInfo,
 } from "@nats-io/jetstream";
+import { Kvm, type KV, type KvOptions } from "@nats-io/kv";
 
 /** How long a replicated stream may take to elect its leader (NATS' election takes a few seconds at worst). */
 const LEADER_WAIT_MS = 15_000;
@@ -39,6 +41,34 @@ export async function streamWhenLed(jsm: JetStreamManager, name: string): Promis
 }
 
 /**
+ * A JetStream API request that got no answer in time, or "temporarily
+ * unavailable" (503): what a cluster answers while its nodes elect the leader
+ * of its JetStream API or of the stream.
+ */
+const isElectionPause = (err: unknown): boolean =>
+  (err instanceof Error &&
+    (err.name === "TimeoutError" || (err.cause as Error | undefined)?.name === "TimeoutError")) ||
+  (err instanceof JetStreamApiError && err.status === 503);
+
+/**
+ * A request that configures a stream or consumer, asked again while the cluster
+ * is electing (up to LEADER_WAIT_MS): the requests are idempotent (a stream or
+ * consumer added again with the same configuration is left as it is), and a
+ * service that gave up on the first timeout would fail its start.
+ */
+export async function configureThroughElection<T>(request: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + LEADER_WAIT_MS;
+  for (;;) {
+    try {
+      return await request();
+    } catch (err) {
+      if (!isElectionPause(err) || Date.now() > deadline) throw err;
+    }
+    await new Promise((r) => setTimeout(r, LEADER_POLL_MS));
+  }
+}
+
+/**
  * Creates the stream, or updates its configuration (limits, replicas), and
  * returns once it has a leader. Concurrent calls (every instance of every
  * service as it starts) are harmless.
@@ -48,9 +78,9 @@ export async function ensureStream(
   config: Partial<StreamConfig> & Pick<StreamConfig, "name">,
 ): Promise<void> {
   if (await streamWhenLed(jsm, config.name)) {
-    await jsm.streams.update(config.name, config);
+    await configureThroughElection(() => jsm.streams.update(config.name, config));
   } else {
-    await jsm.streams.add(config).catch(async (err: unknown) => {
+    await configureThroughElection(() => jsm.streams.add(config)).catch(async (err: unknown) => {
       // another instance created it in between
       if (!(await streamWhenLed(jsm, config.name))) throw err;
     });
@@ -67,7 +97,18 @@ export async function settleBucket(jsm: JetStreamManager, bucket: string, replic
   const name = `KV_${bucket}`;
   const info = await streamWhenLed(jsm, name);
   if (info && info.config.num_replicas !== replicas) {
-    await jsm.streams.update(name, { ...info.config, num_replicas: replicas });
+    await configureThroughElection(() => jsm.streams.update(name, { ...info.config, num_replicas: replicas }));
     await streamWhenLed(jsm, name);
   }
+}
+
+/** Opens a KV bucket, making it when missing, on `replicas` nodes and with a leader (see settleBucket). */
+export async function openBucket(
+  js: JetStreamClient,
+  bucket: string,
+  options: Partial<KvOptions> & { replicas: number },
+): Promise<KV> {
+  const kv = await configureThroughElection(() => new Kvm(js).create(bucket, options));
+  await settleBucket(await js.jetstreamManager(), bucket, options.replicas);
+  return kv;
 }

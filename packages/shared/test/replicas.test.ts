@@ -16,8 +16,10 @@ import {
   DOMAIN_EVENTS_STREAM,
   DURABLE_CONSUMERS,
   ensureDomainEventStream,
+  ensureStream,
   natsServers,
   settleBucket,
+  streamWhenLed,
 } from "@teamchat/shared";
 import { startNatsCluster, type NatsCluster } from "../../../scripts/lib/infra";
 
@@ -63,6 +65,23 @@ it("makes the domain events' stream on three replicas, with a leader, when insta
   // a publish is taken at once: the stream has its leader when ensureDomainEventStream returns
   const ack = await jetstream(instances[0]!).publish("events.test.ping", "{}");
   expect(ack.stream).toBe(DOMAIN_EVENTS_STREAM);
+});
+
+it("makes a stream when the cluster is electing as the service starts: its requests are asked again until it answers", async () => {
+  const nc = await open();
+  const used = cluster.nodes.findIndex((n) => n.url.endsWith(`:${nc.info!.port}`));
+  const others = [0, 1, 2].filter((i) => i !== used);
+  const jsm = await jetstreamManager(nc, { timeout: 1_000 });
+  // two of three nodes gone: no JetStream quorum, so the API times out or answers "temporarily unavailable"
+  await Promise.all(others.map((i) => cluster.nodes[i]!.kill()));
+  const made = ensureStream(jsm, { name: "ELECTION_TEST", subjects: ["election.>"], num_replicas: 3 });
+  await new Promise((r) => setTimeout(r, 1_500));
+  await Promise.all(others.map((i) => cluster.restartNode(i)));
+  await made;
+  // the restarted nodes' return can move the leadership once more: waited for, as every service does
+  const info = await streamWhenLed(jsm, "ELECTION_TEST");
+  expect(info?.config.num_replicas).toBe(3);
+  expect(info?.cluster?.leader).toMatch(/^nats-[123]$/);
 });
 
 it("moves a KV bucket an earlier start made with one replica to the configured count", async () => {

@@ -1,6 +1,5 @@
 import multipart from "@fastify/multipart";
-import { StorageType, jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { Kvm } from "@nats-io/kv";
+import { StorageType, jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { randomUUID } from "node:crypto";
@@ -25,7 +24,7 @@ import {
   natsCheck,
   registerDiscovery,
   ServiceMetrics,
-  settleBucket,
+  openBucket,
   subscribeEvent,
   EventFeed,
   unauthorized,
@@ -91,13 +90,11 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   const limiter = await RateLimiter.open(
     async () => {
       // short attempts: a counter unreachable for a second lets the request through (see RateLimiter)
-      const kv = await new Kvm(jetstream(nc, { timeout: 1_000 })).create(RATE_LIMIT_BUCKET, {
+      return openBucket(jetstream(nc, { timeout: 1_000 }), RATE_LIMIT_BUCKET, {
         ttl: config.RATE_LIMIT_WINDOW_SECONDS * 2 * 1000,
         storage: StorageType.Memory,
         replicas: config.NATS_STREAM_REPLICAS,
       });
-      await settleBucket(await jetstreamManager(nc), RATE_LIMIT_BUCKET, config.NATS_STREAM_REPLICAS);
-      return kv;
     },
     config.RATE_LIMIT_REQUESTS,
     config.RATE_LIMIT_WINDOW_SECONDS,

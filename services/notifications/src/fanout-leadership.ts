@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { jetstreamManager } from "@nats-io/jetstream";
-import { Kvm, type KV } from "@nats-io/kv";
+import { jetstream } from "@nats-io/jetstream";
+import type { KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { settleBucket, type Logger } from "@teamchat/shared";
+import { openBucket, type Logger } from "@teamchat/shared";
 
 const BUCKET = "notifications_fanout";
 const KEY = "leader";
@@ -28,8 +28,7 @@ export async function leadFanout(
   log: Logger,
   start: () => Promise<{ stop(): Promise<void> }>,
 ): Promise<{ stop(): Promise<void> }> {
-  const kv = await new Kvm(nc).create(BUCKET, { ttl: LEASE_MS, history: 1, replicas });
-  await settleBucket(await jetstreamManager(nc), BUCKET, replicas);
+  const kv = await openBucket(jetstream(nc), BUCKET, { ttl: LEASE_MS, history: 1, replicas });
   const lease = new Lease(kv, randomUUID());
   let running: { stop(): Promise<void> } | undefined;
   let turn = Promise.resolve();

@@ -13,7 +13,7 @@ import {
 import type { Logger } from "pino";
 import { REQUEST_ID_HEADER } from "../bus";
 import { metricsOf } from "../metrics";
-import { ensureStream, streamWhenLed } from "../jetstream";
+import { configureThroughElection, ensureStream, streamWhenLed } from "../jetstream";
 import type { EventDefinition } from "./define";
 import { userSettings } from "./identity";
 import { profileFieldValuesDropped } from "./realm-config";
@@ -76,14 +76,16 @@ export async function ensureDomainEventStream(nc: NatsConnection, limits: Domain
     num_replicas: limits.replicas,
   });
   for (const consumer of Object.values(DURABLE_CONSUMERS)) {
-    await jsm.consumers.add(DOMAIN_EVENTS_STREAM, {
-      durable_name: consumer.name,
-      filter_subject: consumer.subjects,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      ack_wait: ACK_WAIT_SECONDS * 1e9,
-      max_ack_pending: 10_000,
-    });
+    await configureThroughElection(() =>
+      jsm.consumers.add(DOMAIN_EVENTS_STREAM, {
+        durable_name: consumer.name,
+        filter_subject: consumer.subjects,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        ack_wait: ACK_WAIT_SECONDS * 1e9,
+        max_ack_pending: 10_000,
+      }),
+    );
   }
 }
 

@@ -1,7 +1,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { jetstreamManager } from "@nats-io/jetstream";
-import { Kvm, type KV, type KvEntry } from "@nats-io/kv";
-import { settleBucket } from "@teamchat/shared";
+import { jetstream } from "@nats-io/jetstream";
+import type { KV, KvEntry } from "@nats-io/kv";
+import { openBucket } from "@teamchat/shared";
 import type { Logger } from "pino";
 import type { PresenceRecord, PresenceTimes } from "./presence";
 
@@ -42,9 +42,8 @@ export class PresenceStore {
 
   /** Opens the bucket (on `replicas` nodes) and returns once this instance's copy holds every report written before. */
   static async open(nc: NatsConnection, log: Logger, replicas: number): Promise<PresenceStore> {
-    const kv = await new Kvm(nc).create(BUCKET, { ttl: KEPT_DAYS * 24 * 60 * 60 * 1000, replicas });
-    // the sync marker is written at once: the bucket needs its leader
-    await settleBucket(await jetstreamManager(nc), BUCKET, replicas);
+    // the sync marker is written at once: the bucket needs its leader (openBucket waits for it)
+    const kv = await openBucket(jetstream(nc), BUCKET, { ttl: KEPT_DAYS * 24 * 60 * 60 * 1000, replicas });
     const store = new PresenceStore(kv, log);
     await store.watch();
     return store;
