@@ -1,3 +1,5 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+import { notifications, type Envelope } from "@teamchat/shared";
 import { ok, type ApiClient } from "@teamchat/shared/src/testing/api";
 
 export interface ZulipEvent {
@@ -54,4 +56,31 @@ export class EventReader {
       if (e.type !== "heartbeat") this.events.push(e);
     }
   }
+}
+
+/**
+ * Starts `poll` (a GET /events of `queueId`) and resolves once its request is
+ * on the bus, so at notifications: a poll that then finds nothing parks, and
+ * what the test does next happens while it waits (the reply is wrapped, so
+ * that awaiting this does not await it).
+ */
+export async function whenPolling<T>(
+  nc: NatsConnection,
+  queueId: string,
+  poll: () => Promise<T>,
+): Promise<{ reply: Promise<T> }> {
+  let arrived!: () => void;
+  const seen = new Promise<void>((resolve) => (arrived = resolve));
+  const sub = nc.subscribe(notifications.getEvents.subject, {
+    callback: (_err, msg) => {
+      if ((msg.json<Envelope>().params as { queue_id?: unknown }).queue_id === queueId) arrived();
+    },
+  });
+  // the subscription is on the server before the request is sent
+  await nc.flush();
+  const reply = poll();
+  // a poll answered at once (an error, say) has no need to wait
+  await Promise.race([seen, reply]);
+  sub.unsubscribe();
+  return { reply };
 }

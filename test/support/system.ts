@@ -43,6 +43,8 @@ export interface LaunchedSystem {
   config: Config;
   /** Starts one more gateway instance on the same bus; returns its base URL. */
   startGateway(): Promise<string>;
+  /** Stops the gateway at this base URL as its process does on SIGTERM (close, then drain its NATS connection). */
+  stopGateway(url: string): Promise<void>;
   /** Stops one service's instance (to test restarts and "no responders"). */
   stopService(name: BusService): Promise<void>;
   /**
@@ -112,13 +114,19 @@ export async function launchSystem(
   };
   for (const name of BUS_SERVICES) for (let n = 0; n < perService; n++) await start(name);
 
-  const gateways: Array<{ app: FastifyInstance; nc: NatsConnection }> = [];
+  const gateways: Array<{ app: FastifyInstance; nc: NatsConnection; url: string }> = [];
   const startGateway = async () => {
     const gwNats = await connect({ servers: natsServers(natsUrl), name: "gateway" });
     const app = await buildGateway({ nc: gwNats, config, log: logger("gateway") });
     await app.listen({ port: 0, host: "127.0.0.1" });
-    gateways.push({ app, nc: gwNats });
-    return `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+    const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+    gateways.push({ app, nc: gwNats, url });
+    return url;
+  };
+  const stopGateway = async (gw: (typeof gateways)[number]) => {
+    gateways.splice(gateways.indexOf(gw), 1);
+    await gw.app.close();
+    await gw.nc.drain();
   };
   const gatewayUrls: string[] = [];
   for (let n = 0; n < perService; n++) gatewayUrls.push(await startGateway());
@@ -137,6 +145,11 @@ export async function launchSystem(
     baseUrl,
     config,
     startGateway,
+    stopGateway: async (url) => {
+      const gw = gateways.find((g) => g.url === url);
+      if (!gw) throw new Error(`no gateway at ${url}`);
+      await stopGateway(gw);
+    },
     stopService: async (name) => {
       const list = instances.get(name) ?? [];
       await list.shift()?.shutdown();
@@ -153,10 +166,7 @@ export async function launchSystem(
       ).filter((url): url is string => url !== undefined),
     stop: async () => {
       await balancer?.close();
-      for (const gw of gateways) {
-        await gw.app.close();
-        await gw.nc.drain();
-      }
+      for (const gw of [...gateways]) await stopGateway(gw);
       for (const list of instances.values()) await Promise.all(list.map((s) => s.shutdown()));
     },
   };

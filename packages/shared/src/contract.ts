@@ -39,6 +39,13 @@ export interface HttpBinding {
    * process serves (the event queue's) in that process's memory.
    */
   rateLimit?: "instance";
+  /**
+   * A long wait's answer from a gateway that is stopping, given at once instead
+   * of the service's reply (the operation's reply fields): without it, the
+   * gateway's shutdown would wait for the slowest parked request. Undefined
+   * for these parameters: the reply is waited for.
+   */
+  answerWhenStopping?: (params: Record<string, unknown>) => object | undefined;
 }
 
 export type ParamsSchema = z.ZodObject<z.ZodRawShape>;

@@ -118,7 +118,14 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     bodyLimit: config.REQUEST_BODY_LIMIT_MIB * 1024 * 1024,
     routerOptions: { querystringParser: parseForm },
     clientErrorHandler: answerMalformedRequest,
+    // a request on a kept-alive connection while stopping is served (and the connection closed after it)
+    // rather than refused with Fastify's own 503 body, which is not Zulip's error shape
+    return503OnClosing: false,
   });
+  // stopping: parked long waits are answered at once (answerWhenStopping), so close() does not wait for them
+  let stopped!: () => void;
+  const stopping = new Promise<void>((resolve) => (stopped = resolve));
+  app.addHook("preClose", async () => stopped());
   app.addHook("onClose", async () => invalidations.unsubscribe());
   const http = measureHttp(app, metrics);
   // discovery only: the gateway answers HTTP, not bus operations
@@ -233,7 +240,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     const ctx = { realm, actor, client, requestId: req.id };
     // Zulip reads files from request.FILES only: the gateway's references replace any field of that name
     if (contract.http!.upload) params.files = await storeFiles(bus, contract.http!.upload, uploaded, ctx);
-    const data = await forwardRetryingSafely(contract, params, ctx);
+    const forwarded = forwardRetryingSafely(contract, params, ctx);
+    const whenStopping = contract.http!.answerWhenStopping?.(params);
+    const data = whenStopping ? await Promise.race([forwarded, stopping.then(() => whenStopping)]) : await forwarded;
     const success = {
       result: "success",
       msg: "",

@@ -1,6 +1,7 @@
 import mongoose from "mongoose";
 import { BusClient, EventPublisher, createLogger, databaseName, identity, identityEvents } from "@teamchat/shared";
 import { ApiClient, basicAuth, ok } from "@teamchat/shared/src/testing/api";
+import { whenPolling } from "../../../test/support/events";
 import { startSystem, type TestSystem } from "../../../test/support/system";
 
 /** A second account in the test organization, created over the bus as the management CLI does. */
@@ -209,5 +210,45 @@ describe("accounts, cache and logs", () => {
     );
     expect(out.join("")).not.toMatch(/p1|k1|Basic x|p2/);
     expect(out.join("")).toContain("[redacted]");
+  });
+});
+
+/**
+ * A gateway stopped (SIGTERM, a rolling restart) does not wait for its parked
+ * long-polls, up to a heartbeat interval each: it answers them at once with no
+ * events, and its clients poll again through another gateway.
+ */
+describe("a gateway that stops", () => {
+  let sys: TestSystem;
+  beforeAll(async () => {
+    sys = await startSystem();
+  });
+  afterAll(() => sys?.stop());
+
+  it("answers its parked GET /events with no events, and the client continues through another gateway without a gap", async () => {
+    const stopping = await sys.startGateway();
+    const staying = sys.api(sys.owner);
+    const { queue_id, last_event_id } = ok(await staying.post("/register", { event_types: ["message"] }));
+    const parked = await whenPolling(sys.nc, queue_id as string, () =>
+      new ApiClient(stopping, sys.owner).get("/events", { queue_id, last_event_id }),
+    );
+    // resolves before the heartbeat (50 s) would have answered the poll
+    await sys.stopGateway(stopping);
+    const released = await parked.reply;
+    expect(released.status).toBe(200);
+    expect(released.body).toEqual({ result: "success", msg: "", events: [], queue_id });
+    await expect(fetch(`${stopping}/api/v1/server_settings`)).rejects.toThrow("fetch failed");
+
+    const sent = ok(
+      await staying.post("/messages", { type: "private", to: JSON.stringify([sys.owner.userId]), content: "after" }),
+    );
+    // the same last_event_id: nothing was acknowledged by the empty answer
+    const next = ok(await staying.get("/events", { queue_id, last_event_id }));
+    expect(next.events).toEqual([
+      expect.objectContaining({
+        type: "message",
+        message: expect.objectContaining({ id: sent.id, content: "after" }),
+      }),
+    ]);
   });
 });

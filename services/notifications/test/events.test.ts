@@ -11,7 +11,8 @@ import { testOrganization, type TestOrganization, type TestUser } from "../../..
 import { startSystem, type TestSystem } from "../../../test/support/system";
 import { EXPIRY_MARGIN_MS, encodeWake, subjectOf } from "../src/event-store";
 import { ParkedPolls } from "../src/parked-polls";
-import { QUEUE_EVENT_TYPES, catalogueEvents, noProfileFields, registerQueue, setting, whenPolling } from "./helpers";
+import { QUEUE_EVENT_TYPES, catalogueEvents, noProfileFields, registerQueue, setting } from "./helpers";
+import { whenPolling } from "../../../test/support/events";
 
 const pollOf =
   (org: TestOrganization) =>

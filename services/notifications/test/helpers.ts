@@ -1,11 +1,9 @@
-import type { NatsConnection } from "@nats-io/transport-node";
 import {
   EventPublisher,
   identityEvents,
   notifications,
   realmConfigEvents,
   type Audience,
-  type Envelope,
   type ParamsIn,
 } from "@teamchat/shared";
 import type { Credentials } from "@teamchat/shared/src/testing/api";
@@ -45,31 +43,4 @@ export async function registerQueue(
   params: ParamsIn<typeof notifications.registerQueue> = {},
 ): Promise<string> {
   return (await org.call(notifications.registerQueue, { event_types: QUEUE_EVENT_TYPES, ...params }, user)).queue_id;
-}
-
-/**
- * Starts `poll` (a GET /events of `queueId`) and resolves once its request is
- * on the bus, so at notifications: a poll that then finds nothing parks, and
- * what the test does next happens while it waits (the reply is wrapped, so
- * that awaiting this does not await it).
- */
-export async function whenPolling<T>(
-  nc: NatsConnection,
-  queueId: string,
-  poll: () => Promise<T>,
-): Promise<{ reply: Promise<T> }> {
-  let arrived!: () => void;
-  const seen = new Promise<void>((resolve) => (arrived = resolve));
-  const sub = nc.subscribe(notifications.getEvents.subject, {
-    callback: (_err, msg) => {
-      if ((msg.json<Envelope>().params as { queue_id?: unknown }).queue_id === queueId) arrived();
-    },
-  });
-  // the subscription is on the server before the request is sent
-  await nc.flush();
-  const reply = poll();
-  // a poll answered at once (an error, say) has no need to wait
-  await Promise.race([seen, reply]);
-  sub.unsubscribe();
-  return { reply };
 }

@@ -1,7 +1,8 @@
 import { messaging, notifications } from "@teamchat/shared";
 import { expectZulipError } from "../../../test/support/call";
 import { startSystem, type TestSystem } from "../../../test/support/system";
-import { QUEUE_EVENT_TYPES, catalogueEvents, registerQueue, setting, whenPolling } from "./helpers";
+import { QUEUE_EVENT_TYPES, catalogueEvents, registerQueue, setting } from "./helpers";
+import { whenPolling } from "../../../test/support/events";
 
 const HEARTBEAT_SECONDS = 20;
 let sys: TestSystem;

@@ -65,7 +65,14 @@ export const EVENTS_TIMEOUT_MARGIN_MS = 10_000;
 
 export const getEvents = defineContract({
   subject: "notifications.events.get",
-  http: { method: "GET", path: "/events", auth: "user", rateLimit: "instance" },
+  http: {
+    method: "GET",
+    path: "/events",
+    auth: "user",
+    rateLimit: "instance",
+    // no events: the client polls again at once, with the same last_event_id, through another gateway
+    answerWhenStopping: ({ queue_id }) => (typeof queue_id === "string" ? { events: [], queue_id } : undefined),
+  },
   params: z.object({
     queue_id: z.string().optional(),
     last_event_id: z.number().int().optional(),
