@@ -123,9 +123,28 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     return503OnClosing: false,
   });
   // stopping: parked long waits are answered at once (answerWhenStopping), so close() does not wait for them
-  let stopped!: () => void;
-  const stopping = new Promise<void>((resolve) => (stopped = resolve));
-  app.addHook("preClose", async () => stopped());
+  let stopping = false;
+  const releases = new Set<() => void>();
+  app.addHook("preClose", async () => {
+    stopping = true;
+    releases.forEach((release) => release());
+  });
+  /**
+   * The forwarded request's reply, or `answer` once the gateway stops. Each wait
+   * holds its own release, dropped when it ends: a reaction on one promise for
+   * the gateway's stop would keep every request's closure until then.
+   */
+  async function replyUnlessStopping(forward: () => Promise<RawJson>, answer: object): Promise<RawJson | object> {
+    if (stopping) return answer;
+    let release!: () => void;
+    const released = new Promise<object>((resolve) => (release = () => resolve(answer)));
+    releases.add(release);
+    try {
+      return await Promise.race([forward(), released]);
+    } finally {
+      releases.delete(release);
+    }
+  }
   app.addHook("onClose", async () => invalidations.unsubscribe());
   const http = measureHttp(app, metrics);
   // discovery only: the gateway answers HTTP, not bus operations
@@ -240,9 +259,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     const ctx = { realm, actor, client, requestId: req.id };
     // Zulip reads files from request.FILES only: the gateway's references replace any field of that name
     if (contract.http!.upload) params.files = await storeFiles(bus, contract.http!.upload, uploaded, ctx);
-    const forwarded = forwardRetryingSafely(contract, params, ctx);
+    const forward = () => forwardRetryingSafely(contract, params, ctx);
     const whenStopping = contract.http!.answerWhenStopping?.(params);
-    const data = whenStopping ? await Promise.race([forwarded, stopping.then(() => whenStopping)]) : await forwarded;
+    const data = whenStopping ? await replyUnlessStopping(forward, whenStopping) : await forward();
     const success = {
       result: "success",
       msg: "",
