@@ -2,6 +2,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT } from "../scripts/lib/infra";
+import { checkBounds } from "./bounds";
 import { config, requestTimeoutSeconds, say } from "./config";
 import type { MixedReport } from "./mixed";
 import type { EventResult, LoadResult } from "./scenarios";
@@ -63,6 +64,14 @@ export function renderMarkdown(r: Report): string {
       `request timeout ${requestTimeoutSeconds} s, history ${config.history.join(" / ")}; run took ${(r.runSeconds / 60).toFixed(1)} min)`,
     "",
     "Errors include timeouts. Recovery: seconds after the load until `GET /users/me` and `POST /register` both answer (≤ 5 s required; > 30 = not within 30 s).",
+    "",
+    "## Bounds",
+    "",
+    "The figures the system must reach (twice the Matrix homeserver Synapse; bench/bounds.ts), per history size:",
+    "",
+    "| bound | limit | this run | holds |",
+    "|---|---|---|---|",
+    ...checkBounds(r).map((c) => `| ${c.what} | ${c.limit} | ${c.figures} | ${c.holds ? "yes" : "**no**"} |`),
     "",
   );
   for (const s of r.sizes) {
@@ -173,11 +182,14 @@ export function renderMarkdown(r: Report): string {
 
 export function writeReport(r: Report): void {
   const md = renderMarkdown(r);
+  const bounds = checkBounds(r);
   process.stdout.write("\n" + md + "\n");
   writeFileSync(join(REPO_ROOT, "bench/results/latest.md"), md);
   writeFileSync(
     join(REPO_ROOT, "bench/results/latest.json"),
-    JSON.stringify(r, (_k, v: unknown) => (typeof v === "number" && !Number.isFinite(v) ? null : v), 2) + "\n",
+    JSON.stringify({ ...r, bounds }, (_k, v: unknown) => (typeof v === "number" && !Number.isFinite(v) ? null : v), 2) +
+      "\n",
   );
   say("written to bench/results/latest.md and latest.json");
+  for (const c of bounds.filter((b) => !b.holds)) say(`bound not met: ${c.what} ${c.limit}: ${c.figures}`);
 }

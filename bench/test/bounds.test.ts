@@ -1,0 +1,123 @@
+/**
+ * The bench's bounds table: each bound judged on every history size's figure,
+ * the growth bound only when the run has both 10,000 and 100,000, memory on
+ * the services alone (not NATS, the database or the baseline).
+ */
+import { checkBounds } from "../bounds";
+import type { Report, SizeResult } from "../report";
+import type { LoadResult } from "../scenarios";
+
+const loadOf = (scenario: string, rps: number, p50: number, p99: number): LoadResult => ({
+  scenario,
+  rps,
+  p50,
+  p99,
+  errors: 0,
+  timeouts: 0,
+  completed: rps * 10,
+});
+
+/** A history size whose figures all meet their bounds, with `change` applied. */
+function size(n: number, change: (s: SizeResult) => void = () => undefined): SizeResult {
+  const s = {
+    size: n,
+    seedSeconds: 1,
+    loads: [
+      loadOf(`[h${n}] baseline: Fastify hello-world`, 50_000, 0, 1),
+      loadOf(`[h${n}] GET /users/me (authenticated)`, 5_000, 2, 9),
+      loadOf(`[h${n}] POST /messages (channel, 10 subscribers)`, 200, 60, 120),
+      loadOf(`[h${n}] GET /messages (newest 100, channel narrow)`, 1_000, 12, 40),
+      loadOf(`[h${n}] GET /messages (first_unread, is:unread, 5000 unread)`, 300, 40, 100),
+      loadOf(`[h${n}] POST /register (50 channels, 5000 unread)`, 160, 95, 180),
+    ],
+    events: { scenario: "event delivery", p50: 25, p99: 65 },
+  } as unknown as SizeResult;
+  change(s);
+  return s;
+}
+
+function report(sizes: SizeResult[], serviceMiB = 150, systemMiB = 700): Report {
+  return {
+    startedAt: "now",
+    runSeconds: 1,
+    settings: {},
+    sizes,
+    memory: {
+      processes: [
+        { process: "baseline (hello-world)", peakMiB: 500 },
+        ...["identity", "realm-config", "messaging", "notifications", "gateway"].map((process) => ({
+          process,
+          peakMiB: process === "gateway" ? serviceMiB : 150,
+        })),
+        { process: "nats-server", peakMiB: 300 },
+        { process: "secantusdb", peakMiB: 300 },
+      ],
+      systemPeak: { physical: systemMiB, rssSum: systemMiB },
+      systemPeakByPhase: {},
+      samples: 1,
+    },
+    failures: [],
+  } as unknown as Report;
+}
+
+const failing = (r: Report) => checkBounds(r).filter((c) => !c.holds);
+
+it("holds everywhere when every figure is within its bound (NATS and the database may pass 200 MiB)", () => {
+  const checks = checkBounds(report([size(1_000), size(10_000)]));
+  expect(checks.map((c) => c.what)).toEqual([
+    "GET /users/me req/s",
+    "GET /users/me p99",
+    "POST /messages req/s",
+    "POST /messages p99",
+    "GET /messages (channel narrow) req/s",
+    "GET /messages (channel narrow) p99",
+    "GET /messages (is:unread) p99",
+    "POST /register p50",
+    "event delivery p50",
+    "event delivery p99",
+    "each service's peak RSS",
+    "whole system's peak (physical)",
+  ]);
+  expect(failing(report([size(1_000), size(10_000)]))).toEqual([]);
+  expect(checks.find((c) => c.what === "GET /users/me req/s")?.figures).toBe("0.1000 (1000), 0.1000 (10000)");
+});
+
+it("fails a bound when one history size's figure is past it", () => {
+  const r = report([size(1_000), size(10_000, (s) => (s.events.p99 = 71))]);
+  expect(failing(r)).toEqual([
+    { what: "event delivery p99", limit: "≤ 70 ms", figures: "65.0 (1000), 71.0 (10000)", holds: false },
+  ]);
+});
+
+it("judges a rate as a ratio to the same size's baseline", () => {
+  const r = report([
+    size(1_000, (s) => (s.loads[1]!.rps = 3_000)),
+    size(10_000, (s) => {
+      s.loads[0]!.rps = 30_000;
+      s.loads[1]!.rps = 3_000;
+    }),
+  ]);
+  expect(failing(r).map((c) => [c.what, c.figures])).toEqual([
+    ["GET /users/me req/s", "0.0600 (1000), 0.1000 (10000)"],
+  ]);
+});
+
+it("checks the channel page's growth from 10,000 to 100,000 only when both ran", () => {
+  const slower = size(100_000, (s) => (s.loads[3]!.p99 = 61));
+  expect(checkBounds(report([size(1_000), size(10_000)])).map((c) => c.what)).not.toContain(
+    "GET /messages (channel narrow) p99 at 100,000 / at 10,000",
+  );
+  expect(failing(report([size(10_000), slower]))).toEqual([
+    {
+      what: "GET /messages (channel narrow) p99 at 100,000 / at 10,000",
+      limit: "≤ 1.5",
+      figures: "1.52",
+      holds: false,
+    },
+  ]);
+});
+
+it("fails memory on one service past 200 MiB, or the whole system past 800 MiB", () => {
+  expect(failing(report([size(1_000)], 301)).map((c) => c.what)).toEqual(["each service's peak RSS"]);
+  expect(failing(report([size(1_000)], 150, 893)).map((c) => c.what)).toEqual(["whole system's peak (physical)"]);
+});
