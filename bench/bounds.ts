@@ -17,9 +17,10 @@ interface Bound {
   holds(v: number): boolean;
 }
 
-/** The load scenario whose name (without its `[h<size>]` tag) starts with `prefix`. */
-const load = (s: SizeResult, prefix: string) =>
-  s.loads.find((l) => l.scenario.replace(/^\[[^\]]+\] /, "").startsWith(prefix));
+/** A scenario's name without its history size's `[h<size>]` tag. */
+export const scenarioName = (scenario: string) => scenario.replace(/^\[[^\]]+\] /, "");
+/** The load scenario whose name starts with `prefix`. */
+const load = (s: SizeResult, prefix: string) => s.loads.find((l) => scenarioName(l.scenario).startsWith(prefix));
 const ratio = (s: SizeResult, prefix: string) => {
   const l = load(s, prefix);
   return l && l.rps / s.loads[0]!.rps;

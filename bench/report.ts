@@ -2,7 +2,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT } from "../scripts/lib/infra";
-import { checkBounds } from "./bounds";
+import { checkBounds, scenarioName as name } from "./bounds";
 import { config, requestTimeoutSeconds, say } from "./config";
 import type { MixedReport } from "./mixed";
 import type { EventResult, LoadResult } from "./scenarios";
@@ -32,7 +32,6 @@ export interface Report {
   failures: string[];
 }
 
-const name = (s: string) => s.replace(/^\[[^\]]+\] /, "");
 const f = (n: number | null | undefined, d = 1) =>
   n === null || n === undefined || Number.isNaN(n) ? "-" : n.toFixed(d);
 const x = (a: number, b: number, d = 1) => (Number.isFinite(a / b) && b > 0 ? `${(a / b).toFixed(d)}x` : "-");
