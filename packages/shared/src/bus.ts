@@ -364,6 +364,13 @@ export function isNoResponders(err: unknown): boolean {
   );
 }
 
+/** Whether a NATS request (a JetStream API call included) got no answer within its timeout. */
+export function isTimeout(err: unknown): boolean {
+  return (
+    err instanceof Error && (err.name === "TimeoutError" || (err.cause as Error | undefined)?.name === "TimeoutError")
+  );
+}
+
 /** A request handled slower than this is logged as a warning (long-polls aside). */
 const SLOW_REQUEST_MS = 1_000;
 
@@ -373,7 +380,6 @@ type BusFailureReason = "no_responders" | "timeout" | "unavailable" | "error";
 function busFailure(err: unknown, subject: string): { error: ZulipError; reason: BusFailureReason } {
   // raised here: the connection lost meanwhile, a keepAlive request's instance silent (503) or over time (504)
   if (err instanceof ZulipError) return { error: err, reason: err.status === 504 ? "timeout" : "unavailable" };
-  const e = err as Error & { cause?: unknown };
   const service = subject.split(".")[0];
   if (isNoResponders(err)) {
     return {
@@ -381,10 +387,10 @@ function busFailure(err: unknown, subject: string): { error: ZulipError; reason:
       reason: "no_responders",
     };
   }
-  if (e.name === "TimeoutError" || (e.cause as Error | undefined)?.name === "TimeoutError") {
+  if (isTimeout(err)) {
     return { error: new ZulipError("GATEWAY_TIMEOUT", `Service timed out: ${service}`, 504), reason: "timeout" };
   }
-  return { error: new ZulipError("SERVICE_UNAVAILABLE", `Bus error: ${e.message}`, 503), reason: "error" };
+  return { error: new ZulipError("SERVICE_UNAVAILABLE", `Bus error: ${(err as Error).message}`, 503), reason: "error" };
 }
 
 export interface BusServerOptions {

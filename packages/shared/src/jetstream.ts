@@ -7,6 +7,7 @@ import {
   type StreamInfo,
 } from "@nats-io/jetstream";
 import { Kvm, type KV, type KvOptions } from "@nats-io/kv";
+import { isTimeout } from "./bus";
 
 /** How long a replicated stream may take to elect its leader (NATS' election takes a few seconds at worst). */
 const LEADER_WAIT_MS = 15_000;
@@ -46,9 +47,7 @@ export async function streamWhenLed(jsm: JetStreamManager, name: string): Promis
  * of its JetStream API or of the stream.
  */
 const isElectionPause = (err: unknown): boolean =>
-  (err instanceof Error &&
-    (err.name === "TimeoutError" || (err.cause as Error | undefined)?.name === "TimeoutError")) ||
-  (err instanceof JetStreamApiError && err.status === 503);
+  isTimeout(err) || (err instanceof JetStreamApiError && err.status === 503);
 
 /**
  * A request that configures a stream or consumer, asked again while the cluster
