@@ -2,7 +2,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT } from "../scripts/lib/infra";
-import { checkBounds, scenarioName as name } from "./bounds";
+import { checkBounds, scenarioName as name, type BoundCheck } from "./bounds";
 import { config, requestTimeoutSeconds, say } from "./config";
 import type { MixedReport } from "./mixed";
 import type { EventResult, LoadResult } from "./scenarios";
@@ -56,7 +56,8 @@ function cpuTable(s: SizeResult): string[] {
   ];
 }
 
-export function renderMarkdown(r: Report): string {
+/** The report's tables; `bounds` is checkBounds(r), which writeReport also prints and stores. */
+function renderMarkdown(r: Report, bounds: BoundCheck[]): string {
   const L: string[] = [];
   L.push(
     `# Benchmark (${r.startedAt}; ${config.seconds} s per scenario, ${config.connections} connections, ` +
@@ -70,7 +71,7 @@ export function renderMarkdown(r: Report): string {
     "",
     "| bound | limit | this run | holds |",
     "|---|---|---|---|",
-    ...checkBounds(r).map((c) => `| ${c.what} | ${c.limit} | ${c.figures} | ${c.holds ? "yes" : "**no**"} |`),
+    ...bounds.map((c) => `| ${c.what} | ${c.limit} | ${c.figures} | ${c.holds ? "yes" : "**no**"} |`),
     "",
   );
   for (const s of r.sizes) {
@@ -180,8 +181,8 @@ export function renderMarkdown(r: Report): string {
 }
 
 export function writeReport(r: Report): void {
-  const md = renderMarkdown(r);
   const bounds = checkBounds(r);
+  const md = renderMarkdown(r, bounds);
   process.stdout.write("\n" + md + "\n");
   writeFileSync(join(REPO_ROOT, "bench/results/latest.md"), md);
   writeFileSync(
