@@ -10,6 +10,8 @@ import { databaseCheck, natsCheck, startMetricsListener, type MetricsListener } 
 import type { BusService } from "./services";
 // every service process: answered requests stop building a throw-away error each (see the file)
 import "./nats-requests";
+// every service process: the commands of one event-loop turn go out in one write (see the file)
+import "./nats-write-batching";
 
 /** What a service's composition root gets: real connections, built by the caller (main or a test). */
 export interface ServiceDeps<S extends BusService = BusService> {
