@@ -7,7 +7,7 @@ import {
 } from "@nats-io/transport-node";
 import type { Endpoint } from "@nats-io/services";
 import { randomUUID } from "node:crypto";
-import type { Logger } from "pino";
+import { lazyChild, type Logger } from "./logger";
 import type { Actor, RealmRef } from "./actor";
 import { z } from "zod";
 import {
@@ -547,7 +547,7 @@ export class BusServer {
     parked: HandlerContext["parked"],
   ): Promise<string> {
     const requestId = msg.headers?.get(REQUEST_ID_HEADER) || randomUUID();
-    const log = this.opts.logger.child({ requestId, subject: contract.subject });
+    const log = lazyChild(this.opts.logger, { requestId, subject: contract.subject });
     const started = performance.now();
     let reply: Uint8Array;
     let code = OK;

@@ -38,3 +38,33 @@ export function createLogger(
   };
   return destination ? pino(options, destination) : pino(options);
 }
+
+const LEVEL_METHODS = new Set(["fatal", "error", "warn", "info", "debug", "trace"]);
+const dropped = (): void => undefined;
+
+/**
+ * `parent.child(bindings)`, made when first written to. pino serializes a
+ * child's bindings (redaction included) as it makes it, and most requests log
+ * nothing: a child made for each request was 2–3 % of the gateway's and
+ * notifications' CPU while they delivered events. A call at a level the parent
+ * does not write returns at once, without making the child.
+ */
+export function lazyChild(parent: Logger, bindings: pino.Bindings): Logger {
+  let child: Logger | undefined;
+  const made = () => (child ??= parent.child(bindings));
+  return new Proxy(parent, {
+    get(target, prop) {
+      if (typeof prop === "string" && LEVEL_METHODS.has(prop)) {
+        if (!(child ?? target).isLevelEnabled(prop)) return dropped;
+        return (...args: unknown[]) => (made()[prop as pino.Level] as (...a: unknown[]) => void)(...args);
+      }
+      if (prop === "child") return (...args: Parameters<Logger["child"]>) => made().child(...args);
+      const logger = made();
+      const value: unknown = Reflect.get(logger, prop, logger);
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(logger) : value;
+    },
+    set(_target, prop, value) {
+      return Reflect.set(made(), prop, value);
+    },
+  });
+}

@@ -27,6 +27,7 @@ import {
   openBucket,
   subscribeEvent,
   EventFeed,
+  lazyChild,
   unauthorized,
   type Actor,
   type CallContext,
@@ -113,6 +114,11 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   const app = Fastify({
     // Per-request access lines are Fastify's at info level; keep them out, errors stay in.
     loggerInstance: log.child({}, { level: "warn" }) as FastifyBaseLogger,
+    // each request's logger (its id bound) is made only if the request logs something
+    childLoggerFactory: (logger, bindings, opts) =>
+      Object.keys(opts).length > 0
+        ? logger.child(bindings, opts)
+        : (lazyChild(logger as Logger, bindings) as FastifyBaseLogger),
     requestIdHeader: "x-request-id",
     genReqId: () => randomUUID(),
     bodyLimit: config.REQUEST_BODY_LIMIT_MIB * 1024 * 1024,
