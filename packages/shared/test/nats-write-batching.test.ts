@@ -62,3 +62,15 @@ it("writes at once on flush()", async () => {
   watch.stop();
   expect(watch.writes()).toBe(1);
 });
+
+it("writes what waits before the connection closes", async () => {
+  const closing = await connect({ servers: nats.url });
+  const received: string[] = [];
+  const sub = receiver.subscribe("batching.close", { callback: (_err, msg) => void received.push(msg.string()) });
+  await receiver.flush();
+  closing.publish("batching.close", "last words");
+  await closing.close();
+  await receiver.flush();
+  expect(received).toEqual(["last words"]);
+  sub.unsubscribe();
+});
