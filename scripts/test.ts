@@ -6,18 +6,22 @@
  * Extra arguments go to jest, e.g. `npm test -- services/identity`, and leave
  * the fuzzing and the fault test out.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { createInterface } from "node:readline";
 import { REPO_ROOT } from "./lib/infra";
 
 const bin = (name: string) => `${REPO_ROOT}/node_modules/.bin/${name}`;
 const jestArgs = process.argv.slice(2);
 type Step = [string, string, string[]];
-const steps: Step[] = [
-  ["type-check (tsc --noEmit, strict)", bin("tsc"), ["--noEmit", "-p", "tsconfig.json"]],
-  ["lint (eslint)", bin("eslint"), ["."]],
-  ["format check (prettier)", bin("prettier"), ["--check", "--log-level", "warn", "."]],
+/** Independent of each other and each on one core: run side by side, ~20 s instead of ~37 s here. */
+const checks: Array<[tag: string, ...Step]> = [
+  ["tsc", "type-check (tsc --noEmit, strict)", bin("tsc"), ["--noEmit", "-p", "tsconfig.json"]],
+  ["eslint", "lint (eslint)", bin("eslint"), ["."]],
+  ["prettier", "format check (prettier)", bin("prettier"), ["--check", "--log-level", "warn", "."]],
   // ~2 s (the first run builds kubeconform and fetches the Kubernetes schemas: ~40 s, once)
-  ["deployment manifests (npm run validate:deploy)", bin("tsx"), ["scripts/validate-deploy.ts"]],
+  ["deploy", "deployment manifests (npm run validate:deploy)", bin("tsx"), ["scripts/validate-deploy.ts"]],
+];
+const steps: Step[] = [
   ["unit and integration tests (jest)", bin("jest"), jestArgs],
   // the whole run only: `npm test -- <files>` is for a focused look
   ...(jestArgs.length
@@ -27,14 +31,44 @@ const steps: Step[] = [
         ["fault test, short run (npm run chaos -- --short)", bin("tsx"), ["chaos/run.ts", "--short"]] as Step,
       ]),
 ];
+const total = checks.length + steps.length;
+const seconds = (since: number) => ((Date.now() - since) / 1000).toFixed(1);
+const fail = (title: string, status: number | null, signal: NodeJS.Signals | null): never => {
+  process.stdout.write(`[test] ${title} failed (exit ${status ?? signal}): fix the problems above.\n`);
+  process.exit(status || 1);
+};
 
-for (const [i, [title, cmd, args]] of steps.entries()) {
-  process.stdout.write(`\n[test ${i + 1}/${steps.length}] ${title}\n`);
+/** Runs a check, its output shown as it comes, each line tagged with the check's name. */
+function runCheck([tag, title, cmd, args]: [string, ...Step]): Promise<() => void> {
   const started = Date.now();
-  const r = spawnSync(cmd, args, { cwd: REPO_ROOT, stdio: "inherit" });
-  if (r.status !== 0) {
-    process.stdout.write(`[test] ${title} failed (exit ${r.status ?? r.signal}): fix the problems above.\n`);
-    process.exit(r.status || 1);
+  const child = spawn(cmd, args, { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream }).on("line", (line) => process.stdout.write(`[${tag}] ${line}\n`));
   }
-  process.stdout.write(`[test] ${title}: ok (${((Date.now() - started) / 1000).toFixed(1)}s)\n`);
+  return new Promise((resolve) =>
+    child.on("close", (status, signal) => {
+      const took = seconds(started);
+      resolve(() => {
+        if (status !== 0) fail(title, status, signal);
+        process.stdout.write(`[test] ${title}: ok (${took}s)\n`);
+      });
+    }),
+  );
 }
+
+async function main(): Promise<void> {
+  process.stdout.write(
+    `\n[test 1-${checks.length}/${total}] ${checks.map(([, title]) => title).join(", ")}, side by side\n`,
+  );
+  // reported in order once all have ended: the first failed one fails the run
+  for (const report of await Promise.all(checks.map(runCheck))) report();
+  for (const [i, [title, cmd, args]] of steps.entries()) {
+    process.stdout.write(`\n[test ${checks.length + i + 1}/${total}] ${title}\n`);
+    const started = Date.now();
+    const r = spawnSync(cmd, args, { cwd: REPO_ROOT, stdio: "inherit" });
+    if (r.status !== 0) fail(title, r.status, r.signal);
+    process.stdout.write(`[test] ${title}: ok (${seconds(started)}s)\n`);
+  }
+}
+
+void main();
