@@ -1,6 +1,7 @@
 /**
  * The commands a connection sends during one turn of the event loop go out in
- * one socket write, in order, and flush() still writes at once.
+ * one socket write, in order; flush() still writes at once, and close() writes
+ * what waits before the socket goes.
  */
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import type { ProtocolHandler } from "@nats-io/nats-core/internal";
