@@ -102,8 +102,15 @@ it("starts, reports its user active through its presence loop, and lists the oth
   expect(text).not.toContain(START_UP_RACE);
   expect(text).toContain("Bob Peer");
   expect(text).toContain("# terminal");
-  const presence = ok(await sys.api(bob).get("/realm/presence")).presences as Record<string, Record<string, unknown>>;
-  expect(presence[alice.email]).toMatchObject({ aggregated: { status: "active" } });
+  // its presence loop posts from its own thread, not before the screen is drawn: wait for it, as Bob's client would
+  const alicePresence = async () =>
+    (ok(await sys.api(bob).get("/realm/presence")).presences as Record<string, unknown>)[alice.email];
+  let presence = await alicePresence();
+  for (const deadline = Date.now() + 30_000; presence === undefined && Date.now() < deadline;) {
+    await new Promise((r) => setTimeout(r, 250));
+    presence = await alicePresence();
+  }
+  expect(presence).toMatchObject({ aggregated: { status: "active" } });
   expect(existsSync(join(workDir, "zulip-terminal-tracebacks.log"))).toBe(false);
 });
 
