@@ -132,6 +132,7 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
       deps.log,
     ),
     invitationValidityMinutes: deps.config.INVITATION_LINK_VALIDITY_MINUTES,
+    passwordHashCost: deps.config.PASSWORD_HASH_COST,
     events: deps.events,
     bus: deps.bus,
     presence: new Presences(presenceStore, directory, deps.events),

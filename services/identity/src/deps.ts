@@ -36,6 +36,8 @@ export interface IdentityDeps {
   viewLists: EventKeyedCache<NavigationViewDoc[], typeof identityEvents.navigationView.payload>;
   invitations: InvitationRepository;
   mailer: InvitationMailer;
+  /** scrypt's work factor for new password hashes, log2 of its N (PASSWORD_HASH_COST) */
+  passwordHashCost: number;
   /** how long invitations last when the inviter does not say (Zulip's INVITATION_LINK_VALIDITY_MINUTES) */
   invitationValidityMinutes: number;
   events: EventPublisher<"identity">;

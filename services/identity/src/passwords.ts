@@ -23,15 +23,21 @@ async function scrypt(password: string, salt: Buffer, keylen: number, opts: Scry
   }
 }
 
-// N=2^15 costs ~50 ms and 32 MiB per hash: slow for guessing, fine for logins.
-const PARAMS = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+// N=2^15 (PASSWORD_HASH_COST's default, 15) costs ~50 ms and 32 MiB per hash: slow for guessing, fine for logins.
+const PARAMS = { r: 8, p: 1 };
 const KEYLEN = 32;
+/** scrypt takes 128 × N × r bytes; Node refuses more than `maxmem`. */
+const maxmem = (N: number, r: number) => 2 * 128 * N * r;
 
-/** `scrypt$N$r$p$salt$hash` (base64), so parameters can change without breaking old hashes. */
-export async function hashPassword(password: string): Promise<string> {
+/**
+ * `scrypt$N$r$p$salt$hash` (base64), so parameters can change without breaking old hashes.
+ * `cost` is log2 of scrypt's N (PASSWORD_HASH_COST).
+ */
+export async function hashPassword(password: string, cost: number): Promise<string> {
   const salt = randomBytes(16);
-  const key = await scrypt(password, salt, KEYLEN, PARAMS);
-  return ["scrypt", PARAMS.N, PARAMS.r, PARAMS.p, salt.toString("base64"), key.toString("base64")].join("$");
+  const N = 2 ** cost;
+  const key = await scrypt(password, salt, KEYLEN, { ...PARAMS, N, maxmem: maxmem(N, PARAMS.r) });
+  return ["scrypt", N, PARAMS.r, PARAMS.p, salt.toString("base64"), key.toString("base64")].join("$");
 }
 
 export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
@@ -43,7 +49,7 @@ export async function verifyPassword(password: string, stored: string | null): P
     N: Number(n),
     r: Number(r),
     p: Number(p),
-    maxmem: PARAMS.maxmem,
+    maxmem: maxmem(Number(n), Number(r)),
   });
   return timingSafeEqual(key, expected);
 }

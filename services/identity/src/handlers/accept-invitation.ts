@@ -10,7 +10,9 @@ import { apiEmail } from "../users/user-view";
 /** The key of an accept link `<realm url>/join/<key>/`; a bare key is taken as it is. */
 const JOIN_LINK = /\/join\/([^/]+)\/?$/;
 
-type AcceptDeps = Deps<"users" | "groups" | "invitations" | "keys" | "events" | "bus" | "userDefaults">;
+type AcceptDeps = Deps<
+  "users" | "groups" | "invitations" | "keys" | "events" | "bus" | "userDefaults" | "passwordHashCost"
+>;
 
 /**
  * POST /teamchat/invitations/accept: what Zulip's registration pages do with

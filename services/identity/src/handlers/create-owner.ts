@@ -8,7 +8,11 @@ import { hashPassword } from "../passwords";
  * (idempotent retries).
  */
 export const createOwnerHandler =
-  ({ users, keys }: Deps<"users" | "keys">): Handler<typeof identity.createOwner> =>
+  ({
+    users,
+    keys,
+    passwordHashCost,
+  }: Deps<"users" | "keys" | "passwordHashCost">): Handler<typeof identity.createOwner> =>
   async ({ email, full_name, password }, ctx) => {
     const realm = requireRealm(ctx);
     await users.notificationBot(realm.id);
@@ -27,7 +31,7 @@ export const createOwnerHandler =
         botOwnerId: null,
         dateJoined: new Date(),
         timezone: "",
-        passwordHash: password ? await hashPassword(password) : null,
+        passwordHash: password ? await hashPassword(password, passwordHashCost) : null,
         canCreateUsers: true,
         canChangeUserEmails: true,
       });

@@ -6,7 +6,7 @@ import { checkFullName, isValidEmail } from "../users/full-name";
 
 /** POST /users (Zulip's create_user_backend): administrators holding can_create_users. */
 export const createUserHandler =
-  (deps: Deps<"users" | "events" | "userDefaults" | "bus">): Handler<typeof identity.createUser> =>
+  (deps: Deps<"users" | "events" | "userDefaults" | "bus" | "passwordHashCost">): Handler<typeof identity.createUser> =>
   async ({ email, password, full_name }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw mustBeAdmin();

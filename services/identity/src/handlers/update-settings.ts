@@ -53,7 +53,12 @@ export function checkSettingValues(p: Partial<ParamsOf<typeof identity.updateSet
  * /settings/notifications): Zulip's json_change_settings.
  */
 export const updateSettingsHandler =
-  ({ users, events, presence }: Deps<"users" | "events" | "presence">): Handler<typeof identity.updateSettings> =>
+  ({
+    users,
+    events,
+    presence,
+    passwordHashCost,
+  }: Deps<"users" | "events" | "presence" | "passwordHashCost">): Handler<typeof identity.updateSettings> =>
   async (params, ctx) => {
     const { realm } = requireUser(ctx);
     const user = await caller(users, ctx);
@@ -63,7 +68,7 @@ export const updateSettingsHandler =
 
     if (new_password !== undefined) {
       if (!(await verifyPassword(old_password ?? "", user.passwordHash))) throw badRequest("Wrong password!");
-      set.passwordHash = await hashPassword(new_password);
+      set.passwordHash = await hashPassword(new_password, passwordHashCost);
     }
     if (email !== undefined && email.trim().toLowerCase() !== user.deliveryEmail) {
       const newEmail = email.trim();

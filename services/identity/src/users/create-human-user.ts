@@ -46,7 +46,13 @@ const NO_INVITATION: InvitationSetUp = {
  * owns channels and the Notification Bot, subscribes them and tells the referrer.
  */
 export async function createHumanUser(
-  { users, events, userDefaults, bus }: Deps<"users" | "events" | "userDefaults" | "bus">,
+  {
+    users,
+    events,
+    userDefaults,
+    bus,
+    passwordHashCost,
+  }: Deps<"users" | "events" | "userDefaults" | "bus" | "passwordHashCost">,
   realm: RealmRef,
   { email, fullName, password, role }: NewHumanUser,
   ctx: HandlerContext,
@@ -66,7 +72,7 @@ export async function createHumanUser(
       botOwnerId: null,
       dateJoined: new Date(),
       timezone: "",
-      passwordHash: await hashPassword(password),
+      passwordHash: await hashPassword(password, passwordHashCost),
       canCreateUsers: false,
       canChangeUserEmails: false,
       settings: await userDefaults.forNewUser(realm.id),
