@@ -26,8 +26,8 @@ async function scrypt(password: string, salt: Buffer, keylen: number, opts: Scry
 // N=2^15 (PASSWORD_HASH_COST's default, 15) costs ~50 ms and 32 MiB per hash: slow for guessing, fine for logins.
 const PARAMS = { r: 8, p: 1 };
 const KEYLEN = 32;
-/** scrypt takes 128 × N × r bytes; Node refuses more than `maxmem`. */
-const maxmem = (N: number, r: number) => 2 * 128 * N * r;
+/** scrypt takes 128 × N × r bytes, refused above this: room for the largest cost configurable (16), not more. */
+const MAXMEM = 2 * 128 * 2 ** 16 * PARAMS.r;
 
 /**
  * `scrypt$N$r$p$salt$hash` (base64), so parameters can change without breaking old hashes.
@@ -36,7 +36,7 @@ const maxmem = (N: number, r: number) => 2 * 128 * N * r;
 export async function hashPassword(password: string, cost: number): Promise<string> {
   const salt = randomBytes(16);
   const N = 2 ** cost;
-  const key = await scrypt(password, salt, KEYLEN, { ...PARAMS, N, maxmem: maxmem(N, PARAMS.r) });
+  const key = await scrypt(password, salt, KEYLEN, { ...PARAMS, N, maxmem: MAXMEM });
   return ["scrypt", N, PARAMS.r, PARAMS.p, salt.toString("base64"), key.toString("base64")].join("$");
 }
 
@@ -49,7 +49,7 @@ export async function verifyPassword(password: string, stored: string | null): P
     N: Number(n),
     r: Number(r),
     p: Number(p),
-    maxmem: maxmem(Number(n), Number(r)),
+    maxmem: MAXMEM,
   });
   return timingSafeEqual(key, expected);
 }
