@@ -1,5 +1,5 @@
 /**
- * Checks replies against Zulip's OpenAPI document (../shared/zulip-api/zulip.yaml):
+ * Checks replies against Zulip's OpenAPI document (third_party/zulip-api/zulip.yaml):
  * the 200 schema of the operation at (method, path), strictly: a field the
  * document does not list fails the check, like Zulip's own test suite does.
  */
@@ -11,7 +11,7 @@ import { parse } from "yaml";
 
 type Json = Record<string, unknown>;
 
-export const ZULIP_YAML = resolve(__dirname, "../../../../../shared/zulip-api/zulip.yaml");
+export const ZULIP_YAML = resolve(__dirname, "../../../../third_party/zulip-api/zulip.yaml");
 
 interface Operation {
   method: string;
