@@ -10,9 +10,8 @@ module.exports = {
   globalSetup: "<rootDir>/test/support/global-setup.ts",
   globalTeardown: "<rootDir>/test/support/global-teardown.ts",
   // 2 cores, but test files spend much of their time waiting on NATS, the database and timers: a third
-  // worker fills that time (measured: the whole run 184 s with 2, 169 s with 3; later, with more tests, 206 s
-  // with 3 and 222 s with 4: a fourth only adds contention). Test files share one
-  // system (global-setup.ts), each in its own organizations.
+  // worker fills that time, a fourth only adds contention (docs/adr/0027-test-run-parallelism.md).
+  // Test files share one system (global-setup.ts), each in its own organizations.
   maxWorkers: 3,
   testTimeout: 60_000,
   slowTestThreshold: 20,

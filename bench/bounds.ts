@@ -1,7 +1,7 @@
 /**
- * The performance bounds the system must meet (issue 7: twice the Matrix homeserver Synapse,
- * measured with the same load shape), checked against a run's figures, so that a reader of
- * bench/results/latest.md sees at once what holds and what does not, and a regression (a leak
+ * The performance bounds the system must meet (twice the Matrix homeserver Synapse, measured
+ * with the same load shape), checked against a run's figures, so that a reader of
+ * docs/benchmarks.md sees at once what holds and what does not, and a regression (a leak
  * that doubles a service's memory, say) is flagged in the run that shows it.
  */
 import { PROCESSES } from "@teamchat/shared";

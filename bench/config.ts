@@ -1,4 +1,4 @@
-/** The benchmark's settings, from the environment (and `--mixed`); see README.md "Benchmarks". */
+/** The benchmark's settings, from the environment (and `--mixed`); docs/benchmarks.md describes them. */
 
 const num = (name: string, fallback: number): number => {
   const raw = process.env[name];
@@ -45,7 +45,8 @@ export const config = {
   backgroundPerSecond: 20,
 };
 
-/** autocannon's per-request timeout: an answer slower than this counts as an error. */
-export const requestTimeoutSeconds = Math.max(1, Math.min(10, config.seconds - 1));
+/** autocannon's per-request timeout for scenarios of `seconds` each: an answer slower than this counts as an error. */
+export const requestTimeoutFor = (seconds: number): number => Math.max(1, Math.min(10, seconds - 1));
+export const requestTimeoutSeconds = requestTimeoutFor(config.seconds);
 
 export const say = (line: string): void => void process.stdout.write(`[bench] ${line}\n`);

@@ -1,9 +1,15 @@
-/** bench/results/latest.md (the tables) and latest.json (all figures). */
-import { writeFileSync } from "node:fs";
+/**
+ * A run's figures go to bench/results/ as JSON (latest.json always; history-100000.json when the run
+ * has 100,000 messages, mixed-load.json when it ran the mixed load, as those take long and most runs
+ * leave them out), and docs/benchmarks.md is rendered from those three, so it always shows the
+ * latest result of each kind and nothing older.
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import * as prettier from "prettier";
 import { REPO_ROOT } from "../scripts/lib/infra";
 import { checkBounds, scenarioName as name, type BoundCheck } from "./bounds";
-import { config, requestTimeoutSeconds, say } from "./config";
+import { config, requestTimeoutFor, say } from "./config";
 import type { MixedReport } from "./mixed";
 import type { EventResult, LoadResult } from "./scenarios";
 import type { Resident, SystemMemory } from "./system";
@@ -15,10 +21,12 @@ export interface SizeResult {
   events: EventResult;
 }
 
+export type BenchSettings = typeof config & { machine: string };
+
 export interface Report {
   startedAt: string;
   runSeconds: number;
-  settings: Record<string, unknown>;
+  settings: BenchSettings;
   sizes: SizeResult[];
   memory: {
     /** `atSystemPeak`: the process's pages at the moment of the system's physical peak (not for the baseline) */
@@ -56,28 +64,46 @@ function cpuTable(s: SizeResult): string[] {
   ];
 }
 
-/** The report's tables; `bounds` is checkBounds(r), which writeReport also prints and stores. */
-function renderMarkdown(r: Report, bounds: BoundCheck[]): string {
+/** Which parts of a stored run a section of docs/benchmarks.md shows. */
+interface Parts {
+  bounds: boolean;
+  /** the history sizes whose tables are shown */
+  sizes: (s: SizeResult) => boolean;
+  growth: boolean;
+  memory: boolean;
+  mixed: boolean;
+}
+
+const ALL: Parts = { bounds: true, sizes: () => true, growth: true, memory: true, mixed: true };
+
+/** One run as a section of docs/benchmarks.md; `bounds` is checkBounds(r) as stored with the run. */
+function renderRun(title: string, r: Report, bounds: BoundCheck[], parts: Parts = ALL): string {
+  const cfg = r.settings;
   const L: string[] = [];
   L.push(
-    `# Benchmark (${r.startedAt}; ${config.seconds} s per scenario, ${config.connections} connections, ` +
-      `request timeout ${requestTimeoutSeconds} s, history ${config.history.join(" / ")}; run took ${(r.runSeconds / 60).toFixed(1)} min)`,
+    `## ${title}`,
     "",
-    "Errors include timeouts. Recovery: seconds after the load until `GET /users/me` and `POST /register` both answer (≤ 5 s required; > 30 = not within 30 s).",
-    "",
-    "## Bounds",
-    "",
-    "The figures the system must reach (twice the Matrix homeserver Synapse; bench/bounds.ts), per history size:",
-    "",
-    "| bound | limit | this run | holds |",
-    "|---|---|---|---|",
-    ...bounds.map((c) => `| ${c.what} | ${c.limit} | ${c.figures} | ${c.holds ? "yes" : "**no**"} |`),
+    `${r.startedAt}; ${cfg.seconds} s per scenario, ${cfg.connections} connections, ` +
+      `request timeout ${requestTimeoutFor(cfg.seconds)} s, history ${cfg.history.join(" / ")}; ` +
+      `run took ${(r.runSeconds / 60).toFixed(1)} min; ${cfg.machine}.`,
     "",
   );
-  for (const s of r.sizes) {
+  if (parts.bounds && bounds.length) {
+    L.push(
+      "### Bounds",
+      "",
+      "The figures the system must reach (twice the Matrix homeserver Synapse; bench/bounds.ts), per history size:",
+      "",
+      "| bound | limit | this run | holds |",
+      "|---|---|---|---|",
+      ...bounds.map((c) => `| ${c.what} | ${c.limit} | ${c.figures} | ${c.holds ? "yes" : "**no**"} |`),
+      "",
+    );
+  }
+  for (const s of r.sizes.filter(parts.sizes)) {
     const b = s.loads[0]!;
     L.push(
-      `## History ${s.size} messages (seeded in ${s.seedSeconds.toFixed(0)} s)`,
+      `### History ${s.size} messages (seeded in ${s.seedSeconds.toFixed(0)} s)`,
       "",
       "| scenario | req/s | p50 ms | p99 ms | errors | req/s vs baseline | p50 vs baseline | p99 vs baseline | recovery s |",
       "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
@@ -88,19 +114,19 @@ function renderMarkdown(r: Report, bounds: BoundCheck[]): string {
       `| ${s.events.scenario} (${s.events.samples} samples) | - | ${f(s.events.p50)} | ${f(s.events.p99)} | ${s.events.errors} | - | ${x(s.events.p50, Math.max(b.p50, 1))} | ${x(s.events.p99, Math.max(b.p99, 1))} | ${rec(s.events.recoverySeconds)} |`,
       "",
       ...cpuTable(s),
-      `Event delivery under ${config.crowd} parked long-polls: background ${f(s.events.backgroundPerSecond)} sends/s achieved ` +
-        `(${config.backgroundPerSecond} asked, ${s.events.backgroundErrors} errors), the ${config.crowd} users received ` +
+      `Event delivery under ${cfg.crowd} parked long-polls: background ${f(s.events.backgroundPerSecond)} sends/s achieved ` +
+        `(${cfg.backgroundPerSecond} asked, ${s.events.backgroundErrors} errors), the ${cfg.crowd} users received ` +
         `${f(s.events.crowdEventsPerSecond, 0)} events/s, ${s.events.crowdPollErrors} long-poll errors. ` +
         `The measured sends' own POST /messages took p50 ${f(s.events.sendP50)} ms, p99 ${f(s.events.sendP99)} ms ` +
         `(a delivery cannot come before its message is stored).`,
       "",
     );
   }
-  if (r.sizes.length > 1) {
+  if (parts.growth && r.sizes.length > 1) {
     const first = r.sizes[0]!;
     const rest = r.sizes.slice(1);
     L.push(
-      `## Growth with history (each size's figure / the ${first.size}-message figure)`,
+      `### Growth with history (each size's figure / the ${first.size}-message figure)`,
       "",
       `| scenario | figure | ${r.sizes.map((s) => `${s.size}`).join(" | ")} | ${rest.map((s) => `${s.size} / ${first.size}`).join(" | ")} |`,
       `|---|---|${r.sizes.map(() => "---:").join("|")}|${rest.map(() => "---:").join("|")}|`,
@@ -127,31 +153,33 @@ function renderMarkdown(r: Report, bounds: BoundCheck[]): string {
     L.push("");
   }
   const base = r.memory.processes[0]!.peakMiB;
-  L.push(
-    "## Memory",
-    "",
-    "| process | peak RSS MiB (VmHWM) | vs baseline | at the whole system's peak: RSS MiB | of which file-backed |",
-    "|---|---:|---:|---:|---:|",
-    ...r.memory.processes.map(
-      ({ process, peakMiB, atSystemPeak: at }) =>
-        `| ${process} | ${f(peakMiB)} | ${x(peakMiB, base, 2)} | ${at ? f(at.anon + at.file) : "-"} | ${at ? f(at.file) : "-"} |`,
-    ),
-    "",
-    `Whole system (services + nats-server + database), sampled every 250 ms (${r.memory.samples} samples), at its peak: ` +
-      `**${f(r.memory.systemPeak.physical)} MiB** physical (${x(r.memory.systemPeak.physical, base, 2)} the baseline's peak RSS): ` +
-      `the processes' anonymous pages, plus each program's file-backed pages once (the node binary's are the same physical ` +
-      `pages in every Node service). The sum of their RSS, which counts those pages once per process, peaked at ` +
-      `${f(r.memory.systemPeak.rssSum)} MiB.`,
-    "",
-    "| phase | system peak MiB (physical) | summed RSS peak MiB |",
-    "|---|---:|---:|",
-    ...Object.entries(r.memory.systemPeakByPhase).map(([p, v]) => `| ${p} | ${f(v.physical)} | ${f(v.rssSum)} |`),
-    "",
-  );
-  if (r.mixed) {
+  if (parts.memory) {
+    L.push(
+      "### Memory",
+      "",
+      "| process | peak RSS MiB (VmHWM) | vs baseline | at the whole system's peak: RSS MiB | of which file-backed |",
+      "|---|---:|---:|---:|---:|",
+      ...r.memory.processes.map(
+        ({ process, peakMiB, atSystemPeak: at }) =>
+          `| ${process} | ${f(peakMiB)} | ${x(peakMiB, base, 2)} | ${at ? f(at.anon + at.file) : "-"} | ${at ? f(at.file) : "-"} |`,
+      ),
+      "",
+      `Whole system (services + nats-server + database), sampled every 250 ms (${r.memory.samples} samples), at its peak: ` +
+        `**${f(r.memory.systemPeak.physical)} MiB** physical (${x(r.memory.systemPeak.physical, base, 2)} the baseline's peak RSS): ` +
+        `the processes' anonymous pages, plus each program's file-backed pages once (the node binary's are the same physical ` +
+        `pages in every Node service). The sum of their RSS, which counts those pages once per process, peaked at ` +
+        `${f(r.memory.systemPeak.rssSum)} MiB.`,
+      "",
+      "| phase | system peak MiB (physical) | summed RSS peak MiB |",
+      "|---|---:|---:|",
+      ...Object.entries(r.memory.systemPeakByPhase).map(([p, v]) => `| ${p} | ${f(v.physical)} | ${f(v.rssSum)} |`),
+      "",
+    );
+  }
+  if (parts.mixed && r.mixed) {
     const m = r.mixed;
     L.push(
-      `## Mixed load (history ${m.history}; ${m.main.seconds} s per measurement)`,
+      `### Mixed load (history ${m.history}; ${m.main.seconds} s per measurement)`,
       "",
       "Per user: a send to their 25-member team channel every 60 s, the newest 100 messages of the history channel every 30 s, " +
         "`GET /users/me` every 60 s (±20 %), a long-poll re-polled after every answer, the messages it brought marked read " +
@@ -176,20 +204,67 @@ function renderMarkdown(r: Report, bounds: BoundCheck[]): string {
       "",
     );
   }
-  if (r.failures.length) L.push("## Failed steps", "", ...r.failures.map((f) => `- ${f}`), "");
+  if (r.failures.length) L.push("### Failed steps", "", ...r.failures.map((f) => `- ${f}`), "");
   return L.join("\n");
 }
 
-export function writeReport(r: Report): void {
+const RESULTS = join(REPO_ROOT, "bench/results");
+const DOC = join(REPO_ROOT, "docs/benchmarks.md");
+/** docs/benchmarks.md keeps what is above this line (how to run, what each scenario measures). */
+const GENERATED_BELOW = "<!-- Everything below is written by `npm run bench` from bench/results/*.json. -->";
+
+type StoredReport = Report & { bounds?: BoundCheck[] };
+
+const hasLargeHistory = (r: Report) => r.sizes.some((s) => s.size >= 100_000);
+
+function readStored(file: string): StoredReport | undefined {
+  const path = join(RESULTS, file);
+  return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as StoredReport) : undefined;
+}
+
+/** docs/benchmarks.md's generated part: the latest run, and the latest 100,000-message and mixed-load runs when older. */
+export async function renderBenchmarksDoc(): Promise<void> {
+  const latest = readStored("latest.json");
+  if (!latest) throw new Error("bench/results/latest.json is missing: run `npm run bench` first");
+  const large = readStored("history-100000.json");
+  const mixed = readStored("mixed-load.json");
+  const none = { bounds: false, sizes: () => false, growth: false, memory: false, mixed: false };
+  const sections = [renderRun("Latest run", latest, latest.bounds ?? checkBounds(latest))];
+  if (large && large.startedAt !== latest.startedAt) {
+    sections.push(
+      renderRun("Latest run with 100,000 messages", large, large.bounds ?? checkBounds(large), {
+        ...none,
+        bounds: true,
+        sizes: (s) => s.size >= 100_000,
+        growth: true,
+        memory: true,
+      }),
+    );
+  }
+  if (mixed?.mixed && mixed.startedAt !== latest.startedAt) {
+    sections.push(renderRun("Latest mixed load", mixed, [], { ...none, mixed: true }));
+  }
+  const doc = readFileSync(DOC, "utf8");
+  const cut = doc.indexOf(GENERATED_BELOW);
+  if (cut < 0) throw new Error(`docs/benchmarks.md lacks the line ${GENERATED_BELOW}`);
+  const text = doc.slice(0, cut) + GENERATED_BELOW + "\n\n" + sections.join("\n");
+  const options = await prettier.resolveConfig(DOC);
+  writeFileSync(DOC, await prettier.format(text, { ...options, filepath: DOC }));
+}
+
+export async function writeReport(r: Report): Promise<void> {
   const bounds = checkBounds(r);
-  const md = renderMarkdown(r, bounds);
-  process.stdout.write("\n" + md + "\n");
-  writeFileSync(join(REPO_ROOT, "bench/results/latest.md"), md);
-  writeFileSync(
-    join(REPO_ROOT, "bench/results/latest.json"),
+  process.stdout.write("\n" + renderRun("This run", r, bounds) + "\n");
+  const json =
     JSON.stringify({ ...r, bounds }, (_k, v: unknown) => (typeof v === "number" && !Number.isFinite(v) ? null : v), 2) +
-      "\n",
-  );
-  say("written to bench/results/latest.md and latest.json");
+    "\n";
+  const files = [
+    "latest.json",
+    ...(hasLargeHistory(r) ? ["history-100000.json"] : []),
+    ...(r.mixed ? ["mixed-load.json"] : []),
+  ];
+  for (const file of files) writeFileSync(join(RESULTS, file), json);
+  await renderBenchmarksDoc();
+  say(`written to bench/results/${files.join(", ")} and docs/benchmarks.md`);
   for (const c of bounds.filter((b) => !b.holds)) say(`bound not met: ${c.what} ${c.limit}: ${c.figures}`);
 }

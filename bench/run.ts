@@ -4,8 +4,8 @@
  * fresh organization seeded with that history, then every scenario, each followed by
  * an overload-recovery probe; process and whole-system memory; with `--mixed` /
  * BENCH_MIXED=1 a mixed load of simulated users and the largest user count that
- * keeps latency and errors within limits. Writes bench/results/latest.{md,json}.
- * Settings: bench/config.ts; what each scenario measures: README.md "Benchmarks".
+ * keeps latency and errors within limits. Writes bench/results/*.json and docs/benchmarks.md
+ * (report.ts). Settings: bench/config.ts; what each scenario measures: docs/benchmarks.md.
  */
 import { config, say } from "./config";
 import { runMixed, type MixedReport } from "./mixed";
@@ -65,7 +65,7 @@ async function main() {
     }
     memory.stop();
     const peaks = memory.peaks();
-    writeReport({
+    await writeReport({
       startedAt,
       runSeconds: (performance.now() - t0) / 1000,
       settings: { ...config, machine: "2 cores, shared with other jobs" },

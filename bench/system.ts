@@ -141,9 +141,8 @@ const IDLE_WINDOW_MS = 1000;
 /**
  * Writes dirty pages out (sync), then waits until the whole machine is busy
  * under IDLE_CPU_SHARE for two windows running, at most `maxSeconds`: after
- * seeding, the database and the kernel keep writing for a while (measured:
- * the baseline at 35,000 req/s right after seeding 100,000 messages, 56,000
- * otherwise), and a scenario measured meanwhile measures that instead.
+ * seeding, the database and the kernel keep writing for a while, and a scenario
+ * measured meanwhile measures that instead (docs/adr/0030-bench-method.md).
  * Returns the seconds waited.
  */
 export async function waitForIdle(maxSeconds = 60): Promise<number> {
@@ -208,8 +207,8 @@ export interface Resident {
 /**
  * From /proc/<pid>/status, whose counters cost nothing to read: smaps_rollup
  * would tell shared from private pages exactly, but walks the process's page
- * tables under its memory-map lock: sampled every 250 ms, it put `GET
- * /users/me`'s p99 at 13 ms, against 9 ms with this (back to back, 1k).
+ * tables under its memory-map lock, which slowed the scenarios it sampled
+ * (docs/adr/0030-bench-method.md).
  * Zero once the process is gone.
  */
 function residentMiB(pid: number): Resident {

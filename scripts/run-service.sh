@@ -1,9 +1,9 @@
 #!/bin/sh
 # Runs one service's bundle (dist/<service>.js, from `npm run build`) with the memory settings that
-# `npm start`, the bench and the Docker image share. Measured with `npm run bench` (peak RSS per
-# service roughly halved, throughput unchanged):
+# `npm start`, the bench and the Docker image share; they lower each service's peak memory with
+# throughput unchanged (docs/adr/0023-process-memory-settings.md):
 # - V8 sizes a heap by the machine's memory and lets it grow to ~4x what survives a full GC before
-#   collecting; our services keep ~30-60 MiB alive, so GC when the heap is 1.5x that, from 64 MiB.
+#   collecting; our services keep little alive, so GC when the heap is 1.5x that, from 64 MiB.
 # - glibc keeps freed memory in per-thread arenas and raises its mmap threshold after a large free,
 #   so scrypt's 16 MiB buffers (identity) stayed resident; two arenas and a fixed threshold return them.
 # PROFILE_ARGS: extra node flags for one investigation, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"

@@ -13,12 +13,12 @@ import { REPO_ROOT } from "./lib/infra";
 const bin = (name: string) => `${REPO_ROOT}/node_modules/.bin/${name}`;
 const jestArgs = process.argv.slice(2);
 type Step = [string, string, string[]];
-/** Independent of each other and each on one core: run side by side, ~27 s instead of ~37 s here. */
+/** Independent of each other and each on one core: run side by side (docs/adr/0027-test-run-parallelism.md). */
 const checks: Array<[tag: string, ...Step]> = [
   ["tsc", "type-check (tsc --noEmit, strict)", bin("tsc"), ["--noEmit", "-p", "tsconfig.json"]],
   ["eslint", "lint (eslint)", bin("eslint"), ["."]],
   ["prettier", "format check (prettier)", bin("prettier"), ["--check", "--log-level", "warn", "."]],
-  // ~2 s (the first run builds kubeconform and fetches the Kubernetes schemas: ~40 s, once)
+  // the first run builds kubeconform and fetches the Kubernetes schemas into the tool cache, once
   ["deploy", "deployment manifests (npm run validate:deploy)", bin("tsx"), ["scripts/validate-deploy.ts"]],
 ];
 const steps: Step[] = [

@@ -1,10 +1,10 @@
 /**
- * `npm run validate:deploy`, a step of `npm test`: the production layout (README: Production)
+ * `npm run validate:deploy`, a step of `npm test`: the production layout (docs/operations.md)
  * checked without a cluster or a Docker daemon, in about two seconds once the tools are cached.
  * - deploy/kubernetes: every manifest that kustomization.yaml lists (and no manifest beside them
  *   unlisted) with kubeconform against the Kubernetes API schemas in strict mode, and, when kubectl
  *   is installed, what `kubectl kustomize` renders from them (what `kubectl apply -k` applies);
- *   then what the README promises of them: every process (PROCESSES) in a Deployment of two
+ *   then what docs/operations.md promises of them: every process (PROCESSES) in a Deployment of two
  *   replicas with probes, memory sizes, a PDB and metrics on METRICS_PORT.
  * - docker-compose.yml: against the compose-spec JSON schema, and what the schema cannot see:
  *   every dependency exists and starts with the service under its profiles, mounted files, named
@@ -29,7 +29,7 @@ import { kubeconform, KUBERNETES_VERSION, type Kubeconform } from "./lib/kubecon
 const KUBERNETES_DIR = join(REPO_ROOT, "deploy", "kubernetes");
 const COMPOSE_FILE = join(REPO_ROOT, "docker-compose.yml");
 const CADDYFILE = join(REPO_ROOT, "deploy", "compose", "Caddyfile");
-/** The profiles the README runs the compose file with; no profile is the default stack. */
+/** The profiles docs/operations.md runs the compose file with; no profile is the default stack. */
 const COMPOSE_PROFILES = [[], ["cluster", "cluster-tools"], ["tools"]];
 
 const failures: string[] = [];
@@ -94,7 +94,7 @@ interface KubernetesObject {
   };
 }
 
-/** What the README promises of the layout and no schema checks: every process twice, probed, sized, scraped. */
+/** What docs/operations.md promises of the layout and no schema checks: every process twice, probed, sized, scraped. */
 function kubernetesLayoutProblems(objects: KubernetesObject[]): string[] {
   const problems: string[] = [];
   const named = (kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name);
@@ -203,7 +203,7 @@ const keys = (listOrMap: string[] | Record<string, unknown> | undefined) =>
 
 /**
  * What the schema cannot see. A service runs under its profiles (none: always); a tool in profile
- * `<p>-tools` is run with `--profile <p>` (README), so its dependencies may be in `<p>`.
+ * `<p>-tools` is run with `--profile <p>` (docs/operations.md), so its dependencies may be in `<p>`.
  */
 function composeProblems(compose: ComposeFile): string[] {
   const problems: string[] = [];
@@ -229,7 +229,7 @@ function composeProblems(compose: ComposeFile): string[] {
   return problems;
 }
 
-/** The profile `cluster` as the README describes it: every process at least twice, streams replicated on every NATS node. */
+/** The profile `cluster` as docs/operations.md describes it: every process at least twice, streams replicated on every NATS node. */
 function clusterProfileProblems(compose: ComposeFile): string[] {
   const cluster = Object.values(compose.services).filter((s) => s.profiles?.includes("cluster"));
   const natsNodes = cluster.filter((s) => s.image?.startsWith("nats:")).length;

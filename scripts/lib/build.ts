@@ -1,7 +1,7 @@
 /**
  * Bundles each service into one plain JavaScript file (`dist/<service>.js`) so that a service
- * process runs on bare Node: running the TypeScript through tsx costs every process ~35 MiB
- * (its loader thread and transform cache) and slower starts. Our own code (the service and
+ * process runs on bare Node: running the TypeScript through tsx costs every process memory
+ * (its loader thread and transform cache; docs/adr/0023-process-memory-settings.md) and slower starts. Our own code (the service and
  * `@teamchat/shared`) is bundled; npm dependencies stay external and load from node_modules.
  * Takes well under a second, so every `npm start` and bench run builds afresh.
  */

@@ -270,8 +270,7 @@ export function ensureMongoServer(opts: InfraOptions): {
     launcher: [SECANTUSDB_LAUNCHER],
     // SecantusDB serves each connection on its own thread, and glibc gives threads their own malloc
     // arenas (up to 8 per core), each keeping what it freed: two arenas, as scripts/run-service.sh gives
-    // the services. Measured with the bench's event delivery and register at 1k: SecantusDB's peak RSS
-    // 128-137 → 94-104 MiB, its CPU per send unchanged (within the host's noise).
+    // the services, lower its peak memory at no measurable CPU cost (docs/adr/0001-embedded-database.md).
     env: { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2" },
   };
 }
@@ -324,11 +323,9 @@ const NATS_CLUSTER_NAME = "teamchat";
 /**
  * Go's soft memory limit for the nats-server we start (GOMEMLIMIT in the environment wins): Go
  * otherwise lets its heap grow to twice what is live before collecting. The limit is soft, so a
- * server that needs more gets it, at the cost of collecting more often. Measured with the bench's
- * event delivery at 1k, two rounds back to back: in the second, the event stream past 100,000
- * events and the duplicate window full, nats-server's CPU per send is 11.6-13.9 ms at 64 MiB and
- * 7.0-7.4 at 96 MiB (the whole system's 64.7-70.5 → 52.9-57.1 ms, delivery p99 210-286 →
- * 111-121 ms), its peak RSS 73-77 → 101-102 MiB.
+ * server that needs more gets it, at the cost of collecting more often. The figure trades
+ * nats-server's memory against its CPU under a long event stream
+ * (docs/adr/0023-process-memory-settings.md).
  */
 const NATS_MEMORY_LIMIT = "96MiB";
 
@@ -457,10 +454,9 @@ export async function startMongo(
           // SecantusDB answers as a one-member replica set, "secantus": majority writes and transactions.
           ...(opts.replicaSet ? [] : ["--standalone"]),
           "--log-level=WARNING",
-          // WiredTiger's cache defaults to 1 GB, most of the whole system's memory under the bench
-          // (537 MiB peak at 100,000 messages); the services keep the hot data in memory themselves.
-          // Measured at 100,000 messages: 256M → 332 MiB peak, 128M → 220 MiB, every scenario as fast;
-          // 64M → 193 MiB (and 249 → 170 at 10,000), the scenarios' figures within the host's noise.
+          // WiredTiger's cache defaults to 1 GB, most of the whole system's memory under the bench; the
+          // services keep the hot data in memory themselves, so a small cache costs no speed
+          // (docs/adr/0001-embedded-database.md).
           `--cache-size=${inMemory ? SECANTUSDB_MEMORY_CACHE : SECANTUSDB_CACHE}`,
         ].concat(
           inMemory

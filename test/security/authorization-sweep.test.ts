@@ -1,5 +1,5 @@
 /**
- * The authorization sweep (issue 12): every HTTP operation, tried by every role
+ * The authorization sweep: every HTTP operation, tried by every role
  * on objects the caller may not see or change (sweep-table.ts), must answer
  * Zulip's refusal, change nothing, and show no attacker a secret or a real
  * email address, in a reply or in an event.

@@ -73,7 +73,7 @@ export function organizationClient({
  * embedded engine sorts every matching row for "filter + sort + limit": kept,
  * the data of earlier files would slow every later file (measured on the
  * previous engine: GET /messages 2-4x slower after five copies of
- * messages.test.ts). Every document carries realmId (README, "Rules").
+ * messages.test.ts). Every document carries realmId (docs/development.md, "Rules").
  */
 async function deleteOrganizationData(realmId: number): Promise<void> {
   const client = await mongo.MongoClient.connect(process.env.TEST_MONGO_URL!);

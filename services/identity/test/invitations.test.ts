@@ -1,5 +1,5 @@
 /**
- * Invitations (E7 and its family, Zulip's invite.py): POST /invites and its
+ * Invitations (Zulip's invite.py and actions/invites.py): POST /invites and its
  * INVITATION_FAILED cases, GET /invites, revoking, resending, reusable links,
  * invites_changed events, can_invite_users_group as PATCH /realm sets it, and
  * accepting a link end to end (the new user's role, settings defaults,

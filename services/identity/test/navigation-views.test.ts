@@ -1,5 +1,5 @@
 /**
- * Navigation views (E18, Zulip's navigation_views.py, FL 390): list, add,
+ * Navigation views (Zulip's navigation_views.py, FL 390): list, add,
  * update, remove; built-in and custom views and Zulip's errors for each; the
  * caller's views only; register's navigation_views and the navigation_view
  * events.

@@ -1,6 +1,6 @@
 /**
  * Push devices on a server configured with a push notification service
- * (PUSH_NOTIFICATION_BOUNCER_URL, on a private system): E12 registrations
+ * (PUSH_NOTIFICATION_BOUNCER_URL, on a private system): E2EE registrations
  * validated, stored per user and push_account_id and replaced by a new one of
  * the same id, listed in register's push_devices (pending: this server does not
  * forward them to the bouncer); a legacy token unknown here is not an error (the

@@ -1,6 +1,6 @@
 /**
  * Push devices on a server without a push notification service (the test
- * system sets no PUSH_NOTIFICATION_BOUNCER_URL): E12 POST /mobile_push/register
+ * system sets no PUSH_NOTIFICATION_BOUNCER_URL): POST /mobile_push/register
  * refused with PUSH_SERVICE_NOT_CONFIGURED, the legacy APNs / FCM tokens kept
  * and removed with Zulip's validation (zerver/views/push_notifications.py), and
  * POST /mobile_push/test_notification. push-devices-bouncer.test.ts covers a

@@ -1,5 +1,5 @@
 /**
- * E9 POST /users/me/status and GET /users/{user_id}/status: only what is
+ * POST /users/me/status and GET /users/{user_id}/status: only what is
  * passed changes, the user_status event carries it to everyone, register's
  * user_status lists what is set, and `away` is the inverse of presence_enabled.
  */

@@ -61,7 +61,7 @@ describe("POST /messages/{message_id}/reactions", () => {
     expect(byId.messages[0]!.reactions).toEqual(expected);
   });
 
-  it("takes the built-in zulip emoji by name, as zulip_extra_emoji and by the requirements' service_extra_emoji", async () => {
+  it("takes the built-in zulip emoji by name, as zulip_extra_emoji and by its other spelling service_extra_emoji", async () => {
     const id = await toChannel(design);
     await react(alice, id, { emoji_name: "zulip" });
     await react(bob, id, { emoji_name: "zulip", emoji_code: "zulip", reaction_type: "service_extra_emoji" });

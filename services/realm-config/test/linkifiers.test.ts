@@ -1,5 +1,5 @@
 /**
- * Linkifiers (Zulip's realm_linkifiers.py, E20) and code playgrounds (E19)
+ * Linkifiers (Zulip's realm_linkifiers.py) and code playgrounds (realm_playgrounds.py)
  * through HTTP: replies, state after each call, each error (and that it
  * changed nothing), the permission matrix, register keys and events, and the
  * linkifiers applied when messaging renders (send, edit, POST /messages/render).
@@ -121,7 +121,7 @@ describe("linkifiers", () => {
     });
   });
 
-  it("PATCH /realm/filters/{id} (E20) replaces pattern and template; unknown ids and invalid values are refused", async () => {
+  it("PATCH /realm/filters/{id} replaces pattern and template; unknown ids and invalid values are refused", async () => {
     const { id } = await add(TRAC);
     const other = await add({ pattern: "bug(?P<n>[0-9]+)", url_template: "https://bugs.example.com/{n}" });
     expect(await update(id, { pattern: "T-(?P<t>[0-9]+)", url_template: "https://t.example.com/{t}" })).toEqual(

@@ -78,7 +78,7 @@ describe("PATCH /realm/profile_fields/{field_id}", () => {
     expect(events[2]).toEqual({ id: events[2]!.id, type: "custom_profile_fields", fields: await list() });
   });
 
-  it("keeps E8's rules: label, hint, unique label, summary types, field data", async () => {
+  it("keeps the rules of creation: label, hint, unique label, summary types, field data", async () => {
     const id = await create({ name: "Desk", field_type: 1 });
     await create({ name: "Office", field_type: 1 });
     const before = await field(id);

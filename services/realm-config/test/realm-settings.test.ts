@@ -112,7 +112,7 @@ describe("getRealmSettings (internal)", () => {
 describe("register state (realm-config's part of POST /register)", () => {
   it("fetch_event_types null: every group, all keys documented in zulip.yaml but the channel-folder ones", async () => {
     const state = await register(null);
-    // newer than zulip.yaml (feature level 389); the requirements name them as register's
+    // register's channel-folder keys (Zulip feature level 389) are newer than zulip.yaml
     const { channel_folders, max_channel_folder_name_length, max_channel_folder_description_length, ...documented } =
       state;
     expectDocumented(documented);
