@@ -1,5 +1,5 @@
 import { RequestError } from "@nats-io/nats-core";
-import { RequestOne } from "@nats-io/nats-core/internal";
+import * as internals from "@nats-io/nats-core/internal";
 import { checkPatchTarget, installedVersion, type PatchTarget } from "./patch-target";
 
 /**
@@ -20,13 +20,14 @@ export const REQUEST_CANCEL_TARGET: PatchTarget = {
   },
 };
 
-const cancel = RequestOne.prototype.cancel;
 checkPatchTarget(REQUEST_CANCEL_TARGET, {
   version: installedVersion(REQUEST_CANCEL_TARGET.library),
-  functions: { "RequestOne.prototype.cancel": cancel },
+  exports: internals,
 });
 
+const { prototype } = internals.RequestOne;
+const cancel = prototype.cancel;
 const CANCELLED = new RequestError("cancelled");
-RequestOne.prototype.cancel = function (this: RequestOne, err?: Error): void {
+prototype.cancel = function (this: internals.RequestOne, err?: Error): void {
   cancel.call(this, err ?? CANCELLED);
 };

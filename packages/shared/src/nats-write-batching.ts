@@ -1,4 +1,4 @@
-import { ProtocolHandler } from "@nats-io/nats-core/internal";
+import * as internals from "@nats-io/nats-core/internal";
 import { checkPatchTarget, installedVersion, type PatchTarget } from "./patch-target";
 
 /**
@@ -24,21 +24,18 @@ export const WRITE_BATCHING_TARGET: PatchTarget = {
 };
 
 type Protocol = {
-  outbound: ProtocolHandler["outbound"];
+  outbound: internals.ProtocolHandler["outbound"];
   pendingLimit: number;
   flushPending(): void;
 };
 
-const protocol = ProtocolHandler.prototype;
-const close = protocol.close;
 checkPatchTarget(WRITE_BATCHING_TARGET, {
   version: installedVersion(WRITE_BATCHING_TARGET.library),
-  functions: {
-    "ProtocolHandler.prototype.sendCommand": protocol.sendCommand,
-    "ProtocolHandler.prototype.close": close,
-    "ProtocolHandler.prototype.flushPending": protocol["flushPending"],
-  },
+  exports: internals,
 });
+
+const protocol = internals.ProtocolHandler.prototype;
+const close = protocol.close;
 
 const encoder = new TextEncoder();
 
@@ -50,7 +47,7 @@ protocol.sendCommand = function (this: Protocol, cmd: string | Uint8Array, ...pa
 };
 
 // close() destroys the socket: what waits for the end of the turn is written first
-protocol.close = function (this: ProtocolHandler, err?: Error): Promise<void> {
+protocol.close = function (this: internals.ProtocolHandler, err?: Error): Promise<void> {
   (this as unknown as Protocol).flushPending();
   return close.call(this, err);
 };

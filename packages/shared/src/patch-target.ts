@@ -15,14 +15,21 @@ export interface PatchTarget {
   /** The npm package whose internals the patch changes, and the exact version package.json pins. */
   library: string;
   version: string;
-  /** The SHA-256 of the source of each function the patch relies on, by name, in that version. */
+  /** The SHA-256 of the source of each function the patch relies on, by its path in the library's module, in that version. */
   sources: Record<string, string>;
 }
 
-/** What is installed: the library's version and the functions found under the names of `PatchTarget.sources`. */
+/** What is installed: the library's version, and its module, in which the names of `PatchTarget.sources` are paths. */
 export interface InstalledTarget {
   version: string;
-  functions: Record<string, unknown>;
+  exports: object;
+}
+
+/** What a dotted path names in a module ("ProtocolHandler.prototype.close"), undefined when nothing. */
+export function targetAt(exports: object, path: string): unknown {
+  return path
+    .split(".")
+    .reduce<unknown>((found, key) => (found as Record<string, unknown> | undefined)?.[key], exports);
 }
 
 /** The SHA-256 of a function's source text (Function.prototype.toString), undefined for anything else. */
@@ -50,7 +57,7 @@ export function targetChanges(target: PatchTarget, installed: InstalledTarget): 
     changes.push(`${target.library} ${installed.version} is installed, not ${target.version}`);
   }
   for (const [name, expected] of Object.entries(target.sources)) {
-    const found = sourceFingerprint(installed.functions[name]);
+    const found = sourceFingerprint(targetAt(installed.exports, name));
     if (found === undefined) changes.push(`${name} is not a function any more`);
     else if (found !== expected) changes.push(`${name} has changed: its source's SHA-256 is ${found}, not ${expected}`);
   }

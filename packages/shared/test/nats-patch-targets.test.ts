@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { installedVersion, sourceFingerprint, type PatchTarget } from "../src/patch-target";
+import { installedVersion, sourceFingerprint, targetAt, type PatchTarget } from "../src/patch-target";
 import { WRITE_BATCHING_TARGET } from "../src/nats-write-batching";
 import { REQUEST_CANCEL_TARGET } from "../src/nats-requests";
 
@@ -49,20 +49,15 @@ function importPatch(
   return { internals, refusal };
 }
 
-/** The prototype and method a target names: "ProtocolHandler.prototype.close" → ProtocolHandler.prototype, "close". */
-function place(internals: Internals, name: string): [Record<string, unknown>, string] {
-  const [owner, , method] = name.split(".") as [keyof Internals, string, string];
-  return [(internals[owner] as { prototype: Record<string, unknown> }).prototype, method];
-}
-
 /** The target's functions as they are in `internals`, by name. */
 const functions = (internals: Internals, target: PatchTarget): Record<string, unknown> =>
-  Object.fromEntries(
-    Object.keys(target.sources).map((name) => {
-      const [prototype, method] = place(internals, name);
-      return [name, prototype[method]];
-    }),
-  );
+  Object.fromEntries(Object.keys(target.sources).map((name) => [name, targetAt(internals, name)]));
+
+/** Sets what a target's name names in `internals`. */
+function replace(internals: Internals, name: string, by: unknown): void {
+  const dot = name.lastIndexOf(".");
+  (targetAt(internals, name.slice(0, dot)) as Record<string, unknown>)[name.slice(dot + 1)] = by;
+}
 
 it("package.json pins every nats.js package at the version the patches were written for, as installed", () => {
   const { dependencies } = JSON.parse(readFileSync(join(__dirname, "../../../package.json"), "utf8")) as {
@@ -102,11 +97,11 @@ describe.each(PATCHES)("%s", (module, target) => {
     let changed: unknown;
     const { internals, refusal } = importPatch(module, {
       change: (nats) => {
-        const [prototype, method] = place(nats, name);
-        const original = prototype[method] as (...args: unknown[]) => unknown;
-        changed = prototype[method] = function (this: unknown, ...args: unknown[]) {
+        const original = targetAt(nats, name) as (...args: unknown[]) => unknown;
+        changed = function (this: unknown, ...args: unknown[]) {
           return original.apply(this, args);
         };
+        replace(nats, name, changed);
       },
     });
     expect(refusal?.message).toContain(`${name} has changed`);
@@ -119,10 +114,7 @@ describe.each(PATCHES)("%s", (module, target) => {
 
   it.each(Object.keys(target.sources))("refuses to start when %s is gone", (name) => {
     const { refusal } = importPatch(module, {
-      change: (nats) => {
-        const [prototype, method] = place(nats, name);
-        prototype[method] = undefined;
-      },
+      change: (nats) => replace(nats, name, undefined),
     });
     expect(refusal?.message).toContain(`${name} is not a function any more`);
   });
