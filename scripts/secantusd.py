@@ -1,60 +1,69 @@
-"""Starts SecantusDB (the embedded MongoDB-protocol server) with three speed-ups.
+"""Starts SecantusDB (the embedded MongoDB-protocol server) with three speed-ups to its internals.
 
-SecantusDB 0.7.0b3 re-reads a collection's index catalog (a WiredTiger cursor
-scan and a BSON decode per index) three times for every document it writes
-with a secondary index: in its unique-key check, its geo pre-check and its
-index-entry writer. Profiled with py-spy on 100-row inserts into the
-usermessages collection, that was 39 % of the insert's CPU.
+SecantusDB re-reads a collection's index catalog three times for every document it writes with a
+secondary index. Within one write statement the catalog cannot change under it: each statement
+below holds the collection's lock, which index changes also take. So each reads the options once
+per collection and reuses them until it returns; flagging an index multikey (the one catalog write
+a data write makes) drops the kept copies, so the statement's later query planning sees the flag.
 
-Within one write statement the catalog cannot change under it: each of the
-functions below holds the collection's lock, which index creation, deletion
-and option changes also take. So each of them reads the options once per
-collection and reuses them until it returns. The one catalog write a data
-write makes itself (flagging an index multikey when a document first puts an
-array in it) drops the kept copies, so a statement's later query planning sees
-the flag.
+It also encodes each field of a compound index key once per document (index_key_variants below),
+where SecantusDB encodes every field again for each element of an array field, and an integer once
+per value and without Decimal (encode_int): the same bytes.
 
-It also encodes each field of a compound index key once per document
-(index_key_variants below), where SecantusDB encodes every field again for
-each element of an array field; and it encodes an integer once per value and
-without Decimal (encode_int). The same bytes, measured on a message's
-{realmId, receivers, messageId} entries for 100 receivers: 2.1 ms to encode
-them before, 0.2 ms after (this index was 9 % of SecantusDB's busy time in the
-event-delivery benchmark).
+These replace private functions of one SecantusDB version: before patching, the launcher checks the
+installed version and a fingerprint of each function it relies on, and refuses to start on any
+difference (check_target). Why, what they save and how to re-measure them:
+docs/adr/0004-secantusdb-launcher-patches.md.
 
-Any other SecantusDB version runs unpatched, with a warning: the functions
-patched here are internal and may change.
-
-One option of its own: --sync-method=none (with --sync-on-commit) writes each
-commit's log records to the operating system without an fsync (WiredTiger's
-transaction_sync method=none, where --sync-on-commit alone is method=fsync).
-An acknowledged write then survives the server being killed, not the machine
-failing: MongoDB's default (a journal flushed every 100 ms) keeps less. Without
---sync-on-commit, records wait in WiredTiger's buffer, and a SIGKILL after
-1,000 acknowledged inserts kept 989. Under the event-delivery benchmark the
-fsync was a third of SecantusDB's busy time.
+One option of its own: --sync-method=none (with --sync-on-commit) writes each commit's log records
+to the operating system without an fsync (WiredTiger's transaction_sync method=none, where
+--sync-on-commit alone is method=fsync). An acknowledged write then survives the server being
+killed, not the machine failing: MongoDB's default (a journal flushed every 100 ms) keeps less.
+Without --sync-on-commit, records wait in WiredTiger's buffer and a SIGKILL loses the last ones.
 
 Usage: python secantusd.py [--sync-method=none] <secantusd arguments>
 """
 
+import hashlib
+import inspect
 import itertools
 import sys
 import threading
 
 import secantus
 from secantus import sortkey, storage
-from secantus.cli import main
+from secantus.cli import main as secantusd
 
+# The SecantusDB version the patches were written for: scripts/lib/infra.ts installs exactly this one.
 PATCHED_VERSION = "0.7.0b3"
+DECISION = "docs/adr/0004-secantusdb-launcher-patches.md"
 
-# Write statements that hold their collection's lock whenever they read the catalog.
-WRITE_STATEMENTS = (
-    "_insert_chunk",
-    "_update_matching_chunked",
-    "_update_matching_single_txn",
-    "_delete_matching_chunked",
-    "_delete_matching_single_txn",
-)
+# The write statements, each holding its collection's lock whenever it reads the catalog, with their fingerprints.
+WRITE_STATEMENTS = {
+    "_insert_chunk": "98bf06590efbdb94dadd244a26d688325ac4d3ae9a6378189f19799ccb17a36c",
+    "_update_matching_chunked": "c5169e29b4556d85812bd519cfa69794e7e295eb93fe1b5c682d2d71ebb0baf2",
+    "_update_matching_single_txn": "d420f1ebc10a022793b475209cb210f543c1910d6d65ad7dc6055a298a1a80ee",
+    "_delete_matching_chunked": "08653e2b7c405d48bbc6b2b9a5a8cc0815df33083b65e479764ac9afd366c624",
+    "_delete_matching_single_txn": "0f55299c82a988abb143f1554d3f8251d650ba082294fcb50d1b0eee5dee790b",
+}
+
+# The SHA-256 of the source of each SecantusDB function the launcher replaces, wraps or calls, in PATCHED_VERSION.
+TARGET_SOURCES = {
+    # replaced: encode_int gives the same bytes for ints, index_key_variants the same keys
+    "sortkey._encode_number": "cdbc8176960a1f6ea45d9bef882447f71e2a7ff404cc85e670ed0161307f794d",
+    "storage._index_key_variants": "802b33c8e9d256944250822b8bc994bad2542e079b2a29ec47bbec1da4204947",
+    # called by index_key_variants, as the replaced one calls them
+    "storage._index_field_values": "9c16b3f2d779b2249753af14e5fe7d8241e90aa19372325078096e48e527be8b",
+    "storage._sparse_covers": "07594c18d18504bb2766e340ab902d73fd15c9cffd9dc585b0f10e45f2521537",
+    "storage.encode_value_directed": "2fba61eb927ec29b70792ad51898399ebe3e551ace3be958f11aff6885d392a5",
+    # wrapped: the catalog read kept per statement, and the one catalog write a data write makes
+    "storage.Storage._index_options_map": "c967190f9c9ea57ea09a379bdb0751b6db5c99a014108203ddf882c8ef2fb4b8",
+    "storage.Storage._maybe_mark_multikey": "02a0c8aba4ac1080ea32e23ed573ce850468ec3cd12b41d7f4081cd5ce7c341e",
+    # wrapped: the write statements (above)
+    **{f"storage.Storage.{name}": fingerprint for name, fingerprint in WRITE_STATEMENTS.items()},
+    # builds the WiredTiger configuration whose transaction_sync --sync-method=none rewrites
+    "storage.Storage.__init__": "b8a82ce319ff802f2fccba731393a6736633d5765f1f7808e4038c3e5d47b6ca",
+}
 
 _local = threading.local()
 encode_number = sortkey._encode_number
@@ -168,22 +177,63 @@ def _write_commits_without_fsync():
 
     def wiredtiger_open(home, config):
         if fsynced not in config:
-            print(f"secantusd.py: --sync-method=none: no {fsynced} in WiredTiger's configuration", file=sys.stderr)
+            sys.exit(f"secantusd.py: --sync-method=none needs --sync-on-commit (no {fsynced} in WiredTiger's configuration)")
         return open_connection(home, config.replace(fsynced, written))
 
     storage.wt.wiredtiger_open = wiredtiger_open
 
 
-if __name__ == "__main__":
+def _target(name):
+    """The object a name of TARGET_SOURCES names ("storage.Storage._insert_chunk"), None when there is none."""
+    module, *path = name.split(".")
+    found = {"sortkey": sortkey, "storage": storage}[module]
+    for attribute in path:
+        found = getattr(found, attribute, None)
+    return found
+
+
+def target_changes():
+    """How the installed SecantusDB differs from the one the patches were written for, one line each."""
+    changes = []
+    if secantus.__version__ != PATCHED_VERSION:
+        changes.append(f"SecantusDB {secantus.__version__} is installed, not {PATCHED_VERSION}")
+    for name, expected in TARGET_SOURCES.items():
+        target = _target(name)
+        if not inspect.isfunction(target):
+            changes.append(f"{name} is not a function any more")
+            continue
+        try:
+            found = hashlib.sha256(inspect.getsource(target).encode()).hexdigest()
+        except OSError:
+            changes.append(f"{name} has changed: its source cannot be read")
+            continue
+        if found != expected:
+            changes.append(f"{name} has changed: its source's SHA-256 is {found}, not {expected}")
+    return changes
+
+
+def check_target():
+    """Exits, saying what changed and what to do, unless SecantusDB is the one the patches were written for."""
+    changes = target_changes()
+    if changes:
+        sys.exit(
+            f"secantusd.py patches internals of SecantusDB {PATCHED_VERSION}, and the installed one differs:\n"
+            + "".join(f"  - {change}\n" for change in changes)
+            + f"Read the new version's code of these functions and re-measure the patches as {DECISION} describes; "
+            + "then update the launcher, SecantusDB's pin (scripts/lib/infra.ts) and TARGET_SOURCES, or remove the patches."
+        )
+
+
+def main():
+    """secantusd, patched: refuses to start on a SecantusDB the patches were not written for."""
+    check_target()
     if "--sync-method=none" in sys.argv:
         sys.argv.remove("--sync-method=none")
         _write_commits_without_fsync()
-    if secantus.__version__ == PATCHED_VERSION:
-        _patch()
-    else:
-        print(
-            f"secantusd.py: SecantusDB {secantus.__version__} is not {PATCHED_VERSION}: running it unpatched",
-            file=sys.stderr,
-        )
+    _patch()
     sys.argv[0] = "secantusd"
+    return secantusd()
+
+
+if __name__ == "__main__":
     sys.exit(main())

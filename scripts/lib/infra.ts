@@ -239,6 +239,7 @@ export function ensurePythonVenv(spec: PythonVenvSpec, opts: ProgressOptions): s
 const SECANTUSDB_VENV: PythonVenvSpec = {
   what: "SecantusDB (the embedded database, as no mongod was found)",
   dir: join(TOOL_CACHE, "secantusdb-venv"),
+  // exactly the version scripts/secantusd.py's patches were written for: it refuses to start on another
   packages: ["secantusdb==0.7.0b3"],
   // SecantusDB ships wheels for CPython 3.10–3.13 only.
   pythonMinors: [10, 13],

@@ -86,7 +86,53 @@ print(json.dumps({"compared": len(expected), "differ": sum(e != a for e, a in zi
 /** The documents these tests write: numbered, any other fields. */
 type Row = Document & { _id: number };
 
+/**
+ * Runs the launcher's start after `change` (Python, with `launcher`, `sortkey` and `storage` imported)
+ * has altered SecantusDB or the launcher's expectations; prints whether SecantusDB was left unpatched.
+ */
+const startLauncherAfter = (launcher: string, change: string) => `
+import sys
+${importLauncher(launcher)}
+from secantus import sortkey, storage
+${change}
+replaced = (sortkey._encode_number, storage._index_key_variants, storage.Storage._index_options_map)
+sys.argv = ["secantusd.py", "--host=127.0.0.1", "--storage-path=:memory:"]
+try:
+    launcher.main()
+finally:
+    print(replaced == (sortkey._encode_number, storage._index_key_variants, storage.Storage._index_options_map))
+`;
+
 describeOnSecantusDB("the SecantusDB launcher", () => {
+  it("finds the installed SecantusDB to be the one its patches were written for", () => {
+    const check = `${importLauncher(server.launcher[0]!)}\nprint(launcher.target_changes())`;
+    const run = spawnSync(server.bin, ["-c", check], { encoding: "utf8" });
+    expect(run.stderr).toBe("");
+    expect(run.stdout).toBe("[]\n");
+  });
+
+  it.each([
+    ["another SecantusDB version", "secantus.__version__ = '0.7.0b4'", "SecantusDB 0.7.0b4 is installed, not 0.7.0b3"],
+    [
+      "a changed write statement",
+      "storage.Storage._insert_chunk = lambda self, *args, **kwargs: None",
+      "storage.Storage._insert_chunk has changed",
+    ],
+    ["a function gone", "del storage._sparse_covers", "storage._sparse_covers is not a function any more"],
+    [
+      "a fingerprint it does not match",
+      "launcher.TARGET_SOURCES['sortkey._encode_number'] = '0' * 64",
+      "sortkey._encode_number has changed: its source's SHA-256 is",
+    ],
+  ])("refuses to start on %s, saying what changed and what to do, and patches nothing", (_case, change, says) => {
+    const start = startLauncherAfter(server.launcher[0]!, `import secantus\n${change}`);
+    const run = spawnSync(server.bin, ["-c", start], { encoding: "utf8", timeout: 30_000 });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(says);
+    expect(run.stderr).toContain("re-measure the patches as docs/adr/0004-secantusdb-launcher-patches.md describes");
+    expect(run.stdout).toBe("True\n");
+  });
+
   it("reads a collection's index options once per write statement, not three times per document", () => {
     const run = spawnSync(server.bin, ["-c", countCatalogReads(server.launcher[0]!)], { encoding: "utf8" });
     expect(run.stderr).toBe("");

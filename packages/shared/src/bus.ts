@@ -270,9 +270,9 @@ export class BusClient {
   ): Promise<Msg> {
     const service = contract.subject.split(".")[0];
     const silenceMs = KEEPALIVE_SILENCE_INTERVALS * everyMs;
-    // nats.js (3.4) builds a RequestError for every requestMany, ignoring noAsyncTraces, only to append its
-    // stack to a failure's: 2.7-4.0 µs each with its stack, 0.4-0.6 without (every GET /events is one).
-    // Built without frames here (synchronously, inside requestMany); our failures name the operation.
+    // nats.js builds a RequestError for every requestMany, ignoring noAsyncTraces, only to append its stack
+    // to a failure's, and every GET /events is one: built without frames here (synchronously, inside
+    // requestMany); our failures name the operation. Its cost: docs/adr/0003-nats-request-cancel.md.
     const stackTraceLimit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     let pending;
