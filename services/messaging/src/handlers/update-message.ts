@@ -15,19 +15,23 @@ import {
   type messaging,
   type realmConfig,
   type GroupMembership,
+  type UserGroupMemberships,
 } from "@teamchat/shared";
 import { updateAttachmentLinks, type LinkDeps } from "../attachments/attachment-links";
 import { accessChannelById, canReadHistory } from "../channels/channel-access";
 import type { ChannelDoc } from "../channels/channel.schema";
 import { groupSetting } from "../channels/channel-view";
 import { refreshFirstMessage } from "../channels/first-message";
-import type { Deps } from "../deps";
 import { idSet, messageAudience } from "../messages/message-audience";
 import { mentionFlags } from "../messages/mentions";
 import { accessMessage } from "../messages/message-access";
 import { checkTopicAllowed, normalizeContent, normalizeTopic } from "../messages/message-content";
-import { sendMoveNotices } from "../messages/move-notices";
-import type { PostDeps } from "../messages/post-message";
+import { sendMoveNotices, type MoveNoticeDeps } from "../messages/move-notices";
+import type { MessageRepository } from "../messages/message.repository";
+import type { UserMessageRepository } from "../user-messages/user-message.repository";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { UserDirectory } from "../users/user-directory";
+import type { ChannelDirectory } from "../channels/channel-directory";
 import type { MessageDoc } from "../messages/message.schema";
 import { topicLinks } from "../render/linkifiers";
 import { renderMarkdown } from "../render/markdown";
@@ -36,7 +40,7 @@ type Params = ParamsOf<typeof messaging.updateMessage>;
 type Settings = realmConfig.RealmSettings;
 type UpdateMessageEvent = PayloadOf<typeof messagingEvents.messageUpdated>["event"];
 
-type UpdateDeps = PostDeps & LinkDeps & Deps<"settings">;
+type UpdateDeps = MoveNoticeDeps & LinkDeps;
 
 /** Zulip allows edits and moves this long past a time limit (a client's countdown, network delays). */
 const EDIT_LIMIT_BUFFER_SECONDS = 20;
@@ -162,7 +166,7 @@ interface ReceiverChange {
  * private channel, guests in a public one.
  */
 async function receiverChange(
-  deps: UpdateDeps,
+  deps: { subscriptions: SubscriptionDirectory; users: UserDirectory },
   ctx: HandlerContext,
   realmId: number,
   move: Move,
@@ -181,7 +185,12 @@ async function receiverChange(
 }
 
 /** Stores a receiverChange: the messages' receivers, and the rows lost and gained. */
-async function changeReceivers(deps: UpdateDeps, realmId: number, ids: number[], change: ReceiverChange) {
+async function changeReceivers(
+  deps: { messages: MessageRepository; userMessages: UserMessageRepository },
+  realmId: number,
+  ids: number[],
+  change: ReceiverChange,
+) {
   await deps.messages.changeReceivers(realmId, ids, change.losing, change.gaining);
   await deps.userMessages.remove(realmId, change.losing, ids);
   if (change.gaining.length) await deps.userMessages.addRead(realmId, change.gaining, ids);
@@ -387,7 +396,12 @@ export const updateMessageHandler =
  * the propagate mode takes (those of the topic the mover can see).
  */
 async function planMove(
-  deps: UpdateDeps,
+  deps: {
+    channels: ChannelDirectory;
+    subscriptions: SubscriptionDirectory;
+    userGroups: UserGroupMemberships;
+    messages: MessageRepository;
+  },
   ctx: HandlerContext,
   realmId: number,
   actor: Actor,
