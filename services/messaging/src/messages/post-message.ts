@@ -19,7 +19,7 @@ import type { AlertWordIndex } from "../alert-words/alert-word-index";
 import type { MutedUserIndex } from "../muted-users/muted-user-index";
 import type { LinkifierSource } from "../render/linkifier-source";
 import { renderMarkdown } from "../render/markdown";
-import { inFlagOrder } from "../user-messages/personal-index";
+import { inFlagOrder } from "../user-messages/flags";
 import { mentionFlags } from "./mentions";
 import { loadViewContext, messageView } from "./message-view";
 import type { MessageDoc } from "./message.schema";

@@ -14,7 +14,8 @@ import type { ChannelDirectory } from "../channels/channel-directory";
 import type { UserTopicIndex } from "../user-topics/user-topic-index";
 import { canSeeMessage } from "../messages/message-access";
 import { topicVisibilityOf } from "../user-topics/topic-visibility";
-import { isMention, type PersonalIndex } from "./personal-index";
+import { isMention } from "./flags";
+import type { PersonalIndex } from "./personal-index";
 
 /** The flags of Zulip's UserMessage that the API knows (all but is_private and active_mobile_push_notification). */
 const API_FLAGS = [
