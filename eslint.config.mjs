@@ -13,7 +13,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["**/*.js", "**/*.mjs"],
+    files: ["**/*.js", "**/*.cjs", "**/*.mjs"],
     languageOptions: {
       globals: { module: "readonly", require: "readonly", __dirname: "readonly", process: "readonly" },
     },

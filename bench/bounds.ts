@@ -5,7 +5,7 @@
  * that doubles a service's memory, say) is flagged in the run that shows it.
  */
 import { PROCESSES } from "@teamchat/shared";
-import type { Report, SizeResult } from "./report";
+import type { Report, SizeResult } from "./figures";
 
 interface Bound {
   /** what is bounded, as the report names it */

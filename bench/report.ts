@@ -9,36 +9,8 @@ import { join } from "node:path";
 import * as prettier from "prettier";
 import { REPO_ROOT } from "../scripts/lib/infra";
 import { checkBounds, scenarioName as name, type BoundCheck } from "./bounds";
-import { config, requestTimeoutFor, say } from "./config";
-import type { MixedReport } from "./mixed";
-import type { EventResult, LoadResult } from "./scenarios";
-import type { Resident, SystemMemory } from "./system";
-
-export interface SizeResult {
-  size: number;
-  seedSeconds: number;
-  loads: LoadResult[];
-  events: EventResult;
-}
-
-export type BenchSettings = typeof config & { machine: string };
-
-export interface Report {
-  startedAt: string;
-  runSeconds: number;
-  settings: BenchSettings;
-  sizes: SizeResult[];
-  memory: {
-    /** `atSystemPeak`: the process's pages at the moment of the system's physical peak (not for the baseline) */
-    processes: Array<{ process: string; peakMiB: number; atSystemPeak?: Resident }>;
-    systemPeak: SystemMemory;
-    systemPeakByPhase: Record<string, SystemMemory>;
-    samples: number;
-  };
-  mixed?: MixedReport;
-  /** steps that could not run, and why */
-  failures: string[];
-}
+import { requestTimeoutFor, say } from "./config";
+import type { Report, SizeResult } from "./figures";
 
 const f = (n: number | null | undefined, d = 1) =>
   n === null || n === undefined || Number.isNaN(n) ? "-" : n.toFixed(d);

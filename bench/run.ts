@@ -10,7 +10,8 @@
 import { config, say } from "./config";
 import { runMixed, type MixedReport } from "./mixed";
 import { setUpOrg } from "./org";
-import { writeReport, type SizeResult } from "./report";
+import type { SizeResult } from "./figures";
+import { writeReport } from "./report";
 import { runScenarios } from "./scenarios";
 import { SchemaDrift } from "./seed";
 import { CpuMeter, MemorySampler, peakMiB, startSystem, waitForIdle } from "./system";

@@ -1,5 +1,5 @@
 /**
- * `npm test`: type-check, lint, format check, the deployment manifests
+ * `npm test`: type-check, lint, format check, import cycles, the deployment manifests
  * (scripts/validate-deploy.ts), every jest test (which provisions its own
  * infrastructure, see test/support/global-setup.ts), then
  * a short fuzzing run (scripts/fuzz.ts) and a short fault test (chaos/run.ts).
@@ -18,6 +18,8 @@ const checks: Array<[tag: string, ...Step]> = [
   ["tsc", "type-check (tsc --noEmit, strict)", bin("tsc"), ["--noEmit", "-p", "tsconfig.json"]],
   ["eslint", "lint (eslint)", bin("eslint"), ["."]],
   ["prettier", "format check (prettier)", bin("prettier"), ["--check", "--log-level", "warn", "."]],
+  // no import cycle anywhere, type-only imports included (.dependency-cruiser.cjs)
+  ["cycles", "import cycles (npm run check:cycles)", bin("depcruise"), ["--config", ".dependency-cruiser.cjs", "."]],
   // the first run builds kubeconform and fetches the Kubernetes schemas into the tool cache, once
   ["deploy", "deployment manifests (npm run validate:deploy)", bin("tsx"), ["scripts/validate-deploy.ts"]],
 ];

@@ -19,7 +19,7 @@ import { ChannelRepository } from "./channels/channel.repository";
 import { channelsState } from "./channels/channels.state";
 import { channelPermissionsState } from "./channels/channel-permissions.state";
 import { ConversationRepository } from "./conversations/conversation.repository";
-import { RealmSettingsSource, type MessagingDeps } from "./deps";
+import { RealmSettingsSource } from "./realm-settings/realm-settings-source";
 import { DraftRepository } from "./drafts/draft.repository";
 import { draftsState } from "./drafts/drafts.state";
 import { deleteDraftsWhenSynchronizationStops } from "./drafts/synchronization";
@@ -116,181 +116,479 @@ const MAX_CACHED_USER_LIST_ITEMS = 100_000;
 
 /** Composition root: real connections in, a serving bus endpoint out. */
 export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<RunningService> {
-  const ids = new IdAllocator(deps.db);
-  const messageCache = new MessageCache(deps.nc, deps.log);
-  const messages = new MessageRepository(deps.db, ids, messageCache);
-  const userMessages = new UserMessageRepository(deps.db);
-  const conversations = new ConversationRepository(deps.db, ids);
-  const recent = new RecentMessages(messages, deps.nc, deps.log);
-  const channels = new ChannelRepository(deps.db, ids);
-  const subscriptions = new SubscriptionRepository(deps.db);
-  const userTopics = new UserTopicRepository(deps.db);
-  const alertWords = new AlertWordRepository(deps.db, ids);
-  const mutedUsers = new MutedUserRepository(deps.db, ids);
-  const m: MessagingDeps = {
-    db: deps.db,
-    channels: new ChannelDirectory(channels, deps.events, deps.nc, deps.log),
-    subscriptions: new SubscriptionDirectory(subscriptions, deps.events, deps.nc, deps.log),
-    messages,
-    history: new MessageHistory(messages, recent),
-    userMessages,
-    personal: new PersonalIndex(messages, userMessages, conversations, deps.nc, deps.log),
-    conversations,
-    topics: new TopicRepository(deps.db),
-    userTopics: new UserTopicIndex(userTopics, deps.nc, deps.log),
-    users: new UserDirectory(deps.bus, deps.nc, deps.log),
-    alertWords: new AlertWordIndex(alertWords, deps.nc, deps.log),
-    mutedUsers: new MutedUserIndex(mutedUsers, deps.nc, deps.log),
-    sendReceipts: new SendReceiptRepository(deps.db, new InstanceLiveness(deps.nc)),
-    drafts: new DraftRepository(deps.db, ids),
-    scheduledMessages: new ScheduledMessageRepository(deps.db, ids),
-    scheduledLists: EventKeyedCache.listsByUser(
-      deps.nc,
-      deps.log,
-      messagingEvents.scheduledMessagesChanged,
-      "scheduled-message-lists",
-      MAX_CACHED_USER_LIST_ITEMS,
-    ),
-    savedSnippets: new SavedSnippetRepository(deps.db, ids),
-    snippetLists: EventKeyedCache.listsByUser(
-      deps.nc,
-      deps.log,
-      messagingEvents.savedSnippetsChanged,
-      "saved-snippet-lists",
-      MAX_CACHED_USER_LIST_ITEMS,
-    ),
-    events: deps.events,
-    settings: new RealmSettingsSource(deps.bus, deps.nc, deps.log),
-    linkifiers: new LinkifierSource(deps.bus, deps.nc, deps.log),
-    userGroups: new UserGroupMemberships(deps.nc, deps.bus, deps.log),
-    attachments: new AttachmentRepository(deps.db, ids),
-    files: new FileStore(deps.db),
-    realmEmoji: new RealmEmojiSource(deps.nc, deps.bus, deps.log),
-  };
-  const fileChunks = m.files.handlers();
-  const uploadTokens = new UploadTokenRepository(deps.db);
+  const { db, nc, log, bus, events } = deps;
+  const timeBudgetSeconds = deps.config.DELETE_TOPIC_TIME_BUDGET_SECONDS;
+  const ids = new IdAllocator(db);
+  const messageCache = new MessageCache(nc, log);
+  const messages = new MessageRepository(db, ids, messageCache);
+  const userMessages = new UserMessageRepository(db);
+  const conversations = new ConversationRepository(db, ids);
+  const recent = new RecentMessages(messages, nc, log);
+  const channelRepository = new ChannelRepository(db, ids);
+  const subscriptionRepository = new SubscriptionRepository(db);
+  const userTopicRepository = new UserTopicRepository(db);
+  const alertWordRepository = new AlertWordRepository(db, ids);
+  const mutedUserRepository = new MutedUserRepository(db, ids);
+  const channels = new ChannelDirectory(channelRepository, events, nc, log);
+  const subscriptions = new SubscriptionDirectory(subscriptionRepository, events, nc, log);
+  const history = new MessageHistory(messages, recent);
+  const personal = new PersonalIndex(messages, userMessages, conversations, nc, log);
+  const topics = new TopicRepository(db);
+  const userTopics = new UserTopicIndex(userTopicRepository, nc, log);
+  const users = new UserDirectory(bus, nc, log);
+  const alertWords = new AlertWordIndex(alertWordRepository, nc, log);
+  const mutedUsers = new MutedUserIndex(mutedUserRepository, nc, log);
+  const sendReceipts = new SendReceiptRepository(db, new InstanceLiveness(nc));
+  const drafts = new DraftRepository(db, ids);
+  const scheduledMessages = new ScheduledMessageRepository(db, ids);
+  /** register's scheduled_messages per user, dropped on the scheduled_messages events of every change */
+  const scheduledLists = EventKeyedCache.listsByUser<
+    messaging.ScheduledMessage,
+    typeof messagingEvents.scheduledMessagesChanged.payload
+  >(nc, log, messagingEvents.scheduledMessagesChanged, "scheduled-message-lists", MAX_CACHED_USER_LIST_ITEMS);
+  const savedSnippets = new SavedSnippetRepository(db, ids);
+  /** register's saved_snippets per user, dropped on the saved_snippets events of every change */
+  const snippetLists = EventKeyedCache.listsByUser<
+    messaging.SavedSnippet,
+    typeof messagingEvents.savedSnippetsChanged.payload
+  >(nc, log, messagingEvents.savedSnippetsChanged, "saved-snippet-lists", MAX_CACHED_USER_LIST_ITEMS);
+  const settings = new RealmSettingsSource(bus, nc, log);
+  const linkifiers = new LinkifierSource(bus, nc, log);
+  const userGroups = new UserGroupMemberships(nc, bus, log);
+  const attachments = new AttachmentRepository(db, ids);
+  const files = new FileStore(db);
+  const realmEmoji = new RealmEmojiSource(nc, bus, log);
+  const fileChunks = files.handlers();
+  const uploadTokens = new UploadTokenRepository(db);
   await Promise.all(
     [
-      channels,
-      subscriptions,
-      m.messages,
-      m.userMessages,
-      m.conversations,
-      m.topics,
-      userTopics,
-      alertWords,
-      mutedUsers,
-      m.sendReceipts,
-      m.drafts,
-      m.scheduledMessages,
-      m.savedSnippets,
-      m.attachments,
-      m.files,
+      channelRepository,
+      subscriptionRepository,
+      messages,
+      userMessages,
+      conversations,
+      topics,
+      userTopicRepository,
+      alertWordRepository,
+      mutedUserRepository,
+      sendReceipts,
+      drafts,
+      scheduledMessages,
+      savedSnippets,
+      attachments,
+      files,
       uploadTokens,
     ].map((r) => r.init()),
   );
-  const draftsCleanup = await deleteDraftsWhenSynchronizationStops(m, deps.nc, deps.log);
-  const delivery = new ScheduledMessageDelivery(m, deps.log);
+  const draftsCleanup = await deleteDraftsWhenSynchronizationStops({ drafts }, nc, log);
+  const delivery = new ScheduledMessageDelivery(
+    {
+      scheduledMessages,
+      channels,
+      subscriptions,
+      userGroups,
+      conversations,
+      users,
+      settings,
+      db,
+      messages,
+      userMessages,
+      alertWords,
+      mutedUsers,
+      linkifiers,
+      topics,
+      events,
+    },
+    log,
+  );
 
   const stateProviders = [
-    ...messagesState(m),
-    ...subscriptionsState(m),
-    ...channelsState(m),
-    ...userTopicsState(m),
-    ...unreadsState(m),
-    ...alertWordsState(m),
-    ...mutedUsersState(m),
-    ...channelPermissionsState(m),
-    ...draftsState(m),
-    ...scheduledMessagesState(m),
-    ...savedSnippetsState(m),
+    ...messagesState({ personal }),
+    ...subscriptionsState({ channels, subscriptions, userGroups }),
+    ...channelsState({ channels, subscriptions, userGroups }),
+    ...userTopicsState({ channels, userTopics, settings }),
+    ...unreadsState({ subscriptions, personal, userTopics, settings }),
+    ...alertWordsState({ alertWords }),
+    ...mutedUsersState({ mutedUsers }),
+    ...channelPermissionsState({ userGroups, settings }),
+    ...draftsState({ users, drafts }),
+    ...scheduledMessagesState({ scheduledMessages, scheduledLists }),
+    ...savedSnippetsState({ savedSnippets, snippetLists }),
   ];
 
   deps.server
-    .handle(messaging.createChannel, createChannelHandler(m))
-    .handle(messaging.channelsUsingGroup, channelsUsingGroupHandler(m))
-    .handle(messaging.getStreams, getStreamsHandler(m))
-    .handle(messaging.getStreamById, getStreamHandler(m))
-    .handle(messaging.getStreamId, getStreamIdHandler(m))
-    .handle(messaging.getSubscribers, getSubscribersHandler(m))
-    .handle(messaging.getStreamEmailAddress, getStreamEmailAddressHandler(m))
-    .handle(messaging.getSubscriptionStatus, getSubscriptionStatusHandler(m))
-    .handle(messaging.updateStream, updateStreamHandler(m))
-    .handle(messaging.archiveStream, archiveStreamHandler(m))
-    .handle(messaging.addDefaultStream, addDefaultStreamHandler(m))
-    .handle(messaging.removeDefaultStream, removeDefaultStreamHandler(m))
-    .handle(messaging.setUpNewHumanUser, setUpNewHumanUserHandler(m))
-    .handle(messaging.getSubscriptions, getSubscriptionsHandler(m))
-    .handle(messaging.subscribe, subscribeHandler(m))
-    .handle(messaging.checkInvitationChannels, checkInvitationChannelsHandler(m))
-    .handle(messaging.unsubscribe, unsubscribeHandler(m))
-    .handle(messaging.updateSubscriptions, updateSubscriptionsHandler(m))
-    .handle(messaging.updateSubscriptionProperties, updateSubscriptionPropertiesHandler(m))
-    .handle(messaging.sendMessage, sendMessageHandler(m))
-    .handle(messaging.getMessages, getMessagesHandler(m))
-    .handle(messaging.getMessage, getMessageHandler(m))
-    .handle(messaging.updateMessage, updateMessageHandler(m))
-    .handle(messaging.deleteMessage, deleteMessageHandler(m))
-    .handle(messaging.deleteTopic, deleteTopicHandler(m, deps.config.DELETE_TOPIC_TIME_BUDGET_SECONDS))
-    .handle(messaging.getMessageHistory, getMessageHistoryHandler(m))
-    .handle(messaging.addReaction, addReactionHandler(m))
-    .handle(messaging.removeReaction, removeReactionHandler(m))
-    .handle(messaging.renderMessage, renderMessageHandler(m))
-    .handle(messaging.matchesNarrow, matchesNarrowHandler(m))
-    .handle(messaging.getReadReceipts, getReadReceiptsHandler(m))
-    .handle(messaging.updateMessageFlags, updateMessageFlagsHandler(m))
-    .handle(messaging.updateMessageFlagsForNarrow, updateMessageFlagsForNarrowHandler(m))
-    .handle(messaging.markAllAsRead, markAllAsReadHandler(m))
-    .handle(messaging.markStreamAsRead, markStreamAsReadHandler(m))
-    .handle(messaging.markTopicAsRead, markTopicAsReadHandler(m))
-    .handle(messaging.getStreamTopics, getStreamTopicsHandler(m))
-    .handle(messaging.updateMutedTopic, updateMutedTopicHandler(m))
-    .handle(messaging.updateUserTopic, updateUserTopicHandler(m))
-    .handle(messaging.getConversationAudience, getConversationAudienceHandler(m))
-    .handle(messaging.getAlertWords, getAlertWordsHandler(m))
-    .handle(messaging.addAlertWords, addAlertWordsHandler(m))
-    .handle(messaging.removeAlertWords, removeAlertWordsHandler(m))
-    .handle(messaging.muteUser, muteUserHandler(m))
-    .handle(messaging.uploadFile, uploadFileHandler(m))
+    .handle(
+      messaging.createChannel,
+      createChannelHandler({
+        db,
+        channels,
+        subscriptions,
+        userGroups,
+        messages,
+        userMessages,
+        conversations,
+        topics,
+        users,
+        alertWords,
+        mutedUsers,
+        events,
+        settings,
+        linkifiers,
+      }),
+    )
+    .handle(messaging.channelsUsingGroup, channelsUsingGroupHandler({ channels }))
+    .handle(messaging.getStreams, getStreamsHandler({ channels, subscriptions, userGroups, users }))
+    .handle(messaging.getStreamById, getStreamHandler({ channels, subscriptions, userGroups }))
+    .handle(messaging.getStreamId, getStreamIdHandler({ channels, subscriptions, userGroups }))
+    .handle(messaging.getSubscribers, getSubscribersHandler({ channels, subscriptions, userGroups, users }))
+    .handle(
+      messaging.getStreamEmailAddress,
+      getStreamEmailAddressHandler({ channels, subscriptions, userGroups, users }),
+    )
+    .handle(
+      messaging.getSubscriptionStatus,
+      getSubscriptionStatusHandler({ channels, subscriptions, userGroups, users }),
+    )
+    .handle(
+      messaging.updateStream,
+      updateStreamHandler({ channels, subscriptions, userGroups, users, events, settings }),
+    )
+    .handle(messaging.archiveStream, archiveStreamHandler({ channels, subscriptions, userGroups, users, events }))
+    .handle(messaging.addDefaultStream, addDefaultStreamHandler({ channels, subscriptions, userGroups, users, events }))
+    .handle(
+      messaging.removeDefaultStream,
+      removeDefaultStreamHandler({ channels, subscriptions, userGroups, users, events }),
+    )
+    .handle(
+      messaging.setUpNewHumanUser,
+      setUpNewHumanUserHandler({
+        db,
+        channels,
+        subscriptions,
+        userGroups,
+        messages,
+        userMessages,
+        conversations,
+        topics,
+        users,
+        alertWords,
+        mutedUsers,
+        events,
+        settings,
+        linkifiers,
+      }),
+    )
+    .handle(messaging.getSubscriptions, getSubscriptionsHandler({ channels, subscriptions, userGroups }))
+    .handle(
+      messaging.subscribe,
+      subscribeHandler({
+        db,
+        channels,
+        subscriptions,
+        userGroups,
+        messages,
+        userMessages,
+        conversations,
+        topics,
+        users,
+        alertWords,
+        mutedUsers,
+        events,
+        settings,
+        linkifiers,
+      }),
+    )
+    .handle(
+      messaging.checkInvitationChannels,
+      checkInvitationChannelsHandler({ channels, subscriptions, userGroups, settings }),
+    )
+    .handle(
+      messaging.unsubscribe,
+      unsubscribeHandler({ channels, subscriptions, userGroups, userMessages, personal, users, events, settings }),
+    )
+    .handle(
+      messaging.updateSubscriptions,
+      updateSubscriptionsHandler({
+        db,
+        channels,
+        subscriptions,
+        userGroups,
+        messages,
+        userMessages,
+        personal,
+        conversations,
+        topics,
+        users,
+        alertWords,
+        mutedUsers,
+        events,
+        settings,
+        linkifiers,
+      }),
+    )
+    .handle(
+      messaging.updateSubscriptionProperties,
+      updateSubscriptionPropertiesHandler({ channels, subscriptions, userGroups, events }),
+    )
+    .handle(
+      messaging.sendMessage,
+      sendMessageHandler({
+        db,
+        channels,
+        subscriptions,
+        userGroups,
+        messages,
+        userMessages,
+        conversations,
+        topics,
+        users,
+        alertWords,
+        mutedUsers,
+        sendReceipts,
+        events,
+        settings,
+        linkifiers,
+        attachments,
+      }),
+    )
+    .handle(
+      messaging.getMessages,
+      getMessagesHandler({
+        channels,
+        subscriptions,
+        userGroups,
+        messages,
+        history,
+        personal,
+        conversations,
+        users,
+        settings,
+        linkifiers,
+      }),
+    )
+    .handle(
+      messaging.getMessage,
+      getMessageHandler({ channels, subscriptions, userGroups, messages, personal, users, settings, linkifiers }),
+    )
+    .handle(
+      messaging.updateMessage,
+      updateMessageHandler({
+        db,
+        channels,
+        subscriptions,
+        userGroups,
+        messages,
+        userMessages,
+        conversations,
+        topics,
+        users,
+        alertWords,
+        mutedUsers,
+        events,
+        settings,
+        linkifiers,
+        attachments,
+      }),
+    )
+    .handle(
+      messaging.deleteMessage,
+      deleteMessageHandler({
+        db,
+        channels,
+        subscriptions,
+        userGroups,
+        messages,
+        userMessages,
+        conversations,
+        topics,
+        users,
+        events,
+        settings,
+        attachments,
+      }),
+    )
+    .handle(
+      messaging.deleteTopic,
+      deleteTopicHandler({
+        db,
+        channels,
+        subscriptions,
+        userGroups,
+        messages,
+        userMessages,
+        conversations,
+        topics,
+        users,
+        events,
+        settings,
+        attachments,
+        timeBudgetSeconds,
+      }),
+    )
+    .handle(
+      messaging.getMessageHistory,
+      getMessageHistoryHandler({ channels, subscriptions, userGroups, messages, settings }),
+    )
+    .handle(
+      messaging.addReaction,
+      addReactionHandler({ channels, subscriptions, userGroups, messages, userMessages, users, events, realmEmoji }),
+    )
+    .handle(
+      messaging.removeReaction,
+      removeReactionHandler({ channels, subscriptions, userGroups, messages, users, events, realmEmoji }),
+    )
+    .handle(messaging.renderMessage, renderMessageHandler({ users, linkifiers }))
+    .handle(
+      messaging.matchesNarrow,
+      matchesNarrowHandler({ channels, subscriptions, userGroups, messages, personal, conversations, users, settings }),
+    )
+    .handle(
+      messaging.getReadReceipts,
+      getReadReceiptsHandler({
+        channels,
+        subscriptions,
+        userGroups,
+        messages,
+        userMessages,
+        users,
+        mutedUsers,
+        settings,
+      }),
+    )
+    .handle(
+      messaging.updateMessageFlags,
+      updateMessageFlagsHandler({
+        channels,
+        subscriptions,
+        userGroups,
+        messages,
+        userMessages,
+        personal,
+        userTopics,
+        events,
+      }),
+    )
+    .handle(
+      messaging.updateMessageFlagsForNarrow,
+      updateMessageFlagsForNarrowHandler({
+        channels,
+        subscriptions,
+        userGroups,
+        messages,
+        history,
+        userMessages,
+        personal,
+        conversations,
+        userTopics,
+        users,
+        events,
+        settings,
+      }),
+    )
+    .handle(messaging.markAllAsRead, markAllAsReadHandler({ userMessages, events }))
+    .handle(
+      messaging.markStreamAsRead,
+      markStreamAsReadHandler({ channels, subscriptions, userGroups, userMessages, personal, events }),
+    )
+    .handle(
+      messaging.markTopicAsRead,
+      markTopicAsReadHandler({ channels, subscriptions, userGroups, messages, userMessages, personal, events }),
+    )
+    .handle(
+      messaging.getStreamTopics,
+      getStreamTopicsHandler({ channels, subscriptions, userGroups, messages, topics, settings }),
+    )
+    .handle(
+      messaging.updateMutedTopic,
+      updateMutedTopicHandler({ channels, subscriptions, userGroups, userTopics, events, settings }),
+    )
+    .handle(
+      messaging.updateUserTopic,
+      updateUserTopicHandler({ channels, subscriptions, userGroups, userTopics, events, settings }),
+    )
+    .handle(
+      messaging.getConversationAudience,
+      getConversationAudienceHandler({ channels, subscriptions, userGroups, messages, users }),
+    )
+    .handle(messaging.getAlertWords, getAlertWordsHandler({ alertWords }))
+    .handle(messaging.addAlertWords, addAlertWordsHandler({ alertWords, events }))
+    .handle(messaging.removeAlertWords, removeAlertWordsHandler({ alertWords, events }))
+    .handle(messaging.muteUser, muteUserHandler({ messages, userMessages, personal, users, mutedUsers, events }))
+    .handle(messaging.uploadFile, uploadFileHandler({ events, attachments, files }))
     .handle(messaging.uploadFiles.putChunk, fileChunks.put)
     .handle(messaging.uploadFiles.readChunk, fileChunks.read)
-    .handle(messaging.openUpload, openUploadHandler(m))
-    .handle(messaging.temporaryUploadUrl, temporaryUploadUrlHandler({ ...m, tokens: uploadTokens }))
-    .handle(messaging.openTemporaryUpload, openTemporaryUploadHandler({ ...m, tokens: uploadTokens }))
-    .handle(messaging.listAttachments, listAttachmentsHandler(m))
-    .handle(messaging.removeAttachment, removeAttachmentHandler(m))
-    .handle(messaging.unmuteUser, unmuteUserHandler(m))
-    .handle(messaging.getDrafts, getDraftsHandler(m))
-    .handle(messaging.createDrafts, createDraftsHandler(m))
-    .handle(messaging.editDraft, editDraftHandler(m))
-    .handle(messaging.deleteDraft, deleteDraftHandler(m))
-    .handle(messaging.getScheduledMessages, getScheduledMessagesHandler(m))
-    .handle(messaging.createScheduledMessage, createScheduledMessageHandler(m))
-    .handle(messaging.updateScheduledMessage, updateScheduledMessageHandler(m))
-    .handle(messaging.deleteScheduledMessage, deleteScheduledMessageHandler(m))
-    .handle(messaging.getSavedSnippets, getSavedSnippetsHandler(m))
-    .handle(messaging.createSavedSnippet, createSavedSnippetHandler(m))
-    .handle(messaging.editSavedSnippet, editSavedSnippetHandler(m))
-    .handle(messaging.deleteSavedSnippet, deleteSavedSnippetHandler(m))
+    .handle(messaging.openUpload, openUploadHandler({ channels, subscriptions, userGroups, messages, attachments }))
+    .handle(
+      messaging.temporaryUploadUrl,
+      temporaryUploadUrlHandler({ channels, subscriptions, userGroups, messages, attachments, uploadTokens }),
+    )
+    .handle(messaging.openTemporaryUpload, openTemporaryUploadHandler({ attachments, uploadTokens }))
+    .handle(messaging.listAttachments, listAttachmentsHandler({ attachments }))
+    .handle(messaging.removeAttachment, removeAttachmentHandler({ events, attachments, files }))
+    .handle(messaging.unmuteUser, unmuteUserHandler({ users, mutedUsers, events }))
+    .handle(messaging.getDrafts, getDraftsHandler({ users, drafts }))
+    .handle(
+      messaging.createDrafts,
+      createDraftsHandler({ channels, subscriptions, userGroups, users, drafts, events, settings }),
+    )
+    .handle(
+      messaging.editDraft,
+      editDraftHandler({ channels, subscriptions, userGroups, users, drafts, events, settings }),
+    )
+    .handle(messaging.deleteDraft, deleteDraftHandler({ users, drafts, events }))
+    .handle(messaging.getScheduledMessages, getScheduledMessagesHandler({ scheduledMessages }))
+    .handle(
+      messaging.createScheduledMessage,
+      createScheduledMessageHandler({
+        channels,
+        subscriptions,
+        userGroups,
+        conversations,
+        users,
+        scheduledMessages,
+        events,
+        settings,
+        linkifiers,
+      }),
+    )
+    .handle(
+      messaging.updateScheduledMessage,
+      updateScheduledMessageHandler({
+        channels,
+        subscriptions,
+        userGroups,
+        conversations,
+        users,
+        scheduledMessages,
+        events,
+        settings,
+        linkifiers,
+      }),
+    )
+    .handle(messaging.deleteScheduledMessage, deleteScheduledMessageHandler({ scheduledMessages, events }))
+    .handle(messaging.getSavedSnippets, getSavedSnippetsHandler({ savedSnippets }))
+    .handle(messaging.createSavedSnippet, createSavedSnippetHandler({ savedSnippets, events }))
+    .handle(messaging.editSavedSnippet, editSavedSnippetHandler({ savedSnippets, events }))
+    .handle(messaging.deleteSavedSnippet, deleteSavedSnippetHandler({ savedSnippets, events }))
     .handle(messaging.registerState, registerStateHandler(messaging.registerState, stateProviders));
   delivery.start();
   return {
     stop: async () => {
       await delivery.stop();
       await draftsCleanup.stop();
-      m.users.stop();
-      m.personal.stop();
-      m.userTopics.stop();
-      m.alertWords.stop();
-      m.mutedUsers.stop();
-      m.settings.stop();
-      m.linkifiers.stop();
+      users.stop();
+      personal.stop();
+      userTopics.stop();
+      alertWords.stop();
+      mutedUsers.stop();
+      settings.stop();
+      linkifiers.stop();
       recent.stop();
       messageCache.stop();
-      m.channels.stop();
-      m.subscriptions.stop();
-      m.userGroups.stop();
-      m.realmEmoji.stop();
+      channels.stop();
+      subscriptions.stop();
+      userGroups.stop();
+      realmEmoji.stop();
     },
   };
 }

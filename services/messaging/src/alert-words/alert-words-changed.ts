@@ -1,5 +1,5 @@
-import { messagingEvents, type HandlerContext } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import { messagingEvents, type HandlerContext, type EventPublisher } from "@teamchat/shared";
+import type { AlertWordIndex } from "./alert-word-index";
 
 /**
  * Zulip's notify_alert_words: the user's words as stored now go to their
@@ -7,7 +7,7 @@ import type { Deps } from "../deps";
  * alert_words).
  */
 export async function publishAlertWords(
-  deps: Deps<"alertWords" | "events">,
+  deps: { alertWords: AlertWordIndex; events: EventPublisher<"messaging"> },
   ctx: HandlerContext,
   realmId: number,
   userId: number,

@@ -1,5 +1,14 @@
-import { messagingEvents, type Actor, type CallContext } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import {
+  messagingEvents,
+  type Actor,
+  type CallContext,
+  type UserGroupMemberships,
+  type EventPublisher,
+} from "@teamchat/shared";
+import type { MessageRepository } from "../messages/message.repository";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { AttachmentRepository } from "./attachment.repository";
 import { canSeeMessage } from "../messages/message-access";
 import { attachmentView } from "./attachment-view";
 import type { AttachmentDoc } from "./attachment.schema";
@@ -10,7 +19,12 @@ import type { AttachmentDoc } from "./attachment.schema";
  * its channel's history).
  */
 export async function mayAccessAttachment(
-  deps: Deps<"messages" | "channels" | "subscriptions" | "userGroups">,
+  deps: {
+    messages: MessageRepository;
+    channels: ChannelDirectory;
+    subscriptions: SubscriptionDirectory;
+    userGroups: UserGroupMemberships;
+  },
   realmId: number,
   actor: Actor,
   attachment: AttachmentDoc,
@@ -26,7 +40,7 @@ export async function mayAccessAttachment(
 
 /** Zulip's notify_attachment_update: the uploader's queues hear of the change, with the organization's space used. */
 export async function publishAttachmentEvent(
-  deps: Deps<"attachments" | "events">,
+  deps: { attachments: AttachmentRepository; events: EventPublisher<"messaging"> },
   realmId: number,
   ownerId: number,
   change: { op: "add" | "update"; attachment: AttachmentDoc } | { op: "remove"; attachmentId: number },

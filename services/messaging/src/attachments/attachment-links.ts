@@ -1,9 +1,19 @@
-import type { Actor, CallContext } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import type { Actor, CallContext, EventPublisher, UserGroupMemberships } from "@teamchat/shared";
+import type { AttachmentRepository } from "./attachment.repository";
+import type { MessageRepository } from "../messages/message.repository";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
 import type { MessageDoc } from "../messages/message.schema";
 import { mayAccessAttachment, publishAttachmentEvent } from "./attachment-access";
 
-export type LinkDeps = Deps<"attachments" | "events" | "messages" | "channels" | "subscriptions" | "userGroups">;
+export interface LinkDeps {
+  attachments: AttachmentRepository;
+  events: EventPublisher<"messaging">;
+  messages: MessageRepository;
+  channels: ChannelDirectory;
+  subscriptions: SubscriptionDirectory;
+  userGroups: UserGroupMemberships;
+}
 
 /**
  * The uploads a message's content links (Zulip's potential_attachment_path_ids):

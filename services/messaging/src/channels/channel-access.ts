@@ -8,8 +8,10 @@ import {
   type GroupMember,
   type GroupMembership,
   type realmConfig,
+  type UserGroupMemberships,
 } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import type { ChannelDirectory } from "./channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
 import type { ChannelDoc } from "./channel.schema";
 import { groupSetting } from "./channel-view";
 
@@ -74,13 +76,20 @@ export const canAddSubscribers = (
     canAdministerChannel(actor, ch, groups) ||
     groups.includes(groupSetting(ch, "can_add_subscribers_group"), actor));
 
+/** What deciding a user's access to a channel reads: the channel, their subscription, the groups of its settings. */
+interface ChannelAccessDeps {
+  channels: ChannelDirectory;
+  subscriptions: SubscriptionDirectory;
+  userGroups: UserGroupMemberships;
+}
+
 /**
  * Zulip's access_stream_by_id: "Invalid channel ID" for missing, hidden and
  * archived channels alike (require_active_channel). "metadata" is Zulip's
  * require_content_access=False.
  */
 export async function accessChannelById(
-  deps: Deps<"channels" | "subscriptions" | "userGroups">,
+  deps: ChannelAccessDeps,
   realmId: number,
   actor: Actor,
   streamId: number,
@@ -98,7 +107,7 @@ export async function accessChannelById(
 
 /** Zulip's access_stream_by_name: the same rules, refused as "Invalid channel name '...'". */
 export async function accessChannelByName(
-  deps: Deps<"channels" | "subscriptions" | "userGroups">,
+  deps: ChannelAccessDeps,
   realmId: number,
   actor: Actor,
   name: string,
@@ -119,7 +128,7 @@ export async function accessChannelByName(
  * read it; otherwise the channel might as well not exist.
  */
 export async function accessChannelForUpdate(
-  deps: Deps<"channels" | "subscriptions" | "userGroups">,
+  deps: ChannelAccessDeps,
   realmId: number,
   actor: Actor,
   streamId: number,
@@ -148,7 +157,7 @@ export const channelNotFoundById = (streamId: number): ZulipError =>
  * id, a channel the sender may not see is answered as a missing one.
  */
 export async function accessChannelForSend(
-  deps: Deps<"channels" | "subscriptions" | "userGroups">,
+  deps: ChannelAccessDeps,
   realmId: number,
   actor: Actor,
   target: string | number,

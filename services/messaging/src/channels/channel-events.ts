@@ -1,5 +1,6 @@
-import { isGuest, messagingEvents, type HandlerContext, type PayloadOf } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import { isGuest, messagingEvents, type HandlerContext, type PayloadOf, type EventPublisher } from "@teamchat/shared";
+import type { ChannelDirectory } from "./channel-directory";
+import type { UserDirectory } from "../users/user-directory";
 import { channelView } from "./channel-view";
 import type { ChannelDoc } from "./channel.schema";
 
@@ -11,7 +12,7 @@ type StreamUpdate = PayloadOf<typeof messagingEvents.streamUpdated>["event"];
  * channel's name when the event is sent (the old one for a rename).
  */
 export function publishStreamUpdate(
-  deps: Deps<"events">,
+  deps: { events: EventPublisher<"messaging"> },
   ctx: HandlerContext,
   realmId: number,
   userIds: number[],
@@ -30,7 +31,7 @@ export function publishStreamUpdate(
  * subscribers as peer_add, instead of the update.
  */
 export function publishChannelRevealed(
-  deps: Deps<"events">,
+  deps: { events: EventPublisher<"messaging"> },
   ctx: HandlerContext,
   realmId: number,
   userIds: number[],
@@ -55,7 +56,7 @@ export function publishChannelRevealed(
 
 /** Users who no longer see the channel: Zulip's stream op:delete. */
 export function publishChannelHidden(
-  deps: Deps<"events">,
+  deps: { events: EventPublisher<"messaging"> },
   ctx: HandlerContext,
   realmId: number,
   userIds: number[],
@@ -74,7 +75,7 @@ export function publishChannelHidden(
 
 /** Zulip's notify_default_streams: every default channel id, to active members (not guests). */
 export async function publishDefaultStreams(
-  deps: Deps<"channels" | "users" | "events">,
+  deps: { channels: ChannelDirectory; users: UserDirectory; events: EventPublisher<"messaging"> },
   ctx: HandlerContext,
   realmId: number,
 ): Promise<void> {

@@ -1,5 +1,12 @@
-import { isGuest, messaging, provideState, requireUser, type StateProvider } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import {
+  isGuest,
+  messaging,
+  provideState,
+  requireUser,
+  type StateProvider,
+  type UserGroupMemberships,
+} from "@teamchat/shared";
+import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
 import { canCreateChannels } from "./create-channels";
 
 /**
@@ -7,7 +14,10 @@ import { canCreateChannels } from "./create-channels";
  * can_invite_others_to_realm (Zulip's fetch_initial_state_data): the caller's
  * membership of the organization's group settings, as the operations check it.
  */
-export const channelPermissionsState = (deps: Deps<"settings" | "userGroups">): StateProvider[] => [
+export const channelPermissionsState = (deps: {
+  settings: RealmSettingsSource;
+  userGroups: UserGroupMemberships;
+}): StateProvider[] => [
   provideState(messaging.channelPermissionsState, async (_p, ctx) => {
     const { actor } = requireUser(ctx);
     const [settings, groups] = await Promise.all([deps.settings.get(ctx), deps.userGroups.get(ctx)]);

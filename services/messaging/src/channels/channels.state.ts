@@ -1,5 +1,6 @@
-import { messaging, provideState, requireUser, type StateProvider } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import { messaging, provideState, requireUser, type StateProvider, type UserGroupMemberships } from "@teamchat/shared";
+import type { ChannelDirectory } from "./channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
 import { canReadContent } from "./channel-access";
 import { channelView } from "./channel-view";
 
@@ -7,7 +8,11 @@ import { channelView } from "./channel-view";
  * register's streams (the channels the user may read, by name; archived ones for clients that declared
  * archived_channels), default channels and default channel groups.
  */
-export const channelsState = (deps: Deps<"channels" | "subscriptions" | "userGroups">): StateProvider[] => [
+export const channelsState = (deps: {
+  channels: ChannelDirectory;
+  subscriptions: SubscriptionDirectory;
+  userGroups: UserGroupMemberships;
+}): StateProvider[] => [
   provideState(messaging.streamsState, async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const [channels, subscribed, groups] = await Promise.all([

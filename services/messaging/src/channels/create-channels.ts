@@ -13,8 +13,10 @@ import {
   type GroupSettingValue,
   type GroupMembership,
   mustBeOwner,
+  type UserGroupMemberships,
 } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
+import type { ChannelDirectory } from "./channel-directory";
 import { renderMarkdown } from "../render/markdown";
 import type { ChannelDoc } from "./channel.schema";
 
@@ -82,7 +84,7 @@ export const canCreateChannels = (
 
 /** Checks that apply once per request, whatever the number of channels. */
 export async function checkChannelOptions(
-  deps: Deps<"settings" | "userGroups">,
+  deps: { settings: RealmSettingsSource; userGroups: UserGroupMemberships },
   ctx: HandlerContext,
   actor: Actor,
   o: ChannelOptions,
@@ -114,7 +116,7 @@ export async function checkChannelOptions(
 
 /** Inserts one channel; null when its name is taken (the caller decides whether that is an error). */
 export async function insertChannel(
-  deps: Deps<"channels">,
+  deps: { channels: ChannelDirectory },
   realmId: number,
   actor: Actor,
   settings: realmConfig.RealmSettings,

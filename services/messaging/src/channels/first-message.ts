@@ -1,5 +1,8 @@
-import { messagingEvents, type HandlerContext } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import { messagingEvents, type HandlerContext, type EventPublisher, type UserGroupMemberships } from "@teamchat/shared";
+import type { ChannelDirectory } from "./channel-directory";
+import type { MessageRepository } from "../messages/message.repository";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { UserDirectory } from "../users/user-directory";
 import { metadataAudience } from "../subscriptions/subscribe-users";
 
 /**
@@ -10,7 +13,14 @@ import { metadataAudience } from "../subscriptions/subscribe-users";
  * message: its first message left, or an older one entered.
  */
 export async function refreshFirstMessage(
-  deps: Deps<"channels" | "messages" | "subscriptions" | "users" | "events" | "userGroups">,
+  deps: {
+    channels: ChannelDirectory;
+    messages: MessageRepository;
+    subscriptions: SubscriptionDirectory;
+    users: UserDirectory;
+    events: EventPublisher<"messaging">;
+    userGroups: UserGroupMemberships;
+  },
   ctx: HandlerContext,
   realmId: number,
   streamId: number,

@@ -1,17 +1,34 @@
-import { ZulipError, badRequest, type Actor, type HandlerContext, type messaging } from "@teamchat/shared";
+import {
+  ZulipError,
+  badRequest,
+  type Actor,
+  type HandlerContext,
+  type messaging,
+  type UserGroupMemberships,
+} from "@teamchat/shared";
 import { accessChannelById } from "../channels/channel-access";
-import type { Deps } from "../deps";
+import type { UserDirectory } from "../users/user-directory";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
 import { directRecipients } from "../messages/check-message";
 import { normalizeContent, truncateTopic } from "../messages/message-content";
 import type { DraftFields } from "./draft.repository";
 
-export type DraftDeps = Deps<"drafts" | "users" | "channels" | "subscriptions" | "userGroups" | "settings" | "events">;
+/** What checking a draft uses: its channel and the access to it, its direct recipients, the content rules. */
+export interface DraftCheckDeps {
+  users: UserDirectory;
+  channels: ChannelDirectory;
+  subscriptions: SubscriptionDirectory;
+  userGroups: UserGroupMemberships;
+  settings: RealmSettingsSource;
+}
 
 /**
  * Zulip's draft_endpoint: every /drafts operation is refused while the user
  * keeps drafts on their devices only (enable_drafts_synchronization off).
  */
-export async function requireDraftsSynchronized(deps: Deps<"users">, ctx: HandlerContext, actor: Actor) {
+export async function requireDraftsSynchronized(deps: { users: UserDirectory }, ctx: HandlerContext, actor: Actor) {
   const me = (await deps.users.byIds(ctx, actor.realmId, [actor.userId])).get(actor.userId);
   if (!me?.enable_drafts_synchronization) throw badRequest("User has disabled synchronizing drafts.");
 }
@@ -26,7 +43,7 @@ export const draftNotFound = () => new ZulipError("BAD_REQUEST", "Draft does not
  * draft to no one is unaddressed, as Zulip stores it without a recipient.
  */
 export async function checkDraft(
-  deps: DraftDeps,
+  deps: DraftCheckDeps,
   ctx: HandlerContext,
   actor: Actor,
   draft: messaging.DraftInput,

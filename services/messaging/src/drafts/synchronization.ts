@@ -1,7 +1,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import { DURABLE_CONSUMERS, consumeDurably, identityEvents, type PayloadOf } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import type { DraftRepository } from "./draft.repository";
 
 type SettingChanged = PayloadOf<typeof identityEvents.userSettings>;
 
@@ -12,7 +12,7 @@ type SettingChanged = PayloadOf<typeof identityEvents.userSettings>;
  * it, and a change made while messaging was down is applied when it starts.
  */
 export function deleteDraftsWhenSynchronizationStops(
-  deps: Deps<"drafts">,
+  deps: { drafts: DraftRepository },
   nc: NatsConnection,
   log: Logger,
 ): Promise<{ stop(): Promise<void> }> {

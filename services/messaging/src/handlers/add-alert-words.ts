@@ -1,6 +1,6 @@
-import { requireUser, type Handler, type messaging } from "@teamchat/shared";
+import { requireUser, type Handler, type messaging, type EventPublisher } from "@teamchat/shared";
 import { publishAlertWords } from "../alert-words/alert-words-changed";
-import type { Deps } from "../deps";
+import type { AlertWordIndex } from "../alert-words/alert-word-index";
 
 /**
  * POST /users/me/alert_words (Zulip's add_alert_words, clean_alert_words and
@@ -10,7 +10,10 @@ import type { Deps } from "../deps";
  * as Zulip's do_add_alert_words does.
  */
 export const addAlertWordsHandler =
-  (deps: Deps<"alertWords" | "events">): Handler<typeof messaging.addAlertWords> =>
+  (deps: {
+    alertWords: AlertWordIndex;
+    events: EventPublisher<"messaging">;
+  }): Handler<typeof messaging.addAlertWords> =>
   async ({ alert_words }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const known = new Set((await deps.alertWords.stored.ofUser(realm.id, actor.userId)).map((w) => w.toLowerCase()));

@@ -6,8 +6,15 @@ import {
   requireUser,
   type Handler,
   type messaging,
+  type UserGroupMemberships,
+  type EventPublisher,
+  type RealmEmojiSource,
 } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import type { MessageRepository } from "../messages/message.repository";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { UserMessageRepository } from "../user-messages/user-message.repository";
+import type { UserDirectory } from "../users/user-directory";
 import { accessMessage } from "../messages/message-access";
 import { publishReaction } from "../messages/message-reactions";
 import type { Reaction } from "../messages/message.schema";
@@ -21,11 +28,16 @@ const reactionExists = () => new ZulipError("REACTION_ALREADY_EXISTS", "Reaction
  * (a channel's shared history) gets a historical row, as Zulip makes one.
  */
 export const addReactionHandler =
-  (
-    deps: Deps<
-      "messages" | "channels" | "subscriptions" | "userGroups" | "userMessages" | "users" | "events" | "realmEmoji"
-    >,
-  ): Handler<typeof messaging.addReaction> =>
+  (deps: {
+    messages: MessageRepository;
+    channels: ChannelDirectory;
+    subscriptions: SubscriptionDirectory;
+    userGroups: UserGroupMemberships;
+    userMessages: UserMessageRepository;
+    users: UserDirectory;
+    events: EventPublisher<"messaging">;
+    realmEmoji: RealmEmojiSource;
+  }): Handler<typeof messaging.addReaction> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const [message, custom] = await Promise.all([

@@ -1,7 +1,16 @@
-import { badRequest, messaging, requireUser, type Handler } from "@teamchat/shared";
+import {
+  badRequest,
+  messaging,
+  requireUser,
+  type Handler,
+  type EventPublisher,
+  type UserGroupMemberships,
+} from "@teamchat/shared";
 import { accessChannelForUpdate } from "../channels/channel-access";
 import { publishDefaultStreams, publishStreamUpdate } from "../channels/channel-events";
-import type { Deps } from "../deps";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { UserDirectory } from "../users/user-directory";
 import { metadataAudience } from "../subscriptions/subscribe-users";
 
 /**
@@ -11,9 +20,13 @@ import { metadataAudience } from "../subscriptions/subscribe-users";
  * (clients without the archived_channels capability: stream delete).
  */
 export const archiveStreamHandler =
-  (
-    deps: Deps<"channels" | "subscriptions" | "users" | "events" | "userGroups">,
-  ): Handler<typeof messaging.archiveStream> =>
+  (deps: {
+    channels: ChannelDirectory;
+    subscriptions: SubscriptionDirectory;
+    users: UserDirectory;
+    events: EventPublisher<"messaging">;
+    userGroups: UserGroupMemberships;
+  }): Handler<typeof messaging.archiveStream> =>
   async ({ stream_id }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const { channel } = await accessChannelForUpdate(deps, realm.id, actor, stream_id, ctx);

@@ -1,10 +1,10 @@
 import { CHANNEL_GROUP_SETTINGS, groupSettingUses, requireRealm, type Handler, type messaging } from "@teamchat/shared";
 import { groupSetting } from "../channels/channel-view";
-import type { Deps } from "../deps";
+import type { ChannelDirectory } from "../channels/channel-directory";
 
 /** Internal: the channels whose group settings use a user group (identity refuses to deactivate it then). */
 export const channelsUsingGroupHandler =
-  (deps: Deps<"channels">): Handler<typeof messaging.channelsUsingGroup> =>
+  (deps: { channels: ChannelDirectory }): Handler<typeof messaging.channelsUsingGroup> =>
   async (p, ctx) => {
     const channels = await deps.channels.all(requireRealm(ctx).id);
     return {

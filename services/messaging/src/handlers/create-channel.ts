@@ -1,7 +1,14 @@
-import { ZulipError, badRequest, messaging, requireUser, type Handler } from "@teamchat/shared";
+import {
+  ZulipError,
+  badRequest,
+  messaging,
+  requireUser,
+  type Handler,
+  type UserGroupMemberships,
+} from "@teamchat/shared";
 import { checkChannelName, checkChannelOptions, insertChannel } from "../channels/create-channels";
-import type { Deps } from "../deps";
-import type { InternalSendDeps } from "../messages/internal-send";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { InternalStreamSendDeps } from "../messages/internal-send";
 import { subscribeUsers } from "../subscriptions/subscribe-users";
 import { sendMessagesForNewSubscribers } from "../subscriptions/subscription-notices";
 
@@ -10,7 +17,9 @@ const channelExists = (name: string) =>
 
 /** POST /channels/create (E2): a new channel with the given subscribers; its id. */
 export const createChannelHandler =
-  (deps: InternalSendDeps & Deps<"channels" | "userGroups">): Handler<typeof messaging.createChannel> =>
+  (
+    deps: InternalStreamSendDeps & { channels: ChannelDirectory; userGroups: UserGroupMemberships },
+  ): Handler<typeof messaging.createChannel> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const settings = await checkChannelOptions(deps, ctx, actor, p);

@@ -1,14 +1,31 @@
-import { badRequest, isAdmin, messaging, requireUser, type Handler } from "@teamchat/shared";
+import {
+  badRequest,
+  isAdmin,
+  messaging,
+  requireUser,
+  type Handler,
+  type EventPublisher,
+  type UserGroupMemberships,
+} from "@teamchat/shared";
 import { accessChannelById } from "../channels/channel-access";
 import { publishDefaultStreams } from "../channels/channel-events";
-import type { Deps } from "../deps";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { UserDirectory } from "../users/user-directory";
 import { cannotManageDefaultChannels } from "./update-stream";
+
+/** What changing the default channels uses: the channel and the access to it, and the events of the change. */
+interface DefaultChannelDeps {
+  channels: ChannelDirectory;
+  subscriptions: SubscriptionDirectory;
+  users: UserDirectory;
+  events: EventPublisher<"messaging">;
+  userGroups: UserGroupMemberships;
+}
 
 /** POST /default_streams (Zulip's add_default_stream): administrators; a channel they may read, never a private one. */
 export const addDefaultStreamHandler =
-  (
-    deps: Deps<"channels" | "subscriptions" | "users" | "events" | "userGroups">,
-  ): Handler<typeof messaging.addDefaultStream> =>
+  (deps: DefaultChannelDeps): Handler<typeof messaging.addDefaultStream> =>
   async ({ stream_id }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw cannotManageDefaultChannels();
@@ -22,9 +39,7 @@ export const addDefaultStreamHandler =
 
 /** DELETE /default_streams (Zulip's remove_default_stream): administrators; metadata access is enough. */
 export const removeDefaultStreamHandler =
-  (
-    deps: Deps<"channels" | "subscriptions" | "users" | "events" | "userGroups">,
-  ): Handler<typeof messaging.removeDefaultStream> =>
+  (deps: DefaultChannelDeps): Handler<typeof messaging.removeDefaultStream> =>
   async ({ stream_id }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw cannotManageDefaultChannels();

@@ -9,7 +9,7 @@ import {
 } from "@teamchat/shared";
 import type { ChannelDoc } from "../channels/channel.schema";
 import { groupSetting } from "../channels/channel-view";
-import type { Deps } from "../deps";
+import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
 import { deleteMessages, type DeleteDeps } from "../messages/delete-messages";
 import { accessMessage } from "../messages/message-access";
 import type { MessageDoc } from "../messages/message.schema";
@@ -43,7 +43,7 @@ function checkCanDelete(
 
 /** DELETE /messages/{message_id}. */
 export const deleteMessageHandler =
-  (deps: DeleteDeps & Deps<"settings">): Handler<typeof messaging.deleteMessage> =>
+  (deps: DeleteDeps & { settings: RealmSettingsSource }): Handler<typeof messaging.deleteMessage> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const [settings, message] = await Promise.all([

@@ -1,6 +1,6 @@
 import { isAdmin, mustBeAdmin, requireUser, type Handler, type messaging } from "@teamchat/shared";
 import { accessChannelById, canReadHistory } from "../channels/channel-access";
-import type { Deps } from "../deps";
+import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
 import { deleteMessages, type DeleteDeps } from "../messages/delete-messages";
 import type { NarrowCondition } from "../narrow";
 
@@ -14,7 +14,9 @@ const BATCH_SIZE = 100;
  * the reply says complete=false, for the client to repeat the request.
  */
 export const deleteTopicHandler =
-  (deps: DeleteDeps & Deps<"settings">, budgetSeconds: number): Handler<typeof messaging.deleteTopic> =>
+  (
+    deps: DeleteDeps & { settings: RealmSettingsSource; timeBudgetSeconds: number },
+  ): Handler<typeof messaging.deleteTopic> =>
   async (p, ctx) => {
     const started = Date.now();
     const { realm, actor } = requireUser(ctx);
@@ -39,6 +41,6 @@ export const deleteTopicHandler =
       const batch = await deps.messages.walk(realm.id, narrow, Infinity, -1, BATCH_SIZE);
       await deleteMessages(deps, ctx, realm.id, batch);
       if (batch.length < BATCH_SIZE) return { complete: true };
-      if (Date.now() - started >= budgetSeconds * 1000) return { complete: false };
+      if (Date.now() - started >= deps.timeBudgetSeconds * 1000) return { complete: false };
     }
   };

@@ -1,11 +1,17 @@
-import { messagingEvents, requireUser, type Handler, type messaging } from "@teamchat/shared";
-import { checkDraft, draftNotFound, requireDraftsSynchronized, type DraftDeps } from "../drafts/draft-check";
-import { toDraft } from "../drafts/draft.repository";
-import type { Deps } from "../deps";
+import { messagingEvents, requireUser, type Handler, type messaging, type EventPublisher } from "@teamchat/shared";
+import { checkDraft, draftNotFound, requireDraftsSynchronized, type DraftCheckDeps } from "../drafts/draft-check";
+import { toDraft, type DraftRepository } from "../drafts/draft.repository";
+import type { UserDirectory } from "../users/user-directory";
+
+/** What creating and editing drafts use: the check, the drafts, and the drafts events. */
+interface DraftWriteDeps extends DraftCheckDeps {
+  drafts: DraftRepository;
+  events: EventPublisher<"messaging">;
+}
 
 /** GET /drafts (Zulip's fetch_drafts): least recently edited first. */
 export const getDraftsHandler =
-  (deps: Deps<"drafts" | "users">): Handler<typeof messaging.getDrafts> =>
+  (deps: { drafts: DraftRepository; users: UserDirectory }): Handler<typeof messaging.getDrafts> =>
   async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     await requireDraftsSynchronized(deps, ctx, actor);
@@ -15,7 +21,7 @@ export const getDraftsHandler =
 
 /** POST /drafts (Zulip's do_create_drafts): every draft checked before any is stored; one drafts add event. */
 export const createDraftsHandler =
-  (deps: DraftDeps): Handler<typeof messaging.createDrafts> =>
+  (deps: DraftWriteDeps): Handler<typeof messaging.createDrafts> =>
   async ({ drafts }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     await requireDraftsSynchronized(deps, ctx, actor);
@@ -36,7 +42,7 @@ export const createDraftsHandler =
 
 /** PATCH /drafts/{draft_id} (Zulip's do_edit_draft): the draft replaced; drafts update. */
 export const editDraftHandler =
-  (deps: DraftDeps): Handler<typeof messaging.editDraft> =>
+  (deps: DraftWriteDeps): Handler<typeof messaging.editDraft> =>
   async ({ draft_id, draft }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     await requireDraftsSynchronized(deps, ctx, actor);
@@ -59,7 +65,11 @@ export const editDraftHandler =
 
 /** DELETE /drafts/{draft_id} (Zulip's do_delete_draft): drafts remove. */
 export const deleteDraftHandler =
-  (deps: Deps<"drafts" | "users" | "events">): Handler<typeof messaging.deleteDraft> =>
+  (deps: {
+    drafts: DraftRepository;
+    users: UserDirectory;
+    events: EventPublisher<"messaging">;
+  }): Handler<typeof messaging.deleteDraft> =>
   async ({ draft_id }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     await requireDraftsSynchronized(deps, ctx, actor);

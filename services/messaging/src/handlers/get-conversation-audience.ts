@@ -1,6 +1,9 @@
-import { badRequest, messaging, requireUser, type Handler } from "@teamchat/shared";
+import { badRequest, messaging, requireUser, type Handler, type UserGroupMemberships } from "@teamchat/shared";
 import { accessChannelById } from "../channels/channel-access";
-import type { Deps } from "../deps";
+import type { MessageRepository } from "../messages/message.repository";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { UserDirectory } from "../users/user-directory";
 import { accessMessage } from "../messages/message-access";
 
 /**
@@ -9,9 +12,13 @@ import { accessMessage } from "../messages/message-access";
  * Zulip's errors what the actor may not see.
  */
 export const getConversationAudienceHandler =
-  (
-    deps: Deps<"messages" | "channels" | "subscriptions" | "userGroups" | "users">,
-  ): Handler<typeof messaging.getConversationAudience> =>
+  (deps: {
+    messages: MessageRepository;
+    channels: ChannelDirectory;
+    subscriptions: SubscriptionDirectory;
+    userGroups: UserGroupMemberships;
+    users: UserDirectory;
+  }): Handler<typeof messaging.getConversationAudience> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const realmId = realm.id;

@@ -1,5 +1,15 @@
-import { badRequest, requireUser, type Handler, type ReplyOf, type messaging } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import {
+  badRequest,
+  requireUser,
+  type Handler,
+  type ReplyOf,
+  type messaging,
+  type UserGroupMemberships,
+} from "@teamchat/shared";
+import type { MessageRepository } from "../messages/message.repository";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
 import { accessMessage } from "../messages/message-access";
 import { topicForClient } from "../messages/message-view";
 
@@ -12,9 +22,13 @@ type Version = ReplyOf<typeof messaging.getMessageHistory>["message_history"][nu
  * and what it changed — refused when the organization hides edit history.
  */
 export const getMessageHistoryHandler =
-  (
-    deps: Deps<"messages" | "channels" | "subscriptions" | "userGroups" | "settings">,
-  ): Handler<typeof messaging.getMessageHistory> =>
+  (deps: {
+    messages: MessageRepository;
+    channels: ChannelDirectory;
+    subscriptions: SubscriptionDirectory;
+    userGroups: UserGroupMemberships;
+    settings: RealmSettingsSource;
+  }): Handler<typeof messaging.getMessageHistory> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const settings = await deps.settings.get(ctx);

@@ -1,5 +1,11 @@
-import { requireUser, type Handler, type messaging } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import { requireUser, type Handler, type messaging, type UserGroupMemberships } from "@teamchat/shared";
+import type { MessageRepository } from "../messages/message.repository";
+import type { PersonalIndex } from "../user-messages/personal-index";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { UserDirectory } from "../users/user-directory";
+import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
+import type { LinkifierSource } from "../render/linkifier-source";
 import { accessMessage } from "../messages/message-access";
 import { loadViewContext, messageView } from "../messages/message-view";
 
@@ -10,11 +16,16 @@ import { loadViewContext, messageView } from "../messages/message-view";
  * Avatars as for a client_gravatar client, as Zulip does here.
  */
 export const getMessageHandler =
-  (
-    deps: Deps<
-      "messages" | "personal" | "channels" | "subscriptions" | "userGroups" | "users" | "settings" | "linkifiers"
-    >,
-  ): Handler<typeof messaging.getMessage> =>
+  (deps: {
+    messages: MessageRepository;
+    personal: PersonalIndex;
+    channels: ChannelDirectory;
+    subscriptions: SubscriptionDirectory;
+    userGroups: UserGroupMemberships;
+    users: UserDirectory;
+    settings: RealmSettingsSource;
+    linkifiers: LinkifierSource;
+  }): Handler<typeof messaging.getMessage> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const message = await accessMessage(deps, realm.id, actor, p.message_id, ctx);

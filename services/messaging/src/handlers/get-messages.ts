@@ -1,5 +1,20 @@
-import { badRequest, messaging, missingArgument, requireUser, type Handler } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import {
+  badRequest,
+  messaging,
+  missingArgument,
+  requireUser,
+  type Handler,
+  type UserGroupMemberships,
+} from "@teamchat/shared";
+import type { MessageRepository } from "../messages/message.repository";
+import type { MessageHistory } from "../messages/message-history";
+import type { PersonalIndex } from "../user-messages/personal-index";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { ConversationRepository } from "../conversations/conversation.repository";
+import type { UserDirectory } from "../users/user-directory";
+import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
+import type { LinkifierSource } from "../render/linkifier-source";
 import { loadViewContext, messageView } from "../messages/message-view";
 import type { MessageDoc } from "../messages/message.schema";
 import { checkAnchorExclusion, messageRange, parseAnchor, resolveNarrow } from "../messages/message-range";
@@ -16,20 +31,18 @@ const RANGE_PARAMETERS = [
 
 /** GET /messages (E5): a range around an anchor, or given ids, of the messages matching a narrow. */
 export const getMessagesHandler =
-  (
-    deps: Deps<
-      | "messages"
-      | "history"
-      | "personal"
-      | "channels"
-      | "subscriptions"
-      | "conversations"
-      | "users"
-      | "settings"
-      | "userGroups"
-      | "linkifiers"
-    >,
-  ): Handler<typeof messaging.getMessages> =>
+  (deps: {
+    messages: MessageRepository;
+    history: MessageHistory;
+    personal: PersonalIndex;
+    channels: ChannelDirectory;
+    subscriptions: SubscriptionDirectory;
+    conversations: ConversationRepository;
+    users: UserDirectory;
+    settings: RealmSettingsSource;
+    userGroups: UserGroupMemberships;
+    linkifiers: LinkifierSource;
+  }): Handler<typeof messaging.getMessages> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const byIds = p.message_ids !== undefined;

@@ -1,5 +1,11 @@
-import { badRequest, requireUser, type Handler, type messaging } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import { badRequest, requireUser, type Handler, type messaging, type UserGroupMemberships } from "@teamchat/shared";
+import type { MessageRepository } from "../messages/message.repository";
+import type { UserMessageRepository } from "../user-messages/user-message.repository";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { UserDirectory } from "../users/user-directory";
+import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
+import type { MutedUserIndex } from "../muted-users/muted-user-index";
 import { accessMessage } from "../messages/message-access";
 
 /**
@@ -12,11 +18,16 @@ import { accessMessage } from "../messages/message-access";
  * asked.
  */
 export const getReadReceiptsHandler =
-  (
-    deps: Deps<
-      "messages" | "userMessages" | "channels" | "subscriptions" | "userGroups" | "users" | "settings" | "mutedUsers"
-    >,
-  ): Handler<typeof messaging.getReadReceipts> =>
+  (deps: {
+    messages: MessageRepository;
+    userMessages: UserMessageRepository;
+    channels: ChannelDirectory;
+    subscriptions: SubscriptionDirectory;
+    userGroups: UserGroupMemberships;
+    users: UserDirectory;
+    settings: RealmSettingsSource;
+    mutedUsers: MutedUserIndex;
+  }): Handler<typeof messaging.getReadReceipts> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const message = await accessMessage(deps, realm.id, actor, p.message_id, ctx);

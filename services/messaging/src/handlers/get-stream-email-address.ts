@@ -1,6 +1,8 @@
-import { badRequest, isAdmin, messaging, requireUser, type Handler } from "@teamchat/shared";
+import { badRequest, isAdmin, messaging, requireUser, type Handler, type UserGroupMemberships } from "@teamchat/shared";
 import { accessChannelById } from "../channels/channel-access";
-import type { Deps } from "../deps";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { UserDirectory } from "../users/user-directory";
 
 /**
  * GET /streams/{stream_id}/email_address (Zulip's get_stream_email_address).
@@ -10,9 +12,12 @@ import type { Deps } from "../deps";
  * owners are not known here, so organization administrators).
  */
 export const getStreamEmailAddressHandler =
-  (
-    deps: Deps<"channels" | "subscriptions" | "users" | "userGroups">,
-  ): Handler<typeof messaging.getStreamEmailAddress> =>
+  (deps: {
+    channels: ChannelDirectory;
+    subscriptions: SubscriptionDirectory;
+    users: UserDirectory;
+    userGroups: UserGroupMemberships;
+  }): Handler<typeof messaging.getStreamEmailAddress> =>
   async ({ stream_id, sender_id }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     await accessChannelById(deps, realm.id, actor, stream_id, ctx, "content");

@@ -1,13 +1,22 @@
-import { messaging, requireUser, type Handler } from "@teamchat/shared";
+import { messaging, requireUser, type Handler, type UserGroupMemberships } from "@teamchat/shared";
 import { accessChannelById, canReadHistory } from "../channels/channel-access";
-import type { Deps } from "../deps";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { MessageRepository } from "../messages/message.repository";
+import type { TopicRepository } from "../topics/topic.repository";
+import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
 import { topicForClient } from "../messages/message-view";
 
 /** GET /users/me/{stream_id}/topics (E15): the channel's topics the user may see, most recent first. */
 export const getStreamTopicsHandler =
-  (
-    deps: Deps<"channels" | "subscriptions" | "userGroups" | "messages" | "topics" | "settings">,
-  ): Handler<typeof messaging.getStreamTopics> =>
+  (deps: {
+    channels: ChannelDirectory;
+    subscriptions: SubscriptionDirectory;
+    userGroups: UserGroupMemberships;
+    messages: MessageRepository;
+    topics: TopicRepository;
+    settings: RealmSettingsSource;
+  }): Handler<typeof messaging.getStreamTopics> =>
   async ({ stream_id, allow_empty_topic_name }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const { channel, subscribed } = await accessChannelById(deps, realm.id, actor, stream_id, ctx, "content");

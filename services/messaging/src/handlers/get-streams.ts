@@ -1,11 +1,20 @@
-import { isGuest, messaging, requireUser, type Handler, type HandlerContext } from "@teamchat/shared";
+import {
+  isGuest,
+  messaging,
+  requireUser,
+  type Handler,
+  type HandlerContext,
+  type UserGroupMemberships,
+} from "@teamchat/shared";
 import { canReadContent, canSeeMetadata } from "../channels/channel-access";
 import { channelView } from "../channels/channel-view";
-import type { Deps } from "../deps";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { UserDirectory } from "../users/user-directory";
+import type { ChannelDirectory } from "../channels/channel-directory";
 
 /** The channels a bot's owner is subscribed to (none for a user who is not a bot). */
 async function ownerSubscriptions(
-  deps: Deps<"subscriptions" | "users">,
+  deps: { subscriptions: SubscriptionDirectory; users: UserDirectory },
   ctx: HandlerContext,
   realmId: number,
   userId: number,
@@ -23,7 +32,12 @@ async function ownerSubscriptions(
  * for a bot, its owner's subscriptions.
  */
 export const getStreamsHandler =
-  (deps: Deps<"channels" | "subscriptions" | "userGroups" | "users">): Handler<typeof messaging.getStreams> =>
+  (deps: {
+    channels: ChannelDirectory;
+    subscriptions: SubscriptionDirectory;
+    userGroups: UserGroupMemberships;
+    users: UserDirectory;
+  }): Handler<typeof messaging.getStreams> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const [channels, subscribed, groups, ownerSubscribed] = await Promise.all([

@@ -1,6 +1,8 @@
-import { messaging, requireUser, type Handler } from "@teamchat/shared";
+import { messaging, requireUser, type Handler, type UserGroupMemberships } from "@teamchat/shared";
 import { accessChannelById } from "../channels/channel-access";
-import type { Deps } from "../deps";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { UserDirectory } from "../users/user-directory";
 
 /**
  * GET /streams/{stream_id}/members (Zulip's get_subscribers_backend): metadata
@@ -8,7 +10,12 @@ import type { Deps } from "../deps";
  * subscribers without being one); deactivated users are not listed.
  */
 export const getSubscribersHandler =
-  (deps: Deps<"channels" | "subscriptions" | "users" | "userGroups">): Handler<typeof messaging.getSubscribers> =>
+  (deps: {
+    channels: ChannelDirectory;
+    subscriptions: SubscriptionDirectory;
+    users: UserDirectory;
+    userGroups: UserGroupMemberships;
+  }): Handler<typeof messaging.getSubscribers> =>
   async ({ stream_id }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     await accessChannelById(deps, realm.id, actor, stream_id, ctx, "metadata");

@@ -1,6 +1,8 @@
-import { badRequest, messaging, requireUser, type Handler } from "@teamchat/shared";
+import { badRequest, messaging, requireUser, type Handler, type UserGroupMemberships } from "@teamchat/shared";
 import { accessChannelById } from "../channels/channel-access";
-import type { Deps } from "../deps";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { UserDirectory } from "../users/user-directory";
 
 /**
  * GET /users/{user_id}/subscriptions/{stream_id} (Zulip's
@@ -9,9 +11,12 @@ import type { Deps } from "../deps";
  * (organization administrators see private ones too).
  */
 export const getSubscriptionStatusHandler =
-  (
-    deps: Deps<"channels" | "subscriptions" | "users" | "userGroups">,
-  ): Handler<typeof messaging.getSubscriptionStatus> =>
+  (deps: {
+    channels: ChannelDirectory;
+    subscriptions: SubscriptionDirectory;
+    users: UserDirectory;
+    userGroups: UserGroupMemberships;
+  }): Handler<typeof messaging.getSubscriptionStatus> =>
   async ({ user_id, stream_id }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const user = (await deps.users.byIds(ctx, realm.id, [user_id])).get(user_id);

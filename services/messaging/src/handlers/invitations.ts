@@ -1,7 +1,9 @@
-import { badRequest, requireUser, type Handler, type messaging } from "@teamchat/shared";
+import { badRequest, requireUser, type Handler, type messaging, type UserGroupMemberships } from "@teamchat/shared";
 import { canAddSubscribers, canReadContent } from "../channels/channel-access";
 import type { ChannelDoc } from "../channels/channel.schema";
-import type { Deps } from "../deps";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
 
 /**
  * Zulip's access_streams_for_invite: each channel one the inviter may read
@@ -9,9 +11,12 @@ import type { Deps } from "../deps";
  * channel or one they may add subscribers to (FL 342).
  */
 export const checkInvitationChannelsHandler =
-  (
-    deps: Deps<"channels" | "subscriptions" | "settings" | "userGroups">,
-  ): Handler<typeof messaging.checkInvitationChannels> =>
+  (deps: {
+    channels: ChannelDirectory;
+    subscriptions: SubscriptionDirectory;
+    settings: RealmSettingsSource;
+    userGroups: UserGroupMemberships;
+  }): Handler<typeof messaging.checkInvitationChannels> =>
   async ({ stream_ids }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (stream_ids.length === 0) return {};

@@ -1,10 +1,10 @@
 import { requireUser, type Handler, type messaging } from "@teamchat/shared";
 import { attachmentView } from "../attachments/attachment-view";
-import type { Deps } from "../deps";
+import type { AttachmentRepository } from "../attachments/attachment.repository";
 
 /** GET /attachments (Zulip's list_by_user): the caller's uploads and the organization's space used. */
 export const listAttachmentsHandler =
-  (deps: Deps<"attachments">): Handler<typeof messaging.listAttachments> =>
+  (deps: { attachments: AttachmentRepository }): Handler<typeof messaging.listAttachments> =>
   async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const [owned, used] = await Promise.all([

@@ -1,6 +1,17 @@
-import { badRequest, requireUser, type Handler, type messaging } from "@teamchat/shared";
+import {
+  badRequest,
+  requireUser,
+  type Handler,
+  type messaging,
+  type EventPublisher,
+  type UserGroupMemberships,
+} from "@teamchat/shared";
 import { accessChannelById } from "../channels/channel-access";
-import type { Deps } from "../deps";
+import type { UserMessageRepository } from "../user-messages/user-message.repository";
+import type { MessageRepository } from "../messages/message.repository";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { PersonalIndex } from "../user-messages/personal-index";
 import { markChannelRead, publishFlagsEvent } from "../user-messages/flag-changes";
 
 /** Zulip marks all as read 2,000 rows at a time. */
@@ -18,7 +29,10 @@ const MARK_ALL_BUDGET_MS = 5000;
  * (clients reload their unread counts) only once every message is read.
  */
 export const markAllAsReadHandler =
-  (deps: Deps<"userMessages" | "events">): Handler<typeof messaging.markAllAsRead> =>
+  (deps: {
+    userMessages: UserMessageRepository;
+    events: EventPublisher<"messaging">;
+  }): Handler<typeof messaging.markAllAsRead> =>
   async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const deadline = Date.now() + MARK_ALL_BUDGET_MS;
@@ -32,9 +46,15 @@ export const markAllAsReadHandler =
     return { complete: true };
   };
 
-type ChannelReadDeps = Deps<
-  "messages" | "userMessages" | "subscriptions" | "userGroups" | "channels" | "events" | "personal" | "userTopics"
->;
+/** What marking a channel's messages read uses: the access to the channel, the user's unread messages, the flags event. */
+interface ChannelReadDeps {
+  channels: ChannelDirectory;
+  subscriptions: SubscriptionDirectory;
+  userGroups: UserGroupMemberships;
+  userMessages: UserMessageRepository;
+  personal: PersonalIndex;
+  events: EventPublisher<"messaging">;
+}
 
 /**
  * POST /mark_stream_as_read: a channel the user may read (Zulip's access_stream_by_id,
@@ -55,7 +75,7 @@ export const markStreamAsReadHandler =
  * "No such topic" unless the user received a message in it (Zulip's check).
  */
 export const markTopicAsReadHandler =
-  (deps: ChannelReadDeps): Handler<typeof messaging.markTopicAsRead> =>
+  (deps: ChannelReadDeps & { messages: MessageRepository }): Handler<typeof messaging.markTopicAsRead> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     await accessChannelById(deps, realm.id, actor, p.stream_id, ctx, "content");

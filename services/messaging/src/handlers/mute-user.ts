@@ -1,5 +1,16 @@
-import { badRequest, isDuplicateKey, requireUser, type Handler, type messaging } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import {
+  badRequest,
+  isDuplicateKey,
+  requireUser,
+  type Handler,
+  type messaging,
+  type EventPublisher,
+} from "@teamchat/shared";
+import type { MutedUserIndex } from "../muted-users/muted-user-index";
+import type { UserDirectory } from "../users/user-directory";
+import type { PersonalIndex } from "../user-messages/personal-index";
+import type { MessageRepository } from "../messages/message.repository";
+import type { UserMessageRepository } from "../user-messages/user-message.repository";
 import { accessUserToMute, publishMutedUsers } from "../muted-users/muting";
 import { markReadFor } from "../user-messages/flag-changes";
 
@@ -10,9 +21,14 @@ import { markReadFor } from "../user-messages/flag-changes";
  * read (do_mark_muted_user_messages_as_read), then the muted_users event.
  */
 export const muteUserHandler =
-  (
-    deps: Deps<"mutedUsers" | "users" | "personal" | "messages" | "userMessages" | "events">,
-  ): Handler<typeof messaging.muteUser> =>
+  (deps: {
+    mutedUsers: MutedUserIndex;
+    users: UserDirectory;
+    personal: PersonalIndex;
+    messages: MessageRepository;
+    userMessages: UserMessageRepository;
+    events: EventPublisher<"messaging">;
+  }): Handler<typeof messaging.muteUser> =>
   async ({ muted_user_id }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (muted_user_id === actor.userId) throw badRequest("Cannot mute self");

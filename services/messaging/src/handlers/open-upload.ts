@@ -6,13 +6,23 @@ import {
   type CallContext,
   type Handler,
   type messaging,
+  type UserGroupMemberships,
 } from "@teamchat/shared";
 import { mayAccessAttachment } from "../attachments/attachment-access";
 import type { AttachmentDoc } from "../attachments/attachment.schema";
 import type { UploadTokenRepository } from "../attachments/upload-token.repository";
-import type { Deps } from "../deps";
+import type { AttachmentRepository } from "../attachments/attachment.repository";
+import type { MessageRepository } from "../messages/message.repository";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
 
-type AccessDeps = Deps<"attachments" | "messages" | "channels" | "subscriptions" | "userGroups">;
+interface AccessDeps {
+  attachments: AttachmentRepository;
+  messages: MessageRepository;
+  channels: ChannelDirectory;
+  subscriptions: SubscriptionDirectory;
+  userGroups: UserGroupMemberships;
+}
 
 /**
  * Zulip's serve_file: a file that does not exist is 404 "File not found.",
@@ -47,19 +57,22 @@ export const openUploadHandler =
 
 /** GET /api/v1/user_uploads/{realm_id_str}/{filename} (Zulip's serve_file_url_backend). */
 export const temporaryUploadUrlHandler =
-  (deps: AccessDeps & { tokens: UploadTokenRepository }): Handler<typeof messaging.temporaryUploadUrl> =>
+  (deps: AccessDeps & { uploadTokens: UploadTokenRepository }): Handler<typeof messaging.temporaryUploadUrl> =>
   async ({ realm_id_str, filename }, ctx) => {
     const { realm } = requireUser(ctx);
     const attachment = await accessUpload(deps, ctx, `${realm_id_str}/${filename}`);
-    const token = await deps.tokens.issue(realm.id, attachment.pathId);
+    const token = await deps.uploadTokens.issue(realm.id, attachment.pathId);
     return { url: `/user_uploads/temporary/${token}/${baseName(attachment.pathId)}` };
   };
 
 /** The gateway's GET /user_uploads/temporary/{token}/{filename} (Zulip's serve_local_file_unauthed). */
 export const openTemporaryUploadHandler =
-  (deps: Deps<"attachments"> & { tokens: UploadTokenRepository }): Handler<typeof messaging.openTemporaryUpload> =>
+  (deps: {
+    attachments: AttachmentRepository;
+    uploadTokens: UploadTokenRepository;
+  }): Handler<typeof messaging.openTemporaryUpload> =>
   async ({ token, filename }, ctx) => {
-    const pathId = ctx.realm ? await deps.tokens.pathOf(ctx.realm.id, token) : null;
+    const pathId = ctx.realm ? await deps.uploadTokens.pathOf(ctx.realm.id, token) : null;
     if (!ctx.realm || !pathId) throw badRequest("Invalid token");
     if (baseName(pathId) !== filename) throw badRequest("Invalid filename");
     const [attachment] = await deps.attachments.byPathIds(ctx.realm.id, [pathId]);

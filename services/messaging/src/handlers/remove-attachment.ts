@@ -1,6 +1,13 @@
-import { badRequest, requireUser, type Handler, type messaging } from "@teamchat/shared";
+import {
+  badRequest,
+  requireUser,
+  type Handler,
+  type messaging,
+  type FileStore,
+  type EventPublisher,
+} from "@teamchat/shared";
 import { publishAttachmentEvent } from "../attachments/attachment-access";
-import type { Deps } from "../deps";
+import type { AttachmentRepository } from "../attachments/attachment.repository";
 
 /**
  * DELETE /attachments/{attachment_id} (Zulip's remove_attachment): the uploader
@@ -8,7 +15,11 @@ import type { Deps } from "../deps";
  * goes, messages keep their links (which then find nothing).
  */
 export const removeAttachmentHandler =
-  (deps: Deps<"attachments" | "files" | "events">): Handler<typeof messaging.removeAttachment> =>
+  (deps: {
+    attachments: AttachmentRepository;
+    files: FileStore;
+    events: EventPublisher<"messaging">;
+  }): Handler<typeof messaging.removeAttachment> =>
   async ({ attachment_id }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const attachment = await deps.attachments.byId(realm.id, attachment_id);

@@ -7,8 +7,14 @@ import {
   type Handler,
   type ReactionType,
   type messaging,
+  type UserGroupMemberships,
+  type EventPublisher,
+  type RealmEmojiSource,
 } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import type { MessageRepository } from "../messages/message.repository";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { UserDirectory } from "../users/user-directory";
 import { accessMessage } from "../messages/message-access";
 import { publishReaction } from "../messages/message-reactions";
 
@@ -19,9 +25,15 @@ import { publishReaction } from "../messages/message-reactions";
  * not: the reaction was valid when added.
  */
 export const removeReactionHandler =
-  (
-    deps: Deps<"messages" | "channels" | "subscriptions" | "userGroups" | "users" | "events" | "realmEmoji">,
-  ): Handler<typeof messaging.removeReaction> =>
+  (deps: {
+    messages: MessageRepository;
+    channels: ChannelDirectory;
+    subscriptions: SubscriptionDirectory;
+    userGroups: UserGroupMemberships;
+    users: UserDirectory;
+    events: EventPublisher<"messaging">;
+    realmEmoji: RealmEmojiSource;
+  }): Handler<typeof messaging.removeReaction> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const message = await accessMessage(deps, realm.id, actor, p.message_id, ctx);

@@ -1,10 +1,11 @@
 import { requireUser, type Handler, type messaging } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import type { UserDirectory } from "../users/user-directory";
+import type { LinkifierSource } from "../render/linkifier-source";
 import { renderMarkdown } from "../render/markdown";
 
 /** POST /messages/render (Zulip's render_message_backend): the HTML a message with this content would have. */
 export const renderMessageHandler =
-  (deps: Deps<"users" | "linkifiers">): Handler<typeof messaging.renderMessage> =>
+  (deps: { users: UserDirectory; linkifiers: LinkifierSource }): Handler<typeof messaging.renderMessage> =>
   async (p, ctx) => ({
     rendered: renderMarkdown(
       p.content,

@@ -1,15 +1,24 @@
-import { ZulipError, messagingEvents, requireUser, type Handler, type messaging } from "@teamchat/shared";
-import type { Deps } from "../deps";
-import { toSavedSnippet } from "../saved-snippets/saved-snippet.repository";
+import {
+  ZulipError,
+  messagingEvents,
+  requireUser,
+  type Handler,
+  type messaging,
+  type EventPublisher,
+} from "@teamchat/shared";
+import { toSavedSnippet, type SavedSnippetRepository } from "../saved-snippets/saved-snippet.repository";
 
-type SavedSnippetDeps = Deps<"savedSnippets" | "events">;
+interface SavedSnippetDeps {
+  savedSnippets: SavedSnippetRepository;
+  events: EventPublisher<"messaging">;
+}
 
 /** Zulip's ResourceNotFoundError for another user's or a missing snippet. */
 const snippetNotFound = () => new ZulipError("BAD_REQUEST", "Saved snippet does not exist.", 404);
 
 /** GET /saved_snippets (Zulip's do_get_saved_snippets). */
 export const getSavedSnippetsHandler =
-  (deps: Deps<"savedSnippets">): Handler<typeof messaging.getSavedSnippets> =>
+  (deps: { savedSnippets: SavedSnippetRepository }): Handler<typeof messaging.getSavedSnippets> =>
   async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     return { saved_snippets: (await deps.savedSnippets.ofUser(realm.id, actor.userId)).map(toSavedSnippet) };

@@ -1,14 +1,32 @@
-import { ZulipError, badRequest, requireUser, type Handler, type messaging } from "@teamchat/shared";
-import type { Deps } from "../deps";
-import { toScheduledMessage, type ScheduledMessageFields } from "../scheduled-messages/scheduled-message.repository";
+import {
+  ZulipError,
+  badRequest,
+  requireUser,
+  type Handler,
+  type messaging,
+  type EventPublisher,
+} from "@teamchat/shared";
+import {
+  toScheduledMessage,
+  type ScheduledMessageFields,
+  type ScheduledMessageRepository,
+} from "../scheduled-messages/scheduled-message.repository";
 import {
   addressing,
   checkScheduledMessage,
   publishScheduledMessages,
   storedAddressing,
   storedType,
-  type SchedulingDeps,
+  type CheckScheduledDeps,
 } from "../scheduled-messages/scheduling";
+import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
+
+/** What scheduling a message and changing a scheduled one use. */
+interface SchedulingDeps extends CheckScheduledDeps {
+  settings: RealmSettingsSource;
+  scheduledMessages: ScheduledMessageRepository;
+  events: EventPublisher<"messaging">;
+}
 
 /** Zulip's access_scheduled_message refusal. */
 const scheduledMessageNotFound = () => new ZulipError("BAD_REQUEST", "Scheduled message does not exist", 404);
@@ -19,7 +37,7 @@ const mustBeInFuture = (timestamp: number) => {
 
 /** GET /scheduled_messages (Zulip's get_undelivered_scheduled_messages): failed ones included, soonest first. */
 export const getScheduledMessagesHandler =
-  (deps: Deps<"scheduledMessages">): Handler<typeof messaging.getScheduledMessages> =>
+  (deps: { scheduledMessages: ScheduledMessageRepository }): Handler<typeof messaging.getScheduledMessages> =>
   async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const scheduled = await deps.scheduledMessages.undeliveredOf(realm.id, actor.userId);
@@ -110,7 +128,10 @@ export const updateScheduledMessageHandler =
 
 /** DELETE /scheduled_messages/{scheduled_message_id} (Zulip's delete_scheduled_message): scheduled_messages remove. */
 export const deleteScheduledMessageHandler =
-  (deps: Deps<"scheduledMessages" | "events">): Handler<typeof messaging.deleteScheduledMessage> =>
+  (deps: {
+    scheduledMessages: ScheduledMessageRepository;
+    events: EventPublisher<"messaging">;
+  }): Handler<typeof messaging.deleteScheduledMessage> =>
   async ({ scheduled_message_id }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const existing = await deps.scheduledMessages.ofSender(realm.id, actor.userId, scheduled_message_id);

@@ -1,16 +1,19 @@
 import { messaging, requireUser, type Handler, type HandlerContext, type ParamsOf } from "@teamchat/shared";
 import { claimAttachments, linkedPathIds, type LinkDeps } from "../attachments/attachment-links";
-import type { Deps } from "../deps";
+import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
+import type { SendReceiptRepository } from "../send-receipts/send-receipt.repository";
 import { checkMessage, type CheckMessageDeps } from "../messages/check-message";
-import { deliverMessage, postMessage, type Post } from "../messages/post-message";
+import { deliverMessage, postMessage, type Post, type PostDeps } from "../messages/post-message";
 import { sendOnce } from "../send-receipts/send-once";
 
 type Params = ParamsOf<typeof messaging.sendMessage>;
-type SendDeps = CheckMessageDeps & LinkDeps & Deps<"settings">;
+interface SendDeps extends CheckMessageDeps, PostDeps, LinkDeps {
+  settings: RealmSettingsSource;
+}
 
 /** POST /messages: a channel or direct message; each recipient gets a message event with their flags. */
 export const sendMessageHandler =
-  (deps: SendDeps & Deps<"sendReceipts">): Handler<typeof messaging.sendMessage> =>
+  (deps: SendDeps & { sendReceipts: SendReceiptRepository }): Handler<typeof messaging.sendMessage> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const key = messaging.sendKey(p);

@@ -1,6 +1,6 @@
-import { badRequest, requireRealm, type Handler, type messaging } from "@teamchat/shared";
-import type { Deps } from "../deps";
-import { internalSendPrivateMessage, type InternalSendDeps } from "../messages/internal-send";
+import { badRequest, requireRealm, type Handler, type messaging, type UserGroupMemberships } from "@teamchat/shared";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import { internalSendPrivateMessage, type InternalStreamSendDeps } from "../messages/internal-send";
 import { silentMention } from "../render/link-syntax";
 import { subscribeUsers } from "../subscriptions/subscribe-users";
 
@@ -16,7 +16,9 @@ import { subscribeUsers } from "../subscriptions/subscribe-users";
  * nobody twice.
  */
 export const setUpNewHumanUserHandler =
-  (deps: InternalSendDeps & Deps<"channels" | "userGroups">): Handler<typeof messaging.setUpNewHumanUser> =>
+  (
+    deps: InternalStreamSendDeps & { channels: ChannelDirectory; userGroups: UserGroupMemberships },
+  ): Handler<typeof messaging.setUpNewHumanUser> =>
   async (p, ctx) => {
     const realm = requireRealm(ctx);
     const user = (await deps.users.byIds(ctx, realm.id, [p.user_id])).get(p.user_id);

@@ -7,15 +7,15 @@ import {
   type HandlerContext,
   type ParamsOf,
   type ReplyOf,
+  type UserGroupMemberships,
 } from "@teamchat/shared";
 import { canAddSubscribers, canReadContent } from "../channels/channel-access";
 import type { ChannelDoc } from "../channels/channel.schema";
 import { checkChannelName, checkChannelOptions, insertChannel } from "../channels/create-channels";
-import type { Deps } from "../deps";
 import { principalsToUsers } from "../subscriptions/principals";
 import { subscribeUsers, type SubscribedPair } from "../subscriptions/subscribe-users";
 import { sendMessagesForNewSubscribers } from "../subscriptions/subscription-notices";
-import type { InternalSendDeps } from "../messages/internal-send";
+import type { InternalStreamSendDeps } from "../messages/internal-send";
 
 const byUser = (pairs: SubscribedPair[]): Record<string, string[]> => {
   const out: Record<string, string[]> = {};
@@ -39,7 +39,9 @@ export const subscribeHandler =
   (p, ctx) =>
     addSubscriptions(deps, p, ctx);
 
-type SubscribeDeps = InternalSendDeps & Deps<"channels" | "userGroups">;
+interface SubscribeDeps extends InternalStreamSendDeps {
+  userGroups: UserGroupMemberships;
+}
 
 /** What POST /users/me/subscriptions does (PATCH /users/me/subscriptions does it too). */
 export async function addSubscriptions(

@@ -10,12 +10,19 @@ import {
   type ParamsOf,
   type ReplyOf,
   type CallContext,
+  type UserGroupMemberships,
+  type EventPublisher,
 } from "@teamchat/shared";
 import { canSeeMetadata } from "../channels/channel-access";
 import type { ChannelDoc } from "../channels/channel.schema";
 import { groupSetting } from "../channels/channel-view";
 import { checkChannelName } from "../channels/create-channels";
-import type { Deps } from "../deps";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { UserDirectory } from "../users/user-directory";
+import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
+import type { UserMessageRepository } from "../user-messages/user-message.repository";
+import type { PersonalIndex } from "../user-messages/personal-index";
 import { directlyControls, principalsToUsers } from "../subscriptions/principals";
 import { unsubscribeUsers } from "../subscriptions/unsubscribe-users";
 
@@ -25,7 +32,7 @@ import { unsubscribeUsers } from "../subscriptions/unsubscribe-users";
  * may see every channel and are in every one's can_remove_subscribers_group.
  */
 async function canRemoveSubscribers(
-  deps: Deps<"subscriptions" | "userGroups">,
+  deps: { subscriptions: SubscriptionDirectory; userGroups: UserGroupMemberships },
   realmId: number,
   actor: Actor,
   channels: ChannelDoc[],
@@ -54,9 +61,16 @@ export const unsubscribeHandler =
   (p, ctx) =>
     removeSubscriptions(deps, p, ctx);
 
-type UnsubscribeDeps = Deps<
-  "channels" | "subscriptions" | "users" | "events" | "settings" | "userMessages" | "personal" | "userGroups"
->;
+interface UnsubscribeDeps {
+  channels: ChannelDirectory;
+  subscriptions: SubscriptionDirectory;
+  users: UserDirectory;
+  events: EventPublisher<"messaging">;
+  settings: RealmSettingsSource;
+  userMessages: UserMessageRepository;
+  personal: PersonalIndex;
+  userGroups: UserGroupMemberships;
+}
 
 /** What DELETE /users/me/subscriptions does (PATCH /users/me/subscriptions does it too). */
 export async function removeSubscriptions(

@@ -1,5 +1,20 @@
-import { requireUser, type Handler, type messaging } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import {
+  requireUser,
+  type Handler,
+  type messaging,
+  type EventPublisher,
+  type UserGroupMemberships,
+} from "@teamchat/shared";
+import type { MessageRepository } from "../messages/message.repository";
+import type { MessageHistory } from "../messages/message-history";
+import type { UserMessageRepository } from "../user-messages/user-message.repository";
+import type { PersonalIndex } from "../user-messages/personal-index";
+import type { UserTopicIndex } from "../user-topics/user-topic-index";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { ConversationRepository } from "../conversations/conversation.repository";
+import type { UserDirectory } from "../users/user-directory";
+import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
 import { checkAnchorExclusion, messageRange, parseAnchor, resolveNarrow } from "../messages/message-range";
 import { changeFlags, checkFlagChange } from "../user-messages/flag-changes";
 
@@ -13,22 +28,20 @@ const MAX_MESSAGES_PER_UPDATE = 5000;
  * one call stays bounded; the client goes on from last_processed_id.
  */
 export const updateMessageFlagsForNarrowHandler =
-  (
-    deps: Deps<
-      | "messages"
-      | "history"
-      | "userMessages"
-      | "personal"
-      | "userTopics"
-      | "channels"
-      | "subscriptions"
-      | "conversations"
-      | "users"
-      | "settings"
-      | "events"
-      | "userGroups"
-    >,
-  ): Handler<typeof messaging.updateMessageFlagsForNarrow> =>
+  (deps: {
+    messages: MessageRepository;
+    history: MessageHistory;
+    userMessages: UserMessageRepository;
+    personal: PersonalIndex;
+    userTopics: UserTopicIndex;
+    channels: ChannelDirectory;
+    subscriptions: SubscriptionDirectory;
+    conversations: ConversationRepository;
+    users: UserDirectory;
+    settings: RealmSettingsSource;
+    events: EventPublisher<"messaging">;
+    userGroups: UserGroupMemberships;
+  }): Handler<typeof messaging.updateMessageFlagsForNarrow> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const anchor = parseAnchor(p.anchor);

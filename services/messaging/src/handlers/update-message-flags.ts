@@ -1,14 +1,30 @@
-import { requireUser, type Handler, type messaging } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import {
+  requireUser,
+  type Handler,
+  type messaging,
+  type EventPublisher,
+  type UserGroupMemberships,
+} from "@teamchat/shared";
+import type { MessageRepository } from "../messages/message.repository";
+import type { UserMessageRepository } from "../user-messages/user-message.repository";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { PersonalIndex } from "../user-messages/personal-index";
+import type { UserTopicIndex } from "../user-topics/user-topic-index";
 import { changeFlags, checkFlagChange } from "../user-messages/flag-changes";
 
 /** POST /messages/flags: the named messages, as Zulip answers (the ids asked for, whatever changed). */
 export const updateMessageFlagsHandler =
-  (
-    deps: Deps<
-      "messages" | "userMessages" | "subscriptions" | "channels" | "events" | "personal" | "userTopics" | "userGroups"
-    >,
-  ): Handler<typeof messaging.updateMessageFlags> =>
+  (deps: {
+    messages: MessageRepository;
+    userMessages: UserMessageRepository;
+    subscriptions: SubscriptionDirectory;
+    channels: ChannelDirectory;
+    events: EventPublisher<"messaging">;
+    personal: PersonalIndex;
+    userTopics: UserTopicIndex;
+    userGroups: UserGroupMemberships;
+  }): Handler<typeof messaging.updateMessageFlags> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const op = checkFlagChange(p.op, p.flag);

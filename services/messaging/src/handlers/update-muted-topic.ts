@@ -1,5 +1,15 @@
-import { badRequest, messaging, requireUser, type Handler } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import {
+  badRequest,
+  messaging,
+  requireUser,
+  type Handler,
+  type EventPublisher,
+  type UserGroupMemberships,
+} from "@teamchat/shared";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { UserTopicIndex } from "../user-topics/user-topic-index";
+import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
 import { accessChannelForUserTopic } from "../user-topics/topic-channel-access";
 import { setVisibilityPolicy, userTopicName } from "../user-topics/set-visibility-policy";
 
@@ -10,9 +20,14 @@ import { setVisibilityPolicy, userTopicName } from "../user-topics/set-visibilit
  * (check_for_exactly_one_stream_arg).
  */
 export const updateMutedTopicHandler =
-  (
-    deps: Deps<"channels" | "subscriptions" | "userTopics" | "events" | "settings" | "userGroups">,
-  ): Handler<typeof messaging.updateMutedTopic> =>
+  (deps: {
+    channels: ChannelDirectory;
+    subscriptions: SubscriptionDirectory;
+    userTopics: UserTopicIndex;
+    events: EventPublisher<"messaging">;
+    settings: RealmSettingsSource;
+    userGroups: UserGroupMemberships;
+  }): Handler<typeof messaging.updateMutedTopic> =>
   async ({ stream_id, stream, topic, op }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (stream_id === undefined && stream === undefined) throw badRequest("Missing 'stream_id' argument");

@@ -19,6 +19,8 @@ import {
   type ParamsOf,
   type realmConfig,
   mustBeOwner,
+  type EventPublisher,
+  type UserGroupMemberships,
 } from "@teamchat/shared";
 import { accessChannelForUpdate, canReadContent } from "../channels/channel-access";
 import {
@@ -31,7 +33,10 @@ import type { ChannelChanges } from "../channels/channel.repository";
 import type { ChannelDoc } from "../channels/channel.schema";
 import { channelView, groupSetting } from "../channels/channel-view";
 import { checkChannelName, isTopicsPolicy, retentionDays } from "../channels/create-channels";
-import type { Deps } from "../deps";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
+import type { UserDirectory } from "../users/user-directory";
 import { renderMarkdown } from "../render/markdown";
 import { metadataAudience } from "../subscriptions/subscribe-users";
 
@@ -58,7 +63,7 @@ export const cannotManageDefaultChannels = (): ZulipError =>
  * can_set_topics_policy_group.
  */
 async function changesOf(
-  deps: Deps<"channels" | "subscriptions" | "settings">,
+  deps: { channels: ChannelDirectory; subscriptions: SubscriptionDirectory; settings: RealmSettingsSource },
   ctx: HandlerContext,
   actor: Actor,
   channel: ChannelDoc,
@@ -150,7 +155,7 @@ async function changesOf(
 
 /** Zulip's rename checks: a real change, a valid name, free unless only its case changes. */
 async function newName(
-  deps: Deps<"channels">,
+  deps: { channels: ChannelDirectory },
   channel: ChannelDoc,
   requested: string,
   settings: realmConfig.RealmSettings,
@@ -172,9 +177,14 @@ async function newName(
  * change deciding who they are.
  */
 export const updateStreamHandler =
-  (
-    deps: Deps<"channels" | "subscriptions" | "users" | "events" | "settings" | "userGroups">,
-  ): Handler<typeof messaging.updateStream> =>
+  (deps: {
+    channels: ChannelDirectory;
+    subscriptions: SubscriptionDirectory;
+    users: UserDirectory;
+    events: EventPublisher<"messaging">;
+    settings: RealmSettingsSource;
+    userGroups: UserGroupMemberships;
+  }): Handler<typeof messaging.updateStream> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const realmId = realm.id;

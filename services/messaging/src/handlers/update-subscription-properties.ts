@@ -6,9 +6,12 @@ import {
   type Handler,
   type HandlerContext,
   type ParamsOf,
+  type UserGroupMemberships,
+  type EventPublisher,
 } from "@teamchat/shared";
 import { accessChannelById } from "../channels/channel-access";
-import type { Deps } from "../deps";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
 import type { SubscriptionSettings } from "../subscriptions/subscription.schema";
 
 type Change = ParamsOf<typeof messaging.updateSubscriptionProperties>["subscription_data"][number];
@@ -48,9 +51,12 @@ function checkChange({ property, value }: Change): void {
  * do_change_subscription_property does since feature level 139.
  */
 export const updateSubscriptionPropertiesHandler =
-  (
-    deps: Deps<"channels" | "subscriptions" | "userGroups" | "events">,
-  ): Handler<typeof messaging.updateSubscriptionProperties> =>
+  (deps: {
+    channels: ChannelDirectory;
+    subscriptions: SubscriptionDirectory;
+    userGroups: UserGroupMemberships;
+    events: EventPublisher<"messaging">;
+  }): Handler<typeof messaging.updateSubscriptionProperties> =>
   async ({ subscription_data }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     for (const change of subscription_data) checkChange(change);
@@ -63,7 +69,7 @@ export const updateSubscriptionPropertiesHandler =
   };
 
 async function applyChange(
-  deps: Deps<"subscriptions" | "userGroups" | "events">,
+  deps: { subscriptions: SubscriptionDirectory; events: EventPublisher<"messaging"> },
   ctx: HandlerContext,
   realmId: number,
   userId: number,

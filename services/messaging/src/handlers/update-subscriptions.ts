@@ -1,6 +1,7 @@
-import { badRequest, messaging, type Handler } from "@teamchat/shared";
-import type { Deps } from "../deps";
-import type { InternalSendDeps } from "../messages/internal-send";
+import { badRequest, messaging, type Handler, type UserGroupMemberships } from "@teamchat/shared";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { PersonalIndex } from "../user-messages/personal-index";
+import type { InternalStreamSendDeps } from "../messages/internal-send";
 import { addSubscriptions } from "./subscribe";
 import { removeSubscriptions } from "./unsubscribe";
 
@@ -11,7 +12,11 @@ import { removeSubscriptions } from "./unsubscribe";
  * transaction, an error of the second part leaves the first one done.
  */
 export const updateSubscriptionsHandler = (
-  deps: InternalSendDeps & Deps<"channels" | "personal" | "userGroups">,
+  deps: InternalStreamSendDeps & {
+    channels: ChannelDirectory;
+    personal: PersonalIndex;
+    userGroups: UserGroupMemberships;
+  },
 ): Handler<typeof messaging.updateSubscriptions> => {
   return async (p, ctx) => {
     const add = p.add ?? [];

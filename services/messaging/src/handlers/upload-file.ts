@@ -1,7 +1,15 @@
 import { randomBytes, randomInt } from "node:crypto";
-import { MAX_FILE_UPLOAD_SIZE_MIB, badRequest, requireUser, type Handler, type messaging } from "@teamchat/shared";
+import {
+  MAX_FILE_UPLOAD_SIZE_MIB,
+  badRequest,
+  requireUser,
+  type Handler,
+  type messaging,
+  type FileStore,
+  type EventPublisher,
+} from "@teamchat/shared";
 import { publishAttachmentEvent } from "../attachments/attachment-access";
-import type { Deps } from "../deps";
+import type { AttachmentRepository } from "../attachments/attachment.repository";
 
 /**
  * Zulip's sanitize_name(strict=True): the file name as it goes in the URL,
@@ -25,7 +33,11 @@ const newPathId = (realmId: number, name: string) =>
  * request leaves no chunks behind.
  */
 export const uploadFileHandler =
-  (deps: Deps<"attachments" | "files" | "events">): Handler<typeof messaging.uploadFile> =>
+  (deps: {
+    attachments: AttachmentRepository;
+    files: FileStore;
+    events: EventPublisher<"messaging">;
+  }): Handler<typeof messaging.uploadFile> =>
   async ({ files }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const [file] = files;

@@ -6,12 +6,15 @@ import {
   type RealmRef,
   type messaging,
   type realmConfig,
+  type UserGroupMemberships,
 } from "@teamchat/shared";
 import { accessChannelForSend } from "../channels/channel-access";
-import type { Deps } from "../deps";
-import type { UserSummary } from "../users/user-directory";
+import type { UserSummary, UserDirectory } from "../users/user-directory";
 import { normalizeContent, normalizeTopic } from "./message-content";
-import { channelDestination, directDestination, type Destination, type PostDeps } from "./post-message";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { ConversationRepository } from "../conversations/conversation.repository";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import { channelDestination, directDestination, type Destination } from "./post-message";
 
 type SendParams = ParamsOf<typeof messaging.sendMessage>;
 
@@ -24,7 +27,7 @@ function channelTarget(to: SendParams["to"]): string | number {
 
 /** Direct-message recipients: user ids or emails, as a list, one value, or comma-separated addresses; the sender included, ascending. */
 export async function directRecipients(
-  deps: Deps<"users">,
+  deps: { users: UserDirectory },
   ctx: HandlerContext,
   realmId: number,
   actor: Actor,
@@ -52,7 +55,14 @@ export async function directRecipients(
 /** What a message is: its addressing as POST /messages takes it, and its Markdown. */
 export type Addressee = Pick<SendParams, "type" | "to" | "topic" | "content">;
 
-export type CheckMessageDeps = PostDeps & Deps<"userGroups">;
+/** What checking a message's destination uses: the channel and its access, the direct recipients. */
+export interface CheckMessageDeps {
+  channels: ChannelDirectory;
+  subscriptions: SubscriptionDirectory;
+  userGroups: UserGroupMemberships;
+  conversations: ConversationRepository;
+  users: UserDirectory;
+}
 
 /**
  * Zulip's check_message: the destination `actor` may send `message` to (channel

@@ -1,24 +1,37 @@
-import { messagingEvents, withTransaction, type HandlerContext } from "@teamchat/shared";
+import {
+  messagingEvents,
+  withTransaction,
+  type HandlerContext,
+  type Connection,
+  type UserGroupMemberships,
+  type EventPublisher,
+} from "@teamchat/shared";
 import { refreshFirstMessage } from "../channels/first-message";
-import { conversationKey } from "../conversations/conversation.repository";
-import type { Deps } from "../deps";
+import { conversationKey, type ConversationRepository } from "../conversations/conversation.repository";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { MessageRepository } from "./message.repository";
+import type { UserMessageRepository } from "../user-messages/user-message.repository";
+import type { TopicRepository } from "../topics/topic.repository";
+import type { UserDirectory } from "../users/user-directory";
+import type { AttachmentRepository } from "../attachments/attachment.repository";
 import { idSet, messageAudience } from "./message-audience";
 import type { MessageDoc } from "./message.schema";
 
 /** What deleting messages touches: the messages, everyone's rows, topics, conversations, channels, events. */
-export type DeleteDeps = Deps<
-  | "db"
-  | "channels"
-  | "subscriptions"
-  | "userGroups"
-  | "messages"
-  | "userMessages"
-  | "topics"
-  | "conversations"
-  | "users"
-  | "events"
-  | "attachments"
->;
+export interface DeleteDeps {
+  db: Connection;
+  channels: ChannelDirectory;
+  subscriptions: SubscriptionDirectory;
+  userGroups: UserGroupMemberships;
+  messages: MessageRepository;
+  userMessages: UserMessageRepository;
+  topics: TopicRepository;
+  conversations: ConversationRepository;
+  users: UserDirectory;
+  events: EventPublisher<"messaging">;
+  attachments: AttachmentRepository;
+}
 
 /**
  * Zulip's do_delete_messages for messages of one topic or one conversation:

@@ -1,11 +1,20 @@
 import { ZulipError, requireRealm, type HandlerContext, type realmConfig } from "@teamchat/shared";
 import type { ChannelDoc } from "../channels/channel.schema";
-import type { Deps } from "../deps";
+import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
 import { normalizeContent, normalizeTopic } from "./message-content";
 import type { MessageDoc } from "./message.schema";
 import { channelDestination, directDestination, postMessage, type Destination, type PostDeps } from "./post-message";
 
-export type InternalSendDeps = PostDeps & Deps<"settings">;
+/** What Notification Bot's direct messages use: the organization's settings and a message's sending. */
+export interface InternalSendDeps extends PostDeps {
+  settings: RealmSettingsSource;
+}
+
+/** What Notification Bot's channel messages use besides: the channel's subscribers receive them. */
+export interface InternalStreamSendDeps extends InternalSendDeps {
+  subscriptions: SubscriptionDirectory;
+}
 
 /** How a notice is delivered, as Zulip's internal_send_* options. */
 export interface NoticeOptions {
@@ -51,7 +60,7 @@ async function sendAsNotificationBot(
 
 /** Zulip's internal_send_stream_message from Notification Bot. */
 export const internalSendStreamMessage = (
-  deps: InternalSendDeps,
+  deps: InternalStreamSendDeps,
   ctx: HandlerContext,
   channel: ChannelDoc,
   topic: string,

@@ -1,11 +1,13 @@
-import { badRequest, type Actor, type CallContext } from "@teamchat/shared";
+import { badRequest, type Actor, type CallContext, type UserGroupMemberships } from "@teamchat/shared";
 import { canReadHistory } from "../channels/channel-access";
-import type { Deps } from "../deps";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { MessageRepository } from "./message.repository";
 import type { MessageDoc } from "./message.schema";
 
 /** Zulip's has_message_access: received it, or may read the channel's whole history. */
 export async function canSeeMessage(
-  deps: Deps<"channels" | "subscriptions" | "userGroups">,
+  deps: { channels: ChannelDirectory; subscriptions: SubscriptionDirectory; userGroups: UserGroupMemberships },
   realmId: number,
   actor: Actor,
   msg: Pick<MessageDoc, "receivers" | "streamId">,
@@ -23,7 +25,12 @@ export async function canSeeMessage(
 
 /** Zulip's access_message: the message, or "Invalid message(s)" when it does not exist or the actor may not see it. */
 export async function accessMessage(
-  deps: Deps<"messages" | "channels" | "subscriptions" | "userGroups">,
+  deps: {
+    messages: MessageRepository;
+    channels: ChannelDirectory;
+    subscriptions: SubscriptionDirectory;
+    userGroups: UserGroupMemberships;
+  },
   realmId: number,
   actor: Actor,
   messageId: number,

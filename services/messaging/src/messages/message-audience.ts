@@ -1,4 +1,5 @@
-import type { Deps } from "../deps";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
 
 /** Sorted, without repeats. */
 export const idSet = (ids: Iterable<number>): number[] => [...new Set(ids)].sort((a, b) => a - b);
@@ -13,7 +14,7 @@ export const idSet = (ids: Iterable<number>): number[] => [...new Set(ids)].sort
  * not indexed by message.
  */
 export async function messageAudience(
-  deps: Deps<"channels" | "subscriptions">,
+  deps: { channels: ChannelDirectory; subscriptions: SubscriptionDirectory },
   realmId: number,
   streamId: number | null,
   withRows: number[],

@@ -1,5 +1,12 @@
-import { badRequest, type Actor, type CallContext, type RealmRef } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import { badRequest, type Actor, type CallContext, type RealmRef, type UserGroupMemberships } from "@teamchat/shared";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { UserDirectory } from "../users/user-directory";
+import type { ConversationRepository } from "../conversations/conversation.repository";
+import type { PersonalIndex } from "../user-messages/personal-index";
+import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
+import type { MessageRepository } from "./message.repository";
+import type { MessageHistory } from "./message-history";
 import { narrowToQuery, normalizeNarrow, type NarrowCondition, type NarrowResolver } from "../narrow";
 import { narrowResolver } from "./narrow-resolver";
 import type { MessageDoc } from "./message.schema";
@@ -28,7 +35,15 @@ export function checkAnchorExclusion(numBefore: number, numAfter: number, includ
 
 /** A narrow as the caller may see it: its conditions, and the resolver that answered them. */
 export async function resolveNarrow(
-  deps: Deps<"channels" | "subscriptions" | "users" | "conversations" | "personal" | "settings" | "userGroups">,
+  deps: {
+    channels: ChannelDirectory;
+    subscriptions: SubscriptionDirectory;
+    users: UserDirectory;
+    conversations: ConversationRepository;
+    personal: PersonalIndex;
+    settings: RealmSettingsSource;
+    userGroups: UserGroupMemberships;
+  },
   ctx: CallContext,
   realm: RealmRef,
   actor: Actor,
@@ -55,7 +70,7 @@ export interface MessageRange {
  * after it. A null anchor is the first unread message of the narrow.
  */
 export async function messageRange(
-  deps: Deps<"messages" | "history">,
+  deps: { messages: MessageRepository; history: MessageHistory },
   realmId: number,
   narrow: { terms: NarrowCondition[]; resolver: NarrowResolver },
   r: { anchor: number | null; numBefore: number; numAfter: number; includeAnchor: boolean },

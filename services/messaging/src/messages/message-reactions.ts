@@ -1,5 +1,13 @@
-import { messagingEvents, type HandlerContext, type messaging, type PayloadOf } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import {
+  messagingEvents,
+  type HandlerContext,
+  type messaging,
+  type PayloadOf,
+  type EventPublisher,
+} from "@teamchat/shared";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { UserDirectory } from "../users/user-directory";
 import { messageAudience } from "./message-audience";
 import type { MessageDoc, Reaction } from "./message.schema";
 
@@ -38,7 +46,12 @@ export function applyReaction(message: MessageDoc, { event }: ReactionChanged): 
 
 /** Zulip's notify_reaction_update: the reaction event, published before the reply (see EventCache). */
 export async function publishReaction(
-  deps: Deps<"channels" | "subscriptions" | "users" | "events">,
+  deps: {
+    channels: ChannelDirectory;
+    subscriptions: SubscriptionDirectory;
+    users: UserDirectory;
+    events: EventPublisher<"messaging">;
+  },
   ctx: HandlerContext,
   realmId: number,
   message: MessageDoc,

@@ -7,9 +7,10 @@ import {
   type realmConfig,
 } from "@teamchat/shared";
 import type { ChannelDoc } from "../channels/channel.schema";
-import type { Deps } from "../deps";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { LinkifierSource } from "../render/linkifier-source";
 import { topicLinks, type CompiledLinkifier } from "../render/linkifiers";
-import type { UserSummary } from "../users/user-directory";
+import type { UserSummary, UserDirectory } from "../users/user-directory";
 import { reactionView } from "./message-reactions";
 import type { MessageDoc } from "./message.schema";
 
@@ -35,7 +36,7 @@ const realmStr = (realm: RealmRef): string => {
 };
 
 export async function loadViewContext(
-  deps: Deps<"users" | "channels" | "linkifiers">,
+  deps: { users: UserDirectory; channels: ChannelDirectory; linkifiers: LinkifierSource },
   ctx: CallContext,
   realm: RealmRef,
   settings: realmConfig.RealmSettings,

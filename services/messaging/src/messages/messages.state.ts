@@ -1,11 +1,11 @@
 import { messaging, provideState, requireUser, type StateProvider } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import type { PersonalIndex } from "../user-messages/personal-index";
 
 /**
  * register's max_message_id, starred_messages and recent_private_conversations, from the user's personal state,
  * and the search's stop words.
  */
-export const messagesState = (deps: Deps<"personal">): StateProvider[] => [
+export const messagesState = (deps: { personal: PersonalIndex }): StateProvider[] => [
   provideState(messaging.maxMessageIdState, async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     return { max_message_id: (await deps.personal.of(realm.id, actor.userId)).latestReceived };

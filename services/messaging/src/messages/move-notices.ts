@@ -1,10 +1,11 @@
-import { requireUser, type HandlerContext } from "@teamchat/shared";
+import { requireUser, type HandlerContext, type UserGroupMemberships } from "@teamchat/shared";
 import { canReadHistory } from "../channels/channel-access";
 import type { ChannelDoc } from "../channels/channel.schema";
-import type { Deps } from "../deps";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { MessageRepository } from "./message.repository";
 import { messageUrl, silentMention, topicLink } from "../render/link-syntax";
-import { deleteMessages } from "./delete-messages";
-import { internalSendStreamMessage, type InternalSendDeps } from "./internal-send";
+import { deleteMessages, type DeleteDeps } from "./delete-messages";
+import { internalSendStreamMessage, type InternalStreamSendDeps } from "./internal-send";
 import type { MessageDoc } from "./message.schema";
 
 /** Zulip's settings.RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS: an undo this soon deletes the notice instead. */
@@ -28,11 +29,12 @@ export interface MovedMessages {
   moved: MessageDoc[];
 }
 
-type NoticeDeps = InternalSendDeps & Deps<"channels" | "subscriptions" | "messages" | "userGroups" | "attachments">;
+/** What the notices of a move use: Notification Bot's messages, and the deletion of an undone resolve notice. */
+export type MoveNoticeDeps = InternalStreamSendDeps & DeleteDeps;
 
 /** The messages of a channel's topic the actor may see (bulk_access_stream_messages_query), those in `except` left out. */
 async function visibleInTopic(
-  deps: NoticeDeps,
+  deps: { messages: MessageRepository; subscriptions: SubscriptionDirectory; userGroups: UserGroupMemberships },
   ctx: HandlerContext,
   channel: ChannelDoc,
   topic: string,
@@ -54,7 +56,11 @@ async function visibleInTopic(
  * such a notice younger than the grace period, which is deleted instead (an
  * undone resolve leaves no trace). Returns the notice sent, if any.
  */
-async function resolveNotice(deps: NoticeDeps, ctx: HandlerContext, move: MovedMessages): Promise<MessageDoc | null> {
+async function resolveNotice(
+  deps: MoveNoticeDeps,
+  ctx: HandlerContext,
+  move: MovedMessages,
+): Promise<MessageDoc | null> {
   const { realm, actor } = requireUser(ctx);
   const last = await deps.messages.newestOfTopic(realm.id, move.to.streamId, move.topic.toLowerCase());
   const now = Math.floor(Date.now() / 1000);
@@ -87,7 +93,7 @@ async function resolveNotice(deps: NoticeDeps, ctx: HandlerContext, move: MovedM
  * by what the mover can see. All are read for the mover.
  */
 export async function sendMoveNotices(
-  deps: NoticeDeps,
+  deps: MoveNoticeDeps,
   ctx: HandlerContext,
   move: MovedMessages,
   notify: { oldThread: boolean; newThread: boolean },

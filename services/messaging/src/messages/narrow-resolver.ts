@@ -1,11 +1,22 @@
-import type { Actor, CallContext } from "@teamchat/shared";
+import type { Actor, CallContext, UserGroupMemberships } from "@teamchat/shared";
 import { canReadContent, canReadHistory } from "../channels/channel-access";
-import type { Deps } from "../deps";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { UserDirectory } from "../users/user-directory";
+import type { ConversationRepository } from "../conversations/conversation.repository";
+import type { PersonalIndex } from "../user-messages/personal-index";
 import type { NarrowResolver } from "../narrow";
 
 /** Answers narrow.ts' look-ups from messaging's repositories for one user. */
 export async function narrowResolver(
-  deps: Deps<"channels" | "subscriptions" | "users" | "conversations" | "personal" | "userGroups">,
+  deps: {
+    channels: ChannelDirectory;
+    subscriptions: SubscriptionDirectory;
+    users: UserDirectory;
+    conversations: ConversationRepository;
+    personal: PersonalIndex;
+    userGroups: UserGroupMemberships;
+  },
   ctx: CallContext,
   realmId: number,
   actor: Actor,

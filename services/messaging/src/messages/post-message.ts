@@ -4,30 +4,51 @@ import {
   type HandlerContext,
   type RealmRef,
   type realmConfig,
+  type Connection,
+  type EventPublisher,
 } from "@teamchat/shared";
 import type { ChannelDoc } from "../channels/channel.schema";
-import { conversationKey } from "../conversations/conversation.repository";
-import type { Deps } from "../deps";
+import { conversationKey, type ConversationRepository } from "../conversations/conversation.repository";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { MessageRepository } from "./message.repository";
+import type { UserMessageRepository } from "../user-messages/user-message.repository";
+import type { TopicRepository } from "../topics/topic.repository";
+import type { UserDirectory } from "../users/user-directory";
+import type { AlertWordIndex } from "../alert-words/alert-word-index";
+import type { MutedUserIndex } from "../muted-users/muted-user-index";
+import type { LinkifierSource } from "../render/linkifier-source";
 import { renderMarkdown } from "../render/markdown";
-import { inFlagOrder } from "../user-messages/personal-index";
+import { inFlagOrder } from "../user-messages/flags";
 import { mentionFlags } from "./mentions";
 import { loadViewContext, messageView } from "./message-view";
 import type { MessageDoc } from "./message.schema";
 
-export type PostDeps = Deps<
-  | "db"
-  | "channels"
-  | "subscriptions"
-  | "messages"
-  | "userMessages"
-  | "conversations"
-  | "topics"
-  | "users"
-  | "events"
-  | "alertWords"
-  | "mutedUsers"
-  | "linkifiers"
->;
+/** What a stored message's delivery uses: its receivers' flags, their rows, and its announcement. */
+export interface DeliverDeps extends FlagDeps, AnnounceDeps {
+  userMessages: UserMessageRepository;
+}
+
+/** What sending a message uses: its delivery, and the message stored with its rows in one transaction. */
+export interface PostDeps extends DeliverDeps {
+  db: Connection;
+  messages: MessageRepository;
+}
+
+interface FlagDeps {
+  users: UserDirectory;
+  alertWords: AlertWordIndex;
+  mutedUsers: MutedUserIndex;
+}
+
+interface AnnounceDeps {
+  users: UserDirectory;
+  channels: ChannelDirectory;
+  linkifiers: LinkifierSource;
+  topics: TopicRepository;
+  conversations: ConversationRepository;
+  events: EventPublisher<"messaging">;
+}
 
 /** Where a message goes: a channel's topic (its subscribers receive it) or a direct conversation. */
 export type Destination = Pick<MessageDoc, "type" | "recipientId" | "streamId" | "topic" | "topicKey" | "receivers"> & {
@@ -36,7 +57,7 @@ export type Destination = Pick<MessageDoc, "type" | "recipientId" | "streamId" |
 
 /** A channel topic as a destination: received by the channel's subscribers at send time. */
 export async function channelDestination(
-  deps: Deps<"subscriptions">,
+  deps: { subscriptions: SubscriptionDirectory },
   realmId: number,
   channel: ChannelDoc,
   topic: string,
@@ -56,7 +77,7 @@ export async function channelDestination(
 
 /** A direct conversation among `participants` (sender included, ascending) as a destination. */
 export async function directDestination(
-  deps: Deps<"conversations">,
+  deps: { conversations: ConversationRepository },
   realmId: number,
   participants: number[],
 ): Promise<Destination> {
@@ -141,7 +162,7 @@ export async function postMessage(
  * the rows were stored with the message, and only the announcement is left.
  */
 export async function deliverMessage(
-  deps: PostDeps,
+  deps: DeliverDeps,
   ctx: HandlerContext,
   realm: RealmRef,
   settings: realmConfig.RealmSettings,
@@ -156,7 +177,7 @@ export async function deliverMessage(
 
 /** Each receiver's flags on a new message: read (the sender, muted senders, limit_unread_user_ids), mentions, alert words. */
 async function receiverFlags(
-  deps: PostDeps,
+  deps: FlagDeps,
   ctx: HandlerContext,
   realmId: number,
   receivers: number[],
@@ -200,7 +221,7 @@ const receiverRows = (flags: Map<number, string[]>) => [...flags].map(([userId, 
  * runs them again.
  */
 async function announceMessage(
-  deps: PostDeps,
+  deps: AnnounceDeps,
   ctx: HandlerContext,
   realm: RealmRef,
   settings: realmConfig.RealmSettings,

@@ -1,5 +1,8 @@
 import { messaging, provideState, requireUser, type StateProvider } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import type { PersonalIndex } from "../user-messages/personal-index";
+import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
+import type { UserTopicIndex } from "../user-topics/user-topic-index";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
 import { topicVisibilityOf } from "../user-topics/topic-visibility";
 import { topicForClient } from "./message-view";
 
@@ -16,7 +19,12 @@ type TopicUnreads = { stream_id: number; topic: string; unread_message_ids: numb
  * topics, muted channels but for their unmuted or followed topics), and so do
  * `mentions` for wildcard mentions (personal mentions always count).
  */
-export const unreadsState = (deps: Deps<"personal" | "settings" | "userTopics" | "subscriptions">): StateProvider[] => [
+export const unreadsState = (deps: {
+  personal: PersonalIndex;
+  settings: RealmSettingsSource;
+  userTopics: UserTopicIndex;
+  subscriptions: SubscriptionDirectory;
+}): StateProvider[] => [
   provideState(messaging.unreadMsgsState, async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const me = actor.userId;

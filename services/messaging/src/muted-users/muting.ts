@@ -1,12 +1,13 @@
-import { badRequest, messagingEvents, type HandlerContext } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import { badRequest, messagingEvents, type HandlerContext, type EventPublisher } from "@teamchat/shared";
+import type { UserDirectory } from "../users/user-directory";
+import type { MutedUserIndex } from "./muted-user-index";
 
 /**
  * Zulip's access_user_by_id(allow_bots=True, allow_deactivated=True): any user
  * of the organization; "No such user" otherwise.
  */
 export async function accessUserToMute(
-  deps: Deps<"users">,
+  deps: { users: UserDirectory },
   ctx: HandlerContext,
   realmId: number,
   userId: number,
@@ -16,7 +17,7 @@ export async function accessUserToMute(
 
 /** Zulip's muted_users event: whom the user mutes now, to their queues and every instance's MutedUserIndex. */
 export async function publishMutedUsers(
-  deps: Deps<"mutedUsers" | "events">,
+  deps: { mutedUsers: MutedUserIndex; events: EventPublisher<"messaging"> },
   ctx: HandlerContext,
   realmId: number,
   userId: number,

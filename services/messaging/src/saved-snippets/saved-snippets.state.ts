@@ -1,9 +1,20 @@
-import { messaging, provideState, requireUser, userKey, type StateProvider } from "@teamchat/shared";
-import type { Deps } from "../deps";
-import { toSavedSnippet } from "./saved-snippet.repository";
+import {
+  messaging,
+  provideState,
+  requireUser,
+  userKey,
+  type EventKeyedCache,
+  type messagingEvents,
+  type StateProvider,
+} from "@teamchat/shared";
+import { toSavedSnippet, type SavedSnippetRepository } from "./saved-snippet.repository";
 
 /** register's saved_snippets: the caller's, oldest first, from memory (every register reads them). */
-export const savedSnippetsState = (deps: Deps<"savedSnippets" | "snippetLists">): StateProvider[] => [
+export const savedSnippetsState = (deps: {
+  savedSnippets: SavedSnippetRepository;
+  /** each user's list, dropped on the saved_snippets events of every change */
+  snippetLists: EventKeyedCache<messaging.SavedSnippet[], typeof messagingEvents.savedSnippetsChanged.payload>;
+}): StateProvider[] => [
   provideState(messaging.savedSnippetsState, async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const load = async () => (await deps.savedSnippets.ofUser(realm.id, actor.userId)).map(toSavedSnippet);

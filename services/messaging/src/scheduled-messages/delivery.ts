@@ -1,11 +1,17 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import { ZulipError, badRequest, type Actor, type HandlerContext } from "@teamchat/shared";
-import { internalSendPrivateMessage } from "../messages/internal-send";
-import { checkMessage } from "../messages/check-message";
+import { internalSendPrivateMessage, type InternalSendDeps } from "../messages/internal-send";
+import { checkMessage, type CheckMessageDeps } from "../messages/check-message";
 import { postMessage } from "../messages/post-message";
 import type { ScheduledMessageDoc } from "./scheduled-message.schema";
-import { addresseeOf, publishScheduledMessages, storedAddressing, type SchedulingDeps } from "./scheduling";
+import { addresseeOf, publishScheduledMessages, storedAddressing } from "./scheduling";
+import type { ScheduledMessageRepository } from "./scheduled-message.repository";
+
+/** What delivering scheduled messages uses: a send's check, the send, and Notification Bot's failure notice. */
+interface DeliveryDeps extends CheckMessageDeps, InternalSendDeps {
+  scheduledMessages: ScheduledMessageRepository;
+}
 
 /** How often each instance looks for due messages. */
 const POLL_INTERVAL_MS = 1000;
@@ -39,7 +45,7 @@ export class ScheduledMessageDelivery {
   private sweeping?: Promise<void>;
 
   constructor(
-    private readonly deps: SchedulingDeps,
+    private readonly deps: DeliveryDeps,
     private readonly log: Logger,
   ) {}
 

@@ -1,6 +1,13 @@
-import { messaging, provideState, requireUser, userKey, type StateProvider } from "@teamchat/shared";
-import type { Deps } from "../deps";
-import { toScheduledMessage } from "./scheduled-message.repository";
+import {
+  messaging,
+  provideState,
+  requireUser,
+  userKey,
+  type EventKeyedCache,
+  type messagingEvents,
+  type StateProvider,
+} from "@teamchat/shared";
+import { toScheduledMessage, type ScheduledMessageRepository } from "./scheduled-message.repository";
 
 /**
  * register's scheduled_messages: the caller's undelivered ones, soonest first,
@@ -9,7 +16,14 @@ import { toScheduledMessage } from "./scheduled-message.repository";
  * (but the failure of a deactivated sender's message: they register no more,
  * and their entry goes with the cache's least recently used ones).
  */
-export const scheduledMessagesState = (deps: Deps<"scheduledMessages" | "scheduledLists">): StateProvider[] => [
+export const scheduledMessagesState = (deps: {
+  scheduledMessages: ScheduledMessageRepository;
+  /** each user's list, dropped on the scheduled_messages events of every change */
+  scheduledLists: EventKeyedCache<
+    messaging.ScheduledMessage[],
+    typeof messagingEvents.scheduledMessagesChanged.payload
+  >;
+}): StateProvider[] => [
   provideState(messaging.scheduledMessagesState, async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const load = async () =>

@@ -5,14 +5,18 @@ import {
   type HandlerContext,
   type RealmRef,
   type realmConfig,
+  type EventPublisher,
 } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import type { LinkifierSource } from "../render/linkifier-source";
 import { checkMessage, type Addressee, type CheckMessageDeps } from "../messages/check-message";
 import { renderMarkdown } from "../render/markdown";
 import { toScheduledMessage, type ScheduledMessageFields } from "./scheduled-message.repository";
 import type { ScheduledMessageDoc } from "./scheduled-message.schema";
 
-export type SchedulingDeps = CheckMessageDeps & Deps<"settings" | "scheduledMessages" | "linkifiers">;
+/** What checking a scheduled message uses: a send's check, then its rendering. */
+export interface CheckScheduledDeps extends CheckMessageDeps {
+  linkifiers: LinkifierSource;
+}
 
 /** A scheduled message's addressing as stored: "stream" or "private" (Zulip's API_RECIPIENT_TYPES). */
 export type ScheduledAddressing =
@@ -59,7 +63,7 @@ export const addresseeOf = (where: ScheduledAddressing, content: string): Addres
  * send: the destination and content as they will be stored, rendered now.
  */
 export async function checkScheduledMessage(
-  deps: SchedulingDeps,
+  deps: CheckScheduledDeps,
   ctx: HandlerContext,
   realm: RealmRef,
   actor: Actor,
@@ -87,7 +91,7 @@ export async function checkScheduledMessage(
 
 /** Zulip's notify_update_scheduled_message / notify_remove_scheduled_message and the add event, to the sender. */
 export function publishScheduledMessages(
-  deps: Deps<"events">,
+  deps: { events: EventPublisher<"messaging"> },
   requestId: string | undefined,
   m: Pick<ScheduledMessageDoc, "realmId" | "senderId">,
   change:

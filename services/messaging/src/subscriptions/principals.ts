@@ -1,6 +1,5 @@
 import { badRequest, type Actor, type HandlerContext } from "@teamchat/shared";
-import type { Deps } from "../deps";
-import type { UserSummary } from "../users/user-directory";
+import type { UserSummary, UserDirectory } from "../users/user-directory";
 
 /**
  * Zulip's bulk_principals_to_user_profiles: `principals` (user ids or API
@@ -8,7 +7,7 @@ import type { UserSummary } from "../users/user-directory";
  * are given. Unknown and deactivated users are refused with Zulip's messages.
  */
 export async function principalsToUsers(
-  deps: Deps<"users">,
+  deps: { users: UserDirectory },
   ctx: HandlerContext,
   realmId: number,
   actor: Actor,

@@ -1,12 +1,13 @@
-import { messagingEvents, type HandlerContext } from "@teamchat/shared";
+import { messagingEvents, type HandlerContext, type UserGroupMemberships, type EventPublisher } from "@teamchat/shared";
 import { canSeeMetadata } from "../channels/channel-access";
 import { channelView, subscriptionView } from "../channels/channel-view";
 import type { ChannelDoc } from "../channels/channel.schema";
-import type { Deps } from "../deps";
+import type { UserDirectory } from "../users/user-directory";
+import type { SubscriptionDirectory } from "./subscription-directory";
 
 /** Active users who may see that the channel exists (Zulip's can_access_stream_metadata_user_ids). */
 export async function metadataAudience(
-  deps: Deps<"users" | "userGroups">,
+  deps: { users: UserDirectory; userGroups: UserGroupMemberships },
   ctx: HandlerContext,
   realmId: number,
   ch: ChannelDoc,
@@ -31,7 +32,12 @@ export interface SubscribedPair {
  * can see the channel. Returns which (user, channel) pairs were new.
  */
 export async function subscribeUsers(
-  deps: Deps<"subscriptions" | "users" | "events" | "userGroups">,
+  deps: {
+    subscriptions: SubscriptionDirectory;
+    users: UserDirectory;
+    events: EventPublisher<"messaging">;
+    userGroups: UserGroupMemberships;
+  },
   ctx: HandlerContext,
   realmId: number,
   channels: ChannelDoc[],
@@ -84,7 +90,7 @@ export async function subscribeUsers(
  * it, told to the others who may see the channel's subscribers.
  */
 export async function publishPeerChanges(
-  deps: Deps<"users" | "userGroups" | "events">,
+  deps: { users: UserDirectory; userGroups: UserGroupMemberships; events: EventPublisher<"messaging"> },
   ctx: HandlerContext,
   realmId: number,
   op: "peer_add" | "peer_remove",

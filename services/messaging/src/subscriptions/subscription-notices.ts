@@ -1,10 +1,9 @@
 import { requireUser, type HandlerContext } from "@teamchat/shared";
 import type { ChannelDoc } from "../channels/channel.schema";
-import type { Deps } from "../deps";
 import {
   internalSendPrivateMessage,
   internalSendStreamMessage,
-  type InternalSendDeps,
+  type InternalStreamSendDeps,
 } from "../messages/internal-send";
 import { channelLink, silentMention } from "../render/link-syntax";
 import type { SubscribedPair } from "./subscribe-users";
@@ -57,7 +56,7 @@ export function channelCreatedMessage(actor: { full_name: string; user_id: numbe
  * new_subscription_messages_sent).
  */
 export async function sendMessagesForNewSubscribers(
-  deps: InternalSendDeps & Deps<"channels">,
+  deps: InternalStreamSendDeps,
   ctx: HandlerContext,
   added: SubscribedPair[],
   created: ChannelDoc[],

@@ -1,7 +1,8 @@
-import type { Actor, CallContext } from "@teamchat/shared";
+import type { Actor, CallContext, UserGroupMemberships } from "@teamchat/shared";
 import { canSeeMetadata } from "../channels/channel-access";
 import { neverSubscribedView, subscriptionView } from "../channels/channel-view";
-import type { Deps } from "../deps";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "./subscription-directory";
 
 /**
  * The user's channels as Zulip's register and GET /users/me/subscriptions give them:
@@ -10,7 +11,7 @@ import type { Deps } from "../deps";
  * Archived channels only for clients that declared archived_channels (register).
  */
 export async function subscriptionObjects(
-  deps: Deps<"channels" | "subscriptions" | "userGroups">,
+  deps: { channels: ChannelDirectory; subscriptions: SubscriptionDirectory; userGroups: UserGroupMemberships },
   ctx: CallContext,
   realmId: number,
   actor: Actor,

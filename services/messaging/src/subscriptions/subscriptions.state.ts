@@ -1,9 +1,14 @@
-import { messaging, provideState, requireUser, type StateProvider } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import { messaging, provideState, requireUser, type StateProvider, type UserGroupMemberships } from "@teamchat/shared";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "./subscription-directory";
 import { subscriptionObjects } from "./subscription-objects";
 
 /** register's subscriptions, unsubscribed and never_subscribed (subscribers unless include_subscribers is false). */
-export const subscriptionsState = (deps: Deps<"channels" | "subscriptions" | "userGroups">): StateProvider[] => [
+export const subscriptionsState = (deps: {
+  channels: ChannelDirectory;
+  subscriptions: SubscriptionDirectory;
+  userGroups: UserGroupMemberships;
+}): StateProvider[] => [
   provideState(messaging.subscriptionsState, async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     return subscriptionObjects(

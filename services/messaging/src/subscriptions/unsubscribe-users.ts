@@ -1,9 +1,17 @@
-import { isAdmin, messagingEvents, type HandlerContext } from "@teamchat/shared";
+import {
+  isAdmin,
+  messagingEvents,
+  type HandlerContext,
+  type EventPublisher,
+  type UserGroupMemberships,
+} from "@teamchat/shared";
 import { canSeeMetadata } from "../channels/channel-access";
 import type { ChannelDoc } from "../channels/channel.schema";
-import type { Deps } from "../deps";
+import type { SubscriptionDirectory } from "./subscription-directory";
+import type { UserMessageRepository } from "../user-messages/user-message.repository";
+import type { PersonalIndex } from "../user-messages/personal-index";
 import { markChannelRead } from "../user-messages/flag-changes";
-import type { UserSummary } from "../users/user-directory";
+import type { UserSummary, UserDirectory } from "../users/user-directory";
 import { publishPeerChanges, type SubscribedPair } from "./subscribe-users";
 
 /**
@@ -15,7 +23,14 @@ import { publishPeerChanges, type SubscribedPair } from "./subscribe-users";
  * Returns which (user, channel) pairs were removed and which were not subscribed.
  */
 export async function unsubscribeUsers(
-  deps: Deps<"subscriptions" | "users" | "events" | "userMessages" | "personal" | "userGroups">,
+  deps: {
+    subscriptions: SubscriptionDirectory;
+    users: UserDirectory;
+    events: EventPublisher<"messaging">;
+    userMessages: UserMessageRepository;
+    personal: PersonalIndex;
+    userGroups: UserGroupMemberships;
+  },
   ctx: HandlerContext,
   realmId: number,
   channels: ChannelDoc[],

@@ -1,8 +1,21 @@
-import { badRequest, messagingEvents, type Actor, type HandlerContext, type PayloadOf } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import {
+  badRequest,
+  messagingEvents,
+  type Actor,
+  type HandlerContext,
+  type PayloadOf,
+  type EventPublisher,
+  type UserGroupMemberships,
+} from "@teamchat/shared";
+import type { MessageRepository } from "../messages/message.repository";
+import type { UserMessageRepository } from "./user-message.repository";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { UserTopicIndex } from "../user-topics/user-topic-index";
 import { canSeeMessage } from "../messages/message-access";
 import { topicVisibilityOf } from "../user-topics/topic-visibility";
-import { isMention } from "./personal-index";
+import { isMention } from "./flags";
+import type { PersonalIndex } from "./personal-index";
 
 /** The flags of Zulip's UserMessage that the API knows (all but is_private and active_mobile_push_notification). */
 const API_FLAGS = [
@@ -38,7 +51,7 @@ const mentioned = (yes: boolean) => (yes ? { mentioned: true as const } : {});
 
 /** Publishes the user's update_message_flags event (their clients and every messaging instance hear it). */
 export function publishFlagsEvent(
-  deps: Deps<"events">,
+  deps: { events: EventPublisher<"messaging"> },
   ctx: HandlerContext,
   realmId: number,
   userId: number,
@@ -61,9 +74,16 @@ export function publishFlagsEvent(
  * Returns the messages changed and the channels skipped.
  */
 export async function changeFlags(
-  deps: Deps<
-    "messages" | "userMessages" | "subscriptions" | "userGroups" | "channels" | "events" | "personal" | "userTopics"
-  >,
+  deps: {
+    messages: MessageRepository;
+    userMessages: UserMessageRepository;
+    subscriptions: SubscriptionDirectory;
+    userGroups: UserGroupMemberships;
+    channels: ChannelDirectory;
+    events: EventPublisher<"messaging">;
+    personal: PersonalIndex;
+    userTopics: UserTopicIndex;
+  },
   ctx: HandlerContext,
   realmId: number,
   actor: Actor,
@@ -148,9 +168,16 @@ export async function changeFlags(
   return { changed, ignoredChannels };
 }
 
+/** What marking messages read uses: the user's rows, their unread messages, and the flags event. */
+interface ReadMarkingDeps {
+  userMessages: UserMessageRepository;
+  personal: PersonalIndex;
+  events: EventPublisher<"messaging">;
+}
+
 /** Marks these messages read for the user and tells their clients (and every instance's PersonalIndex); the ids changed. */
 export async function markReadFor(
-  deps: Deps<"userMessages" | "personal" | "events">,
+  deps: ReadMarkingDeps,
   ctx: HandlerContext,
   realmId: number,
   userId: number,
@@ -169,7 +196,7 @@ export async function markReadFor(
  * A message never received counts as read already. Returns the ids changed.
  */
 async function markRead(
-  deps: Deps<"userMessages" | "personal">,
+  deps: { userMessages: UserMessageRepository; personal: PersonalIndex },
   realmId: number,
   userId: number,
   ids: number[],
@@ -197,7 +224,7 @@ async function markRead(
  * unread_msgs counts them.
  */
 export async function markChannelRead(
-  deps: Deps<"userMessages" | "personal" | "events">,
+  deps: ReadMarkingDeps,
   ctx: HandlerContext,
   realmId: number,
   userId: number,

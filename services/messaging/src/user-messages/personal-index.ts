@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import { EventCache, messagingEvents, subscribeEvent, type PayloadOf, type EventSubscription } from "@teamchat/shared";
 import type { ConversationRepository } from "../conversations/conversation.repository";
 import type { MessageRepository } from "../messages/message.repository";
+import { MENTION_FLAGS, STORED_FLAGS, isMention } from "./flags";
 import type { UserMessageRepository } from "./user-message.repository";
 
 /** An unread message, as register's unread_msgs groups it. */
@@ -17,27 +18,6 @@ export interface UnreadMessage {
   /** the user was mentioned (personally or by a wildcard) */
   mentioned: boolean;
 }
-
-/**
- * Personal flags other than "read" that a message can have, in the order
- * Zulip lists them (its UserMessage flag bits); "historical" is not stored:
- * it marks a message the user never received.
- */
-export const STORED_FLAGS = [
-  "starred",
-  "collapsed",
-  "mentioned",
-  "stream_wildcard_mentioned",
-  "topic_wildcard_mentioned",
-  "wildcard_mentioned",
-  "has_alert_word",
-] as const;
-
-/** A row's flags in Zulip's order: "read" first, then STORED_FLAGS'. */
-export const inFlagOrder = (flags: readonly string[]): string[] => [
-  ...(flags.includes("read") ? ["read"] : []),
-  ...STORED_FLAGS.filter((f) => flags.includes(f)),
-];
 
 /** Zulip's MAX_UNREAD_MESSAGES: the newest this many are kept; older ones are old_unreads_missing. */
 export const MAX_UNREAD_MESSAGES = 50000;
@@ -192,16 +172,6 @@ export class PersonalState {
     }
   }
 }
-
-/** The flags a mention sets (Markdown rendering decides them, and re-decides on edit). */
-export const MENTION_FLAGS: readonly string[] = [
-  "mentioned",
-  "stream_wildcard_mentioned",
-  "topic_wildcard_mentioned",
-  "wildcard_mentioned",
-];
-/** Whether a row's flags count it among unread_msgs' mentions. */
-export const isMention = (flags: readonly string[]): boolean => MENTION_FLAGS.some((f) => flags.includes(f));
 
 type MessageSent = PayloadOf<typeof messagingEvents.messageSent>;
 type FlagsUpdated = PayloadOf<typeof messagingEvents.messageFlagsUpdated>;

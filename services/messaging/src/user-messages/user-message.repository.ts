@@ -1,6 +1,6 @@
 import type { Connection } from "mongoose";
 import { TenantRepository } from "@teamchat/shared";
-import { MENTION_FLAGS } from "./personal-index";
+import { MENTION_FLAGS } from "./flags";
 import { userMessageId, userMessageRow, userMessageSchema, type UserMessageDoc } from "./user-message.schema";
 
 /** The keys of one user's rows of these messages: every look-up of rows is by primary key (TenantRepository.findByKeys). */

@@ -1,7 +1,13 @@
-import { messaging, messagingEvents, type HandlerContext, type realmConfig } from "@teamchat/shared";
+import {
+  messaging,
+  messagingEvents,
+  type HandlerContext,
+  type realmConfig,
+  type EventPublisher,
+} from "@teamchat/shared";
 import type { ChannelDoc } from "../channels/channel.schema";
-import type { Deps } from "../deps";
-import type { UserTopic } from "./user-topic-index";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { UserTopic, UserTopicIndex } from "./user-topic-index";
 
 /** The empty-topic display name means "" (Zulip's maybe_rename_general_chat_to_empty_topic). */
 export const userTopicName = (
@@ -17,7 +23,7 @@ export const userTopicName = (
  * event (every muted topic) and then user_topic.
  */
 export async function setVisibilityPolicy(
-  deps: Deps<"userTopics" | "channels" | "events">,
+  deps: { userTopics: UserTopicIndex; channels: ChannelDirectory; events: EventPublisher<"messaging"> },
   ctx: HandlerContext,
   realmId: number,
   userId: number,
@@ -63,7 +69,7 @@ export async function setVisibilityPolicy(
  * instance's copy hears the change only with the event about to be sent.
  */
 export async function mutedTopics(
-  deps: Deps<"userTopics" | "channels">,
+  deps: { userTopics: UserTopicIndex; channels: ChannelDirectory },
   realmId: number,
   userId: number,
 ): Promise<Array<[string, string, number]>> {
@@ -72,7 +78,7 @@ export async function mutedTopics(
 
 /** The legacy muted_topics entries of these topics: the muted ones, of channels not archived. */
 export async function mutedTopicList(
-  deps: Deps<"channels">,
+  deps: { channels: ChannelDirectory },
   realmId: number,
   topics: UserTopic[],
 ): Promise<Array<[string, string, number]>> {

@@ -1,7 +1,8 @@
-import { badRequest, type Actor, type CallContext } from "@teamchat/shared";
+import { badRequest, type Actor, type CallContext, type UserGroupMemberships } from "@teamchat/shared";
 import { canReadContent } from "../channels/channel-access";
 import type { ChannelDoc } from "../channels/channel.schema";
-import type { Deps } from "../deps";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
 
 /**
  * The channel whose topic the user mutes, unmutes or follows. Setting a
@@ -12,7 +13,7 @@ import type { Deps } from "../deps";
  * have lost access since), else `removalError`.
  */
 export async function accessChannelForUserTopic(
-  deps: Deps<"channels" | "subscriptions" | "userGroups">,
+  deps: { channels: ChannelDirectory; subscriptions: SubscriptionDirectory; userGroups: UserGroupMemberships },
   realmId: number,
   actor: Actor,
   target: { streamId: number } | { name: string },

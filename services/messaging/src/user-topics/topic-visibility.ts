@@ -1,6 +1,6 @@
-import type { Deps } from "../deps";
+import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
 import { messaging } from "@teamchat/shared";
-import type { UserTopics } from "./user-topic-index";
+import type { UserTopics, UserTopicIndex } from "./user-topic-index";
 
 /**
  * Zulip's is_row_muted (extract_unread_data_from_um_rows): a channel message
@@ -23,7 +23,7 @@ export class TopicVisibility {
 
 /** The user's TopicVisibility: their topics' policies and the channels they muted. */
 export async function topicVisibilityOf(
-  deps: Deps<"userTopics" | "subscriptions">,
+  deps: { userTopics: UserTopicIndex; subscriptions: SubscriptionDirectory },
   realmId: number,
   userId: number,
 ): Promise<TopicVisibility> {

@@ -1,10 +1,16 @@
 import { messaging, provideState, requireUser, type StateProvider } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import type { UserTopicIndex } from "./user-topic-index";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
 import { topicForClient } from "../messages/message-view";
 import { mutedTopicList } from "./set-visibility-policy";
 
 /** register's user_topics and the deprecated muted_topics, from the user's topics in memory (channels not archived). */
-export const userTopicsState = (deps: Deps<"userTopics" | "channels" | "settings">): StateProvider[] => [
+export const userTopicsState = (deps: {
+  userTopics: UserTopicIndex;
+  channels: ChannelDirectory;
+  settings: RealmSettingsSource;
+}): StateProvider[] => [
   provideState(messaging.mutedTopicsState, async (p, ctx) => {
     // Zulip sends muted_topics only to clients that did not ask for user_topic too
     if (p.fetch_event_types?.includes("user_topic")) return {};

@@ -4,7 +4,7 @@
  * the services alone (not NATS, the database or the baseline).
  */
 import { checkBounds } from "../bounds";
-import type { Report, SizeResult } from "../report";
+import type { Report, SizeResult } from "../figures";
 import type { LoadResult } from "../scenarios";
 
 const loadOf = (scenario: string, rps: number, p50: number, p99: number): LoadResult => ({

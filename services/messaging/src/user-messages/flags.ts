@@ -1,0 +1,32 @@
+/** The personal flags of a user's row of a message, as Zulip names and orders them. */
+
+/**
+ * Personal flags other than "read" that a message can have, in the order
+ * Zulip lists them (its UserMessage flag bits); "historical" is not stored:
+ * it marks a message the user never received.
+ */
+export const STORED_FLAGS = [
+  "starred",
+  "collapsed",
+  "mentioned",
+  "stream_wildcard_mentioned",
+  "topic_wildcard_mentioned",
+  "wildcard_mentioned",
+  "has_alert_word",
+] as const;
+
+/** A row's flags in Zulip's order: "read" first, then STORED_FLAGS'. */
+export const inFlagOrder = (flags: readonly string[]): string[] => [
+  ...(flags.includes("read") ? ["read"] : []),
+  ...STORED_FLAGS.filter((f) => flags.includes(f)),
+];
+
+/** The flags a mention sets (Markdown rendering decides them, and re-decides on edit). */
+export const MENTION_FLAGS: readonly string[] = [
+  "mentioned",
+  "stream_wildcard_mentioned",
+  "topic_wildcard_mentioned",
+  "wildcard_mentioned",
+];
+/** Whether a row's flags count it among unread_msgs' mentions. */
+export const isMention = (flags: readonly string[]): boolean => MENTION_FLAGS.some((f) => flags.includes(f));
