@@ -11,7 +11,6 @@ import {
 } from "@teamchat/shared";
 import { ApiKeyRepository } from "./api-keys/api-key.repository";
 import { botsState } from "./bots/bots.state";
-import type { IdentityDeps } from "./deps";
 import { authenticateHandler } from "./handlers/authenticate";
 import { createOwnerHandler } from "./handlers/create-owner";
 import { createBotHandler } from "./handlers/create-bot";
@@ -46,7 +45,7 @@ import { getNavigationViewsHandler } from "./handlers/get-navigation-views";
 import { removeNavigationViewHandler } from "./handlers/remove-navigation-view";
 import { updateNavigationViewHandler } from "./handlers/update-navigation-view";
 import { NavigationViewRepository } from "./navigation-views/navigation-view.repository";
-import { navigationViewsState } from "./navigation-views/navigation-views.state";
+import { navigationViewsState, type NavigationViewLists } from "./navigation-views/navigation-views.state";
 import { PresenceStore } from "./presence/presence-store";
 import { presenceState } from "./presence/presence.state";
 import { Presences } from "./presence/presences";
@@ -57,7 +56,7 @@ import { dropProfileFieldValues } from "./users/profile-field-values";
 import { UserRepository } from "./users/user.repository";
 import { usersState } from "./users/users.state";
 import { UserGroupRepository } from "./user-groups/user-group.repository";
-import { userGroupsState } from "./user-groups/user-groups.state";
+import { userGroupsState, type UserGroupLists } from "./user-groups/user-groups.state";
 import { createUserGroupHandler } from "./handlers/create-user-group";
 import { deactivateUserGroupHandler } from "./handlers/deactivate-user-group";
 import {
@@ -87,7 +86,7 @@ import {
 import { registerPushDeviceHandler } from "./handlers/register-push-device";
 import { sendTestPushNotificationHandler } from "./handlers/send-test-push-notification";
 import { OnboardingStepRepository } from "./onboarding-steps/onboarding-step.repository";
-import { onboardingStepsState } from "./onboarding-steps/onboarding-steps";
+import { onboardingStepsState, type OnboardingStepLists } from "./onboarding-steps/onboarding-steps";
 import { PushDeviceRepository } from "./push-devices/push-device.repository";
 import { PushDeviceTokenRepository } from "./push-devices/push-device-token.repository";
 import { pushDevicesState } from "./push-devices/push-devices.state";
@@ -98,155 +97,170 @@ const MAX_CACHED_VIEWS = 50_000;
 const MAX_CACHED_ONBOARDING_LISTS = 50_000;
 
 /** Composition root: real connections in, a serving bus endpoint out. */
-export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<RunningService> {
-  const ids = new IdAllocator(deps.db);
-  const users = new UserRepository(deps.db, ids);
-  const userDefaults = new RealmUserDefaultRepository(deps.db);
-  const directory = new UserDirectory(users, deps.events, deps.nc, deps.log);
-  const presenceStore = await PresenceStore.open(deps.nc, deps.log, deps.config.NATS_STREAM_REPLICAS);
-  const id: IdentityDeps = {
-    users: directory,
-    groups: new UserGroupRepository(deps.db, ids),
-    groupLists: EventKeyedCache.listsByRealm(
-      deps.nc,
-      deps.log,
-      identityEvents.userGroup,
-      "user-group-lists",
-      MAX_CACHED_GROUPS,
-    ),
-    keys: new ApiKeyRepository(deps.db),
-    attempts: new LoginAttemptRepository(deps.db),
-    userDefaults: new RealmUserDefaults(userDefaults, deps.events, deps.nc, deps.log),
-    navigationViews: new NavigationViewRepository(deps.db, ids),
-    viewLists: EventKeyedCache.listsByUser(
-      deps.nc,
-      deps.log,
-      identityEvents.navigationView,
-      "navigation-view-lists",
-      MAX_CACHED_VIEWS,
-    ),
-    invitations: new InvitationRepository(deps.db, ids),
-    // the development transport; another InvitationMailer (SMTP) plugs in here
-    mailer: new FileInvitationMailer(
-      deps.config.INVITATION_MAIL_DIR ?? join(deps.config.TEAMCHAT_DATA_DIR, "invitation-mail"),
-      deps.log,
-    ),
-    invitationValidityMinutes: deps.config.INVITATION_LINK_VALIDITY_MINUTES,
-    passwordHashCost: deps.config.PASSWORD_HASH_COST,
-    events: deps.events,
-    bus: deps.bus,
-    presence: new Presences(presenceStore, directory, deps.events),
-    onboardingSteps: new OnboardingStepRepository(deps.db),
-    onboardingLists: EventKeyedCache.listsByUser(
-      deps.nc,
-      deps.log,
-      identityEvents.onboardingSteps,
-      "onboarding-step-lists",
-      MAX_CACHED_ONBOARDING_LISTS,
-    ),
-    pushDevices: new PushDeviceRepository(deps.db),
-    pushTokens: new PushDeviceTokenRepository(deps.db),
-    pushBouncerUrl: deps.config.PUSH_NOTIFICATION_BOUNCER_URL,
-    log: deps.log,
-    realmEmoji: new RealmEmojiSource(deps.nc, deps.bus, deps.log),
-  };
+export async function buildIdentity({
+  db,
+  nc,
+  config,
+  log,
+  bus,
+  events,
+  server,
+}: ServiceDeps<"identity">): Promise<RunningService> {
+  const ids = new IdAllocator(db);
+  const userRepository = new UserRepository(db, ids);
+  const userDefaultRepository = new RealmUserDefaultRepository(db);
+  const users = new UserDirectory(userRepository, events, nc, log);
+  const presenceStore = await PresenceStore.open(nc, log, config.NATS_STREAM_REPLICAS);
+  const groups = new UserGroupRepository(db, ids);
+  const groupLists: UserGroupLists = EventKeyedCache.listsByRealm(
+    nc,
+    log,
+    identityEvents.userGroup,
+    "user-group-lists",
+    MAX_CACHED_GROUPS,
+  );
+  const keys = new ApiKeyRepository(db);
+  const attempts = new LoginAttemptRepository(db);
+  const userDefaults = new RealmUserDefaults(userDefaultRepository, events, nc, log);
+  const navigationViews = new NavigationViewRepository(db, ids);
+  const viewLists: NavigationViewLists = EventKeyedCache.listsByUser(
+    nc,
+    log,
+    identityEvents.navigationView,
+    "navigation-view-lists",
+    MAX_CACHED_VIEWS,
+  );
+  const invitations = new InvitationRepository(db, ids);
+  // the development transport; another InvitationMailer (SMTP) plugs in here
+  const mailer = new FileInvitationMailer(
+    config.INVITATION_MAIL_DIR ?? join(config.TEAMCHAT_DATA_DIR, "invitation-mail"),
+    log,
+  );
+  // how long invitations last when the inviter does not say (Zulip's INVITATION_LINK_VALIDITY_MINUTES)
+  const invitationValidityMinutes = config.INVITATION_LINK_VALIDITY_MINUTES;
+  // scrypt's work factor for new password hashes, log2 of its N
+  const passwordHashCost = config.PASSWORD_HASH_COST;
+  const presence = new Presences(presenceStore, users, events);
+  const onboardingSteps = new OnboardingStepRepository(db);
+  const onboardingLists: OnboardingStepLists = EventKeyedCache.listsByUser(
+    nc,
+    log,
+    identityEvents.onboardingSteps,
+    "onboarding-step-lists",
+    MAX_CACHED_ONBOARDING_LISTS,
+  );
+  // end-to-end encrypted push registrations, and the legacy APNs / FCM tokens
+  const pushDevices = new PushDeviceRepository(db);
+  const pushTokens = new PushDeviceTokenRepository(db);
+  const pushBouncerUrl = config.PUSH_NOTIFICATION_BOUNCER_URL;
+  // the organization's custom emoji, for statuses (dropped on realm_emoji events)
+  const realmEmoji = new RealmEmojiSource(nc, bus, log);
   await Promise.all([
-    users.init(),
-    id.groups.init(),
-    id.keys.init(),
-    id.attempts.init(),
-    userDefaults.init(),
-    id.navigationViews.init(),
-    id.invitations.init(),
-    id.onboardingSteps.init(),
-    id.pushDevices.init(),
-    id.pushTokens.init(),
+    userRepository.init(),
+    groups.init(),
+    keys.init(),
+    attempts.init(),
+    userDefaultRepository.init(),
+    navigationViews.init(),
+    invitations.init(),
+    onboardingSteps.init(),
+    pushDevices.init(),
+    pushTokens.init(),
   ]);
 
-  const profileValueDrops = await dropProfileFieldValues(users, deps.events, deps.nc, deps.log);
-  const updateSettings = updateSettingsHandler(id);
-  deps.server
-    .handle(identity.authenticate, authenticateHandler(id))
-    .handle(identity.createOwner, createOwnerHandler(id))
-    .handle(identity.fetchApiKey, fetchApiKeyHandler(id))
-    .handle(identity.getOwnUser, getOwnUserHandler(id))
-    .handle(identity.getUserSummaries, getUserSummariesHandler(id))
-    .handle(identity.getNotificationBot, getNotificationBotHandler(id))
-    .handle(identity.createUser, createUserHandler(id))
-    .handle(identity.getUsers, getUsersHandler(id))
-    .handle(identity.getUser, getUserHandler(id))
-    .handle(identity.getUserByEmail, getUserByEmailHandler(id))
-    .handle(identity.updateUser, updateUserHandler(id))
-    .handle(identity.updateUserByEmail, updateUserByEmailHandler(id))
+  const profileValueDrops = await dropProfileFieldValues(userRepository, events, nc, log);
+  const updateSettings = updateSettingsHandler({ users, events, presence, passwordHashCost });
+  server
+    .handle(identity.authenticate, authenticateHandler({ users, keys }))
+    .handle(identity.createOwner, createOwnerHandler({ users, keys, passwordHashCost }))
+    .handle(identity.fetchApiKey, fetchApiKeyHandler({ users, keys, attempts }))
+    .handle(identity.getOwnUser, getOwnUserHandler({ users }))
+    .handle(identity.getUserSummaries, getUserSummariesHandler({ users }))
+    .handle(identity.getNotificationBot, getNotificationBotHandler({ users }))
+    .handle(identity.createUser, createUserHandler({ users, events, userDefaults, bus, passwordHashCost }))
+    .handle(identity.getUsers, getUsersHandler({ users }))
+    .handle(identity.getUser, getUserHandler({ users }))
+    .handle(identity.getUserByEmail, getUserByEmailHandler({ users }))
+    .handle(identity.updateUser, updateUserHandler({ users, events, bus }))
+    .handle(identity.updateUserByEmail, updateUserByEmailHandler({ users, events, bus }))
     .handle(identity.updateSettings, updateSettings)
     .handle(identity.updateDisplaySettings, updateSettings)
     .handle(identity.updateNotificationSettings, updateSettings)
-    .handle(identity.createUserGroup, createUserGroupHandler(id))
-    .handle(identity.getUserGroups, getUserGroupsHandler(id))
-    .handle(identity.updateUserGroup, updateUserGroupHandler(id))
-    .handle(identity.deactivateUserGroup, deactivateUserGroupHandler(id))
-    .handle(identity.updateUserGroupMembers, updateUserGroupMembersHandler(id))
-    .handle(identity.updateUserGroupSubgroups, updateUserGroupSubgroupsHandler(id))
-    .handle(identity.getUserGroupMembers, getUserGroupMembersHandler(id))
-    .handle(identity.getIsUserGroupMember, getIsUserGroupMemberHandler(id))
-    .handle(identity.getUserGroupSubgroups, getUserGroupSubgroupsHandler(id))
-    .handle(identity.getUserGroupMemberships, getUserGroupMembershipsHandler(id))
-    .handle(identity.deactivateUser, deactivateUserHandler(id))
-    .handle(identity.reactivateUser, reactivateUserHandler(id))
-    .handle(identity.deactivateOwnUser, deactivateOwnUserHandler(id))
-    .handle(identity.regenerateApiKey, regenerateApiKeyHandler(id))
-    .handle(identity.updateRealmUserSettingsDefaults, updateRealmUserSettingsDefaultsHandler(id))
-    .handle(identity.createBot, createBotHandler(id))
-    .handle(identity.getBots, getBotsHandler(id))
-    .handle(identity.updateBot, updateBotHandler(id))
-    .handle(identity.deactivateBot, deactivateBotHandler(id))
-    .handle(identity.regenerateBotApiKey, regenerateBotApiKeyHandler(id))
-    .handle(identity.listNavigationViews, getNavigationViewsHandler(id))
-    .handle(identity.addNavigationView, addNavigationViewHandler(id))
-    .handle(identity.updateNavigationView, updateNavigationViewHandler(id))
-    .handle(identity.removeNavigationView, removeNavigationViewHandler(id))
-    .handle(identity.updateStatus, updateStatusHandler(id))
-    .handle(identity.getUserStatus, getUserStatusHandler(id))
-    .handle(identity.updatePresence, updatePresenceHandler(id))
-    .handle(identity.getRealmPresence, getRealmPresenceHandler(id))
-    .handle(identity.getUserPresence, getUserPresenceHandler(id))
-    .handle(identity.sendInvites, sendInvitesHandler(id))
-    .handle(identity.getInvites, getInvitesHandler(id))
-    .handle(identity.revokeInvite, revokeInviteHandler(id))
-    .handle(identity.resendInvite, resendInviteHandler(id))
-    .handle(identity.createInviteLink, createInviteLinkHandler(id))
-    .handle(identity.revokeInviteLink, revokeInviteLinkHandler(id))
-    .handle(identity.acceptInvitation, acceptInvitationHandler(id))
-    .handle(identity.markOnboardingStepAsRead, markOnboardingStepAsReadHandler(id))
-    .handle(identity.registerPushDevice, registerPushDeviceHandler(id))
-    .handle(identity.addApnsDeviceToken, addApnsDeviceTokenHandler(id))
-    .handle(identity.removeApnsDeviceToken, removeApnsDeviceTokenHandler(id))
-    .handle(identity.addAndroidRegId, addAndroidRegIdHandler(id))
-    .handle(identity.removeAndroidRegId, removeAndroidRegIdHandler(id))
-    .handle(identity.sendTestPushNotification, sendTestPushNotificationHandler(id))
+    .handle(identity.createUserGroup, createUserGroupHandler({ groups, users, events, bus }))
+    .handle(identity.getUserGroups, getUserGroupsHandler({ groups, users }))
+    .handle(identity.updateUserGroup, updateUserGroupHandler({ groups, users, events, bus }))
+    .handle(identity.deactivateUserGroup, deactivateUserGroupHandler({ groups, users, events, bus }))
+    .handle(identity.updateUserGroupMembers, updateUserGroupMembersHandler({ groups, users, events, bus }))
+    .handle(identity.updateUserGroupSubgroups, updateUserGroupSubgroupsHandler({ groups, users, events, bus }))
+    .handle(identity.getUserGroupMembers, getUserGroupMembersHandler({ groups, users }))
+    .handle(identity.getIsUserGroupMember, getIsUserGroupMemberHandler({ groups, users }))
+    .handle(identity.getUserGroupSubgroups, getUserGroupSubgroupsHandler({ groups, users }))
+    .handle(identity.getUserGroupMemberships, getUserGroupMembershipsHandler({ groups }))
+    .handle(identity.deactivateUser, deactivateUserHandler({ users, events, invitations }))
+    .handle(identity.reactivateUser, reactivateUserHandler({ users, events, bus, keys, groups }))
+    .handle(identity.deactivateOwnUser, deactivateOwnUserHandler({ users, events, invitations }))
+    .handle(identity.regenerateApiKey, regenerateApiKeyHandler({ keys, events }))
+    .handle(identity.updateRealmUserSettingsDefaults, updateRealmUserSettingsDefaultsHandler({ userDefaults }))
+    .handle(identity.createBot, createBotHandler({ users, keys, events, bus, userDefaults, groups }))
+    .handle(identity.getBots, getBotsHandler({ users, keys }))
+    .handle(identity.updateBot, updateBotHandler({ users, events, keys, bus }))
+    .handle(identity.deactivateBot, deactivateBotHandler({ users, events, invitations }))
+    .handle(identity.regenerateBotApiKey, regenerateBotApiKeyHandler({ users, keys, events }))
+    .handle(identity.listNavigationViews, getNavigationViewsHandler({ navigationViews }))
+    .handle(identity.addNavigationView, addNavigationViewHandler({ navigationViews, events }))
+    .handle(identity.updateNavigationView, updateNavigationViewHandler({ navigationViews, events }))
+    .handle(identity.removeNavigationView, removeNavigationViewHandler({ navigationViews, events }))
+    .handle(identity.updateStatus, updateStatusHandler({ users, events, presence, realmEmoji }))
+    .handle(identity.getUserStatus, getUserStatusHandler({ users }))
+    .handle(identity.updatePresence, updatePresenceHandler({ users, presence }))
+    .handle(identity.getRealmPresence, getRealmPresenceHandler({ presence }))
+    .handle(identity.getUserPresence, getUserPresenceHandler({ users, presence }))
+    .handle(
+      identity.sendInvites,
+      sendInvitesHandler({ users, groups, invitations, mailer, events, bus, invitationValidityMinutes }),
+    )
+    .handle(identity.getInvites, getInvitesHandler({ invitations }))
+    .handle(identity.revokeInvite, revokeInviteHandler({ invitations, users, events }))
+    .handle(identity.resendInvite, resendInviteHandler({ invitations, users, mailer }))
+    .handle(
+      identity.createInviteLink,
+      createInviteLinkHandler({ users, groups, invitations, events, bus, invitationValidityMinutes }),
+    )
+    .handle(identity.revokeInviteLink, revokeInviteLinkHandler({ invitations, users, events }))
+    .handle(
+      identity.acceptInvitation,
+      acceptInvitationHandler({ users, groups, invitations, keys, events, bus, userDefaults, passwordHashCost }),
+    )
+    .handle(identity.markOnboardingStepAsRead, markOnboardingStepAsReadHandler({ onboardingSteps, events }))
+    .handle(identity.registerPushDevice, registerPushDeviceHandler({ pushDevices, pushBouncerUrl }))
+    .handle(identity.addApnsDeviceToken, addApnsDeviceTokenHandler({ pushTokens }))
+    .handle(identity.removeApnsDeviceToken, removeApnsDeviceTokenHandler({ pushTokens, pushBouncerUrl }))
+    .handle(identity.addAndroidRegId, addAndroidRegIdHandler({ pushTokens }))
+    .handle(identity.removeAndroidRegId, removeAndroidRegIdHandler({ pushTokens, pushBouncerUrl }))
+    .handle(identity.sendTestPushNotification, sendTestPushNotificationHandler({ pushTokens, pushBouncerUrl }))
     .handle(
       identity.registerState,
       registerStateHandler(identity.registerState, [
-        ...usersState(id),
-        ...userGroupsState(id),
-        ...botsState(id),
-        ...presenceState(id),
-        ...statusState(id),
-        ...settingsState(id),
-        ...navigationViewsState(id),
-        ...onboardingStepsState(id),
-        ...pushDevicesState(id),
+        ...usersState({ users }),
+        ...userGroupsState({ groupLists, groups, users }),
+        ...botsState({ users, keys }),
+        ...presenceState({ presence }),
+        ...statusState({ users }),
+        ...settingsState({ users, userDefaults }),
+        ...navigationViewsState({ navigationViews, viewLists }),
+        ...onboardingStepsState({ onboardingSteps, onboardingLists }),
+        ...pushDevicesState({ pushDevices }),
       ]),
     );
   return {
     stop: async () => {
       await profileValueDrops.stop();
-      id.groupLists.stop();
-      id.realmEmoji.stop();
-      id.viewLists.stop();
-      id.onboardingLists.stop();
-      id.users.stop();
-      id.userDefaults.stop();
+      groupLists.stop();
+      realmEmoji.stop();
+      viewLists.stop();
+      onboardingLists.stop();
+      users.stop();
+      userDefaults.stop();
       presenceStore.stop();
     },
   };

@@ -12,25 +12,35 @@ import { registerNotificationsMetrics } from "./metrics";
 import { ParkedPolls } from "./parked-polls";
 
 /** Composition root: real connections in, a serving bus endpoint out. */
-export async function buildNotifications(deps: ServiceDeps<"notifications">): Promise<RunningService> {
-  const { nc, config, log } = deps;
-  const queues = new EventQueueRepository(deps.db);
+export async function buildNotifications({
+  db,
+  nc,
+  config,
+  log,
+  bus,
+  events,
+  server,
+  metrics,
+}: ServiceDeps<"notifications">): Promise<RunningService> {
+  const queues = new EventQueueRepository(db);
   await queues.init();
   // An event outlives no queue: a queue idle for its lifespan (at most the idle limit) is collected.
-  const store = await EventStore.open(queues, deps.events, nc, log, {
+  const store = await EventStore.open(queues, events, nc, log, {
     maxAgeSeconds: 2 * config.EVENT_QUEUE_IDLE_SECONDS,
     replicas: config.NATS_STREAM_REPLICAS,
   });
   const parked = new ParkedPolls(nc);
-  registerNotificationsMetrics(deps.metrics.registry, parked, queues, log);
+  registerNotificationsMetrics(metrics.registry, parked, queues, log);
   const fanout = await leadFanout(nc, config.NATS_STREAM_REPLICAS, log, () => consumeDomainEvents(nc, store, log));
 
-  deps.server
-    .handle(notifications.registerQueue, registerQueueHandler(store, deps.bus, config.EVENT_QUEUE_IDLE_SECONDS))
-    .handle(notifications.getEvents, getEventsHandler(store, parked, config.EVENT_HEARTBEAT_SECONDS))
-    .handle(notifications.deleteQueue, deleteQueueHandler(store))
-    .handle(notifications.setTypingStatus, setTypingStatusHandler(deps.bus, deps.events))
-    .handle(notifications.setMessageEditTypingStatus, setMessageEditTypingStatusHandler(deps.bus, deps.events));
+  const defaultLifespanSecs = config.EVENT_QUEUE_IDLE_SECONDS;
+  const heartbeatSeconds = config.EVENT_HEARTBEAT_SECONDS;
+  server
+    .handle(notifications.registerQueue, registerQueueHandler({ store, bus, defaultLifespanSecs }))
+    .handle(notifications.getEvents, getEventsHandler({ store, parked, heartbeatSeconds }))
+    .handle(notifications.deleteQueue, deleteQueueHandler({ store }))
+    .handle(notifications.setTypingStatus, setTypingStatusHandler({ bus, events }))
+    .handle(notifications.setMessageEditTypingStatus, setMessageEditTypingStatusHandler({ bus, events }));
 
   // Zulip collects every minute; sooner when the idle limit is shorter (tests).
   const sweepMs = Math.min(60_000, config.EVENT_QUEUE_IDLE_SECONDS * 500);

@@ -51,15 +51,23 @@ import { realmBillingState, realmState } from "./realms/realm.state";
 import { unconfiguredStates } from "./realms/unconfigured.state";
 import { versionState } from "./version.state";
 
-export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promise<RunningService> {
-  const ids = new IdAllocator(deps.db);
-  const realms = new RealmRecordRepository(deps.db, ids, deps.nc);
-  const fields = new ProfileFieldRepository(deps.db, ids);
-  const folders = new ChannelFolderRepository(deps.db, ids);
-  const linkifiers = new LinkifierRepository(deps.db, ids);
-  const playgrounds = new PlaygroundRepository(deps.db, ids);
-  const emoji = new RealmEmojiRepository(deps.db, ids);
-  const files = new FileStore(deps.db);
+export async function buildRealmConfig({
+  db,
+  nc,
+  config,
+  log,
+  bus,
+  events,
+  server,
+}: ServiceDeps<"realm-config">): Promise<RunningService> {
+  const ids = new IdAllocator(db);
+  const realms = new RealmRecordRepository(db, ids, nc);
+  const fields = new ProfileFieldRepository(db, ids);
+  const folders = new ChannelFolderRepository(db, ids);
+  const linkifiers = new LinkifierRepository(db, ids);
+  const playgrounds = new PlaygroundRepository(db, ids);
+  const emoji = new RealmEmojiRepository(db, ids);
+  const files = new FileStore(db);
   await Promise.all([
     realms.init(),
     fields.init(),
@@ -69,61 +77,56 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
     emoji.init(),
     files.init(),
   ]);
-  const emojiList = new RealmEmojiList(emoji, deps.nc, deps.log);
+  const emojiList = new RealmEmojiList(emoji, nc, log);
   const fileChunks = files.handlers();
-  const fieldList = new ProfileFieldList(fields, deps.nc, deps.log);
-  const hosts = new RealmHosts(deps.config);
-  const userGroups = new UserGroupMemberships(deps.nc, deps.bus, deps.log);
-  const folderState = channelFoldersState(folders, deps.nc, deps.log);
-  const linkifierStates = linkifiersStates(linkifiers, deps.nc, deps.log);
-  const playgroundState = playgroundsState(playgrounds, deps.nc, deps.log);
+  const fieldList = new ProfileFieldList(fields, nc, log);
+  const hosts = new RealmHosts(config);
+  const userGroups = new UserGroupMemberships(nc, bus, log);
+  const folderState = channelFoldersState({ folders, nc, log });
+  const linkifierStates = linkifiersStates({ linkifiers, nc, log });
+  const playgroundState = playgroundsState({ playgrounds, nc, log });
   // every instance forgets an organization's record when its settings change (no queue group)
-  const realmChanges = subscribeEvent(
-    deps.nc,
-    realmConfigEvents.realmUpdated,
-    ({ realmId }) => realms.forget(realmId),
-    {
-      log: deps.log,
-    },
-  );
-  deps.server
-    .handle(realmConfig.resolveRealm, resolveRealmHandler(realms, hosts))
-    .handle(realmConfig.createRealm, createRealmHandler(realms, hosts))
-    .handle(realmConfig.getServerSettings, getServerSettingsHandler(realms))
-    .handle(realmConfig.getRealmSettings, getRealmSettingsHandler(realms))
-    .handle(realmConfig.updateRealm, updateRealmHandler(realms, deps.events, deps.bus, userGroups))
-    .handle(realmConfig.listProfileFields, listProfileFieldsHandler(fieldList))
-    .handle(realmConfig.createProfileField, createProfileFieldHandler(fields, deps.events))
-    .handle(realmConfig.updateProfileField, updateProfileFieldHandler(fields, deps.events))
-    .handle(realmConfig.deleteProfileField, deleteProfileFieldHandler(fields, deps.events))
-    .handle(realmConfig.reorderProfileFields, reorderProfileFieldsHandler(fields, deps.events))
-    .handle(realmConfig.listChannelFolders, listChannelFoldersHandler(folders))
-    .handle(realmConfig.createChannelFolder, createChannelFolderHandler(folders, deps.events))
-    .handle(realmConfig.updateChannelFolder, updateChannelFolderHandler(folders, deps.events))
-    .handle(realmConfig.reorderChannelFolders, reorderChannelFoldersHandler(folders, deps.events))
-    .handle(realmConfig.listLinkifiers, listLinkifiersHandler(linkifiers))
-    .handle(realmConfig.listLegacyFilters, listLegacyFiltersHandler(linkifiers))
-    .handle(realmConfig.createLinkifier, createLinkifierHandler(linkifiers, deps.events))
-    .handle(realmConfig.updateLinkifier, updateLinkifierHandler(linkifiers, deps.events))
-    .handle(realmConfig.deleteLinkifier, deleteLinkifierHandler(linkifiers, deps.events))
-    .handle(realmConfig.reorderLinkifiers, reorderLinkifiersHandler(linkifiers, deps.events))
-    .handle(realmConfig.createPlayground, createPlaygroundHandler(playgrounds, deps.events))
-    .handle(realmConfig.deletePlayground, deletePlaygroundHandler(playgrounds, deps.events))
-    .handle(realmConfig.listRealmEmoji, listRealmEmojiHandler(emojiList))
+  const realmChanges = subscribeEvent(nc, realmConfigEvents.realmUpdated, ({ realmId }) => realms.forget(realmId), {
+    log,
+  });
+  server
+    .handle(realmConfig.resolveRealm, resolveRealmHandler({ realms, hosts }))
+    .handle(realmConfig.createRealm, createRealmHandler({ realms, hosts }))
+    .handle(realmConfig.getServerSettings, getServerSettingsHandler({ realms }))
+    .handle(realmConfig.getRealmSettings, getRealmSettingsHandler({ realms }))
+    .handle(realmConfig.updateRealm, updateRealmHandler(realms, events, bus, userGroups))
+    .handle(realmConfig.listProfileFields, listProfileFieldsHandler({ fieldList }))
+    .handle(realmConfig.createProfileField, createProfileFieldHandler({ fields, events }))
+    .handle(realmConfig.updateProfileField, updateProfileFieldHandler({ fields, events }))
+    .handle(realmConfig.deleteProfileField, deleteProfileFieldHandler({ fields, events }))
+    .handle(realmConfig.reorderProfileFields, reorderProfileFieldsHandler({ fields, events }))
+    .handle(realmConfig.listChannelFolders, listChannelFoldersHandler({ folders }))
+    .handle(realmConfig.createChannelFolder, createChannelFolderHandler({ folders, events }))
+    .handle(realmConfig.updateChannelFolder, updateChannelFolderHandler({ folders, events }))
+    .handle(realmConfig.reorderChannelFolders, reorderChannelFoldersHandler({ folders, events }))
+    .handle(realmConfig.listLinkifiers, listLinkifiersHandler({ linkifiers }))
+    .handle(realmConfig.listLegacyFilters, listLegacyFiltersHandler({ linkifiers }))
+    .handle(realmConfig.createLinkifier, createLinkifierHandler({ linkifiers, events }))
+    .handle(realmConfig.updateLinkifier, updateLinkifierHandler({ linkifiers, events }))
+    .handle(realmConfig.deleteLinkifier, deleteLinkifierHandler({ linkifiers, events }))
+    .handle(realmConfig.reorderLinkifiers, reorderLinkifiersHandler({ linkifiers, events }))
+    .handle(realmConfig.createPlayground, createPlaygroundHandler({ playgrounds, events }))
+    .handle(realmConfig.deletePlayground, deletePlaygroundHandler({ playgrounds, events }))
+    .handle(realmConfig.listRealmEmoji, listRealmEmojiHandler({ list: emojiList }))
     .handle(
       realmConfig.addRealmEmoji,
-      addRealmEmojiHandler({ emoji, list: emojiList, files, realms, userGroups, events: deps.events }),
+      addRealmEmojiHandler({ emoji, list: emojiList, files, realms, userGroups, events }),
     )
-    .handle(realmConfig.removeRealmEmoji, removeRealmEmojiHandler({ emoji, list: emojiList, events: deps.events }))
-    .handle(realmConfig.openEmojiImage, openEmojiImageHandler(emoji))
+    .handle(realmConfig.removeRealmEmoji, removeRealmEmojiHandler({ emoji, list: emojiList, events }))
+    .handle(realmConfig.openEmojiImage, openEmojiImageHandler({ emoji }))
     .handle(realmConfig.emojiFiles.putChunk, fileChunks.put)
     .handle(realmConfig.emojiFiles.readChunk, fileChunks.read)
     .handle(
       realmConfig.registerState,
       registerStateHandler(realmConfig.registerState, [
         versionState,
-        realmState(realms, deps.config),
-        profileFieldsState(fieldList),
+        realmState({ realms, config }),
+        profileFieldsState({ fieldList }),
         realmBillingState,
         ...unconfiguredStates,
         ...linkifierStates.providers,

@@ -1,11 +1,15 @@
-import { identityEvents, type RealmRef } from "@teamchat/shared";
+import { identityEvents, type RealmRef, type EventPublisher } from "@teamchat/shared";
 import { botAdministrators } from "../bots/bot-permissions";
-import type { Deps } from "../deps";
 import { publishInvitesChanged } from "../invitations/access";
 import { personUpdated } from "../users/events";
 import type { UserDoc } from "../users/user.schema";
+import type { UserDirectory } from "../users/user-directory";
+import type { InvitationRepository } from "../invitations/invitation.repository";
 
-type ActivationDeps = Deps<"users" | "events">;
+interface ActivationDeps {
+  users: UserDirectory;
+  events: EventPublisher<"identity">;
+}
 
 /**
  * Zulip's do_deactivate_user: the user's active bots first, then the user.
@@ -14,7 +18,7 @@ type ActivationDeps = Deps<"users" | "events">;
  * request with them is refused whichever gateway takes it. Messages stay.
  */
 export async function deactivateUser(
-  deps: ActivationDeps & Deps<"invitations">,
+  deps: ActivationDeps & { invitations: InvitationRepository },
   realm: RealmRef,
   user: UserDoc,
   requestId: string | undefined,

@@ -1,9 +1,10 @@
-import { identityEvents, isAdmin, type RealmRef } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import { identityEvents, isAdmin, type RealmRef, type EventPublisher } from "@teamchat/shared";
 import { personUpdated } from "../users/events";
 import type { UserDoc } from "../users/user.schema";
 import { botAdministrators } from "./bot-permissions";
 import { toBot } from "./bot-view";
+import type { UserDirectory } from "../users/user-directory";
+import type { ApiKeyRepository } from "../api-keys/api-key.repository";
 
 /**
  * Zulip's do_change_bot_owner and send_bot_owner_update_events: a previous
@@ -12,7 +13,7 @@ import { toBot } from "./bot-view";
  * see owner_id change; everyone sees the user's bot_owner_id.
  */
 export async function changeBotOwner(
-  { users, events, keys }: Deps<"users" | "events" | "keys">,
+  { users, events, keys }: { users: UserDirectory; events: EventPublisher<"identity">; keys: ApiKeyRepository },
   realm: RealmRef,
   bot: UserDoc,
   ownerId: number,

@@ -8,12 +8,13 @@ import {
   type HandlerContext,
   type RealmRef,
   mustBeOwner,
+  type BusClient,
 } from "@teamchat/shared";
-import type { Deps } from "../deps";
 import { loadRealmGroups } from "../user-groups/access";
 import { accessUserById } from "../users/access";
 import type { UserDirectory } from "../users/user-directory";
 import type { UserDoc } from "../users/user.schema";
+import type { UserGroupRepository } from "../user-groups/user-group.repository";
 
 const { BotType } = identity;
 
@@ -27,7 +28,7 @@ export const canAdminUser = (actor: Pick<Actor, "userId" | "role">, target: User
  * Both are evaluated with the organization's user groups.
  */
 export async function checkCanCreateBot(
-  deps: Deps<"bus" | "groups" | "users">,
+  deps: { bus: BusClient; groups: UserGroupRepository; users: UserDirectory },
   realm: RealmRef,
   actor: Actor,
   botType: number,

@@ -1,14 +1,15 @@
 import { identity, isAdmin, provideState, requireUser, type StateProvider } from "@teamchat/shared";
-import type { Deps } from "../deps";
 import { EMBEDDED_BOT_CONFIG_TEMPLATES } from "./bot-services";
 import { toBot } from "./bot-view";
+import type { UserDirectory } from "../users/user-directory";
+import type { ApiKeyRepository } from "../api-keys/api-key.repository";
 
 /**
  * register's realm_bots (Zulip's get_owned_bot_dicts): every bot of the
  * organization for administrators, deactivated ones included; the caller's own
  * bots for others. System bots are not the organization's users (users.all()).
  */
-export const botsState = ({ users, keys }: Deps<"users" | "keys">): StateProvider[] => [
+export const botsState = ({ users, keys }: { users: UserDirectory; keys: ApiKeyRepository }): StateProvider[] => [
   provideState(identity.realmBotState, async (_params, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const bots = (await users.all(realm.id)).filter(

@@ -1,18 +1,37 @@
-import { badRequest, missingArgument, requireRealm, type Handler, type identity } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import {
+  badRequest,
+  missingArgument,
+  requireRealm,
+  type Handler,
+  type identity,
+  type EventPublisher,
+  type BusClient,
+} from "@teamchat/shared";
 import { isExpired, publishInvitesChanged } from "../invitations/access";
 import { loadRealmGroups } from "../user-groups/access";
 import { publishUserGroupEvent } from "../user-groups/events";
 import { createHumanUser } from "../users/create-human-user";
 import { checkFullName, isValidEmail } from "../users/full-name";
 import { apiEmail } from "../users/user-view";
+import type { UserDirectory } from "../users/user-directory";
+import type { UserGroupRepository } from "../user-groups/user-group.repository";
+import type { InvitationRepository } from "../invitations/invitation.repository";
+import type { ApiKeyRepository } from "../api-keys/api-key.repository";
+import type { RealmUserDefaults } from "../user-defaults/realm-user-defaults";
 
 /** The key of an accept link `<realm url>/join/<key>/`; a bare key is taken as it is. */
 const JOIN_LINK = /\/join\/([^/]+)\/?$/;
 
-type AcceptDeps = Deps<
-  "users" | "groups" | "invitations" | "keys" | "events" | "bus" | "userDefaults" | "passwordHashCost"
->;
+interface AcceptDeps {
+  users: UserDirectory;
+  groups: UserGroupRepository;
+  invitations: InvitationRepository;
+  keys: ApiKeyRepository;
+  events: EventPublisher<"identity">;
+  bus: BusClient;
+  userDefaults: RealmUserDefaults;
+  passwordHashCost: number;
+}
 
 /**
  * POST /teamchat/invitations/accept: what Zulip's registration pages do with

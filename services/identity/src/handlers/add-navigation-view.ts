@@ -1,5 +1,11 @@
-import { badRequest, isDuplicateKey, requireUser, type Handler, type identity } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import {
+  badRequest,
+  isDuplicateKey,
+  requireUser,
+  type Handler,
+  type identity,
+  type EventPublisher,
+} from "@teamchat/shared";
 import {
   builtInNamed,
   isBuiltInView,
@@ -7,13 +13,20 @@ import {
   toNavigationView,
   viewExists,
 } from "../navigation-views/navigation-view-rules";
+import type { NavigationViewRepository } from "../navigation-views/navigation-view.repository";
 
 /**
  * POST /navigation_views (E18, Zulip's add_navigation_view): a built-in view
  * takes no name, a custom one needs one; one view per fragment and per name.
  */
 export const addNavigationViewHandler =
-  ({ navigationViews, events }: Deps<"navigationViews" | "events">): Handler<typeof identity.addNavigationView> =>
+  ({
+    navigationViews,
+    events,
+  }: {
+    navigationViews: NavigationViewRepository;
+    events: EventPublisher<"identity">;
+  }): Handler<typeof identity.addNavigationView> =>
   async ({ fragment, is_pinned, name }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (isBuiltInView(fragment)) {

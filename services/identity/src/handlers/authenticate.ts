@@ -1,12 +1,12 @@
 import { ZulipError, identity, requireRealm, type Handler } from "@teamchat/shared";
-import { API_KEY_LENGTH } from "../api-keys/api-key.repository";
-import type { Deps } from "../deps";
+import { API_KEY_LENGTH, type ApiKeyRepository } from "../api-keys/api-key.repository";
 import { apiEmail, toActor } from "../users/user-view";
+import type { UserDirectory } from "../users/user-directory";
 
 const invalidKey = () => new ZulipError("INVALID_API_KEY", "Invalid API key", 401);
 
 export const authenticateHandler =
-  ({ users, keys }: Deps<"users" | "keys">): Handler<typeof identity.authenticate> =>
+  ({ users, keys }: { users: UserDirectory; keys: ApiKeyRepository }): Handler<typeof identity.authenticate> =>
   async ({ email, api_key }, ctx) => {
     const realm = requireRealm(ctx);
     if (api_key.length !== API_KEY_LENGTH) throw new ZulipError("INVALID_API_KEY", "Malformed API key", 401);

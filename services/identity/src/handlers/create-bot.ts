@@ -6,16 +6,21 @@ import {
   isDuplicateKey,
   requireUser,
   type Handler,
+  type EventPublisher,
+  type BusClient,
 } from "@teamchat/shared";
 import { botAdministrators, checkCanCreateBot } from "../bots/bot-permissions";
 import { checkInterfaceType, checkUrl, newBotProfile } from "../bots/bot-services";
 import { toBot } from "../bots/bot-view";
-import type { Deps } from "../deps";
 import { userAdded } from "../users/events";
 import { checkFullName, isValidEmail } from "../users/full-name";
 import { EmailVisibility } from "../users/user.schema";
 import { avatarUrl } from "../users/user-view";
 import { requireMemberOrAdmin } from "../users/access";
+import type { UserDirectory } from "../users/user-directory";
+import type { ApiKeyRepository } from "../api-keys/api-key.repository";
+import type { RealmUserDefaults } from "../user-defaults/realm-user-defaults";
+import type { UserGroupRepository } from "../user-groups/user-group.repository";
 
 /**
  * POST /bots (Zulip's add_bot_backend): `<short_name>-bot@<organization host>`,
@@ -31,7 +36,14 @@ export const createBotHandler =
     bus,
     userDefaults,
     groups,
-  }: Deps<"users" | "keys" | "events" | "bus" | "userDefaults" | "groups">): Handler<typeof identity.createBot> =>
+  }: {
+    users: UserDirectory;
+    keys: ApiKeyRepository;
+    events: EventPublisher<"identity">;
+    bus: BusClient;
+    userDefaults: RealmUserDefaults;
+    groups: UserGroupRepository;
+  }): Handler<typeof identity.createBot> =>
   async (params, ctx) => {
     const { realm, actor } = requireUser(ctx);
     requireMemberOrAdmin(actor);

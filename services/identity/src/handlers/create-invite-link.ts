@@ -1,5 +1,4 @@
-import { requireUser, type Handler, type identity } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import { requireUser, type Handler, type identity, type EventPublisher, type BusClient } from "@teamchat/shared";
 import {
   checkInvitationTargets,
   checkRoleBasedPermissions,
@@ -11,6 +10,9 @@ import {
 } from "../invitations/access";
 import { loadRealmGroups } from "../user-groups/access";
 import { requireMemberOrAdmin } from "../users/access";
+import type { UserDirectory } from "../users/user-directory";
+import type { UserGroupRepository } from "../user-groups/user-group.repository";
+import type { InvitationRepository } from "../invitations/invitation.repository";
 
 /**
  * POST /invites/multiuse (Zulip's generate_multiuse_invite_backend): the
@@ -18,9 +20,14 @@ import { requireMemberOrAdmin } from "../users/access";
  * anyone until it is revoked or expires.
  */
 export const createInviteLinkHandler =
-  (
-    deps: Deps<"users" | "groups" | "invitations" | "events" | "bus" | "invitationValidityMinutes">,
-  ): Handler<typeof identity.createInviteLink> =>
+  (deps: {
+    users: UserDirectory;
+    groups: UserGroupRepository;
+    invitations: InvitationRepository;
+    events: EventPublisher<"identity">;
+    bus: BusClient;
+    invitationValidityMinutes: number;
+  }): Handler<typeof identity.createInviteLink> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     requireMemberOrAdmin(actor);

@@ -1,6 +1,7 @@
 import { Role, identity, isDuplicateKey, requireRealm, type Handler } from "@teamchat/shared";
-import type { Deps } from "../deps";
 import { hashPassword } from "../passwords";
+import type { UserDirectory } from "../users/user-directory";
+import type { ApiKeyRepository } from "../api-keys/api-key.repository";
 
 /**
  * Creates the organization's first owner, and its Notification Bot (as Zulip's
@@ -12,7 +13,11 @@ export const createOwnerHandler =
     users,
     keys,
     passwordHashCost,
-  }: Deps<"users" | "keys" | "passwordHashCost">): Handler<typeof identity.createOwner> =>
+  }: {
+    users: UserDirectory;
+    keys: ApiKeyRepository;
+    passwordHashCost: number;
+  }): Handler<typeof identity.createOwner> =>
   async ({ email, full_name, password }, ctx) => {
     const realm = requireRealm(ctx);
     await users.notificationBot(realm.id);

@@ -11,8 +11,9 @@ import {
   type Handler,
   type UserGroupSetting,
   type identity,
+  type EventPublisher,
+  type BusClient,
 } from "@teamchat/shared";
-import type { Deps } from "../deps";
 import {
   checkActiveUserIds,
   checkGroupSettingValue,
@@ -22,6 +23,8 @@ import {
 } from "../user-groups/access";
 import { publishUserGroupEvent } from "../user-groups/events";
 import { requireMemberOrAdmin } from "../users/access";
+import type { UserGroupRepository } from "../user-groups/user-group.repository";
+import type { UserDirectory } from "../users/user-directory";
 
 /** Zulip's check_user_group_name. */
 export function checkUserGroupName(name: string): string {
@@ -43,7 +46,12 @@ export const groupNameTaken = (name: string) => badRequest(`User group '${name}'
  * may be added whatever the creator's other permissions.
  */
 export const createUserGroupHandler =
-  (deps: Deps<"groups" | "users" | "events" | "bus">): Handler<typeof identity.createUserGroup> =>
+  (deps: {
+    groups: UserGroupRepository;
+    users: UserDirectory;
+    events: EventPublisher<"identity">;
+    bus: BusClient;
+  }): Handler<typeof identity.createUserGroup> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     requireMemberOrAdmin(actor);

@@ -1,12 +1,29 @@
-import { Role, badRequest, identity, isAdmin, mustBeAdmin, requireUser, type Handler } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import {
+  Role,
+  badRequest,
+  identity,
+  isAdmin,
+  mustBeAdmin,
+  requireUser,
+  type Handler,
+  type EventPublisher,
+  type BusClient,
+} from "@teamchat/shared";
 import { caller } from "../users/access";
 import { createHumanUser } from "../users/create-human-user";
 import { checkFullName, isValidEmail } from "../users/full-name";
+import type { UserDirectory } from "../users/user-directory";
+import type { RealmUserDefaults } from "../user-defaults/realm-user-defaults";
 
 /** POST /users (Zulip's create_user_backend): administrators holding can_create_users. */
 export const createUserHandler =
-  (deps: Deps<"users" | "events" | "userDefaults" | "bus" | "passwordHashCost">): Handler<typeof identity.createUser> =>
+  (deps: {
+    users: UserDirectory;
+    events: EventPublisher<"identity">;
+    userDefaults: RealmUserDefaults;
+    bus: BusClient;
+    passwordHashCost: number;
+  }): Handler<typeof identity.createUser> =>
   async ({ email, password, full_name }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw mustBeAdmin();

@@ -1,7 +1,8 @@
-import { Role, ZulipError, identity, requireUser, type Handler } from "@teamchat/shared";
+import { Role, ZulipError, identity, requireUser, type Handler, type EventPublisher } from "@teamchat/shared";
 import { deactivateUser } from "../accounts/activation";
-import type { Deps } from "../deps";
 import { caller } from "../users/access";
+import type { UserDirectory } from "../users/user-directory";
+import type { InvitationRepository } from "../invitations/invitation.repository";
 
 /** Zulip's CannotDeactivateLastUserError: the entity says who the caller is the last of. */
 const cannotDeactivateLast = (isLastOwner: boolean) => {
@@ -14,7 +15,11 @@ const cannotDeactivateLast = (isLastOwner: boolean) => {
 
 /** DELETE /users/me (Zulip's deactivate_user_own_backend): neither the only active user nor the only owner. */
 export const deactivateOwnUserHandler =
-  (deps: Deps<"users" | "events" | "invitations">): Handler<typeof identity.deactivateOwnUser> =>
+  (deps: {
+    users: UserDirectory;
+    events: EventPublisher<"identity">;
+    invitations: InvitationRepository;
+  }): Handler<typeof identity.deactivateOwnUser> =>
   async (_params, ctx) => {
     const { realm } = requireUser(ctx);
     const me = await caller(deps.users, ctx);

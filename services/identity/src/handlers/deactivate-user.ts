@@ -1,8 +1,18 @@
-import { Role, badRequest, identity, isOwner, requireUser, type Handler, mustBeOwner } from "@teamchat/shared";
+import {
+  Role,
+  badRequest,
+  identity,
+  isOwner,
+  requireUser,
+  type Handler,
+  mustBeOwner,
+  type EventPublisher,
+} from "@teamchat/shared";
 import { deactivateUser } from "../accounts/activation";
 import { canAdminUser } from "../bots/bot-permissions";
-import type { Deps } from "../deps";
 import { accessUserById } from "../users/access";
+import type { UserDirectory } from "../users/user-directory";
+import type { InvitationRepository } from "../invitations/invitation.repository";
 
 /**
  * DELETE /users/{user_id} (Zulip's deactivate_user_backend): administrators
@@ -11,7 +21,11 @@ import { accessUserById } from "../users/access";
  * deactivation_notification_comment is given; this server sends no mail.
  */
 export const deactivateUserHandler =
-  (deps: Deps<"users" | "events" | "invitations">): Handler<typeof identity.deactivateUser> =>
+  (deps: {
+    users: UserDirectory;
+    events: EventPublisher<"identity">;
+    invitations: InvitationRepository;
+  }): Handler<typeof identity.deactivateUser> =>
   async ({ user_id }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const target = await accessUserById(deps.users, realm, user_id);

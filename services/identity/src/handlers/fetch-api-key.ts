@@ -1,14 +1,24 @@
 import { ZulipError, identity, requireRealm, type Handler } from "@teamchat/shared";
-import type { Deps } from "../deps";
 import { verifyPassword } from "../passwords";
 import { apiEmail } from "../users/user-view";
+import type { UserDirectory } from "../users/user-directory";
+import type { ApiKeyRepository } from "../api-keys/api-key.repository";
+import type { LoginAttemptRepository } from "../login-attempts/login-attempt.repository";
 
 /**
  * Password login. Keys are stored hashed, so every login issues a new key
  * (one per device, like a session) instead of returning an existing one.
  */
 export const fetchApiKeyHandler =
-  ({ users, keys, attempts }: Deps<"users" | "keys" | "attempts">): Handler<typeof identity.fetchApiKey> =>
+  ({
+    users,
+    keys,
+    attempts,
+  }: {
+    users: UserDirectory;
+    keys: ApiKeyRepository;
+    attempts: LoginAttemptRepository;
+  }): Handler<typeof identity.fetchApiKey> =>
   async ({ username, password }, ctx) => {
     const realm = requireRealm(ctx);
     const wait = await attempts.retryAfter(realm.id, username);

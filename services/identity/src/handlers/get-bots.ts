@@ -1,11 +1,12 @@
 import { identity, requireUser, type Handler } from "@teamchat/shared";
 import { requireMemberOrAdmin } from "../users/access";
-import type { Deps } from "../deps";
 import { apiEmail, avatarUrl } from "../users/user-view";
+import type { UserDirectory } from "../users/user-directory";
+import type { ApiKeyRepository } from "../api-keys/api-key.repository";
 
 /** GET /bots (Zulip's get_bots_backend): the caller's own active bots, oldest first, with their keys. */
 export const getBotsHandler =
-  ({ users, keys }: Deps<"users" | "keys">): Handler<typeof identity.getBots> =>
+  ({ users, keys }: { users: UserDirectory; keys: ApiKeyRepository }): Handler<typeof identity.getBots> =>
   async (_params, ctx) => {
     const { realm, actor } = requireUser(ctx);
     requireMemberOrAdmin(actor);

@@ -1,7 +1,7 @@
 import { isAdmin, requireUser, type Handler, type identity } from "@teamchat/shared";
-import type { Deps } from "../deps";
 import { inviteView, isExpired } from "../invitations/access";
 import { requireMemberOrAdmin } from "../users/access";
+import type { InvitationRepository } from "../invitations/invitation.repository";
 
 /**
  * GET /invites (Zulip's do_get_invites_controlled_by_user): unexpired
@@ -9,7 +9,7 @@ import { requireMemberOrAdmin } from "../users/access";
  * others their own. Email invitations first, then reusable links.
  */
 export const getInvitesHandler =
-  ({ invitations }: Deps<"invitations">): Handler<typeof identity.getInvites> =>
+  ({ invitations }: { invitations: InvitationRepository }): Handler<typeof identity.getInvites> =>
   async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     requireMemberOrAdmin(actor);

@@ -1,10 +1,10 @@
 import { requireUser, type Handler, type identity } from "@teamchat/shared";
-import type { Deps } from "../deps";
 import { toNavigationView } from "../navigation-views/navigation-view-rules";
+import type { NavigationViewRepository } from "../navigation-views/navigation-view.repository";
 
 /** GET /navigation_views (Zulip's get_navigation_views). */
 export const getNavigationViewsHandler =
-  ({ navigationViews }: Deps<"navigationViews">): Handler<typeof identity.listNavigationViews> =>
+  ({ navigationViews }: { navigationViews: NavigationViewRepository }): Handler<typeof identity.listNavigationViews> =>
   async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     return { navigation_views: (await navigationViews.ofUser(realm.id, actor.userId)).map(toNavigationView) };

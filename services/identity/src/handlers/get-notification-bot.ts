@@ -1,7 +1,7 @@
 import { identity, requireRealm, type Handler } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import type { UserDirectory } from "../users/user-directory";
 
 /** Internal: the organization's Notification Bot, for services that post as it. */
 export const getNotificationBotHandler =
-  ({ users }: Deps<"users">): Handler<typeof identity.getNotificationBot> =>
+  ({ users }: { users: UserDirectory }): Handler<typeof identity.getNotificationBot> =>
   async (_params, ctx) => ({ user_id: (await users.notificationBot(requireRealm(ctx).id)).userId });

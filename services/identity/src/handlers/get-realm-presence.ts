@@ -1,9 +1,9 @@
 import { requireUser, type Handler, type identity } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import type { Presences } from "../presence/presences";
 
 /** GET /realm/presence (Zulip's get_statuses_for_realm): the last 14 days' presences, in the legacy format. */
 export const getRealmPresenceHandler =
-  ({ presence }: Deps<"presence">): Handler<typeof identity.getRealmPresence> =>
+  ({ presence }: { presence: Presences }): Handler<typeof identity.getRealmPresence> =>
   async (_p, ctx) => {
     const { realm } = requireUser(ctx);
     const { presences } = await presence.ofRealm(realm, { slim: false });

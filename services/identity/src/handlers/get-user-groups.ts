@@ -1,11 +1,12 @@
 import { badRequest, requireRealm, requireUser, type Handler, type identity } from "@teamchat/shared";
-import type { Deps } from "../deps";
 import { groupById, loadRealmGroups } from "../user-groups/access";
 import { requireMemberOrAdmin } from "../users/access";
+import type { UserGroupRepository } from "../user-groups/user-group.repository";
+import type { UserDirectory } from "../users/user-directory";
 
 /** GET /user_groups: system groups and user-created ones, by id; deactivated ones when asked for. */
 export const getUserGroupsHandler =
-  (deps: Deps<"groups" | "users">): Handler<typeof identity.getUserGroups> =>
+  (deps: { groups: UserGroupRepository; users: UserDirectory }): Handler<typeof identity.getUserGroups> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     requireMemberOrAdmin(actor);
@@ -14,7 +15,7 @@ export const getUserGroupsHandler =
 
 /** GET /user_groups/{id}/members: active members, through subgroups unless direct_member_only. */
 export const getUserGroupMembersHandler =
-  (deps: Deps<"groups" | "users">): Handler<typeof identity.getUserGroupMembers> =>
+  (deps: { groups: UserGroupRepository; users: UserDirectory }): Handler<typeof identity.getUserGroupMembers> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     requireMemberOrAdmin(actor);
@@ -25,7 +26,7 @@ export const getUserGroupMembersHandler =
 
 /** GET /user_groups/{id}/members/{user_id}: Zulip's is_user_in_group for an active user. */
 export const getIsUserGroupMemberHandler =
-  (deps: Deps<"groups" | "users">): Handler<typeof identity.getIsUserGroupMember> =>
+  (deps: { groups: UserGroupRepository; users: UserDirectory }): Handler<typeof identity.getIsUserGroupMember> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     requireMemberOrAdmin(actor);
@@ -39,7 +40,7 @@ export const getIsUserGroupMemberHandler =
 
 /** GET /user_groups/{id}/subgroups: nested groups, at any depth unless direct_subgroup_only. */
 export const getUserGroupSubgroupsHandler =
-  (deps: Deps<"groups" | "users">): Handler<typeof identity.getUserGroupSubgroups> =>
+  (deps: { groups: UserGroupRepository; users: UserDirectory }): Handler<typeof identity.getUserGroupSubgroups> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     requireMemberOrAdmin(actor);
@@ -54,7 +55,7 @@ export const getUserGroupSubgroupsHandler =
 
 /** Internal: the user-created groups' direct members and subgroups, for UserGroupMemberships. */
 export const getUserGroupMembershipsHandler =
-  ({ groups }: Deps<"groups">): Handler<typeof identity.getUserGroupMemberships> =>
+  ({ groups }: { groups: UserGroupRepository }): Handler<typeof identity.getUserGroupMemberships> =>
   async (_p, ctx) => {
     const realm = requireRealm(ctx);
     return {

@@ -1,7 +1,8 @@
 import { badRequest, requireUser, type Handler, type identity } from "@teamchat/shared";
-import type { Deps } from "../deps";
 import { isOffline, legacyClientPresence } from "../presence/presence";
 import { accessUserByEmail } from "../users/access";
+import type { UserDirectory } from "../users/user-directory";
+import type { Presences } from "../presence/presences";
 
 /**
  * GET /users/{user_id_or_email}/presence (Zulip's get_presence_backend): an
@@ -9,7 +10,7 @@ import { accessUserByEmail } from "../users/access";
  * "offline" once the report is older than the offline threshold.
  */
 export const getUserPresenceHandler =
-  ({ users, presence }: Deps<"users" | "presence">): Handler<typeof identity.getUserPresence> =>
+  ({ users, presence }: { users: UserDirectory; presence: Presences }): Handler<typeof identity.getUserPresence> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const key = p.user_id_or_email;

@@ -1,11 +1,11 @@
 import { badRequest, requireUser, type Handler, type identity } from "@teamchat/shared";
-import type { Deps } from "../deps";
 import { formatUserStatus } from "../status/user-status";
 import { accessUserById } from "../users/access";
+import type { UserDirectory } from "../users/user-directory";
 
 /** GET /users/{user_id}/status (Zulip's get_status_backend): an active human user's status, `{}` when unset. */
 export const getUserStatusHandler =
-  ({ users }: Deps<"users">): Handler<typeof identity.getUserStatus> =>
+  ({ users }: { users: UserDirectory }): Handler<typeof identity.getUserStatus> =>
   async (p, ctx) => {
     const { realm } = requireUser(ctx);
     const target = await accessUserById(users, realm, p.user_id);

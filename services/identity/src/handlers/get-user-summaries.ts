@@ -1,12 +1,12 @@
 import { identity, requireRealm, type Handler } from "@teamchat/shared";
-import type { Deps } from "../deps";
 import { dummyEmailUserId } from "../users/access";
 import type { UserDoc } from "../users/user.schema";
 import { toUserSummary } from "../users/user-view";
+import type { UserDirectory } from "../users/user-directory";
 
 /** Internal: users by ids, by real or dummy addresses (both lists together), or all of the organization. */
 export const getUserSummariesHandler =
-  ({ users }: Deps<"users">): Handler<typeof identity.getUserSummaries> =>
+  ({ users }: { users: UserDirectory }): Handler<typeof identity.getUserSummaries> =>
   async ({ user_ids, emails }, ctx) => {
     const realm = requireRealm(ctx);
     let found: UserDoc[];

@@ -1,11 +1,11 @@
 import { identity, requireUser, type Handler } from "@teamchat/shared";
-import type { Deps } from "../deps";
 import { accessUserByEmail, accessUserById } from "../users/access";
 import { toUserResource } from "../users/user-view";
+import type { UserDirectory } from "../users/user-directory";
 
 /** GET /users/{user_id}: any user of the organization, deactivated ones and bots included. */
 export const getUserHandler =
-  ({ users }: Deps<"users">): Handler<typeof identity.getUser> =>
+  ({ users }: { users: UserDirectory }): Handler<typeof identity.getUser> =>
   async (params, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const user = await accessUserById(users, realm, params.user_id);
@@ -14,7 +14,7 @@ export const getUserHandler =
 
 /** GET /users/{email}: by a dummy address, or by a real one the caller may see. */
 export const getUserByEmailHandler =
-  ({ users }: Deps<"users">): Handler<typeof identity.getUserByEmail> =>
+  ({ users }: { users: UserDirectory }): Handler<typeof identity.getUserByEmail> =>
   async (params, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const user = await accessUserByEmail(users, realm, actor, params.email);

@@ -1,10 +1,10 @@
 import { identity, requireUser, type Handler } from "@teamchat/shared";
-import type { Deps } from "../deps";
 import { toUserResource } from "../users/user-view";
+import type { UserDirectory } from "../users/user-directory";
 
 /** GET /users: every user of the organization, deactivated ones and bots included (as Zulip). */
 export const getUsersHandler =
-  ({ users }: Deps<"users">): Handler<typeof identity.getUsers> =>
+  ({ users }: { users: UserDirectory }): Handler<typeof identity.getUsers> =>
   async (params, ctx) => {
     const { realm, actor } = requireUser(ctx);
     return { members: (await users.all(realm.id)).map((u) => toUserResource(u, actor, realm, params)) };

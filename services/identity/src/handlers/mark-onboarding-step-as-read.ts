@@ -1,7 +1,7 @@
-import { badRequest, identity, identityEvents, requireUser, type Handler } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import { badRequest, identity, identityEvents, requireUser, type Handler, type EventPublisher } from "@teamchat/shared";
 import { nextOnboardingSteps } from "../onboarding-steps/onboarding-steps";
 import { requireHuman } from "../users/access";
+import type { OnboardingStepRepository } from "../onboarding-steps/onboarding-step.repository";
 
 /**
  * POST /users/me/onboarding_steps (Zulip's mark_onboarding_step_as_read): the
@@ -9,7 +9,10 @@ import { requireHuman } from "../users/access";
  * (do_mark_onboarding_step_as_read sends them even when it was seen already).
  */
 export const markOnboardingStepAsReadHandler =
-  (deps: Deps<"onboardingSteps" | "events">): Handler<typeof identity.markOnboardingStepAsRead> =>
+  (deps: {
+    onboardingSteps: OnboardingStepRepository;
+    events: EventPublisher<"identity">;
+  }): Handler<typeof identity.markOnboardingStepAsRead> =>
   async ({ onboarding_step }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     requireHuman(actor);

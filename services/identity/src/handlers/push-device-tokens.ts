@@ -1,8 +1,8 @@
 import { badRequest, requireUser, type Handler, type HandlerContext, type identity } from "@teamchat/shared";
-import type { Deps } from "../deps";
 import type { PushDeviceTokenDoc } from "../push-devices/push-device-token.schema";
 import { validateToken } from "../push-devices/push-rules";
 import { requireHuman } from "../users/access";
+import type { PushDeviceTokenRepository } from "../push-devices/push-device-token.repository";
 
 type Kind = PushDeviceTokenDoc["kind"];
 
@@ -11,7 +11,7 @@ type Kind = PushDeviceTokenDoc["kind"];
  * (an iOS token with its app's bundle id).
  */
 async function addToken(
-  { pushTokens }: Deps<"pushTokens">,
+  { pushTokens }: { pushTokens: PushDeviceTokenRepository },
   kind: Kind,
   token: string,
   iosAppId: string | null,
@@ -29,7 +29,7 @@ async function addToken(
  * a bouncer (which Zulip would then ask to forget it).
  */
 async function removeToken(
-  { pushTokens, pushBouncerUrl }: Deps<"pushTokens" | "pushBouncerUrl">,
+  { pushTokens, pushBouncerUrl }: { pushTokens: PushDeviceTokenRepository; pushBouncerUrl: string | undefined },
   kind: Kind,
   token: string,
   ctx: HandlerContext,
@@ -44,24 +44,30 @@ async function removeToken(
 
 /** POST /users/me/apns_device_token. */
 export const addApnsDeviceTokenHandler =
-  (deps: Deps<"pushTokens">): Handler<typeof identity.addApnsDeviceToken> =>
+  (deps: { pushTokens: PushDeviceTokenRepository }): Handler<typeof identity.addApnsDeviceToken> =>
   ({ token, appid }, ctx) =>
     addToken(deps, "apns", token, appid, ctx);
 
 /** POST /users/me/android_gcm_reg_id. */
 export const addAndroidRegIdHandler =
-  (deps: Deps<"pushTokens">): Handler<typeof identity.addAndroidRegId> =>
+  (deps: { pushTokens: PushDeviceTokenRepository }): Handler<typeof identity.addAndroidRegId> =>
   ({ token }, ctx) =>
     addToken(deps, "fcm", token, null, ctx);
 
 /** DELETE /users/me/apns_device_token. */
 export const removeApnsDeviceTokenHandler =
-  (deps: Deps<"pushTokens" | "pushBouncerUrl">): Handler<typeof identity.removeApnsDeviceToken> =>
+  (deps: {
+    pushTokens: PushDeviceTokenRepository;
+    pushBouncerUrl: string | undefined;
+  }): Handler<typeof identity.removeApnsDeviceToken> =>
   ({ token }, ctx) =>
     removeToken(deps, "apns", token, ctx);
 
 /** DELETE /users/me/android_gcm_reg_id. */
 export const removeAndroidRegIdHandler =
-  (deps: Deps<"pushTokens" | "pushBouncerUrl">): Handler<typeof identity.removeAndroidRegId> =>
+  (deps: {
+    pushTokens: PushDeviceTokenRepository;
+    pushBouncerUrl: string | undefined;
+  }): Handler<typeof identity.removeAndroidRegId> =>
   ({ token }, ctx) =>
     removeToken(deps, "fcm", token, ctx);

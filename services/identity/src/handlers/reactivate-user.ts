@@ -1,9 +1,11 @@
-import { badRequest, identity, requireUser, type Handler } from "@teamchat/shared";
+import { badRequest, identity, requireUser, type Handler, type EventPublisher, type BusClient } from "@teamchat/shared";
 import { reactivateUser } from "../accounts/activation";
 import { canAdminUser, checkCanCreateBot } from "../bots/bot-permissions";
 import { changeBotOwner } from "../bots/bot-owner";
-import type { Deps } from "../deps";
 import { accessUserById } from "../users/access";
+import type { UserDirectory } from "../users/user-directory";
+import type { ApiKeyRepository } from "../api-keys/api-key.repository";
+import type { UserGroupRepository } from "../user-groups/user-group.repository";
 
 /**
  * POST /users/{user_id}/reactivate (Zulip's reactivate_user_backend): people by
@@ -12,7 +14,13 @@ import { accessUserById } from "../users/access";
  * passes to whoever reactivates it.
  */
 export const reactivateUserHandler =
-  (deps: Deps<"users" | "events" | "bus" | "keys" | "groups">): Handler<typeof identity.reactivateUser> =>
+  (deps: {
+    users: UserDirectory;
+    events: EventPublisher<"identity">;
+    bus: BusClient;
+    keys: ApiKeyRepository;
+    groups: UserGroupRepository;
+  }): Handler<typeof identity.reactivateUser> =>
   async ({ user_id }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     let target = await accessUserById(deps.users, realm, user_id);

@@ -1,6 +1,6 @@
-import { identity, identityEvents, requireUser, type Handler } from "@teamchat/shared";
+import { identity, identityEvents, requireUser, type Handler, type EventPublisher } from "@teamchat/shared";
 import { requireHuman } from "../users/access";
-import type { Deps } from "../deps";
+import type { ApiKeyRepository } from "../api-keys/api-key.repository";
 
 /**
  * POST /users/me/api_key/regenerate (Zulip's regenerate_api_key, human users
@@ -8,7 +8,13 @@ import type { Deps } from "../deps";
  * every gateway drops the cached ones before the reply.
  */
 export const regenerateApiKeyHandler =
-  ({ keys, events }: Deps<"keys" | "events">): Handler<typeof identity.regenerateApiKey> =>
+  ({
+    keys,
+    events,
+  }: {
+    keys: ApiKeyRepository;
+    events: EventPublisher<"identity">;
+  }): Handler<typeof identity.regenerateApiKey> =>
   async (_params, ctx) => {
     const { realm, actor } = requireUser(ctx);
     requireHuman(actor);

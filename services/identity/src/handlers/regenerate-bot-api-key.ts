@@ -1,7 +1,8 @@
-import { identity, identityEvents, requireUser, type Handler } from "@teamchat/shared";
+import { identity, identityEvents, requireUser, type Handler, type EventPublisher } from "@teamchat/shared";
 import { accessBotById, botAdministrators } from "../bots/bot-permissions";
-import type { Deps } from "../deps";
 import { requireMemberOrAdmin } from "../users/access";
+import type { UserDirectory } from "../users/user-directory";
+import type { ApiKeyRepository } from "../api-keys/api-key.repository";
 
 /**
  * POST /bots/{bot_id}/api_key/regenerate (Zulip's regenerate_bot_api_key):
@@ -9,7 +10,15 @@ import { requireMemberOrAdmin } from "../users/access";
  * administrators hear realm_bot update with the new key.
  */
 export const regenerateBotApiKeyHandler =
-  ({ users, keys, events }: Deps<"users" | "keys" | "events">): Handler<typeof identity.regenerateBotApiKey> =>
+  ({
+    users,
+    keys,
+    events,
+  }: {
+    users: UserDirectory;
+    keys: ApiKeyRepository;
+    events: EventPublisher<"identity">;
+  }): Handler<typeof identity.regenerateBotApiKey> =>
   async ({ bot_id }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     requireMemberOrAdmin(actor);

@@ -1,7 +1,7 @@
 import { requireUser, type Handler, type identity } from "@teamchat/shared";
-import type { Deps } from "../deps";
 import { checkPushRegistration, pushServiceNotConfigured } from "../push-devices/push-rules";
 import { requireHuman } from "../users/access";
+import type { PushDeviceRepository } from "../push-devices/push-device.repository";
 
 /**
  * POST /mobile_push/register (E12, Zulip's register_push_device at FL 406):
@@ -12,7 +12,10 @@ export const registerPushDeviceHandler =
   ({
     pushDevices,
     pushBouncerUrl,
-  }: Deps<"pushDevices" | "pushBouncerUrl">): Handler<typeof identity.registerPushDevice> =>
+  }: {
+    pushDevices: PushDeviceRepository;
+    pushBouncerUrl: string | undefined;
+  }): Handler<typeof identity.registerPushDevice> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     requireHuman(actor);

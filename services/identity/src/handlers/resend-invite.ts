@@ -1,8 +1,10 @@
 import { requireUser, type Handler, type identity } from "@teamchat/shared";
-import type { Deps } from "../deps";
 import { accessInvitationById } from "../invitations/access";
 import { checkInviteLimit, sendInvitationMail } from "../invitations/sending";
 import { requireMemberOrAdmin } from "../users/access";
+import type { InvitationRepository } from "../invitations/invitation.repository";
+import type { UserDirectory } from "../users/user-directory";
+import type { InvitationMailer } from "../invitations/mail";
 
 /**
  * POST /invites/{invite_id}/resend (Zulip's resend_user_invite_email): the
@@ -10,7 +12,11 @@ import { requireMemberOrAdmin } from "../users/access";
  * day's limit. The expiry does not change, as in Zulip.
  */
 export const resendInviteHandler =
-  (deps: Deps<"invitations" | "users" | "mailer">): Handler<typeof identity.resendInvite> =>
+  (deps: {
+    invitations: InvitationRepository;
+    users: UserDirectory;
+    mailer: InvitationMailer;
+  }): Handler<typeof identity.resendInvite> =>
   async ({ invite_id }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     requireMemberOrAdmin(actor);

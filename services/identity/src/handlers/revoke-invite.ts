@@ -1,9 +1,14 @@
-import { requireUser, type Handler, type HandlerContext, type identity } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import { requireUser, type Handler, type HandlerContext, type identity, type EventPublisher } from "@teamchat/shared";
 import { accessInvitationById, publishInvitesChanged } from "../invitations/access";
 import { requireMemberOrAdmin } from "../users/access";
+import type { InvitationRepository } from "../invitations/invitation.repository";
+import type { UserDirectory } from "../users/user-directory";
 
-type RevokeDeps = Deps<"invitations" | "users" | "events">;
+interface RevokeDeps {
+  invitations: InvitationRepository;
+  users: UserDirectory;
+  events: EventPublisher<"identity">;
+}
 
 /** Zulip's do_revoke_user_invite / do_revoke_multi_use_invite. */
 async function revoke(deps: RevokeDeps, ctx: HandlerContext, isMultiuse: boolean, inviteId: number): Promise<void> {

@@ -1,5 +1,11 @@
-import { badRequest, requireUser, type Handler, type identity } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import {
+  badRequest,
+  requireUser,
+  type Handler,
+  type identity,
+  type EventPublisher,
+  type BusClient,
+} from "@teamchat/shared";
 import {
   checkInvitationTargets,
   checkRoleBasedPermissions,
@@ -12,6 +18,10 @@ import { checkInviteLimit, invitationFailed, sendInvitationMail } from "../invit
 import { loadRealmGroups } from "../user-groups/access";
 import { requireMemberOrAdmin } from "../users/access";
 import { isValidEmail } from "../users/full-name";
+import type { UserDirectory } from "../users/user-directory";
+import type { UserGroupRepository } from "../user-groups/user-group.repository";
+import type { InvitationRepository } from "../invitations/invitation.repository";
+import type { InvitationMailer } from "../invitations/mail";
 
 /**
  * Zulip's get_invitee_emails_set: addresses separated by commas or newlines,
@@ -27,9 +37,15 @@ export function parseInviteeEmails(raw: string): string[] {
   return [...byKey.values()];
 }
 
-type SendInvitesDeps = Deps<
-  "users" | "groups" | "invitations" | "mailer" | "events" | "bus" | "invitationValidityMinutes"
->;
+interface SendInvitesDeps {
+  users: UserDirectory;
+  groups: UserGroupRepository;
+  invitations: InvitationRepository;
+  mailer: InvitationMailer;
+  events: EventPublisher<"identity">;
+  bus: BusClient;
+  invitationValidityMinutes: number;
+}
 
 /**
  * POST /invites (E7, Zulip's invite_users_backend and do_invite_users): every

@@ -1,7 +1,7 @@
 import { ZulipError, requireUser, type Handler, type identity } from "@teamchat/shared";
-import type { Deps } from "../deps";
 import { deviceNotRecognized } from "../push-devices/push-rules";
 import { requireHuman } from "../users/access";
+import type { PushDeviceTokenRepository } from "../push-devices/push-device-token.repository";
 
 /**
  * POST /mobile_push/test_notification (Zulip's send_test_push_notification_api):
@@ -15,8 +15,11 @@ export const sendTestPushNotificationHandler =
   ({
     pushTokens,
     pushBouncerUrl,
-    log,
-  }: Deps<"pushTokens" | "pushBouncerUrl" | "log">): Handler<typeof identity.sendTestPushNotification> =>
+  }: {
+    pushTokens: PushDeviceTokenRepository;
+    /** the push notification service's URL (PUSH_NOTIFICATION_BOUNCER_URL); undefined: push is not configured */
+    pushBouncerUrl: string | undefined;
+  }): Handler<typeof identity.sendTestPushNotification> =>
   async ({ token }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     requireHuman(actor);
@@ -28,8 +31,8 @@ export const sendTestPushNotificationHandler =
     if (pushBouncerUrl !== undefined) {
       throw new ZulipError("BAD_REQUEST", "This server cannot reach the push notification bouncer", 502);
     }
-    log.info(
-      { requestId: ctx.requestId, userId: actor.userId, devices: devices.length },
+    ctx.log.info(
+      { userId: actor.userId, devices: devices.length },
       "test push notification dropped: no push notification service is configured",
     );
     return {};

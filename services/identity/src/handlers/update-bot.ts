@@ -1,18 +1,27 @@
-import { badRequest, identity, identityEvents, requireUser, type Handler } from "@teamchat/shared";
+import {
+  badRequest,
+  identity,
+  identityEvents,
+  requireUser,
+  type Handler,
+  type EventPublisher,
+  type BusClient,
+} from "@teamchat/shared";
 import { changeBotOwner } from "../bots/bot-owner";
 import { accessBotById, botAdministrators } from "../bots/bot-permissions";
 import { checkInterfaceType, checkUrl } from "../bots/bot-services";
 import { botServices } from "../bots/bot-view";
-import type { Deps } from "../deps";
 import { personUpdated } from "../users/events";
 import { checkFullName } from "../users/full-name";
 import type { BotProfile, UserDoc } from "../users/user.schema";
 import { apiEmail, avatarUrl } from "../users/user-view";
 import { updateUser } from "./update-user";
 import { requireMemberOrAdmin } from "../users/access";
+import type { UserDirectory } from "../users/user-directory";
+import type { ApiKeyRepository } from "../api-keys/api-key.repository";
 
 /** The bot's new owner: an active human of the organization (Zulip's patch_bot_backend). */
-async function checkNewOwner(deps: Deps<"users">, realmId: number, ownerId: number): Promise<UserDoc> {
+async function checkNewOwner(deps: { users: UserDirectory }, realmId: number, ownerId: number): Promise<UserDoc> {
   const owner = await deps.users.byId(realmId, ownerId);
   if (!owner) throw badRequest("Failed to change owner, no such user");
   if (!owner.isActive) throw badRequest("Failed to change owner, user is deactivated");
@@ -27,7 +36,12 @@ async function checkNewOwner(deps: Deps<"users">, realmId: number, ownerId: numb
  * administrators as realm_bot updates; what everyone sees as realm_user.
  */
 export const updateBotHandler =
-  (deps: Deps<"users" | "events" | "keys" | "bus">): Handler<typeof identity.updateBot> =>
+  (deps: {
+    users: UserDirectory;
+    events: EventPublisher<"identity">;
+    keys: ApiKeyRepository;
+    bus: BusClient;
+  }): Handler<typeof identity.updateBot> =>
   async (params, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const { users, events } = deps;

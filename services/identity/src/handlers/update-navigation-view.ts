@@ -1,5 +1,4 @@
-import { requireUser, type Handler, type identity } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import { requireUser, type Handler, type identity, type EventPublisher } from "@teamchat/shared";
 import {
   builtInNamed,
   isBuiltInView,
@@ -8,6 +7,7 @@ import {
   publishNavigationViewEvent,
   viewExists,
 } from "../navigation-views/navigation-view-rules";
+import type { NavigationViewRepository } from "../navigation-views/navigation-view.repository";
 
 /**
  * PATCH /navigation_views/{fragment} (Zulip's update_navigation_view), its
@@ -16,7 +16,13 @@ import {
  * the request set (nothing, when it set nothing).
  */
 export const updateNavigationViewHandler =
-  ({ navigationViews, events }: Deps<"navigationViews" | "events">): Handler<typeof identity.updateNavigationView> =>
+  ({
+    navigationViews,
+    events,
+  }: {
+    navigationViews: NavigationViewRepository;
+    events: EventPublisher<"identity">;
+  }): Handler<typeof identity.updateNavigationView> =>
   async ({ fragment: rawFragment, is_pinned, name }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const fragment = pathFragment(rawFragment);

@@ -1,6 +1,7 @@
 import { badRequest, requireUser, type Handler, type identity } from "@teamchat/shared";
-import type { Deps } from "../deps";
 import { caller, humanUsersOnly } from "../users/access";
+import type { UserDirectory } from "../users/user-directory";
+import type { Presences } from "../presence/presences";
 
 /**
  * POST /users/me/presence (Zulip's update_active_status_backend): the
@@ -8,7 +9,7 @@ import { caller, humanUsersOnly } from "../users/access";
  * with last_update_id only what changed since, in the modern format.
  */
 export const updatePresenceHandler =
-  ({ users, presence }: Deps<"users" | "presence">): Handler<typeof identity.updatePresence> =>
+  ({ users, presence }: { users: UserDirectory; presence: Presences }): Handler<typeof identity.updatePresence> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     humanUsersOnly(actor);

@@ -1,7 +1,7 @@
 import { identity, isAdmin, mustBeAdmin, requireUser, type Handler } from "@teamchat/shared";
-import type { Deps } from "../deps";
 import { isSettingName, type SettingName, type SettingValue } from "../users/settings";
 import { checkSettingValues } from "./update-settings";
+import type { RealmUserDefaults } from "../user-defaults/realm-user-defaults";
 
 /**
  * PATCH /realm/user_settings_defaults (Zulip's update_realm_user_settings_defaults):
@@ -9,7 +9,7 @@ import { checkSettingValues } from "./update-settings";
  * given to users created afterwards, not to existing ones.
  */
 export const updateRealmUserSettingsDefaultsHandler =
-  ({ userDefaults }: Deps<"userDefaults">): Handler<typeof identity.updateRealmUserSettingsDefaults> =>
+  ({ userDefaults }: { userDefaults: RealmUserDefaults }): Handler<typeof identity.updateRealmUserSettingsDefaults> =>
   async (params, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw mustBeAdmin();

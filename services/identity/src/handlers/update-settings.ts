@@ -8,8 +8,8 @@ import {
   type HandlerContext,
   type ParamsOf,
   type RealmRef,
+  type EventPublisher,
 } from "@teamchat/shared";
-import type { Deps, IdentityDeps } from "../deps";
 import { hashPassword, verifyPassword } from "../passwords";
 import { caller } from "../users/access";
 import { ownSettingChanged, personUpdated } from "../users/events";
@@ -18,6 +18,8 @@ import { NOTIFICATION_SOUNDS, isSettingName, settingsOf, type SettingName, type 
 import type { UserChanges } from "../users/user.repository";
 import type { UserDoc } from "../users/user.schema";
 import { apiEmail } from "../users/user-view";
+import type { UserDirectory } from "../users/user-directory";
+import type { Presences } from "../presence/presences";
 
 const MAX_BATCHING_PERIOD_SECONDS = 7 * 24 * 60 * 60;
 
@@ -58,7 +60,12 @@ export const updateSettingsHandler =
     events,
     presence,
     passwordHashCost,
-  }: Deps<"users" | "events" | "presence" | "passwordHashCost">): Handler<typeof identity.updateSettings> =>
+  }: {
+    users: UserDirectory;
+    events: EventPublisher<"identity">;
+    presence: Presences;
+    passwordHashCost: number;
+  }): Handler<typeof identity.updateSettings> =>
   async (params, ctx) => {
     const { realm } = requireUser(ctx);
     const user = await caller(users, ctx);
@@ -96,7 +103,7 @@ export const updateSettingsHandler =
 
 /** user_settings to the user alone; what others see of the user (name, time zone, API email) to everyone. */
 function publishChanges(
-  events: IdentityDeps["events"],
+  events: EventPublisher<"identity">,
   before: UserDoc,
   after: UserDoc,
   changed: Array<[SettingName, SettingValue]>,

@@ -1,9 +1,17 @@
-import { identityEvents, requireUser, type Handler, type identity } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import {
+  identityEvents,
+  requireUser,
+  type Handler,
+  type identity,
+  type EventPublisher,
+  type RealmEmojiSource,
+} from "@teamchat/shared";
 import { checkStatusChange, NO_STATUS } from "../status/user-status";
 import { caller, humanUsersOnly } from "../users/access";
 import { ownSettingChanged } from "../users/events";
 import type { UserChanges } from "../users/user.repository";
+import type { UserDirectory } from "../users/user-directory";
+import type { Presences } from "../presence/presences";
 
 /**
  * E9 POST /users/me/status (Zulip's update_user_status_backend and
@@ -17,7 +25,12 @@ export const updateStatusHandler =
     events,
     presence,
     realmEmoji,
-  }: Deps<"users" | "events" | "presence" | "realmEmoji">): Handler<typeof identity.updateStatus> =>
+  }: {
+    users: UserDirectory;
+    events: EventPublisher<"identity">;
+    presence: Presences;
+    realmEmoji: RealmEmojiSource;
+  }): Handler<typeof identity.updateStatus> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     humanUsersOnly(actor);

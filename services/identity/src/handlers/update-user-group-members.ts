@@ -1,11 +1,25 @@
-import { badRequest, requireUser, type Handler, type HandlerContext, type identity } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import {
+  badRequest,
+  requireUser,
+  type Handler,
+  type HandlerContext,
+  type identity,
+  type EventPublisher,
+  type BusClient,
+} from "@teamchat/shared";
 import { accessGroupForUpdate, checkActiveUserIds, checkSubgroupIds, loadRealmGroups } from "../user-groups/access";
 import { requireMemberOrAdmin } from "../users/access";
 import { publishUserGroupEvent } from "../user-groups/events";
 import type { RealmGroups } from "../user-groups/realm-groups";
+import type { UserGroupRepository } from "../user-groups/user-group.repository";
+import type { UserDirectory } from "../users/user-directory";
 
-type MembershipDeps = Deps<"groups" | "users" | "events" | "bus">;
+interface MembershipDeps {
+  groups: UserGroupRepository;
+  users: UserDirectory;
+  events: EventPublisher<"identity">;
+  bus: BusClient;
+}
 
 interface MembershipChange {
   add?: number[] | undefined;

@@ -10,13 +10,15 @@ import {
   type Handler,
   type UserGroupSetting,
   type identity,
+  type EventPublisher,
+  type BusClient,
 } from "@teamchat/shared";
-import type { Deps } from "../deps";
 import { accessGroupForUpdate, checkGroupSettingValue, loadRealmGroups } from "../user-groups/access";
 import { publishUserGroupEvent } from "../user-groups/events";
-import type { UserGroupChanges } from "../user-groups/user-group.repository";
+import type { UserGroupChanges, UserGroupRepository } from "../user-groups/user-group.repository";
 import { checkUserGroupName, groupNameTaken } from "./create-user-group";
 import { requireMemberOrAdmin } from "../users/access";
+import type { UserDirectory } from "../users/user-directory";
 
 /** Zulip's PreviousSettingValueMismatchedError: the client showed another value than the current one. */
 const oldValueMismatch = () =>
@@ -29,7 +31,12 @@ const oldValueMismatch = () =>
  * groups too. Everything is checked before anything is written.
  */
 export const updateUserGroupHandler =
-  (deps: Deps<"groups" | "users" | "events" | "bus">): Handler<typeof identity.updateUserGroup> =>
+  (deps: {
+    groups: UserGroupRepository;
+    users: UserDirectory;
+    events: EventPublisher<"identity">;
+    bus: BusClient;
+  }): Handler<typeof identity.updateUserGroup> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     requireMemberOrAdmin(actor);

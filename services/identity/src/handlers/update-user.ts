@@ -14,8 +14,9 @@ import {
   type Handler,
   type RealmRef,
   mustBeOwner,
+  type EventPublisher,
+  type BusClient,
 } from "@teamchat/shared";
-import type { Deps } from "../deps";
 import { accessUserByEmail, accessUserById, caller } from "../users/access";
 import { personUpdated } from "../users/events";
 import { checkFullName, isValidEmail } from "../users/full-name";
@@ -23,10 +24,15 @@ import { applyProfileUpdates } from "../users/profile-data";
 import type { UserChanges } from "../users/user.repository";
 import type { UserDoc } from "../users/user.schema";
 import { apiEmail } from "../users/user-view";
+import type { UserDirectory } from "../users/user-directory";
 
 type Changes = Omit<ParamsOf<typeof identity.updateUser>, "user_id">;
 
-type UpdateUserDeps = Deps<"users" | "events" | "bus">;
+interface UpdateUserDeps {
+  users: UserDirectory;
+  events: EventPublisher<"identity">;
+  bus: BusClient;
+}
 
 /** Zulip's update_user_backend, shared by the by-id and by-email routes and PATCH /bots (its role). */
 export async function updateUser(

@@ -1,7 +1,8 @@
 import { ZulipError, type ErrorExtra, type RealmRef } from "@teamchat/shared";
-import type { Deps } from "../deps";
 import { joinLink } from "./access";
 import type { InvitationDoc } from "./invitation.schema";
+import type { InvitationRepository } from "./invitation.repository";
+import type { InvitationMailer } from "./mail";
 
 /** Zulip's settings.INVITES_DEFAULT_REALM_DAILY_MAX: invitation mails an organization may send in a day. */
 export const INVITES_DAILY_MAX = 3000;
@@ -23,7 +24,7 @@ export const invitationFailed = (
 
 /** Zulip's check_invite_limit: refuses sending `count` more mails when the day's count would pass the limit. */
 export async function checkInviteLimit(
-  deps: Deps<"invitations">,
+  deps: { invitations: InvitationRepository },
   realmId: number,
   count: number,
   now: Date,
@@ -40,7 +41,7 @@ export async function checkInviteLimit(
 
 /** Zulip's do_send_user_invite_email: the mail, from the invitation's creator, with the accept link. */
 export async function sendInvitationMail(
-  deps: Deps<"mailer">,
+  deps: { mailer: InvitationMailer },
   realm: RealmRef,
   invitation: InvitationDoc,
   referrer: { fullName: string; deliveryEmail: string },

@@ -1,5 +1,13 @@
-import { identity, requireUser, provideState, userKey, type StateProvider } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import {
+  identity,
+  requireUser,
+  provideState,
+  userKey,
+  type StateProvider,
+  type EventKeyedCache,
+  type identityEvents,
+} from "@teamchat/shared";
+import type { OnboardingStepRepository } from "./onboarding-step.repository";
 
 /**
  * Zulip's NAVIGATION_TOUR_VIDEO_URL: none on this server, so its
@@ -9,7 +17,7 @@ export const NAVIGATION_TOUR_VIDEO_URL = null;
 
 /** Zulip's get_next_onboarding_steps: the one-time notices the user has not seen, in Zulip's order. */
 export async function nextOnboardingSteps(
-  { onboardingSteps }: Deps<"onboardingSteps">,
+  { onboardingSteps }: { onboardingSteps: OnboardingStepRepository },
   realmId: number,
   userId: number,
 ): Promise<identity.OnboardingStep[]> {
@@ -21,8 +29,17 @@ export async function nextOnboardingSteps(
   }));
 }
 
+/** Each user's next onboarding steps, for register (dropped on onboarding_steps events). */
+export type OnboardingStepLists = EventKeyedCache<
+  identity.OnboardingStep[],
+  typeof identityEvents.onboardingSteps.payload
+>;
+
 /** register's onboarding_steps, from memory (every register reads them), and navigation_tour_video_url. */
-export const onboardingStepsState = (deps: Deps<"onboardingSteps" | "onboardingLists">): StateProvider[] => [
+export const onboardingStepsState = (deps: {
+  onboardingSteps: OnboardingStepRepository;
+  onboardingLists: OnboardingStepLists;
+}): StateProvider[] => [
   provideState(identity.onboardingStepsState, async (_params, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const load = () => nextOnboardingSteps(deps, realm.id, actor.userId);

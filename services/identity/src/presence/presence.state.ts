@@ -1,12 +1,12 @@
 import { identity, provideState, requireUser, type StateProvider } from "@teamchat/shared";
-import type { Deps } from "../deps";
 import { OFFLINE_THRESHOLD_SECS, PRESENCE_PING_INTERVAL_SECS } from "./presence";
+import type { Presences } from "./presences";
 
 /**
  * register's presences, as a first POST /users/me/presence would give them
  * (Zulip passes last_update_id -1), and the presence timings clients follow.
  */
-export const presenceState = ({ presence }: Deps<"presence">): StateProvider[] => [
+export const presenceState = ({ presence }: { presence: Presences }): StateProvider[] => [
   provideState(identity.presenceState, async (params, ctx) => {
     const { realm } = requireUser(ctx);
     const { presences, lastUpdateId } = await presence.ofRealm(realm, { slim: params.slim_presence, lastUpdateId: -1 });

@@ -1,5 +1,5 @@
 import { identity, provideState, requireUser, type StateProvider } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import type { PushDeviceRepository } from "./push-device.repository";
 
 /**
  * register's push_devices (Zulip's get_push_devices): every registration of the
@@ -7,7 +7,7 @@ import type { Deps } from "../deps";
  * forward them to the bouncer (it has no bouncer credentials), so each stays
  * pending: no push_device event ever changes one.
  */
-export const pushDevicesState = ({ pushDevices }: Deps<"pushDevices">): StateProvider[] => [
+export const pushDevicesState = ({ pushDevices }: { pushDevices: PushDeviceRepository }): StateProvider[] => [
   provideState(identity.pushDevicesState, async (_params, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const devices = await pushDevices.ofUser(realm.id, actor.userId);

@@ -10,13 +10,15 @@ import {
   type GroupSettingValue,
   type HandlerContext,
   type UserGroupSetting,
+  type BusClient,
 } from "@teamchat/shared";
-import type { Deps } from "../deps";
 import { RealmGroups, type GroupRef } from "./realm-groups";
+import type { UserGroupRepository } from "./user-group.repository";
+import type { UserDirectory } from "../users/user-directory";
 
 /** The organization's groups and users as they are now (one read of each). */
 export async function loadRealmGroups(
-  { groups, users }: Deps<"groups" | "users">,
+  { groups, users }: { groups: UserGroupRepository; users: UserDirectory },
   realmId: number,
 ): Promise<RealmGroups> {
   const [stored, all] = await Promise.all([groups.all(realmId), users.all(realmId)]);
@@ -46,7 +48,7 @@ const hasGroupPermission = (
 
 /** Zulip's can_manage_all_groups / can_create_user_groups: organization settings that never include guests. */
 export async function hasRealmGroupPermission(
-  { bus }: Deps<"bus">,
+  { bus }: { bus: BusClient },
   realmGroups: RealmGroups,
   actor: Actor,
   setting: "can_manage_all_groups" | "can_create_groups",
@@ -62,7 +64,7 @@ export async function hasRealmGroupPermission(
  * everything, the group's `permission` setting what it names.
  */
 export async function accessGroupForUpdate(
-  deps: Deps<"bus">,
+  deps: { bus: BusClient },
   realmGroups: RealmGroups,
   groupId: number,
   permission: UserGroupSetting,

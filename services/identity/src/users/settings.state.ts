@@ -1,7 +1,8 @@
 import { identity, provideState, requireRealm, type RegisterStateParams, type StateProvider } from "@teamchat/shared";
-import type { Deps } from "../deps";
 import { caller } from "./access";
 import { EMOJISET_CHOICES, NOTIFICATION_SOUNDS, settingsOf, type SettingName, type Settings } from "./settings";
+import type { UserDirectory } from "./user-directory";
+import type { RealmUserDefaults } from "../user-defaults/realm-user-defaults";
 
 const choices = { emojiset_choices: EMOJISET_CHOICES, available_notification_sounds: NOTIFICATION_SOUNDS };
 
@@ -12,7 +13,13 @@ const pick = <K extends SettingName>(settings: Settings, keys: readonly K[]) =>
   Object.fromEntries(keys.map((k) => [k, settings[k]])) as Pick<Settings, K>;
 
 /** The organization's defaults and the caller's own settings (and their legacy top-level copies). */
-export const settingsState = ({ users, userDefaults }: Deps<"users" | "userDefaults">): StateProvider[] => [
+export const settingsState = ({
+  users,
+  userDefaults,
+}: {
+  users: UserDirectory;
+  userDefaults: RealmUserDefaults;
+}): StateProvider[] => [
   provideState(identity.realmUserSettingsDefaultsState, async (_params, ctx) => ({
     realm_user_settings_defaults: { ...(await userDefaults.get(requireRealm(ctx).id)), ...choices },
   })),

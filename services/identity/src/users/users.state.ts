@@ -1,10 +1,10 @@
 import { Role, identity, provideState, requireUser, type StateProvider } from "@teamchat/shared";
-import type { Deps } from "../deps";
 import { caller } from "./access";
 import { apiEmail, avatarUrl, roleFlags, toCrossRealmBot, toUserResource } from "./user-view";
+import type { UserDirectory } from "./user-directory";
 
 /** The users of the organization and who the caller is (Zulip's realm_user state). */
-export const usersState = ({ users }: Deps<"users">): StateProvider[] => [
+export const usersState = ({ users }: { users: UserDirectory }): StateProvider[] => [
   provideState(identity.realmUserState, async (params, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const [all, me, notificationBot] = await Promise.all([

@@ -3,7 +3,7 @@ import { badEventQueueId, type EventStore } from "../event-store";
 
 /** DELETE /events: Zulip's cleanup_event_queue. */
 export const deleteQueueHandler =
-  (store: EventStore): Handler<typeof notifications.deleteQueue> =>
+  ({ store }: { store: EventStore }): Handler<typeof notifications.deleteQueue> =>
   async ({ queue_id }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const q = await store.byId(realm.id, queue_id);

@@ -8,7 +8,15 @@ import type { ParkedPolls } from "../parked-polls";
  * heartbeat is due. The heartbeat is a queued event like any other.
  */
 export const getEventsHandler =
-  (store: EventStore, parked: ParkedPolls, heartbeatSeconds: number): Handler<typeof notifications.getEvents> =>
+  ({
+    store,
+    parked,
+    heartbeatSeconds,
+  }: {
+    store: EventStore;
+    parked: ParkedPolls;
+    heartbeatSeconds: number;
+  }): Handler<typeof notifications.getEvents> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (p.queue_id === undefined) throw badRequest("Missing 'queue_id' argument");

@@ -23,7 +23,16 @@ const MAX_QUEUE_LIFESPAN_SECS = 7 * 24 * 60 * 60;
  * part that cannot be had fails the whole call: a partial state would be wrong.
  */
 export const registerQueueHandler =
-  (store: EventStore, bus: BusClient, defaultLifespanSecs: number): Handler<typeof notifications.registerQueue> =>
+  ({
+    store,
+    bus,
+    defaultLifespanSecs,
+  }: {
+    store: EventStore;
+    bus: BusClient;
+    /** a queue's lifespan when the client does not ask for one (EVENT_QUEUE_IDLE_SECONDS) */
+    defaultLifespanSecs: number;
+  }): Handler<typeof notifications.registerQueue> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const now = Date.now();

@@ -15,7 +15,13 @@ import { notified, typingSummaries } from "./typing-audience";
  * receive typing notifications.
  */
 export const setMessageEditTypingStatusHandler =
-  (bus: BusClient, events: EventPublisher<"notifications">): Handler<typeof notifications.setMessageEditTypingStatus> =>
+  ({
+    bus,
+    events,
+  }: {
+    bus: BusClient;
+    events: EventPublisher<"notifications">;
+  }): Handler<typeof notifications.setMessageEditTypingStatus> =>
   async ({ message_id, op }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const audience = await bus.request(messaging.getConversationAudience, { message_id }, ctx);

@@ -17,7 +17,13 @@ import { notified, typingSummaries } from "./typing-audience";
  * in Zulip. Nothing is stored.
  */
 export const setTypingStatusHandler =
-  (bus: BusClient, events: EventPublisher<"notifications">): Handler<typeof notifications.setTypingStatus> =>
+  ({
+    bus,
+    events,
+  }: {
+    bus: BusClient;
+    events: EventPublisher<"notifications">;
+  }): Handler<typeof notifications.setTypingStatus> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const sender = { user_id: actor.userId, email: actor.email };

@@ -13,7 +13,15 @@ const MAX_CACHED_FOLDERS = 20_000;
  * (clients hide those themselves); from memory, as every register reads them,
  * dropped on the channel_folder events every change publishes.
  */
-export function channelFoldersState(folders: ChannelFolderRepository, nc: NatsConnection, log: Logger) {
+export function channelFoldersState({
+  folders,
+  nc,
+  log,
+}: {
+  folders: ChannelFolderRepository;
+  nc: NatsConnection;
+  log: Logger;
+}) {
   const lists = EventKeyedCache.listsByRealm<ChannelFolderDoc, typeof realmConfigEvents.channelFolder.payload>(
     nc,
     log,

@@ -7,10 +7,13 @@ import { renderMarkdown } from "../markdown";
 
 /** POST /channel_folders/create (Zulip's create_channel_folder + check_channel_folder_name). */
 export const createChannelFolderHandler =
-  (
-    folders: ChannelFolderRepository,
-    events: EventPublisher<"realm-config">,
-  ): Handler<typeof realmConfig.createChannelFolder> =>
+  ({
+    folders,
+    events,
+  }: {
+    folders: ChannelFolderRepository;
+    events: EventPublisher<"realm-config">;
+  }): Handler<typeof realmConfig.createChannelFolder> =>
   async ({ name, description }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw mustBeAdmin();

@@ -6,10 +6,13 @@ import type { LinkifierRepository } from "../linkifiers/linkifier.repository";
 
 /** POST /realm/filters (Zulip's create_linkifier + do_add_linkifier): administrators; the new one goes last. */
 export const createLinkifierHandler =
-  (
-    linkifiers: LinkifierRepository,
-    events: EventPublisher<"realm-config">,
-  ): Handler<typeof realmConfig.createLinkifier> =>
+  ({
+    linkifiers,
+    events,
+  }: {
+    linkifiers: LinkifierRepository;
+    events: EventPublisher<"realm-config">;
+  }): Handler<typeof realmConfig.createLinkifier> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw mustBeAdmin();
@@ -23,6 +26,6 @@ export const createLinkifierHandler =
       if (isDuplicateKey(err)) throw patternTaken();
       throw err;
     }
-    await publishLinkifiers(linkifiers, events, realm.id, ctx.requestId);
+    await publishLinkifiers({ linkifiers, events }, realm.id, ctx.requestId);
     return { id: linkifier.linkifierId };
   };

@@ -10,10 +10,13 @@ import {
 
 /** POST /realm/playgrounds (E19, Zulip's add_realm_playground + check_add_realm_playground): administrators. */
 export const createPlaygroundHandler =
-  (
-    playgrounds: PlaygroundRepository,
-    events: EventPublisher<"realm-config">,
-  ): Handler<typeof realmConfig.createPlayground> =>
+  ({
+    playgrounds,
+    events,
+  }: {
+    playgrounds: PlaygroundRepository;
+    events: EventPublisher<"realm-config">;
+  }): Handler<typeof realmConfig.createPlayground> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw mustBeAdmin();
@@ -31,6 +34,6 @@ export const createPlaygroundHandler =
       if (isDuplicateKey(err)) throw playgroundTaken();
       throw err;
     }
-    await publishPlaygrounds(playgrounds, events, realm.id, ctx.requestId);
+    await publishPlaygrounds({ playgrounds, events }, realm.id, ctx.requestId);
     return { id: saved.playgroundId };
   };

@@ -13,10 +13,13 @@ import type { ProfileFieldRepository } from "../profile-fields/profile-field.rep
 
 /** POST /realm/profile_fields, in the order of Zulip's create_realm_custom_profile_field. */
 export const createProfileFieldHandler =
-  (
-    fields: ProfileFieldRepository,
-    events: EventPublisher<"realm-config">,
-  ): Handler<typeof realmConfig.createProfileField> =>
+  ({
+    fields,
+    events,
+  }: {
+    fields: ProfileFieldRepository;
+    events: EventPublisher<"realm-config">;
+  }): Handler<typeof realmConfig.createProfileField> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw mustBeAdmin();
@@ -48,6 +51,6 @@ export const createProfileFieldHandler =
       if (isDuplicateKey(err)) throw badRequest("A field with that label already exists.");
       throw err;
     }
-    await publishProfileFields(fields, events, realm.id, ctx.requestId);
+    await publishProfileFields({ fields, events }, realm.id, ctx.requestId);
     return { id: created.fieldId };
   };

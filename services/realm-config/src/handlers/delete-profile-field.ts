@@ -10,10 +10,13 @@ import type { ProfileFieldRepository } from "../profile-fields/profile-field.rep
  * profileFieldValuesDropped); everyone gets the list without it.
  */
 export const deleteProfileFieldHandler =
-  (
-    fields: ProfileFieldRepository,
-    events: EventPublisher<"realm-config">,
-  ): Handler<typeof realmConfig.deleteProfileField> =>
+  ({
+    fields,
+    events,
+  }: {
+    fields: ProfileFieldRepository;
+    events: EventPublisher<"realm-config">;
+  }): Handler<typeof realmConfig.deleteProfileField> =>
   async ({ field_id }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw mustBeAdmin();
@@ -23,7 +26,7 @@ export const deleteProfileFieldHandler =
       { realmId: realm.id, fieldId: field_id, choices: null },
       ctx.requestId,
     );
-    await publishProfileFields(fields, events, realm.id, ctx.requestId);
+    await publishProfileFields({ fields, events }, realm.id, ctx.requestId);
     ctx.log.info({ realmId: realm.id, fieldId: field_id }, "custom profile field deleted");
     return {};
   };

@@ -3,6 +3,6 @@ import type { RealmRecordRepository } from "../realms/realm.repository";
 import { realmSettings } from "../realms/settings";
 
 export const getRealmSettingsHandler =
-  (realms: RealmRecordRepository): Handler<typeof realmConfig.getRealmSettings> =>
+  ({ realms }: { realms: RealmRecordRepository }): Handler<typeof realmConfig.getRealmSettings> =>
   async (_params, ctx) =>
     realmSettings((await realms.byId(requireRealm(ctx).id))!);

@@ -5,7 +5,7 @@ import type { RealmRecordRepository } from "../realms/realm.repository";
 import { SERVER_VERSION } from "../version.state";
 
 export const getServerSettingsHandler =
-  (realms: RealmRecordRepository): Handler<typeof realmConfig.getServerSettings> =>
+  ({ realms }: { realms: RealmRecordRepository }): Handler<typeof realmConfig.getServerSettings> =>
   async (_params, ctx) => {
     const realm = requireRealm(ctx);
     const record = (await realms.byId(realm.id))!;

@@ -4,7 +4,7 @@ import type { ChannelFolderRepository } from "../channel-folders/channel-folder.
 
 /** GET /channel_folders: any user of the organization; by `order`, as Zulip lists them; archived folders only when asked. */
 export const listChannelFoldersHandler =
-  (folders: ChannelFolderRepository): Handler<typeof realmConfig.listChannelFolders> =>
+  ({ folders }: { folders: ChannelFolderRepository }): Handler<typeof realmConfig.listChannelFolders> =>
   async ({ include_archived }, ctx) => ({
     channel_folders: (await folders.inDisplayOrder(requireRealm(ctx).id, { includeArchived: include_archived })).map(
       channelFolderView,

@@ -4,7 +4,7 @@ import type { ProfileFieldList } from "../profile-fields/profile-field-list";
 
 /** GET /realm/profile_fields: any user of the organization, guests included (as in Zulip). */
 export const listProfileFieldsHandler =
-  (fields: ProfileFieldList): Handler<typeof realmConfig.listProfileFields> =>
+  ({ fieldList }: { fieldList: ProfileFieldList }): Handler<typeof realmConfig.listProfileFields> =>
   async (_params, ctx) => ({
-    custom_fields: (await fields.inOrder(requireRealm(ctx).id)).map(profileFieldView),
+    custom_fields: (await fieldList.inOrder(requireRealm(ctx).id)).map(profileFieldView),
   });

@@ -3,5 +3,5 @@ import type { RealmEmojiList } from "../emoji/realm-emoji-list";
 
 /** GET /realm/emoji (Zulip's list_emoji): every custom emoji, deactivated ones too; anyone in the organization. */
 export const listRealmEmojiHandler =
-  (list: RealmEmojiList): Handler<typeof realmConfig.listRealmEmoji> =>
+  ({ list }: { list: RealmEmojiList }): Handler<typeof realmConfig.listRealmEmoji> =>
   async (_p, ctx) => ({ emoji: await list.get(requireUser(ctx).realm.id) });

@@ -3,7 +3,7 @@ import type { RealmEmojiRepository } from "../emoji/realm-emoji.repository";
 
 /** The gateway's /user_avatars/{realm_id}/emoji/images/{file_name}: any emoji's image, deactivated ones too, to anyone. */
 export const openEmojiImageHandler =
-  (emoji: RealmEmojiRepository): Handler<typeof realmConfig.openEmojiImage> =>
+  ({ emoji }: { emoji: RealmEmojiRepository }): Handler<typeof realmConfig.openEmojiImage> =>
   async ({ realm_id, file_name }, ctx) => {
     const found = ctx.realm && realm_id === `${ctx.realm.id}` ? await emoji.byFileName(ctx.realm.id, file_name) : null;
     if (!found) throw new ZulipError("BAD_REQUEST", "File not found", 404);

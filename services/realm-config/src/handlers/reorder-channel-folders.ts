@@ -10,10 +10,13 @@ import type { ChannelFolderRepository } from "../channel-folders/channel-folder.
  * takes its last position. The reorder event carries the list as given.
  */
 export const reorderChannelFoldersHandler =
-  (
-    folders: ChannelFolderRepository,
-    events: EventPublisher<"realm-config">,
-  ): Handler<typeof realmConfig.reorderChannelFolders> =>
+  ({
+    folders,
+    events,
+  }: {
+    folders: ChannelFolderRepository;
+    events: EventPublisher<"realm-config">;
+  }): Handler<typeof realmConfig.reorderChannelFolders> =>
   async ({ order }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw mustBeAdmin();

@@ -9,10 +9,13 @@ import type { LinkifierRepository } from "../linkifiers/linkifier.repository";
  * position. With no linkifiers (and an empty list) nothing happens, no event.
  */
 export const reorderLinkifiersHandler =
-  (
-    linkifiers: LinkifierRepository,
-    events: EventPublisher<"realm-config">,
-  ): Handler<typeof realmConfig.reorderLinkifiers> =>
+  ({
+    linkifiers,
+    events,
+  }: {
+    linkifiers: LinkifierRepository;
+    events: EventPublisher<"realm-config">;
+  }): Handler<typeof realmConfig.reorderLinkifiers> =>
   async ({ ordered_linkifier_ids: ids }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw mustBeAdmin();
@@ -24,6 +27,6 @@ export const reorderLinkifiersHandler =
     }
     if (!all.length) return {};
     await linkifiers.setOrder(realm.id, new Map(ids.map((id, position) => [id, position])));
-    await publishLinkifiers(linkifiers, events, realm.id, ctx.requestId);
+    await publishLinkifiers({ linkifiers, events }, realm.id, ctx.requestId);
     return {};
   };

@@ -10,10 +10,13 @@ import type { ProfileFieldRepository } from "../profile-fields/profile-field.rep
  * repeated id takes its last position.
  */
 export const reorderProfileFieldsHandler =
-  (
-    fields: ProfileFieldRepository,
-    events: EventPublisher<"realm-config">,
-  ): Handler<typeof realmConfig.reorderProfileFields> =>
+  ({
+    fields,
+    events,
+  }: {
+    fields: ProfileFieldRepository;
+    events: EventPublisher<"realm-config">;
+  }): Handler<typeof realmConfig.reorderProfileFields> =>
   async ({ order }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw mustBeAdmin();
@@ -21,6 +24,6 @@ export const reorderProfileFieldsHandler =
     const all = await fields.inOrder(realm.id);
     if (all.some((f) => !position.has(f.fieldId))) throw badRequest("Invalid order mapping.");
     await fields.setOrder(realm.id, new Map(all.map((f) => [f.fieldId, position.get(f.fieldId)!])));
-    await publishProfileFields(fields, events, realm.id, ctx.requestId);
+    await publishProfileFields({ fields, events }, realm.id, ctx.requestId);
     return {};
   };

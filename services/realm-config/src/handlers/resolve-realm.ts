@@ -3,7 +3,7 @@ import type { RealmHosts } from "../realms/hosts";
 import type { RealmRecordRepository } from "../realms/realm.repository";
 
 export const resolveRealmHandler =
-  (realms: RealmRecordRepository, hosts: RealmHosts): Handler<typeof realmConfig.resolveRealm> =>
+  ({ realms, hosts }: { realms: RealmRecordRepository; hosts: RealmHosts }): Handler<typeof realmConfig.resolveRealm> =>
   async ({ host }) => {
     const realm = await realms.bySubdomain(hosts.subdomainOf(host));
     if (!realm) throw badRequest("There is no organization at this address");

@@ -20,10 +20,13 @@ import { renderMarkdown } from "../markdown";
  * messaging, which offers no way to ask yet.
  */
 export const updateChannelFolderHandler =
-  (
-    folders: ChannelFolderRepository,
-    events: EventPublisher<"realm-config">,
-  ): Handler<typeof realmConfig.updateChannelFolder> =>
+  ({
+    folders,
+    events,
+  }: {
+    folders: ChannelFolderRepository;
+    events: EventPublisher<"realm-config">;
+  }): Handler<typeof realmConfig.updateChannelFolder> =>
   async ({ channel_folder_id, name, description, is_archived }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw mustBeAdmin();

@@ -6,10 +6,13 @@ import type { LinkifierRepository } from "../linkifiers/linkifier.repository";
 
 /** PATCH /realm/filters/{filter_id} (E20, Zulip's update_linkifier + do_update_linkifier): administrators. */
 export const updateLinkifierHandler =
-  (
-    linkifiers: LinkifierRepository,
-    events: EventPublisher<"realm-config">,
-  ): Handler<typeof realmConfig.updateLinkifier> =>
+  ({
+    linkifiers,
+    events,
+  }: {
+    linkifiers: LinkifierRepository;
+    events: EventPublisher<"realm-config">;
+  }): Handler<typeof realmConfig.updateLinkifier> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw mustBeAdmin();
@@ -28,6 +31,6 @@ export const updateLinkifierHandler =
       if (isDuplicateKey(err)) throw patternTaken();
       throw err;
     }
-    await publishLinkifiers(linkifiers, events, realm.id, ctx.requestId);
+    await publishLinkifiers({ linkifiers, events }, realm.id, ctx.requestId);
     return {};
   };

@@ -24,10 +24,13 @@ const sameData = (a: FieldData, b: FieldData) => JSON.stringify(a) === JSON.stri
  * an update removes take users' values naming them along (identity drops them).
  */
 export const updateProfileFieldHandler =
-  (
-    fields: ProfileFieldRepository,
-    events: EventPublisher<"realm-config">,
-  ): Handler<typeof realmConfig.updateProfileField> =>
+  ({
+    fields,
+    events,
+  }: {
+    fields: ProfileFieldRepository;
+    events: EventPublisher<"realm-config">;
+  }): Handler<typeof realmConfig.updateProfileField> =>
   async ({ field_id, name, hint, field_data, display_in_profile_summary, required, editable_by_user }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw mustBeAdmin();
@@ -78,6 +81,6 @@ export const updateProfileFieldHandler =
         ctx.requestId,
       );
     }
-    await publishProfileFields(fields, events, realm.id, ctx.requestId);
+    await publishProfileFields({ fields, events }, realm.id, ctx.requestId);
     return {};
   };

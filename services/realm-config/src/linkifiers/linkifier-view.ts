@@ -15,8 +15,7 @@ export const linkifierView = (l: LinkifierDoc): realmConfig.RealmLinkifier => ({
  * copy on it, so a message sent after the reply is rendered with the change).
  */
 export async function publishLinkifiers(
-  linkifiers: LinkifierRepository,
-  events: EventPublisher<"realm-config">,
+  { linkifiers, events }: { linkifiers: LinkifierRepository; events: EventPublisher<"realm-config"> },
   realmId: number,
   requestId: string,
 ): Promise<void> {

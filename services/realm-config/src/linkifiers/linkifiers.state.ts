@@ -13,7 +13,15 @@ const MAX_CACHED_LINKIFIERS = 20_000;
  * templates as format strings; and the legacy realm_filters, always empty
  * since feature level 176 for the same reason.
  */
-export function linkifiersStates(linkifiers: LinkifierRepository, nc: NatsConnection, log: Logger) {
+export function linkifiersStates({
+  linkifiers,
+  nc,
+  log,
+}: {
+  linkifiers: LinkifierRepository;
+  nc: NatsConnection;
+  log: Logger;
+}) {
   // from memory: every register of a capable client reads them; dropped on the realm_linkifiers event of every change
   const lists = EventKeyedCache.listsByRealm<
     realmConfig.RealmLinkifier,

@@ -67,8 +67,7 @@ const playgroundView = (p: PlaygroundDoc): realmConfig.RealmPlayground => ({
 
 /** Zulip's notify_realm_playgrounds: the whole list after the write, to everyone in the organization. */
 export async function publishPlaygrounds(
-  playgrounds: PlaygroundRepository,
-  events: EventPublisher<"realm-config">,
+  { playgrounds, events }: { playgrounds: PlaygroundRepository; events: EventPublisher<"realm-config"> },
   realmId: number,
   requestId: string,
 ): Promise<void> {
@@ -87,7 +86,15 @@ const MAX_CACHED_PLAYGROUNDS = 20_000;
  * register's realm_playgrounds, from memory (every register reads them),
  * dropped on the realm_playgrounds event every change publishes.
  */
-export function playgroundsState(playgrounds: PlaygroundRepository, nc: NatsConnection, log: Logger) {
+export function playgroundsState({
+  playgrounds,
+  nc,
+  log,
+}: {
+  playgrounds: PlaygroundRepository;
+  nc: NatsConnection;
+  log: Logger;
+}) {
   const lists = EventKeyedCache.listsByRealm<
     realmConfig.RealmPlayground,
     typeof realmConfigEvents.realmPlaygrounds.payload

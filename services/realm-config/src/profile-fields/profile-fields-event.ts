@@ -8,8 +8,7 @@ import type { ProfileFieldRepository } from "./profile-field.repository";
  * instance's ProfileFieldList drops its copy first.
  */
 export async function publishProfileFields(
-  fields: ProfileFieldRepository,
-  events: EventPublisher<"realm-config">,
+  { fields, events }: { fields: ProfileFieldRepository; events: EventPublisher<"realm-config"> },
   realmId: number,
   requestId: string,
 ): Promise<void> {

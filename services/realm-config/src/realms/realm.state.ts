@@ -76,7 +76,13 @@ const policyOf = (table: Record<number, number>, value: GroupSettingValue, fallb
   typeof value === "number" ? (table[value] ?? fallback) : fallback;
 
 /** register's realm keys: the organization, its permission settings, the server's limits and timings. */
-export const realmState = (realms: RealmRecordRepository, config: Pick<Config, "EVENT_HEARTBEAT_SECONDS">) =>
+export const realmState = ({
+  realms,
+  config,
+}: {
+  realms: RealmRecordRepository;
+  config: Pick<Config, "EVENT_HEARTBEAT_SECONDS">;
+}) =>
   provideState(realmConfig.realmPart, async (_params, ctx) => {
     const realm = requireRealm(ctx);
     const record = (await realms.byId(realm.id))!;
