@@ -96,8 +96,8 @@ export async function setUpOrg(sys: System, size: number): Promise<Org> {
   const [reader] = await createUsers("reader", 1);
   // POST /messages goes to `bench` (10 subscribers); the history is in `history`, whose
   // subscribers are its sender and the reader: every subscriber costs a usermessage row
-  // per message, and the database takes ~1,500 documents/s, so 10 subscribers would make
-  // seeding 100,000 messages take ~20 minutes instead of ~5.
+  // per message, so 10 subscribers would make seeding a large history several times slower
+  // (docs/adr/0030-bench-method.md).
   await createChannel("bench", [ownerCreds.id, reader!.id, ...members.map((u) => u.id)]);
   const historyChannel = "history";
   await createChannel(historyChannel, [ownerCreds.id, reader!.id]);

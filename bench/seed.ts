@@ -1,7 +1,7 @@
 /**
  * The bulk path for a large history: messaging's documents written directly with the
  * MongoDB driver (mongoose's copy of it) into messaging's database, because the API
- * sends only ~40-60 messages/s here. It must write exactly what
+ * sends too slowly for it (docs/adr/0030-bench-method.md). It must write exactly what
  * services/messaging/src/messages/message.schema.ts and
  * user-messages/user-message.schema.ts define (and topics/topic.schema.ts' row per topic), with ids taken from the `counters`
  * document `{_id: "message", seq}` as packages/shared/src/ids.ts allocates them.

@@ -237,7 +237,8 @@ export interface SystemMemory {
   /**
    * What the processes occupy: their anonymous pages, plus the file-backed
    * pages of each program once (the largest of its processes' figures): the
-   * node binary's ~44 MiB are the same physical pages in every Node service.
+   * node binary's pages are the same physical pages in every Node service
+   * (docs/adr/0030-bench-method.md).
    */
   physical: number;
   /** The sum of their RSS, which counts those pages once per process. */

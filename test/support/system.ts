@@ -87,7 +87,8 @@ export async function launchSystem(
     INVITATION_MAIL_DIR: join(tmpdir(), `teamchat-${prefix}-mail`),
     EXTERNAL_URL: "http://localhost",
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
-    // every test user's password is hashed and checked once: at the default cost that was a fifth of the run
+    // every test user's password is hashed and checked once: at the default cost that was a large share of
+    // the run (docs/adr/0020-password-hashing-cost.md)
     PASSWORD_HASH_COST: "10",
     ...env,
   });

@@ -41,7 +41,7 @@ export const DEADLINE_HEADER = "x-deadline";
  * A reply on the wire: `{"ok":true,"data":<the reply>}` or `{"ok":false,"error":...}`.
  * A success is written with exactly this prefix, so a caller that passes the
  * reply on (the gateway, POST /register's parts) cuts the data's JSON text out
- * instead of parsing it and serializing it again (~0.8 ms per 100 KB).
+ * instead of parsing it and serializing it again (docs/adr/0028-replies-as-json-bytes.md).
  */
 const OK_PREFIX = '{"ok":true,"data":';
 
@@ -67,8 +67,9 @@ export class RawJson {
 
   /**
    * One object with the members of each part in turn (a later part's member
-   * wins, as in JSON.parse), joined as bytes: POST /register's ~150 KB of
-   * state is copied once, not decoded, sliced, joined and encoded again.
+   * wins, as in JSON.parse), joined as bytes: POST /register's large state is
+   * copied once, not decoded, sliced, joined and encoded again
+   * (docs/adr/0028-replies-as-json-bytes.md).
    */
   static merge(parts: Array<RawJson | object>): RawJson {
     const members = parts

@@ -27,9 +27,9 @@ export const envSchema = z.object({
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(60),
   AUTH_CACHE_SECONDS: z.coerce.number().int().min(0).default(30),
   /**
-   * scrypt's work factor for new password hashes, as log2 of its N (15: ~50 ms and 32 MiB a
-   * hash). A stored hash keeps its own parameters, so changing this locks nobody out. The
-   * tests use 10: hashing at 15 was a fifth of the test run's time (jest 206 → 159 s).
+   * scrypt's work factor for new password hashes, as log2 of its N. A stored hash keeps its
+   * own parameters, so changing this locks nobody out. The tests use 10: hashing at 15 took a
+   * large share of the test run's time (docs/adr/0020-password-hashing-cost.md).
    */
   PASSWORD_HASH_COST: z.coerce.number().int().min(10).max(16).default(15),
   /** The largest request body the gateway reads (Zulip's nginx: 25 MiB, its upload limit). */

@@ -296,8 +296,8 @@ export abstract class TenantRepository<T extends { realmId: number }> {
    * The filter of reads and writes by primary key, for a collection whose keys
    * the repository makes from the realm id (`<realmId>:...`): the keys alone.
    * SecantusDB serves a filter from the primary key only while `_id` is its
-   * first field (measured, one row of 100,000: `_id` alone 2.2 ms, `_id` then
-   * realmId 4.5 ms, realmId then `_id` 3.1 s, a collection scan). So the realm
+   * first field; realmId first makes it scan the collection
+   * (docs/adr/0010-query-shapes.md). So the realm
    * is checked here, on the keys, and conditions on other fields go in the
    * update (see updateByKeys).
    */

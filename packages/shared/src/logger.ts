@@ -45,8 +45,9 @@ const dropped = (): void => undefined;
 /**
  * `parent.child(bindings)`, made when first written to. pino serializes a
  * child's bindings (redaction included) as it makes it, and most requests log
- * nothing: a child made for each request was 2–3 % of the gateway's and
- * notifications' CPU while they delivered events. A call at a level it does
+ * nothing: a child made for each request was a measurable share of the
+ * gateway's and notifications' CPU while they delivered events
+ * (docs/adr/0029-lazy-request-loggers.md). A call at a level it does
  * not write returns at once, without making the child.
  */
 export function lazyChild(parent: Logger, bindings: pino.Bindings): Logger {

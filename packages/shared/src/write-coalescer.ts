@@ -12,9 +12,10 @@ interface Waiting<I, O> {
  * (`write` gets their inputs in arrival order and returns each one's result).
  * Alone, a call costs one write as before; under load, the sends to one topic,
  * the ids of one kind or a user's rate-limit counts cost one write per round
- * instead of one each (on SecantusDB a command is ~2.5 ms of its CPU, the
- * bottleneck of a send). The write runs outside its callers' async context, so it never joins
- * a caller's transaction or deadline.
+ * instead of one each (on SecantusDB each command has a fixed cost, the
+ * bottleneck of a send: docs/adr/0022-write-coalescing.md). The write runs
+ * outside its callers' async context, so it never joins a caller's
+ * transaction or deadline.
  */
 export class WriteCoalescer<I, O> {
   private readonly queues = new Map<string, Array<Waiting<I, O>>>();

@@ -1,8 +1,9 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from "node:crypto";
 
 /**
- * Hashes run two at a time: each takes 32 MiB while it runs (the default thread pool ran
- * four, peaking identity's memory at ~270 MiB when users were created in bulk).
+ * Hashes run two at a time: each holds scrypt's memory while it runs, and the default thread
+ * pool's four at once drove identity's memory too high when users were created in bulk
+ * (docs/adr/0020-password-hashing-cost.md).
  */
 const MAX_CONCURRENT_HASHES = 2;
 let running = 0;
@@ -23,7 +24,7 @@ async function scrypt(password: string, salt: Buffer, keylen: number, opts: Scry
   }
 }
 
-// N=2^15 (PASSWORD_HASH_COST's default, 15) costs ~50 ms and 32 MiB per hash: slow for guessing, fine for logins.
+// N=2^15 (PASSWORD_HASH_COST's default, 15): slow for guessing, fine for logins (docs/adr/0020-password-hashing-cost.md).
 const PARAMS = { r: 8, p: 1 };
 const KEYLEN = 32;
 /** scrypt takes 128 × N × r bytes, refused above this: room for the largest cost configurable (16), not more. */

@@ -41,8 +41,8 @@ const MAX_CACHED_QUEUES = 100_000;
  * last write's is refused as pruned (Zulip's error). Acknowledged events are
  * purged from the stream at that write only, and a removed queue's events are
  * left to expire with the stream's max_age: on nats-server 2.9 a purge by
- * subject scans the stream (measured: ~80 ms each on 200,000 messages, and a
- * burst of 100 at once stalled every publish past its 5 s timeout).
+ * subject scans the stream, and a burst of them stalls every publish
+ * (docs/adr/0017-event-queues-in-jetstream.md).
  */
 /** A queue's expiry is pushed back whenever it is nearer than this beyond the poll's wait. */
 export const EXPIRY_MARGIN_MS = 2000;

@@ -10,7 +10,8 @@ export type ReactionType = "unicode_emoji" | "realm_emoji" | "zulip_extra_emoji"
  * the order a name shared by two emoji is given to the first set's: iamcal's
  * (Zulip builds its names from iamcal's emoji data), then GitHub's, CLDR's,
  * emojibase's and JoyPixels'. Zulip renames many emoji of its own accord; these
- * sets together give 1,687 of Zulip's 2,887 names Zulip's emoji (iamcal's alone: 1,026; see README).
+ * sets together give most of Zulip's names the emoji Zulip gives them,
+ * iamcal's alone far fewer (docs/zulip-compatibility.md has the counts).
  */
 const SHORTCODE_SETS = ["iamcal", "github", "cldr", "emojibase", "joypixels"];
 /** emojibase's group of skin tone and hair components: parts of emoji, not emoji (nor are the ungrouped regional indicators). */
@@ -68,14 +69,14 @@ function unicode(): UnicodeEmoji {
   return unicodeEmoji;
 }
 
-/**
- * A reaction_type as given: Zulip's three, with the requirements' name of the
- * built-in extra emoji type (service_extra_emoji) read as zulip_extra_emoji;
- * any other string is kept, for Zulip's own refusals to name it.
- */
 /** Whether a name is a built-in emoji's (Zulip's name_to_codepoint): custom emoji by that name are for administrators. */
 export const isBuiltInEmojiName = (name: string): boolean => unicode().codeByName.has(name);
 
+/**
+ * A reaction_type as given: Zulip's three, with service_extra_emoji, another
+ * spelling of the built-in extra emoji type, read as zulip_extra_emoji; any
+ * other string is kept, for Zulip's own refusals to name it.
+ */
 export const reactionTypeOf = (given: string): ReactionType | string =>
   given === "service_extra_emoji" ? "zulip_extra_emoji" : given;
 

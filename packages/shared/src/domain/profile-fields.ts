@@ -1,4 +1,4 @@
-/** Custom profile field types (requirements: resource table), shared by realm-config (definitions) and identity (values). */
+/** Custom profile field types (Zulip's CustomProfileField types), shared by realm-config (definitions) and identity (values). */
 export const ProfileFieldType = {
   SHORT_TEXT: 1,
   LONG_TEXT: 2,

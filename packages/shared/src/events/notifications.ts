@@ -30,7 +30,7 @@ export const typing = defineEvent(
   ),
 );
 
-/** Someone is editing a message (E17). */
+/** Someone is editing a message (Zulip's typing_edit_message event). */
 export const typingEditMessage = defineEvent(
   "notifications",
   "typing_edit_message",

@@ -26,8 +26,7 @@ import { profileFieldValuesDropped } from "./realm-config";
  * its own place. Not interest retention, which would delete an event once
  * consumed: on nats-server 2.9 an interest stream drops events published
  * while it recovers after a restart, before its consumers are loaded (the
- * publisher is told they were stored; measured: 24–160 of ~25,000 lost per
- * restart under load, none with limits retention).
+ * publisher is told they were stored): docs/adr/0013-durable-domain-events.md.
  */
 export const DOMAIN_EVENTS_STREAM = "DOMAIN_EVENTS";
 

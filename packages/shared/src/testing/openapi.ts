@@ -55,7 +55,7 @@ function typelessNullable(node: unknown): void {
 }
 
 /**
- * Fields the requirements add after the document's feature level (378): channel
+ * Fields Zulip added after the document's feature level (378): channel
  * folders (FL 389) and navigation views (FL 390) appear in POST /register. Accepted here; their values are
  * asserted by the tests of the service that owns them.
  */

@@ -16,7 +16,7 @@ import {
 import type { NavigationViewRepository } from "../navigation-views/navigation-view.repository";
 
 /**
- * POST /navigation_views (E18, Zulip's add_navigation_view): a built-in view
+ * POST /navigation_views (Zulip's add_navigation_view): a built-in view
  * takes no name, a custom one needs one; one view per fragment and per name.
  */
 export const addNavigationViewHandler =

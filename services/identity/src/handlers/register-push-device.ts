@@ -4,7 +4,7 @@ import { requireHuman } from "../users/access";
 import type { PushDeviceRepository } from "../push-devices/push-device.repository";
 
 /**
- * POST /mobile_push/register (E12, Zulip's register_push_device at FL 406):
+ * POST /mobile_push/register (Zulip's register_push_device at FL 406):
  * refused without a push notification service; otherwise the registration is
  * stored, replacing the one of the same push_account_id.
  */

@@ -48,7 +48,7 @@ interface SendInvitesDeps {
 }
 
 /**
- * POST /invites (E7, Zulip's invite_users_backend and do_invite_users): every
+ * POST /invites (Zulip's invite_users_backend and do_invite_users): every
  * check before anything is written; invalid addresses send nothing; addresses
  * that already have accounts are skipped and reported (INVITATION_FAILED with
  * sent_invitations) while the others are invited.

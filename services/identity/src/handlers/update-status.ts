@@ -14,7 +14,7 @@ import type { UserDirectory } from "../users/user-directory";
 import type { Presences } from "../presence/presences";
 
 /**
- * E9 POST /users/me/status (Zulip's update_user_status_backend and
+ * POST /users/me/status (Zulip's update_user_status_backend and
  * do_update_user_status): only what is passed changes; `away` sets
  * presence_enabled to its inverse, as a settings change would. The
  * user_status event carries what was passed, to everyone.

@@ -124,7 +124,7 @@ async function changeMembership(deps: MembershipDeps, groupId: number, change: M
   }
 }
 
-/** POST /user_groups/{id}/members (E16). */
+/** POST /user_groups/{id}/members (Zulip's update_user_group_backend). */
 export const updateUserGroupMembersHandler =
   (deps: MembershipDeps): Handler<typeof identity.updateUserGroupMembers> =>
   async (p, ctx) => {

@@ -12,7 +12,7 @@ const isBase64 = (value: string): boolean =>
   value !== "" && /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(value);
 
 /**
- * E12's keys and ciphertext are base64; a value that is not cannot be decrypted
+ * register_push_device's keys and ciphertext are base64; a value that is not cannot be decrypted
  * (Zulip's bouncer refuses it: INVALID_BOUNCER_PUBLIC_KEY for its key, BAD_REQUEST otherwise).
  */
 export function checkPushRegistration(p: {
@@ -27,7 +27,7 @@ export function checkPushRegistration(p: {
   if (!isBase64(p.encrypted_push_registration)) throw badRequest("Invalid encrypted_push_registration");
 }
 
-/** Zulip's PushServiceNotConfiguredError (E12 without a push notification service). */
+/** Zulip's PushServiceNotConfiguredError (register_push_device without a push notification service). */
 export const pushServiceNotConfigured = () =>
   new ZulipError("PUSH_SERVICE_NOT_CONFIGURED", "Server is not configured to use push notification service.");
 

@@ -15,7 +15,7 @@ import { sendMessagesForNewSubscribers } from "../subscriptions/subscription-not
 const channelExists = (name: string) =>
   new ZulipError("CHANNEL_ALREADY_EXISTS", `Channel '${name}' already exists`, 400, { channel_name: name });
 
-/** POST /channels/create (E2): a new channel with the given subscribers; its id. */
+/** POST /channels/create (Zulip's create_channel): a new channel with the given subscribers; its id. */
 export const createChannelHandler =
   (
     deps: InternalStreamSendDeps & { channels: ChannelDirectory; userGroups: UserGroupMemberships },

@@ -29,7 +29,7 @@ const RANGE_PARAMETERS = [
   "use_first_unread_anchor",
 ];
 
-/** GET /messages (E5): a range around an anchor, or given ids, of the messages matching a narrow. */
+/** GET /messages (Zulip's get_messages_backend): a range around an anchor, or given ids, of the messages matching a narrow. */
 export const getMessagesHandler =
   (deps: {
     messages: MessageRepository;

@@ -7,7 +7,7 @@ import type { TopicRepository } from "../topics/topic.repository";
 import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
 import { topicForClient } from "../messages/message-view";
 
-/** GET /users/me/{stream_id}/topics (E15): the channel's topics the user may see, most recent first. */
+/** GET /users/me/{stream_id}/topics (Zulip's get_topics_backend): the channel's topics the user may see, most recent first. */
 export const getStreamTopicsHandler =
   (deps: {
     channels: ChannelDirectory;

@@ -86,7 +86,7 @@ type MessageBase = Omit<messaging.Message, "type" | "display_recipient" | "strea
 /**
  * Zulip's message object (zulip.yaml MessagesBase), as GET /messages and message events carry it.
  * Built by assigning onto one object rather than spreading into larger literals: V8 takes its slow
- * path for those (this view was 6 % of messaging's CPU under GET /messages load).
+ * path for those, and this view is built per message (docs/adr/0031-hot-path-views.md).
  */
 export function messageView(msg: MessageDoc, vc: MessageViewContext): messaging.Message {
   const sender = vc.users.get(msg.senderId);

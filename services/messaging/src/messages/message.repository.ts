@@ -48,8 +48,9 @@ function conditionMatch(c: NarrowCondition): Match {
       return (m) => m.messageId === c.id;
     case "ids": {
       // A binary search of the ids, ascending as narrows build them (a user's unread or flagged
-      // ids): a Set of thousands of unread ids, built for each read of a window, was 4 % of
-      // messaging's CPU under is:unread load. Ids in another order (a client's list) are sorted first.
+      // ids): a Set of thousands of unread ids, built for each read of a window, was a visible share
+      // of messaging's CPU under is:unread load (docs/adr/0031-hot-path-views.md). Ids in another
+      // order (a client's list) are sorted first.
       const ids = isAscending(c.in) ? c.in : [...c.in].sort((a, b) => a - b);
       return (m) => sortedIncludes(ids, m.messageId);
     }

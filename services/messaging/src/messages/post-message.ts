@@ -214,7 +214,7 @@ const receiverRows = (flags: Map<number, string[]>) => [...flags].map(([userId, 
  * and the event go side by side: clients keep their topic lists from the
  * message events, not from the notes, and each note is a database write that
  * waits behind other sends' writes, so waiting for it would delay every
- * delivery (~7 ms at 20 sends/s to 100 receivers). The notes stay out of the
+ * delivery (docs/adr/0022-write-coalescing.md). The notes stay out of the
  * send's transaction: every send to a topic writes its one document, and
  * MongoDB aborts one of two transactions writing the same document, so a busy
  * topic would retry its sends; they only move forward, and a resumed send

@@ -49,5 +49,5 @@ export const userMessageSchema = new Schema<UserMessageDoc>(
   { collection: "usermessages", versionKey: false },
 );
 // UserMessageRepository.markedOf (PersonalIndex's load): a user's unread or flagged rows. The only index:
-// each one costs ~16 ms per 100 rows written on SecantusDB.
+// each one makes every row write dearer on SecantusDB (docs/adr/0010-query-shapes.md).
 userMessageSchema.index({ realmId: 1, userId: 1, marked: 1 });

@@ -65,7 +65,7 @@ export const registerQueueHandler =
     };
     let parts: RawJson[];
     try {
-      // passed on as the services wrote them: the state is ~100 KB for a busy user
+      // passed on as the services wrote them: a busy user's state is large (docs/adr/0028-replies-as-json-bytes.md)
       parts = await Promise.all(REGISTER_STATE_CONTRACTS.map((c) => bus.requestJson(c, stateParams, ctx)));
     } catch (err) {
       await store.remove(realm.id, queue.queueId);

@@ -10,7 +10,7 @@ import {
 import { notified, typingSummaries } from "./typing-audience";
 
 /**
- * POST /messages/{message_id}/typing (E17): messaging checks the message and
+ * POST /messages/{message_id}/typing (Zulip's send_message_edit_notification_backend): messaging checks the message and
  * names its audience; Zulip's typing_edit_message event goes to those who
  * receive typing notifications.
  */

@@ -8,7 +8,7 @@ import {
   publishPlaygrounds,
 } from "../playgrounds/playgrounds";
 
-/** POST /realm/playgrounds (E19, Zulip's add_realm_playground + check_add_realm_playground): administrators. */
+/** POST /realm/playgrounds (Zulip's add_realm_playground + check_add_realm_playground): administrators. */
 export const createPlaygroundHandler =
   ({
     playgrounds,

@@ -4,7 +4,7 @@ import { checkLinkifier, patternTaken } from "../linkifiers/linkifier-rules";
 import { publishLinkifiers } from "../linkifiers/linkifier-view";
 import type { LinkifierRepository } from "../linkifiers/linkifier.repository";
 
-/** PATCH /realm/filters/{filter_id} (E20, Zulip's update_linkifier + do_update_linkifier): administrators. */
+/** PATCH /realm/filters/{filter_id} (Zulip's update_linkifier + do_update_linkifier): administrators. */
 export const updateLinkifierHandler =
   ({
     linkifiers,

@@ -18,7 +18,7 @@ const sameData = (a: FieldData, b: FieldData) => JSON.stringify(a) === JSON.stri
 /**
  * PATCH /realm/profile_fields/{field_id} (Zulip's update_realm_custom_profile_field):
  * each parameter sent is changed, and the field as it would be afterwards is
- * checked with the rules of creation (E8). The type never changes; field_data
+ * checked with the rules of creation. The type never changes; field_data
  * only matters for list and external account fields. A ready-made external
  * account may only change its summary, required and editable flags. Choices
  * an update removes take users' values naming them along (identity drops them).

@@ -30,7 +30,7 @@ const invitationParams = {
   welcome_message_custom_text: z.string().max(WELCOME_MESSAGE_CUSTOM_TEXT_MAX_LENGTH).nullable().default(null),
 };
 
-/** POST /invites (E7): email invitations; partial failures answer INVITATION_FAILED. */
+/** POST /invites (Zulip's invite_users_backend): email invitations; partial failures answer INVITATION_FAILED. */
 export const sendInvites = defineContract({
   subject: "identity.invites.send",
   http: { method: "POST", path: "/invites", auth: "user" },

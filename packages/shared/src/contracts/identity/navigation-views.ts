@@ -36,7 +36,7 @@ export const listNavigationViews = defineContract({
   reply: z.strictObject({ navigation_views: z.array(navigationViewSchema) }),
 });
 
-/** POST /navigation_views (E18): a built-in view's setting, or a custom view with its name. */
+/** POST /navigation_views (Zulip's add_navigation_view): a built-in view's setting, or a custom view with its name. */
 export const addNavigationView = defineContract({
   subject: "identity.navigation_views.add",
   http: { method: "POST", path: "/navigation_views", auth: "user" },

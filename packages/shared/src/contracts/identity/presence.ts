@@ -18,7 +18,7 @@ export const userStatusSchema = z.strictObject({
 });
 export type UserStatus = z.infer<typeof userStatusSchema>;
 
-/** E9 POST /users/me/status: only the parameters passed change. */
+/** POST /users/me/status: only the parameters passed change. */
 export const updateStatus = defineContract({
   subject: "identity.status.update",
   http: { method: "POST", path: "/users/me/status", auth: "user" },
@@ -29,7 +29,7 @@ export const updateStatus = defineContract({
     away: z.boolean().optional(),
     emoji_name: z.string().optional(),
     emoji_code: z.string().optional(),
-    /** Zulip's three, or the requirements' service_extra_emoji; anything else is refused by name */
+    /** Zulip's three, or service_extra_emoji, another spelling of zulip_extra_emoji; anything else is refused by name */
     reaction_type: z.string().optional(),
   }),
   reply: z.object({}),

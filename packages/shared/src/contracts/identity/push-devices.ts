@@ -3,7 +3,7 @@ import { defineContract, emptyReply } from "../../contract";
 import { int } from "../common";
 
 /**
- * Push notification devices (requirements E12; Zulip's
+ * Push notification devices (Zulip's
  * zerver/views/push_notifications.py). Tokens and keys are strings taken as
  * sent: their checks (Zulip's validate_token, base64) give Zulip's messages in
  * the handlers, after the parameters' types.
@@ -23,7 +23,7 @@ export const pushDeviceInfoSchema = z.strictObject({
 });
 export type PushDeviceInfo = z.infer<typeof pushDeviceInfoSchema>;
 
-/** POST /mobile_push/register (E12, FL 406): registers a device for end-to-end encrypted notifications. */
+/** POST /mobile_push/register (Zulip's register_push_device, FL 406): registers a device for end-to-end encrypted notifications. */
 export const registerPushDevice = defineContract({
   subject: "identity.push_devices.register",
   http: { method: "POST", path: "/mobile_push/register", auth: "user" },

@@ -3,7 +3,7 @@ import { defineContract } from "../../contract";
 
 const oneOf = <const T extends readonly [number, ...number[]]>(...values: T) => z.literal(values).optional();
 
-/** PATCH /settings: every personal setting Zulip accepts there (E1), by Zulip's name. */
+/** PATCH /settings: every personal setting Zulip accepts there (its json_change_settings), by Zulip's name. */
 export const settingsParams = z.object({
   full_name: z.string().optional(),
   email: z.string().optional(),

@@ -84,7 +84,7 @@ export const deactivateUserGroup = defineContract({
   reply: z.strictObject({}),
 });
 
-/** POST /user_groups/{user_group_id}/members (E16): users and, since FL 311, subgroups. */
+/** POST /user_groups/{user_group_id}/members (Zulip's update_user_group_backend): users and, since FL 311, subgroups. */
 export const updateUserGroupMembers = defineContract({
   subject: "identity.user_groups.update_members",
   http: { method: "POST", path: "/user_groups/{user_group_id}/members", auth: "user" },

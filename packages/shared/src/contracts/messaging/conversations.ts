@@ -6,7 +6,7 @@ import { defineContract } from "../../contract";
  * the actor; messaging refuses (with Zulip's errors) what the actor may not see.
  * - channel: the channel's subscribers (stream_id + topic)
  * - direct: the users in `to` plus the actor
- * - message_id: the audience of that message (E17, typing while editing)
+ * - message_id: the audience of that message (typing while editing a message)
  */
 export const getConversationAudience = defineContract({
   subject: "messaging.conversations.audience",

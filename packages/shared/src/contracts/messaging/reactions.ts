@@ -2,8 +2,8 @@ import { z } from "zod";
 import { defineContract, emptyReply } from "../../contract";
 import { int } from "../common";
 
-// reaction_type as a string: Zulip's own errors name an unknown one ("Invalid emoji type."), and the
-// requirements' spelling of the built-in type (service_extra_emoji) is taken beside zulip.yaml's.
+// reaction_type as a string: Zulip's own errors name an unknown one ("Invalid emoji type."), and
+// another spelling of the built-in type (service_extra_emoji) is taken beside zulip.yaml's.
 
 /** POST /messages/{message_id}/reactions: the caller's emoji reaction, by name or by name, code and type. */
 export const addReaction = defineContract({

@@ -3,7 +3,7 @@ import { defineContract } from "../../contract";
 import { LIMITS } from "../../domain/limits";
 import { int, intList } from "../common";
 
-/** Channel folder (requirements: channel_folder_id in create's reply; Zulip's ChannelFolder in lists). */
+/** Channel folder (channel_folder_id in create's reply, as Zulip answers; Zulip's ChannelFolder in lists). */
 export const channelFolderSchema = z.strictObject({
   id: int,
   name: z.string(),
@@ -29,7 +29,7 @@ export const listChannelFolders = defineContract({
 const cappedString = (name: string, max: number) =>
   z.string().refine((s) => [...s].length <= max, `${name} is too long (limit: ${max} characters)`);
 
-/** POST /channel_folders/create (E6). */
+/** POST /channel_folders/create (Zulip's create_channel_folder). */
 export const createChannelFolder = defineContract({
   subject: "realm-config.channel_folders.create",
   http: { method: "POST", path: "/channel_folders/create", auth: "user" },

@@ -43,7 +43,7 @@ export const createLinkifier = defineContract({
   reply: z.strictObject({ id: int }),
 });
 
-/** PATCH /realm/filters/{filter_id} (E20, Zulip's update_linkifier): both fields are replaced. */
+/** PATCH /realm/filters/{filter_id} (Zulip's update_linkifier): both fields are replaced. */
 export const updateLinkifier = defineContract({
   subject: "realm-config.linkifiers.update",
   http: { method: "PATCH", path: "/realm/filters/{filter_id}", auth: "user" },
@@ -67,7 +67,7 @@ export const reorderLinkifiers = defineContract({
   reply: z.strictObject({}),
 });
 
-/** POST /realm/playgrounds (E19, Zulip's add_realm_playground). */
+/** POST /realm/playgrounds (Zulip's add_realm_playground). */
 export const createPlayground = defineContract({
   subject: "realm-config.playgrounds.create",
   http: { method: "POST", path: "/realm/playgrounds", auth: "user" },

@@ -31,7 +31,7 @@ export const listProfileFields = defineContract({
 /** Zulip's ProfileFieldData: choices of a list field, or an external account's subtype/url_pattern. */
 export const profileFieldDataSchema = z.record(z.string(), z.union([z.record(z.string(), z.string()), z.string()]));
 
-/** POST /realm/profile_fields (E8). */
+/** POST /realm/profile_fields (Zulip's create_realm_custom_profile_field). */
 export const createProfileField = defineContract({
   subject: "realm-config.profile_fields.create",
   http: { method: "POST", path: "/realm/profile_fields", auth: "user" },

@@ -11,8 +11,8 @@ import { customProfileFieldSchema } from "./profile-fields";
 /**
  * realm-config's part of POST /register (Zulip's fetch_initial_state_data),
  * grouped by the event type that keeps each key current. channel_folders and
- * max_channel_folder_* are newer than zulip.yaml (feature level 389); the
- * requirements name them as register's.
+ * max_channel_folder_* are register's keys in Zulip since feature level 389,
+ * newer than zulip.yaml.
  */
 
 /** What server this is: sent whatever the client asks for. */
