@@ -13,6 +13,8 @@ export * from "./ids";
 export * from "./write-coalescer";
 export * from "./event-cache";
 export * from "./event-keyed-cache";
+export * from "./event-fed-copy";
+export * from "./channel-copy";
 export * from "./events";
 export * from "./files";
 export * from "./realm-emoji";

@@ -54,6 +54,7 @@ import { statusState } from "./status/status.state";
 import { settingsState } from "./users/settings.state";
 import { UserDirectory } from "./users/user-directory";
 import { dropProfileFieldValues } from "./users/profile-field-values";
+import { backfillUserGroupCopies } from "./user-groups/user-groups-backfill";
 import { UserRepository } from "./users/user.repository";
 import { usersState } from "./users/users.state";
 import { UserGroupRepository } from "./user-groups/user-group.repository";
@@ -163,6 +164,7 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     id.pushTokens.init(),
   ]);
 
+  await backfillUserGroupCopies({ nc: deps.nc, db: deps.db, groups: id.groups, events: deps.events, log: deps.log });
   const profileValueDrops = await dropProfileFieldValues(users, deps.events, deps.nc, deps.log);
   const updateSettings = updateSettingsHandler(id);
   deps.server

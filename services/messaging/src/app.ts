@@ -110,6 +110,7 @@ import { UserTopicIndex } from "./user-topics/user-topic-index";
 import { UserTopicRepository } from "./user-topics/user-topic.repository";
 import { userTopicsState } from "./user-topics/user-topics.state";
 import { UserDirectory } from "./users/user-directory";
+import { backfillChannelCopies } from "./channels/channel-facts-backfill";
 
 /** Scheduled messages and saved snippets kept for register, over all users; least recently used users go first. */
 const MAX_CACHED_USER_LIST_ITEMS = 100_000;
@@ -189,6 +190,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       uploadTokens,
     ].map((r) => r.init()),
   );
+  await backfillChannelCopies({ nc: deps.nc, db: deps.db, channels, events: deps.events, log: deps.log });
   const draftsCleanup = await deleteDraftsWhenSynchronizationStops(m, deps.nc, deps.log);
   const delivery = new ScheduledMessageDelivery(m, deps.log);
 

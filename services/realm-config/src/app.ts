@@ -1,7 +1,8 @@
 import {
+  ChannelCopy,
+  DURABLE_CONSUMERS,
   FileStore,
   IdAllocator,
-  UserGroupMemberships,
   realmConfig,
   realmConfigEvents,
   registerStateHandler,
@@ -50,6 +51,7 @@ import { RealmRecordRepository } from "./realms/realm.repository";
 import { realmBillingState, realmState } from "./realms/realm.state";
 import { unconfiguredStates } from "./realms/unconfigured.state";
 import { versionState } from "./version.state";
+import { UserGroupCopy } from "./user-groups/user-group-copy";
 
 export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promise<RunningService> {
   const ids = new IdAllocator(deps.db);
@@ -73,7 +75,9 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
   const fileChunks = files.handlers();
   const fieldList = new ProfileFieldList(fields, deps.nc, deps.log);
   const hosts = new RealmHosts(deps.config);
-  const userGroups = new UserGroupMemberships(deps.nc, deps.bus, deps.log);
+  // copies of what realm-config checks of the services above it, which it never asks (docs/architecture.md)
+  const userGroups = await UserGroupCopy.start(deps.nc, deps.db, deps.log);
+  const channels = await ChannelCopy.start(deps.nc, deps.db, DURABLE_CONSUMERS.realmConfigChannels, deps.log);
   const folderState = channelFoldersState(folders, deps.nc, deps.log);
   const linkifierStates = linkifiersStates(linkifiers, deps.nc, deps.log);
   const playgroundState = playgroundsState(playgrounds, deps.nc, deps.log);
@@ -91,7 +95,7 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
     .handle(realmConfig.createRealm, createRealmHandler(realms, hosts))
     .handle(realmConfig.getServerSettings, getServerSettingsHandler(realms))
     .handle(realmConfig.getRealmSettings, getRealmSettingsHandler(realms))
-    .handle(realmConfig.updateRealm, updateRealmHandler(realms, deps.events, deps.bus, userGroups))
+    .handle(realmConfig.updateRealm, updateRealmHandler({ realms, events: deps.events, channels, userGroups }))
     .handle(realmConfig.listProfileFields, listProfileFieldsHandler(fieldList))
     .handle(realmConfig.createProfileField, createProfileFieldHandler(fields, deps.events))
     .handle(realmConfig.updateProfileField, updateProfileFieldHandler(fields, deps.events))
@@ -133,14 +137,13 @@ export async function buildRealmConfig(deps: ServiceDeps<"realm-config">): Promi
       ]),
     );
   return {
-    stop: () => {
+    stop: async () => {
       realmChanges.unsubscribe();
-      userGroups.stop();
       folderState.stop();
       linkifierStates.stop();
       playgroundState.stop();
       emojiList.stop();
-      return fieldList.stop();
+      await Promise.all([userGroups.stop(), channels.stop(), fieldList.stop()]);
     },
   };
 }

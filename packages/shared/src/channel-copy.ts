@@ -1,0 +1,76 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+import type { Connection } from "mongoose";
+import type { Logger } from "pino";
+import type { GroupSettingValue } from "./contracts/common";
+import { CHANNEL_GROUP_SETTINGS, type ChannelGroupSetting } from "./domain/groups";
+import { EventFedCopy } from "./event-fed-copy";
+import { channelFacts } from "./events/messaging";
+import type { DurableConsumer } from "./events/stream";
+import type { PayloadOf } from "./events/define";
+
+/** What services below messaging need of a channel: whether it is private or archived, and its group settings. */
+export interface CopiedChannel {
+  streamId: number;
+  inviteOnly: boolean;
+  isArchived: boolean;
+  groups: Partial<Record<ChannelGroupSetting, GroupSettingValue>>;
+}
+
+const SCOPE_PREFIX = "channel:";
+const scopeOf = (streamId: number) => `${SCOPE_PREFIX}${streamId}`;
+
+/**
+ * A service's copy of messaging's channels (EventFedCopy), fed by its
+ * channel_facts events, for the services below messaging: realm-config checks
+ * the organization's channel settings with it, identity which channels' group
+ * settings use a group it would deactivate.
+ */
+export class ChannelCopy {
+  private constructor(
+    private readonly copy: EventFedCopy,
+    private readonly consumer: { stop(): Promise<void> },
+  ) {}
+
+  static async start(nc: NatsConnection, db: Connection, consumer: DurableConsumer, log: Logger): Promise<ChannelCopy> {
+    const copy = new EventFedCopy(nc, db, "channel_copy");
+    const apply = async ({ realmId, channels, asOf }: PayloadOf<typeof channelFacts>, seq: number) => {
+      for (const { stream_id, invite_only, is_archived, groups } of channels) {
+        const values = { invite_only, is_archived, ...groups };
+        const given = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
+        await copy.set(realmId, scopeOf(stream_id), given, asOf ?? seq);
+      }
+    };
+    const feed = {
+      consumer,
+      def: channelFacts,
+      handle: (payload: unknown, { seq }: { seq: number }) => apply(payload as PayloadOf<typeof channelFacts>, seq),
+    };
+    return new ChannelCopy(copy, await copy.start([feed], log));
+  }
+
+  stop(): Promise<void> {
+    return this.consumer.stop();
+  }
+
+  /** The channel of the organization, or null when it has none by that id. */
+  async byId(realmId: number, streamId: number): Promise<CopiedChannel | null> {
+    const values = (await this.copy.read(realmId, scopeOf(streamId))).get(scopeOf(streamId));
+    return values ? channelOf(streamId, values) : null;
+  }
+
+  /** Every channel of the organization, archived ones included, in id order. */
+  async all(realmId: number): Promise<CopiedChannel[]> {
+    const channels = [...(await this.copy.read(realmId))].flatMap(([scope, values]) => {
+      const channel = channelOf(Number(scope.slice(SCOPE_PREFIX.length)), values);
+      return channel ? [channel] : [];
+    });
+    return channels.sort((a, b) => a.streamId - b.streamId);
+  }
+}
+
+/** A channel whose creation the copy has seen (a change alone, of a channel older than the copy, is not one yet). */
+function channelOf(streamId: number, values: Record<string, unknown>): CopiedChannel | null {
+  if (typeof values.invite_only !== "boolean" || typeof values.is_archived !== "boolean") return null;
+  const groups = Object.fromEntries(CHANNEL_GROUP_SETTINGS.filter((s) => s in values).map((s) => [s, values[s]]));
+  return { streamId, inviteOnly: values.invite_only, isArchived: values.is_archived, groups };
+}
