@@ -1,5 +1,7 @@
 import { join } from "node:path";
 import {
+  ChannelCopy,
+  DURABLE_CONSUMERS,
   RealmEmojiSource,
   EventKeyedCache,
   IdAllocator,
@@ -166,6 +168,8 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
 
   await backfillUserGroupCopies({ nc: deps.nc, db: deps.db, groups: id.groups, events: deps.events, log: deps.log });
   const profileValueDrops = await dropProfileFieldValues(users, deps.events, deps.nc, deps.log);
+  // messaging's channels, which identity (below messaging) never asks for (docs/architecture.md)
+  const channels = await ChannelCopy.start(deps.nc, deps.db, DURABLE_CONSUMERS.identityChannels, deps.log);
   const updateSettings = updateSettingsHandler(id);
   deps.server
     .handle(identity.authenticate, authenticateHandler(id))
@@ -186,7 +190,10 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     .handle(identity.createUserGroup, createUserGroupHandler(id))
     .handle(identity.getUserGroups, getUserGroupsHandler(id))
     .handle(identity.updateUserGroup, updateUserGroupHandler(id))
-    .handle(identity.deactivateUserGroup, deactivateUserGroupHandler(id))
+    .handle(
+      identity.deactivateUserGroup,
+      deactivateUserGroupHandler({ groups: id.groups, users: id.users, events: deps.events, bus: deps.bus, channels }),
+    )
     .handle(identity.updateUserGroupMembers, updateUserGroupMembersHandler(id))
     .handle(identity.updateUserGroupSubgroups, updateUserGroupSubgroupsHandler(id))
     .handle(identity.getUserGroupMembers, getUserGroupMembersHandler(id))
@@ -242,7 +249,7 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     );
   return {
     stop: async () => {
-      await profileValueDrops.stop();
+      await Promise.all([profileValueDrops.stop(), channels.stop()]);
       id.groupLists.stop();
       id.realmEmoji.stop();
       id.viewLists.stop();

@@ -40,7 +40,6 @@ import { LinkifierSource } from "./render/linkifier-source";
 import { addAlertWordsHandler } from "./handlers/add-alert-words";
 import { addReactionHandler } from "./handlers/add-reaction";
 import { archiveStreamHandler } from "./handlers/archive-stream";
-import { channelsUsingGroupHandler } from "./handlers/channels-using-group";
 import { createChannelHandler } from "./handlers/create-channel";
 import { addDefaultStreamHandler, removeDefaultStreamHandler } from "./handlers/default-streams";
 import { deleteMessageHandler } from "./handlers/delete-message";
@@ -210,7 +209,6 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
 
   deps.server
     .handle(messaging.createChannel, createChannelHandler(m))
-    .handle(messaging.channelsUsingGroup, channelsUsingGroupHandler(m))
     .handle(messaging.getStreams, getStreamsHandler(m))
     .handle(messaging.getStreamById, getStreamHandler(m))
     .handle(messaging.getStreamId, getStreamIdHandler(m))

@@ -46,6 +46,7 @@ export const DURABLE_CONSUMERS = {
   realmConfigChannels: { name: "realm-config-channel-copy", subjects: channelFacts.subject },
   realmConfigUserGroups: { name: "realm-config-user-group-copy", subjects: userGroup.subject },
   realmConfigUserGroupsBackfill: { name: "realm-config-user-group-backfill", subjects: userGroupsBackfill.subject },
+  identityChannels: { name: "identity-channel-copy", subjects: channelFacts.subject },
 } as const;
 export type DurableConsumer = (typeof DURABLE_CONSUMERS)[keyof typeof DURABLE_CONSUMERS];
 
