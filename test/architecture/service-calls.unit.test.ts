@@ -92,7 +92,7 @@ function importedValue(source: ts.SourceFile, name: string): unknown {
   const from = importOf(source, name);
   if (from === "@teamchat/shared") return (shared as Record<string, unknown>)[name];
   if (from?.startsWith(".") && source.fileName.startsWith(SHARED_SRC)) {
-    return (require(resolve(dirname(source.fileName), from)) as Record<string, unknown>)[name];
+    return jest.requireActual<Record<string, unknown>>(resolve(dirname(source.fileName), from))[name];
   }
   return undefined;
 }
