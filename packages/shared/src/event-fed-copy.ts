@@ -103,20 +103,19 @@ export class EventFedCopy {
   }
 
   /**
-   * Waits until the consumer has nothing pending, or has acknowledged every
-   * event up to the stream's last at the time of asking (under a steady flow
-   * of events it is rarely idle).
+   * Waits until the consumer has acknowledged the last event of its subject
+   * the stream held when asked (its acknowledgement floor: every event up to
+   * it applied). Both figures come from the leaders of the stream and of the
+   * consumer, so a replica that lags behind cannot make it pass early.
    */
   private async caughtUp(consumer: DurableConsumer): Promise<void> {
     const jsm = await (this.jsm ??= jetstreamManager(this.nc, { checkAPI: false }));
+    const last = await jsm.streams.getMessage(DOMAIN_EVENTS_STREAM, { last_by_subj: consumer.subjects });
+    if (!last) return;
     const deadline = Date.now() + CATCH_UP_DEADLINE_MS;
-    let target: number | undefined;
-    for (;;) {
-      const info = await jsm.consumers.info(DOMAIN_EVENTS_STREAM, consumer.name);
-      if (info.num_pending === 0 && info.num_ack_pending === 0) return;
-      target ??= (await streamWhenLed(jsm, DOMAIN_EVENTS_STREAM))?.state.last_seq ?? 0;
-      if (info.ack_floor.stream_seq >= target) return;
-      if (Date.now() > deadline) throw new Error(`${consumer.name} has not applied the domain events up to ${target}`);
+    while ((await jsm.consumers.info(DOMAIN_EVENTS_STREAM, consumer.name)).ack_floor.stream_seq < last.seq) {
+      if (Date.now() > deadline)
+        throw new Error(`${consumer.name} has not applied the domain events up to ${last.seq}`);
       await sleep(CATCH_UP_POLL_MS);
     }
   }
