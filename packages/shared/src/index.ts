@@ -15,6 +15,7 @@ export * from "./event-cache";
 export * from "./event-keyed-cache";
 export * from "./event-fed-copy";
 export * from "./channel-copy";
+export * from "./channel-access";
 export * from "./events";
 export * from "./files";
 export * from "./realm-emoji";

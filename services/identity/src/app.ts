@@ -57,6 +57,7 @@ import { settingsState } from "./users/settings.state";
 import { UserDirectory } from "./users/user-directory";
 import { dropProfileFieldValues } from "./users/profile-field-values";
 import { backfillUserGroupCopies } from "./user-groups/user-groups-backfill";
+import { SubscriptionCopy } from "./subscriptions/subscription-copy";
 import { UserRepository } from "./users/user.repository";
 import { usersState } from "./users/users.state";
 import { UserGroupRepository } from "./user-groups/user-group.repository";
@@ -107,6 +108,9 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
   const userDefaults = new RealmUserDefaultRepository(deps.db);
   const directory = new UserDirectory(users, deps.events, deps.nc, deps.log);
   const presenceStore = await PresenceStore.open(deps.nc, deps.log, deps.config.NATS_STREAM_REPLICAS);
+  // messaging's channels and subscriptions, which identity (below messaging) never asks for (docs/architecture.md)
+  const channels = await ChannelCopy.start(deps.nc, deps.db, DURABLE_CONSUMERS.identityChannels, deps.log);
+  const subscriptions = await SubscriptionCopy.start(deps.nc, deps.db, deps.log);
   const id: IdentityDeps = {
     users: directory,
     groups: new UserGroupRepository(deps.db, ids),
@@ -152,6 +156,8 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     pushBouncerUrl: deps.config.PUSH_NOTIFICATION_BOUNCER_URL,
     log: deps.log,
     realmEmoji: new RealmEmojiSource(deps.nc, deps.bus, deps.log),
+    channels,
+    subscriptions,
   };
   await Promise.all([
     users.init(),
@@ -168,8 +174,6 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
 
   await backfillUserGroupCopies({ nc: deps.nc, db: deps.db, groups: id.groups, events: deps.events, log: deps.log });
   const profileValueDrops = await dropProfileFieldValues(users, deps.events, deps.nc, deps.log);
-  // messaging's channels, which identity (below messaging) never asks for (docs/architecture.md)
-  const channels = await ChannelCopy.start(deps.nc, deps.db, DURABLE_CONSUMERS.identityChannels, deps.log);
   const updateSettings = updateSettingsHandler(id);
   deps.server
     .handle(identity.authenticate, authenticateHandler(id))
@@ -249,7 +253,7 @@ export async function buildIdentity(deps: ServiceDeps<"identity">): Promise<Runn
     );
   return {
     stop: async () => {
-      await Promise.all([profileValueDrops.stop(), channels.stop()]);
+      await Promise.all([profileValueDrops.stop(), channels.stop(), subscriptions.stop()]);
       id.groupLists.stop();
       id.realmEmoji.stop();
       id.viewLists.stop();

@@ -3,6 +3,7 @@ import type {
   EventKeyedCache,
   EventPublisher,
   Logger,
+  ChannelCopy,
   RealmEmojiSource,
   identity,
   identityEvents,
@@ -21,6 +22,7 @@ import type { Presences } from "./presence/presences";
 import type { UserGroupRepository } from "./user-groups/user-group.repository";
 import type { UserGroupDoc } from "./user-groups/user-group.schema";
 import type { UserDirectory } from "./users/user-directory";
+import type { SubscriptionCopy } from "./subscriptions/subscription-copy";
 
 /** Everything identity's handlers may use; each takes only its own `Deps<...>` of it, so its signature says what it touches. */
 export interface IdentityDeps {
@@ -55,6 +57,9 @@ export interface IdentityDeps {
   log: Logger;
   /** the organization's custom emoji, for statuses (dropped on realm_emoji events) */
   realmEmoji: RealmEmojiSource;
+  /** identity's copies of messaging's channels and subscriptions, which it never asks messaging for */
+  channels: ChannelCopy;
+  subscriptions: SubscriptionCopy;
 }
 
 export type Deps<K extends keyof IdentityDeps> = Pick<IdentityDeps, K>;

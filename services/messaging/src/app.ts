@@ -71,7 +71,6 @@ import { removeReactionHandler } from "./handlers/remove-reaction";
 import { renderMessageHandler } from "./handlers/render-message";
 import { sendMessageHandler } from "./handlers/send-message";
 import { setUpNewHumanUserHandler } from "./handlers/set-up-new-human-user";
-import { checkInvitationChannelsHandler } from "./handlers/invitations";
 import { subscribeHandler } from "./handlers/subscribe";
 import { unmuteUserHandler } from "./handlers/unmute-user";
 import { unsubscribeHandler } from "./handlers/unsubscribe";
@@ -109,7 +108,7 @@ import { UserTopicIndex } from "./user-topics/user-topic-index";
 import { UserTopicRepository } from "./user-topics/user-topic.repository";
 import { userTopicsState } from "./user-topics/user-topics.state";
 import { UserDirectory } from "./users/user-directory";
-import { backfillChannelCopies } from "./channels/channel-facts-backfill";
+import { backfillCopies } from "./copies-backfill";
 
 /** Scheduled messages and saved snippets kept for register, over all users; least recently used users go first. */
 const MAX_CACHED_USER_LIST_ITEMS = 100_000;
@@ -189,7 +188,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       uploadTokens,
     ].map((r) => r.init()),
   );
-  await backfillChannelCopies({ nc: deps.nc, db: deps.db, channels, events: deps.events, log: deps.log });
+  await backfillCopies({ nc: deps.nc, db: deps.db, channels, subscriptions, events: deps.events, log: deps.log });
   const draftsCleanup = await deleteDraftsWhenSynchronizationStops(m, deps.nc, deps.log);
   const delivery = new ScheduledMessageDelivery(m, deps.log);
 
@@ -222,7 +221,6 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.setUpNewHumanUser, setUpNewHumanUserHandler(m))
     .handle(messaging.getSubscriptions, getSubscriptionsHandler(m))
     .handle(messaging.subscribe, subscribeHandler(m))
-    .handle(messaging.checkInvitationChannels, checkInvitationChannelsHandler(m))
     .handle(messaging.unsubscribe, unsubscribeHandler(m))
     .handle(messaging.updateSubscriptions, updateSubscriptionsHandler(m))
     .handle(messaging.updateSubscriptionProperties, updateSubscriptionPropertiesHandler(m))

@@ -230,10 +230,31 @@ export const channelFacts = defineEvent(
         stream_id: int,
         invite_only: z.boolean().optional(),
         is_archived: z.boolean().optional(),
+        is_web_public: z.boolean().optional(),
+        /** one of the organization's default channels */
+        is_default: z.boolean().optional(),
         /** group settings by name */
         groups: z.record(z.string(), groupSettingValueSchema).optional(),
       }),
     ),
+    asOf: int.optional(),
+  }),
+);
+
+/**
+ * Not a client event: which users are subscribed to which channels, for the
+ * copies other services keep (identity checks invitations' channels with
+ * it): the pairs now subscribed, or no longer. With `asOf`, every active
+ * subscription of the organization as messaging's database held them once
+ * the domain events' stream had reached that sequence (the backfill).
+ */
+export const subscriptionFacts = defineEvent(
+  "messaging",
+  "subscription_facts",
+  z.object({
+    realmId: int,
+    subscribed: z.boolean(),
+    pairs: z.array(z.object({ user_id: int, stream_id: int })),
     asOf: int.optional(),
   }),
 );

@@ -16,7 +16,7 @@ import { metricsOf } from "../metrics";
 import { configureThroughElection, ensureStream, streamWhenLed } from "../jetstream";
 import type { EventDefinition } from "./define";
 import { userGroup, userGroupsBackfill, userSettings } from "./identity";
-import { channelFacts } from "./messaging";
+import { channelFacts, subscriptionFacts } from "./messaging";
 import { profileFieldValuesDropped } from "./realm-config";
 
 /**
@@ -47,6 +47,7 @@ export const DURABLE_CONSUMERS = {
   realmConfigUserGroups: { name: "realm-config-user-group-copy", subjects: userGroup.subject },
   realmConfigUserGroupsBackfill: { name: "realm-config-user-group-backfill", subjects: userGroupsBackfill.subject },
   identityChannels: { name: "identity-channel-copy", subjects: channelFacts.subject },
+  identitySubscriptions: { name: "identity-subscription-copy", subjects: subscriptionFacts.subject },
 } as const;
 export type DurableConsumer = (typeof DURABLE_CONSUMERS)[keyof typeof DURABLE_CONSUMERS];
 

@@ -19,7 +19,9 @@ import { requireMemberOrAdmin } from "../users/access";
  */
 export const createInviteLinkHandler =
   (
-    deps: Deps<"users" | "groups" | "invitations" | "events" | "bus" | "invitationValidityMinutes">,
+    deps: Deps<
+      "users" | "groups" | "invitations" | "events" | "bus" | "invitationValidityMinutes" | "channels" | "subscriptions"
+    >,
   ): Handler<typeof identity.createInviteLink> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);

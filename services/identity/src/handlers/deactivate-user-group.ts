@@ -58,10 +58,7 @@ export const deactivateUserGroupHandler =
     ).filter((s) => groupSettingUses(realmSettings[s], id));
     if (usedByRealm.length > 0) objections.push({ type: "realm", settings: usedByRealm });
     for (const channel of await deps.channels.all(realm.id)) {
-      const settings = CHANNEL_GROUP_SETTINGS.filter((s) => {
-        const value = channel.groups[s];
-        return value !== undefined && groupSettingUses(value, id);
-      });
+      const settings = CHANNEL_GROUP_SETTINGS.filter((s) => groupSettingUses(channel.groups[s], id));
       if (settings.length > 0) objections.push({ type: "channel", channel_id: channel.streamId, settings });
     }
     if (objections.length > 0) {

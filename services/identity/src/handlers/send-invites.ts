@@ -28,7 +28,15 @@ export function parseInviteeEmails(raw: string): string[] {
 }
 
 type SendInvitesDeps = Deps<
-  "users" | "groups" | "invitations" | "mailer" | "events" | "bus" | "invitationValidityMinutes"
+  | "users"
+  | "groups"
+  | "invitations"
+  | "mailer"
+  | "events"
+  | "bus"
+  | "invitationValidityMinutes"
+  | "channels"
+  | "subscriptions"
 >;
 
 /**

@@ -6,10 +6,14 @@ import {
   isAdmin,
   isGuest,
   isOwner,
-  messaging,
+  canAddChannelSubscribers,
+  canReadChannelContent,
   realmConfig,
   requireUser,
   type Actor,
+  type BusClient,
+  type ChannelCopy,
+  type CopiedChannel,
   type HandlerContext,
   type RealmRef,
   type RoleValue,
@@ -17,6 +21,7 @@ import {
   mustBeOwner,
 } from "@teamchat/shared";
 import type { Deps } from "../deps";
+import type { SubscriptionCopy } from "../subscriptions/subscription-copy";
 import { accessGroupForUpdate } from "../user-groups/access";
 import type { RealmGroups } from "../user-groups/realm-groups";
 import type { InvitationDoc } from "./invitation.schema";
@@ -59,18 +64,51 @@ export interface InvitationTargets {
 }
 
 /**
- * Zulip's access_streams_for_invite (messaging owns channels and their
- * can_add_subscribers_group: it checks), access_user_groups_for_invite (the
+ * Zulip's access_streams_for_invite: each channel one the inviter may read
+ * (else "Invalid channel ID {id}. No invites were sent."), then each a default
+ * channel or one they may add subscribers to (FL 342). Channels and
+ * subscriptions are messaging's, which sits above identity: they come from
+ * identity's copies of them (ChannelCopy, SubscriptionCopy).
+ */
+async function checkInvitationChannels(
+  deps: { bus: BusClient; channels: ChannelCopy; subscriptions: SubscriptionCopy },
+  realmGroups: RealmGroups,
+  streamIds: number[],
+  ctx: HandlerContext,
+): Promise<void> {
+  const { realm, actor } = requireUser(ctx);
+  if (streamIds.length === 0) return;
+  const [mine, settings] = await Promise.all([
+    deps.subscriptions.subscribedStreamIds(realm.id, actor.userId),
+    deps.bus.request(realmConfig.getRealmSettings, {}, ctx),
+  ]);
+  const groups = realmGroups.membership;
+  const channels: CopiedChannel[] = [];
+  for (const streamId of streamIds) {
+    const ch = await deps.channels.byId(realm.id, streamId);
+    if (!ch || ch.isArchived || !canReadChannelContent(actor, ch, mine.has(streamId), groups)) {
+      throw badRequest(`Invalid channel ID ${streamId}. No invites were sent.`);
+    }
+    channels.push(ch);
+  }
+  if (channels.some((ch) => !ch.isDefault && !canAddChannelSubscribers(actor, ch, settings, groups))) {
+    throw badRequest("You do not have permission to subscribe other users to channels.");
+  }
+}
+
+/**
+ * What an invitation gives besides its role, checked as Zulip's views do, in
+ * their order: access_streams_for_invite, access_user_groups_for_invite (the
  * groups' can_add_members_group) and the administrators-only custom welcome text.
  */
 export async function checkInvitationTargets(
-  deps: Deps<"bus">,
+  deps: { bus: BusClient; channels: ChannelCopy; subscriptions: SubscriptionCopy },
   realmGroups: RealmGroups,
   p: InvitationTargets,
   ctx: HandlerContext,
 ): Promise<number[]> {
   const { actor } = requireUser(ctx);
-  await deps.bus.request(messaging.checkInvitationChannels, { stream_ids: p.stream_ids }, ctx);
+  await checkInvitationChannels(deps, realmGroups, p.stream_ids, ctx);
   const groupIds = [...new Set(p.group_ids ?? [])];
   for (const groupId of groupIds) {
     await accessGroupForUpdate(deps, realmGroups, groupId, "can_add_members_group", ctx);

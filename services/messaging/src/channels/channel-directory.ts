@@ -17,6 +17,8 @@ export const channelFactsOf = (ch: ChannelDoc) => ({
   stream_id: ch.streamId,
   invite_only: ch.inviteOnly,
   is_archived: ch.isArchived,
+  is_web_public: ch.isWebPublic,
+  is_default: ch.isDefault,
   groups: Object.fromEntries(CHANNEL_GROUP_SETTINGS.map((s) => [s, groupSetting(ch, s)])),
 });
 
@@ -112,10 +114,15 @@ export class ChannelDirectory {
     await this.channels.update(realmId, streamId, changes);
     this.cache.drop(`${realmId}`);
     this.events.publish(messagingEvents.channelsChanged, { realmId });
-    const { inviteOnly, isArchived, groupSettings } = changes;
-    if (inviteOnly !== undefined || isArchived !== undefined || groupSettings !== undefined) {
-      const facts = { stream_id: streamId, invite_only: inviteOnly, is_archived: isArchived, groups: groupSettings };
-      this.events.publish(messagingEvents.channelFacts, { realmId, channels: [facts] });
+    const facts = {
+      invite_only: changes.inviteOnly,
+      is_archived: changes.isArchived,
+      is_web_public: changes.isWebPublic,
+      is_default: changes.isDefault,
+      groups: changes.groupSettings,
+    };
+    if (Object.values(facts).some((v) => v !== undefined)) {
+      this.events.publish(messagingEvents.channelFacts, { realmId, channels: [{ stream_id: streamId, ...facts }] });
     }
   }
 }
