@@ -10,16 +10,15 @@ import { apiEmail } from "../users/user-view";
 /** The key of an accept link `<realm url>/join/<key>/`; a bare key is taken as it is. */
 const JOIN_LINK = /\/join\/([^/]+)\/?$/;
 
-type AcceptDeps = Deps<
-  "users" | "groups" | "invitations" | "keys" | "events" | "bus" | "userDefaults" | "passwordHashCost"
->;
+type AcceptDeps = Deps<"users" | "groups" | "invitations" | "keys" | "events" | "userDefaults" | "passwordHashCost">;
 
 /**
  * POST /teamchat/invitations/accept: what Zulip's registration pages do with
  * an invitation's confirmation link (confirmation.get_object_from_key, then
  * do_create_user and process_new_human_user): the account gets the invited
  * role, joins the invitation's user groups, channels (and the default ones
- * when asked), and the referrer is told when they asked. An email invitation
+ * when asked: the gateway has messaging do it with the reply's follow_up), and
+ * the referrer is told when they asked. An email invitation
  * is used up; a reusable link stays until revoked or expired. Other pending
  * invitations of the address are revoked.
  */
@@ -44,7 +43,7 @@ export const acceptInvitationHandler =
     const fullName = checkFullName(p.full_name);
 
     const referrer = await deps.users.byId(realm.id, invitation.referrerId);
-    const user = await createHumanUser(
+    const { user, followUp } = await createHumanUser(
       deps,
       realm,
       { email, fullName, password: p.password, role: invitation.invitedAs },
@@ -82,5 +81,6 @@ export const acceptInvitationHandler =
       user_id: user.userId,
       email: apiEmail(user, realm),
       api_key: await deps.keys.issue(realm.id, user.userId),
+      follow_up: followUp,
     };
   };
