@@ -31,6 +31,13 @@ export interface HttpBinding {
    * request through it and passes the references as the `files` parameter.
    */
   upload?: Contract;
+  /**
+   * An operation of a service above the owner, which the owner may not call
+   * (docs/architecture.md): the gateway asks it after the owner's reply, with
+   * the parameters in the reply's `follow_up` field, which clients never see.
+   * Its failure is logged; the reply stands.
+   */
+  followUp?: Contract;
   /** The last path parameter takes the rest of the path, slashes included (Zulip's `<path:...>`). */
   restOfPath?: true;
   /**

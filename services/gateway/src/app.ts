@@ -267,13 +267,30 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     if (contract.http!.upload) params.files = await storeFiles(bus, contract.http!.upload, uploaded, ctx);
     const forward = () => forwardRetryingSafely(contract, params, ctx);
     const whenStopping = contract.http!.answerWhenStopping?.(params);
-    const data = whenStopping ? await replyUnlessStopping(forward, whenStopping) : await forward();
+    const answer = whenStopping ? await replyUnlessStopping(forward, whenStopping) : await forward();
+    const next = contract.http!.followUp;
+    const data = next && answer instanceof RawJson ? await followUp(next, answer, ctx) : answer;
     const success = {
       result: "success",
       msg: "",
       ...(ignored.length > 0 && { ignored_parameters_unsupported: ignored }),
     };
     return reply.type("application/json; charset=utf-8").send(RawJson.merge([success, data]).bytes);
+  }
+
+  /**
+   * The owner's reply without its `follow_up`, once the operation of a service
+   * above the owner that it names has been asked (HttpBinding.followUp). A
+   * failure there is logged: what the owner did stands, as its answer says.
+   */
+  async function followUp(next: Contract, answer: RawJson, ctx: CallContext): Promise<RawJson> {
+    const { follow_up: params, ...reply } = JSON.parse(answer.json) as { follow_up: Record<string, unknown> };
+    try {
+      await bus.request(next, params, ctx);
+    } catch (err) {
+      log.error({ err, subject: next.subject, requestId: ctx.requestId }, "follow-up of the reply failed");
+    }
+    return new RawJson(JSON.stringify(reply));
   }
 
   /** A read (or a write its contract says is safe to repeat), asked again while unavailable (see retryingRead). */

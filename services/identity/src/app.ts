@@ -1,5 +1,7 @@
 import { join } from "node:path";
 import {
+  ChannelCopy,
+  DURABLE_CONSUMERS,
   RealmEmojiSource,
   EventKeyedCache,
   IdAllocator,
@@ -53,6 +55,8 @@ import { statusState } from "./status/status.state";
 import { settingsState } from "./users/settings.state";
 import { UserDirectory } from "./users/user-directory";
 import { dropProfileFieldValues } from "./users/profile-field-values";
+import { backfillUserGroupCopies } from "./user-groups/user-groups-backfill";
+import { SubscriptionCopy } from "./subscriptions/subscription-copy";
 import { UserRepository } from "./users/user.repository";
 import { usersState } from "./users/users.state";
 import { UserGroupRepository } from "./user-groups/user-group.repository";
@@ -111,6 +115,9 @@ export async function buildIdentity({
   const userDefaultRepository = new RealmUserDefaultRepository(db);
   const users = new UserDirectory(userRepository, events, nc, log);
   const presenceStore = await PresenceStore.open(nc, log, config.NATS_STREAM_REPLICAS);
+  // messaging's channels and subscriptions, which identity (below messaging) never asks for (docs/architecture.md)
+  const channels = await ChannelCopy.start(nc, db, DURABLE_CONSUMERS.identityChannels, log);
+  const subscriptions = await SubscriptionCopy.start(nc, db, log);
   const groups = new UserGroupRepository(db, ids);
   const groupLists: UserGroupLists = EventKeyedCache.listsByRealm(
     nc,
@@ -168,6 +175,7 @@ export async function buildIdentity({
     pushTokens.init(),
   ]);
 
+  await backfillUserGroupCopies({ nc, db, groups, events, log });
   const profileValueDrops = await dropProfileFieldValues(userRepository, events, nc, log);
   const updateSettings = updateSettingsHandler({ users, events, presence, passwordHashCost });
   server
@@ -177,7 +185,7 @@ export async function buildIdentity({
     .handle(identity.getOwnUser, getOwnUserHandler({ users }))
     .handle(identity.getUserSummaries, getUserSummariesHandler({ users }))
     .handle(identity.getNotificationBot, getNotificationBotHandler({ users }))
-    .handle(identity.createUser, createUserHandler({ users, events, userDefaults, bus, passwordHashCost }))
+    .handle(identity.createUser, createUserHandler({ users, events, userDefaults, passwordHashCost }))
     .handle(identity.getUsers, getUsersHandler({ users }))
     .handle(identity.getUser, getUserHandler({ users }))
     .handle(identity.getUserByEmail, getUserByEmailHandler({ users }))
@@ -189,7 +197,7 @@ export async function buildIdentity({
     .handle(identity.createUserGroup, createUserGroupHandler({ groups, users, events, bus }))
     .handle(identity.getUserGroups, getUserGroupsHandler({ groups, users }))
     .handle(identity.updateUserGroup, updateUserGroupHandler({ groups, users, events, bus }))
-    .handle(identity.deactivateUserGroup, deactivateUserGroupHandler({ groups, users, events, bus }))
+    .handle(identity.deactivateUserGroup, deactivateUserGroupHandler({ groups, users, events, bus, channels }))
     .handle(identity.updateUserGroupMembers, updateUserGroupMembersHandler({ groups, users, events, bus }))
     .handle(identity.updateUserGroupSubgroups, updateUserGroupSubgroupsHandler({ groups, users, events, bus }))
     .handle(identity.getUserGroupMembers, getUserGroupMembersHandler({ groups, users }))
@@ -217,19 +225,38 @@ export async function buildIdentity({
     .handle(identity.getUserPresence, getUserPresenceHandler({ users, presence }))
     .handle(
       identity.sendInvites,
-      sendInvitesHandler({ users, groups, invitations, mailer, events, bus, invitationValidityMinutes }),
+      sendInvitesHandler({
+        users,
+        groups,
+        invitations,
+        mailer,
+        events,
+        bus,
+        invitationValidityMinutes,
+        channels,
+        subscriptions,
+      }),
     )
     .handle(identity.getInvites, getInvitesHandler({ invitations }))
     .handle(identity.revokeInvite, revokeInviteHandler({ invitations, users, events }))
     .handle(identity.resendInvite, resendInviteHandler({ invitations, users, mailer }))
     .handle(
       identity.createInviteLink,
-      createInviteLinkHandler({ users, groups, invitations, events, bus, invitationValidityMinutes }),
+      createInviteLinkHandler({
+        users,
+        groups,
+        invitations,
+        events,
+        bus,
+        invitationValidityMinutes,
+        channels,
+        subscriptions,
+      }),
     )
     .handle(identity.revokeInviteLink, revokeInviteLinkHandler({ invitations, users, events }))
     .handle(
       identity.acceptInvitation,
-      acceptInvitationHandler({ users, groups, invitations, keys, events, bus, userDefaults, passwordHashCost }),
+      acceptInvitationHandler({ users, groups, invitations, keys, events, userDefaults, passwordHashCost }),
     )
     .handle(identity.markOnboardingStepAsRead, markOnboardingStepAsReadHandler({ onboardingSteps, events }))
     .handle(identity.registerPushDevice, registerPushDeviceHandler({ pushDevices, pushBouncerUrl }))
@@ -254,7 +281,7 @@ export async function buildIdentity({
     );
   return {
     stop: async () => {
-      await profileValueDrops.stop();
+      await Promise.all([profileValueDrops.stop(), channels.stop(), subscriptions.stop()]);
       groupLists.stop();
       realmEmoji.stop();
       viewLists.stop();

@@ -40,7 +40,6 @@ import { LinkifierSource } from "./render/linkifier-source";
 import { addAlertWordsHandler } from "./handlers/add-alert-words";
 import { addReactionHandler } from "./handlers/add-reaction";
 import { archiveStreamHandler } from "./handlers/archive-stream";
-import { channelsUsingGroupHandler } from "./handlers/channels-using-group";
 import { createChannelHandler } from "./handlers/create-channel";
 import { addDefaultStreamHandler, removeDefaultStreamHandler } from "./handlers/default-streams";
 import { deleteMessageHandler } from "./handlers/delete-message";
@@ -72,7 +71,6 @@ import { removeReactionHandler } from "./handlers/remove-reaction";
 import { renderMessageHandler } from "./handlers/render-message";
 import { sendMessageHandler } from "./handlers/send-message";
 import { setUpNewHumanUserHandler } from "./handlers/set-up-new-human-user";
-import { checkInvitationChannelsHandler } from "./handlers/invitations";
 import { subscribeHandler } from "./handlers/subscribe";
 import { unmuteUserHandler } from "./handlers/unmute-user";
 import { unsubscribeHandler } from "./handlers/unsubscribe";
@@ -110,6 +108,7 @@ import { UserTopicIndex } from "./user-topics/user-topic-index";
 import { UserTopicRepository } from "./user-topics/user-topic.repository";
 import { userTopicsState } from "./user-topics/user-topics.state";
 import { UserDirectory } from "./users/user-directory";
+import { backfillCopies } from "./copies-backfill";
 
 /** Scheduled messages and saved snippets kept for register, over all users; least recently used users go first. */
 const MAX_CACHED_USER_LIST_ITEMS = 100_000;
@@ -180,6 +179,14 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       uploadTokens,
     ].map((r) => r.init()),
   );
+  await backfillCopies({
+    nc,
+    db,
+    channels: channelRepository,
+    subscriptions: subscriptionRepository,
+    events,
+    log,
+  });
   const draftsCleanup = await deleteDraftsWhenSynchronizationStops({ drafts }, nc, log);
   const delivery = new ScheduledMessageDelivery(
     {
@@ -236,7 +243,6 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
         linkifiers,
       }),
     )
-    .handle(messaging.channelsUsingGroup, channelsUsingGroupHandler({ channels }))
     .handle(messaging.getStreams, getStreamsHandler({ channels, subscriptions, userGroups, users }))
     .handle(messaging.getStreamById, getStreamHandler({ channels, subscriptions, userGroups }))
     .handle(messaging.getStreamId, getStreamIdHandler({ channels, subscriptions, userGroups }))
@@ -297,10 +303,6 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
         settings,
         linkifiers,
       }),
-    )
-    .handle(
-      messaging.checkInvitationChannels,
-      checkInvitationChannelsHandler({ channels, subscriptions, userGroups, settings }),
     )
     .handle(
       messaging.unsubscribe,

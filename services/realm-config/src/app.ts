@@ -1,7 +1,8 @@
 import {
+  ChannelCopy,
+  DURABLE_CONSUMERS,
   FileStore,
   IdAllocator,
-  UserGroupMemberships,
   realmConfig,
   realmConfigEvents,
   registerStateHandler,
@@ -50,13 +51,13 @@ import { RealmRecordRepository } from "./realms/realm.repository";
 import { realmBillingState, realmState } from "./realms/realm.state";
 import { unconfiguredStates } from "./realms/unconfigured.state";
 import { versionState } from "./version.state";
+import { UserGroupCopy } from "./user-groups/user-group-copy";
 
 export async function buildRealmConfig({
   db,
   nc,
   config,
   log,
-  bus,
   events,
   server,
 }: ServiceDeps<"realm-config">): Promise<RunningService> {
@@ -81,7 +82,9 @@ export async function buildRealmConfig({
   const fileChunks = files.handlers();
   const fieldList = new ProfileFieldList(fields, nc, log);
   const hosts = new RealmHosts(config);
-  const userGroups = new UserGroupMemberships(nc, bus, log);
+  // copies of what realm-config checks of the services above it, which it never asks (docs/architecture.md)
+  const userGroups = await UserGroupCopy.start(nc, db, log);
+  const channels = await ChannelCopy.start(nc, db, DURABLE_CONSUMERS.realmConfigChannels, log);
   const folderState = channelFoldersState({ folders, nc, log });
   const linkifierStates = linkifiersStates({ linkifiers, nc, log });
   const playgroundState = playgroundsState({ playgrounds, nc, log });
@@ -94,7 +97,7 @@ export async function buildRealmConfig({
     .handle(realmConfig.createRealm, createRealmHandler({ realms, hosts }))
     .handle(realmConfig.getServerSettings, getServerSettingsHandler({ realms }))
     .handle(realmConfig.getRealmSettings, getRealmSettingsHandler({ realms }))
-    .handle(realmConfig.updateRealm, updateRealmHandler(realms, events, bus, userGroups))
+    .handle(realmConfig.updateRealm, updateRealmHandler({ realms, events, channels, userGroups }))
     .handle(realmConfig.listProfileFields, listProfileFieldsHandler({ fieldList }))
     .handle(realmConfig.createProfileField, createProfileFieldHandler({ fields, events }))
     .handle(realmConfig.updateProfileField, updateProfileFieldHandler({ fields, events }))
@@ -136,14 +139,13 @@ export async function buildRealmConfig({
       ]),
     );
   return {
-    stop: () => {
+    stop: async () => {
       realmChanges.unsubscribe();
-      userGroups.stop();
       folderState.stop();
       linkifierStates.stop();
       playgroundState.stop();
       emojiList.stop();
-      return fieldList.stop();
+      await Promise.all([userGroups.stop(), channels.stop(), fieldList.stop()]);
     },
   };
 }

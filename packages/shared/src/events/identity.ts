@@ -197,6 +197,22 @@ export const userGroup = defineEvent(
   ),
 );
 
+/**
+ * Not a client event: an organization's user-created groups as identity's
+ * database held them once the domain events' stream had reached sequence
+ * `asOf`, for the copies other services keep (EventFedCopy) of groups made
+ * before those copies existed. Published once per organization.
+ */
+export const userGroupsBackfill = defineEvent(
+  "identity",
+  "user_groups_backfill",
+  z.object({
+    realmId: int,
+    asOf: int,
+    groups: z.array(z.object({ id: int, members: z.array(int), direct_subgroup_ids: z.array(int) })),
+  }),
+);
+
 /** navigation_view add/update/remove (Zulip's do_*_navigation_view): to the user only. */
 export const navigationView = defineEvent(
   "identity",

@@ -214,6 +214,52 @@ export const defaultStreamsChanged = defineEvent(
 export const channelsChanged = defineEvent("messaging", "channels_changed", z.object({ realmId: int }));
 
 /**
+ * Not a client event: what other services keep of channels (EventFedCopy):
+ * each channel's given facts, all of them for a new channel, the changed ones
+ * after an update. With `asOf`, every channel of the organization as
+ * messaging's database held them once the domain events' stream had reached
+ * that sequence: the backfill of copies made after the channels were.
+ */
+export const channelFacts = defineEvent(
+  "messaging",
+  "channel_facts",
+  z.object({
+    realmId: int,
+    channels: z.array(
+      z.object({
+        stream_id: int,
+        invite_only: z.boolean().optional(),
+        is_archived: z.boolean().optional(),
+        is_web_public: z.boolean().optional(),
+        /** one of the organization's default channels */
+        is_default: z.boolean().optional(),
+        /** group settings by name */
+        groups: z.record(z.string(), groupSettingValueSchema).optional(),
+      }),
+    ),
+    asOf: int.optional(),
+  }),
+);
+
+/**
+ * Not a client event: which users are subscribed to which channels, for the
+ * copies other services keep (identity checks invitations' channels with
+ * it): the pairs now subscribed, or no longer. With `asOf`, every active
+ * subscription of the organization as messaging's database held them once
+ * the domain events' stream had reached that sequence (the backfill).
+ */
+export const subscriptionFacts = defineEvent(
+  "messaging",
+  "subscription_facts",
+  z.object({
+    realmId: int,
+    subscribed: z.boolean(),
+    pairs: z.array(z.object({ user_id: int, stream_id: int })),
+    asOf: int.optional(),
+  }),
+);
+
+/**
  * Subscriptions changed for these users and channels: every messaging instance
  * forgets its copies of those users' subscriptions and those channels'
  * subscribers (SubscriptionDirectory).

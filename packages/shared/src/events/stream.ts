@@ -15,7 +15,8 @@ import { REQUEST_ID_HEADER } from "../bus";
 import { metricsOf } from "../metrics";
 import { configureThroughElection, ensureStream, streamWhenLed } from "../jetstream";
 import type { EventDefinition } from "./define";
-import { userSettings } from "./identity";
+import { userGroup, userGroupsBackfill, userSettings } from "./identity";
+import { channelFacts, subscriptionFacts } from "./messaging";
 import { profileFieldValuesDropped } from "./realm-config";
 
 /**
@@ -35,12 +36,17 @@ export const DOMAIN_EVENTS_STREAM = "DOMAIN_EVENTS";
  * does the work (each event goes to one of them) and holds the events it has
  * not acknowledged while none runs. notifications turns every event into
  * queue events; the others each do one piece of work another service's event
- * asks for.
+ * asks for, or keep a service's copy of another's data (EventFedCopy).
  */
 export const DURABLE_CONSUMERS = {
   fanout: { name: "notifications-fanout", subjects: "events.>" },
   profileFieldValues: { name: "identity-profile-field-values", subjects: profileFieldValuesDropped.subject },
   draftsSynchronization: { name: "messaging-drafts-synchronization", subjects: userSettings.subject },
+  realmConfigChannels: { name: "realm-config-channel-copy", subjects: channelFacts.subject },
+  realmConfigUserGroups: { name: "realm-config-user-group-copy", subjects: userGroup.subject },
+  realmConfigUserGroupsBackfill: { name: "realm-config-user-group-backfill", subjects: userGroupsBackfill.subject },
+  identityChannels: { name: "identity-channel-copy", subjects: channelFacts.subject },
+  identitySubscriptions: { name: "identity-subscription-copy", subjects: subscriptionFacts.subject },
 } as const;
 export type DurableConsumer = (typeof DURABLE_CONSUMERS)[keyof typeof DURABLE_CONSUMERS];
 
@@ -112,10 +118,12 @@ const PULL_BATCH = 256;
  * the event for good: the message id it was published with, which a
  * publisher resuming failed work gives again (a message's delivery), so that
  * a second copy stored past the stream's duplicate window is still known.
+ * `seq` is the event's place in the stream: later events have higher ones,
+ * however the consumer's instances interleave their handling.
  */
 export interface DurableHandler {
   def: EventDefinition;
-  handle(payload: unknown, meta: { eventId: string; requestId?: string }): Promise<void>;
+  handle(payload: unknown, meta: { eventId: string; requestId?: string; seq: number }): Promise<void>;
 }
 
 /**
@@ -150,7 +158,7 @@ export async function consumeDurably(
     }
     const requestId = m.headers?.get(REQUEST_ID_HEADER) || undefined;
     const eventId = m.headers?.get(PubHeaders.MsgIdHdr) || `${DOMAIN_EVENTS_STREAM}.${m.seq}`;
-    const done = handler.handle(parsed.data, { eventId, requestId }).then(
+    const done = handler.handle(parsed.data, { eventId, requestId, seq: m.seq }).then(
       () => {
         m.ack();
         // from the stream's store of the event (its publish) to the end of its handling

@@ -5,7 +5,6 @@ import {
   type Handler,
   type identity,
   type EventPublisher,
-  type BusClient,
 } from "@teamchat/shared";
 import { isExpired, publishInvitesChanged } from "../invitations/access";
 import { loadRealmGroups } from "../user-groups/access";
@@ -28,7 +27,6 @@ interface AcceptDeps {
   invitations: InvitationRepository;
   keys: ApiKeyRepository;
   events: EventPublisher<"identity">;
-  bus: BusClient;
   userDefaults: RealmUserDefaults;
   passwordHashCost: number;
 }
@@ -38,7 +36,8 @@ interface AcceptDeps {
  * an invitation's confirmation link (confirmation.get_object_from_key, then
  * do_create_user and process_new_human_user): the account gets the invited
  * role, joins the invitation's user groups, channels (and the default ones
- * when asked), and the referrer is told when they asked. An email invitation
+ * when asked: the gateway has messaging do it with the reply's follow_up), and
+ * the referrer is told when they asked. An email invitation
  * is used up; a reusable link stays until revoked or expired. Other pending
  * invitations of the address are revoked.
  */
@@ -63,7 +62,7 @@ export const acceptInvitationHandler =
     const fullName = checkFullName(p.full_name);
 
     const referrer = await deps.users.byId(realm.id, invitation.referrerId);
-    const user = await createHumanUser(
+    const { user, followUp } = await createHumanUser(
       deps,
       realm,
       { email, fullName, password: p.password, role: invitation.invitedAs },
@@ -101,5 +100,6 @@ export const acceptInvitationHandler =
       user_id: user.userId,
       email: apiEmail(user, realm),
       api_key: await deps.keys.issue(realm.id, user.userId),
+      follow_up: followUp,
     };
   };

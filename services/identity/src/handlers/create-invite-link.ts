@@ -1,4 +1,11 @@
-import { requireUser, type Handler, type identity, type EventPublisher, type BusClient } from "@teamchat/shared";
+import {
+  requireUser,
+  type Handler,
+  type identity,
+  type EventPublisher,
+  type BusClient,
+  type ChannelCopy,
+} from "@teamchat/shared";
 import {
   checkInvitationTargets,
   checkRoleBasedPermissions,
@@ -13,6 +20,7 @@ import { requireMemberOrAdmin } from "../users/access";
 import type { UserDirectory } from "../users/user-directory";
 import type { UserGroupRepository } from "../user-groups/user-group.repository";
 import type { InvitationRepository } from "../invitations/invitation.repository";
+import type { SubscriptionCopy } from "../subscriptions/subscription-copy";
 
 /**
  * POST /invites/multiuse (Zulip's generate_multiuse_invite_backend): the
@@ -27,6 +35,8 @@ export const createInviteLinkHandler =
     events: EventPublisher<"identity">;
     bus: BusClient;
     invitationValidityMinutes: number;
+    channels: ChannelCopy;
+    subscriptions: SubscriptionCopy;
   }): Handler<typeof identity.createInviteLink> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);

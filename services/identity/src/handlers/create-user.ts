@@ -7,7 +7,6 @@ import {
   requireUser,
   type Handler,
   type EventPublisher,
-  type BusClient,
 } from "@teamchat/shared";
 import { caller } from "../users/access";
 import { createHumanUser } from "../users/create-human-user";
@@ -15,13 +14,12 @@ import { checkFullName, isValidEmail } from "../users/full-name";
 import type { UserDirectory } from "../users/user-directory";
 import type { RealmUserDefaults } from "../user-defaults/realm-user-defaults";
 
-/** POST /users (Zulip's create_user_backend): administrators holding can_create_users. */
+/** POST /users (Zulip's create_user_backend): administrators holding can_create_users; the gateway has messaging set the user up. */
 export const createUserHandler =
   (deps: {
     users: UserDirectory;
     events: EventPublisher<"identity">;
     userDefaults: RealmUserDefaults;
-    bus: BusClient;
     passwordHashCost: number;
   }): Handler<typeof identity.createUser> =>
   async ({ email, password, full_name }, ctx) => {
@@ -30,6 +28,11 @@ export const createUserHandler =
     if (!(await caller(deps.users, ctx)).canCreateUsers) throw badRequest("User not authorized to create users");
     const fullName = checkFullName(full_name);
     if (!isValidEmail(email)) throw badRequest("Bad name or username");
-    const user = await createHumanUser(deps, realm, { email, fullName, password, role: Role.MEMBER }, ctx);
-    return { user_id: user.userId };
+    const { user, followUp } = await createHumanUser(
+      deps,
+      realm,
+      { email, fullName, password, role: Role.MEMBER },
+      ctx,
+    );
+    return { user_id: user.userId, follow_up: followUp };
   };

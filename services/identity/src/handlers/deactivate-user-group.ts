@@ -1,17 +1,21 @@
 import {
+  CHANNEL_GROUP_SETTINGS,
   REALM_GROUP_SETTING_DEFAULTS,
   USER_GROUP_SETTINGS,
   ZulipError,
   groupSettingUses,
-  messaging,
   realmConfig,
   requireUser,
+  type BusClient,
+  type ChannelCopy,
+  type EventPublisher,
   type Handler,
   type identity,
 } from "@teamchat/shared";
-import type { Deps } from "../deps";
 import { accessGroupForUpdate, loadRealmGroups } from "../user-groups/access";
 import { publishUserGroupEvent } from "../user-groups/events";
+import type { UserGroupRepository } from "../user-groups/user-group.repository";
+import type { UserDirectory } from "../users/user-directory";
 
 type Objection =
   | { type: "subgroup"; supergroup_ids: number[] }
@@ -23,10 +27,18 @@ type Objection =
  * POST /user_groups/{id}/deactivate (Zulip's deactivate_user_group and
  * access_user_group_for_deactivation): refused with
  * CANNOT_DEACTIVATE_GROUP_IN_USE while an active group has it as a subgroup or
- * a group's, the organization's or a channel's setting uses it.
+ * a group's, the organization's or a channel's setting uses it. Channels are
+ * messaging's, which sits above identity: their settings come from identity's
+ * copy of them (ChannelCopy).
  */
 export const deactivateUserGroupHandler =
-  (deps: Deps<"groups" | "users" | "events" | "bus">): Handler<typeof identity.deactivateUserGroup> =>
+  (deps: {
+    groups: UserGroupRepository;
+    users: UserDirectory;
+    events: EventPublisher<"identity">;
+    bus: BusClient;
+    channels: ChannelCopy;
+  }): Handler<typeof identity.deactivateUserGroup> =>
   async (p, ctx) => {
     const { realm } = requireUser(ctx);
     const realmGroups = await loadRealmGroups(deps, realm.id);
@@ -45,9 +57,10 @@ export const deactivateUserGroupHandler =
       Object.keys(REALM_GROUP_SETTING_DEFAULTS) as Array<keyof typeof REALM_GROUP_SETTING_DEFAULTS>
     ).filter((s) => groupSettingUses(realmSettings[s], id));
     if (usedByRealm.length > 0) objections.push({ type: "realm", settings: usedByRealm });
-    // channels' settings belong to messaging
-    const { channels } = await deps.bus.request(messaging.channelsUsingGroup, { group_id: id }, ctx);
-    objections.push(...channels.map((c) => ({ type: "channel" as const, ...c })));
+    for (const channel of await deps.channels.all(realm.id)) {
+      const settings = CHANNEL_GROUP_SETTINGS.filter((s) => groupSettingUses(channel.groups[s], id));
+      if (settings.length > 0) objections.push({ type: "channel", channel_id: channel.streamId, settings });
+    }
     if (objections.length > 0) {
       throw new ZulipError("CANNOT_DEACTIVATE_GROUP_IN_USE", "Cannot deactivate user group in use.", 400, {
         objections,

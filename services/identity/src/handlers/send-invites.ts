@@ -5,6 +5,7 @@ import {
   type identity,
   type EventPublisher,
   type BusClient,
+  type ChannelCopy,
 } from "@teamchat/shared";
 import {
   checkInvitationTargets,
@@ -22,6 +23,7 @@ import type { UserDirectory } from "../users/user-directory";
 import type { UserGroupRepository } from "../user-groups/user-group.repository";
 import type { InvitationRepository } from "../invitations/invitation.repository";
 import type { InvitationMailer } from "../invitations/mail";
+import type { SubscriptionCopy } from "../subscriptions/subscription-copy";
 
 /**
  * Zulip's get_invitee_emails_set: addresses separated by commas or newlines,
@@ -45,6 +47,8 @@ interface SendInvitesDeps {
   events: EventPublisher<"identity">;
   bus: BusClient;
   invitationValidityMinutes: number;
+  channels: ChannelCopy;
+  subscriptions: SubscriptionCopy;
 }
 
 /**

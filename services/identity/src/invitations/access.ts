@@ -6,26 +6,34 @@ import {
   isAdmin,
   isGuest,
   isOwner,
-  messaging,
+  canAddChannelSubscribers,
+  canReadChannelContent,
   realmConfig,
   requireUser,
   type Actor,
+  type BusClient,
+  type ChannelCopy,
+  type CopiedChannel,
+  type EventPublisher,
   type HandlerContext,
   type RealmRef,
   type RoleValue,
   type identity,
   mustBeOwner,
 } from "@teamchat/shared";
-import type { Deps } from "../deps";
+import type { UserDirectory } from "../users/user-directory";
+import type { SubscriptionCopy } from "../subscriptions/subscription-copy";
 import { accessGroupForUpdate } from "../user-groups/access";
 import type { RealmGroups } from "../user-groups/realm-groups";
+import type { InvitationRepository } from "./invitation.repository";
 import type { InvitationDoc } from "./invitation.schema";
 
 /** In the invitation views Zulip raises this as a plain JsonableError (BAD_REQUEST). */
 const mustBeAdministrator = () => badRequest("Must be an organization administrator");
 
 /**
- * Zulip's check_role_based_permissions, bounded as the requirements say (E7):
+ * Zulip's check_role_based_permissions, except that a moderator may invite moderators (Zulip's code
+ * asks for an administrator; see docs/zulip-compatibility.md):
  * only owners invite owners, and nobody invites to a role above their own (so
  * a moderator may invite moderators, as zulip.yaml's InviteRoleParameter says).
  */
@@ -39,7 +47,7 @@ export function checkRoleBasedPermissions(invitedAs: RoleValue, actor: Actor, { 
  * organization's group setting, which never includes guests.
  */
 export async function requireInvitePermission(
-  deps: Deps<"bus">,
+  deps: { bus: BusClient },
   realmGroups: RealmGroups,
   actor: Actor,
   setting: "can_invite_users_group" | "create_multiuse_invite_group",
@@ -59,18 +67,51 @@ export interface InvitationTargets {
 }
 
 /**
- * Zulip's access_streams_for_invite (messaging owns channels and their
- * can_add_subscribers_group: it checks), access_user_groups_for_invite (the
+ * Zulip's access_streams_for_invite: each channel one the inviter may read
+ * (else "Invalid channel ID {id}. No invites were sent."), then each a default
+ * channel or one they may add subscribers to (FL 342). Channels and
+ * subscriptions are messaging's, which sits above identity: they come from
+ * identity's copies of them (ChannelCopy, SubscriptionCopy).
+ */
+async function checkInvitationChannels(
+  deps: { bus: BusClient; channels: ChannelCopy; subscriptions: SubscriptionCopy },
+  realmGroups: RealmGroups,
+  streamIds: number[],
+  ctx: HandlerContext,
+): Promise<void> {
+  const { realm, actor } = requireUser(ctx);
+  if (streamIds.length === 0) return;
+  const [mine, settings] = await Promise.all([
+    deps.subscriptions.subscribedStreamIds(realm.id, actor.userId),
+    deps.bus.request(realmConfig.getRealmSettings, {}, ctx),
+  ]);
+  const groups = realmGroups.membership;
+  const channels: CopiedChannel[] = [];
+  for (const streamId of streamIds) {
+    const ch = await deps.channels.byId(realm.id, streamId);
+    if (!ch || ch.isArchived || !canReadChannelContent(actor, ch, mine.has(streamId), groups)) {
+      throw badRequest(`Invalid channel ID ${streamId}. No invites were sent.`);
+    }
+    channels.push(ch);
+  }
+  if (channels.some((ch) => !ch.isDefault && !canAddChannelSubscribers(actor, ch, settings, groups))) {
+    throw badRequest("You do not have permission to subscribe other users to channels.");
+  }
+}
+
+/**
+ * What an invitation gives besides its role, checked as Zulip's views do, in
+ * their order: access_streams_for_invite, access_user_groups_for_invite (the
  * groups' can_add_members_group) and the administrators-only custom welcome text.
  */
 export async function checkInvitationTargets(
-  deps: Deps<"bus">,
+  deps: { bus: BusClient; channels: ChannelCopy; subscriptions: SubscriptionCopy },
   realmGroups: RealmGroups,
   p: InvitationTargets,
   ctx: HandlerContext,
 ): Promise<number[]> {
   const { actor } = requireUser(ctx);
-  await deps.bus.request(messaging.checkInvitationChannels, { stream_ids: p.stream_ids }, ctx);
+  await checkInvitationChannels(deps, realmGroups, p.stream_ids, ctx);
   const groupIds = [...new Set(p.group_ids ?? [])];
   for (const groupId of groupIds) {
     await accessGroupForUpdate(deps, realmGroups, groupId, "can_add_members_group", ctx);
@@ -105,7 +146,7 @@ const noSuchInvitation = () => badRequest("No such invitation");
  * (an owner for an owner's invitation). A revoked link says so.
  */
 export async function accessInvitationById(
-  deps: Deps<"invitations">,
+  deps: { invitations: InvitationRepository },
   ctx: HandlerContext,
   isMultiuse: boolean,
   inviteId: number,
@@ -124,7 +165,7 @@ export async function accessInvitationById(
 
 /** Zulip's notify_invites_changed: to active administrators and the invitation's creator. */
 export async function publishInvitesChanged(
-  deps: Deps<"users" | "events">,
+  deps: { users: UserDirectory; events: EventPublisher<"identity"> },
   realmId: number,
   referrerId: number,
   requestId: string | undefined,

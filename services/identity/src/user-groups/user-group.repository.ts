@@ -30,6 +30,11 @@ export class UserGroupRepository extends TenantRepository<UserGroupDoc> {
     return this.find(realmId, {}, { sort: { groupId: 1 } });
   }
 
+  /** Every user-created group of every organization: the one-time backfill of other services' copies. */
+  inEveryRealm(): Promise<UserGroupDoc[]> {
+    return this.findInEveryRealm({});
+  }
+
   /** Ids above the system groups' (SYSTEM_GROUPS); a name taken fails with the unique index's error. */
   async insert(realmId: number, group: NewUserGroup): Promise<UserGroupDoc> {
     const groupId = LAST_SYSTEM_GROUP_ID + (await this.ids.next("user_group"));

@@ -2,14 +2,17 @@ import {
   badRequest,
   identityEvents,
   isDuplicateKey,
-  messaging,
+  type EventPublisher,
   type HandlerContext,
+  type ParamsOf,
   type RealmRef,
   type RoleValue,
+  type messaging,
 } from "@teamchat/shared";
-import type { Deps } from "../deps";
 import { hashPassword } from "../passwords";
+import type { RealmUserDefaults } from "../user-defaults/realm-user-defaults";
 import { userAdded } from "./events";
+import type { UserDirectory } from "./user-directory";
 import type { UserDoc } from "./user.schema";
 
 export interface NewHumanUser {
@@ -42,22 +45,29 @@ const NO_INVITATION: InvitationSetUp = {
  * Zulip's do_create_user for a person (POST /users, an accepted invitation):
  * the address must be free in the organization; the account starts with the
  * organization's user-settings defaults (create_user_profile copies
- * RealmUserDefault); everyone hears of the new user; then messaging, which
- * owns channels and the Notification Bot, subscribes them and tells the referrer.
+ * RealmUserDefault); everyone hears of the new user. Channels and the
+ * Notification Bot are messaging's, above identity: the reply's `follow_up`
+ * says what to set up (messaging's setUpNewHumanUser), which the gateway asks
+ * of messaging before it answers, so the subscriptions exist when the
+ * creation is answered.
  */
 export async function createHumanUser(
   {
     users,
     events,
     userDefaults,
-    bus,
     passwordHashCost,
-  }: Deps<"users" | "events" | "userDefaults" | "bus" | "passwordHashCost">,
+  }: {
+    users: UserDirectory;
+    events: EventPublisher<"identity">;
+    userDefaults: RealmUserDefaults;
+    passwordHashCost: number;
+  },
   realm: RealmRef,
   { email, fullName, password, role }: NewHumanUser,
   ctx: HandlerContext,
   invitation: InvitationSetUp = NO_INVITATION,
-): Promise<UserDoc> {
+): Promise<{ user: UserDoc; followUp: ParamsOf<typeof messaging.setUpNewHumanUser> }> {
   const inUse = () => badRequest(`Email '${email}' already in use`);
   if (await users.byEmail(realm.id, email)) throw inUse();
   let user;
@@ -82,21 +92,11 @@ export async function createHumanUser(
     throw err;
   }
   events.publish(identityEvents.realmUser, userAdded(user, realm), ctx.requestId);
-  // Asked on the creating request (not on the realm_user event) so that the subscriptions exist when it is answered.
-  // The user exists either way: a failure here is logged rather than turned into a failed creation.
-  try {
-    await bus.request(
-      messaging.setUpNewHumanUser,
-      {
-        user_id: user.userId,
-        stream_ids: invitation.streamIds,
-        include_realm_default_subscriptions: invitation.includeRealmDefaultSubscriptions,
-        referrer_id: invitation.referrerToNotify,
-      },
-      ctx,
-    );
-  } catch (err) {
-    ctx.log.error({ err, userId: user.userId }, "new user's channels not set up");
-  }
-  return user;
+  const followUp = {
+    user_id: user.userId,
+    stream_ids: invitation.streamIds,
+    include_realm_default_subscriptions: invitation.includeRealmDefaultSubscriptions,
+    referrer_id: invitation.referrerToNotify,
+  };
+  return { user, followUp };
 }

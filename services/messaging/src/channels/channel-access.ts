@@ -1,10 +1,14 @@
 import {
   ZulipError,
   badRequest,
+  canAddChannelSubscribers,
+  canAdministerAccessibleChannel,
+  canReadChannelContent,
   isAdmin,
   isGuest,
   type Actor,
   type CallContext,
+  type ChannelAccessFacts,
   type GroupMember,
   type GroupMembership,
   type realmConfig,
@@ -15,15 +19,12 @@ import type { SubscriptionDirectory } from "../subscriptions/subscription-direct
 import type { ChannelDoc } from "./channel.schema";
 import { groupSetting } from "./channel-view";
 
-/**
- * Zulip's groups_granting_content_access: members of a private channel's
- * can_add_subscribers_group or can_subscribe_group may read it (and join it)
- * unsubscribed. Guests never, as neither setting allows the everyone group.
- */
-const inGroupGrantingContentAccess = (user: GroupMember, ch: ChannelDoc, groups: GroupMembership): boolean =>
-  !isGuest(user) &&
-  (groups.includes(groupSetting(ch, "can_add_subscribers_group"), user) ||
-    groups.includes(groupSetting(ch, "can_subscribe_group"), user));
+/** A channel as the shared access rules read it (identity applies them to its copy of channels). */
+const accessFacts = (ch: ChannelDoc): ChannelAccessFacts => ({
+  inviteOnly: ch.inviteOnly,
+  isWebPublic: ch.isWebPublic,
+  groupSetting: (name) => groupSetting(ch, name),
+});
 
 /**
  * Zulip's user_has_metadata_access: who may see that a channel exists, its
@@ -45,36 +46,23 @@ export const canReadContent = (
   ch: ChannelDoc,
   subscribed: boolean,
   groups: GroupMembership,
-): boolean =>
-  subscribed || ch.isWebPublic || (!ch.inviteOnly && !isGuest(user)) || inGroupGrantingContentAccess(user, ch, groups);
+): boolean => canReadChannelContent(user, accessFacts(ch), subscribed, groups);
 
 /** Whether the user may read the channel's whole history, not only what they received. */
 export const canReadHistory = (actor: Actor, ch: ChannelDoc, subscribed: boolean, groups: GroupMembership): boolean =>
   canReadContent(actor, ch, subscribed, groups) && (!ch.inviteOnly || ch.historyPublicToSubscribers);
 
-/**
- * Zulip's can_administer_accessible_channel: organization administrators, and
- * members of the channel's can_administer_channel_group (never guests).
- */
+/** Zulip's can_administer_accessible_channel. */
 export const canAdministerChannel = (actor: GroupMember, ch: ChannelDoc, groups: GroupMembership): boolean =>
-  isAdmin(actor) || (!isGuest(actor) && groups.includes(groupSetting(ch, "can_administer_channel_group"), actor));
+  canAdministerAccessibleChannel(actor, accessFacts(ch), groups);
 
-/**
- * Zulip's get_streams_to_which_user_cannot_add_subscribers, for channels the
- * actor may read: the organization's can_add_subscribers_group may add to all
- * of them; otherwise those who may administer the channel, or its
- * can_add_subscribers_group, may. Never guests.
- */
+/** Zulip's get_streams_to_which_user_cannot_add_subscribers, for channels the actor may read. */
 export const canAddSubscribers = (
   actor: Actor,
   ch: ChannelDoc,
   settings: realmConfig.RealmSettings,
   groups: GroupMembership,
-): boolean =>
-  !isGuest(actor) &&
-  (groups.includes(settings.can_add_subscribers_group, actor) ||
-    canAdministerChannel(actor, ch, groups) ||
-    groups.includes(groupSetting(ch, "can_add_subscribers_group"), actor));
+): boolean => canAddChannelSubscribers(actor, accessFacts(ch), settings, groups);
 
 /** What deciding a user's access to a channel reads: the channel, their subscription, the groups of its settings. */
 interface ChannelAccessDeps {

@@ -1,6 +1,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import {
+  CHANNEL_GROUP_SETTINGS,
   EventCache,
   messagingEvents,
   subscribeEvent,
@@ -9,6 +10,17 @@ import {
 } from "@teamchat/shared";
 import type { ChannelChanges, ChannelRepository, NewChannel } from "./channel.repository";
 import type { ChannelDoc } from "./channel.schema";
+import { groupSetting } from "./channel-view";
+
+/** What the services below messaging keep of a channel (ChannelCopy): all of it for a new channel. */
+export const channelFactsOf = (ch: ChannelDoc) => ({
+  stream_id: ch.streamId,
+  invite_only: ch.inviteOnly,
+  is_archived: ch.isArchived,
+  is_web_public: ch.isWebPublic,
+  is_default: ch.isDefault,
+  groups: Object.fromEntries(CHANNEL_GROUP_SETTINGS.map((s) => [s, groupSetting(ch, s)])),
+});
 
 /** Channels kept over all organizations; the least recently used organizations are dropped beyond it. */
 const MAX_CACHED_CHANNELS = 50_000;
@@ -76,6 +88,7 @@ export class ChannelDirectory {
   async insert(realmId: number, channel: NewChannel): Promise<ChannelDoc> {
     const created = await this.channels.insert(realmId, channel);
     this.events.publish(messagingEvents.channelsChanged, { realmId });
+    this.events.publish(messagingEvents.channelFacts, { realmId, channels: [channelFactsOf(created)] });
     return created;
   }
 
@@ -101,5 +114,15 @@ export class ChannelDirectory {
     await this.channels.update(realmId, streamId, changes);
     this.cache.drop(`${realmId}`);
     this.events.publish(messagingEvents.channelsChanged, { realmId });
+    const facts = {
+      invite_only: changes.inviteOnly,
+      is_archived: changes.isArchived,
+      is_web_public: changes.isWebPublic,
+      is_default: changes.isDefault,
+      groups: changes.groupSettings,
+    };
+    if (Object.values(facts).some((v) => v !== undefined)) {
+      this.events.publish(messagingEvents.channelFacts, { realmId, channels: [{ stream_id: streamId, ...facts }] });
+    }
   }
 }

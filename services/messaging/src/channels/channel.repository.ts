@@ -39,6 +39,11 @@ export class ChannelRepository extends TenantRepository<ChannelDoc> {
     return this.find(realmId, {});
   }
 
+  /** Every channel of every organization: the one-time backfill of other services' copies (ChannelCopy). */
+  inEveryRealm(): Promise<ChannelDoc[]> {
+    return this.findInEveryRealm({});
+  }
+
   /** Inserts with fresh ids; a duplicate name fails with the unique index's error. */
   async insert(realmId: number, channel: NewChannel): Promise<ChannelDoc> {
     const [streamId, recipientId] = await Promise.all([this.ids.next("stream"), this.ids.next("recipient")]);

@@ -92,6 +92,7 @@ export class SubscriptionDirectory {
   async add(realmId: number, pairs: SubscriptionPair[]): Promise<SubscriptionDoc[]> {
     const added = await this.subscriptions.add(realmId, pairs);
     this.changed(realmId, added);
+    this.publishFacts(realmId, true, added);
     return added;
   }
 
@@ -99,7 +100,15 @@ export class SubscriptionDirectory {
   async remove(realmId: number, pairs: Array<{ userId: number; streamId: number }>): Promise<SubscriptionDoc[]> {
     const removed = await this.subscriptions.remove(realmId, pairs);
     this.changed(realmId, removed);
+    this.publishFacts(realmId, false, removed);
     return removed;
+  }
+
+  /** Tells the copies other services keep of subscriptions (identity's) which pairs changed. */
+  private publishFacts(realmId: number, subscribed: boolean, rows: Array<{ userId: number; streamId: number }>): void {
+    if (rows.length === 0) return;
+    const pairs = rows.map((r) => ({ user_id: r.userId, stream_id: r.streamId }));
+    this.events.publish(messagingEvents.subscriptionFacts, { realmId, subscribed, pairs });
   }
 
   /** Changes personal settings of the user's subscription. */

@@ -19,6 +19,11 @@ export class SubscriptionRepository extends TenantRepository<SubscriptionDoc> {
     return this.find(realmId, { userId });
   }
 
+  /** Every active subscription of every organization: the one-time backfill of other services' copies. */
+  activeInEveryRealm(): Promise<SubscriptionDoc[]> {
+    return this.findInEveryRealm({ active: true });
+  }
+
   async subscriberIds(realmId: number, streamId: number): Promise<number[]> {
     return (await this.find(realmId, { streamId, active: true })).map((s) => s.userId).sort((a, b) => a - b);
   }

@@ -8,7 +8,6 @@ import {
   type EventPublisher,
   type FileStore,
   type Handler,
-  type UserGroupMemberships,
   type realmConfig,
 } from "@teamchat/shared";
 import { EMOJI_IMAGE_EXTENSIONS, checkValidEmojiName } from "../emoji/emoji-rules";
@@ -16,6 +15,7 @@ import type { RealmEmojiList } from "../emoji/realm-emoji-list";
 import type { RealmEmojiRepository } from "../emoji/realm-emoji.repository";
 import type { RealmRecordRepository } from "../realms/realm.repository";
 import { realmSettings } from "../realms/settings";
+import type { UserGroupCopy } from "../user-groups/user-group-copy";
 
 const nameTaken = () => badRequest("A custom emoji with this name already exists.");
 
@@ -31,7 +31,7 @@ export const addRealmEmojiHandler =
     list: RealmEmojiList;
     files: FileStore;
     realms: RealmRecordRepository;
-    userGroups: UserGroupMemberships;
+    userGroups: UserGroupCopy;
     events: EventPublisher<"realm-config">;
   }): Handler<typeof realmConfig.addRealmEmoji> =>
   async ({ emoji_name, files }, ctx) => {

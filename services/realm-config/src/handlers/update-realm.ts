@@ -6,18 +6,15 @@ import {
   groupSettingChange,
   isAdmin,
   isOwner,
-  messaging,
   mustBeAdmin,
   realmConfig,
   realmConfigEvents,
   requireUser,
-  type BusClient,
+  type ChannelCopy,
   type EventPublisher,
   type Handler,
-  type HandlerContext,
   type PayloadOf,
   type RealmGroupSetting,
-  type UserGroupMemberships,
   mustBeOwner,
 } from "@teamchat/shared";
 import { checkRealmGroupSetting, OWNER_ONLY_GROUP_SETTINGS } from "../realms/group-setting-rules";
@@ -35,6 +32,7 @@ import {
 } from "../realms/profile-settings";
 import type { RealmRecordRepository } from "../realms/realm.repository";
 import { realmSettings } from "../realms/settings";
+import type { UserGroupCopy } from "../user-groups/user-group-copy";
 
 type Params = Parameters<Handler<typeof realmConfig.updateRealm>>[0];
 type Reply = Awaited<ReturnType<Handler<typeof realmConfig.updateRealm>>>;
@@ -155,19 +153,21 @@ function requestedProfileSettings(p: Params): Partial<Record<ProfileSettingName,
 }
 
 /**
- * Zulip's access_stream_by_id(allow_realm_admin=True) for a channel setting,
- * asked of messaging, which owns channels: "Invalid channel ID" when the
- * administrator cannot see it. The moderation request channel must be private
- * (Zulip's do_set_realm_moderation_request_channel).
+ * Zulip's access_stream_by_id(allow_realm_admin=True) for a channel setting:
+ * an administrator may name any channel of the organization that is not
+ * archived, else "Invalid channel ID". The moderation request channel must be
+ * private (Zulip's do_set_realm_moderation_request_channel). Channels are
+ * messaging's: realm-config reads its own copy of them (ChannelCopy).
  */
 async function checkChannel(
-  bus: BusClient,
-  ctx: HandlerContext,
+  channels: ChannelCopy,
+  realmId: number,
   setting: (typeof CHANNEL_SETTINGS)[number],
   streamId: number,
 ): Promise<void> {
-  const { stream } = await bus.request(messaging.getStreamById, { stream_id: streamId }, ctx);
-  if (setting === "moderation_request_channel_id" && !stream.invite_only) {
+  const channel = await channels.byId(realmId, streamId);
+  if (!channel || channel.isArchived) throw badRequest("Invalid channel ID");
+  if (setting === "moderation_request_channel_id" && !channel.inviteOnly) {
     throw badRequest("Moderation request channel must be private.");
   }
 }
@@ -181,12 +181,17 @@ async function checkChannel(
  * service drops its copy of the settings on it.
  */
 export const updateRealmHandler =
-  (
-    realms: RealmRecordRepository,
-    events: EventPublisher<"realm-config">,
-    bus: BusClient,
-    userGroups: UserGroupMemberships,
-  ): Handler<typeof realmConfig.updateRealm> =>
+  ({
+    realms,
+    events,
+    channels,
+    userGroups,
+  }: {
+    realms: RealmRecordRepository;
+    events: EventPublisher<"realm-config">;
+    channels: ChannelCopy;
+    userGroups: UserGroupCopy;
+  }): Handler<typeof realmConfig.updateRealm> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (!isAdmin(actor)) throw mustBeAdmin();
@@ -245,7 +250,7 @@ export const updateRealmHandler =
     for (const setting of CHANNEL_SETTINGS) {
       const channelId = p[setting];
       if (channelId === undefined || channelId === (current[setting] ?? -1)) continue;
-      if (channelId >= 0) await checkChannel(bus, ctx, setting, channelId);
+      if (channelId >= 0) await checkChannel(channels, realm.id, setting, channelId);
       change(setting, channelId >= 0 ? channelId : null, channelId);
     }
     const name = p.name !== undefined && p.name !== record.name ? p.name : undefined;

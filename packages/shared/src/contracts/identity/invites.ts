@@ -2,6 +2,7 @@ import { z } from "zod";
 import { roleSchema } from "../../actor";
 import { defineContract, emptyReply } from "../../contract";
 import { int, intList } from "../common";
+import { setUpNewHumanUser } from "../messaging/channel-admin";
 
 /** Zulip's Realm.MAX_REALM_WELCOME_MESSAGE_CUSTOM_TEXT_LENGTH. */
 export const WELCOME_MESSAGE_CUSTOM_TEXT_MAX_LENGTH = 8000;
@@ -87,16 +88,22 @@ export const revokeInviteLink = defineContract({
  * This server's own operation (Zulip accepts invitations on its web pages):
  * redeems an invitation link (`<realm url>/join/<key>/`, or the key alone) and
  * creates the account. A reusable link needs `email`; an email invitation is
- * for its own address. Answers the new user's id, API email and a fresh API key.
+ * for its own address. Answers the new user's id, API email and a fresh API key;
+ * the gateway then has messaging set the new person up (setUpNewHumanUser).
  */
 export const acceptInvitation = defineContract({
   subject: "identity.invites.accept",
-  http: { method: "POST", path: "/teamchat/invitations/accept", auth: "none" },
+  http: { method: "POST", path: "/teamchat/invitations/accept", auth: "none", followUp: setUpNewHumanUser },
   params: z.object({
     key: z.string(),
     full_name: z.string(),
     password: z.string().min(1),
     email: z.string().optional(),
   }),
-  reply: z.strictObject({ user_id: int, email: z.string(), api_key: z.string() }),
+  reply: z.strictObject({
+    user_id: int,
+    email: z.string(),
+    api_key: z.string(),
+    follow_up: setUpNewHumanUser.params,
+  }),
 });

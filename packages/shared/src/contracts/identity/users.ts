@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { roleSchema } from "../../actor";
 import { defineContract } from "../../contract";
+import { setUpNewHumanUser } from "../messaging/channel-admin";
 
 /** Internal (management CLI): the first user of a new organization, an owner who may create users. */
 export const createOwner = defineContract({
@@ -118,11 +119,12 @@ export const userResourceSchema = z.object({
 
 export type UserResource = z.infer<typeof userResourceSchema>;
 
+/** POST /users; the gateway then has messaging set the new person up (setUpNewHumanUser). */
 export const createUser = defineContract({
   subject: "identity.users.create",
-  http: { method: "POST", path: "/users", auth: "user" },
+  http: { method: "POST", path: "/users", auth: "user", followUp: setUpNewHumanUser },
   params: z.object({ email: z.string(), password: z.string(), full_name: z.string() }),
-  reply: z.object({ user_id: z.number().int() }),
+  reply: z.object({ user_id: z.number().int(), follow_up: setUpNewHumanUser.params }),
 });
 
 const userQueryParams = {

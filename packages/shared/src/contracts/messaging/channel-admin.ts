@@ -73,14 +73,3 @@ export const setUpNewHumanUser = defineContract({
   }),
   reply: emptyReply,
 });
-
-/**
- * Internal, asked by identity before deactivating a user group (Zulip's
- * access_user_group_for_deactivation): the channels whose group settings name
- * the group, directly or as a subgroup of an anonymous group, and which settings.
- */
-export const channelsUsingGroup = defineContract({
-  subject: "messaging.channels.using-group",
-  params: z.object({ group_id: int }),
-  reply: z.object({ channels: z.array(z.object({ channel_id: int, settings: z.array(z.string()) })) }),
-});

@@ -9,7 +9,6 @@ export * from "./reactions";
 export * from "./subscriptions";
 export * from "./topics";
 export * from "./user-topics";
-export * from "./invitations";
 export * from "./register";
 export * from "./drafts";
 export * from "./saved-snippets";
