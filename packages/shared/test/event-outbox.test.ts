@@ -20,7 +20,9 @@ import { startTestNats } from "../../../test/support/nats";
 jest.setTimeout(60_000);
 
 const counted = defineEvent("messaging", "outbox_test_counted", z.object({ realmId: z.number(), n: z.number() }));
-const log = pino({ level: "silent" });
+/** The publishers' log lines: the relay says when its backlog ends, and only then do publishes go straight to the stream. */
+const logged: string[] = [];
+const log = pino({ level: "info" }, { write: (line: string) => void logged.push(line) });
 
 let nats: Awaited<ReturnType<typeof startTestNats>>;
 let nc: NatsConnection;
@@ -28,6 +30,7 @@ let jsm: JetStreamManager;
 let db: Connection;
 const publishers: EventPublisher<"messaging">[] = [];
 beforeEach(async () => {
+  logged.length = 0;
   nats = await startTestNats();
   nc = await connect({ servers: nats.url });
   jsm = await jetstreamManager(nc);
@@ -83,7 +86,8 @@ it("holds events the stream does not take, then stores them in order, each once,
   ]);
 
   await openStream();
-  await until("the relay", async () => (await held()).length === 0);
+  await until("the relay", async () => logged.some((line) => line.includes("the stream took every held event")));
+  expect(await held()).toEqual([]);
   expect(await stored()).toEqual([
     { n: 1, msgID: "event-1" },
     { n: 2, msgID: "event-2" },
