@@ -157,6 +157,25 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   const attachments = new AttachmentRepository(db, ids);
   const files = new FileStore(db);
   const realmEmoji = new RealmEmojiSource(nc, bus, log);
+  // What posting a message needs, with the checks of the channel it goes to: channel creation,
+  // subscription and a new user's set-up take exactly this (each announces itself as the Notification
+  // Bot), and scheduled delivery this and its own repository.
+  const posting = {
+    db,
+    channels,
+    subscriptions,
+    userGroups,
+    messages,
+    userMessages,
+    conversations,
+    topics,
+    users,
+    alertWords,
+    mutedUsers,
+    events,
+    settings,
+    linkifiers,
+  };
   const fileChunks = files.handlers();
   const uploadTokens = new UploadTokenRepository(db);
   await Promise.all(
@@ -188,26 +207,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     log,
   });
   const draftsCleanup = await deleteDraftsWhenSynchronizationStops({ drafts }, nc, log);
-  const delivery = new ScheduledMessageDelivery(
-    {
-      scheduledMessages,
-      channels,
-      subscriptions,
-      userGroups,
-      conversations,
-      users,
-      settings,
-      db,
-      messages,
-      userMessages,
-      alertWords,
-      mutedUsers,
-      linkifiers,
-      topics,
-      events,
-    },
-    log,
-  );
+  const delivery = new ScheduledMessageDelivery({ ...posting, scheduledMessages }, log);
 
   const stateProviders = [
     ...messagesState({ personal }),
@@ -224,25 +224,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   ];
 
   deps.server
-    .handle(
-      messaging.createChannel,
-      createChannelHandler({
-        db,
-        channels,
-        subscriptions,
-        userGroups,
-        messages,
-        userMessages,
-        conversations,
-        topics,
-        users,
-        alertWords,
-        mutedUsers,
-        events,
-        settings,
-        linkifiers,
-      }),
-    )
+    .handle(messaging.createChannel, createChannelHandler(posting))
     .handle(messaging.getStreams, getStreamsHandler({ channels, subscriptions, userGroups, users }))
     .handle(messaging.getStreamById, getStreamHandler({ channels, subscriptions, userGroups }))
     .handle(messaging.getStreamId, getStreamIdHandler({ channels, subscriptions, userGroups }))
@@ -265,94 +247,19 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       messaging.removeDefaultStream,
       removeDefaultStreamHandler({ channels, subscriptions, userGroups, users, events }),
     )
-    .handle(
-      messaging.setUpNewHumanUser,
-      setUpNewHumanUserHandler({
-        db,
-        channels,
-        subscriptions,
-        userGroups,
-        messages,
-        userMessages,
-        conversations,
-        topics,
-        users,
-        alertWords,
-        mutedUsers,
-        events,
-        settings,
-        linkifiers,
-      }),
-    )
+    .handle(messaging.setUpNewHumanUser, setUpNewHumanUserHandler(posting))
     .handle(messaging.getSubscriptions, getSubscriptionsHandler({ channels, subscriptions, userGroups }))
-    .handle(
-      messaging.subscribe,
-      subscribeHandler({
-        db,
-        channels,
-        subscriptions,
-        userGroups,
-        messages,
-        userMessages,
-        conversations,
-        topics,
-        users,
-        alertWords,
-        mutedUsers,
-        events,
-        settings,
-        linkifiers,
-      }),
-    )
+    .handle(messaging.subscribe, subscribeHandler(posting))
     .handle(
       messaging.unsubscribe,
       unsubscribeHandler({ channels, subscriptions, userGroups, userMessages, personal, users, events, settings }),
     )
-    .handle(
-      messaging.updateSubscriptions,
-      updateSubscriptionsHandler({
-        db,
-        channels,
-        subscriptions,
-        userGroups,
-        messages,
-        userMessages,
-        personal,
-        conversations,
-        topics,
-        users,
-        alertWords,
-        mutedUsers,
-        events,
-        settings,
-        linkifiers,
-      }),
-    )
+    .handle(messaging.updateSubscriptions, updateSubscriptionsHandler({ ...posting, personal }))
     .handle(
       messaging.updateSubscriptionProperties,
       updateSubscriptionPropertiesHandler({ channels, subscriptions, userGroups, events }),
     )
-    .handle(
-      messaging.sendMessage,
-      sendMessageHandler({
-        db,
-        channels,
-        subscriptions,
-        userGroups,
-        messages,
-        userMessages,
-        conversations,
-        topics,
-        users,
-        alertWords,
-        mutedUsers,
-        sendReceipts,
-        events,
-        settings,
-        linkifiers,
-        attachments,
-      }),
-    )
+    .handle(messaging.sendMessage, sendMessageHandler({ ...posting, sendReceipts, attachments }))
     .handle(
       messaging.getMessages,
       getMessagesHandler({
@@ -372,26 +279,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       messaging.getMessage,
       getMessageHandler({ channels, subscriptions, userGroups, messages, personal, users, settings, linkifiers }),
     )
-    .handle(
-      messaging.updateMessage,
-      updateMessageHandler({
-        db,
-        channels,
-        subscriptions,
-        userGroups,
-        messages,
-        userMessages,
-        conversations,
-        topics,
-        users,
-        alertWords,
-        mutedUsers,
-        events,
-        settings,
-        linkifiers,
-        attachments,
-      }),
-    )
+    .handle(messaging.updateMessage, updateMessageHandler({ ...posting, attachments }))
     .handle(
       messaging.deleteMessage,
       deleteMessageHandler({
