@@ -1,6 +1,10 @@
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { ensureDomainEventStream } from "@teamchat/shared";
+import { connectDatabase, type Connection } from "@teamchat/shared/src/db";
 import { startNats, startNatsCluster } from "../../scripts/lib/infra";
 
 /**
@@ -38,4 +42,43 @@ export async function startTestNats(nodes = 1): Promise<{ url: string; stop(): P
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Per test: a private nats-server with the domain events' stream, and databases made on demand, all
+ * removed by `stop()`. What the tests of event-fed copies stand on; a file calls `start()` in its
+ * beforeEach and `stop()` in its afterEach, after stopping what it built on them.
+ */
+export class DomainEventsWorld {
+  private nats: Awaited<ReturnType<typeof startTestNats>> | undefined;
+  private connection: NatsConnection | undefined;
+  private readonly databases: Connection[] = [];
+
+  get nc(): NatsConnection {
+    if (!this.connection) throw new Error("DomainEventsWorld.start() was not called");
+    return this.connection;
+  }
+
+  async start(): Promise<void> {
+    this.nats = await startTestNats();
+    this.connection = await connect({ servers: this.nats.url });
+    await ensureDomainEventStream(this.connection, { maxAgeSeconds: 3600, maxBytes: 8 * 1024 * 1024, replicas: 1 });
+  }
+
+  /** A new database, named `prefix` and a random suffix. */
+  async database(prefix: string): Promise<Connection> {
+    const db = await connectDatabase(process.env.TEST_MONGO_URL!, `${prefix}${randomBytes(4).toString("hex")}`);
+    this.databases.push(db);
+    return db;
+  }
+
+  async stop(): Promise<void> {
+    for (const db of this.databases.splice(0)) {
+      await db.dropDatabase();
+      await db.close();
+    }
+    await this.connection?.close();
+    await this.nats?.stop();
+    this.connection = this.nats = undefined;
+  }
 }

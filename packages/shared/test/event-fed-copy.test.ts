@@ -6,9 +6,8 @@
  * starts again, and what it had applied is still there; the owner backfills
  * once per deployment.
  */
-import { randomBytes } from "node:crypto";
 import { jetstreamManager } from "@nats-io/jetstream";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import pino from "pino";
 import {
   CHANNEL_GROUP_SETTINGS,
@@ -17,11 +16,10 @@ import {
   DURABLE_CONSUMERS,
   EventPublisher,
   backfillCopiesOnce,
-  ensureDomainEventStream,
   messagingEvents,
 } from "@teamchat/shared";
-import { connectDatabase, type Connection } from "../src/db";
-import { startTestNats } from "../../../test/support/nats";
+import type { Connection } from "../src/db";
+import { DomainEventsWorld } from "../../../test/support/nats";
 
 jest.setTimeout(60_000);
 
@@ -29,29 +27,22 @@ const log = pino({ level: "silent" });
 const REALM = 7;
 const NOBODY = 13;
 
-let nats: Awaited<ReturnType<typeof startTestNats>>;
+const world = new DomainEventsWorld();
 let nc: NatsConnection;
 let ownerDb: Connection;
 let copierDb: Connection;
 let owner: EventPublisher<"messaging">;
 const copies: ChannelCopy[] = [];
 beforeEach(async () => {
-  nats = await startTestNats();
-  nc = await connect({ servers: nats.url });
-  await ensureDomainEventStream(nc, { maxAgeSeconds: 3600, maxBytes: 8 * 1024 * 1024, replicas: 1 });
-  const suffix = randomBytes(4).toString("hex");
-  ownerDb = await connectDatabase(process.env.TEST_MONGO_URL!, `copyowner${suffix}`);
-  copierDb = await connectDatabase(process.env.TEST_MONGO_URL!, `copier${suffix}`);
+  await world.start();
+  nc = world.nc;
+  ownerDb = await world.database("copyowner");
+  copierDb = await world.database("copier");
   owner = new EventPublisher(nc, "messaging", true, log);
 });
 afterEach(async () => {
   await Promise.all(copies.splice(0).map((c) => c.stop()));
-  for (const db of [ownerDb, copierDb]) {
-    await db.dropDatabase();
-    await db.close();
-  }
-  await nc.close();
-  await nats.stop();
+  await world.stop();
 });
 
 const startCopy = async () => {

@@ -4,43 +4,32 @@
  * subscribing and unsubscribing, messaging's backfill under a later change,
  * and a restart with events published while the copy was down.
  */
-import { randomBytes } from "node:crypto";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import pino from "pino";
-import {
-  EventPublisher,
-  connectDatabase,
-  ensureDomainEventStream,
-  messagingEvents,
-  type Connection,
-} from "@teamchat/shared";
+import { EventPublisher, messagingEvents, type Connection } from "@teamchat/shared";
 import { SubscriptionCopy } from "../src/subscriptions/subscription-copy";
-import { startTestNats } from "../../../test/support/nats";
+import { DomainEventsWorld } from "../../../test/support/nats";
 
 jest.setTimeout(60_000);
 
 const log = pino({ level: "silent" });
 const REALM = 5;
 
-let nats: Awaited<ReturnType<typeof startTestNats>>;
+const world = new DomainEventsWorld();
 let nc: NatsConnection;
 let db: Connection;
 let messaging: EventPublisher<"messaging">;
 let copy: SubscriptionCopy | undefined;
 beforeEach(async () => {
-  nats = await startTestNats();
-  nc = await connect({ servers: nats.url });
-  await ensureDomainEventStream(nc, { maxAgeSeconds: 3600, maxBytes: 8 * 1024 * 1024, replicas: 1 });
-  db = await connectDatabase(process.env.TEST_MONGO_URL!, `subscopy${randomBytes(4).toString("hex")}`);
+  await world.start();
+  nc = world.nc;
+  db = await world.database("subscopy");
   messaging = new EventPublisher(nc, "messaging", true, log);
 });
 afterEach(async () => {
   await copy?.stop();
   copy = undefined;
-  await db.dropDatabase();
-  await db.close();
-  await nc.close();
-  await nats.stop();
+  await world.stop();
 });
 
 const facts = (subscribed: boolean, pairs: Array<[user: number, stream: number]>, asOf?: number) =>

@@ -176,6 +176,21 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     settings,
     linkifiers,
   };
+  // what deleting messages needs: a message, or a topic's in batches
+  const deleting = {
+    db,
+    channels,
+    subscriptions,
+    userGroups,
+    messages,
+    userMessages,
+    conversations,
+    topics,
+    users,
+    events,
+    settings,
+    attachments,
+  };
   const fileChunks = files.handlers();
   const uploadTokens = new UploadTokenRepository(db);
   await Promise.all(
@@ -280,41 +295,8 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       getMessageHandler({ channels, subscriptions, userGroups, messages, personal, users, settings, linkifiers }),
     )
     .handle(messaging.updateMessage, updateMessageHandler({ ...posting, attachments }))
-    .handle(
-      messaging.deleteMessage,
-      deleteMessageHandler({
-        db,
-        channels,
-        subscriptions,
-        userGroups,
-        messages,
-        userMessages,
-        conversations,
-        topics,
-        users,
-        events,
-        settings,
-        attachments,
-      }),
-    )
-    .handle(
-      messaging.deleteTopic,
-      deleteTopicHandler({
-        db,
-        channels,
-        subscriptions,
-        userGroups,
-        messages,
-        userMessages,
-        conversations,
-        topics,
-        users,
-        events,
-        settings,
-        attachments,
-        timeBudgetSeconds,
-      }),
-    )
+    .handle(messaging.deleteMessage, deleteMessageHandler(deleting))
+    .handle(messaging.deleteTopic, deleteTopicHandler({ ...deleting, timeBudgetSeconds }))
     .handle(
       messaging.getMessageHistory,
       getMessageHistoryHandler({ channels, subscriptions, userGroups, messages, settings }),

@@ -5,21 +5,18 @@
  * deactivated groups kept, identity's backfill of groups older than the copy,
  * and a restart in between.
  */
-import { randomBytes } from "node:crypto";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import pino from "pino";
 import {
   EventPublisher,
   Role,
-  connectDatabase,
-  ensureDomainEventStream,
   identityEvents,
   type CallContext,
   type Connection,
   type PayloadOf,
 } from "@teamchat/shared";
 import { UserGroupCopy } from "../src/user-groups/user-group-copy";
-import { startTestNats } from "../../../test/support/nats";
+import { DomainEventsWorld } from "../../../test/support/nats";
 
 jest.setTimeout(60_000);
 
@@ -28,25 +25,21 @@ const REALM = 3;
 const ctx = { realm: { id: REALM }, actor: null, requestId: "test" } as unknown as CallContext;
 const member = (userId: number) => ({ userId, role: Role.MEMBER });
 
-let nats: Awaited<ReturnType<typeof startTestNats>>;
+const world = new DomainEventsWorld();
 let nc: NatsConnection;
 let db: Connection;
 let identity: EventPublisher<"identity">;
 let copy: UserGroupCopy | undefined;
 beforeEach(async () => {
-  nats = await startTestNats();
-  nc = await connect({ servers: nats.url });
-  await ensureDomainEventStream(nc, { maxAgeSeconds: 3600, maxBytes: 8 * 1024 * 1024, replicas: 1 });
-  db = await connectDatabase(process.env.TEST_MONGO_URL!, `groupcopy${randomBytes(4).toString("hex")}`);
+  await world.start();
+  nc = world.nc;
+  db = await world.database("groupcopy");
   identity = new EventPublisher(nc, "identity", true, log);
 });
 afterEach(async () => {
   await copy?.stop();
   copy = undefined;
-  await db.dropDatabase();
-  await db.close();
-  await nc.close();
-  await nats.stop();
+  await world.stop();
 });
 
 type GroupEvent = PayloadOf<typeof identityEvents.userGroup>["event"];

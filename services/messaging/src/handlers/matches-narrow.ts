@@ -1,12 +1,6 @@
-import { requireUser, type Handler, type messaging, type UserGroupMemberships } from "@teamchat/shared";
+import { requireUser, type Handler, type messaging } from "@teamchat/shared";
 import type { MessageRepository } from "../messages/message.repository";
-import type { ChannelDirectory } from "../channels/channel-directory";
-import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
-import type { UserDirectory } from "../users/user-directory";
-import type { ConversationRepository } from "../conversations/conversation.repository";
-import type { PersonalIndex } from "../user-messages/personal-index";
-import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
-import { resolveNarrow } from "../messages/message-range";
+import { resolveNarrow, type NarrowDeps } from "../messages/message-range";
 
 /** Django's escape(), which Zulip applies to a topic before highlighting it. */
 const escapeHtml = (text: string): string =>
@@ -32,16 +26,7 @@ function highlight(html: string, words: string[]): string {
  * rendered content and escaped topic, search words highlighted.
  */
 export const matchesNarrowHandler =
-  (deps: {
-    messages: MessageRepository;
-    channels: ChannelDirectory;
-    subscriptions: SubscriptionDirectory;
-    users: UserDirectory;
-    conversations: ConversationRepository;
-    personal: PersonalIndex;
-    settings: RealmSettingsSource;
-    userGroups: UserGroupMemberships;
-  }): Handler<typeof messaging.matchesNarrow> =>
+  (deps: NarrowDeps & { messages: MessageRepository }): Handler<typeof messaging.matchesNarrow> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const narrow = await resolveNarrow(deps, ctx, realm, actor, p.narrow);

@@ -33,17 +33,20 @@ export function checkAnchorExclusion(numBefore: number, numAfter: number, includ
   }
 }
 
+/** What resolving a narrow reads: the channels, conversations and flags its operators name. */
+export interface NarrowDeps {
+  channels: ChannelDirectory;
+  subscriptions: SubscriptionDirectory;
+  users: UserDirectory;
+  conversations: ConversationRepository;
+  personal: PersonalIndex;
+  settings: RealmSettingsSource;
+  userGroups: UserGroupMemberships;
+}
+
 /** A narrow as the caller may see it: its conditions, and the resolver that answered them. */
 export async function resolveNarrow(
-  deps: {
-    channels: ChannelDirectory;
-    subscriptions: SubscriptionDirectory;
-    users: UserDirectory;
-    conversations: ConversationRepository;
-    personal: PersonalIndex;
-    settings: RealmSettingsSource;
-    userGroups: UserGroupMemberships;
-  },
+  deps: NarrowDeps,
   ctx: CallContext,
   realm: RealmRef,
   actor: Actor,
