@@ -122,18 +122,26 @@ export class EventFedCopy {
 }
 
 /**
+ * Records per backfill event: an organization's subscriptions in one event would
+ * pass NATS' default 1 MB message limit at some tens of thousands of rows.
+ */
+const BACKFILL_BATCH = 1_000;
+
+/**
  * The owner's side of a copy made after its data: once per deployment (a
  * marker in the owner's database), every record `everyRealm` reads is handed
- * to `publish` by organization, with `asOf`, the domain events' stream's last
- * sequence before the read. Every event up to `asOf` was published after its
- * write, so the records read include it; later events carry later sequences,
- * so the copies keep what they say.
+ * to `publish` by organization, at most `batch` at a time, with `asOf`, the
+ * domain events' stream's last sequence before the read. Every event up to
+ * `asOf` was published after its write, so the records read include it; later
+ * events carry later sequences, so the copies keep what they say. Each record
+ * is a fact of its own, so a copy applies the batches in any order.
  */
 export async function backfillCopiesOnce<T extends { realmId: number }>(
   deps: { nc: NatsConnection; db: Connection; log: Logger },
   name: string,
   everyRealm: () => Promise<T[]>,
   publish: (realmId: number, records: T[], asOf: number) => Promise<void>,
+  batch = BACKFILL_BATCH,
 ): Promise<void> {
   const markers = deps.db.collection<{ _id: string; at: Date }>("event_copy_backfills");
   if (await markers.findOne({ _id: name })) return;
@@ -145,7 +153,9 @@ export async function backfillCopiesOnce<T extends { realmId: number }>(
     if (records) records.push(record);
     else byRealm.set(record.realmId, [record]);
   }
-  for (const [realmId, records] of byRealm) await publish(realmId, records, asOf);
+  for (const [realmId, records] of byRealm) {
+    for (let i = 0; i < records.length; i += batch) await publish(realmId, records.slice(i, i + batch), asOf);
+  }
   await markers.updateOne({ _id: name }, { $set: { at: new Date() } }, { upsert: true });
   deps.log.info({ backfill: name, asOf, organizations: byRealm.size }, "copies of this service's data backfilled");
 }

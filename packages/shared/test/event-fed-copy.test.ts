@@ -123,7 +123,7 @@ test("after a restart the copy keeps what it had and applies what was published 
   expect(await second.byId(REALM, 2)).toMatchObject({ isArchived: false, inviteOnly: false });
 });
 
-test("the owner backfills once per deployment, with the stream's sequence before its read", async () => {
+test("the owner backfills once per deployment, in batches, with the stream's sequence before its read", async () => {
   await changed({ stream_id: 9, invite_only: true });
   const calls: Array<{ realmId: number; ids: number[]; asOf: number }> = [];
   const backfill = () =>
@@ -134,13 +134,17 @@ test("the owner backfills once per deployment, with the stream's sequence before
         { realmId: 1, id: 10 },
         { realmId: 2, id: 20 },
         { realmId: 1, id: 11 },
+        { realmId: 1, id: 12 },
       ],
       async (realmId, records, asOf) => void calls.push({ realmId, ids: records.map((r) => r.id), asOf }),
+      2,
     );
   await backfill();
   await backfill();
+  // by organization, at most two records an event, and only once
   expect(calls).toEqual([
     { realmId: 1, ids: [10, 11], asOf: 1 },
+    { realmId: 1, ids: [12], asOf: 1 },
     { realmId: 2, ids: [20], asOf: 1 },
   ]);
 });
