@@ -8,12 +8,18 @@ const num = (name: string, fallback: number): number => {
   return n;
 };
 
-const sizes = (process.env.BENCH_HISTORY ?? "1000,10000")
-  .split(",")
-  .map((s) => Number(s.trim().replace(/_/g, "")))
-  .filter((n) => n > 0);
-if (!sizes.length || sizes.some((n) => !Number.isInteger(n))) {
-  throw new Error(`BENCH_HISTORY=${process.env.BENCH_HISTORY}: expected a comma list of message counts`);
+const cold = process.argv.includes("--cold") || process.env.BENCH_COLD === "1";
+
+// `none`: no history sizes, for a run of the cold scenario alone
+const sizes =
+  process.env.BENCH_HISTORY === "none"
+    ? []
+    : (process.env.BENCH_HISTORY ?? "1000,10000")
+        .split(",")
+        .map((s) => Number(s.trim().replace(/_/g, "")))
+        .filter((n) => n > 0);
+if ((!sizes.length && process.env.BENCH_HISTORY !== "none") || sizes.some((n) => !Number.isInteger(n))) {
+  throw new Error(`BENCH_HISTORY=${process.env.BENCH_HISTORY}: expected a comma list of message counts, or none`);
 }
 sizes.sort((a, b) => a - b);
 
@@ -30,10 +36,14 @@ export const config = {
   mixedUsers: num("BENCH_USERS", 200),
   mixedSeconds: num("BENCH_MIXED_SECONDS", 60),
   /** the mixed load runs in the organization of this history size (default: the smallest) */
-  mixedHistory: num("BENCH_MIXED_HISTORY", sizes[0]!),
+  mixedHistory: num("BENCH_MIXED_HISTORY", sizes[0] ?? 1000),
   /** the step search stops at this many users, and after this many seconds in all */
   mixedMaxUsers: num("BENCH_MIXED_MAX_USERS", 800),
   mixedBudgetSeconds: num("BENCH_MIXED_BUDGET_SECONDS", 900),
+  cold,
+  /** the cold scenario's members, each with this many unread messages in their one channel */
+  coldMembers: num("BENCH_COLD_MEMBERS", 20),
+  coldUnread: num("BENCH_COLD_UNREAD", 10_000),
   /** the last messages of each history go through POST /messages, the rest through bench/seed.ts */
   apiTail: 200,
   /** unread messages of the reader (fewer when the history is smaller) */

@@ -26,6 +26,45 @@ export interface Report {
     samples: number;
   };
   mixed?: MixedReport;
+  /** the cold start (`--cold`) */
+  cold?: ColdResult;
   /** steps that could not run, and why */
   failures: string[];
+}
+
+/** One step of the members' client start, over all members. */
+export interface ColdStep {
+  step: string;
+  /** latency of every attempt, errors included (no answer: the client's timeout), ms */
+  p50: number;
+  p99: number;
+  errors: number;
+  /** the errors by HTTP status ("no answer": a timeout or a refused connection) */
+  statuses: Record<string, number>;
+}
+
+export interface ColdRound {
+  /** "cold (after restart)" or "warm (right after)" */
+  round: string;
+  steps: ColdStep[];
+  /** members whose three steps all succeeded */
+  completedMembers: number;
+  /** seconds from the start until the last member completed its three steps (null: not all completed) */
+  allDoneSeconds: number | null;
+  /** first_unread pages that did not start at the channel's first message (every message is unread) */
+  wrongFirstUnread: number;
+  /** each process's highest RSS sampled during the round, MiB */
+  memory: Array<{ process: string; peakMiB: number }>;
+}
+
+export interface ColdResult {
+  members: number;
+  /** unread messages of each member, all in their one channel */
+  unread: number;
+  seedSeconds: number;
+  /** until the restarted services answered /health */
+  restartSeconds: number;
+  rounds: ColdRound[];
+  /** the services' peak RSS before the restart, MiB (the run's memory table takes the higher figure) */
+  stoppedPeaks: Record<string, number>;
 }

@@ -54,10 +54,12 @@ export async function retry(what: string, fn: () => Promise<Reply>): Promise<Rep
 const topicOf = (n: number) => `topic ${n % 20}`;
 const contentOf = (n: number) => `history ${n}`;
 
-export async function setUpOrg(sys: System, size: number): Promise<Org> {
-  const subdomain = `h${size}`;
+/** A new organization and what setting it up through the API takes. */
+export type NewOrg = Pick<Org, "subdomain" | "owner" | "as" | "createUsers" | "createChannel">;
+
+/** Creates organization `subdomain` (its owner over the bus) and the API clients that fill it. */
+export async function openOrg(sys: System, subdomain: string): Promise<NewOrg> {
   const host = `${subdomain}.localhost:${sys.port}`;
-  say(`[${subdomain}] organization ${subdomain} (history ${size}): users and channels through the API...`);
   const { owner: ownerCreds } = await sys.createOrganization(subdomain);
   const anon = new Http(sys.port, host, null);
   const owner = anon.as(ownerCreds) as Http & { creds: User };
@@ -92,6 +94,14 @@ export async function setUpOrg(sys: System, size: number): Promise<Org> {
       `POST /channels/create ${name}`,
       await retry(`POST /channels/create ${name}`, () => owner.post("/channels/create", { name, subscribers })),
     );
+  return { subdomain, owner, as, createUsers, createChannel };
+}
+
+export async function setUpOrg(sys: System, size: number): Promise<Org> {
+  const subdomain = `h${size}`;
+  say(`[${subdomain}] organization ${subdomain} (history ${size}): users and channels through the API...`);
+  const { owner, as, createUsers, createChannel } = await openOrg(sys, subdomain);
+  const ownerCreds = owner.creds;
   const members = await createUsers("member", config.subscribers - 2);
   const [reader] = await createUsers("reader", 1);
   // POST /messages goes to `bench` (10 subscribers); the history is in `history`, whose

@@ -4,13 +4,15 @@
  * fresh organization seeded with that history, then every scenario, each followed by
  * an overload-recovery probe; process and whole-system memory; with `--mixed` /
  * BENCH_MIXED=1 a mixed load of simulated users and the largest user count that
- * keeps latency and errors within limits. Writes bench/results/*.json and docs/benchmarks.md
+ * keeps latency and errors within limits; with `--cold` / BENCH_COLD=1, last (it restarts
+ * the services), the cold start (cold.ts). Writes bench/results/*.json and docs/benchmarks.md
  * (report.ts). Settings: bench/config.ts; what each scenario measures: docs/benchmarks.md.
  */
+import { runCold } from "./cold";
 import { config, say } from "./config";
 import { runMixed, type MixedReport } from "./mixed";
 import { setUpOrg } from "./org";
-import type { SizeResult } from "./figures";
+import type { ColdResult, SizeResult } from "./figures";
 import { writeReport } from "./report";
 import { runScenarios } from "./scenarios";
 import { SchemaDrift } from "./seed";
@@ -20,11 +22,12 @@ async function main() {
   const t0 = performance.now();
   const startedAt = new Date().toISOString();
   say(
-    `history ${config.history.join(", ")}; ${config.seconds} s per scenario, ${config.connections} connections` +
-      (config.mixed ? `; mixed load: ${config.mixedUsers} users, ${config.mixedSeconds} s per step` : ""),
+    `history ${config.history.join(", ") || "none"}; ${config.seconds} s per scenario, ${config.connections} connections` +
+      (config.mixed ? `; mixed load: ${config.mixedUsers} users, ${config.mixedSeconds} s per step` : "") +
+      (config.cold ? `; cold start: ${config.coldMembers} members × ${config.coldUnread} unread` : ""),
   );
   const sys = await startSystem();
-  const memory = new MemorySampler(sys.processes.map((p) => p.pid)).start();
+  const memory = new MemorySampler(sys.processes).start();
   try {
     const sizes: SizeResult[] = [];
     const orgs = new Map<number, Awaited<ReturnType<typeof setUpOrg>>>();
@@ -64,8 +67,19 @@ async function main() {
         say(`mixed load FAILED: ${(err as Error).message}`);
       }
     }
+    let cold: ColdResult | undefined;
+    if (config.cold) {
+      try {
+        cold = await runCold(sys, memory);
+      } catch (err) {
+        failures.push(`cold start: ${(err as Error).message}`);
+        say(`cold start FAILED: ${(err as Error).message}`);
+      }
+    }
     memory.stop();
     const peaks = memory.peaks();
+    // a restarted service's VmHWM starts again from its restart
+    const peakOf = (p: { name: string; pid: number }) => Math.max(peakMiB(p.pid), cold?.stoppedPeaks[p.name] ?? 0);
     await writeReport({
       startedAt,
       runSeconds: (performance.now() - t0) / 1000,
@@ -76,7 +90,7 @@ async function main() {
           { process: "baseline (hello-world)", peakMiB: peakMiB(sys.helloPid) },
           ...sys.processes.map((p, i) => ({
             process: p.name,
-            peakMiB: peakMiB(p.pid),
+            peakMiB: peakOf(p),
             atSystemPeak: peaks.atMax[i],
           })),
         ],
@@ -85,6 +99,7 @@ async function main() {
         samples: peaks.samples,
       },
       mixed,
+      cold,
       failures,
     });
     say(

@@ -22,11 +22,20 @@ export interface System {
   mongoUrl: string;
   natsUrl: string;
   dbPrefix: string;
-  /** every process of the system (services, nats-server, database), for memory figures */
+  /**
+   * every process of the system (services, nats-server, database), for memory figures; a
+   * restart replaces the services' entries in place, so a sampler holding the array follows them
+   */
   processes: Array<{ name: string; pid: number }>;
   helloPid: number;
   /** Creates organization `subdomain` and its owner over the bus, as `npm run manage` does. */
   createOrganization(subdomain: string): Promise<{ owner: Credentials & { id: number } }>;
+  /**
+   * Stops the five services and starts them again on the same data (nats-server and the
+   * database keep running), until the gateway answers /health. Returns the stopped
+   * processes' peak RSS (VmHWM) by name, which their successors' figures no longer include.
+   */
+  restartServices(): Promise<Record<string, number>>;
   stop(): Promise<void>;
 }
 
@@ -84,17 +93,26 @@ export async function startSystem(): Promise<System> {
     throw new Error(`the system did not start: ${(err as Error).message} (the services' logs are above)`);
   }
   say(`system up: gateway on 127.0.0.1:${port}, baseline on 127.0.0.1:${helloPort}`);
+  const processes = [
+    ...procs.map((p) => ({ name: p.name, pid: p.child.pid! })),
+    ...infra.servers.map((s) => ({ name: s.name, pid: s.pid })),
+  ];
   return {
     port,
     helloPort,
     mongoUrl: infra.mongoUrl,
     natsUrl: infra.natsUrl,
     dbPrefix,
-    processes: [
-      ...procs.map((p) => ({ name: p.name, pid: p.child.pid! })),
-      ...infra.servers.map((s) => ({ name: s.name, pid: s.pid })),
-    ],
+    processes,
     helloPid: hello.pid!,
+    async restartServices() {
+      const stoppedPeaks = Object.fromEntries(procs.map((p) => [p.name, peakMiB(p.child.pid!)]));
+      await stopServices(procs);
+      procs.splice(0, procs.length, ...PROCESSES.map((name, i) => spawnService(name, env, i)));
+      procs.forEach((p, i) => (processes[i] = { name: p.name, pid: p.child.pid! }));
+      await waitForHealth(`http://127.0.0.1:${port}`, 120_000, procs);
+      return stoppedPeaks;
+    },
     async createOrganization(subdomain) {
       const nc = await connect({ servers: natsServers(infra.natsUrl) });
       try {
@@ -263,20 +281,28 @@ export class MemorySampler {
   private phase = "start";
   private max: SystemMemory = { physical: 0, rssSum: 0 };
   private readonly perPhase = new Map<string, SystemMemory>();
-  /** each process's pages at the sample of the whole system's physical peak, in `pids`' order */
+  /** each process's pages at the sample of the whole system's physical peak, in `processes`' order */
   private atMax: Resident[] = [];
+  /** per phase, each process's highest RSS (anonymous + file-backed) sampled, in `processes`' order */
+  private readonly perPhaseProcess = new Map<string, number[]>();
   samples = 0;
 
-  constructor(private readonly pids: number[]) {}
+  /** `processes` is read at every sample: System.restartServices replaces its entries. */
+  constructor(private readonly processes: ReadonlyArray<{ pid: number }>) {}
 
   start(): this {
     const sample = () => {
-      const each = this.pids.map(residentMiB);
+      const each = this.processes.map((p) => residentMiB(p.pid));
       const now: SystemMemory = { physical: physicalMiB(each), rssSum: each.reduce((s, r) => s + r.anon + r.file, 0) };
       this.samples++;
       if (now.physical > this.max.physical) this.atMax = each;
       this.max = higher(this.max, now);
       this.perPhase.set(this.phase, higher(this.perPhase.get(this.phase) ?? now, now));
+      const before = this.perPhaseProcess.get(this.phase);
+      this.perPhaseProcess.set(
+        this.phase,
+        each.map((r, i) => Math.max(before?.[i] ?? 0, r.anon + r.file)),
+      );
     };
     sample();
     this.timer = setInterval(sample, 250);
@@ -286,6 +312,11 @@ export class MemorySampler {
 
   mark(phase: string): void {
     this.phase = phase;
+  }
+
+  /** Each process's highest sampled RSS in MiB during `phase`, in `processes`' order (empty if never sampled). */
+  processPeaks(phase: string): number[] {
+    return this.perPhaseProcess.get(phase) ?? [];
   }
 
   stop(): void {
