@@ -5,7 +5,7 @@
  * that doubles a service's memory, say) is flagged in the run that shows it.
  */
 import { PROCESSES } from "@teamchat/shared";
-import type { Report, SizeResult } from "./figures";
+import type { ColdResult, Report, SizeResult } from "./figures";
 
 interface Bound {
   /** what is bounded, as the report names it */
@@ -75,6 +75,36 @@ const SYSTEM_PEAK_MIB = 800;
 /** the channel page at 100,000 messages against 10,000 */
 const GROWTH = 1.5;
 
+/** The cold start's bounds, on its cold round (the first): Zulip's production register average is 90–300 ms. */
+const COLD: Array<{ what: string; limit: string; figure(c: ColdResult): number | null; holds(v: number): boolean }> = [
+  { what: "cold POST /register p99", limit: "≤ 300 ms", figure: (c) => coldStep(c, 0).p99, holds: (v) => v <= 300 },
+  {
+    what: "cold GET /messages (first_unread) p99",
+    limit: "≤ 200 ms",
+    figure: (c) => coldStep(c, 1).p99,
+    holds: (v) => v <= 200,
+  },
+  {
+    what: "cold GET /messages (channel, newest) p99",
+    limit: "≤ 200 ms",
+    figure: (c) => coldStep(c, 2).p99,
+    holds: (v) => v <= 200,
+  },
+  {
+    what: "cold start: every member done",
+    limit: "≤ 10 s",
+    figure: (c) => c.rounds[0]!.allDoneSeconds,
+    holds: (v) => v <= 10,
+  },
+  {
+    what: "cold start errors",
+    limit: "0",
+    figure: (c) => c.rounds[0]!.steps.reduce((n, s) => n + s.errors, 0),
+    holds: (v) => v === 0,
+  },
+];
+const coldStep = (c: ColdResult, i: number) => c.rounds[0]!.steps[i]!;
+
 export interface BoundCheck {
   what: string;
   limit: string;
@@ -110,6 +140,19 @@ export function checkBounds(r: Report): BoundCheck[] {
       figures: growth.toFixed(2),
       holds: growth <= GROWTH,
     });
+  }
+  if (r.cold?.rounds.length) {
+    const cold = r.cold;
+    for (const b of COLD) {
+      const v = b.figure(cold);
+      checks.push({
+        what: b.what,
+        limit: b.limit,
+        // null: not every member completed
+        figures: `${v === null ? "not all" : Number.isInteger(v) ? v : fmt(v)} (${cold.members} members × ${cold.unread} unread)`,
+        holds: v !== null && !Number.isNaN(v) && b.holds(v),
+      });
+    }
   }
   const services = r.memory.processes.filter((p) => (PROCESSES as readonly string[]).includes(p.process));
   checks.push({

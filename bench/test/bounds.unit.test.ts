@@ -4,7 +4,7 @@
  * the services alone (not NATS, the database or the baseline).
  */
 import { checkBounds } from "../bounds";
-import type { Report, SizeResult } from "../figures";
+import type { ColdResult, Report, SizeResult } from "../figures";
 import type { LoadResult } from "../scenarios";
 
 const loadOf = (scenario: string, rps: number, p50: number, p99: number): LoadResult => ({
@@ -120,4 +120,38 @@ it("checks the channel page's growth from 10,000 to 100,000 only when both ran",
 it("fails memory on one service past 200 MiB, or the whole system past 800 MiB", () => {
   expect(failing(report([size(1_000)], 301)).map((c) => c.what)).toEqual(["each service's peak RSS"]);
   expect(failing(report([size(1_000)], 150, 893)).map((c) => c.what)).toEqual(["whole system's peak (physical)"]);
+});
+
+/** A cold start whose cold round has these figures (the warm round is never judged). */
+function coldStart(p99s: [number, number, number], allDoneSeconds: number | null, errors = 0): ColdResult {
+  const round = (p99: number[], done: number | null, errs: number) => ({
+    round: "",
+    steps: p99.map((v, i) => ({ step: `${i}`, p50: v / 2, p99: v, errors: i === 0 ? errs : 0, statuses: {} })),
+    completedMembers: 20,
+    allDoneSeconds: done,
+    wrongFirstUnread: 0,
+    memory: [],
+  });
+  return {
+    members: 20,
+    unread: 10_000,
+    seedSeconds: 1,
+    restartSeconds: 1,
+    rounds: [round(p99s, allDoneSeconds, errors), round([10_000, 10_000, 10_000], null, 20)],
+    stoppedPeaks: {},
+  };
+}
+
+it("judges the cold start on its cold round only, and only when the run has one", () => {
+  expect(checkBounds(report([size(1_000)])).map((c) => c.what)).not.toContain("cold POST /register p99");
+  const meets = { ...report([size(1_000)]), cold: coldStart([300, 200, 200], 10) };
+  expect(failing(meets)).toEqual([]);
+  expect(checkBounds(meets).find((c) => c.what === "cold start errors")?.figures).toBe("0 (20 members × 10000 unread)");
+  const misses = { ...report([size(1_000)]), cold: coldStart([10_012.5, 150, 201], null, 20) };
+  expect(failing(misses).map((c) => [c.what, c.figures])).toEqual([
+    ["cold POST /register p99", "10012.5 (20 members × 10000 unread)"],
+    ["cold GET /messages (channel, newest) p99", "201 (20 members × 10000 unread)"],
+    ["cold start: every member done", "not all (20 members × 10000 unread)"],
+    ["cold start errors", "20 (20 members × 10000 unread)"],
+  ]);
 });
