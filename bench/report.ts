@@ -1,7 +1,8 @@
 /**
  * A run's figures go to bench/results/ as JSON (latest.json always; history-100000.json when the run
- * has 100,000 messages, mixed-load.json when it ran the mixed load, as those take long and most runs
- * leave them out), and docs/benchmarks.md is rendered from those three, so it always shows the
+ * has 100,000 messages, mixed-load.json when it ran the mixed load, cold-start.json when it ran the
+ * cold start, as those take long and most runs leave them out), and docs/benchmarks.md is rendered
+ * from those four, so it always shows the
  * latest result of each kind and nothing older.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -10,7 +11,7 @@ import * as prettier from "prettier";
 import { REPO_ROOT } from "../scripts/lib/infra";
 import { checkBounds, scenarioName as name, type BoundCheck } from "./bounds";
 import { requestTimeoutFor, say } from "./config";
-import type { Report, SizeResult } from "./figures";
+import type { ColdResult, ColdStep, Report, SizeResult } from "./figures";
 
 const f = (n: number | null | undefined, d = 1) =>
   n === null || n === undefined || Number.isNaN(n) ? "-" : n.toFixed(d);
@@ -44,9 +45,48 @@ interface Parts {
   growth: boolean;
   memory: boolean;
   mixed: boolean;
+  cold: boolean;
 }
 
-const ALL: Parts = { bounds: true, sizes: () => true, growth: true, memory: true, mixed: true };
+const ALL: Parts = { bounds: true, sizes: () => true, growth: true, memory: true, mixed: true, cold: true };
+
+/** The cold start: each round's steps, then each process's peak RSS per round. */
+function coldSection(c: ColdResult): string[] {
+  const rounds = c.rounds;
+  const statuses = (s: ColdStep) =>
+    Object.entries(s.statuses)
+      .map(([status, n]) => `${n} × ${status}`)
+      .join(", ") || "-";
+  return [
+    `### Cold start (${c.members} members × ${c.unread} unread; seeded in ${c.seedSeconds.toFixed(0)} s, ` +
+      `services answering ${c.restartSeconds.toFixed(1)} s after the restart began)`,
+    "",
+    "Every member at once: `POST /register`, `GET /messages` at `first_unread` (channel narrow, 100 after), the " +
+      "channel's newest 100; latency of every attempt, errors included.",
+    "",
+    "| round | step | p50 ms | p99 ms | errors | by status |",
+    "|---|---|---:|---:|---:|---|",
+    ...rounds.flatMap((r) =>
+      r.steps.map((s) => `| ${r.round} | ${s.step} | ${f(s.p50, 0)} | ${f(s.p99, 0)} | ${s.errors} | ${statuses(s)} |`),
+    ),
+    "",
+    "| round | members done | every member done after s | first_unread pages not at the first unread |",
+    "|---|---:|---:|---:|",
+    ...rounds.map(
+      (r) =>
+        `| ${r.round} | ${r.completedMembers} of ${c.members} | ${r.allDoneSeconds === null ? "not all" : f(r.allDoneSeconds, 2)} | ${r.wrongFirstUnread} |`,
+    ),
+    "",
+    "Each process's highest RSS sampled during the round (MiB):",
+    "",
+    `| process | ${rounds.map((r) => r.round).join(" | ")} |`,
+    `|---|${rounds.map(() => "---:").join("|")}|`,
+    ...rounds[0]!.memory.map(
+      ({ process }, i) => `| ${process} | ${rounds.map((r) => f(r.memory[i]?.peakMiB)).join(" | ")} |`,
+    ),
+    "",
+  ];
+}
 
 /** One run as a section of docs/benchmarks.md; `bounds` is checkBounds(r) as stored with the run. */
 function renderRun(title: string, r: Report, bounds: BoundCheck[], parts: Parts = ALL): string {
@@ -56,7 +96,7 @@ function renderRun(title: string, r: Report, bounds: BoundCheck[], parts: Parts 
     `## ${title}`,
     "",
     `${r.startedAt}; ${cfg.seconds} s per scenario, ${cfg.connections} connections, ` +
-      `request timeout ${requestTimeoutFor(cfg.seconds)} s, history ${cfg.history.join(" / ")}; ` +
+      `request timeout ${requestTimeoutFor(cfg.seconds)} s, history ${cfg.history.join(" / ") || "none"}; ` +
       `run took ${(r.runSeconds / 60).toFixed(1)} min; ${cfg.machine}.`,
     "",
   );
@@ -64,7 +104,8 @@ function renderRun(title: string, r: Report, bounds: BoundCheck[], parts: Parts 
     L.push(
       "### Bounds",
       "",
-      "The figures the system must reach (twice the Matrix homeserver Synapse; bench/bounds.ts), per history size:",
+      "The figures the system must reach (twice the Matrix homeserver Synapse; for the cold start, Zulip's production " +
+        "register latency; bench/bounds.ts), per history size:",
       "",
       "| bound | limit | this run | holds |",
       "|---|---|---|---|",
@@ -176,6 +217,7 @@ function renderRun(title: string, r: Report, bounds: BoundCheck[], parts: Parts 
       "",
     );
   }
+  if (parts.cold && r.cold) L.push(...coldSection(r.cold));
   if (r.failures.length) L.push("### Failed steps", "", ...r.failures.map((f) => `- ${f}`), "");
   return L.join("\n");
 }
@@ -188,19 +230,21 @@ const GENERATED_BELOW = "<!-- Everything below is written by `npm run bench` fro
 type StoredReport = Report & { bounds?: BoundCheck[] };
 
 const hasLargeHistory = (r: Report) => r.sizes.some((s) => s.size >= 100_000);
+const COLD_FILE = "cold-start.json";
 
 function readStored(file: string): StoredReport | undefined {
   const path = join(RESULTS, file);
   return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as StoredReport) : undefined;
 }
 
-/** docs/benchmarks.md's generated part: the latest run, and the latest 100,000-message and mixed-load runs when older. */
+/** docs/benchmarks.md's generated part: the latest run, and the latest 100,000-message, mixed-load and cold-start runs when older. */
 export async function renderBenchmarksDoc(): Promise<void> {
   const latest = readStored("latest.json");
   if (!latest) throw new Error("bench/results/latest.json is missing: run `npm run bench` first");
   const large = readStored("history-100000.json");
   const mixed = readStored("mixed-load.json");
-  const none = { bounds: false, sizes: () => false, growth: false, memory: false, mixed: false };
+  const cold = readStored(COLD_FILE);
+  const none = { bounds: false, sizes: () => false, growth: false, memory: false, mixed: false, cold: false };
   const sections = [renderRun("Latest run", latest, latest.bounds ?? checkBounds(latest))];
   if (large && large.startedAt !== latest.startedAt) {
     sections.push(
@@ -215,6 +259,10 @@ export async function renderBenchmarksDoc(): Promise<void> {
   }
   if (mixed?.mixed && mixed.startedAt !== latest.startedAt) {
     sections.push(renderRun("Latest mixed load", mixed, [], { ...none, mixed: true }));
+  }
+  if (cold?.cold && cold.startedAt !== latest.startedAt) {
+    const coldBounds = (cold.bounds ?? checkBounds(cold)).filter((b) => b.what.startsWith("cold"));
+    sections.push(renderRun("Latest cold start", cold, coldBounds, { ...none, bounds: true, cold: true }));
   }
   const doc = readFileSync(DOC, "utf8");
   const cut = doc.indexOf(GENERATED_BELOW);
@@ -234,6 +282,7 @@ export async function writeReport(r: Report): Promise<void> {
     "latest.json",
     ...(hasLargeHistory(r) ? ["history-100000.json"] : []),
     ...(r.mixed ? ["mixed-load.json"] : []),
+    ...(r.cold ? [COLD_FILE] : []),
   ];
   for (const file of files) writeFileSync(join(RESULTS, file), json);
   await renderBenchmarksDoc();
