@@ -6,7 +6,7 @@
  */
 import { config, say } from "./config";
 import type { ColdResult, ColdRound, ColdStep } from "./figures";
-import { pct, type Http, type Reply } from "./http";
+import { ok, pct, type Http, type Reply } from "./http";
 import { openOrg, type User } from "./org";
 import { reportUndeleted } from "./scenarios";
 import { bulkSeed } from "./seed";
@@ -35,14 +35,15 @@ export async function runCold(sys: System, memory: MemorySampler): Promise<ColdR
   // The owner sends them all: the first through the API (the template of the bulk path), the rest in bulk.
   const content = (n: number) => `unread ${n}`;
   const topic = (n: number) => `topic ${n % 20}`;
-  const send = await org.owner.post("/messages", { type: "stream", to: CHANNEL, topic: topic(1), content: content(1) });
-  if (send.status !== 200) throw new Error(`POST /messages (the cold channel's first message): HTTP ${send.status}`);
-  const firstUnreadId = send.body.id as number;
+  const templateId = ok(
+    "POST /messages (the cold channel's first message)",
+    await org.owner.post("/messages", { type: "stream", to: CHANNEL, topic: topic(1), content: content(1) }),
+  ).id as number;
   if (unread > 1) {
     await bulkSeed({
       mongoUrl: sys.mongoUrl,
       dbName: `${sys.dbPrefix}_messaging`,
-      templateMessageId: firstUnreadId,
+      templateMessageId: templateId,
       count: unread - 1,
       content: (i) => content(i + 1),
       topic: (i) => topic(i + 1),
@@ -51,6 +52,13 @@ export async function runCold(sys: System, memory: MemorySampler): Promise<ColdR
       progress: say,
     });
   }
+  // every message of the channel is unread to the members, the channel's creation notice too
+  const narrow = [{ operator: "channel", operand: CHANNEL }];
+  const oldest = ok(
+    "GET /messages (the cold channel's oldest message)",
+    await org.owner.get("/messages", { anchor: "oldest", num_before: 0, num_after: 1, narrow }),
+  ).messages as Array<{ id: number }>;
+  const firstUnreadId = oldest[0]!.id;
   const seedSeconds = (performance.now() - s0) / 1000;
   say(`${tag} seeded in ${seedSeconds.toFixed(0)} s; waiting for the system to go idle...`);
   await waitForIdle();
@@ -65,7 +73,7 @@ export async function runCold(sys: System, memory: MemorySampler): Promise<ColdR
   for (const round of ["cold (after restart)", "warm (right after)"]) {
     const phase = `cold start: ${round}`;
     memory.mark(phase);
-    const r = await clientsStart(org.as, users, firstUnreadId, round);
+    const r = await clientsStart(org.as, narrow, users, firstUnreadId, round);
     r.memory = sys.processes.map((p, i) => ({ process: p.name, peakMiB: memory.processPeaks(phase)[i] ?? NaN }));
     rounds.push(r);
   }
@@ -76,12 +84,12 @@ export async function runCold(sys: System, memory: MemorySampler): Promise<ColdR
 /** Every member at once: register, the first_unread page, the channel's newest page, each step after the last. */
 async function clientsStart(
   as: (u: User) => Http,
+  narrow: unknown[],
   users: User[],
   firstUnreadId: number,
   round: string,
 ): Promise<ColdRound> {
   say(`  ${round}: ${users.length} members at once...`);
-  const narrow = [{ operator: "channel", operand: CHANNEL }];
   const replies: Reply[][] = COLD_STEPS.map(() => []);
   const queues: Array<() => Promise<Reply>> = [];
   let wrongFirstUnread = 0;
