@@ -5,7 +5,7 @@
  * then once more warm right after.
  */
 import { config, say } from "./config";
-import type { ColdResult, ColdRound, ColdStep } from "./figures";
+import { errorsByStatus, type ColdResult, type ColdRound, type ColdStep } from "./figures";
 import { ok, pct, type Http, type Reply } from "./http";
 import { openOrg, type User } from "./org";
 import { reportUndeleted } from "./scenarios";
@@ -17,11 +17,7 @@ const CHANNEL = "team";
 /** A client's patience: long enough that the server's own answer (a 504 after its timeout, say) is seen. */
 const CLIENT_TIMEOUT_MS = 60_000;
 
-export const COLD_STEPS = [
-  "POST /register",
-  "GET /messages (first_unread)",
-  "GET /messages (channel, newest)",
-] as const;
+const COLD_STEPS = ["POST /register", "GET /messages (first_unread)", "GET /messages (channel, newest)"] as const;
 
 /** Seeds the organization, restarts the services, and runs the clients' start cold and then warm. */
 export async function runCold(sys: System, memory: MemorySampler): Promise<ColdResult> {
@@ -74,7 +70,8 @@ export async function runCold(sys: System, memory: MemorySampler): Promise<ColdR
     const phase = `cold start: ${round}`;
     memory.mark(phase);
     const r = await clientsStart(org.as, narrow, users, firstUnreadId, round);
-    r.memory = sys.processes.map((p, i) => ({ process: p.name, peakMiB: memory.processPeaks(phase)[i] ?? NaN }));
+    const peaks = memory.processPeaks(phase);
+    r.memory = sys.processes.map((p, i) => ({ process: p.name, peakMiB: peaks[i] ?? NaN }));
     rounds.push(r);
   }
   memory.mark("after the cold start");
@@ -145,11 +142,7 @@ async function clientsStart(
   for (const s of steps) {
     say(
       `    ${s.step}: p50 ${s.p50.toFixed(0)} ms, p99 ${s.p99.toFixed(0)} ms, ${s.errors} errors` +
-        (s.errors
-          ? ` (${Object.entries(s.statuses)
-              .map(([k, n]) => `${n} × ${k}`)
-              .join(", ")})`
-          : ""),
+        (s.errors ? ` (${errorsByStatus(s)})` : ""),
     );
   }
   say(

@@ -43,6 +43,12 @@ export interface ColdStep {
   statuses: Record<string, number>;
 }
 
+/** A step's errors by status, as the report and the log print them: `19 × 504, 1 × no answer`. */
+export const errorsByStatus = (s: ColdStep): string =>
+  Object.entries(s.statuses)
+    .map(([status, n]) => `${n} × ${status}`)
+    .join(", ");
+
 export interface ColdRound {
   /** "cold (after restart)" or "warm (right after)" */
   round: string;

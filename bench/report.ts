@@ -11,7 +11,7 @@ import * as prettier from "prettier";
 import { REPO_ROOT } from "../scripts/lib/infra";
 import { checkBounds, scenarioName as name, type BoundCheck } from "./bounds";
 import { requestTimeoutFor, say } from "./config";
-import type { ColdResult, ColdStep, Report, SizeResult } from "./figures";
+import { errorsByStatus, type ColdResult, type Report, type SizeResult } from "./figures";
 
 const f = (n: number | null | undefined, d = 1) =>
   n === null || n === undefined || Number.isNaN(n) ? "-" : n.toFixed(d);
@@ -53,10 +53,6 @@ const ALL: Parts = { bounds: true, sizes: () => true, growth: true, memory: true
 /** The cold start: each round's steps, then each process's peak RSS per round. */
 function coldSection(c: ColdResult): string[] {
   const rounds = c.rounds;
-  const statuses = (s: ColdStep) =>
-    Object.entries(s.statuses)
-      .map(([status, n]) => `${n} × ${status}`)
-      .join(", ") || "-";
   return [
     `### Cold start (${c.members} members × ${c.unread} unread; seeded in ${c.seedSeconds.toFixed(0)} s, ` +
       `services answering ${c.restartSeconds.toFixed(1)} s after the restart began)`,
@@ -67,7 +63,10 @@ function coldSection(c: ColdResult): string[] {
     "| round | step | p50 ms | p99 ms | errors | by status |",
     "|---|---|---:|---:|---:|---|",
     ...rounds.flatMap((r) =>
-      r.steps.map((s) => `| ${r.round} | ${s.step} | ${f(s.p50, 0)} | ${f(s.p99, 0)} | ${s.errors} | ${statuses(s)} |`),
+      r.steps.map(
+        (s) =>
+          `| ${r.round} | ${s.step} | ${f(s.p50, 0)} | ${f(s.p99, 0)} | ${s.errors} | ${errorsByStatus(s) || "-"} |`,
+      ),
     ),
     "",
     "| round | members done | every member done after s | first_unread pages not at the first unread |",
