@@ -1,7 +1,8 @@
 /**
  * The bench's bounds table: each bound judged on every history size's figure,
  * the growth bound only when the run has both 10,000 and 100,000, memory on
- * the services alone (not NATS, the database or the baseline).
+ * the services alone (not NATS, the database or the baseline), the cold start
+ * on its round right after the restart.
  */
 import { checkBounds } from "../bounds";
 import type { ColdResult, Report, SizeResult } from "../figures";
