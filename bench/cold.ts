@@ -119,9 +119,11 @@ async function clientsStart(
   const steps: ColdStep[] = COLD_STEPS.map((step, i) => {
     const ms = replies[i]!.map((r) => r.ms).sort((a, b) => a - b);
     const statuses: Record<string, number> = {};
+    const messages: Record<string, string> = {};
     for (const r of replies[i]!.filter((r) => r.status !== 200)) {
       const status = r.status ? String(r.status) : "no answer";
       statuses[status] = (statuses[status] ?? 0) + 1;
+      messages[status] ??= String(r.body.msg ?? "").slice(0, 100);
     }
     return {
       step,
@@ -129,6 +131,7 @@ async function clientsStart(
       p99: pct(ms, 99),
       errors: replies[i]!.filter((r) => r.status !== 200).length,
       statuses,
+      messages,
     };
   });
   const result: ColdRound = {

@@ -41,12 +41,14 @@ export interface ColdStep {
   errors: number;
   /** the errors by HTTP status ("no answer": a timeout or a refused connection) */
   statuses: Record<string, number>;
+  /** each status's first error message (the answer's `msg`), which tells apart where it was raised */
+  messages: Record<string, string>;
 }
 
-/** A step's errors by status, as the report and the log print them: `19 × 504, 1 × no answer`. */
+/** A step's errors by status, as the report and the log print them: `19 × 504 ("Service timed out: messaging")`. */
 export const errorsByStatus = (s: ColdStep): string =>
   Object.entries(s.statuses)
-    .map(([status, n]) => `${n} × ${status}`)
+    .map(([status, n]) => `${n} × ${status}${s.messages[status] ? ` (${JSON.stringify(s.messages[status])})` : ""}`)
     .join(", ");
 
 export interface ColdRound {

@@ -127,7 +127,14 @@ it("fails memory on one service past 200 MiB, or the whole system past 800 MiB",
 function coldStart(p99s: [number, number, number], allDoneSeconds: number | null, errors = 0): ColdResult {
   const round = (p99: number[], done: number | null, errs: number) => ({
     round: "",
-    steps: p99.map((v, i) => ({ step: `${i}`, p50: v / 2, p99: v, errors: i === 0 ? errs : 0, statuses: {} })),
+    steps: p99.map((v, i) => ({
+      step: `${i}`,
+      p50: v / 2,
+      p99: v,
+      errors: i === 0 ? errs : 0,
+      statuses: {},
+      messages: {},
+    })),
     completedMembers: 20,
     allDoneSeconds: done,
     wrongFirstUnread: 0,
