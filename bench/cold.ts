@@ -24,6 +24,7 @@ export async function runCold(sys: System, memory: MemorySampler): Promise<ColdR
   const { coldMembers: members, coldUnread: unread } = config;
   const tag = `[${SUBDOMAIN}]`;
   say(`${tag} cold start: ${members} members, ${unread} unread each in channel ${CHANNEL}...`);
+  memory.mark("cold start: seeding");
   const s0 = performance.now();
   const org = await openOrg(sys, SUBDOMAIN);
   const users = await org.createUsers("member", members);

@@ -261,7 +261,9 @@ export async function renderBenchmarksDoc(): Promise<void> {
   }
   if (cold?.cold && cold.startedAt !== latest.startedAt) {
     const coldBounds = (cold.bounds ?? checkBounds(cold)).filter((b) => b.what.startsWith("cold"));
-    sections.push(renderRun("Latest cold start", cold, coldBounds, { ...none, bounds: true, cold: true }));
+    sections.push(
+      renderRun("Latest cold start", cold, coldBounds, { ...none, bounds: true, memory: true, cold: true }),
+    );
   }
   const doc = readFileSync(DOC, "utf8");
   const cut = doc.indexOf(GENERATED_BELOW);
