@@ -60,8 +60,19 @@ export class ChannelCopy {
 
   /** The channel of the organization, or null when it has none by that id. */
   async byId(realmId: number, streamId: number): Promise<CopiedChannel | null> {
-    const values = (await this.copy.read(realmId, scopeOf(streamId))).get(scopeOf(streamId));
-    return values ? channelOf(streamId, values) : null;
+    return (await this.byIds(realmId, [streamId])).get(streamId) ?? null;
+  }
+
+  /** The organization's channels of these ids, read at once (one wait for the copy to catch up); missing ones left out. */
+  async byIds(realmId: number, streamIds: readonly number[]): Promise<Map<number, CopiedChannel>> {
+    const facts = await this.copy.read(realmId, streamIds.map(scopeOf));
+    const found = new Map<number, CopiedChannel>();
+    for (const streamId of streamIds) {
+      const values = facts.get(scopeOf(streamId));
+      const channel = values && channelOf(streamId, values);
+      if (channel) found.set(streamId, channel);
+    }
+    return found;
   }
 
   /** Every channel of the organization, archived ones included, in id order. */

@@ -89,10 +89,12 @@ export class EventFedCopy {
     }
   }
 
-  /** The organization's facts (of one scope, or of all), by scope then name, once the copy has caught up. */
-  async read(realmId: number, scope?: string): Promise<Map<string, Record<string, unknown>>> {
+  /** The organization's facts (of the given scopes, or of all), by scope then name, once the copy has caught up. */
+  async read(realmId: number, scopes?: string[]): Promise<Map<string, Record<string, unknown>>> {
     await Promise.all(this.consumers.map((c) => this.caughtUp(c)));
-    const found = await this.facts.find(scope === undefined ? { realmId } : { realmId, scope }).toArray();
+    const found = await this.facts
+      .find(scopes === undefined ? { realmId } : { realmId, scope: { $in: scopes } })
+      .toArray();
     const byScope = new Map<string, Record<string, unknown>>();
     for (const fact of found) {
       let values = byScope.get(fact.scope);

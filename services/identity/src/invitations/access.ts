@@ -81,14 +81,15 @@ async function checkInvitationChannels(
 ): Promise<void> {
   const { realm, actor } = requireUser(ctx);
   if (streamIds.length === 0) return;
-  const [mine, settings] = await Promise.all([
+  const [mine, settings, byId] = await Promise.all([
     deps.subscriptions.subscribedStreamIds(realm.id, actor.userId),
     deps.bus.request(realmConfig.getRealmSettings, {}, ctx),
+    deps.channels.byIds(realm.id, streamIds),
   ]);
   const groups = realmGroups.membership;
   const channels: CopiedChannel[] = [];
   for (const streamId of streamIds) {
-    const ch = await deps.channels.byId(realm.id, streamId);
+    const ch = byId.get(streamId);
     if (!ch || ch.isArchived || !canReadChannelContent(actor, ch, mine.has(streamId), groups)) {
       throw badRequest(`Invalid channel ID ${streamId}. No invites were sent.`);
     }

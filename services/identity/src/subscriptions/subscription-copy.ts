@@ -49,7 +49,7 @@ export class SubscriptionCopy {
 
   /** The channels the user is subscribed to now. */
   async subscribedStreamIds(realmId: number, userId: number): Promise<Set<number>> {
-    const channels = (await this.copy.read(realmId, scopeOf(userId))).get(scopeOf(userId)) ?? {};
+    const channels = (await this.copy.read(realmId, [scopeOf(userId)])).get(scopeOf(userId)) ?? {};
     return new Set(
       Object.entries(channels)
         .filter(([, subscribed]) => subscribed === true)

@@ -24,6 +24,12 @@ const member = (userId: number) => `${MEMBER}${userId}`;
 const subgroup = (groupId: number) => `${SUBGROUP}${groupId}`;
 const each = (ids: readonly number[], name: (id: number) => string, value: boolean) =>
   Object.fromEntries(ids.map((id) => [name(id), value]));
+/** A whole group's facts, as a creation event and the backfill give it. */
+const groupFacts = (members: readonly number[], subgroupIds: readonly number[]) => ({
+  exists: true,
+  ...each(members, member, true),
+  ...each(subgroupIds, subgroup, true),
+});
 
 /**
  * realm-config's copy of identity's user-created groups (EventFedCopy), for
@@ -46,11 +52,7 @@ export class UserGroupCopy {
           return copy.set(
             realmId,
             scopeOf(event.group.id),
-            {
-              exists: true,
-              ...each(event.group.members, member, true),
-              ...each(event.group.direct_subgroup_ids, subgroup, true),
-            },
+            groupFacts(event.group.members, event.group.direct_subgroup_ids),
             seq,
           );
         case "add_members":
@@ -75,14 +77,8 @@ export class UserGroupCopy {
       }
     };
     const backfill = async ({ realmId, asOf, groups }: UserGroupsBackfill) => {
-      for (const g of groups) {
-        const values = {
-          exists: true,
-          ...each(g.members, member, true),
-          ...each(g.direct_subgroup_ids, subgroup, true),
-        };
-        await copy.set(realmId, scopeOf(g.id), values, asOf);
-      }
+      for (const g of groups)
+        await copy.set(realmId, scopeOf(g.id), groupFacts(g.members, g.direct_subgroup_ids), asOf);
     };
     const consumer = await copy.start(
       [
