@@ -3,7 +3,8 @@
  * MongoDB driver (mongoose's copy of it) into messaging's database, because the API
  * sends too slowly for it (docs/adr/0030-bench-method.md). It must write exactly what
  * services/messaging/src/messages/message.schema.ts and
- * user-messages/user-message.schema.ts define (and topics/topic.schema.ts' row per topic), with ids taken from the `counters`
+ * user-messages/user-message.schema.ts define (with user-messages/unread-bucket.schema.ts' unread summary, and
+ * topics/topic.schema.ts' row per topic), with ids taken from the `counters`
  * document `{_id: "message", seq}` as packages/shared/src/ids.ts allocates them.
  * It copies the fixed fields from a message the API wrote (the template) and refuses
  * to run when that message's fields differ from the ones written here; the caller
@@ -11,6 +12,7 @@
  */
 import { mongo } from "mongoose";
 import { userMessageRow } from "../services/messaging/src/user-messages/user-message.schema";
+import { UNREAD_BLOCK, placeOf, unreadBucketKey } from "../services/messaging/src/user-messages/unread-bucket.schema";
 
 /** The fields of a `messages` document and of a `usermessages` row, as the schemas define them today. */
 export const MESSAGE_FIELDS = [
@@ -30,7 +32,7 @@ export const MESSAGE_FIELDS = [
   "client",
   "reactions",
 ] as const;
-export const USER_MESSAGE_FIELDS = ["_id", "realmId", "userId", "messageId", "flags", "unread", "marked"] as const;
+export const USER_MESSAGE_FIELDS = ["_id", "realmId", "userId", "messageId", "flags", "unread"] as const;
 
 export interface SeedPlan {
   mongoUrl: string;
@@ -60,6 +62,7 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
     const db = client.db(plan.dbName);
     const messages = db.collection("messages");
     const userMessages = db.collection<{ _id: string }>("usermessages");
+    const unreadBuckets = db.collection<{ _id: string }>("unreadbuckets");
     const topics = db.collection("topics");
     const counters = db.collection<{ _id: string; seq: number }>("counters");
 
@@ -99,6 +102,8 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
     const now = Math.floor(Date.now() / 1000);
     const started = Date.now();
     let lastSaid = started;
+    /** the unread summary's buckets: key → the user and the ids unread for them */
+    const buckets = new Map<string, { userId: number; topic: string; block: number; ids: number[] }>();
     /** topic key → the newest seeded message in it */
     const newestInTopic = new Map<string, { name: string; maxId: number }>();
     for (let from = 1; from <= plan.count; from += batch) {
@@ -128,8 +133,15 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
           client: "API",
           reactions: [],
         });
+        const place = placeOf({ type: "stream", streamId: template.streamId as number, topic, receivers });
         for (const userId of receivers) {
-          rows.push(userMessageRow(template.realmId as number, userId, messageId, plan.flags(userId, n)));
+          const row = userMessageRow(template.realmId as number, userId, messageId, plan.flags(userId, n));
+          rows.push(row);
+          if (!row.unread) continue;
+          const key = unreadBucketKey(row.realmId, userId, place, messageId);
+          const bucket = buckets.get(key);
+          if (bucket) bucket.ids.push(messageId);
+          else buckets.set(key, { userId, topic, block: Math.floor(messageId / UNREAD_BLOCK), ids: [messageId] });
         }
       }
       await messages.insertMany(msgs, { ordered: false });
@@ -142,6 +154,29 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
         );
       }
     }
+    const summary = [...buckets].map(([_id, b]) => ({
+      updateOne: {
+        filter: { _id },
+        update: {
+          $setOnInsert: {
+            realmId: template.realmId as number,
+            userId: b.userId,
+            streamId: template.streamId as number,
+            topic: b.topic,
+            participants: [],
+            block: b.block,
+            mentions: [],
+            direct: [],
+          },
+          $push: { ids: { $each: b.ids } },
+        },
+        upsert: true,
+      },
+    }));
+    for (let i = 0; i < summary.length; i += batch) {
+      await unreadBuckets.bulkWrite(summary.slice(i, i + batch), { ordered: false });
+    }
+    plan.progress(`  bulk: ${summary.length} unread-summary buckets written`);
     for (const [topicKey, { name, maxId }] of newestInTopic) {
       const where = { realmId: template.realmId, streamId: template.streamId, topicKey };
       await topics.updateOne(where, { $set: { name, maxId } }, { upsert: true });

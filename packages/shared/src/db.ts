@@ -335,6 +335,24 @@ export abstract class TenantRepository<T extends { realmId: number }> {
     return (await this.#model.collection.updateMany(filter, update as never, { session: this.session })).modifiedCount;
   }
 
+  /**
+   * One update per key, each inserting its document when missing (upsert), in
+   * one unordered command; the keys are checked as #keysFilter checks them.
+   */
+  protected async upsertByKeys(
+    realmId: number,
+    updates: Array<{ key: string; update: UpdateQuery<T> }>,
+  ): Promise<void> {
+    noteWrite();
+    if (!updates.length) return;
+    this.#keysFilter(
+      realmId,
+      updates.map((u) => u.key),
+    );
+    const ops = updates.map(({ key, update }) => ({ updateOne: { filter: { _id: key }, update, upsert: true } }));
+    await this.#model.collection.bulkWrite(ops as never, { ordered: false, session: this.session });
+  }
+
   /** Deletes the documents with these keys (see #keysFilter); returns how many there were. */
   protected async deleteByKeys(realmId: number, keys: string[]): Promise<number> {
     noteWrite();

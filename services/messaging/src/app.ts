@@ -103,6 +103,7 @@ import { ScheduledMessageDelivery } from "./scheduled-messages/delivery";
 import { ScheduledMessageRepository } from "./scheduled-messages/scheduled-message.repository";
 import { scheduledMessagesState } from "./scheduled-messages/scheduled-messages.state";
 import { PersonalIndex } from "./user-messages/personal-index";
+import { UnreadBucketRepository } from "./user-messages/unread-bucket.repository";
 import { UserMessageRepository } from "./user-messages/user-message.repository";
 import { UserTopicIndex } from "./user-topics/user-topic-index";
 import { UserTopicRepository } from "./user-topics/user-topic.repository";
@@ -121,6 +122,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   const messageCache = new MessageCache(nc, log);
   const messages = new MessageRepository(db, ids, messageCache);
   const userMessages = new UserMessageRepository(db);
+  const unreadBuckets = new UnreadBucketRepository(db);
   const conversations = new ConversationRepository(db, ids);
   const recent = new RecentMessages(messages, nc, log);
   const channelRepository = new ChannelRepository(db, ids);
@@ -131,11 +133,11 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   const channels = new ChannelDirectory(channelRepository, events, nc, log);
   const subscriptions = new SubscriptionDirectory(subscriptionRepository, events, nc, log);
   const history = new MessageHistory(messages, recent);
-  const personal = new PersonalIndex(messages, userMessages, conversations, nc, log);
   const topics = new TopicRepository(db);
   const userTopics = new UserTopicIndex(userTopicRepository, nc, log);
   const users = new UserDirectory(bus, nc, log);
   const alertWords = new AlertWordIndex(alertWordRepository, nc, log);
+  const personal = new PersonalIndex({ messages, userMessages, unreadBuckets, conversations, alertWords }, nc, log);
   const mutedUsers = new MutedUserIndex(mutedUserRepository, nc, log);
   const sendReceipts = new SendReceiptRepository(db, new InstanceLiveness(nc));
   const drafts = new DraftRepository(db, ids);
@@ -167,6 +169,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     userGroups,
     messages,
     userMessages,
+    unreadBuckets,
     conversations,
     topics,
     users,
@@ -184,6 +187,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     userGroups,
     messages,
     userMessages,
+    unreadBuckets,
     conversations,
     topics,
     users,
@@ -199,6 +203,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       subscriptionRepository,
       messages,
       userMessages,
+      unreadBuckets,
       conversations,
       topics,
       userTopicRepository,
@@ -267,7 +272,17 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.subscribe, subscribeHandler(posting))
     .handle(
       messaging.unsubscribe,
-      unsubscribeHandler({ channels, subscriptions, userGroups, userMessages, personal, users, events, settings }),
+      unsubscribeHandler({
+        channels,
+        subscriptions,
+        userGroups,
+        userMessages,
+        unreadBuckets,
+        personal,
+        users,
+        events,
+        settings,
+      }),
     )
     .handle(messaging.updateSubscriptions, updateSubscriptionsHandler({ ...posting, personal }))
     .handle(
@@ -335,6 +350,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
         userGroups,
         messages,
         userMessages,
+        unreadBuckets,
         personal,
         userTopics,
         events,
@@ -349,6 +365,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
         messages,
         history,
         userMessages,
+        unreadBuckets,
         personal,
         conversations,
         userTopics,
@@ -357,14 +374,23 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
         settings,
       }),
     )
-    .handle(messaging.markAllAsRead, markAllAsReadHandler({ userMessages, events }))
+    .handle(messaging.markAllAsRead, markAllAsReadHandler({ userMessages, unreadBuckets, events }))
     .handle(
       messaging.markStreamAsRead,
-      markStreamAsReadHandler({ channels, subscriptions, userGroups, userMessages, personal, events }),
+      markStreamAsReadHandler({ channels, subscriptions, userGroups, userMessages, unreadBuckets, personal, events }),
     )
     .handle(
       messaging.markTopicAsRead,
-      markTopicAsReadHandler({ channels, subscriptions, userGroups, messages, userMessages, personal, events }),
+      markTopicAsReadHandler({
+        channels,
+        subscriptions,
+        userGroups,
+        messages,
+        userMessages,
+        unreadBuckets,
+        personal,
+        events,
+      }),
     )
     .handle(
       messaging.getStreamTopics,
@@ -385,7 +411,10 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.getAlertWords, getAlertWordsHandler({ alertWords }))
     .handle(messaging.addAlertWords, addAlertWordsHandler({ alertWords, events }))
     .handle(messaging.removeAlertWords, removeAlertWordsHandler({ alertWords, events }))
-    .handle(messaging.muteUser, muteUserHandler({ messages, userMessages, personal, users, mutedUsers, events }))
+    .handle(
+      messaging.muteUser,
+      muteUserHandler({ messages, userMessages, unreadBuckets, personal, users, mutedUsers, events }),
+    )
     .handle(messaging.uploadFile, uploadFileHandler({ events, attachments, files }))
     .handle(messaging.uploadFiles.putChunk, fileChunks.put)
     .handle(messaging.uploadFiles.readChunk, fileChunks.read)

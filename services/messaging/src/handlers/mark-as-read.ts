@@ -12,9 +12,10 @@ import type { MessageRepository } from "../messages/message.repository";
 import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
 import type { ChannelDirectory } from "../channels/channel-directory";
 import type { PersonalIndex } from "../user-messages/personal-index";
+import type { UnreadBucketRepository } from "../user-messages/unread-bucket.repository";
 import { markChannelRead, publishFlagsEvent } from "../user-messages/flag-changes";
 
-/** Zulip marks all as read 2,000 rows at a time. */
+/** Zulip marks all as read 2,000 rows at a time; the summary lists them, so no row is read. */
 const MARK_ALL_BATCH = 2000;
 /**
  * How long one POST /mark_all_as_read works before answering complete=false
@@ -31,17 +32,21 @@ const MARK_ALL_BUDGET_MS = 5000;
 export const markAllAsReadHandler =
   (deps: {
     userMessages: UserMessageRepository;
+    unreadBuckets: UnreadBucketRepository;
     events: EventPublisher<"messaging">;
   }): Handler<typeof messaging.markAllAsRead> =>
   async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const deadline = Date.now() + MARK_ALL_BUDGET_MS;
-    for (;;) {
-      if (Date.now() >= deadline) return { complete: false };
-      const ids = await deps.userMessages.unreadIds(realm.id, actor.userId, MARK_ALL_BATCH);
-      await deps.userMessages.setFlag(realm.id, actor.userId, ids, "read", true);
-      if (ids.length < MARK_ALL_BATCH) break;
+    const unread = [...new Set((await deps.unreadBuckets.ofUser(realm.id, actor.userId)).flatMap((b) => b.ids))];
+    for (let i = 0; i < unread.length; i += MARK_ALL_BATCH) {
+      if (Date.now() >= deadline) {
+        await deps.unreadBuckets.remove(realm.id, [actor.userId], unread.slice(0, i));
+        return { complete: false };
+      }
+      await deps.userMessages.setFlag(realm.id, actor.userId, unread.slice(i, i + MARK_ALL_BATCH), "read", true);
     }
+    await deps.unreadBuckets.clear(realm.id, actor.userId);
     publishFlagsEvent(deps, ctx, realm.id, actor.userId, { op: "add", flag: "read", messages: [], all: true });
     return { complete: true };
   };
@@ -52,6 +57,7 @@ interface ChannelReadDeps {
   subscriptions: SubscriptionDirectory;
   userGroups: UserGroupMemberships;
   userMessages: UserMessageRepository;
+  unreadBuckets: UnreadBucketRepository;
   personal: PersonalIndex;
   events: EventPublisher<"messaging">;
 }

@@ -9,6 +9,7 @@ import {
 import type { MutedUserIndex } from "../muted-users/muted-user-index";
 import type { UserDirectory } from "../users/user-directory";
 import type { PersonalIndex } from "../user-messages/personal-index";
+import type { UnreadBucketRepository } from "../user-messages/unread-bucket.repository";
 import type { MessageRepository } from "../messages/message.repository";
 import type { UserMessageRepository } from "../user-messages/user-message.repository";
 import { accessUserToMute, publishMutedUsers } from "../muted-users/muting";
@@ -25,6 +26,7 @@ export const muteUserHandler =
     mutedUsers: MutedUserIndex;
     users: UserDirectory;
     personal: PersonalIndex;
+    unreadBuckets: UnreadBucketRepository;
     messages: MessageRepository;
     userMessages: UserMessageRepository;
     events: EventPublisher<"messaging">;

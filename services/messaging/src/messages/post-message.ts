@@ -19,7 +19,9 @@ import type { AlertWordIndex } from "../alert-words/alert-word-index";
 import type { MutedUserIndex } from "../muted-users/muted-user-index";
 import type { LinkifierSource } from "../render/linkifier-source";
 import { renderMarkdown } from "../render/markdown";
-import { inFlagOrder } from "../user-messages/flags";
+import { inFlagOrder, isMention } from "../user-messages/flags";
+import type { UnreadBucketRepository } from "../user-messages/unread-bucket.repository";
+import { placeOf } from "../user-messages/unread-bucket.schema";
 import { mentionFlags } from "./mentions";
 import { loadViewContext, messageView } from "./message-view";
 import type { MessageDoc } from "./message.schema";
@@ -27,6 +29,7 @@ import type { MessageDoc } from "./message.schema";
 /** What a stored message's delivery uses: its receivers' flags, their rows, and its announcement. */
 export interface DeliverDeps extends FlagDeps, AnnounceDeps {
   userMessages: UserMessageRepository;
+  unreadBuckets: UnreadBucketRepository;
 }
 
 /** What sending a message uses: its delivery, and the message stored with its rows in one transaction. */
@@ -146,7 +149,7 @@ export async function postMessage(
       ...(post.sendKey !== undefined && { sendKey: post.sendKey }),
     });
     await stored?.(message.messageId);
-    await deps.userMessages.deliver(realm.id, message.messageId, receiverRows(flags));
+    await storeReceipts(deps, realm.id, message, flags);
     return message;
   });
   await announceMessage(deps, ctx, realm, settings, to, message, post, flags);
@@ -171,7 +174,7 @@ export async function deliverMessage(
   post: Post,
 ): Promise<void> {
   const flags = await receiverFlags(deps, ctx, realm.id, message.receivers, post);
-  await deps.userMessages.deliver(realm.id, message.messageId, receiverRows(flags));
+  await storeReceipts(deps, realm.id, message, flags);
   await announceMessage(deps, ctx, realm, settings, to, message, post, flags);
 }
 
@@ -205,7 +208,36 @@ async function receiverFlags(
   );
 }
 
-const receiverRows = (flags: Map<number, string[]>) => [...flags].map(([userId, f]) => ({ userId, flags: f }));
+/**
+ * Each receiver's row with their flags, then the message in the unread
+ * summary of those who get it unread; both can run again for the same message
+ * (rows kept, summary repeats dropped by its readers).
+ */
+async function storeReceipts(
+  deps: Pick<DeliverDeps, "userMessages" | "unreadBuckets">,
+  realmId: number,
+  message: MessageDoc,
+  flags: Map<number, string[]>,
+): Promise<void> {
+  await deps.userMessages.deliver(
+    realmId,
+    message.messageId,
+    [...flags].map(([userId, f]) => ({ userId, flags: f })),
+  );
+  const place = placeOf(message);
+  await deps.unreadBuckets.add(
+    realmId,
+    [...flags]
+      .filter(([, f]) => !f.includes("read"))
+      .map(([userId, f]) => ({
+        userId,
+        id: message.messageId,
+        place,
+        mentioned: isMention(f),
+        direct: f.includes("mentioned"),
+      })),
+  );
+}
 
 /**
  * A stored message made known: noted as its topic's or conversation's newest

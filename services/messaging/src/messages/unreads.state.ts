@@ -68,7 +68,7 @@ export const unreadsState = (deps: {
         addTo(huddles, key, { user_ids_string: key }, msg.id);
       }
       if (!muted) count++;
-      if (msg.mentioned && (!muted || personal.storedOf(msg.id).includes("mentioned"))) mentions.push(msg.id);
+      if (msg.mentioned && (!muted || msg.direct)) mentions.push(msg.id);
     }
     return {
       unread_msgs: {

@@ -1,10 +1,20 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
-import { EventCache, messagingEvents, subscribeEvent, type PayloadOf, type EventSubscription } from "@teamchat/shared";
+import {
+  EventCache,
+  Semaphore,
+  messagingEvents,
+  subscribeEvent,
+  type PayloadOf,
+  type EventSubscription,
+} from "@teamchat/shared";
 import type { ConversationRepository } from "../conversations/conversation.repository";
 import type { MessageRepository } from "../messages/message.repository";
-import { MENTION_FLAGS, STORED_FLAGS, isMention } from "./flags";
+import type { AlertWordIndex } from "../alert-words/alert-word-index";
+import { inFlagOrder, isMention, mayMention } from "./flags";
 import type { UserMessageRepository } from "./user-message.repository";
+import type { UnreadBucketRepository } from "./unread-bucket.repository";
+import type { UnreadBucketDoc } from "./unread-bucket.schema";
 
 /** An unread message, as register's unread_msgs groups it. */
 export interface UnreadMessage {
@@ -15,16 +25,18 @@ export interface UnreadMessage {
   topicKey: string;
   /** a direct message's participants, ascending; empty for a channel message */
   participants: number[];
-  /** the user was mentioned (personally or by a wildcard) */
+  /** the user was mentioned (personally, by a group or by a wildcard) */
   mentioned: boolean;
+  /** personally or by a group (Zulip's "mentioned" flag), which counts even in a muted topic */
+  direct: boolean;
 }
 
 /** Zulip's MAX_UNREAD_MESSAGES: the newest this many are kept; older ones are old_unreads_missing. */
 export const MAX_UNREAD_MESSAGES = 50000;
-/** Flagged messages kept in memory over all users; the least recently used users are dropped beyond it. */
+/** Unread messages kept in memory over all users; the least recently used users are dropped beyond it. */
 const MAX_CACHED_MESSAGES = 200_000;
-/** Message ids per `$in` when a user's unread messages are loaded. */
-const LOAD_CHUNK = 1000;
+/** Users' states loaded at once: more wait, so that one user's load never holds up the whole instance. */
+const CONCURRENT_LOADS = 4;
 
 /** One user's unread messages, ascending by id. */
 export class UnreadSet {
@@ -39,12 +51,39 @@ export class UnreadSet {
     for (const m of messages.sort((a, b) => a.id - b.id)) this.add(m);
   }
 
+  /** The newest MAX_UNREAD_MESSAGES of a user's summary (its buckets may repeat an id). */
+  static fromSummary(buckets: UnreadBucketDoc[]): UnreadSet {
+    const all = new Map<number, UnreadMessage>();
+    for (const b of buckets) {
+      const mentions = new Set(b.mentions);
+      const direct = new Set(b.direct);
+      const topicKey = b.topic.toLowerCase();
+      for (const id of b.ids) {
+        all.set(id, {
+          id,
+          streamId: b.streamId,
+          topic: b.topic,
+          topicKey,
+          participants: b.participants,
+          mentioned: mentions.has(id),
+          direct: direct.has(id),
+        });
+      }
+    }
+    const sorted = [...all.values()].sort((a, b) => a.id - b.id);
+    return new UnreadSet(sorted.slice(-MAX_UNREAD_MESSAGES), sorted.length > MAX_UNREAD_MESSAGES);
+  }
+
   get size(): number {
     return this.ids.length;
   }
 
   has(id: number): boolean {
     return this.byId.has(id);
+  }
+
+  get(id: number): UnreadMessage | undefined {
+    return this.byId.get(id);
   }
 
   messages(): UnreadMessage[] {
@@ -77,9 +116,9 @@ export class UnreadSet {
   }
 
   /** Whether the user is mentioned in this unread message, after an edit re-rendered it. */
-  setMentioned(id: number, mentioned: boolean): void {
+  setMentioned(id: number, flags: readonly string[]): void {
     const m = this.byId.get(id);
-    if (m) this.byId.set(id, { ...m, mentioned });
+    if (m) this.byId.set(id, { ...m, mentioned: isMention(flags), direct: flags.includes("mentioned") });
   }
 
   add(m: UnreadMessage): void {
@@ -99,16 +138,21 @@ export interface RecentConversation {
   lastMessageId: number;
 }
 
+/** Flags only the user sets (Zulip's editable flags besides "read"): few, so kept in memory per user. */
+export const USER_SET_FLAGS = ["starred", "collapsed"] as const;
+
 /**
  * What one user's requests read of their own messages: the unread messages,
- * the messages with any of STORED_FLAGS, the newest message received and the
- * direct conversations' newest messages.
+ * the messages they starred or collapsed, the newest message received and the
+ * direct conversations' newest messages. Mention and alert-word flags of read
+ * messages are not here: they are read from the rows of the messages shown
+ * (PersonalIndex.flagsOf).
  */
 export class PersonalState {
   constructor(
     readonly unread: UnreadSet,
-    /** message id → its STORED_FLAGS, for the messages that have any */
-    private readonly stored: Map<number, string[]>,
+    /** message id → its USER_SET_FLAGS, for the messages that have any */
+    private readonly userSet: Map<number, string[]>,
     /** register's max_message_id: -1 before any */
     public latestReceived: number,
     /** by recipient id */
@@ -116,7 +160,7 @@ export class PersonalState {
   ) {}
 
   get weight(): number {
-    return this.unread.size + this.stored.size + this.conversations.size + 1;
+    return this.unread.size + this.userSet.size + this.conversations.size + 1;
   }
 
   /** The conversations with messages, the most recent first. */
@@ -124,31 +168,25 @@ export class PersonalState {
     return [...this.conversations.values()].sort((a, b) => b.lastMessageId - a.lastMessageId);
   }
 
-  /** The flags of a message for this user, as GET /messages shows them. */
-  of(message: { messageId: number; receivers: number[] }, userId: number): string[] {
-    const stored = this.stored.get(message.messageId) ?? [];
-    const flags = this.unread.has(message.messageId) ? stored : ["read", ...stored];
-    // Seen through a channel's shared history, never received: Zulip's "historical", its last flag.
-    return message.receivers.includes(userId) ? flags : [...flags, "historical"];
+  /** Ids of the messages with one of USER_SET_FLAGS, ascending. */
+  withFlag(flag: (typeof USER_SET_FLAGS)[number]): number[] {
+    return [...this.userSet].flatMap(([id, flags]) => (flags.includes(flag) ? [id] : [])).sort((a, b) => a - b);
   }
 
-  /** Ids of the messages with a stored flag, ascending. */
-  withFlag(flag: string): number[] {
-    return [...this.stored].flatMap(([id, flags]) => (flags.includes(flag) ? [id] : [])).sort((a, b) => a - b);
+  /** The flags of a message whose row was not read: its read state and USER_SET_FLAGS. */
+  flagsWithoutRow(messageId: number): string[] {
+    const set = this.userSet.get(messageId) ?? [];
+    return this.unread.has(messageId) ? [...set] : ["read", ...set];
   }
 
-  /** The message's STORED_FLAGS, if it has any. */
-  storedOf(messageId: number): readonly string[] {
-    return this.stored.get(messageId) ?? [];
-  }
-
-  /** Sets or clears one of STORED_FLAGS on messages. */
-  setStored(messageIds: number[], flag: string, on: boolean): void {
+  /** Sets or clears one of USER_SET_FLAGS on messages (other flags are not kept here). */
+  setUserFlag(messageIds: number[], flag: string, on: boolean): void {
+    if (!(USER_SET_FLAGS as readonly string[]).includes(flag)) return;
     for (const id of messageIds) {
-      const rest = (this.stored.get(id) ?? []).filter((f) => f !== flag);
-      const flags = on ? STORED_FLAGS.filter((f) => f === flag || rest.includes(f)) : rest;
-      if (flags.length) this.stored.set(id, flags);
-      else this.stored.delete(id);
+      const rest = (this.userSet.get(id) ?? []).filter((f) => f !== flag);
+      const flags = on ? USER_SET_FLAGS.filter((f) => f === flag || rest.includes(f)) : rest;
+      if (flags.length) this.userSet.set(id, flags);
+      else this.userSet.delete(id);
     }
   }
 
@@ -160,8 +198,8 @@ export class PersonalState {
     conversation: { recipientId: number; userIds: number[] } | null,
   ): void {
     if (unread) this.unread.add(unread);
-    const stored = STORED_FLAGS.filter((f) => flags.includes(f));
-    if (stored.length) this.stored.set(messageId, stored);
+    const set = USER_SET_FLAGS.filter((f) => flags.includes(f));
+    if (set.length) this.userSet.set(messageId, set);
     this.latestReceived = Math.max(this.latestReceived, messageId);
     if (conversation) {
       const known = this.conversations.get(conversation.recipientId);
@@ -180,23 +218,28 @@ type MessagesDeleted = PayloadOf<typeof messagingEvents.messagesDeleted>;
 
 /**
  * Each user's personal state (PersonalState), kept in memory: GET /messages'
- * flags, first_unread anchors, is:unread / is:starred / is:mentioned narrows
- * and register's unread_msgs, starred_messages, max_message_id and
- * recent_private_conversations read it here, not from the user's rows.
- * Loaded on first use (the user's marked rows, unread or flagged: one read
- * bounded by what it returns; the newest message received; the user's
- * conversations); kept current by message events (see EventCache for why a
+ * flags, first_unread anchors, is:unread / is:starred narrows and register's
+ * unread_msgs, starred_messages, max_message_id and recent_private_conversations
+ * read it here. Loaded on first use in time that does not grow with the
+ * user's history: the unread summary (UnreadBucketRepository, a few documents),
+ * the starred and collapsed rows, the newest message received and the user's
+ * conversations. Kept current by message events (see EventCache for why a
  * message sent through any instance is in every instance's copy by the
- * sender's next request). Flag changes must reach it the same way.
+ * sender's next request); every write of the summary publishes one.
  */
 export class PersonalIndex {
   private readonly cache: EventCache<PersonalState>;
   private readonly subs: EventSubscription[];
+  private readonly loads = new Semaphore(CONCURRENT_LOADS);
 
   constructor(
-    private readonly messages: MessageRepository,
-    private readonly userMessages: UserMessageRepository,
-    private readonly conversations: ConversationRepository,
+    private readonly deps: {
+      messages: MessageRepository;
+      userMessages: UserMessageRepository;
+      unreadBuckets: UnreadBucketRepository;
+      conversations: ConversationRepository;
+      alertWords: AlertWordIndex;
+    },
     nc: NatsConnection,
     log: Logger,
   ) {
@@ -215,51 +258,60 @@ export class PersonalIndex {
 
   /** The user's personal state. */
   of(realmId: number, userId: number): Promise<PersonalState> {
-    return this.cache.get(`${realmId}:${userId}`, async () => {
-      const [marked, latestReceived, conversations] = await Promise.all([
-        this.userMessages.markedOf(realmId, userId),
-        this.messages.latestReceivedId(realmId, userId),
-        this.conversations.recentOf(realmId, userId),
-      ]);
-      const stored = new Map<number, string[]>();
-      for (const row of marked) {
-        const flags = STORED_FLAGS.filter((f) => row.flags.includes(f));
-        if (flags.length) stored.set(row.messageId, flags);
-      }
-      return new PersonalState(
-        await this.loadUnread(
-          realmId,
-          marked.filter((r) => r.unread),
-        ),
-        stored,
-        latestReceived,
-        new Map(conversations.map((c) => [c.recipientId, { userIds: c.userIds, lastMessageId: c.lastMessageId }])),
-      );
-    });
+    return this.cache.get(`${realmId}:${userId}`, () =>
+      this.loads.run(async () => {
+        const { unreadBuckets, userMessages, messages, conversations } = this.deps;
+        const [buckets, userSet, latestReceived, recent] = await Promise.all([
+          unreadBuckets.ofUser(realmId, userId),
+          userMessages.withAnyFlag(realmId, userId, USER_SET_FLAGS),
+          messages.latestReceivedId(realmId, userId),
+          conversations.recentOf(realmId, userId),
+        ]);
+        return new PersonalState(
+          UnreadSet.fromSummary(buckets),
+          new Map(userSet.map((r) => [r.messageId, USER_SET_FLAGS.filter((f) => r.flags.includes(f))])),
+          latestReceived,
+          new Map(recent.map((c) => [c.recipientId, { userIds: c.userIds, lastMessageId: c.lastMessageId }])),
+        );
+      }),
+    );
   }
 
-  private async loadUnread(
+  /**
+   * The flags of messages shown to the user, as GET /messages shows them. A
+   * message that may carry a mention or alert-word flag (its rendering holds a
+   * mention, or the user has alert words) is looked up in the user's rows; the
+   * others' flags are the personal state's. So a page costs at most one read
+   * of its own rows, whatever the history.
+   */
+  async flagsOf(
     realmId: number,
-    unreadRows: Array<{ messageId: number; flags: string[] }>,
-  ): Promise<UnreadSet> {
-    const rows = unreadRows.sort((a, b) => a.messageId - b.messageId);
-    const kept = rows.slice(-MAX_UNREAD_MESSAGES);
-    const mentioned = new Set(kept.filter((r) => isMention(r.flags)).map((r) => r.messageId));
-    const unread: UnreadMessage[] = [];
-    for (let i = 0; i < kept.length; i += LOAD_CHUNK) {
-      const ids = kept.slice(i, i + LOAD_CHUNK).map((r) => r.messageId);
-      for (const m of await this.messages.summaries(realmId, ids)) {
-        unread.push({
-          id: m.messageId,
-          streamId: m.streamId,
-          topic: m.topic,
-          topicKey: m.topicKey,
-          participants: m.type === "private" ? m.receivers : [],
-          mentioned: mentioned.has(m.messageId),
-        });
-      }
+    userId: number,
+    shown: ReadonlyArray<{ messageId: number; receivers: number[]; renderedContent: string }>,
+  ): Promise<(message: { messageId: number; receivers: number[] }) => string[]> {
+    const [state, alertWords] = await Promise.all([
+      this.of(realmId, userId),
+      this.deps.alertWords.ofUser(realmId, userId),
+    ]);
+    const lookedUp = shown
+      .filter((m) => alertWords.length > 0 || mayMention(m.renderedContent))
+      .map((m) => m.messageId);
+    const rows = await this.deps.userMessages.flagsOf(realmId, userId, lookedUp);
+    return (message) => {
+      const row = rows.get(message.messageId);
+      const flags = row ? inFlagOrder(row) : state.flagsWithoutRow(message.messageId);
+      // Seen through a channel's shared history, never received: Zulip's "historical", its last flag.
+      return message.receivers.includes(userId) ? flags : [...flags, "historical"];
+    };
+  }
+
+  /** Ids of the user's messages with this flag, ascending (is:starred, is:mentioned, is:alerted). */
+  async withFlag(realmId: number, userId: number, flag: string): Promise<number[]> {
+    if ((USER_SET_FLAGS as readonly string[]).includes(flag)) {
+      return (await this.of(realmId, userId)).withFlag(flag as (typeof USER_SET_FLAGS)[number]);
     }
-    return new UnreadSet(unread, rows.length > kept.length);
+    const rows = await this.deps.userMessages.withAnyFlag(realmId, userId, [flag]);
+    return rows.map((r) => r.messageId).sort((a, b) => a - b);
   }
 
   /** A flag change, as the user's clients hear it (update_message_flags). */
@@ -267,7 +319,7 @@ export class PersonalIndex {
     if (userIds === "all") return;
     for (const userId of userIds) {
       this.cache.update(`${realmId}:${userId}`, (s) => {
-        if (event.flag !== "read") return s.setStored(event.messages, event.flag, event.op === "add");
+        if (event.flag !== "read") return s.setUserFlag(event.messages, event.flag, event.op === "add");
         if (event.all) return s.unread.clear();
         if (event.op === "add") return s.unread.remove(event.messages);
         for (const [id, d] of Object.entries(event.message_details ?? {})) {
@@ -279,6 +331,7 @@ export class PersonalIndex {
             topicKey: topic.toLowerCase(),
             participants: d.type === "private" ? [...(d.user_ids ?? []), userId].sort((a, b) => a - b) : [],
             mentioned: d.mentioned === true,
+            direct: d.mentioned === true,
           });
         }
       });
@@ -291,10 +344,7 @@ export class PersonalIndex {
     for (const userId of userIds) {
       this.cache.update(`${realmId}:${userId}`, (s) => {
         s.unread.move(event.message_ids, to);
-        if (event.content === undefined) return;
-        const userFlags = flags[userId] ?? [];
-        for (const flag of MENTION_FLAGS) s.setStored([event.message_id], flag, userFlags.includes(flag));
-        s.unread.setMentioned(event.message_id, isMention(userFlags));
+        if (event.content !== undefined) s.unread.setMentioned(event.message_id, flags[userId] ?? []);
       });
     }
   }
@@ -314,7 +364,7 @@ export class PersonalIndex {
       }
       this.cache.update(key, (s) => {
         s.unread.remove(ids);
-        for (const flag of STORED_FLAGS) s.setStored(ids, flag, false);
+        for (const flag of USER_SET_FLAGS) s.setUserFlag(ids, flag, false);
       });
     }
   }
@@ -332,7 +382,13 @@ export class PersonalIndex {
     for (const [user, userFlags] of Object.entries(flags)) {
       const unread: UnreadMessage | null = userFlags.includes("read")
         ? null
-        : { id: message.id, ...where, participants, mentioned: isMention(userFlags) };
+        : {
+            id: message.id,
+            ...where,
+            participants,
+            mentioned: isMention(userFlags),
+            direct: userFlags.includes("mentioned"),
+          };
       this.cache.update(`${realmId}:${user}`, (s) => s.note(unread, message.id, userFlags, conversation));
     }
   }

@@ -14,8 +14,6 @@ export interface UserMessageDoc {
   flags: string[];
   /** "read" is missing from flags */
   unread: boolean;
-  /** unread, or has a flag besides "read": the rows PersonalIndex loads for a user */
-  marked: boolean;
 }
 
 /** A row's key: the user's row of a message (UserMessageDoc._id). */
@@ -24,15 +22,13 @@ export const userMessageId = (realmId: number, userId: number, messageId: number
 
 /** The row of one recipient of a message, with their flags. */
 export function userMessageRow(realmId: number, userId: number, messageId: number, flags: string[]): UserMessageDoc {
-  const unread = !flags.includes("read");
   return {
     _id: userMessageId(realmId, userId, messageId),
     realmId,
     userId,
     messageId,
     flags,
-    unread,
-    marked: unread || flags.some((f) => f !== "read"),
+    unread: !flags.includes("read"),
   };
 }
 
@@ -44,10 +40,9 @@ export const userMessageSchema = new Schema<UserMessageDoc>(
     messageId: { type: Number, required: true },
     flags: { type: [String], default: [] },
     unread: { type: Boolean, required: true },
-    marked: { type: Boolean, required: true },
   },
   { collection: "usermessages", versionKey: false },
 );
-// UserMessageRepository.markedOf (PersonalIndex's load): a user's unread or flagged rows. The only index:
-// each one makes every row write dearer on SecantusDB (docs/adr/0010-query-shapes.md).
-userMessageSchema.index({ realmId: 1, userId: 1, marked: 1 });
+// UserMessageRepository.withAnyFlag (a user's starred rows, is:mentioned): one entry per flag of a row. The only
+// index: each one makes every row write dearer on SecantusDB (docs/adr/0010-query-shapes.md).
+userMessageSchema.index({ realmId: 1, userId: 1, flags: 1 });
