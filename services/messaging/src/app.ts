@@ -104,6 +104,7 @@ import { ScheduledMessageRepository } from "./scheduled-messages/scheduled-messa
 import { scheduledMessagesState } from "./scheduled-messages/scheduled-messages.state";
 import { PersonalIndex } from "./user-messages/personal-index";
 import { UnreadBucketRepository } from "./user-messages/unread-bucket.repository";
+import { buildUnreadSummariesOnce } from "./user-messages/unread-summary-repair";
 import { UserMessageRepository } from "./user-messages/user-message.repository";
 import { UserTopicIndex } from "./user-topics/user-topic-index";
 import { UserTopicRepository } from "./user-topics/user-topic.repository";
@@ -226,6 +227,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     events,
     log,
   });
+  await buildUnreadSummariesOnce({ db, messages, userMessages, unreadBuckets, log });
   const draftsCleanup = await deleteDraftsWhenSynchronizationStops({ drafts }, nc, log);
   const delivery = new ScheduledMessageDelivery({ ...posting, scheduledMessages }, log);
 

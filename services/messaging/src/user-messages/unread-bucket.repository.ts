@@ -75,8 +75,9 @@ export class UnreadBucketRepository extends TenantRepository<UnreadBucketDoc> {
           // $push, not $addToSet: several times cheaper on SecantusDB; readers drop repeats
           $push: {
             ids: { $each: b.ids },
-            ...(b.mentions.length && { mentions: { $each: b.mentions } }),
-            ...(b.direct.length && { direct: { $each: b.direct } }),
+            // even empty: the document then has every field (the upsert skips the schema's defaults)
+            mentions: { $each: b.mentions },
+            direct: { $each: b.direct },
           },
         },
       })),

@@ -46,6 +46,15 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
     return this.find(realmId, { userId, unread: true }, { projection: { messageId: 1, flags: 1 } });
   }
 
+  /** Every organization's users who have unread rows (building the summaries of data older than them). */
+  async usersWithUnreadInEveryRealm(): Promise<Array<{ realmId: number; userId: number }>> {
+    const users = new Map<string, { realmId: number; userId: number }>();
+    for (const r of await this.findInEveryRealm({ unread: true })) {
+      users.set(`${r.realmId}:${r.userId}`, { realmId: r.realmId, userId: r.userId });
+    }
+    return [...users.values()];
+  }
+
   /** The user's rows of these messages (none for a message they never received), by message id. */
   async flagsOf(realmId: number, userId: number, messageIds: number[]): Promise<Map<number, string[]>> {
     const rows = await this.findByKeys(realmId, keysOf(realmId, userId, messageIds), { messageId: 1, flags: 1 });
