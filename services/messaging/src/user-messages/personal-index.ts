@@ -82,10 +82,6 @@ export class UnreadSet {
     return this.byId.has(id);
   }
 
-  get(id: number): UnreadMessage | undefined {
-    return this.byId.get(id);
-  }
-
   messages(): UnreadMessage[] {
     return this.ids.map((id) => this.byId.get(id)!);
   }
@@ -139,7 +135,7 @@ export interface RecentConversation {
 }
 
 /** Flags only the user sets (Zulip's editable flags besides "read"): few, so kept in memory per user. */
-export const USER_SET_FLAGS = ["starred", "collapsed"] as const;
+const USER_SET_FLAGS = ["starred", "collapsed"] as const;
 
 /**
  * What one user's requests read of their own messages: the unread messages,

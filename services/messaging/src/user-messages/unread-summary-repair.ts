@@ -15,7 +15,7 @@ interface RepairDeps {
 }
 
 /** A user's unread summary as their rows say it should be: every unread row, placed by its message. */
-export async function recomputedUnread(
+async function recomputedUnread(
   deps: Omit<RepairDeps, "unreadBuckets">,
   realmId: number,
   userId: number,
@@ -39,7 +39,7 @@ export async function recomputedUnread(
 }
 
 /** The repair path: the user's summary rebuilt from their rows (after a failure left it behind them). */
-export async function rebuildUnreadSummary(deps: RepairDeps, realmId: number, userId: number): Promise<void> {
+async function rebuildUnreadSummary(deps: RepairDeps, realmId: number, userId: number): Promise<void> {
   await deps.unreadBuckets.rebuild(realmId, userId, await recomputedUnread(deps, realmId, userId));
 }
 
