@@ -244,9 +244,6 @@ export async function markChannelRead(
   topicKey: string | null,
 ): Promise<void> {
   const { unread } = await deps.personal.of(realmId, userId);
-  const ids = unread
-    .messages()
-    .filter((m) => m.streamId === streamId && (topicKey === null || m.topicKey === topicKey))
-    .map((m) => m.id);
+  const ids = unread.idsIn(streamId, topicKey);
   if (ids.length) await markReadFor(deps, ctx, realmId, userId, ids);
 }

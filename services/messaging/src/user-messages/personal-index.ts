@@ -14,118 +14,12 @@ import type { AlertWordIndex } from "../alert-words/alert-word-index";
 import { inFlagOrder, isMention, mayMention } from "./flags";
 import type { UserMessageRepository } from "./user-message.repository";
 import type { UnreadBucketRepository } from "./unread-bucket.repository";
-import type { UnreadBucketDoc } from "./unread-bucket.schema";
+import { UnreadSet, type UnreadMessage } from "./unread-set";
 
-/** An unread message, as register's unread_msgs groups it. */
-export interface UnreadMessage {
-  id: number;
-  /** null for a direct message */
-  streamId: number | null;
-  topic: string;
-  topicKey: string;
-  /** a direct message's participants, ascending; empty for a channel message */
-  participants: number[];
-  /** the user was mentioned (personally, by a group or by a wildcard) */
-  mentioned: boolean;
-  /** personally or by a group (Zulip's "mentioned" flag), which counts even in a muted topic */
-  direct: boolean;
-}
-
-/** Zulip's MAX_UNREAD_MESSAGES: the newest this many are kept; older ones are old_unreads_missing. */
-export const MAX_UNREAD_MESSAGES = 50000;
 /** Unread messages kept in memory over all users; the least recently used users are dropped beyond it. */
 const MAX_CACHED_MESSAGES = 200_000;
 /** Users' states loaded at once: more wait, so that one user's load never holds up the whole instance. */
 const CONCURRENT_LOADS = 4;
-
-/** One user's unread messages, ascending by id. */
-export class UnreadSet {
-  readonly ids: number[] = [];
-  private readonly byId = new Map<number, UnreadMessage>();
-
-  constructor(
-    messages: UnreadMessage[],
-    /** there were more than MAX_UNREAD_MESSAGES: the oldest are not here */
-    readonly olderMissing: boolean,
-  ) {
-    for (const m of messages.sort((a, b) => a.id - b.id)) this.add(m);
-  }
-
-  /** The newest MAX_UNREAD_MESSAGES of a user's summary (its buckets may repeat an id). */
-  static fromSummary(buckets: UnreadBucketDoc[]): UnreadSet {
-    const all = new Map<number, UnreadMessage>();
-    for (const b of buckets) {
-      const mentions = new Set(b.mentions);
-      const direct = new Set(b.direct);
-      const topicKey = b.topic.toLowerCase();
-      for (const id of b.ids) {
-        all.set(id, {
-          id,
-          streamId: b.streamId,
-          topic: b.topic,
-          topicKey,
-          participants: b.participants,
-          mentioned: mentions.has(id),
-          direct: direct.has(id),
-        });
-      }
-    }
-    const sorted = [...all.values()].sort((a, b) => a.id - b.id);
-    return new UnreadSet(sorted.slice(-MAX_UNREAD_MESSAGES), sorted.length > MAX_UNREAD_MESSAGES);
-  }
-
-  get size(): number {
-    return this.ids.length;
-  }
-
-  has(id: number): boolean {
-    return this.byId.has(id);
-  }
-
-  messages(): UnreadMessage[] {
-    return this.ids.map((id) => this.byId.get(id)!);
-  }
-
-  /** Drops these messages (read now). */
-  remove(ids: Iterable<number>): void {
-    let changed = false;
-    for (const id of ids) changed = this.byId.delete(id) || changed;
-    if (!changed) return;
-    let kept = 0;
-    for (const id of this.ids) if (this.byId.has(id)) this.ids[kept++] = id;
-    this.ids.length = kept;
-  }
-
-  clear(): void {
-    this.byId.clear();
-    this.ids.length = 0;
-  }
-
-  /** These messages moved to another channel or topic. */
-  move(ids: number[], to: { streamId?: number; topic?: string }): void {
-    for (const id of ids) {
-      const m = this.byId.get(id);
-      if (!m) continue;
-      const topic = to.topic ?? m.topic;
-      this.byId.set(id, { ...m, streamId: to.streamId ?? m.streamId, topic, topicKey: topic.toLowerCase() });
-    }
-  }
-
-  /** Whether the user is mentioned in this unread message, after an edit re-rendered it. */
-  setMentioned(id: number, flags: readonly string[]): void {
-    const m = this.byId.get(id);
-    if (m) this.byId.set(id, { ...m, mentioned: isMention(flags), direct: flags.includes("mentioned") });
-  }
-
-  add(m: UnreadMessage): void {
-    if (this.byId.has(m.id)) return;
-    this.byId.set(m.id, m);
-    // New messages come in id order; an older one (an event overtaken by another) is placed by search.
-    let i = this.ids.length;
-    while (i > 0 && this.ids[i - 1]! > m.id) i--;
-    this.ids.splice(i, 0, m.id);
-  }
-}
 
 /** A direct conversation as register's recent_private_conversations lists it. */
 export interface RecentConversation {
@@ -324,7 +218,6 @@ export class PersonalIndex {
             id: Number(id),
             streamId: d.stream_id ?? null,
             topic,
-            topicKey: topic.toLowerCase(),
             participants: d.type === "private" ? [...(d.user_ids ?? []), userId].sort((a, b) => a - b) : [],
             mentioned: d.mentioned === true,
             direct: d.mentioned === true,
@@ -371,8 +264,8 @@ export class PersonalIndex {
       message.type === "private" ? message.display_recipient.map((r) => r.id).sort((a, b) => a - b) : [];
     const where =
       message.type === "stream"
-        ? { streamId: message.stream_id, topic: message.subject, topicKey: message.subject.toLowerCase() }
-        : { streamId: null, topic: "", topicKey: "" };
+        ? { streamId: message.stream_id, topic: message.subject }
+        : { streamId: null, topic: "" };
     const conversation =
       message.type === "private" ? { recipientId: message.recipient_id, userIds: participants } : null;
     for (const [user, userFlags] of Object.entries(flags)) {
