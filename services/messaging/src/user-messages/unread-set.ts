@@ -48,23 +48,30 @@ export class UnreadSet {
 
   /** The newest MAX_UNREAD_MESSAGES of a user's summary (its buckets may repeat an id). */
   static fromSummary(buckets: UnreadBucketDoc[]): UnreadSet {
-    const all = [...new Set(buckets.flatMap((b) => b.ids))].sort((a, b) => a - b);
-    const oldestKept = all.length > MAX_UNREAD_MESSAGES ? all[all.length - MAX_UNREAD_MESSAGES]! : -Infinity;
-    const set = new UnreadSet(all.length > MAX_UNREAD_MESSAGES);
+    const set = new UnreadSet();
     for (const b of buckets) {
       const group = set.groupFor(b);
       for (const id of b.ids) {
-        if (id < oldestKept || set.groupOf.has(id)) continue;
+        if (set.groupOf.has(id)) continue;
         set.groupOf.set(id, group);
         group.ids.push(id);
       }
-      for (const id of b.mentions) if (set.groupOf.has(id)) set.mentioned.add(id);
-      for (const id of b.direct) if (set.groupOf.has(id)) set.direct.add(id);
+      for (const id of b.mentions) set.mentioned.add(id);
+      for (const id of b.direct) set.direct.add(id);
     }
-    for (const group of set.groups.values()) group.ids.sort((a, b) => a - b);
-    set.ids.push(...all.filter((id) => id >= oldestKept));
-    set.dropEmptyGroups();
-    return set;
+    for (const group of set.groups.values()) {
+      group.ids.sort((x, y) => x - y);
+      for (const id of group.ids) set.ids.push(id);
+    }
+    set.ids.sort((x, y) => x - y);
+    if (set.ids.length <= MAX_UNREAD_MESSAGES) return set;
+    // Zulip's MAX_UNREAD_MESSAGES: only the newest are kept, and old_unreads_missing says so
+    const kept = new UnreadSet(true);
+    for (const id of set.ids.slice(-MAX_UNREAD_MESSAGES)) {
+      const { place } = set.groupOf.get(id)!;
+      kept.add({ id, ...place, mentioned: set.mentioned.has(id), direct: set.direct.has(id) });
+    }
+    return kept;
   }
 
   get size(): number {
@@ -98,7 +105,7 @@ export class UnreadSet {
 
   /** Ids of the unread messages that mention the user, ascending. */
   mentions(): number[] {
-    return [...this.mentioned].sort((a, b) => a - b);
+    return [...this.mentioned].filter((id) => this.groupOf.has(id)).sort((a, b) => a - b);
   }
 
   add(m: UnreadMessage): void {
