@@ -81,7 +81,7 @@ export const config = {
   coldCases: coldCases(process.env.BENCH_COLD_CASES || COLD_CASES),
   steady,
   /** the steady state's members, each with this many unread messages in their one channel */
-  steadyMembers: num("BENCH_STEADY_MEMBERS", 100),
+  steadyMembers: num("BENCH_STEADY_MEMBERS", 400),
   steadyUnread: num("BENCH_STEADY_UNREAD", 10_000),
   steadySeconds: num("BENCH_STEADY_SECONDS", 120),
   /** members opening a client at the same time, each the next of the rotation */

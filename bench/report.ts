@@ -122,8 +122,8 @@ function coldSection(c: ColdResult): string[] {
 /** The steady state: each kind of request's figures and the memory while it ran. */
 function steadySection(s: SteadyResult): string[] {
   const fullSize =
-    s.members * s.unread < 1000 * 10_000
-      ? ` (1,000 × 10,000 would take ~${f(s.fullSizeSeedMinutes, 0)} min to seed at this run's speed)`
+    s.members < 1000 || s.unread < 10_000
+      ? `; 1,000 × 10,000 would take ~${f(s.fullSizeSeedMinutes, 0)} min to seed at this run's speed`
       : "";
   return [
     `### Steady state (${s.members} members × ${s.unread} unread, seeded in ${f(s.seedSeconds, 0)} s${fullSize})`,

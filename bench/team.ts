@@ -19,6 +19,8 @@ export interface Team {
   /** the members' first unread message, where their first_unread page starts */
   firstUnreadId: number;
   seedSeconds: number;
+  /** of which writing in bulk */
+  bulkSeconds: number;
   /** usermessage rows written in bulk */
   seededRows: number;
 }
@@ -55,6 +57,7 @@ export async function seedTeam(sys: System, subdomain: string, c: ColdCase): Pro
     );
   }
   let bulk = { firstId: templateId + 1, lastId: templateId };
+  const b0 = performance.now();
   if (c.history > 1) {
     bulk = await bulkSeed({
       mongoUrl: sys.mongoUrl,
@@ -71,8 +74,9 @@ export async function seedTeam(sys: System, subdomain: string, c: ColdCase): Pro
   }
   // with nothing read, the page starts at the creation notice; else at history message readBefore + 1
   const firstUnreadId = readBefore > 0 ? bulk.firstId + readBefore - 1 : notice!.id;
+  const bulkSeconds = (performance.now() - b0) / 1000;
   const seedSeconds = (performance.now() - s0) / 1000;
   const seededRows = (bulk.lastId - bulk.firstId + 1) * (c.members + 1);
   say(`${tag} seeded in ${seedSeconds.toFixed(0)} s`);
-  return { org, members, narrow, firstUnreadId, seedSeconds, seededRows };
+  return { org, members, narrow, firstUnreadId, seedSeconds, bulkSeconds, seededRows };
 }
