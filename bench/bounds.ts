@@ -8,6 +8,7 @@ import { PROCESSES } from "@teamchat/shared";
 import type { ColdCase } from "./config";
 import {
   caseLabel,
+  COLD_STEPS,
   type ColdCaseResult,
   type Report,
   type SizeResult,
@@ -82,8 +83,6 @@ const SERVICE_PEAK_MIB = 200;
 const SYSTEM_PEAK_MIB = 800;
 /** a figure at 100,000 messages against 10,000; a soak's minute against its first minutes */
 const GROWTH = 1.5;
-/** the cold start's steps after POST /register */
-const COLD_PAGES = ["GET /messages (first_unread)", "GET /messages (channel, newest)"];
 
 /**
  * The cold start's bounds, each on the cases it names, judged on their cold round (the first):
@@ -110,7 +109,7 @@ const COLD: Array<{
     figure: (c) => coldStep(c, 0).p99,
     holds: (v) => v <= 1000,
   },
-  ...COLD_PAGES.map((page, i) => ({
+  ...COLD_STEPS.slice(1).map((page, i) => ({
     what: `cold ${page} p99`,
     limit: "≤ 200 ms",
     applies: () => true,
@@ -139,7 +138,6 @@ const COLD: Array<{
     holds: (v) => v <= SYSTEM_PEAK_MIB,
   },
 ];
-const COLD_STEPS = ["POST /register", ...COLD_PAGES];
 const coldStep = (c: ColdCaseResult, i: number) => c.rounds[0]!.steps[i]!;
 
 /** The soak's limits besides GROWTH: each minute is compared with its first minutes; memory stays flat. */

@@ -7,6 +7,7 @@
 import { config, say } from "./config";
 import {
   caseLabel,
+  COLD_STEPS,
   errorsByStatus,
   type ColdCaseResult,
   type ColdResult,
@@ -24,8 +25,6 @@ const CLIENT_TIMEOUT_MS = 60_000;
 /** Before the warm round, at most: the cold round's work (a load its clients no longer wait for) may still be running. */
 const WARM_PAUSE_SECONDS = 30;
 
-const COLD_STEPS = ["POST /register", "GET /messages (first_unread)", "GET /messages (channel, newest)"] as const;
-
 /** Seeds every case's organization, then per case restarts the services and runs the clients' start cold and warm. */
 export async function runCold(sys: System, memory: MemorySampler): Promise<ColdResult> {
   say(`cold start: ${config.coldCases.map(caseLabel).join(", ")} (members x unread @ history)`);
@@ -34,11 +33,11 @@ export async function runCold(sys: System, memory: MemorySampler): Promise<ColdR
   for (const c of config.coldCases) {
     teams.push({ c, team: await seedTeam(sys, `cold-${caseLabel(c).replace("@", "-h")}`, c) });
   }
-  say("cold start: seeded; waiting for the system to go idle...");
-  await waitForIdle();
   const cases: ColdCaseResult[] = [];
   for (const { c, team } of teams) {
     const label = caseLabel(c);
+    say(`[${label}] waiting for the system to go idle (after the seeding, or the last case)...`);
+    await waitForIdle();
     say(`[${label}] restarting the services (nats-server and the database keep running)...`);
     const r0 = performance.now();
     await sys.restartServices();

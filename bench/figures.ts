@@ -34,6 +34,13 @@ export interface Report {
   failures: string[];
 }
 
+/** What each member of the cold start does, each step after the last. */
+export const COLD_STEPS = [
+  "POST /register",
+  "GET /messages (first_unread)",
+  "GET /messages (channel, newest)",
+] as const;
+
 /** One step of the members' client start, over all members. */
 export interface ColdStep {
   step: string;
