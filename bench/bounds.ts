@@ -183,7 +183,7 @@ function soakChecks(s: SoakResult): BoundCheck[] {
       holds: highest.ratio <= GROWTH,
     },
     {
-      what: `soak: each process's RSS growth over the last ${span.minutes} minutes${s.minutes.length < 60 ? " (the last half: a soak shorter than 60)" : ""}`,
+      what: `soak: each process's peak RSS growth over the last ${span.minutes} minute${span.minutes === 1 ? "" : "s"}${s.minutes.length < 60 ? " (the last half: a soak shorter than 60)" : ""}`,
       limit: `≤ ${SOAK_MEMORY_GROWTH * 100} %`,
       figures: growth.map((g) => `${g.process} ${(g.growth * 100).toFixed(1)} %`).join(", "),
       holds: growth.every((g) => g.growth <= SOAK_MEMORY_GROWTH),

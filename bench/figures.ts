@@ -129,7 +129,7 @@ export interface SoakMinute {
   pollErrors: number;
   /** messages stored in the whole system at the minute's end */
   messages: number;
-  /** each process's RSS at the minute's end, MiB by name */
+  /** each process's highest RSS sampled during the minute, MiB by name */
   rssMiB: Record<string, number>;
 }
 

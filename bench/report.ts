@@ -152,8 +152,8 @@ function soakSection(s: SoakResult): string[] {
     `### Soak (${s.users} users, ${s.usersFrom}; history ${s.history} at the start; ${s.minutes.length} min)`,
     "",
     "The mixed load's users, their sends growing the history; per minute: actions answered per second, their latency " +
-      "(long-polls not included), errors, the messages stored in the whole system and each process's RSS at the " +
-      `minute's end. Minutes 1–${start.minutes}: ${f(start.rps)} actions/s, p99 ${f(start.p99)} ms; RSS growth judged ` +
+      "(long-polls not included), errors, the messages stored in the whole system at the minute's end and each " +
+      `process's highest RSS sampled during the minute. ${start.minutes === 1 ? "Minute 1" : `Minutes 1–${start.minutes}`}: ${f(start.rps)} actions/s, p99 ${f(start.p99)} ms; RSS growth judged ` +
       `from minute ${span.from.minute} to ${span.to.minute}.`,
     "",
     `| minute | actions/s | p50 ms | p99 ms | errors | long-poll errors | messages stored | ${processes.map((p) => `${p} MiB`).join(" | ")} |`,

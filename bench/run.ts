@@ -85,7 +85,7 @@ async function main() {
     if (config.soakMinutes) {
       memory.mark("soak");
       const { users, from } = soakUsers(mixed);
-      soak = await attempt("soak", async () => runSoak(sys, await mixedOrg(), users, from));
+      soak = await attempt("soak", async () => runSoak(sys, memory, await mixedOrg(), users, from));
     }
     // last, as they seed large organizations (and the cold start restarts the services)
     const steady = config.steady ? await attempt("steady state", () => runSteady(sys, memory)) : undefined;

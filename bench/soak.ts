@@ -8,14 +8,21 @@ import type { SoakMinute, SoakResult } from "./figures";
 import { mixedLoadOf } from "./mixed";
 import type { Org } from "./org";
 import { openMessageCount } from "./seed";
-import { rssMiB, type System } from "./system";
+import type { MemorySampler, System } from "./system";
 
-export async function runSoak(sys: System, org: Org, users: number, usersFrom: string): Promise<SoakResult> {
+export async function runSoak(
+  sys: System,
+  memory: MemorySampler,
+  org: Org,
+  users: number,
+  usersFrom: string,
+): Promise<SoakResult> {
   const minutes: SoakMinute[] = [];
   const stored = await openMessageCount(sys.mongoUrl, `${sys.dbPrefix}_messaging`);
   let pollErrorsBefore = 0;
   try {
     say(`[${org.subdomain}] soak: ${users} users (${usersFrom}) for ${config.soakMinutes} min...`);
+    memory.takeWindow();
     const total = await mixedLoadOf(org).run(users, config.soakMinutes * 60, {
       seconds: 60,
       report: async (w, pollErrors) => {
@@ -27,7 +34,9 @@ export async function runSoak(sys: System, org: Org, users: number, usersFrom: s
           errors: w.errors,
           pollErrors: pollErrors - pollErrorsBefore,
           messages: await stored.read(),
-          rssMiB: Object.fromEntries(sys.processes.map((p) => [p.name, rssMiB(p.pid)])),
+          rssMiB: ((peaks) => Object.fromEntries(sys.processes.map((p, i) => [p.name, peaks[i] ?? NaN])))(
+            memory.takeWindow(),
+          ),
         };
         pollErrorsBefore = pollErrors;
         minutes.push(m);

@@ -252,12 +252,6 @@ function residentMiB(pid: number): Resident {
   return r;
 }
 
-/** A process's RSS now (with its descendants'), MiB; zero once it is gone. */
-export function rssMiB(pid: number): number {
-  const r = residentMiB(pid);
-  return r.anon + r.file;
-}
-
 /** The whole system's memory at one moment, in MiB. */
 export interface SystemMemory {
   /**
@@ -293,6 +287,8 @@ export class MemorySampler {
   private atMax: Resident[] = [];
   /** per phase, each process's highest RSS (anonymous + file-backed) sampled, in `processes`' order */
   private readonly perPhaseProcess = new Map<string, number[]>();
+  /** each process's highest RSS since the last `takeWindow()`, in `processes`' order */
+  private window: number[] = [];
   samples = 0;
 
   /** `processes` is read at every sample: System.restartServices replaces its entries. */
@@ -311,6 +307,7 @@ export class MemorySampler {
         this.phase,
         each.map((r, i) => Math.max(before?.[i] ?? 0, r.anon + r.file)),
       );
+      this.window = each.map((r, i) => Math.max(this.window[i] ?? 0, r.anon + r.file));
     };
     sample();
     this.timer = setInterval(sample, 250);
@@ -320,6 +317,13 @@ export class MemorySampler {
 
   mark(phase: string): void {
     this.phase = phase;
+  }
+
+  /** Each process's highest sampled RSS in MiB since the last call (or the start), in `processes`' order. */
+  takeWindow(): number[] {
+    const peaks = this.window;
+    this.window = [];
+    return peaks;
   }
 
   /** The whole system's peak during `phase` (zero if never sampled). */

@@ -235,11 +235,11 @@ it("judges each soak minute against minutes 1–5, and memory over the last 30 m
   // half a MiB more each minute: 13.0 % from minute 30 to 60, 4.8 % from minute 10 to 20
   const leak = (m: SoakMinute) => (m.rssMiB.messaging = 100 + m.minute / 2);
   expect(failing(soak(60, leak)).map((c) => [c.what, c.figures])).toEqual([
-    ["soak: each process's RSS growth over the last 30 minutes", "messaging 13.0 %"],
+    ["soak: each process's peak RSS growth over the last 30 minutes", "messaging 13.0 %"],
   ]);
   expect(failing(soak(20, leak))).toEqual([]);
   expect(checkBounds(soak(20, leak)).find((c) => c.what.startsWith("soak: each process"))).toMatchObject({
-    what: "soak: each process's RSS growth over the last 10 minutes (the last half: a soak shorter than 60)",
+    what: "soak: each process's peak RSS growth over the last 10 minutes (the last half: a soak shorter than 60)",
     figures: "messaging 4.8 %",
   });
 });
