@@ -1,82 +1,64 @@
 /**
- * The cold start: an organization whose members each have many unread messages in their one
- * channel, the services restarted on the same data, then every member opening a client at
- * once (POST /register, the first_unread page, the channel's newest page); measured cold,
- * then once more warm right after.
+ * The cold start: organizations whose members each have many unread messages in their one
+ * channel (BENCH_COLD_CASES, all seeded first), then for each: the services restarted on the same
+ * data, every member opening a client at once (POST /register, the first_unread page, the
+ * channel's newest page), measured cold, and once more warm right after.
  */
 import { config, say } from "./config";
-import { errorsByStatus, type ColdResult, type ColdRound, type ColdStep } from "./figures";
-import { ok, pct, type Http, type Reply } from "./http";
-import { openOrg, type User } from "./org";
+import {
+  caseLabel,
+  COLD_STEPS,
+  errorsByStatus,
+  type ColdCaseResult,
+  type ColdResult,
+  type ColdRound,
+  type ColdStep,
+} from "./figures";
+import { pct, type Http, type Reply } from "./http";
+import type { User } from "./org";
 import { reportUndeleted } from "./scenarios";
-import { bulkSeed } from "./seed";
+import { seedTeam } from "./team";
 import { MemorySampler, waitForIdle, type System } from "./system";
 
-const SUBDOMAIN = "cold";
-const CHANNEL = "team";
 /** A client's patience: long enough that the server's own answer (a 504 after its timeout, say) is seen. */
 const CLIENT_TIMEOUT_MS = 60_000;
+/** Before the warm round, at most: the cold round's work (a load its clients no longer wait for) may still be running. */
+const WARM_PAUSE_SECONDS = 30;
 
-const COLD_STEPS = ["POST /register", "GET /messages (first_unread)", "GET /messages (channel, newest)"] as const;
-
-/** Seeds the organization, restarts the services, and runs the clients' start cold and then warm. */
+/** Seeds every case's organization, then per case restarts the services and runs the clients' start cold and warm. */
 export async function runCold(sys: System, memory: MemorySampler): Promise<ColdResult> {
-  const { coldMembers: members, coldUnread: unread } = config;
-  const tag = `[${SUBDOMAIN}]`;
-  say(`${tag} cold start: ${members} members, ${unread} unread each in channel ${CHANNEL}...`);
+  say(`cold start: ${config.coldCases.map(caseLabel).join(", ")} (members x unread @ history)`);
   memory.mark("cold start: seeding");
-  const s0 = performance.now();
-  const org = await openOrg(sys, SUBDOMAIN);
-  const users = await org.createUsers("member", members);
-  await org.createChannel(CHANNEL, [org.owner.creds.id, ...users.map((u) => u.id)]);
-  // The owner sends them all: the first through the API (the template of the bulk path), the rest in bulk.
-  const content = (n: number) => `unread ${n}`;
-  const topic = (n: number) => `topic ${n % 20}`;
-  const templateId = ok(
-    "POST /messages (the cold channel's first message)",
-    await org.owner.post("/messages", { type: "stream", to: CHANNEL, topic: topic(1), content: content(1) }),
-  ).id as number;
-  if (unread > 1) {
-    await bulkSeed({
-      mongoUrl: sys.mongoUrl,
-      dbName: `${sys.dbPrefix}_messaging`,
-      templateMessageId: templateId,
-      count: unread - 1,
-      content: (i) => content(i + 1),
-      topic: (i) => topic(i + 1),
-      // as the send path stores them: read for their sender, unread for every other subscriber
-      flags: (userId) => (userId === org.owner.creds.id ? ["read"] : []),
-      progress: say,
-    });
+  const teams = [];
+  for (const c of config.coldCases) {
+    teams.push({ c, team: await seedTeam(sys, `cold-${caseLabel(c).replace("@", "-h")}`, c) });
   }
-  // every message of the channel is unread to the members, the channel's creation notice too
-  const narrow = [{ operator: "channel", operand: CHANNEL }];
-  const oldest = ok(
-    "GET /messages (the cold channel's oldest message)",
-    await org.owner.get("/messages", { anchor: "oldest", num_before: 0, num_after: 1, narrow }),
-  ).messages as Array<{ id: number }>;
-  const firstUnreadId = oldest[0]!.id;
-  const seedSeconds = (performance.now() - s0) / 1000;
-  say(`${tag} seeded in ${seedSeconds.toFixed(0)} s; waiting for the system to go idle...`);
-  await waitForIdle();
-
-  say(`${tag} restarting the services (nats-server and the database keep running)...`);
-  const r0 = performance.now();
-  const stoppedPeaks = await sys.restartServices();
-  const restartSeconds = (performance.now() - r0) / 1000;
-  say(`${tag} services answer /health ${restartSeconds.toFixed(1)} s after the restart began`);
-
-  const rounds: ColdRound[] = [];
-  for (const round of ["cold (after restart)", "warm (right after)"]) {
-    const phase = `cold start: ${round}`;
-    memory.mark(phase);
-    const r = await clientsStart(org.as, narrow, users, firstUnreadId, round);
-    const peaks = memory.processPeaks(phase);
-    r.memory = sys.processes.map((p, i) => ({ process: p.name, peakMiB: peaks[i] ?? NaN }));
-    rounds.push(r);
+  const cases: ColdCaseResult[] = [];
+  for (const { c, team } of teams) {
+    const label = caseLabel(c);
+    say(`[${label}] waiting for the system to go idle (after the seeding, or the last case)...`);
+    await waitForIdle();
+    say(`[${label}] restarting the services (nats-server and the database keep running)...`);
+    const r0 = performance.now();
+    await sys.restartServices();
+    const restartSeconds = (performance.now() - r0) / 1000;
+    say(`[${label}] services answer /health ${restartSeconds.toFixed(1)} s after the restart began`);
+    const rounds: ColdRound[] = [];
+    for (const round of ["cold (after restart)", "warm (right after)"]) {
+      if (rounds.length) await waitForIdle(WARM_PAUSE_SECONDS);
+      const phase = `cold start ${label}: ${round}`;
+      memory.mark(phase);
+      const r = await clientsStart(team.org.as, team.narrow, team.members, team.firstUnreadId, round);
+      const peaks = memory.processPeaks(phase);
+      r.memory = sys.processes.map((p, i) => ({ process: p.name, peakMiB: peaks[i] ?? NaN }));
+      r.systemPeakMiB = memory.systemPeak(phase).physical;
+      say(`    whole system's peak: ${r.systemPeakMiB.toFixed(0)} MiB`);
+      rounds.push(r);
+    }
+    cases.push({ ...c, seedSeconds: team.seedSeconds, restartSeconds, rounds });
   }
   memory.mark("after the cold start");
-  return { members, unread, seedSeconds, restartSeconds, rounds, stoppedPeaks };
+  return { cases };
 }
 
 /** Every member at once: register, the first_unread page, the channel's newest page, each step after the last. */
@@ -108,7 +90,7 @@ async function clientsStart(
         if (r.status !== 200) failed = true;
         if (i === 0 && r.status === 200)
           queues.push(() => http.delete("/events", { queue_id: r.body.queue_id }, 10_000));
-        // nothing of the channel is read: the page starts at its first message
+        // the page starts at the first message the member has not read
         if (i === 1 && r.status === 200 && (r.body.messages as Array<{ id: number }>)[0]?.id !== firstUnreadId) {
           wrongFirstUnread++;
         }
@@ -142,6 +124,7 @@ async function clientsStart(
     allDoneSeconds: done.length === users.length ? Math.max(...done) / 1000 : null,
     wrongFirstUnread,
     memory: [],
+    systemPeakMiB: NaN,
   };
   for (const s of steps) {
     say(

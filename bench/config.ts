@@ -1,4 +1,4 @@
-/** The benchmark's settings, from the environment (and `--mixed`); docs/benchmarks.md describes them. */
+/** The benchmark's settings, from the environment (and `--mixed`, `--cold`, `--steady`, `--soak MINUTES`); docs/benchmarks.md describes them. */
 
 const num = (name: string, fallback: number): number => {
   const raw = process.env[name];
@@ -10,7 +10,43 @@ const num = (name: string, fallback: number): number => {
 
 const cold = process.argv.includes("--cold") || process.env.BENCH_COLD === "1";
 
-// `none`: no history sizes, for a run of the cold scenario alone
+/** One cold-start organization: `members` in one channel of `history` messages, the newest `unread` of them unread. */
+export interface ColdCase {
+  members: number;
+  unread: number;
+  history: number;
+}
+
+/** The cold start's default cases: 10,000 and 50,000 unread, 100 members, and the 1k / 10k / 100k histories. */
+const COLD_CASES = "20x10000@10000,20x50000@50000,100x10000@10000,20x1000@1000,20x10000@100000";
+
+/** `MEMBERSxUNREAD@HISTORY,...` (`@HISTORY` may be left out: the history is the unread messages). */
+function coldCases(raw: string): ColdCase[] {
+  return raw.split(",").map((item) => {
+    const m = /^\s*(\d+)x(\d+)(?:@(\d+))?\s*$/.exec(item.replace(/_/g, ""));
+    const [members, unread, history] = [m?.[1], m?.[2], m?.[3] ?? m?.[2]].map(Number);
+    if (!m || !members || !unread || history! < unread!) {
+      throw new Error(
+        `BENCH_COLD_CASES: "${item}": expected MEMBERSxUNREAD@HISTORY with HISTORY ≥ UNREAD, e.g. 20x10000@100000`,
+      );
+    }
+    return { members: members!, unread: unread!, history: history! };
+  });
+}
+
+const steady = process.argv.includes("--steady") || process.env.BENCH_STEADY === "1";
+
+/** `--soak MINUTES` or BENCH_SOAK_MINUTES (0: no soak). */
+function soakMinutes(): number {
+  const at = process.argv.indexOf("--soak");
+  const raw = at >= 0 ? process.argv[at + 1] : process.env.BENCH_SOAK_MINUTES;
+  if (raw === undefined || raw === "" || raw === "0") return 0;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`--soak ${raw}: expected a whole number of minutes`);
+  return n;
+}
+
+// `none`: no history sizes, for a run of the cold start, the steady state or the soak alone
 const sizes =
   process.env.BENCH_HISTORY === "none"
     ? []
@@ -41,9 +77,20 @@ export const config = {
   mixedMaxUsers: num("BENCH_MIXED_MAX_USERS", 800),
   mixedBudgetSeconds: num("BENCH_MIXED_BUDGET_SECONDS", 900),
   cold,
-  /** the cold scenario's members, each with this many unread messages in their one channel */
-  coldMembers: num("BENCH_COLD_MEMBERS", 20),
-  coldUnread: num("BENCH_COLD_UNREAD", 10_000),
+  /** the cold start's organizations, each seeded before the services restart */
+  coldCases: coldCases(process.env.BENCH_COLD_CASES || COLD_CASES),
+  steady,
+  /** the steady state's members, each with this many unread messages in their one channel */
+  steadyMembers: num("BENCH_STEADY_MEMBERS", 400),
+  steadyUnread: num("BENCH_STEADY_UNREAD", 10_000),
+  steadySeconds: num("BENCH_STEADY_SECONDS", 120),
+  /** members opening a client at the same time, each the next of the rotation */
+  steadyClients: num("BENCH_STEADY_CLIENTS", 4),
+  /** messages a second the other members send to the channel meanwhile */
+  steadySendsPerSecond: num("BENCH_STEADY_SENDS_PER_SECOND", 2),
+  soakMinutes: soakMinutes(),
+  /** simulated users of the soak (unset: half the largest user count the mixed load held) */
+  soakUsers: process.env.BENCH_SOAK_USERS ? num("BENCH_SOAK_USERS", 0) : undefined,
   /** the last messages of each history go through POST /messages, the rest through bench/seed.ts */
   apiTail: 200,
   /** unread messages of the reader (fewer when the history is smaller) */

@@ -1,6 +1,6 @@
 /** A run's figures, as bench/results/latest.json holds them (report.ts writes them, bounds.ts checks them). */
-import type { config } from "./config";
-import type { MixedReport } from "./mixed";
+import type { ColdCase, config } from "./config";
+import type { MixedReport, MixedResult } from "./mixed";
 import type { EventResult, LoadResult } from "./scenarios";
 import type { Resident, SystemMemory } from "./system";
 
@@ -28,9 +28,18 @@ export interface Report {
   mixed?: MixedReport;
   /** the cold start (`--cold`) */
   cold?: ColdResult;
+  steady?: SteadyResult;
+  soak?: SoakResult;
   /** steps that could not run, and why */
   failures: string[];
 }
+
+/** What each member of the cold start does, each step after the last. */
+export const COLD_STEPS = [
+  "POST /register",
+  "GET /messages (first_unread)",
+  "GET /messages (channel, newest)",
+] as const;
 
 /** One step of the members' client start, over all members. */
 export interface ColdStep {
@@ -59,20 +68,78 @@ export interface ColdRound {
   completedMembers: number;
   /** seconds from the start until the last member completed its three steps (null: not all completed) */
   allDoneSeconds: number | null;
-  /** first_unread pages that did not start at the channel's first message (every message is unread) */
+  /** first_unread pages that did not start at the members' first unread message */
   wrongFirstUnread: number;
   /** each process's highest RSS sampled during the round, MiB */
   memory: Array<{ process: string; peakMiB: number }>;
+  /** the whole system's physical peak during the round, MiB */
+  systemPeakMiB: number;
 }
 
-export interface ColdResult {
-  members: number;
-  /** unread messages of each member, all in their one channel */
-  unread: number;
+/** One organization of the cold start (config.ts' ColdCase) and its rounds. */
+export interface ColdCaseResult extends ColdCase {
   seedSeconds: number;
   /** until the restarted services answered /health */
   restartSeconds: number;
   rounds: ColdRound[];
-  /** the services' peak RSS before the restart, MiB (the run's memory table takes the higher figure) */
-  stoppedPeaks: Record<string, number>;
+}
+
+export interface ColdResult {
+  cases: ColdCaseResult[];
+}
+
+/** `20x10000@100000`: as BENCH_COLD_CASES spells a case. */
+export const caseLabel = (c: ColdCase): string => `${c.members}x${c.unread}@${c.history}`;
+
+/** Latency of one kind of request over a load, every attempt (errors included), ms. */
+export interface RequestFigures {
+  kind: string;
+  requests: number;
+  errors: number;
+  p50: number;
+  p99: number;
+}
+
+/** The steady state (`--steady`). */
+export interface SteadyResult {
+  members: number;
+  unread: number;
+  seedSeconds: number;
+  seededRows: number;
+  /** minutes seeding 1,000 members × 10,000 unread would take at this run's seeding speed */
+  fullSizeSeedMinutes: number;
+  seconds: number;
+  clients: number;
+  sendsPerSecond: number;
+  /** members who registered, read their first_unread page and marked it read */
+  visits: number;
+  requests: RequestFigures[];
+  memory: Array<{ process: string; peakMiB: number }>;
+  systemPeakMiB: number;
+}
+
+/** One minute of the soak. */
+export interface SoakMinute {
+  minute: number;
+  /** actions answered per second (long-polls not included) */
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  pollErrors: number;
+  /** messages stored in the whole system at the minute's end */
+  messages: number;
+  /** each process's highest RSS sampled during the minute, MiB by name */
+  rssMiB: Record<string, number>;
+}
+
+/** The soak (`--soak MINUTES`). */
+export interface SoakResult {
+  users: number;
+  /** where the user count came from */
+  usersFrom: string;
+  /** history of the organization it ran in, when it started */
+  history: number;
+  minutes: SoakMinute[];
+  total: MixedResult;
 }

@@ -34,6 +34,24 @@ class Stats {
   errors = 0;
   pollAnswers = 0;
   pollErrors = 0;
+  /** where the current window began: in `latencies`, and the errors then */
+  private windowStart = { latencies: 0, errors: 0, at: performance.now() };
+
+  /** The actions answered since the last call (or the start), and starts a new window. */
+  window(): MixedWindow {
+    const now = performance.now();
+    const ms = this.latencies.slice(this.windowStart.latencies).sort((a, b) => a - b);
+    const errors = this.errors - this.windowStart.errors;
+    const w = {
+      seconds: (now - this.windowStart.at) / 1000,
+      requests: ms.length + errors,
+      errors,
+      p50: pct(ms, 50),
+      p99: pct(ms, 99),
+    };
+    this.windowStart = { latencies: this.latencies.length, errors: this.errors, at: now };
+    return w;
+  }
 
   record(action: string, success: boolean, ms: number) {
     const a = this.byAction.get(action) ?? this.byAction.set(action, { n: 0, errors: 0, latencies: [] }).get(action)!;
@@ -46,6 +64,21 @@ class Stats {
       this.errors++;
     }
   }
+}
+
+/** A stretch of a mixed load: its actions (long-polls not included); latency of the successful ones, ms. */
+export interface MixedWindow {
+  seconds: number;
+  requests: number;
+  errors: number;
+  p50: number;
+  p99: number;
+}
+
+/** Reported while a load runs: every `seconds`, the window just ended and the long-polls' errors so far. */
+export interface Every {
+  seconds: number;
+  report(w: MixedWindow, pollErrors: number): Promise<void>;
 }
 
 export interface MixedResult {
@@ -89,7 +122,7 @@ export class MixedLoad {
     }
   }
 
-  async run(n: number, seconds: number): Promise<MixedResult> {
+  async run(n: number, seconds: number, every?: Every): Promise<MixedResult> {
     await this.ensureUsers(n);
     const users = this.users.slice(0, n);
     const stats = new Stats();
@@ -120,7 +153,8 @@ export class MixedLoad {
       stats.record(action, r.status === 200, r.ms);
     };
     const inFlight = new Set<Promise<void>>();
-    const timers: NodeJS.Timeout[] = [];
+    // the pending ones only: a soak schedules hundreds of thousands
+    const timers = new Set<NodeJS.Timeout>();
     users.forEach((u, i) => {
       const http = this.org.as(u);
       const team = Math.floor(i / TEAM_SIZE);
@@ -128,20 +162,27 @@ export class MixedLoad {
         const period = PERIOD_SECONDS[action] * 1000;
         const schedule = (delay: number) => {
           const t = setTimeout(() => {
+            timers.delete(t);
             if (performance.now() >= end) return;
             const p = act(http, team, action).finally(() => inFlight.delete(p));
             inFlight.add(p);
             schedule(period * (0.8 + 0.4 * Math.random()));
           }, delay);
-          timers.push(t);
+          timers.add(t);
         };
         schedule(Math.random() * period);
       }
     });
     let lastSaid = performance.now();
+    let windowEnd = performance.now() + (every?.seconds ?? Infinity) * 1000;
+    const pollErrors = () => pollers.reduce((s, p) => s + p.errors, 0);
     while (performance.now() < end) {
       await sleep(Math.min(1000, end - performance.now()));
-      if (performance.now() - lastSaid > 10_000) {
+      // the last window closes at the end, whatever the clock says after the sleep
+      if (every && (performance.now() >= windowEnd || performance.now() >= end)) {
+        windowEnd += every.seconds * 1000;
+        await every.report(stats.window(), pollErrors());
+      } else if (!every && performance.now() - lastSaid > 10_000) {
         lastSaid = performance.now();
         say(
           `    ${Math.ceil((end - performance.now()) / 1000)} s left, ${stats.latencies.length + stats.errors} actions so far`,
@@ -151,7 +192,7 @@ export class MixedLoad {
     timers.forEach(clearTimeout);
     // the answers of actions started before the end count (bounded by their 30 s timeout)
     await Promise.all(inFlight);
-    stats.pollErrors = pollers.reduce((s, p) => s + p.errors, 0);
+    stats.pollErrors = pollErrors();
     reportUndeleted(await pool(pollers, 8, (p) => p.stop()));
 
     const sorted = [...stats.latencies].sort((a, b) => a - b);
@@ -202,9 +243,15 @@ export interface MixedReport {
   stoppedBecause: string;
 }
 
+const loads = new WeakMap<Org, MixedLoad>();
+/** One MixedLoad per organization: its users and team channels are made once, whichever load runs first. */
+export function mixedLoadOf(org: Org): MixedLoad {
+  return loads.get(org) ?? loads.set(org, new MixedLoad(org)).get(org)!;
+}
+
 /** BENCH_USERS users for BENCH_MIXED_SECONDS, then N = 50, 100, 200, ... while the limits hold. */
 export async function runMixed(org: Org): Promise<MixedReport> {
-  const mixed = new MixedLoad(org);
+  const mixed = mixedLoadOf(org);
   const seconds = config.mixedSeconds;
   say(`[${org.subdomain}] mixed load: ${config.mixedUsers} users for ${seconds} s...`);
   const main = await mixed.run(config.mixedUsers, seconds);

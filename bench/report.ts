@@ -1,17 +1,24 @@
 /**
  * A run's figures go to bench/results/ as JSON (latest.json always; history-100000.json when the run
- * has 100,000 messages, mixed-load.json when it ran the mixed load, cold-start.json when it ran the
- * cold start, as those take long and most runs leave them out), and docs/benchmarks.md is rendered
- * from those four, so it always shows the
- * latest result of each kind and nothing older.
+ * has 100,000 messages, and a file of its own for each scenario APART it ran, as those take long and
+ * most runs leave them out), and docs/benchmarks.md is rendered from those files, so it always shows
+ * the latest result of each kind and nothing older.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as prettier from "prettier";
 import { REPO_ROOT } from "../scripts/lib/infra";
-import { checkBounds, scenarioName as name, type BoundCheck } from "./bounds";
+import { checkBounds, scenarioName as name, soakGrowthSpan, soakStart, type BoundCheck } from "./bounds";
 import { requestTimeoutFor, say } from "./config";
-import { errorsByStatus, type ColdResult, type Report, type SizeResult } from "./figures";
+import {
+  caseLabel,
+  errorsByStatus,
+  type ColdResult,
+  type Report,
+  type SizeResult,
+  type SoakResult,
+  type SteadyResult,
+} from "./figures";
 
 const f = (n: number | null | undefined, d = 1) =>
   n === null || n === undefined || Number.isNaN(n) ? "-" : n.toFixed(d);
@@ -46,43 +53,119 @@ interface Parts {
   memory: boolean;
   mixed: boolean;
   cold: boolean;
+  steady: boolean;
+  soak: boolean;
 }
 
-const ALL: Parts = { bounds: true, sizes: () => true, growth: true, memory: true, mixed: true, cold: true };
+const ALL: Parts = {
+  bounds: true,
+  sizes: () => true,
+  growth: true,
+  memory: true,
+  mixed: true,
+  cold: true,
+  steady: true,
+  soak: true,
+};
+const NONE: Parts = {
+  bounds: false,
+  sizes: () => false,
+  growth: false,
+  memory: false,
+  mixed: false,
+  cold: false,
+  steady: false,
+  soak: false,
+};
 
-/** The cold start: each round's steps, then each process's peak RSS per round. */
+/** The cold start: per case, each round's steps; then each process's peak RSS per case's cold round. */
 function coldSection(c: ColdResult): string[] {
-  const rounds = c.rounds;
+  const cases = c.cases;
   return [
-    `### Cold start (${c.members} members × ${c.unread} unread; seeded in ${c.seedSeconds.toFixed(0)} s, ` +
-      `services answering ${c.restartSeconds.toFixed(1)} s after the restart began)`,
+    "### Cold start",
     "",
-    "Every member at once: `POST /register`, `GET /messages` at `first_unread` (channel narrow, 100 after), the " +
-      "channel's newest 100; latency of every attempt, errors included.",
+    "Per case (members × unread @ history): every member at once `POST /register`, `GET /messages` at " +
+      "`first_unread` (channel narrow, 100 after), the channel's newest 100, right after a restart of the services " +
+      "(cold) and again right after (warm); latency of every attempt, errors included.",
     "",
-    "| round | step | p50 ms | p99 ms | errors | by status |",
-    "|---|---|---:|---:|---:|---|",
-    ...rounds.flatMap((r) =>
-      r.steps.map(
-        (s) =>
-          `| ${r.round} | ${s.step} | ${f(s.p50, 0)} | ${f(s.p99, 0)} | ${s.errors} | ${errorsByStatus(s) || "-"} |`,
+    "| case | seeded s | restart s | round | register p50 / p99 ms | first_unread p50 / p99 ms | channel page p50 / p99 ms | errors | members done | every member done s | system peak MiB |",
+    "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|",
+    ...cases.flatMap((k) =>
+      k.rounds.map((r, i) => {
+        const steps = r.steps.map((s) => `${f(s.p50, 0)} / ${f(s.p99, 0)}`).join(" | ");
+        const errors = r.steps.reduce((n, s) => n + s.errors, 0);
+        const done = `${r.completedMembers} of ${k.members}${r.wrongFirstUnread ? ` (${r.wrongFirstUnread} first_unread pages not at the first unread)` : ""}`;
+        return (
+          `| ${i ? "" : caseLabel(k)} | ${i ? "" : f(k.seedSeconds, 0)} | ${i ? "" : f(k.restartSeconds)} | ${r.round} | ` +
+          `${steps} | ${errors} | ${done} | ${r.allDoneSeconds === null ? "not all" : f(r.allDoneSeconds, 2)} | ${f(r.systemPeakMiB, 0)} |`
+        );
+      }),
+    ),
+    "",
+    ...cases.flatMap((k) =>
+      k.rounds.flatMap((r) =>
+        r.steps.filter((s) => s.errors).map((s) => `- ${caseLabel(k)}, ${r.round}, ${s.step}: ${errorsByStatus(s)}`),
       ),
     ),
     "",
-    "| round | members done | every member done after s | first_unread pages not at the first unread |",
-    "|---|---:|---:|---:|",
-    ...rounds.map(
-      (r) =>
-        `| ${r.round} | ${r.completedMembers} of ${c.members} | ${r.allDoneSeconds === null ? "not all" : f(r.allDoneSeconds, 2)} | ${r.wrongFirstUnread} |`,
+    "Each process's highest RSS sampled during the cold round (MiB):",
+    "",
+    `| process | ${cases.map(caseLabel).join(" | ")} |`,
+    `|---|${cases.map(() => "---:").join("|")}|`,
+    ...cases[0]!.rounds[0]!.memory.map(
+      ({ process }, i) => `| ${process} | ${cases.map((k) => f(k.rounds[0]!.memory[i]?.peakMiB)).join(" | ")} |`,
     ),
     "",
-    "Each process's highest RSS sampled during the round (MiB):",
+  ];
+}
+
+/** The steady state: each kind of request's figures and the memory while it ran. */
+function steadySection(s: SteadyResult): string[] {
+  const fullSize =
+    s.members < 1000 || s.unread < 10_000
+      ? `; 1,000 × 10,000 would take ~${f(s.fullSizeSeedMinutes, 0)} min to seed at this run's speed`
+      : "";
+  return [
+    `### Steady state (${s.members} members × ${s.unread} unread, seeded in ${f(s.seedSeconds, 0)} s${fullSize})`,
     "",
-    `| process | ${rounds.map((r) => r.round).join(" | ")} |`,
-    `|---|${rounds.map(() => "---:").join("|")}|`,
-    ...rounds[0]!.memory.map(
-      ({ process }, i) => `| ${process} | ${rounds.map((r) => f(r.memory[i]?.peakMiB)).join(" | ")} |`,
+    `${s.clients} members at a time, each the next of a rotation through all of them: \`POST /register\`, the ` +
+      `first_unread page, the page marked read; meanwhile ${s.sendsPerSecond} sends/s to their channel; ${s.seconds} s, ` +
+      `${s.visits} members through (${f(s.visits / s.members, 2)} times round). Latency of every attempt, errors included.`,
+    "",
+    "| request | requests | p50 ms | p99 ms | errors |",
+    "|---|---:|---:|---:|---:|",
+    ...s.requests.map((r) => `| ${r.kind} | ${r.requests} | ${f(r.p50, 0)} | ${f(r.p99, 0)} | ${r.errors} |`),
+    "",
+    `Whole system's peak meanwhile: **${f(s.systemPeakMiB, 0)} MiB**; each process's highest RSS (MiB): ` +
+      s.memory.map((m) => `${m.process} ${f(m.peakMiB, 0)}`).join(", ") +
+      ".",
+    "",
+  ];
+}
+
+/** The soak: a row per minute. */
+function soakSection(s: SoakResult): string[] {
+  const processes = Object.keys(s.minutes[0]?.rssMiB ?? {});
+  const start = soakStart(s);
+  const span = soakGrowthSpan(s);
+  return [
+    `### Soak (${s.users} users, ${s.usersFrom}; history ${s.history} at the start; ${s.minutes.length} min)`,
+    "",
+    "The mixed load's users, their sends growing the history; per minute: actions answered per second, their latency " +
+      "(long-polls not included), errors, the messages stored in the whole system at the minute's end and each " +
+      `process's highest RSS sampled during the minute. ${start.minutes === 1 ? "Minute 1" : `Minutes 1–${start.minutes}`}: ${f(start.rps)} actions/s, p99 ${f(start.p99)} ms; RSS growth judged ` +
+      `from minute ${span.from.minute} to ${span.to.minute}.`,
+    "",
+    `| minute | actions/s | p50 ms | p99 ms | errors | long-poll errors | messages stored | ${processes.map((p) => `${p} MiB`).join(" | ")} |`,
+    `|---:|---:|---:|---:|---:|---:|---:|${processes.map(() => "---:").join("|")}|`,
+    ...s.minutes.map(
+      (m) =>
+        `| ${m.minute} | ${f(m.rps)} | ${f(m.p50, 0)} | ${f(m.p99, 0)} | ${m.errors} | ${m.pollErrors} | ${m.messages} | ` +
+        `${processes.map((p) => f(m.rssMiB[p], 0)).join(" | ")} |`,
     ),
+    "",
+    `In all: ${s.total.requests} actions (${f(s.total.rps)}/s), avg ${f(s.total.avg)} ms, p99 ${f(s.total.p99)} ms, ` +
+      `errors ${f(s.total.errorRate * 100, 2)} %.`,
     "",
   ];
 }
@@ -217,6 +300,8 @@ function renderRun(title: string, r: Report, bounds: BoundCheck[], parts: Parts 
     );
   }
   if (parts.cold && r.cold) L.push(...coldSection(r.cold));
+  if (parts.steady && r.steady) L.push(...steadySection(r.steady));
+  if (parts.soak && r.soak?.minutes.length) L.push(...soakSection(r.soak));
   if (r.failures.length) L.push("### Failed steps", "", ...r.failures.map((f) => `- ${f}`), "");
   return L.join("\n");
 }
@@ -229,26 +314,33 @@ const GENERATED_BELOW = "<!-- Everything below is written by `npm run bench` fro
 type StoredReport = Report & { bounds?: BoundCheck[] };
 
 const hasLargeHistory = (r: Report) => r.sizes.some((s) => s.size >= 100_000);
-const COLD_FILE = "cold-start.json";
+/** The scenarios most runs leave out, each kept in a file of its own until a run has it again. */
+const APART = [
+  { file: "mixed-load.json", title: "Latest mixed load", part: "mixed", bounds: "" },
+  { file: "soak.json", title: "Latest soak", part: "soak", bounds: "soak" },
+  { file: "steady-state.json", title: "Latest steady state", part: "steady", bounds: "steady" },
+  { file: "cold-start.json", title: "Latest cold start", part: "cold", bounds: "cold" },
+] as const;
 
 function readStored(file: string): StoredReport | undefined {
   const path = join(RESULTS, file);
   return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as StoredReport) : undefined;
 }
 
-/** docs/benchmarks.md's generated part: the latest run, and the latest 100,000-message, mixed-load and cold-start runs when older. */
+/** The largest user count the recorded mixed load held (undefined: none recorded). */
+export const recordedMixedLargestN = (): number | undefined =>
+  readStored("mixed-load.json")?.mixed?.largestN ?? undefined;
+
+/** docs/benchmarks.md's generated part: the latest run, and the latest 100,000-message run and each scenario APART when older. */
 export async function renderBenchmarksDoc(): Promise<void> {
   const latest = readStored("latest.json");
   if (!latest) throw new Error("bench/results/latest.json is missing: run `npm run bench` first");
   const large = readStored("history-100000.json");
-  const mixed = readStored("mixed-load.json");
-  const cold = readStored(COLD_FILE);
-  const none = { bounds: false, sizes: () => false, growth: false, memory: false, mixed: false, cold: false };
   const sections = [renderRun("Latest run", latest, latest.bounds ?? checkBounds(latest))];
   if (large && large.startedAt !== latest.startedAt) {
     sections.push(
       renderRun("Latest run with 100,000 messages", large, large.bounds ?? checkBounds(large), {
-        ...none,
+        ...NONE,
         bounds: true,
         sizes: (s) => s.size >= 100_000,
         growth: true,
@@ -256,13 +348,19 @@ export async function renderBenchmarksDoc(): Promise<void> {
       }),
     );
   }
-  if (mixed?.mixed && mixed.startedAt !== latest.startedAt) {
-    sections.push(renderRun("Latest mixed load", mixed, [], { ...none, mixed: true }));
-  }
-  if (cold?.cold && cold.startedAt !== latest.startedAt) {
-    const coldBounds = (cold.bounds ?? checkBounds(cold)).filter((b) => b.what.startsWith("cold"));
+  for (const apart of APART) {
+    const stored = readStored(apart.file);
+    if (!stored?.[apart.part] || stored.startedAt === latest.startedAt) continue;
+    const bounds = apart.bounds
+      ? (stored.bounds ?? checkBounds(stored)).filter((b) => b.what.startsWith(apart.bounds))
+      : [];
     sections.push(
-      renderRun("Latest cold start", cold, coldBounds, { ...none, bounds: true, memory: true, cold: true }),
+      renderRun(apart.title, stored, bounds, {
+        ...NONE,
+        bounds: true,
+        memory: apart.part === "cold",
+        [apart.part]: true,
+      }),
     );
   }
   const doc = readFileSync(DOC, "utf8");
@@ -282,8 +380,7 @@ export async function writeReport(r: Report): Promise<void> {
   const files = [
     "latest.json",
     ...(hasLargeHistory(r) ? ["history-100000.json"] : []),
-    ...(r.mixed ? ["mixed-load.json"] : []),
-    ...(r.cold ? [COLD_FILE] : []),
+    ...APART.filter((a) => r[a.part]).map((a) => a.file),
   ];
   for (const file of files) writeFileSync(join(RESULTS, file), json);
   await renderBenchmarksDoc();

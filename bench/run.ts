@@ -4,18 +4,21 @@
  * fresh organization seeded with that history, then every scenario, each followed by
  * an overload-recovery probe; process and whole-system memory; with `--mixed` /
  * BENCH_MIXED=1 a mixed load of simulated users and the largest user count that
- * keeps latency and errors within limits; with `--cold` / BENCH_COLD=1, last (it restarts
+ * keeps latency and errors within limits; with `--soak MINUTES` that load for as long (soak.ts);
+ * with `--steady` the steady state (steady.ts); with `--cold` / BENCH_COLD=1, last (it restarts
  * the services), the cold start (cold.ts). Writes bench/results/*.json and docs/benchmarks.md
  * (report.ts). Settings: bench/config.ts; what each scenario measures: docs/benchmarks.md.
  */
 import { runCold } from "./cold";
 import { config, say } from "./config";
+import { caseLabel, type SizeResult, type SoakResult } from "./figures";
 import { runMixed, type MixedReport } from "./mixed";
-import { setUpOrg } from "./org";
-import type { ColdResult, SizeResult } from "./figures";
-import { writeReport } from "./report";
+import { setUpOrg, type Org } from "./org";
+import { recordedMixedLargestN, writeReport } from "./report";
 import { runScenarios } from "./scenarios";
 import { SchemaDrift } from "./seed";
+import { runSoak } from "./soak";
+import { runSteady } from "./steady";
 import { CpuMeter, MemorySampler, peakMiB, startSystem, waitForIdle } from "./system";
 
 async function main() {
@@ -24,13 +27,15 @@ async function main() {
   say(
     `history ${config.history.join(", ") || "none"}; ${config.seconds} s per scenario, ${config.connections} connections` +
       (config.mixed ? `; mixed load: ${config.mixedUsers} users, ${config.mixedSeconds} s per step` : "") +
-      (config.cold ? `; cold start: ${config.coldMembers} members × ${config.coldUnread} unread` : ""),
+      (config.cold ? `; cold start: ${config.coldCases.map(caseLabel).join(", ")}` : "") +
+      (config.steady ? `; steady state: ${config.steadyMembers} × ${config.steadyUnread} unread` : "") +
+      (config.soakMinutes ? `; soak: ${config.soakMinutes} min` : ""),
   );
   const sys = await startSystem();
   const memory = new MemorySampler(sys.processes).start();
   try {
     const sizes: SizeResult[] = [];
-    const orgs = new Map<number, Awaited<ReturnType<typeof setUpOrg>>>();
+    const orgs = new Map<number, Org>();
     const failures: string[] = [];
     for (const size of config.history) {
       memory.mark(`seeding ${size}`);
@@ -52,34 +57,43 @@ async function main() {
         say(`history ${size} FAILED, going on: ${(err as Error).message}`);
       }
     }
+    /** the mixed load's and the soak's organization */
+    const mixedOrg = async () => {
+      const org = orgs.get(config.mixedHistory);
+      if (org) return org;
+      say(`BENCH_MIXED_HISTORY=${config.mixedHistory} is not one of BENCH_HISTORY: seeding an organization for it`);
+      orgs.set(config.mixedHistory, await setUpOrg(sys, config.mixedHistory));
+      return orgs.get(config.mixedHistory)!;
+    };
+    /** Runs one more scenario; when it fails, the run goes on and its report says so. */
+    const attempt = async <T>(what: string, run: () => Promise<T>): Promise<T | undefined> => {
+      try {
+        return await run();
+      } catch (err) {
+        if (err instanceof SchemaDrift) throw err;
+        failures.push(`${what}: ${(err as Error).message}`);
+        say(`${what} FAILED: ${(err as Error).message}`);
+        return undefined;
+      }
+    };
     let mixed: MixedReport | undefined;
     if (config.mixed) {
       memory.mark("mixed load");
-      let org = orgs.get(config.mixedHistory);
-      if (!org) {
-        say(`BENCH_MIXED_HISTORY=${config.mixedHistory} is not one of BENCH_HISTORY: seeding an organization for it`);
-        org = await setUpOrg(sys, config.mixedHistory);
-      }
-      try {
-        mixed = await runMixed(org);
-      } catch (err) {
-        failures.push(`mixed load: ${(err as Error).message}`);
-        say(`mixed load FAILED: ${(err as Error).message}`);
-      }
+      mixed = await attempt("mixed load", async () => runMixed(await mixedOrg()));
     }
-    let cold: ColdResult | undefined;
-    if (config.cold) {
-      try {
-        cold = await runCold(sys, memory);
-      } catch (err) {
-        failures.push(`cold start: ${(err as Error).message}`);
-        say(`cold start FAILED: ${(err as Error).message}`);
-      }
+    let soak: SoakResult | undefined;
+    if (config.soakMinutes) {
+      memory.mark("soak");
+      const { users, from } = soakUsers(mixed);
+      soak = await attempt("soak", async () => runSoak(sys, memory, await mixedOrg(), users, from));
     }
+    // last, as they seed large organizations (and the cold start restarts the services)
+    const steady = config.steady ? await attempt("steady state", () => runSteady(sys, memory)) : undefined;
+    const cold = config.cold ? await attempt("cold start", () => runCold(sys, memory)) : undefined;
     memory.stop();
     const peaks = memory.peaks();
     // a restarted service's VmHWM starts again from its restart
-    const peakOf = (p: { name: string; pid: number }) => Math.max(peakMiB(p.pid), cold?.stoppedPeaks[p.name] ?? 0);
+    const peakOf = (p: { name: string; pid: number }) => Math.max(peakMiB(p.pid), sys.stoppedPeaks[p.name] ?? 0);
     await writeReport({
       startedAt,
       runSeconds: (performance.now() - t0) / 1000,
@@ -100,6 +114,8 @@ async function main() {
       },
       mixed,
       cold,
+      steady,
+      soak,
       failures,
     });
     say(
@@ -110,6 +126,18 @@ async function main() {
     say("stopping the system...");
     await sys.stop();
   }
+}
+
+/**
+ * The soak runs at about half the peak throughput: half the largest user count the mixed load held, in
+ * this run or the recorded one (its users' rate is fixed, so throughput goes with their number).
+ */
+function soakUsers(mixed: MixedReport | undefined): { users: number; from: string } {
+  if (config.soakUsers) return { users: config.soakUsers, from: "BENCH_SOAK_USERS" };
+  if (mixed?.largestN) return { users: mixed.largestN / 2, from: "half the mixed load's largest N in this run" };
+  const recorded = recordedMixedLargestN();
+  if (recorded) return { users: recorded / 2, from: "half the largest N of bench/results/mixed-load.json" };
+  return { users: config.mixedUsers, from: "BENCH_USERS: no mixed load recorded" };
 }
 
 main().catch((err: unknown) => {

@@ -47,10 +47,12 @@ export interface SeedPlan {
   /** flags of user `userId`'s row for the n-th seeded message */
   flags: (userId: number, n: number) => string[];
   progress: (line: string) => void;
-  batch?: number;
 }
 
 export class SchemaDrift extends Error {}
+
+/** usermessage rows per insertMany, at most (and 500 messages) */
+const ROWS_PER_BATCH = 10_000;
 
 const sameFields = (doc: object, fields: readonly string[]) =>
   Object.keys(doc).sort().join(",") === [...fields].sort().join(",");
@@ -97,8 +99,8 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
     const firstId = lastId - plan.count + 1;
 
     const receivers = template.receivers as number[];
-    // small batches: SecantusDB takes large ones more slowly per document
-    const batch = plan.batch ?? 500;
+    // small batches: SecantusDB takes large ones more slowly per document (and holds each whole in memory)
+    const batch = Math.max(1, Math.min(500, Math.floor(ROWS_PER_BATCH / receivers.length)));
     const now = Math.floor(Date.now() / 1000);
     const started = Date.now();
     let lastSaid = started;
@@ -149,8 +151,10 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
       if (Date.now() - lastSaid > 5000 || to === plan.count) {
         lastSaid = Date.now();
         const s = (Date.now() - started) / 1000;
+        const left = to < plan.count ? `, ~${(((plan.count - to) / to) * s).toFixed(0)} s left` : "";
         plan.progress(
-          `  bulk: ${to}/${plan.count} messages (+${to * receivers.length} usermessage rows), ${s.toFixed(0)} s, ${(to / s).toFixed(0)} msg/s`,
+          `  bulk: ${to}/${plan.count} messages (+${to * receivers.length} usermessage rows), ${s.toFixed(0)} s, ` +
+            `${(to / s).toFixed(0)} msg/s, ${((to * receivers.length) / s).toFixed(0)} rows/s${left}`,
         );
       }
     }
@@ -185,4 +189,14 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
   } finally {
     await client.close();
   }
+}
+
+/** Messages stored in the whole system so far: the `counters` document messaging takes message ids from. */
+export async function openMessageCount(mongoUrl: string, dbName: string) {
+  const client = await mongo.MongoClient.connect(mongoUrl);
+  const counters = client.db(dbName).collection<{ _id: string; seq: number }>("counters");
+  return {
+    read: async () => (await counters.findOne({ _id: "message" }))?.seq ?? 0,
+    close: () => client.close(),
+  };
 }

@@ -32,10 +32,11 @@ export interface System {
   createOrganization(subdomain: string): Promise<{ owner: Credentials & { id: number } }>;
   /**
    * Stops the five services and starts them again on the same data (nats-server and the
-   * database keep running), until the gateway answers /health. Returns the stopped
-   * processes' peak RSS (VmHWM) by name, which their successors' figures no longer include.
+   * database keep running), until the gateway answers /health.
    */
-  restartServices(): Promise<Record<string, number>>;
+  restartServices(): Promise<void>;
+  /** Each service's highest peak RSS (VmHWM) over the processes a restart stopped, MiB by name: their successors' VmHWM starts again. */
+  stoppedPeaks: Record<string, number>;
   stop(): Promise<void>;
 }
 
@@ -93,6 +94,7 @@ export async function startSystem(): Promise<System> {
     throw new Error(`the system did not start: ${(err as Error).message} (the services' logs are above)`);
   }
   say(`system up: gateway on 127.0.0.1:${port}, baseline on 127.0.0.1:${helloPort}`);
+  const stoppedPeaks: Record<string, number> = {};
   const processes = [
     ...procs.map((p) => ({ name: p.name, pid: p.child.pid! })),
     ...infra.servers.map((s) => ({ name: s.name, pid: s.pid })),
@@ -105,13 +107,13 @@ export async function startSystem(): Promise<System> {
     dbPrefix,
     processes,
     helloPid: hello.pid!,
+    stoppedPeaks,
     async restartServices() {
-      const stoppedPeaks = Object.fromEntries(procs.map((p) => [p.name, peakMiB(p.child.pid!)]));
+      for (const p of procs) stoppedPeaks[p.name] = Math.max(stoppedPeaks[p.name] ?? 0, peakMiB(p.child.pid!));
       await stopServices(procs);
       procs.splice(0, procs.length, ...PROCESSES.map((name, i) => spawnService(name, env, i)));
       procs.forEach((p, i) => (processes[i] = { name: p.name, pid: p.child.pid! }));
       await waitForHealth(`http://127.0.0.1:${port}`, 120_000, procs);
-      return stoppedPeaks;
     },
     async createOrganization(subdomain) {
       const nc = await connect({ servers: natsServers(infra.natsUrl) });
@@ -285,6 +287,8 @@ export class MemorySampler {
   private atMax: Resident[] = [];
   /** per phase, each process's highest RSS (anonymous + file-backed) sampled, in `processes`' order */
   private readonly perPhaseProcess = new Map<string, number[]>();
+  /** each process's highest RSS since the last `takeWindow()`, in `processes`' order */
+  private window: number[] = [];
   samples = 0;
 
   /** `processes` is read at every sample: System.restartServices replaces its entries. */
@@ -303,6 +307,7 @@ export class MemorySampler {
         this.phase,
         each.map((r, i) => Math.max(before?.[i] ?? 0, r.anon + r.file)),
       );
+      this.window = each.map((r, i) => Math.max(this.window[i] ?? 0, r.anon + r.file));
     };
     sample();
     this.timer = setInterval(sample, 250);
@@ -312,6 +317,18 @@ export class MemorySampler {
 
   mark(phase: string): void {
     this.phase = phase;
+  }
+
+  /** Each process's highest sampled RSS in MiB since the last call (or the start), in `processes`' order. */
+  takeWindow(): number[] {
+    const peaks = this.window;
+    this.window = [];
+    return peaks;
+  }
+
+  /** The whole system's peak during `phase` (zero if never sampled). */
+  systemPeak(phase: string): SystemMemory {
+    return this.perPhase.get(phase) ?? { physical: 0, rssSum: 0 };
   }
 
   /** Each process's highest sampled RSS in MiB during `phase`, in `processes`' order (empty if never sampled). */

@@ -2,10 +2,10 @@
  * The bench's bounds table: each bound judged on every history size's figure,
  * the growth bound only when the run has both 10,000 and 100,000, memory on
  * the services alone (not NATS, the database or the baseline), the cold start
- * on its round right after the restart.
+ * on each case's round right after the restart, the soak's minutes against its first ones.
  */
 import { checkBounds } from "../bounds";
-import type { ColdResult, Report, SizeResult } from "../figures";
+import type { ColdCaseResult, Report, SizeResult, SoakMinute } from "../figures";
 import type { LoadResult } from "../scenarios";
 
 const loadOf = (scenario: string, rps: number, p50: number, p99: number): LoadResult => ({
@@ -123,8 +123,14 @@ it("fails memory on one service past 200 MiB, or the whole system past 800 MiB",
   expect(failing(report([size(1_000)], 150, 893)).map((c) => c.what)).toEqual(["whole system's peak (physical)"]);
 });
 
-/** A cold start whose cold round has these figures (the warm round is never judged). */
-function coldStart(p99s: [number, number, number], allDoneSeconds: number | null, errors = 0): ColdResult {
+/** A cold-start case whose cold round has these figures (the warm round is never judged). */
+function coldCase(
+  [members, unread, history]: [number, number, number],
+  p99s: [number, number, number],
+  allDoneSeconds: number | null = 5,
+  errors = 0,
+  systemPeakMiB = 700,
+): ColdCaseResult {
   const round = (p99: number[], done: number | null, errs: number) => ({
     round: "",
     steps: p99.map((v, i) => ({
@@ -135,31 +141,105 @@ function coldStart(p99s: [number, number, number], allDoneSeconds: number | null
       statuses: {},
       messages: {},
     })),
-    completedMembers: 20,
+    completedMembers: members,
     allDoneSeconds: done,
     wrongFirstUnread: 0,
     memory: [],
+    systemPeakMiB,
   });
   return {
-    members: 20,
-    unread: 10_000,
+    members,
+    unread,
+    history,
     seedSeconds: 1,
     restartSeconds: 1,
-    rounds: [round(p99s, allDoneSeconds, errors), round([10_000, 10_000, 10_000], null, 20)],
-    stoppedPeaks: {},
+    rounds: [round(p99s, allDoneSeconds, errors), round([10_000, 10_000, 10_000], null, members)],
   };
 }
 
-it("judges the cold start on its cold round only, and only when the run has one", () => {
-  expect(checkBounds(report([size(1_000)])).map((c) => c.what)).not.toContain("cold POST /register p99");
-  const meets = { ...report([size(1_000)]), cold: coldStart([300, 200, 200], 10) };
+const withCold = (...cases: ColdCaseResult[]): Report => ({ ...report([size(1_000)]), cold: { cases } });
+
+it("judges the cold start on its cold round only, each case, and only when the run has one", () => {
+  expect(checkBounds(report([size(1_000)])).some((c) => c.what.startsWith("cold"))).toBe(false);
+  const meets = withCold(
+    coldCase([20, 10_000, 10_000], [300, 200, 200], 10),
+    coldCase([100, 10_000, 10_000], [900, 200, 200]),
+  );
   expect(failing(meets)).toEqual([]);
-  expect(checkBounds(meets).find((c) => c.what === "cold start errors")?.figures).toBe("0 (20 members × 10000 unread)");
-  const misses = { ...report([size(1_000)]), cold: coldStart([10_012.5, 150, 201], null, 20) };
+  expect(checkBounds(meets).find((c) => c.what === "cold start errors")?.figures).toBe(
+    "0 (20x10000@10000), 0 (100x10000@10000)",
+  );
+  const misses = withCold(coldCase([20, 10_000, 10_000], [10_012.5, 150, 201], null, 20, 801));
   expect(failing(misses).map((c) => [c.what, c.figures])).toEqual([
-    ["cold POST /register p99", "10012.5 (20 members × 10000 unread)"],
-    ["cold GET /messages (channel, newest) p99", "201 (20 members × 10000 unread)"],
-    ["cold start: every member done", "not all (20 members × 10000 unread)"],
-    ["cold start errors", "20 (20 members × 10000 unread)"],
+    ["cold POST /register p99, up to 20 members × 10,000 unread", "10012.5 (20x10000@10000)"],
+    ["cold GET /messages (channel, newest) p99", "201 (20x10000@10000)"],
+    ["cold start: every member done", "not all (20x10000@10000)"],
+    ["cold start errors", "20 (20x10000@10000)"],
+    ["cold start: whole system's peak (both rounds)", "801 (20x10000@10000)"],
   ]);
+});
+
+it("bounds cold register by the members' unread: 300 ms up to 10,000, 1 s up to 50,000, none for 100 members", () => {
+  const r = withCold(
+    coldCase([20, 10_000, 10_000], [350, 100, 100]),
+    coldCase([20, 50_000, 50_000], [950, 100, 100]),
+    coldCase([100, 10_000, 10_000], [5_000, 100, 100]),
+  );
+  expect(failing(r).map((c) => [c.what, c.figures])).toEqual([
+    ["cold POST /register p99, up to 20 members × 10,000 unread", "350 (20x10000@10000)"],
+  ]);
+});
+
+it("compares each cold figure at 100,000 messages with the same case at 10,000", () => {
+  const r = withCold(coldCase([20, 10_000, 10_000], [100, 100, 100]), coldCase([20, 10_000, 100_000], [150, 151, 90]));
+  expect(failing(r).map((c) => [c.what, c.figures])).toEqual([
+    ["cold GET /messages (first_unread) p99 at 100,000 messages / at 10,000 (20 × 10000 unread)", "1.51"],
+  ]);
+});
+
+it("bounds the steady state's whole-system peak", () => {
+  const steady = (systemPeakMiB: number) =>
+    ({ ...report([size(1_000)]), steady: { members: 100, unread: 10_000, systemPeakMiB } }) as unknown as Report;
+  expect(failing(steady(800))).toEqual([]);
+  expect(failing(steady(801)).map((c) => c.what)).toEqual(["steady state: whole system's peak (100 × 10000 unread)"]);
+});
+
+/** A soak of `n` minutes at 10 actions/s, p99 100 ms and messaging at 100 MiB, changed by `change`. */
+function soak(n: number, change: (m: SoakMinute) => void = () => {}): Report {
+  const minutes = Array.from({ length: n }, (_, i) => {
+    const m = {
+      minute: i + 1,
+      rps: 10,
+      p50: 10,
+      p99: 100,
+      errors: 0,
+      pollErrors: 0,
+      messages: 0,
+      rssMiB: { messaging: 100 },
+    };
+    change(m);
+    return m;
+  });
+  return { ...report([size(1_000)]), soak: { minutes } } as unknown as Report;
+}
+
+it("judges each soak minute against minutes 1–5, and memory over the last 30 minutes (the last half when shorter)", () => {
+  expect(failing(soak(60))).toEqual([]);
+  const slower = soak(60, (m) => {
+    if (m.minute === 40) [m.rps, m.p99] = [6.6, 151];
+  });
+  expect(failing(slower).map((c) => [c.what, c.figures])).toEqual([
+    ["soak: every minute's actions/s", "lowest 0.66 × (minute 40)"],
+    ["soak: every minute's p99", "highest 1.51 × (minute 40)"],
+  ]);
+  // half a MiB more each minute: 13.0 % from minute 30 to 60, 4.8 % from minute 10 to 20
+  const leak = (m: SoakMinute) => (m.rssMiB.messaging = 100 + m.minute / 2);
+  expect(failing(soak(60, leak)).map((c) => [c.what, c.figures])).toEqual([
+    ["soak: each process's peak RSS growth over the last 30 minutes", "messaging 13.0 %"],
+  ]);
+  expect(failing(soak(20, leak))).toEqual([]);
+  expect(checkBounds(soak(20, leak)).find((c) => c.what.startsWith("soak: each process"))).toMatchObject({
+    what: "soak: each process's peak RSS growth over the last 10 minutes (the last half: a soak shorter than 60)",
+    figures: "messaging 4.8 %",
+  });
 });

@@ -1,0 +1,56 @@
+/**
+ * The soak: the mixed load's simulated users (mixed.ts) for `--soak MINUTES`, their sends growing
+ * the history, reported every minute (throughput, latency, errors, each process's RSS, the
+ * messages stored), so that a slowdown or a leak that takes a long run to show is seen.
+ */
+import { config, say } from "./config";
+import type { SoakMinute, SoakResult } from "./figures";
+import { mixedLoadOf } from "./mixed";
+import type { Org } from "./org";
+import { openMessageCount } from "./seed";
+import type { MemorySampler, System } from "./system";
+
+export async function runSoak(
+  sys: System,
+  memory: MemorySampler,
+  org: Org,
+  users: number,
+  usersFrom: string,
+): Promise<SoakResult> {
+  const minutes: SoakMinute[] = [];
+  const stored = await openMessageCount(sys.mongoUrl, `${sys.dbPrefix}_messaging`);
+  let pollErrorsBefore = 0;
+  try {
+    say(`[${org.subdomain}] soak: ${users} users (${usersFrom}) for ${config.soakMinutes} min...`);
+    memory.takeWindow();
+    const total = await mixedLoadOf(org).run(users, config.soakMinutes * 60, {
+      seconds: 60,
+      report: async (w, pollErrors) => {
+        const m: SoakMinute = {
+          minute: minutes.length + 1,
+          rps: w.requests / w.seconds,
+          p50: w.p50,
+          p99: w.p99,
+          errors: w.errors,
+          pollErrors: pollErrors - pollErrorsBefore,
+          messages: await stored.read(),
+          rssMiB: ((peaks) => Object.fromEntries(sys.processes.map((p, i) => [p.name, peaks[i] ?? NaN])))(
+            memory.takeWindow(),
+          ),
+        };
+        pollErrorsBefore = pollErrors;
+        minutes.push(m);
+        say(
+          `  minute ${m.minute}: ${m.rps.toFixed(1)} actions/s, p50 ${m.p50.toFixed(0)} ms, p99 ${m.p99.toFixed(0)} ms, ` +
+            `${m.errors} errors, ${m.pollErrors} long-poll errors, ${m.messages} messages stored; RSS MiB: ` +
+            Object.entries(m.rssMiB)
+              .map(([name, mib]) => `${name} ${mib.toFixed(0)}`)
+              .join(", "),
+        );
+      },
+    });
+    return { users, usersFrom, history: org.size, minutes, total };
+  } finally {
+    await stored.close();
+  }
+}
