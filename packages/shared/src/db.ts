@@ -182,6 +182,11 @@ export abstract class TenantRepository<T extends { realmId: number }> {
     return transaction?.conn === this.#model.db ? transaction.session : undefined;
   }
 
+  /** Whether the caller runs in a transaction on this repository's connection (writes then cannot be shared). */
+  protected get inTransaction(): boolean {
+    return this.session !== undefined;
+  }
+
   protected findOne(realmId: number, filter: TenantFilter<T>, opts: ReadOptions<T> = {}): Promise<T | null> {
     let q = this.#model.findOne(this.scoped(realmId, filter), opts.projection).session(this.session ?? null);
     if (opts.sort) q = q.sort(opts.sort as Record<string, 1 | -1>);

@@ -1,5 +1,5 @@
 import type { Connection } from "mongoose";
-import { TenantRepository } from "@teamchat/shared";
+import { TenantRepository, WriteCoalescer } from "@teamchat/shared";
 import {
   UNREAD_BLOCK,
   unreadBucketKey,
@@ -35,8 +35,24 @@ export class UnreadBucketRepository extends TenantRepository<UnreadBucketDoc> {
     );
   }
 
-  /** Adds unread messages to users' summaries: one upsert per bucket, in one command. */
+  /**
+   * Adds unread messages to users' summaries: one upsert per bucket, in one
+   * command. Outside a transaction, concurrent callers' entries are written
+   * together, each bucket once: the sends to one channel all append to the
+   * same receivers' buckets, and SecantusDB rewrites a document per update.
+   */
   async add(realmId: number, entries: Array<UnreadEntry & { userId: number }>): Promise<void> {
+    if (!entries.length) return;
+    if (this.inTransaction) return this.upsertBuckets(realmId, entries);
+    await this.#adds.run(String(realmId), entries);
+  }
+
+  readonly #adds = new WriteCoalescer<Array<UnreadEntry & { userId: number }>, void>(async (realmId, rounds) => {
+    await this.upsertBuckets(Number(realmId), rounds.flat());
+    return rounds.map(() => undefined);
+  });
+
+  private async upsertBuckets(realmId: number, entries: Array<UnreadEntry & { userId: number }>): Promise<void> {
     const buckets = new Map<
       string,
       { userId: number; place: UnreadPlace; block: number; ids: number[]; mentions: number[]; direct: number[] }
