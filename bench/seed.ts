@@ -12,7 +12,13 @@
  */
 import { mongo } from "mongoose";
 import { userMessageRow } from "../services/messaging/src/user-messages/user-message.schema";
-import { UNREAD_BLOCK, placeOf, unreadBucketKey } from "../services/messaging/src/user-messages/unread-bucket.schema";
+import {
+  HEAD_BLOCK,
+  UNREAD_BLOCK,
+  placeOf,
+  unreadBucketKey,
+  unreadHeadKey,
+} from "../services/messaging/src/user-messages/unread-bucket.schema";
 
 /** The fields of a `messages` document and of a `usermessages` row, as the schemas define them today. */
 export const MESSAGE_FIELDS = [
@@ -179,6 +185,30 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
     }));
     for (let i = 0; i < summary.length; i += batch) {
       await unreadBuckets.bulkWrite(summary.slice(i, i + batch), { ordered: false });
+    }
+    // every seeded message is in the buckets: each receiver's head says so (no newer rows to fold)
+    const heads = receivers.map((userId) => ({
+      updateOne: {
+        filter: { _id: unreadHeadKey(template.realmId as number, userId) },
+        update: {
+          $setOnInsert: {
+            realmId: template.realmId as number,
+            userId,
+            streamId: null,
+            topic: "",
+            participants: [],
+            block: HEAD_BLOCK,
+            ids: [],
+            mentions: [],
+            direct: [],
+          },
+          $max: { foldedThrough: lastId },
+        },
+        upsert: true,
+      },
+    }));
+    for (let i = 0; i < heads.length; i += batch) {
+      await unreadBuckets.bulkWrite(heads.slice(i, i + batch), { ordered: false });
     }
     plan.progress(`  bulk: ${summary.length} unread-summary buckets written`);
     for (const [topicKey, { name, maxId }] of newestInTopic) {

@@ -138,7 +138,12 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   const userTopics = new UserTopicIndex(userTopicRepository, nc, log);
   const users = new UserDirectory(bus, nc, log);
   const alertWords = new AlertWordIndex(alertWordRepository, nc, log);
-  const personal = new PersonalIndex({ messages, userMessages, unreadBuckets, conversations, alertWords }, nc, log);
+  const personal = new PersonalIndex(
+    { messages, userMessages, unreadBuckets, conversations, alertWords },
+    { rows: deps.config.UNREAD_FOLD_ROWS, marginSeconds: deps.config.UNREAD_FOLD_MARGIN_SECONDS },
+    nc,
+    log,
+  );
   const mutedUsers = new MutedUserIndex(mutedUserRepository, nc, log);
   const sendReceipts = new SendReceiptRepository(db, new InstanceLiveness(nc));
   const drafts = new DraftRepository(db, ids);
@@ -227,7 +232,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     events,
     log,
   });
-  await buildUnreadSummariesOnce({ db, messages, userMessages, unreadBuckets, log });
+  await buildUnreadSummariesOnce({ db, userMessages, summary: personal.summary, log });
   const draftsCleanup = await deleteDraftsWhenSynchronizationStops({ drafts }, nc, log);
   const delivery = new ScheduledMessageDelivery({ ...posting, scheduledMessages }, log);
 
@@ -376,7 +381,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
         settings,
       }),
     )
-    .handle(messaging.markAllAsRead, markAllAsReadHandler({ userMessages, unreadBuckets, events }))
+    .handle(messaging.markAllAsRead, markAllAsReadHandler({ userMessages, unreadBuckets, personal, events }))
     .handle(
       messaging.markStreamAsRead,
       markStreamAsReadHandler({ channels, subscriptions, userGroups, userMessages, unreadBuckets, personal, events }),

@@ -149,7 +149,8 @@ export async function postMessage(
       ...(post.sendKey !== undefined && { sendKey: post.sendKey }),
     });
     await stored?.(message.messageId);
-    await storeReceipts(deps, realm.id, message, flags);
+    // the unread summary folds the rows in later (UnreadSummary): a send writes one insert per receiver
+    await storeRows(deps, realm.id, message, flags);
     return message;
   });
   await announceMessage(deps, ctx, realm, settings, to, message, post, flags);
@@ -174,7 +175,21 @@ export async function deliverMessage(
   post: Post,
 ): Promise<void> {
   const flags = await receiverFlags(deps, ctx, realm.id, message.receivers, post);
-  await storeReceipts(deps, realm.id, message, flags);
+  await storeRows(deps, realm.id, message, flags);
+  // A resumed send's rows may be older than what the receivers' summaries already folded: written there too.
+  const place = placeOf(message);
+  await deps.unreadBuckets.add(
+    realm.id,
+    [...flags]
+      .filter(([, f]) => !f.includes("read"))
+      .map(([userId, f]) => ({
+        userId,
+        id: message.messageId,
+        place,
+        mentioned: isMention(f),
+        direct: f.includes("mentioned"),
+      })),
+  );
   await announceMessage(deps, ctx, realm, settings, to, message, post, flags);
 }
 
@@ -208,36 +223,18 @@ async function receiverFlags(
   );
 }
 
-/**
- * Each receiver's row with their flags, then the message in the unread
- * summary of those who get it unread; both can run again for the same message
- * (rows kept, summary repeats dropped by its readers).
- */
-async function storeReceipts(
-  deps: Pick<DeliverDeps, "userMessages" | "unreadBuckets">,
+/** Each receiver's row with their flags (existing rows kept: the step can run again for the same message). */
+const storeRows = (
+  deps: Pick<DeliverDeps, "userMessages">,
   realmId: number,
   message: MessageDoc,
   flags: Map<number, string[]>,
-): Promise<void> {
-  await deps.userMessages.deliver(
+) =>
+  deps.userMessages.deliver(
     realmId,
     message.messageId,
     [...flags].map(([userId, f]) => ({ userId, flags: f })),
   );
-  const place = placeOf(message);
-  await deps.unreadBuckets.add(
-    realmId,
-    [...flags]
-      .filter(([, f]) => !f.includes("read"))
-      .map(([userId, f]) => ({
-        userId,
-        id: message.messageId,
-        place,
-        mentioned: isMention(f),
-        direct: f.includes("mentioned"),
-      })),
-  );
-}
 
 /**
  * A stored message made known: noted as its topic's or conversation's newest

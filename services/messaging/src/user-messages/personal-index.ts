@@ -14,7 +14,8 @@ import type { AlertWordIndex } from "../alert-words/alert-word-index";
 import { inFlagOrder, isMention, mayMention } from "./flags";
 import type { UserMessageRepository } from "./user-message.repository";
 import type { UnreadBucketRepository } from "./unread-bucket.repository";
-import { UnreadSet, type UnreadMessage } from "./unread-set";
+import type { UnreadSet, UnreadMessage } from "./unread-set";
+import { UnreadSummary, type FoldSettings } from "./unread-summary";
 
 /** Unread messages kept in memory over all users; the least recently used users are dropped beyond it. */
 const MAX_CACHED_MESSAGES = 200_000;
@@ -48,6 +49,9 @@ export class PersonalState {
     /** by recipient id */
     private readonly conversations: Map<number, RecentConversation>,
   ) {}
+
+  /** messages received since this state last had its new rows folded (UnreadSummary) */
+  receivedSinceFold = 0;
 
   get weight(): number {
     return this.unread.size + this.userSet.size + this.conversations.size + 1;
@@ -121,6 +125,8 @@ export class PersonalIndex {
   private readonly cache: EventCache<PersonalState>;
   private readonly subs: EventSubscription[];
   private readonly loads = new Semaphore(CONCURRENT_LOADS);
+  /** the unread messages as stored, which a load reads */
+  readonly summary: UnreadSummary;
 
   constructor(
     private readonly deps: {
@@ -130,9 +136,11 @@ export class PersonalIndex {
       conversations: ConversationRepository;
       alertWords: AlertWordIndex;
     },
+    fold: FoldSettings,
     nc: NatsConnection,
     log: Logger,
   ) {
+    this.summary = new UnreadSummary(deps, fold, log);
     this.cache = new EventCache(nc, { name: "personal-index", maxWeight: MAX_CACHED_MESSAGES, weigh: (f) => f.weight });
     this.subs = [
       subscribeEvent(nc, messagingEvents.messageSent, (e) => this.onMessage(e), { log }),
@@ -150,15 +158,15 @@ export class PersonalIndex {
   of(realmId: number, userId: number): Promise<PersonalState> {
     return this.cache.get(`${realmId}:${userId}`, () =>
       this.loads.run(async () => {
-        const { unreadBuckets, userMessages, messages, conversations } = this.deps;
-        const [buckets, userSet, latestReceived, recent] = await Promise.all([
-          unreadBuckets.ofUser(realmId, userId),
+        const { userMessages, messages, conversations } = this.deps;
+        const [unread, userSet, latestReceived, recent] = await Promise.all([
+          this.summary.of(realmId, userId),
           userMessages.withAnyFlag(realmId, userId, USER_SET_FLAGS),
           messages.latestReceivedId(realmId, userId),
           conversations.recentOf(realmId, userId),
         ]);
         return new PersonalState(
-          UnreadSet.fromSummary(buckets),
+          unread,
           new Map(userSet.map((r) => [r.messageId, USER_SET_FLAGS.filter((f) => r.flags.includes(f))])),
           latestReceived,
           new Map(recent.map((c) => [c.recipientId, { userIds: c.userIds, lastMessageId: c.lastMessageId }])),
@@ -278,7 +286,14 @@ export class PersonalIndex {
             mentioned: isMention(userFlags),
             direct: userFlags.includes("mentioned"),
           };
-      this.cache.update(`${realmId}:${user}`, (s) => s.note(unread, message.id, userFlags, conversation));
+      this.cache.update(`${realmId}:${user}`, (s) => {
+        s.note(unread, message.id, userFlags, conversation);
+        // a user whose state stays in memory is never loaded again: their new rows are folded as they come
+        if (++s.receivedSinceFold >= this.summary.settings.rows) {
+          s.receivedSinceFold = 0;
+          this.summary.foldLater(realmId, Number(user));
+        }
+      });
     }
   }
 }

@@ -1,7 +1,9 @@
 import type { Connection } from "mongoose";
 import { TenantRepository, WriteCoalescer } from "@teamchat/shared";
 import {
+  HEAD_BLOCK,
   UNREAD_BLOCK,
+  unreadHeadKey,
   unreadBucketKey,
   unreadBucketSchema,
   type UnreadBucketDoc,
@@ -26,13 +28,24 @@ export class UnreadBucketRepository extends TenantRepository<UnreadBucketDoc> {
     super(conn.model<UnreadBucketDoc>("UnreadBucket", unreadBucketSchema));
   }
 
-  /** The user's buckets: their whole unread state, one index look-up. */
-  ofUser(realmId: number, userId: number): Promise<UnreadBucketDoc[]> {
-    return this.find(
-      realmId,
-      { userId },
-      { projection: { streamId: 1, topic: 1, participants: 1, ids: 1, mentions: 1, direct: 1 } },
-    );
+  /** The user's buckets, and the newest message id they hold all of (0 before any fold): one index look-up. */
+  async ofUser(realmId: number, userId: number): Promise<{ buckets: UnreadBucketDoc[]; foldedThrough: number }> {
+    const docs = await this.find(realmId, { userId });
+    const head = docs.find((d) => d.block === HEAD_BLOCK);
+    return { buckets: docs.filter((d) => d !== head), foldedThrough: head?.foldedThrough ?? 0 };
+  }
+
+  /** Records that the user's buckets hold every unread message up to this id (never moving back). */
+  async setFoldedThrough(realmId: number, userId: number, messageId: number): Promise<void> {
+    await this.upsertByKeys(realmId, [
+      {
+        key: unreadHeadKey(realmId, userId),
+        update: {
+          $setOnInsert: { realmId, userId, streamId: null, topic: "", participants: [], block: HEAD_BLOCK },
+          $max: { foldedThrough: messageId },
+        },
+      },
+    ]);
   }
 
   /**
@@ -112,9 +125,9 @@ export class UnreadBucketRepository extends TenantRepository<UnreadBucketDoc> {
     await this.deleteMany(realmId, { ...scope, ids: { $size: 0 } });
   }
 
-  /** Empties the user's summary (everything read). */
+  /** Empties the user's buckets (everything read); their head stays. */
   async clear(realmId: number, userId: number): Promise<void> {
-    await this.deleteMany(realmId, { userId });
+    await this.deleteMany(realmId, { userId, block: { $ne: HEAD_BLOCK } });
   }
 
   /** The summary entries of these users for these messages (those unread for them). */
@@ -144,12 +157,8 @@ export class UnreadBucketRepository extends TenantRepository<UnreadBucketDoc> {
     await this.add(realmId, entries);
   }
 
-  /** Replaces the user's whole summary (the repair path: recomputed from the rows). */
-  async rebuild(realmId: number, userId: number, entries: UnreadEntry[]): Promise<void> {
-    await this.clear(realmId, userId);
-    await this.add(
-      realmId,
-      entries.map((e) => ({ ...e, userId })),
-    );
+  /** Drops the user's whole summary, head included (the repair path rebuilds it from the rows). */
+  async reset(realmId: number, userId: number): Promise<void> {
+    await this.deleteMany(realmId, { userId });
   }
 }

@@ -2,12 +2,15 @@ import { Schema } from "mongoose";
 
 /**
  * A compact summary of a user's unread messages: the ids of one
- * conversation's unread messages within one block of message ids. A user's
- * whole unread state (register's unread_msgs, first_unread) is a handful of
- * these documents, read with one index look-up, instead of a row per message
- * (docs/adr/0036-unread-summaries.md). Every write that changes a row's
- * "read" flag or an unread message's mentions changes these in the same
- * operation; UnreadBucketRepository.rebuild recomputes them from the rows.
+ * conversation's unread messages within one block of message ids, for the
+ * messages up to the user's head document's `foldedThrough`; newer ones are
+ * still only rows, folded in later (PersonalIndex). A user's whole unread
+ * state (register's unread_msgs, first_unread) is a handful of these
+ * documents and the rows since, read with two index look-ups, instead of a row
+ * per unread message (docs/adr/0036-unread-summaries.md). Every write that
+ * changes the "read" flag or the mentions of a row up to `foldedThrough`
+ * changes these in the same operation; UnreadBucketRepository.rebuild
+ * recomputes them from the rows.
  */
 export interface UnreadBucketDoc {
   /** `<realmId>:<userId>:<conversation>:<block>` (unreadBucketKey) */
@@ -20,8 +23,10 @@ export interface UnreadBucketDoc {
   topic: string;
   /** a direct message's participants, ascending; empty for a channel message */
   participants: number[];
-  /** floor(message id / UNREAD_BLOCK) */
+  /** floor(message id / UNREAD_BLOCK); HEAD_BLOCK for the user's head document */
   block: number;
+  /** the head document's: every message up to this id is in the buckets, newer ones only in the rows */
+  foldedThrough?: number;
   /** unread message ids (in arrival order; a resumed send may repeat one) */
   ids: number[];
   /** the ids among them that mention the user (any mention flag) */
@@ -36,6 +41,10 @@ export interface UnreadBucketDoc {
  * conversations are a few dozen documents.
  */
 export const UNREAD_BLOCK = 2048;
+/** The block of a user's head document (no ids, only `foldedThrough`). */
+export const HEAD_BLOCK = -1;
+/** The key of a user's head document. */
+export const unreadHeadKey = (realmId: number, userId: number): string => `${realmId}:${userId}:head`;
 
 /** Where an unread message sits: its channel and topic, or its direct conversation's participants. */
 export interface UnreadPlace {
@@ -63,6 +72,7 @@ export const unreadBucketSchema = new Schema<UnreadBucketDoc>(
     ids: { type: [Number], default: [] },
     mentions: { type: [Number], default: [] },
     direct: { type: [Number], default: [] },
+    foldedThrough: { type: Number },
   },
   { collection: "unreadbuckets", versionKey: false },
 );

@@ -46,9 +46,16 @@ export class UnreadSet {
     readonly olderMissing = false,
   ) {}
 
-  /** The newest MAX_UNREAD_MESSAGES of a user's summary (its buckets may repeat an id). */
-  static fromSummary(buckets: UnreadBucketDoc[]): UnreadSet {
+  /** The newest MAX_UNREAD_MESSAGES of a user's buckets (which may repeat an id) and newer unread messages. */
+  static fromSummary(buckets: UnreadBucketDoc[], newer: UnreadMessage[] = []): UnreadSet {
     const set = new UnreadSet();
+    for (const m of newer) {
+      const group = set.groupFor(m);
+      set.groupOf.set(m.id, group);
+      group.ids.push(m.id);
+      if (m.mentioned) set.mentioned.add(m.id);
+      if (m.direct) set.direct.add(m.id);
+    }
     for (const b of buckets) {
       const group = set.groupFor(b);
       for (const id of b.ids) {

@@ -41,6 +41,19 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
     return this.find(realmId, { userId, flags: { $in: [...flags] } }, { projection: { messageId: 1, flags: 1 } });
   }
 
+  /** The user's rows of messages newer than `messageId`: message id, flags and whether unread. */
+  after(
+    realmId: number,
+    userId: number,
+    messageId: number,
+  ): Promise<Array<Pick<UserMessageDoc, "messageId" | "flags" | "unread">>> {
+    return this.find(
+      realmId,
+      { userId, messageId: { $gt: messageId } },
+      { projection: { messageId: 1, flags: 1, unread: 1 } },
+    );
+  }
+
   /** The user's unread rows' message ids, for the summary's repair (reads every row of the user). */
   async unreadOf(realmId: number, userId: number): Promise<Array<Pick<UserMessageDoc, "messageId" | "flags">>> {
     return this.find(realmId, { userId, unread: true }, { projection: { messageId: 1, flags: 1 } });
