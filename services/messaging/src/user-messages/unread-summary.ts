@@ -30,6 +30,8 @@ export interface FoldSettings {
 export class UnreadSummary {
   private readonly folds = new Semaphore(1);
   private readonly folding = new Set<string>();
+  /** users whose rows are all too new to fold, until when (ms): a fold then would read them for nothing */
+  private readonly notBefore = new Map<string, number>();
 
   constructor(
     private readonly deps: {
@@ -60,28 +62,29 @@ export class UnreadSummary {
       .finally(() => this.folding.delete(key));
   }
 
-  /** The unread messages among the user's rows newer than `after`, and how many rows there were. */
+  /**
+   * The user's rows newer than `after`, with their messages' places and times
+   * (a deleted message's row has none); unread ones as the summary holds them.
+   */
   private async newerThan(
     realmId: number,
     userId: number,
     after: number,
-  ): Promise<{ tail: Array<UnreadMessage & { timestamp: number }>; rows: number }> {
+  ): Promise<{ tail: UnreadMessage[]; rows: number; timestamps: Map<number, number> }> {
     const rows = await this.deps.userMessages.after(realmId, userId, after);
-    const unread = new Map(rows.filter((r) => r.unread).map((r) => [r.messageId, r.flags]));
-    const tail = unread.size ? await this.deps.messages.summaries(realmId, [...unread.keys()]) : [];
-    return {
-      rows: rows.length,
-      tail: tail.map((m) => {
-        const flags = unread.get(m.messageId)!;
-        return {
-          id: m.messageId,
-          ...placeOf(m),
-          mentioned: isMention(flags),
-          direct: flags.includes("mentioned"),
-          timestamp: m.timestamp,
-        };
-      }),
-    };
+    const messages = rows.length
+      ? await this.deps.messages.summaries(
+          realmId,
+          rows.map((r) => r.messageId),
+        )
+      : [];
+    const byId = new Map(messages.map((m) => [m.messageId, m]));
+    const tail = rows.flatMap((r) => {
+      const m = byId.get(r.messageId);
+      if (!m || !r.unread) return [];
+      return [{ id: m.messageId, ...placeOf(m), mentioned: isMention(r.flags), direct: r.flags.includes("mentioned") }];
+    });
+    return { tail, rows: rows.length, timestamps: new Map(messages.map((m) => [m.messageId, m.timestamp])) };
   }
 
   /** The repair path: the user's summary dropped and rebuilt from all their rows (every row read once). */
@@ -91,17 +94,28 @@ export class UnreadSummary {
   }
 
   /**
-   * Appends the user's unread rows older than the margin to their
-   * buckets, moves the head past them, then takes out again those read
-   * meanwhile (their request may have updated the buckets before the append).
+   * Appends the user's unread rows of messages older than the margin to their
+   * buckets and moves the head past every such row, read or not; then takes
+   * out again those read meanwhile (their request may have updated the
+   * buckets before the append). Until the newest row is old enough, a user
+   * whose rows are all newer than the margin is not folded again.
    */
   private async fold(realmId: number, userId: number): Promise<void> {
+    const key = `${realmId}:${userId}`;
+    if ((this.notBefore.get(key) ?? 0) > Date.now()) return;
     const { unreadBuckets, userMessages } = this.deps;
     const { foldedThrough } = await unreadBuckets.ofUser(realmId, userId);
-    const { tail } = await this.newerThan(realmId, userId, foldedThrough);
+    const { tail, timestamps } = await this.newerThan(realmId, userId, foldedThrough);
     const cutoff = Date.now() / 1000 - this.settings.marginSeconds;
-    const folded = tail.filter((m) => m.timestamp < cutoff);
-    if (!folded.length) return;
+    const old = [...timestamps].filter(([, ts]) => ts < cutoff).map(([id]) => id);
+    if (!old.length) {
+      const oldest = Math.min(...timestamps.values());
+      if (Number.isFinite(oldest)) this.notBefore.set(key, (oldest + this.settings.marginSeconds) * 1000);
+      return;
+    }
+    this.notBefore.delete(key);
+    const through = Math.max(...old);
+    const folded = tail.filter((m) => m.id <= through);
     await unreadBuckets.add(
       realmId,
       folded.map((m) => ({
@@ -112,8 +126,8 @@ export class UnreadSummary {
         direct: m.direct,
       })),
     );
+    await unreadBuckets.setFoldedThrough(realmId, userId, through);
     const ids = folded.map((m) => m.id);
-    await unreadBuckets.setFoldedThrough(realmId, userId, Math.max(...ids));
     const now = await userMessages.flagsOf(realmId, userId, ids);
     const readSince = ids.filter((id) => now.get(id)?.includes("read") ?? true);
     await unreadBuckets.remove(realmId, [userId], readSince);
