@@ -51,7 +51,7 @@ export const envSchema = z.object({
    * A user's unread rows newer than their unread summary are folded into it
    * once there are this many (docs/adr/0036-unread-summaries.md).
    */
-  UNREAD_FOLD_ROWS: z.coerce.number().int().positive().default(500),
+  UNREAD_FOLD_ROWS: z.coerce.number().int().positive().default(2000),
   /**
    * Only messages at least this old are folded into unread summaries: longer
    * than a send takes to store its rows after taking its id (three request deadlines).
