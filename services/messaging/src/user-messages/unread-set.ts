@@ -89,10 +89,6 @@ export class UnreadSet {
     return this.groupOf.has(id);
   }
 
-  isMentioned(id: number): boolean {
-    return this.mentioned.has(id);
-  }
-
   isDirectlyMentioned(id: number): boolean {
     return this.direct.has(id);
   }

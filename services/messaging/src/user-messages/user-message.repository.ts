@@ -54,11 +54,6 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
     );
   }
 
-  /** The user's unread rows' message ids, for the summary's repair (reads every row of the user). */
-  async unreadOf(realmId: number, userId: number): Promise<Array<Pick<UserMessageDoc, "messageId" | "flags">>> {
-    return this.find(realmId, { userId, unread: true }, { projection: { messageId: 1, flags: 1 } });
-  }
-
   /** Every organization's users who have unread rows (building the summaries of data older than them). */
   async usersWithUnreadInEveryRealm(): Promise<Array<{ realmId: number; userId: number }>> {
     const users = new Map<string, { realmId: number; userId: number }>();
