@@ -185,6 +185,17 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     settings,
     linkifiers,
   };
+  // what changing a user's flags needs: the messages' channels and access, the rows, the unread state, the event
+  const flagging = {
+    channels,
+    subscriptions,
+    userGroups,
+    messages,
+    userMessages,
+    unreadBuckets,
+    personal,
+    events,
+  };
   // what deleting messages needs: a message, or a topic's in batches
   const deleting = {
     db,
@@ -349,56 +360,14 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
         settings,
       }),
     )
-    .handle(
-      messaging.updateMessageFlags,
-      updateMessageFlagsHandler({
-        channels,
-        subscriptions,
-        userGroups,
-        messages,
-        userMessages,
-        unreadBuckets,
-        personal,
-        userTopics,
-        events,
-      }),
-    )
+    .handle(messaging.updateMessageFlags, updateMessageFlagsHandler({ ...flagging, userTopics }))
     .handle(
       messaging.updateMessageFlagsForNarrow,
-      updateMessageFlagsForNarrowHandler({
-        channels,
-        subscriptions,
-        userGroups,
-        messages,
-        history,
-        userMessages,
-        unreadBuckets,
-        personal,
-        conversations,
-        userTopics,
-        users,
-        events,
-        settings,
-      }),
+      updateMessageFlagsForNarrowHandler({ ...flagging, history, conversations, userTopics, users, settings }),
     )
     .handle(messaging.markAllAsRead, markAllAsReadHandler({ userMessages, unreadBuckets, personal, events }))
-    .handle(
-      messaging.markStreamAsRead,
-      markStreamAsReadHandler({ channels, subscriptions, userGroups, userMessages, unreadBuckets, personal, events }),
-    )
-    .handle(
-      messaging.markTopicAsRead,
-      markTopicAsReadHandler({
-        channels,
-        subscriptions,
-        userGroups,
-        messages,
-        userMessages,
-        unreadBuckets,
-        personal,
-        events,
-      }),
-    )
+    .handle(messaging.markStreamAsRead, markStreamAsReadHandler(flagging))
+    .handle(messaging.markTopicAsRead, markTopicAsReadHandler(flagging))
     .handle(
       messaging.getStreamTopics,
       getStreamTopicsHandler({ channels, subscriptions, userGroups, messages, topics, settings }),
