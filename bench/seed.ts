@@ -164,6 +164,40 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
         );
       }
     }
+    // The messages sent through the API before (the channel's notice, the template): unread rows up to the
+    // heads written below must be in the buckets too, as the summary's folding would have put them.
+    const earlier = (await db
+      .collection("usermessages")
+      .find({ realmId: template.realmId, userId: { $in: receivers }, messageId: { $lt: firstId }, unread: true })
+      .toArray()) as unknown as Array<{ realmId: number; userId: number; messageId: number }>;
+    const earlierMessages = new Map(
+      (
+        await messages
+          .find({ realmId: template.realmId, messageId: { $in: [...new Set(earlier.map((r) => r.messageId))] } })
+          .toArray()
+      ).map((m) => [m.messageId as number, m]),
+    );
+    for (const row of earlier) {
+      const m = earlierMessages.get(row.messageId);
+      if (!m || m.type !== "stream") continue;
+      const key = unreadBucketKey(
+        row.realmId as number,
+        row.userId as number,
+        placeOf(m as never),
+        m.messageId as number,
+      );
+      const bucket = buckets.get(key);
+      if (bucket) bucket.ids.push(m.messageId as number);
+      else {
+        const block = Math.floor((m.messageId as number) / UNREAD_BLOCK);
+        buckets.set(key, {
+          userId: row.userId as number,
+          topic: m.topic as string,
+          block,
+          ids: [m.messageId as number],
+        });
+      }
+    }
     const summary = [...buckets].map(([_id, b]) => ({
       updateOne: {
         filter: { _id },

@@ -32,8 +32,13 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
     );
   }
 
-  /** The user's rows with any of these flags: message id and flags. */
-  withAnyFlag(
+  /**
+   * The user's rows with any of these flags: message id and flags. Async, as
+   * every read here: a caller no longer waiting makes the read reject, never
+   * throw while the caller is still starting its other reads (which would then
+   * reject unheard).
+   */
+  async withAnyFlag(
     realmId: number,
     userId: number,
     flags: readonly string[],
@@ -42,7 +47,7 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
   }
 
   /** The user's rows of messages newer than `messageId`: message id, flags and whether unread. */
-  after(
+  async after(
     realmId: number,
     userId: number,
     messageId: number,
