@@ -88,7 +88,9 @@ const storedSummaries = () =>
     const folded = new Map<number, number>();
     for (const b of await db.collection("unreadbuckets").find({ realmId: sys.realm.id }).toArray()) {
       if (b.block === -1) {
-        folded.set(b.userId, b.foldedThrough);
+        folded.set(b.userId, b.foldedThrough ?? 0);
+        const list = out.get(b.userId) ?? out.set(b.userId, []).get(b.userId)!;
+        for (const id of b.starred ?? []) list.push(`${id} starred`);
         continue;
       }
       const place = b.streamId === null ? `d${b.participants.join(",")}` : `s${b.streamId}:${b.topic.toLowerCase()}`;
@@ -107,11 +109,18 @@ const storedSummaries = () =>
     return out;
   });
 
-/** Each user's summary as the rows say it should be. */
+/** Each user's summary as the rows say it should be: their unread messages, and their starred ones. */
 const recomputedSummaries = () =>
-  withDb(async (db) =>
-    entriesOfRows(db, await db.collection("usermessages").find({ realmId: sys.realm.id, unread: true }).toArray()),
-  );
+  withDb(async (db) => {
+    const out = await entriesOfRows(
+      db,
+      await db.collection("usermessages").find({ realmId: sys.realm.id, unread: true }).toArray(),
+    );
+    for (const r of await db.collection("usermessages").find({ realmId: sys.realm.id, flags: "starred" }).toArray()) {
+      (out.get(r.userId) ?? out.set(r.userId, []).get(r.userId)!).push(`${r.messageId} starred`);
+    }
+    return out;
+  });
 
 const sorted = (m: Map<number, Entry[]>) =>
   Object.fromEntries(people.map((p) => [p.userId, [...(m.get(p.userId) ?? [])].sort()]));
@@ -228,8 +237,15 @@ describe("the unread summary", () => {
     expect(folded).toBeGreaterThan(0);
     const expected = sorted(await recomputedSummaries());
     expect(Object.values(expected).flat().length).toBeGreaterThan(20);
+    expect(
+      Object.values(expected)
+        .flat()
+        .filter((e) => e.endsWith(" starred")).length,
+    ).toBeGreaterThan(0);
     for (const p of people) {
-      const ids = expected[p.userId]!.map((e) => Number(e.split(" ")[0])).sort((a, b) => a - b);
+      const ids = expected[p.userId]!.filter((e) => !e.endsWith(" starred"))
+        .map((e) => Number(e.split(" ")[0]))
+        .sort((a, b) => a - b);
       // both instances answer register over the rounds
       for (let i = 0; i < 6; i++) expect(await registeredUnread(p)).toEqual(ids);
     }
@@ -248,7 +264,9 @@ describe("the unread summary", () => {
     await expectSummariesMatchRows();
     expect(sorted(await storedSummaries())).toEqual(before);
     for (const p of people) {
-      const ids = before[p.userId]!.map((e) => Number(e.split(" ")[0])).sort((a, b) => a - b);
+      const ids = before[p.userId]!.filter((e) => !e.endsWith(" starred"))
+        .map((e) => Number(e.split(" ")[0]))
+        .sort((a, b) => a - b);
       expect(await registeredUnread(p)).toEqual(ids);
     }
   }, 60_000);

@@ -41,7 +41,7 @@ export const markAllAsReadHandler =
     const deadline = Date.now() + MARK_ALL_BUDGET_MS;
     for (;;) {
       // as stored, not as this instance keeps it: every unread message, up to MAX_UNREAD_MESSAGES a round
-      const unread = await deps.personal.summary.of(realm.id, actor.userId);
+      const { unread } = await deps.personal.summary.of(realm.id, actor.userId);
       for (let i = 0; i < unread.ids.length; i += MARK_ALL_BATCH) {
         if (Date.now() >= deadline) {
           await deps.unreadBuckets.remove(realm.id, [actor.userId], unread.ids.slice(0, i));

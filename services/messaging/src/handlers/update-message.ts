@@ -81,6 +81,7 @@ async function changeReceivers(
   await deps.messages.changeReceivers(realmId, ids, change.losing, change.gaining);
   await deps.userMessages.remove(realmId, change.losing, ids);
   await deps.unreadBuckets.remove(realmId, change.losing, ids);
+  await deps.unreadBuckets.forget(realmId, change.losing, ids);
   if (change.gaining.length) await deps.userMessages.addRead(realmId, change.gaining, ids);
 }
 

@@ -61,6 +61,7 @@ export async function deleteMessages(
     await deps.userMessages.remove(realmId, idSet([...received, ...audience]), ids);
     // a message marked unread through the channel's history is in the summary of someone outside `received`
     await deps.unreadBuckets.remove(realmId, idSet([...received, ...audience]), ids);
+    await deps.unreadBuckets.forget(realmId, idSet([...received, ...audience]), ids);
     // Zulip's attachments list only messages that still exist
     await deps.attachments.unlinkMessages(realmId, ids);
     if (first.streamId === null) {

@@ -137,6 +137,8 @@ export async function changeFlags(
     flag,
     adding,
   );
+  // starred and collapsed messages are kept in the user's unread summary's head (no index serves flags)
+  await deps.unreadBuckets.setUserFlag(realmId, actor.userId, changed, flag, adding);
   if (markingUnread) {
     await deps.unreadBuckets.add(
       realmId,

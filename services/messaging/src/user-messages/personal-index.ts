@@ -158,16 +158,18 @@ export class PersonalIndex {
   of(realmId: number, userId: number): Promise<PersonalState> {
     return this.cache.get(`${realmId}:${userId}`, () =>
       this.loads.run(async () => {
-        const { userMessages, messages, conversations } = this.deps;
-        const [unread, userSet, latestReceived, recent] = await Promise.all([
+        const { messages, conversations } = this.deps;
+        const [{ unread, starred, collapsed }, latestReceived, recent] = await Promise.all([
           this.summary.of(realmId, userId),
-          userMessages.withAnyFlag(realmId, userId, USER_SET_FLAGS),
           messages.latestReceivedId(realmId, userId),
           conversations.recentOf(realmId, userId),
         ]);
+        const userSet = new Map<number, string[]>();
+        for (const id of starred) userSet.set(id, ["starred"]);
+        for (const id of collapsed) userSet.set(id, [...(userSet.get(id) ?? []), "collapsed"]);
         return new PersonalState(
           unread,
-          new Map(userSet.map((r) => [r.messageId, USER_SET_FLAGS.filter((f) => r.flags.includes(f))])),
+          userSet,
           latestReceived,
           new Map(recent.map((c) => [c.recipientId, { userIds: c.userIds, lastMessageId: c.lastMessageId }])),
         );

@@ -28,11 +28,36 @@ export class UnreadBucketRepository extends TenantRepository<UnreadBucketDoc> {
     super(conn.model<UnreadBucketDoc>("UnreadBucket", unreadBucketSchema));
   }
 
-  /** The user's buckets, and the newest message id they hold all of (0 before any fold): one index look-up. */
-  async ofUser(realmId: number, userId: number): Promise<{ buckets: UnreadBucketDoc[]; foldedThrough: number }> {
+  /**
+   * The user's buckets, the newest message id they hold all of (0 before any
+   * fold) and the user's starred and collapsed messages: one index look-up.
+   */
+  async ofUser(
+    realmId: number,
+    userId: number,
+  ): Promise<{ buckets: UnreadBucketDoc[]; foldedThrough: number; starred: number[]; collapsed: number[] }> {
     const docs = await this.find(realmId, { userId });
     const head = docs.find((d) => d.block === HEAD_BLOCK);
-    return { buckets: docs.filter((d) => d !== head), foldedThrough: head?.foldedThrough ?? 0 };
+    return {
+      buckets: docs.filter((d) => d !== head),
+      foldedThrough: head?.foldedThrough ?? 0,
+      starred: head?.starred ?? [],
+      collapsed: head?.collapsed ?? [],
+    };
+  }
+
+  /** Sets or clears a flag only the user sets ("starred", "collapsed") on messages, in their head. */
+  async setUserFlag(realmId: number, userId: number, messageIds: number[], flag: string, on: boolean): Promise<void> {
+    if (!messageIds.length || (flag !== "starred" && flag !== "collapsed")) return;
+    await this.upsertByKeys(realmId, [
+      {
+        key: unreadHeadKey(realmId, userId),
+        update: {
+          $setOnInsert: { realmId, userId, streamId: null, topic: "", participants: [], block: HEAD_BLOCK },
+          ...(on ? { $addToSet: { [flag]: { $each: messageIds } } } : { $pull: { [flag]: { $in: messageIds } } }),
+        },
+      },
+    ]);
   }
 
   /** Records that the user's buckets hold every unread message up to this id (never moving back). */
@@ -123,6 +148,16 @@ export class UnreadBucketRepository extends TenantRepository<UnreadBucketDoc> {
       { $pull: { ids: { $in: ids }, mentions: { $in: ids }, direct: { $in: ids } } },
     );
     await this.deleteMany(realmId, { ...scope, ids: { $size: 0 } });
+  }
+
+  /** Drops these messages from these users' starred and collapsed messages (deleted, or no longer theirs). */
+  async forget(realmId: number, userIds: number[], ids: number[]): Promise<void> {
+    if (!userIds.length || !ids.length) return;
+    await this.updateMany(
+      realmId,
+      { userId: { $in: userIds }, block: HEAD_BLOCK },
+      { $pull: { starred: { $in: ids }, collapsed: { $in: ids } } },
+    );
   }
 
   /** Empties the user's buckets (everything read); their head stays. */

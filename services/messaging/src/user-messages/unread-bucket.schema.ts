@@ -27,6 +27,10 @@ export interface UnreadBucketDoc {
   block: number;
   /** the head document's: every message up to this id is in the buckets, newer ones only in the rows */
   foldedThrough?: number;
+  /** the head document's: the user's starred messages (few, set by hand: Zulip's starred_messages) */
+  starred?: number[];
+  /** the head document's: the user's collapsed messages */
+  collapsed?: number[];
   /** unread message ids (in arrival order; a resumed send may repeat one) */
   ids: number[];
   /** the ids among them that mention the user (any mention flag) */
@@ -73,6 +77,8 @@ export const unreadBucketSchema = new Schema<UnreadBucketDoc>(
     mentions: { type: [Number], default: [] },
     direct: { type: [Number], default: [] },
     foldedThrough: { type: Number },
+    starred: { type: [Number], default: undefined },
+    collapsed: { type: [Number], default: undefined },
   },
   { collection: "unreadbuckets", versionKey: false },
 );

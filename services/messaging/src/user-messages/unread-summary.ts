@@ -43,12 +43,15 @@ export class UnreadSummary {
     private readonly log: Logger,
   ) {}
 
-  /** The user's unread messages; folds the newer rows afterwards when there are many. */
-  async of(realmId: number, userId: number): Promise<UnreadSet> {
-    const { buckets, foldedThrough } = await this.deps.unreadBuckets.ofUser(realmId, userId);
+  /**
+   * The user's unread messages, and the messages they starred and collapsed
+   * (kept in their head); folds the newer rows afterwards when there are many.
+   */
+  async of(realmId: number, userId: number): Promise<{ unread: UnreadSet; starred: number[]; collapsed: number[] }> {
+    const { buckets, foldedThrough, starred, collapsed } = await this.deps.unreadBuckets.ofUser(realmId, userId);
     const { tail, rows } = await this.newerThan(realmId, userId, foldedThrough);
     if (rows >= this.settings.rows) this.foldLater(realmId, userId);
-    return UnreadSet.fromSummary(buckets, tail);
+    return { unread: UnreadSet.fromSummary(buckets, tail), starred, collapsed };
   }
 
   /** Folds the user's newer rows into their buckets in the background (a no-op while one runs for them). */
@@ -62,40 +65,43 @@ export class UnreadSummary {
       .finally(() => this.folding.delete(key));
   }
 
-  /**
-   * The user's rows newer than `after`, with their messages' places and times
-   * (a deleted message's row has none); unread ones as the summary holds them.
-   */
+  /** The user's unread rows newer than `after`, as the summary holds them, with their messages' times. */
   private async newerThan(
     realmId: number,
     userId: number,
     after: number,
-  ): Promise<{ tail: UnreadMessage[]; rows: number; timestamps: Map<number, number> }> {
-    const rows = await this.deps.userMessages.after(realmId, userId, after);
-    const messages = rows.length
-      ? await this.deps.messages.summaries(
-          realmId,
-          rows.map((r) => r.messageId),
-        )
-      : [];
-    const byId = new Map(messages.map((m) => [m.messageId, m]));
-    const tail = rows.flatMap((r) => {
-      const m = byId.get(r.messageId);
-      if (!m || !r.unread) return [];
-      return [{ id: m.messageId, ...placeOf(m), mentioned: isMention(r.flags), direct: r.flags.includes("mentioned") }];
+  ): Promise<{ tail: Array<UnreadMessage & { timestamp: number }>; rows: number }> {
+    const rows = await this.deps.userMessages.unreadAfter(realmId, userId, after);
+    const flags = new Map(rows.map((r) => [r.messageId, r.flags]));
+    const messages = rows.length ? await this.deps.messages.summaries(realmId, [...flags.keys()]) : [];
+    const tail = messages.map((m) => {
+      const f = flags.get(m.messageId)!;
+      return {
+        id: m.messageId,
+        ...placeOf(m),
+        mentioned: isMention(f),
+        direct: f.includes("mentioned"),
+        timestamp: m.timestamp,
+      };
     });
-    return { tail, rows: rows.length, timestamps: new Map(messages.map((m) => [m.messageId, m.timestamp])) };
+    return { tail, rows: rows.length };
   }
 
   /** The repair path: the user's summary dropped and rebuilt from all their rows (every row read once). */
   async rebuild(realmId: number, userId: number): Promise<void> {
-    await this.deps.unreadBuckets.reset(realmId, userId);
+    const { unreadBuckets, userMessages } = this.deps;
+    await unreadBuckets.reset(realmId, userId);
+    const marked = await userMessages.withAnyFlag(realmId, userId, ["starred", "collapsed"]);
+    for (const flag of ["starred", "collapsed"]) {
+      const ids = marked.filter((r) => r.flags.includes(flag)).map((r) => r.messageId);
+      await unreadBuckets.setUserFlag(realmId, userId, ids, flag, true);
+    }
     await this.fold(realmId, userId);
   }
 
   /**
    * Appends the user's unread rows of messages older than the margin to their
-   * buckets and moves the head past every such row, read or not; then takes
+   * buckets and moves the head past them; then takes
    * out again those read meanwhile (their request may have updated the
    * buckets before the append). Until the newest row is old enough, a user
    * whose rows are all newer than the margin is not folded again.
@@ -105,11 +111,11 @@ export class UnreadSummary {
     if ((this.notBefore.get(key) ?? 0) > Date.now()) return;
     const { unreadBuckets, userMessages } = this.deps;
     const { foldedThrough } = await unreadBuckets.ofUser(realmId, userId);
-    const { tail, timestamps } = await this.newerThan(realmId, userId, foldedThrough);
+    const { tail } = await this.newerThan(realmId, userId, foldedThrough);
     const cutoff = Date.now() / 1000 - this.settings.marginSeconds;
-    const old = [...timestamps].filter(([, ts]) => ts < cutoff).map(([id]) => id);
+    const old = tail.filter((m) => m.timestamp < cutoff).map((m) => m.id);
     if (!old.length) {
-      const oldest = Math.min(...timestamps.values());
+      const oldest = Math.min(...tail.map((m) => m.timestamp));
       if (Number.isFinite(oldest)) this.notBefore.set(key, (oldest + this.settings.marginSeconds) * 1000);
       return;
     }

@@ -33,10 +33,9 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
   }
 
   /**
-   * The user's rows with any of these flags: message id and flags. Async, as
-   * every read here: a caller no longer waiting makes the read reject, never
-   * throw while the caller is still starting its other reads (which would then
-   * reject unheard).
+   * The user's rows with any of these flags: message id and flags. Reads all
+   * the user's rows (no index serves flags): for narrows by a flag the
+   * summaries do not hold (is:mentioned, is:alerted) and the summaries' repair.
    */
   async withAnyFlag(
     realmId: number,
@@ -46,16 +45,16 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
     return this.find(realmId, { userId, flags: { $in: [...flags] } }, { projection: { messageId: 1, flags: 1 } });
   }
 
-  /** The user's rows of messages newer than `messageId`: message id, flags and whether unread. */
-  async after(
+  /** The user's unread rows of messages newer than `messageId`: message id and flags (one index range). */
+  async unreadAfter(
     realmId: number,
     userId: number,
     messageId: number,
-  ): Promise<Array<Pick<UserMessageDoc, "messageId" | "flags" | "unread">>> {
+  ): Promise<Array<Pick<UserMessageDoc, "messageId" | "flags">>> {
     return this.find(
       realmId,
-      { userId, messageId: { $gt: messageId } },
-      { projection: { messageId: 1, flags: 1, unread: 1 } },
+      { userId, unread: true, messageId: { $gt: messageId } },
+      { projection: { messageId: 1, flags: 1 } },
     );
   }
 

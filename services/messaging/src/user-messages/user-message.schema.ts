@@ -43,8 +43,7 @@ export const userMessageSchema = new Schema<UserMessageDoc>(
   },
   { collection: "usermessages", versionKey: false },
 );
-// UserMessageRepository.withAnyFlag (a user's starred rows, is:mentioned): one entry per flag of a row.
-userMessageSchema.index({ realmId: 1, userId: 1, flags: 1 });
-// UserMessageRepository.after (the rows newer than a user's unread summary): a range of message ids.
-// Each index makes every row write dearer on SecantusDB (docs/adr/0010-query-shapes.md).
-userMessageSchema.index({ realmId: 1, userId: 1, messageId: 1 });
+// UserMessageRepository.unreadAfter (a user's unread rows newer than their unread summary): equality on the
+// user and `unread`, a range of message ids. The only index: each one makes every row write dearer on
+// SecantusDB (docs/adr/0010-query-shapes.md).
+userMessageSchema.index({ realmId: 1, userId: 1, unread: 1, messageId: 1 });
