@@ -3,8 +3,7 @@
  * MongoDB driver (mongoose's copy of it) into messaging's database, because the API
  * sends too slowly for it (docs/adr/0030-bench-method.md). It must write exactly what
  * services/messaging/src/messages/message.schema.ts and
- * user-messages/user-message.schema.ts define (with user-messages/unread-bucket.schema.ts' unread summary, and
- * topics/topic.schema.ts' row per topic), with ids taken from the `counters`
+ * user-messages/user-message.schema.ts define (and topics/topic.schema.ts' row per topic), with ids taken from the `counters`
  * document `{_id: "message", seq}` as packages/shared/src/ids.ts allocates them.
  * It copies the fixed fields from a message the API wrote (the template) and refuses
  * to run when that message's fields differ from the ones written here; the caller
@@ -12,13 +11,6 @@
  */
 import { mongo } from "mongoose";
 import { userMessageRow } from "../services/messaging/src/user-messages/user-message.schema";
-import {
-  HEAD_BLOCK,
-  UNREAD_BLOCK,
-  placeOf,
-  unreadBucketKey,
-  unreadHeadKey,
-} from "../services/messaging/src/user-messages/unread-bucket.schema";
 
 /** The fields of a `messages` document and of a `usermessages` row, as the schemas define them today. */
 export const MESSAGE_FIELDS = [
@@ -38,7 +30,7 @@ export const MESSAGE_FIELDS = [
   "client",
   "reactions",
 ] as const;
-export const USER_MESSAGE_FIELDS = ["_id", "realmId", "userId", "messageId", "flags", "unread"] as const;
+export const USER_MESSAGE_FIELDS = ["_id", "realmId", "userId", "messageId", "flags", "unread", "marked"] as const;
 
 export interface SeedPlan {
   mongoUrl: string;
@@ -70,7 +62,6 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
     const db = client.db(plan.dbName);
     const messages = db.collection("messages");
     const userMessages = db.collection<{ _id: string }>("usermessages");
-    const unreadBuckets = db.collection<{ _id: string }>("unreadbuckets");
     const topics = db.collection("topics");
     const counters = db.collection<{ _id: string; seq: number }>("counters");
 
@@ -110,8 +101,6 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
     const now = Math.floor(Date.now() / 1000);
     const started = Date.now();
     let lastSaid = started;
-    /** the unread summary's buckets: key → the user and the ids unread for them */
-    const buckets = new Map<string, { userId: number; topic: string; block: number; ids: number[] }>();
     /** topic key → the newest seeded message in it */
     const newestInTopic = new Map<string, { name: string; maxId: number }>();
     for (let from = 1; from <= plan.count; from += batch) {
@@ -141,15 +130,8 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
           client: "API",
           reactions: [],
         });
-        const place = placeOf({ type: "stream", streamId: template.streamId as number, topic, receivers });
         for (const userId of receivers) {
-          const row = userMessageRow(template.realmId as number, userId, messageId, plan.flags(userId, n));
-          rows.push(row);
-          if (!row.unread) continue;
-          const key = unreadBucketKey(row.realmId, userId, place, messageId);
-          const bucket = buckets.get(key);
-          if (bucket) bucket.ids.push(messageId);
-          else buckets.set(key, { userId, topic, block: Math.floor(messageId / UNREAD_BLOCK), ids: [messageId] });
+          rows.push(userMessageRow(template.realmId as number, userId, messageId, plan.flags(userId, n)));
         }
       }
       await messages.insertMany(msgs, { ordered: false });
@@ -164,87 +146,6 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
         );
       }
     }
-    // The messages sent through the API before (the channel's notice, the template): unread rows up to the
-    // heads written below must be in the buckets too, as the summary's folding would have put them.
-    const earlier = (await db
-      .collection("usermessages")
-      .find({ realmId: template.realmId, userId: { $in: receivers }, messageId: { $lt: firstId }, unread: true })
-      .toArray()) as unknown as Array<{ realmId: number; userId: number; messageId: number }>;
-    const earlierMessages = new Map(
-      (
-        await messages
-          .find({ realmId: template.realmId, messageId: { $in: [...new Set(earlier.map((r) => r.messageId))] } })
-          .toArray()
-      ).map((m) => [m.messageId as number, m]),
-    );
-    for (const row of earlier) {
-      const m = earlierMessages.get(row.messageId);
-      if (!m || m.type !== "stream") continue;
-      const key = unreadBucketKey(
-        row.realmId as number,
-        row.userId as number,
-        placeOf(m as never),
-        m.messageId as number,
-      );
-      const bucket = buckets.get(key);
-      if (bucket) bucket.ids.push(m.messageId as number);
-      else {
-        const block = Math.floor((m.messageId as number) / UNREAD_BLOCK);
-        buckets.set(key, {
-          userId: row.userId as number,
-          topic: m.topic as string,
-          block,
-          ids: [m.messageId as number],
-        });
-      }
-    }
-    const summary = [...buckets].map(([_id, b]) => ({
-      updateOne: {
-        filter: { _id },
-        update: {
-          $setOnInsert: {
-            realmId: template.realmId as number,
-            userId: b.userId,
-            streamId: template.streamId as number,
-            topic: b.topic,
-            participants: [],
-            block: b.block,
-            mentions: [],
-            direct: [],
-          },
-          $push: { ids: { $each: b.ids } },
-        },
-        upsert: true,
-      },
-    }));
-    for (let i = 0; i < summary.length; i += batch) {
-      await unreadBuckets.bulkWrite(summary.slice(i, i + batch), { ordered: false });
-    }
-    // every seeded message is in the buckets: each receiver's head says so (no newer rows to fold)
-    const heads = receivers.map((userId) => ({
-      updateOne: {
-        filter: { _id: unreadHeadKey(template.realmId as number, userId) },
-        update: {
-          $setOnInsert: {
-            realmId: template.realmId as number,
-            userId,
-            streamId: null,
-            topic: "",
-            participants: [],
-            block: HEAD_BLOCK,
-            ids: [],
-            mentions: [],
-            direct: [],
-          },
-          $max: { foldedThrough: lastId },
-        },
-        upsert: true,
-      },
-    }));
-    for (let i = 0; i < heads.length; i += batch) {
-      await unreadBuckets.bulkWrite(heads.slice(i, i + batch), { ordered: false });
-    }
-    plan.progress(`  bulk: ${summary.length} unread-summary buckets written`);
     for (const [topicKey, { name, maxId }] of newestInTopic) {
       const where = { realmId: template.realmId, streamId: template.streamId, topicKey };
       await topics.updateOne(where, { $set: { name, maxId } }, { upsert: true });

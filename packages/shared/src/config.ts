@@ -48,16 +48,6 @@ export const envSchema = z.object({
    */
   DELETE_TOPIC_TIME_BUDGET_SECONDS: z.coerce.number().min(0).default(50),
   /**
-   * A user's unread rows newer than their unread summary are folded into it
-   * once there are this many (docs/adr/0036-unread-summaries.md).
-   */
-  UNREAD_FOLD_ROWS: z.coerce.number().int().positive().default(2000),
-  /**
-   * Only messages at least this old are folded into unread summaries: longer
-   * than a send takes to store its rows after taking its id (three request deadlines).
-   */
-  UNREAD_FOLD_MARGIN_SECONDS: z.coerce.number().min(0).default(30),
-  /**
    * Domain events wait in a JetStream stream until notifications has applied
    * them; these bound what piles up while no notifications instance runs.
    */

@@ -182,11 +182,6 @@ export abstract class TenantRepository<T extends { realmId: number }> {
     return transaction?.conn === this.#model.db ? transaction.session : undefined;
   }
 
-  /** Whether the caller runs in a transaction on this repository's connection (writes then cannot be shared). */
-  protected get inTransaction(): boolean {
-    return this.session !== undefined;
-  }
-
   protected findOne(realmId: number, filter: TenantFilter<T>, opts: ReadOptions<T> = {}): Promise<T | null> {
     let q = this.#model.findOne(this.scoped(realmId, filter), opts.projection).session(this.session ?? null);
     if (opts.sort) q = q.sort(opts.sort as Record<string, 1 | -1>);
@@ -338,24 +333,6 @@ export abstract class TenantRepository<T extends { realmId: number }> {
     if (!keys.length) return 0;
     const filter = this.#keysFilter(realmId, keys) as Parameters<Model<T>["collection"]["updateMany"]>[0];
     return (await this.#model.collection.updateMany(filter, update as never, { session: this.session })).modifiedCount;
-  }
-
-  /**
-   * One update per key, each inserting its document when missing (upsert), in
-   * one unordered command; the keys are checked as #keysFilter checks them.
-   */
-  protected async upsertByKeys(
-    realmId: number,
-    updates: Array<{ key: string; update: UpdateQuery<T> }>,
-  ): Promise<void> {
-    noteWrite();
-    if (!updates.length) return;
-    this.#keysFilter(
-      realmId,
-      updates.map((u) => u.key),
-    );
-    const ops = updates.map(({ key, update }) => ({ updateOne: { filter: { _id: key }, update, upsert: true } }));
-    await this.#model.collection.bulkWrite(ops as never, { ordered: false, session: this.session });
   }
 
   /** Deletes the documents with these keys (see #keysFilter); returns how many there were. */

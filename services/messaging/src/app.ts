@@ -103,8 +103,6 @@ import { ScheduledMessageDelivery } from "./scheduled-messages/delivery";
 import { ScheduledMessageRepository } from "./scheduled-messages/scheduled-message.repository";
 import { scheduledMessagesState } from "./scheduled-messages/scheduled-messages.state";
 import { PersonalIndex } from "./user-messages/personal-index";
-import { UnreadBucketRepository } from "./user-messages/unread-bucket.repository";
-import { buildUnreadSummariesOnce } from "./user-messages/unread-summary-repair";
 import { UserMessageRepository } from "./user-messages/user-message.repository";
 import { UserTopicIndex } from "./user-topics/user-topic-index";
 import { UserTopicRepository } from "./user-topics/user-topic.repository";
@@ -123,7 +121,6 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   const messageCache = new MessageCache(nc, log);
   const messages = new MessageRepository(db, ids, messageCache);
   const userMessages = new UserMessageRepository(db);
-  const unreadBuckets = new UnreadBucketRepository(db);
   const conversations = new ConversationRepository(db, ids);
   const recent = new RecentMessages(messages, nc, log);
   const channelRepository = new ChannelRepository(db, ids);
@@ -134,16 +131,11 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   const channels = new ChannelDirectory(channelRepository, events, nc, log);
   const subscriptions = new SubscriptionDirectory(subscriptionRepository, events, nc, log);
   const history = new MessageHistory(messages, recent);
+  const personal = new PersonalIndex(messages, userMessages, conversations, nc, log);
   const topics = new TopicRepository(db);
   const userTopics = new UserTopicIndex(userTopicRepository, nc, log);
   const users = new UserDirectory(bus, nc, log);
   const alertWords = new AlertWordIndex(alertWordRepository, nc, log);
-  const personal = new PersonalIndex(
-    { messages, userMessages, unreadBuckets, conversations, alertWords },
-    { rows: deps.config.UNREAD_FOLD_ROWS, marginSeconds: deps.config.UNREAD_FOLD_MARGIN_SECONDS },
-    nc,
-    log,
-  );
   const mutedUsers = new MutedUserIndex(mutedUserRepository, nc, log);
   const sendReceipts = new SendReceiptRepository(db, new InstanceLiveness(nc));
   const drafts = new DraftRepository(db, ids);
@@ -175,7 +167,6 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     userGroups,
     messages,
     userMessages,
-    unreadBuckets,
     conversations,
     topics,
     users,
@@ -185,17 +176,6 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     settings,
     linkifiers,
   };
-  // what changing a user's flags needs: the messages' channels and access, the rows, the unread state, the event
-  const flagging = {
-    channels,
-    subscriptions,
-    userGroups,
-    messages,
-    userMessages,
-    unreadBuckets,
-    personal,
-    events,
-  };
   // what deleting messages needs: a message, or a topic's in batches
   const deleting = {
     db,
@@ -204,7 +184,6 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     userGroups,
     messages,
     userMessages,
-    unreadBuckets,
     conversations,
     topics,
     users,
@@ -220,7 +199,6 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       subscriptionRepository,
       messages,
       userMessages,
-      unreadBuckets,
       conversations,
       topics,
       userTopicRepository,
@@ -243,7 +221,6 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     events,
     log,
   });
-  await buildUnreadSummariesOnce({ db, userMessages, summary: personal.summary, log });
   const draftsCleanup = await deleteDraftsWhenSynchronizationStops({ drafts }, nc, log);
   const delivery = new ScheduledMessageDelivery({ ...posting, scheduledMessages }, log);
 
@@ -290,17 +267,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.subscribe, subscribeHandler(posting))
     .handle(
       messaging.unsubscribe,
-      unsubscribeHandler({
-        channels,
-        subscriptions,
-        userGroups,
-        userMessages,
-        unreadBuckets,
-        personal,
-        users,
-        events,
-        settings,
-      }),
+      unsubscribeHandler({ channels, subscriptions, userGroups, userMessages, personal, users, events, settings }),
     )
     .handle(messaging.updateSubscriptions, updateSubscriptionsHandler({ ...posting, personal }))
     .handle(
@@ -360,14 +327,45 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
         settings,
       }),
     )
-    .handle(messaging.updateMessageFlags, updateMessageFlagsHandler({ ...flagging, userTopics }))
+    .handle(
+      messaging.updateMessageFlags,
+      updateMessageFlagsHandler({
+        channels,
+        subscriptions,
+        userGroups,
+        messages,
+        userMessages,
+        personal,
+        userTopics,
+        events,
+      }),
+    )
     .handle(
       messaging.updateMessageFlagsForNarrow,
-      updateMessageFlagsForNarrowHandler({ ...flagging, history, conversations, userTopics, users, settings }),
+      updateMessageFlagsForNarrowHandler({
+        channels,
+        subscriptions,
+        userGroups,
+        messages,
+        history,
+        userMessages,
+        personal,
+        conversations,
+        userTopics,
+        users,
+        events,
+        settings,
+      }),
     )
-    .handle(messaging.markAllAsRead, markAllAsReadHandler({ userMessages, unreadBuckets, personal, events }))
-    .handle(messaging.markStreamAsRead, markStreamAsReadHandler(flagging))
-    .handle(messaging.markTopicAsRead, markTopicAsReadHandler(flagging))
+    .handle(messaging.markAllAsRead, markAllAsReadHandler({ userMessages, events }))
+    .handle(
+      messaging.markStreamAsRead,
+      markStreamAsReadHandler({ channels, subscriptions, userGroups, userMessages, personal, events }),
+    )
+    .handle(
+      messaging.markTopicAsRead,
+      markTopicAsReadHandler({ channels, subscriptions, userGroups, messages, userMessages, personal, events }),
+    )
     .handle(
       messaging.getStreamTopics,
       getStreamTopicsHandler({ channels, subscriptions, userGroups, messages, topics, settings }),
@@ -387,10 +385,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.getAlertWords, getAlertWordsHandler({ alertWords }))
     .handle(messaging.addAlertWords, addAlertWordsHandler({ alertWords, events }))
     .handle(messaging.removeAlertWords, removeAlertWordsHandler({ alertWords, events }))
-    .handle(
-      messaging.muteUser,
-      muteUserHandler({ messages, userMessages, unreadBuckets, personal, users, mutedUsers, events }),
-    )
+    .handle(messaging.muteUser, muteUserHandler({ messages, userMessages, personal, users, mutedUsers, events }))
     .handle(messaging.uploadFile, uploadFileHandler({ events, attachments, files }))
     .handle(messaging.uploadFiles.putChunk, fileChunks.put)
     .handle(messaging.uploadFiles.readChunk, fileChunks.read)

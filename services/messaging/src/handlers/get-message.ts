@@ -30,8 +30,8 @@ export const getMessageHandler =
     const { realm, actor } = requireUser(ctx);
     const message = await accessMessage(deps, realm.id, actor, p.message_id, ctx);
     const settings = await deps.settings.get(ctx);
-    const [flagsOf, vc] = await Promise.all([
-      deps.personal.flagsOf(realm.id, actor.userId, [message]),
+    const [personal, vc] = await Promise.all([
+      deps.personal.of(realm.id, actor.userId),
       loadViewContext(deps, ctx, realm, settings, [message], {
         applyMarkdown: p.apply_markdown,
         clientGravatar: true,
@@ -40,6 +40,6 @@ export const getMessageHandler =
     ]);
     return {
       raw_content: message.content,
-      message: Object.assign(messageView(message, vc), { flags: flagsOf(message) }),
+      message: Object.assign(messageView(message, vc), { flags: personal.of(message, actor.userId) }),
     };
   };

@@ -69,15 +69,15 @@ export const getMessagesHandler =
       : await messageRange(deps, realm.id, narrow, { anchor, numBefore, numAfter, includeAnchor });
     const rows: MessageDoc[] = range?.rows ?? (await deps.messages.byIds(realm.id, narrow.terms, p.message_ids!));
 
-    const [flagsOf, vc] = await Promise.all([
-      deps.personal.flagsOf(realm.id, actor.userId, rows),
+    const [flags, vc] = await Promise.all([
+      deps.personal.of(realm.id, actor.userId),
       loadViewContext(deps, ctx, realm, settings, rows, {
         applyMarkdown: p.apply_markdown,
         clientGravatar: p.client_gravatar,
         allowEmptyTopicName: p.allow_empty_topic_name,
       }),
     ]);
-    const messages = rows.map((r) => Object.assign(messageView(r, vc), { flags: flagsOf(r) }));
+    const messages = rows.map((r) => Object.assign(messageView(r, vc), { flags: flags.of(r, actor.userId) }));
     return {
       found_anchor: range?.found_anchor ?? false,
       found_oldest: range?.found_oldest ?? false,

@@ -12,7 +12,6 @@ import type { MessageRepository } from "../messages/message.repository";
 import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
 import type { ChannelDirectory } from "../channels/channel-directory";
 import type { PersonalIndex } from "../user-messages/personal-index";
-import type { UnreadBucketRepository } from "../user-messages/unread-bucket.repository";
 import { markChannelRead, publishFlagsEvent } from "../user-messages/flag-changes";
 
 /** Zulip marks all as read 2,000 rows at a time. */
@@ -32,27 +31,17 @@ const MARK_ALL_BUDGET_MS = 5000;
 export const markAllAsReadHandler =
   (deps: {
     userMessages: UserMessageRepository;
-    unreadBuckets: UnreadBucketRepository;
-    personal: PersonalIndex;
     events: EventPublisher<"messaging">;
   }): Handler<typeof messaging.markAllAsRead> =>
   async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const deadline = Date.now() + MARK_ALL_BUDGET_MS;
     for (;;) {
-      // as stored, not as this instance keeps it: every unread message, up to MAX_UNREAD_MESSAGES a round
-      const { unread } = await deps.personal.summary.of(realm.id, actor.userId);
-      for (let i = 0; i < unread.ids.length; i += MARK_ALL_BATCH) {
-        if (Date.now() >= deadline) {
-          await deps.unreadBuckets.remove(realm.id, [actor.userId], unread.ids.slice(0, i));
-          return { complete: false };
-        }
-        await deps.userMessages.setFlag(realm.id, actor.userId, unread.ids.slice(i, i + MARK_ALL_BATCH), "read", true);
-      }
-      if (!unread.olderMissing) break;
-      await deps.unreadBuckets.remove(realm.id, [actor.userId], unread.ids);
+      if (Date.now() >= deadline) return { complete: false };
+      const ids = await deps.userMessages.unreadIds(realm.id, actor.userId, MARK_ALL_BATCH);
+      await deps.userMessages.setFlag(realm.id, actor.userId, ids, "read", true);
+      if (ids.length < MARK_ALL_BATCH) break;
     }
-    await deps.unreadBuckets.clear(realm.id, actor.userId);
     publishFlagsEvent(deps, ctx, realm.id, actor.userId, { op: "add", flag: "read", messages: [], all: true });
     return { complete: true };
   };
@@ -63,7 +52,6 @@ interface ChannelReadDeps {
   subscriptions: SubscriptionDirectory;
   userGroups: UserGroupMemberships;
   userMessages: UserMessageRepository;
-  unreadBuckets: UnreadBucketRepository;
   personal: PersonalIndex;
   events: EventPublisher<"messaging">;
 }

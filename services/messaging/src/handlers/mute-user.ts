@@ -9,7 +9,6 @@ import {
 import type { MutedUserIndex } from "../muted-users/muted-user-index";
 import type { UserDirectory } from "../users/user-directory";
 import type { PersonalIndex } from "../user-messages/personal-index";
-import type { UnreadBucketRepository } from "../user-messages/unread-bucket.repository";
 import type { MessageRepository } from "../messages/message.repository";
 import type { UserMessageRepository } from "../user-messages/user-message.repository";
 import { accessUserToMute, publishMutedUsers } from "../muted-users/muting";
@@ -26,7 +25,6 @@ export const muteUserHandler =
     mutedUsers: MutedUserIndex;
     users: UserDirectory;
     personal: PersonalIndex;
-    unreadBuckets: UnreadBucketRepository;
     messages: MessageRepository;
     userMessages: UserMessageRepository;
     events: EventPublisher<"messaging">;

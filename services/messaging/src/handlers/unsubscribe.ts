@@ -23,7 +23,6 @@ import type { UserDirectory } from "../users/user-directory";
 import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
 import type { UserMessageRepository } from "../user-messages/user-message.repository";
 import type { PersonalIndex } from "../user-messages/personal-index";
-import type { UnreadBucketRepository } from "../user-messages/unread-bucket.repository";
 import { directlyControls, principalsToUsers } from "../subscriptions/principals";
 import { unsubscribeUsers } from "../subscriptions/unsubscribe-users";
 
@@ -69,7 +68,6 @@ interface UnsubscribeDeps {
   events: EventPublisher<"messaging">;
   settings: RealmSettingsSource;
   userMessages: UserMessageRepository;
-  unreadBuckets: UnreadBucketRepository;
   personal: PersonalIndex;
   userGroups: UserGroupMemberships;
 }

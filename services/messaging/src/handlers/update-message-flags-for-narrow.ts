@@ -9,7 +9,6 @@ import type { MessageRepository } from "../messages/message.repository";
 import type { MessageHistory } from "../messages/message-history";
 import type { UserMessageRepository } from "../user-messages/user-message.repository";
 import type { PersonalIndex } from "../user-messages/personal-index";
-import type { UnreadBucketRepository } from "../user-messages/unread-bucket.repository";
 import type { UserTopicIndex } from "../user-topics/user-topic-index";
 import type { ChannelDirectory } from "../channels/channel-directory";
 import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
@@ -34,7 +33,6 @@ export const updateMessageFlagsForNarrowHandler =
     history: MessageHistory;
     userMessages: UserMessageRepository;
     personal: PersonalIndex;
-    unreadBuckets: UnreadBucketRepository;
     userTopics: UserTopicIndex;
     channels: ChannelDirectory;
     subscriptions: SubscriptionDirectory;

@@ -10,7 +10,6 @@ import type { UserMessageRepository } from "../user-messages/user-message.reposi
 import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
 import type { ChannelDirectory } from "../channels/channel-directory";
 import type { PersonalIndex } from "../user-messages/personal-index";
-import type { UnreadBucketRepository } from "../user-messages/unread-bucket.repository";
 import type { UserTopicIndex } from "../user-topics/user-topic-index";
 import { changeFlags, checkFlagChange } from "../user-messages/flag-changes";
 
@@ -23,7 +22,6 @@ export const updateMessageFlagsHandler =
     channels: ChannelDirectory;
     events: EventPublisher<"messaging">;
     personal: PersonalIndex;
-    unreadBuckets: UnreadBucketRepository;
     userTopics: UserTopicIndex;
     userGroups: UserGroupMemberships;
   }): Handler<typeof messaging.updateMessageFlags> =>

@@ -30,8 +30,6 @@ import { topicLinks } from "../render/linkifiers";
 import { renderMarkdown } from "../render/markdown";
 import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
 import type { UserMessageRepository } from "../user-messages/user-message.repository";
-import type { UnreadBucketRepository } from "../user-messages/unread-bucket.repository";
-import { isMention } from "../user-messages/flags";
 import type { UserDirectory } from "../users/user-directory";
 
 type UpdateMessageEvent = PayloadOf<typeof messagingEvents.messageUpdated>["event"];
@@ -73,15 +71,13 @@ async function receiverChange(
 
 /** Stores a receiverChange: the messages' receivers, and the rows lost and gained. */
 async function changeReceivers(
-  deps: { messages: MessageRepository; userMessages: UserMessageRepository; unreadBuckets: UnreadBucketRepository },
+  deps: { messages: MessageRepository; userMessages: UserMessageRepository },
   realmId: number,
   ids: number[],
   change: ReceiverChange,
 ) {
   await deps.messages.changeReceivers(realmId, ids, change.losing, change.gaining);
   await deps.userMessages.remove(realmId, change.losing, ids);
-  await deps.unreadBuckets.remove(realmId, change.losing, ids);
-  await deps.unreadBuckets.forget(realmId, change.losing, ids);
   if (change.gaining.length) await deps.userMessages.addRead(realmId, change.gaining, ids);
 }
 
@@ -155,28 +151,10 @@ export const updateMessageHandler =
           message.messageId,
           new Map(message.receivers.map((u) => [u, mentions.get(u) ?? []])),
         );
-        const unread = await deps.unreadBuckets.entriesOf(realm.id, message.receivers, [message.messageId]);
-        await deps.unreadBuckets.replace(
-          realm.id,
-          unread.map((e) => {
-            const flags = mentions.get(e.userId) ?? [];
-            return { ...e, mentioned: isMention(flags), direct: flags.includes("mentioned") };
-          }),
-        );
       } else {
         await deps.messages.applyEdit(realm.id, plan.ids, plan.set, plan.entry);
       }
       if (receivers) await changeReceivers(deps, realm.id, plan.ids, receivers);
-      if (move && plan.relocated) {
-        // the moved messages' unread entries follow them (Zulip keeps each row's flags across a move)
-        const holders = idSet(plan.messages.flatMap((m) => m.receivers));
-        const unread = await deps.unreadBuckets.entriesOf(realm.id, holders, plan.ids);
-        const place = { streamId: move.to.streamId, topic: move.topic, participants: [] };
-        await deps.unreadBuckets.replace(
-          realm.id,
-          unread.map((e) => ({ ...e, place })),
-        );
-      }
       if (move && plan.relocated) {
         for (const [channel, key] of [
           [move.from, message.topicKey],

@@ -11,7 +11,6 @@ import { conversationKey, type ConversationRepository } from "../conversations/c
 import type { ChannelDirectory } from "../channels/channel-directory";
 import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
 import type { MessageRepository } from "./message.repository";
-import type { UnreadBucketRepository } from "../user-messages/unread-bucket.repository";
 import type { UserMessageRepository } from "../user-messages/user-message.repository";
 import type { TopicRepository } from "../topics/topic.repository";
 import type { UserDirectory } from "../users/user-directory";
@@ -27,7 +26,6 @@ export interface DeleteDeps {
   userGroups: UserGroupMemberships;
   messages: MessageRepository;
   userMessages: UserMessageRepository;
-  unreadBuckets: UnreadBucketRepository;
   topics: TopicRepository;
   conversations: ConversationRepository;
   users: UserDirectory;
@@ -59,9 +57,6 @@ export async function deleteMessages(
     if (!deleted) return 0;
     // rows of those who had them, and historical rows (a subscriber starred one seen in the channel's history)
     await deps.userMessages.remove(realmId, idSet([...received, ...audience]), ids);
-    // a message marked unread through the channel's history is in the summary of someone outside `received`
-    await deps.unreadBuckets.remove(realmId, idSet([...received, ...audience]), ids);
-    await deps.unreadBuckets.forget(realmId, idSet([...received, ...audience]), ids);
     // Zulip's attachments list only messages that still exist
     await deps.attachments.unlinkMessages(realmId, ids);
     if (first.streamId === null) {

@@ -313,12 +313,10 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
   async summaries(
     realmId: number,
     ids: number[],
-  ): Promise<
-    Array<Pick<MessageDoc, "messageId" | "type" | "streamId" | "topic" | "topicKey" | "receivers" | "timestamp">>
-  > {
+  ): Promise<Array<Pick<MessageDoc, "messageId" | "type" | "streamId" | "topic" | "topicKey" | "receivers">>> {
     const wanted = new Set(ids);
     const rows = await this.find(realmId, idsFilter(ids), {
-      projection: { messageId: 1, type: 1, streamId: 1, topic: 1, topicKey: 1, receivers: 1, timestamp: 1 },
+      projection: { messageId: 1, type: 1, streamId: 1, topic: 1, topicKey: 1, receivers: 1 },
     });
     return rows.filter((m) => wanted.has(m.messageId));
   }

@@ -52,7 +52,7 @@ export async function narrowResolver(
     async conversation(userIds) {
       return (await deps.conversations.byUsers(realmId, userIds))?.recipientId ?? null;
     },
-    flagged: (flag) => deps.personal.withFlag(realmId, actor.userId, flag),
+    flagged: async (flag) => (await deps.personal.of(realmId, actor.userId)).withFlag(flag),
     unread: async () => (await deps.personal.of(realmId, actor.userId)).unread.ids,
     async publicChannels() {
       return (await deps.channels.all(realmId))

@@ -19,9 +19,7 @@ import type { AlertWordIndex } from "../alert-words/alert-word-index";
 import type { MutedUserIndex } from "../muted-users/muted-user-index";
 import type { LinkifierSource } from "../render/linkifier-source";
 import { renderMarkdown } from "../render/markdown";
-import { inFlagOrder, isMention } from "../user-messages/flags";
-import type { UnreadBucketRepository } from "../user-messages/unread-bucket.repository";
-import { placeOf } from "../user-messages/unread-bucket.schema";
+import { inFlagOrder } from "../user-messages/flags";
 import { mentionFlags } from "./mentions";
 import { loadViewContext, messageView } from "./message-view";
 import type { MessageDoc } from "./message.schema";
@@ -29,7 +27,6 @@ import type { MessageDoc } from "./message.schema";
 /** What a stored message's delivery uses: its receivers' flags, their rows, and its announcement. */
 export interface DeliverDeps extends FlagDeps, AnnounceDeps {
   userMessages: UserMessageRepository;
-  unreadBuckets: UnreadBucketRepository;
 }
 
 /** What sending a message uses: its delivery, and the message stored with its rows in one transaction. */
@@ -149,8 +146,7 @@ export async function postMessage(
       ...(post.sendKey !== undefined && { sendKey: post.sendKey }),
     });
     await stored?.(message.messageId);
-    // the unread summary folds the rows in later (UnreadSummary): a send writes one insert per receiver
-    await storeRows(deps, realm.id, message, flags);
+    await deps.userMessages.deliver(realm.id, message.messageId, receiverRows(flags));
     return message;
   });
   await announceMessage(deps, ctx, realm, settings, to, message, post, flags);
@@ -175,21 +171,7 @@ export async function deliverMessage(
   post: Post,
 ): Promise<void> {
   const flags = await receiverFlags(deps, ctx, realm.id, message.receivers, post);
-  await storeRows(deps, realm.id, message, flags);
-  // A resumed send's rows may be older than what the receivers' summaries already folded: written there too.
-  const place = placeOf(message);
-  await deps.unreadBuckets.add(
-    realm.id,
-    [...flags]
-      .filter(([, f]) => !f.includes("read"))
-      .map(([userId, f]) => ({
-        userId,
-        id: message.messageId,
-        place,
-        mentioned: isMention(f),
-        direct: f.includes("mentioned"),
-      })),
-  );
+  await deps.userMessages.deliver(realm.id, message.messageId, receiverRows(flags));
   await announceMessage(deps, ctx, realm, settings, to, message, post, flags);
 }
 
@@ -223,18 +205,7 @@ async function receiverFlags(
   );
 }
 
-/** Each receiver's row with their flags (existing rows kept: the step can run again for the same message). */
-const storeRows = (
-  deps: Pick<DeliverDeps, "userMessages">,
-  realmId: number,
-  message: MessageDoc,
-  flags: Map<number, string[]>,
-) =>
-  deps.userMessages.deliver(
-    realmId,
-    message.messageId,
-    [...flags].map(([userId, f]) => ({ userId, flags: f })),
-  );
+const receiverRows = (flags: Map<number, string[]>) => [...flags].map(([userId, f]) => ({ userId, flags: f }));
 
 /**
  * A stored message made known: noted as its topic's or conversation's newest

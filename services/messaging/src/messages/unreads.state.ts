@@ -6,6 +6,12 @@ import type { SubscriptionDirectory } from "../subscriptions/subscription-direct
 import { topicVisibilityOf } from "../user-topics/topic-visibility";
 import { topicForClient } from "./message-view";
 
+type Grouped<K> = Map<string, K & { unread_message_ids: number[] }>;
+const addTo = <K>(map: Grouped<K>, key: string, init: K, id: number) =>
+  (map.get(key) ?? map.set(key, { ...init, unread_message_ids: [] }).get(key)!).unread_message_ids.push(id);
+
+type TopicUnreads = { stream_id: number; topic: string; unread_message_ids: number[] };
+
 /**
  * register's unread_msgs: unread message ids grouped by conversation, and the
  * unread mentions. As Zulip's aggregate_unread_data: every unread channel
@@ -28,37 +34,47 @@ export const unreadsState = (deps: {
       topicVisibilityOf(deps, realm.id, me),
     ]);
     const { unread } = personal;
-    const pms: Array<{ other_user_id: number; sender_id: number; unread_message_ids: number[] }> = [];
-    const streams: Array<{ stream_id: number; topic: string; unread_message_ids: number[] }> = [];
-    const huddles: Array<{ user_ids_string: string; unread_message_ids: number[] }> = [];
+    const pms: Grouped<{ other_user_id: number; sender_id: number }> = new Map();
+    // by channel, then topic key: a user's 5,000 unread sit in a few hundred topics at most, so what
+    // depends on the topic only (its muting, its spelling for the client) is worked out once per topic
+    const topics = new Map<number, Map<string, { unreads: TopicUnreads; muted: boolean }>>();
+    const streams: TopicUnreads[] = [];
     const emptyTopicName = Boolean(p.client_capabilities.empty_topic_name);
-    /** the muted conversations' unread ids */
-    const muted = new Set<number>();
+    const huddles: Grouped<{ user_ids_string: string }> = new Map();
+    const mentions: number[] = [];
     let count = 0;
-    // one entry per conversation (a topic's messages are one group whatever the spelling of each)
-    for (const { place, ids } of unread.conversations()) {
-      const unread_message_ids = [...ids];
-      if (place.streamId !== null) {
-        const topic = topicForClient(place.topic, emptyTopicName, settings);
-        streams.push({ stream_id: place.streamId, topic, unread_message_ids });
-        if (visibility.isMuted(place.streamId, place.topic)) {
-          for (const id of ids) muted.add(id);
-          continue;
+    for (const msg of unread.messages()) {
+      let muted = false;
+      if (msg.streamId !== null) {
+        let ofChannel = topics.get(msg.streamId);
+        if (!ofChannel) topics.set(msg.streamId, (ofChannel = new Map()));
+        let group = ofChannel.get(msg.topicKey);
+        if (!group) {
+          const topic = topicForClient(msg.topic, emptyTopicName, settings);
+          group = {
+            unreads: { stream_id: msg.streamId, topic, unread_message_ids: [] },
+            muted: visibility.isMuted(msg.streamId, msg.topic),
+          };
+          ofChannel.set(msg.topicKey, group);
+          streams.push(group.unreads);
         }
-      } else if (place.participants.length <= 2) {
-        const other = place.participants.find((id) => id !== me) ?? me;
-        pms.push({ other_user_id: other, sender_id: other, unread_message_ids });
+        group.unreads.unread_message_ids.push(msg.id);
+        muted = group.muted;
+      } else if (msg.participants.length <= 2) {
+        const other = msg.participants.find((id) => id !== me) ?? me;
+        addTo(pms, String(other), { other_user_id: other, sender_id: other }, msg.id);
       } else {
-        huddles.push({ user_ids_string: place.participants.join(","), unread_message_ids });
+        const key = msg.participants.join(",");
+        addTo(huddles, key, { user_ids_string: key }, msg.id);
       }
-      count += ids.length;
+      if (!muted) count++;
+      if (msg.mentioned && (!muted || personal.storedOf(msg.id).includes("mentioned"))) mentions.push(msg.id);
     }
-    const mentions = unread.mentions().filter((id) => !muted.has(id) || unread.isDirectlyMentioned(id));
     return {
       unread_msgs: {
-        pms,
+        pms: [...pms.values()],
         streams,
-        huddles,
+        huddles: [...huddles.values()],
         mentions,
         count,
         old_unreads_missing: unread.olderMissing,

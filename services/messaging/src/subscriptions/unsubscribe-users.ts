@@ -10,7 +10,6 @@ import type { ChannelDoc } from "../channels/channel.schema";
 import type { SubscriptionDirectory } from "./subscription-directory";
 import type { UserMessageRepository } from "../user-messages/user-message.repository";
 import type { PersonalIndex } from "../user-messages/personal-index";
-import type { UnreadBucketRepository } from "../user-messages/unread-bucket.repository";
 import { markChannelRead } from "../user-messages/flag-changes";
 import type { UserSummary, UserDirectory } from "../users/user-directory";
 import { publishPeerChanges, type SubscribedPair } from "./subscribe-users";
@@ -30,7 +29,6 @@ export async function unsubscribeUsers(
     events: EventPublisher<"messaging">;
     userMessages: UserMessageRepository;
     personal: PersonalIndex;
-    unreadBuckets: UnreadBucketRepository;
     userGroups: UserGroupMemberships;
   },
   ctx: HandlerContext,

@@ -16,8 +16,6 @@ import { canSeeMessage } from "../messages/message-access";
 import { topicVisibilityOf } from "../user-topics/topic-visibility";
 import { isMention } from "./flags";
 import type { PersonalIndex } from "./personal-index";
-import type { UnreadBucketRepository } from "./unread-bucket.repository";
-import { placeOf } from "./unread-bucket.schema";
 
 /** The flags of Zulip's UserMessage that the API knows (all but is_private and active_mobile_push_notification). */
 const API_FLAGS = [
@@ -84,7 +82,6 @@ export async function changeFlags(
     channels: ChannelDirectory;
     events: EventPublisher<"messaging">;
     personal: PersonalIndex;
-    unreadBuckets: UnreadBucketRepository;
     userTopics: UserTopicIndex;
   },
   ctx: HandlerContext,
@@ -137,23 +134,6 @@ export async function changeFlags(
     flag,
     adding,
   );
-  // starred and collapsed messages are kept in the user's unread summary's head (no index serves flags)
-  await deps.unreadBuckets.setUserFlag(realmId, actor.userId, changed, flag, adding);
-  if (markingUnread) {
-    await deps.unreadBuckets.add(
-      realmId,
-      changed.map((id) => {
-        const flags = rows.get(id) ?? [];
-        return {
-          userId: actor.userId,
-          id,
-          place: placeOf(messages.get(id)!),
-          mentioned: isMention(flags),
-          direct: flags.includes("mentioned"),
-        };
-      }),
-    );
-  }
 
   // Zulip's format_unread_message_details: whether each channel message counts (unmuted_stream_msg), and
   // mentions as unread_msgs counts them (a wildcard mention in a muted topic or channel does not)
@@ -188,10 +168,9 @@ export async function changeFlags(
   return { changed, ignoredChannels };
 }
 
-/** What marking messages read uses: the user's rows and unread summary, their unread messages, and the flags event. */
+/** What marking messages read uses: the user's rows, their unread messages, and the flags event. */
 interface ReadMarkingDeps {
   userMessages: UserMessageRepository;
-  unreadBuckets: UnreadBucketRepository;
   personal: PersonalIndex;
   events: EventPublisher<"messaging">;
 }
@@ -212,23 +191,30 @@ export async function markReadFor(
 /**
  * Marking read, what every client does with what it shows: the user's
  * personal state (kept current by every flag event) tells which messages are
- * unread, so it costs no read of rows; only ids older than a truncated unread
- * set (beyond MAX_UNREAD_MESSAGES) are looked up. A message never received
- * counts as read already. The rows, then the summary. Returns the ids changed.
+ * unread and which have other flags, so it costs one write, no read; only ids
+ * older than a truncated unread set (beyond MAX_UNREAD_MESSAGES) are looked up.
+ * A message never received counts as read already. Returns the ids changed.
  */
 async function markRead(
-  deps: Omit<ReadMarkingDeps, "events">,
+  deps: { userMessages: UserMessageRepository; personal: PersonalIndex },
   realmId: number,
   userId: number,
   ids: number[],
 ): Promise<number[]> {
-  const { unread } = await deps.personal.of(realmId, userId);
+  const state = await deps.personal.of(realmId, userId);
+  const { unread } = state;
   const oldestKnown = unread.ids[0] ?? Infinity;
   const unknown = unread.olderMissing ? ids.filter((id) => !unread.has(id) && id < oldestKnown) : [];
   const rows = unknown.length ? await deps.userMessages.flagsOf(realmId, userId, unknown) : new Map<number, string[]>();
   const changed = ids.filter((id) => unread.has(id) || (rows.has(id) && !rows.get(id)!.includes("read")));
-  await deps.userMessages.setFlag(realmId, userId, changed, "read", true);
-  await deps.unreadBuckets.remove(realmId, [userId], changed);
+  const plain = changed.filter((id) => unread.has(id) && state.storedOf(id).length === 0);
+  if ((await deps.userMessages.markPlainRead(realmId, userId, plain)) < plain.length) {
+    // a flag arrived meanwhile on some of them: the general update, which is idempotent
+    await deps.userMessages.setFlag(realmId, userId, plain, "read", true);
+  }
+  const plainSet = new Set(plain);
+  const rest = changed.filter((id) => !plainSet.has(id));
+  await deps.userMessages.setFlag(realmId, userId, rest, "read", true);
   return changed;
 }
 
@@ -246,6 +232,9 @@ export async function markChannelRead(
   topicKey: string | null,
 ): Promise<void> {
   const { unread } = await deps.personal.of(realmId, userId);
-  const ids = unread.idsIn(streamId, topicKey);
+  const ids = unread
+    .messages()
+    .filter((m) => m.streamId === streamId && (topicKey === null || m.topicKey === topicKey))
+    .map((m) => m.id);
   if (ids.length) await markReadFor(deps, ctx, realmId, userId, ids);
 }

@@ -30,9 +30,3 @@ export const MENTION_FLAGS: readonly string[] = [
 ];
 /** Whether a row's flags count it among unread_msgs' mentions. */
 export const isMention = (flags: readonly string[]): boolean => MENTION_FLAGS.some((f) => flags.includes(f));
-
-/**
- * Whether a rendered message may carry mention flags for someone: it holds a
- * user, wildcard or topic mention (markdown.ts renders each as such a span).
- */
-export const mayMention = (renderedContent: string): boolean => /class="(?:user|topic)-mention/.test(renderedContent);

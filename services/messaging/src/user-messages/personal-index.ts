@@ -1,26 +1,96 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
-import {
-  EventCache,
-  Semaphore,
-  messagingEvents,
-  subscribeEvent,
-  type PayloadOf,
-  type EventSubscription,
-} from "@teamchat/shared";
+import { EventCache, messagingEvents, subscribeEvent, type PayloadOf, type EventSubscription } from "@teamchat/shared";
 import type { ConversationRepository } from "../conversations/conversation.repository";
 import type { MessageRepository } from "../messages/message.repository";
-import type { AlertWordIndex } from "../alert-words/alert-word-index";
-import { inFlagOrder, isMention, mayMention } from "./flags";
+import { MENTION_FLAGS, STORED_FLAGS, isMention } from "./flags";
 import type { UserMessageRepository } from "./user-message.repository";
-import type { UnreadBucketRepository } from "./unread-bucket.repository";
-import type { UnreadSet, UnreadMessage } from "./unread-set";
-import { UnreadSummary, type FoldSettings } from "./unread-summary";
 
-/** Unread messages kept in memory over all users; the least recently used users are dropped beyond it. */
+/** An unread message, as register's unread_msgs groups it. */
+export interface UnreadMessage {
+  id: number;
+  /** null for a direct message */
+  streamId: number | null;
+  topic: string;
+  topicKey: string;
+  /** a direct message's participants, ascending; empty for a channel message */
+  participants: number[];
+  /** the user was mentioned (personally or by a wildcard) */
+  mentioned: boolean;
+}
+
+/** Zulip's MAX_UNREAD_MESSAGES: the newest this many are kept; older ones are old_unreads_missing. */
+export const MAX_UNREAD_MESSAGES = 50000;
+/** Flagged messages kept in memory over all users; the least recently used users are dropped beyond it. */
 const MAX_CACHED_MESSAGES = 200_000;
-/** Users' states loaded at once: more wait, so that one user's load never holds up the whole instance. */
-const CONCURRENT_LOADS = 4;
+/** Message ids per `$in` when a user's unread messages are loaded. */
+const LOAD_CHUNK = 1000;
+
+/** One user's unread messages, ascending by id. */
+export class UnreadSet {
+  readonly ids: number[] = [];
+  private readonly byId = new Map<number, UnreadMessage>();
+
+  constructor(
+    messages: UnreadMessage[],
+    /** there were more than MAX_UNREAD_MESSAGES: the oldest are not here */
+    readonly olderMissing: boolean,
+  ) {
+    for (const m of messages.sort((a, b) => a.id - b.id)) this.add(m);
+  }
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  has(id: number): boolean {
+    return this.byId.has(id);
+  }
+
+  messages(): UnreadMessage[] {
+    return this.ids.map((id) => this.byId.get(id)!);
+  }
+
+  /** Drops these messages (read now). */
+  remove(ids: Iterable<number>): void {
+    let changed = false;
+    for (const id of ids) changed = this.byId.delete(id) || changed;
+    if (!changed) return;
+    let kept = 0;
+    for (const id of this.ids) if (this.byId.has(id)) this.ids[kept++] = id;
+    this.ids.length = kept;
+  }
+
+  clear(): void {
+    this.byId.clear();
+    this.ids.length = 0;
+  }
+
+  /** These messages moved to another channel or topic. */
+  move(ids: number[], to: { streamId?: number; topic?: string }): void {
+    for (const id of ids) {
+      const m = this.byId.get(id);
+      if (!m) continue;
+      const topic = to.topic ?? m.topic;
+      this.byId.set(id, { ...m, streamId: to.streamId ?? m.streamId, topic, topicKey: topic.toLowerCase() });
+    }
+  }
+
+  /** Whether the user is mentioned in this unread message, after an edit re-rendered it. */
+  setMentioned(id: number, mentioned: boolean): void {
+    const m = this.byId.get(id);
+    if (m) this.byId.set(id, { ...m, mentioned });
+  }
+
+  add(m: UnreadMessage): void {
+    if (this.byId.has(m.id)) return;
+    this.byId.set(m.id, m);
+    // New messages come in id order; an older one (an event overtaken by another) is placed by search.
+    let i = this.ids.length;
+    while (i > 0 && this.ids[i - 1]! > m.id) i--;
+    this.ids.splice(i, 0, m.id);
+  }
+}
 
 /** A direct conversation as register's recent_private_conversations lists it. */
 export interface RecentConversation {
@@ -29,32 +99,24 @@ export interface RecentConversation {
   lastMessageId: number;
 }
 
-/** Flags only the user sets (Zulip's editable flags besides "read"): few, so kept in memory per user. */
-const USER_SET_FLAGS = ["starred", "collapsed"] as const;
-
 /**
  * What one user's requests read of their own messages: the unread messages,
- * the messages they starred or collapsed, the newest message received and the
- * direct conversations' newest messages. Mention and alert-word flags of read
- * messages are not here: they are read from the rows of the messages shown
- * (PersonalIndex.flagsOf).
+ * the messages with any of STORED_FLAGS, the newest message received and the
+ * direct conversations' newest messages.
  */
 export class PersonalState {
   constructor(
     readonly unread: UnreadSet,
-    /** message id → its USER_SET_FLAGS, for the messages that have any */
-    private readonly userSet: Map<number, string[]>,
+    /** message id → its STORED_FLAGS, for the messages that have any */
+    private readonly stored: Map<number, string[]>,
     /** register's max_message_id: -1 before any */
     public latestReceived: number,
     /** by recipient id */
     private readonly conversations: Map<number, RecentConversation>,
   ) {}
 
-  /** messages received since this state last had its new rows folded (UnreadSummary) */
-  receivedSinceFold = 0;
-
   get weight(): number {
-    return this.unread.size + this.userSet.size + this.conversations.size + 1;
+    return this.unread.size + this.stored.size + this.conversations.size + 1;
   }
 
   /** The conversations with messages, the most recent first. */
@@ -62,25 +124,31 @@ export class PersonalState {
     return [...this.conversations.values()].sort((a, b) => b.lastMessageId - a.lastMessageId);
   }
 
-  /** Ids of the messages with one of USER_SET_FLAGS, ascending. */
-  withFlag(flag: (typeof USER_SET_FLAGS)[number]): number[] {
-    return [...this.userSet].flatMap(([id, flags]) => (flags.includes(flag) ? [id] : [])).sort((a, b) => a - b);
+  /** The flags of a message for this user, as GET /messages shows them. */
+  of(message: { messageId: number; receivers: number[] }, userId: number): string[] {
+    const stored = this.stored.get(message.messageId) ?? [];
+    const flags = this.unread.has(message.messageId) ? stored : ["read", ...stored];
+    // Seen through a channel's shared history, never received: Zulip's "historical", its last flag.
+    return message.receivers.includes(userId) ? flags : [...flags, "historical"];
   }
 
-  /** The flags of a message whose row was not read: its read state and USER_SET_FLAGS. */
-  flagsWithoutRow(messageId: number): string[] {
-    const set = this.userSet.get(messageId) ?? [];
-    return this.unread.has(messageId) ? [...set] : ["read", ...set];
+  /** Ids of the messages with a stored flag, ascending. */
+  withFlag(flag: string): number[] {
+    return [...this.stored].flatMap(([id, flags]) => (flags.includes(flag) ? [id] : [])).sort((a, b) => a - b);
   }
 
-  /** Sets or clears one of USER_SET_FLAGS on messages (other flags are not kept here). */
-  setUserFlag(messageIds: number[], flag: string, on: boolean): void {
-    if (!(USER_SET_FLAGS as readonly string[]).includes(flag)) return;
+  /** The message's STORED_FLAGS, if it has any. */
+  storedOf(messageId: number): readonly string[] {
+    return this.stored.get(messageId) ?? [];
+  }
+
+  /** Sets or clears one of STORED_FLAGS on messages. */
+  setStored(messageIds: number[], flag: string, on: boolean): void {
     for (const id of messageIds) {
-      const rest = (this.userSet.get(id) ?? []).filter((f) => f !== flag);
-      const flags = on ? USER_SET_FLAGS.filter((f) => f === flag || rest.includes(f)) : rest;
-      if (flags.length) this.userSet.set(id, flags);
-      else this.userSet.delete(id);
+      const rest = (this.stored.get(id) ?? []).filter((f) => f !== flag);
+      const flags = on ? STORED_FLAGS.filter((f) => f === flag || rest.includes(f)) : rest;
+      if (flags.length) this.stored.set(id, flags);
+      else this.stored.delete(id);
     }
   }
 
@@ -92,8 +160,8 @@ export class PersonalState {
     conversation: { recipientId: number; userIds: number[] } | null,
   ): void {
     if (unread) this.unread.add(unread);
-    const set = USER_SET_FLAGS.filter((f) => flags.includes(f));
-    if (set.length) this.userSet.set(messageId, set);
+    const stored = STORED_FLAGS.filter((f) => flags.includes(f));
+    if (stored.length) this.stored.set(messageId, stored);
     this.latestReceived = Math.max(this.latestReceived, messageId);
     if (conversation) {
       const known = this.conversations.get(conversation.recipientId);
@@ -112,35 +180,26 @@ type MessagesDeleted = PayloadOf<typeof messagingEvents.messagesDeleted>;
 
 /**
  * Each user's personal state (PersonalState), kept in memory: GET /messages'
- * flags, first_unread anchors, is:unread / is:starred narrows and register's
- * unread_msgs, starred_messages, max_message_id and recent_private_conversations
- * read it here. Loaded on first use in time that does not grow with the
- * user's history: the unread summary (UnreadBucketRepository, a few documents),
- * the starred and collapsed rows, the newest message received and the user's
- * conversations. Kept current by message events (see EventCache for why a
+ * flags, first_unread anchors, is:unread / is:starred / is:mentioned narrows
+ * and register's unread_msgs, starred_messages, max_message_id and
+ * recent_private_conversations read it here, not from the user's rows.
+ * Loaded on first use (the user's marked rows, unread or flagged: one read
+ * bounded by what it returns; the newest message received; the user's
+ * conversations); kept current by message events (see EventCache for why a
  * message sent through any instance is in every instance's copy by the
- * sender's next request); every write of the summary publishes one.
+ * sender's next request). Flag changes must reach it the same way.
  */
 export class PersonalIndex {
   private readonly cache: EventCache<PersonalState>;
   private readonly subs: EventSubscription[];
-  private readonly loads = new Semaphore(CONCURRENT_LOADS);
-  /** the unread messages as stored, which a load reads */
-  readonly summary: UnreadSummary;
 
   constructor(
-    private readonly deps: {
-      messages: MessageRepository;
-      userMessages: UserMessageRepository;
-      unreadBuckets: UnreadBucketRepository;
-      conversations: ConversationRepository;
-      alertWords: AlertWordIndex;
-    },
-    fold: FoldSettings,
+    private readonly messages: MessageRepository,
+    private readonly userMessages: UserMessageRepository,
+    private readonly conversations: ConversationRepository,
     nc: NatsConnection,
     log: Logger,
   ) {
-    this.summary = new UnreadSummary(deps, fold, log);
     this.cache = new EventCache(nc, { name: "personal-index", maxWeight: MAX_CACHED_MESSAGES, weigh: (f) => f.weight });
     this.subs = [
       subscribeEvent(nc, messagingEvents.messageSent, (e) => this.onMessage(e), { log }),
@@ -156,62 +215,51 @@ export class PersonalIndex {
 
   /** The user's personal state. */
   of(realmId: number, userId: number): Promise<PersonalState> {
-    return this.cache.get(`${realmId}:${userId}`, () =>
-      this.loads.run(async () => {
-        const { messages, conversations } = this.deps;
-        const [{ unread, starred, collapsed }, latestReceived, recent] = await Promise.all([
-          this.summary.of(realmId, userId),
-          messages.latestReceivedId(realmId, userId),
-          conversations.recentOf(realmId, userId),
-        ]);
-        const userSet = new Map<number, string[]>();
-        for (const id of starred) userSet.set(id, ["starred"]);
-        for (const id of collapsed) userSet.set(id, [...(userSet.get(id) ?? []), "collapsed"]);
-        return new PersonalState(
-          unread,
-          userSet,
-          latestReceived,
-          new Map(recent.map((c) => [c.recipientId, { userIds: c.userIds, lastMessageId: c.lastMessageId }])),
-        );
-      }),
-    );
+    return this.cache.get(`${realmId}:${userId}`, async () => {
+      const [marked, latestReceived, conversations] = await Promise.all([
+        this.userMessages.markedOf(realmId, userId),
+        this.messages.latestReceivedId(realmId, userId),
+        this.conversations.recentOf(realmId, userId),
+      ]);
+      const stored = new Map<number, string[]>();
+      for (const row of marked) {
+        const flags = STORED_FLAGS.filter((f) => row.flags.includes(f));
+        if (flags.length) stored.set(row.messageId, flags);
+      }
+      return new PersonalState(
+        await this.loadUnread(
+          realmId,
+          marked.filter((r) => r.unread),
+        ),
+        stored,
+        latestReceived,
+        new Map(conversations.map((c) => [c.recipientId, { userIds: c.userIds, lastMessageId: c.lastMessageId }])),
+      );
+    });
   }
 
-  /**
-   * The flags of messages shown to the user, as GET /messages shows them. A
-   * message that may carry a mention or alert-word flag (its rendering holds a
-   * mention, or the user has alert words) is looked up in the user's rows; the
-   * others' flags are the personal state's. So a page costs at most one read
-   * of its own rows, whatever the history.
-   */
-  async flagsOf(
+  private async loadUnread(
     realmId: number,
-    userId: number,
-    shown: ReadonlyArray<{ messageId: number; receivers: number[]; renderedContent: string }>,
-  ): Promise<(message: { messageId: number; receivers: number[] }) => string[]> {
-    const [state, alertWords] = await Promise.all([
-      this.of(realmId, userId),
-      this.deps.alertWords.ofUser(realmId, userId),
-    ]);
-    const lookedUp = shown
-      .filter((m) => alertWords.length > 0 || mayMention(m.renderedContent))
-      .map((m) => m.messageId);
-    const rows = await this.deps.userMessages.flagsOf(realmId, userId, lookedUp);
-    return (message) => {
-      const row = rows.get(message.messageId);
-      const flags = row ? inFlagOrder(row) : state.flagsWithoutRow(message.messageId);
-      // Seen through a channel's shared history, never received: Zulip's "historical", its last flag.
-      return message.receivers.includes(userId) ? flags : [...flags, "historical"];
-    };
-  }
-
-  /** Ids of the user's messages with this flag, ascending (is:starred, is:mentioned, is:alerted). */
-  async withFlag(realmId: number, userId: number, flag: string): Promise<number[]> {
-    if ((USER_SET_FLAGS as readonly string[]).includes(flag)) {
-      return (await this.of(realmId, userId)).withFlag(flag as (typeof USER_SET_FLAGS)[number]);
+    unreadRows: Array<{ messageId: number; flags: string[] }>,
+  ): Promise<UnreadSet> {
+    const rows = unreadRows.sort((a, b) => a.messageId - b.messageId);
+    const kept = rows.slice(-MAX_UNREAD_MESSAGES);
+    const mentioned = new Set(kept.filter((r) => isMention(r.flags)).map((r) => r.messageId));
+    const unread: UnreadMessage[] = [];
+    for (let i = 0; i < kept.length; i += LOAD_CHUNK) {
+      const ids = kept.slice(i, i + LOAD_CHUNK).map((r) => r.messageId);
+      for (const m of await this.messages.summaries(realmId, ids)) {
+        unread.push({
+          id: m.messageId,
+          streamId: m.streamId,
+          topic: m.topic,
+          topicKey: m.topicKey,
+          participants: m.type === "private" ? m.receivers : [],
+          mentioned: mentioned.has(m.messageId),
+        });
+      }
     }
-    const rows = await this.deps.userMessages.withAnyFlag(realmId, userId, [flag]);
-    return rows.map((r) => r.messageId).sort((a, b) => a - b);
+    return new UnreadSet(unread, rows.length > kept.length);
   }
 
   /** A flag change, as the user's clients hear it (update_message_flags). */
@@ -219,7 +267,7 @@ export class PersonalIndex {
     if (userIds === "all") return;
     for (const userId of userIds) {
       this.cache.update(`${realmId}:${userId}`, (s) => {
-        if (event.flag !== "read") return s.setUserFlag(event.messages, event.flag, event.op === "add");
+        if (event.flag !== "read") return s.setStored(event.messages, event.flag, event.op === "add");
         if (event.all) return s.unread.clear();
         if (event.op === "add") return s.unread.remove(event.messages);
         for (const [id, d] of Object.entries(event.message_details ?? {})) {
@@ -228,9 +276,9 @@ export class PersonalIndex {
             id: Number(id),
             streamId: d.stream_id ?? null,
             topic,
+            topicKey: topic.toLowerCase(),
             participants: d.type === "private" ? [...(d.user_ids ?? []), userId].sort((a, b) => a - b) : [],
             mentioned: d.mentioned === true,
-            direct: d.mentioned === true,
           });
         }
       });
@@ -243,7 +291,10 @@ export class PersonalIndex {
     for (const userId of userIds) {
       this.cache.update(`${realmId}:${userId}`, (s) => {
         s.unread.move(event.message_ids, to);
-        if (event.content !== undefined) s.unread.setMentioned(event.message_id, flags[userId] ?? []);
+        if (event.content === undefined) return;
+        const userFlags = flags[userId] ?? [];
+        for (const flag of MENTION_FLAGS) s.setStored([event.message_id], flag, userFlags.includes(flag));
+        s.unread.setMentioned(event.message_id, isMention(userFlags));
       });
     }
   }
@@ -263,7 +314,7 @@ export class PersonalIndex {
       }
       this.cache.update(key, (s) => {
         s.unread.remove(ids);
-        for (const flag of USER_SET_FLAGS) s.setUserFlag(ids, flag, false);
+        for (const flag of STORED_FLAGS) s.setStored(ids, flag, false);
       });
     }
   }
@@ -274,28 +325,15 @@ export class PersonalIndex {
       message.type === "private" ? message.display_recipient.map((r) => r.id).sort((a, b) => a - b) : [];
     const where =
       message.type === "stream"
-        ? { streamId: message.stream_id, topic: message.subject }
-        : { streamId: null, topic: "" };
+        ? { streamId: message.stream_id, topic: message.subject, topicKey: message.subject.toLowerCase() }
+        : { streamId: null, topic: "", topicKey: "" };
     const conversation =
       message.type === "private" ? { recipientId: message.recipient_id, userIds: participants } : null;
     for (const [user, userFlags] of Object.entries(flags)) {
       const unread: UnreadMessage | null = userFlags.includes("read")
         ? null
-        : {
-            id: message.id,
-            ...where,
-            participants,
-            mentioned: isMention(userFlags),
-            direct: userFlags.includes("mentioned"),
-          };
-      this.cache.update(`${realmId}:${user}`, (s) => {
-        s.note(unread, message.id, userFlags, conversation);
-        // a user whose state stays in memory is never loaded again: their new rows are folded as they come
-        if (++s.receivedSinceFold >= this.summary.settings.rows) {
-          s.receivedSinceFold = 0;
-          this.summary.foldLater(realmId, Number(user));
-        }
-      });
+        : { id: message.id, ...where, participants, mentioned: isMention(userFlags) };
+      this.cache.update(`${realmId}:${user}`, (s) => s.note(unread, message.id, userFlags, conversation));
     }
   }
 }

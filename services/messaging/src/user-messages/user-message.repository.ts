@@ -12,8 +12,17 @@ const keysOfUsers = (realmId: number, messageId: number, userIds: number[]) =>
   userIds.map((u) => userMessageId(realmId, u, messageId));
 
 const holdsRead = { $in: ["read", "$flags"] };
-/** The update pipeline's last stage: `unread` from the row's flags after the change, in the same write. */
-const UNREAD_FROM_FLAGS = { $set: { unread: { $not: [holdsRead] } } };
+/**
+ * The update pipeline's last stage: `unread` and `marked` from the row's flags
+ * after the change, in the same write (a row is marked while unread or holding
+ * a flag besides "read", which read rows always hold).
+ */
+const STATE_FROM_FLAGS = {
+  $set: {
+    unread: { $not: [holdsRead] },
+    marked: { $or: [{ $not: [holdsRead] }, { $gt: [{ $size: "$flags" }, 1] }] },
+  },
+};
 
 export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
   constructor(conn: Connection) {
@@ -32,39 +41,9 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
     );
   }
 
-  /**
-   * The user's rows with any of these flags: message id and flags. Reads all
-   * the user's rows (no index serves flags): for narrows by a flag the
-   * summaries do not hold (is:mentioned, is:alerted) and the summaries' repair.
-   */
-  async withAnyFlag(
-    realmId: number,
-    userId: number,
-    flags: readonly string[],
-  ): Promise<Array<Pick<UserMessageDoc, "messageId" | "flags">>> {
-    return this.find(realmId, { userId, flags: { $in: [...flags] } }, { projection: { messageId: 1, flags: 1 } });
-  }
-
-  /** The user's unread rows of messages newer than `messageId`: message id and flags (one index range). */
-  async unreadAfter(
-    realmId: number,
-    userId: number,
-    messageId: number,
-  ): Promise<Array<Pick<UserMessageDoc, "messageId" | "flags">>> {
-    return this.find(
-      realmId,
-      { userId, unread: true, messageId: { $gt: messageId } },
-      { projection: { messageId: 1, flags: 1 } },
-    );
-  }
-
-  /** Every organization's users who have unread rows (building the summaries of data older than them). */
-  async usersWithUnreadInEveryRealm(): Promise<Array<{ realmId: number; userId: number }>> {
-    const users = new Map<string, { realmId: number; userId: number }>();
-    for (const r of await this.findInEveryRealm({ unread: true })) {
-      users.set(`${r.realmId}:${r.userId}`, { realmId: r.realmId, userId: r.userId });
-    }
-    return [...users.values()];
+  /** The user's unread or flagged rows: message id, flags and whether unread. */
+  markedOf(realmId: number, userId: number): Promise<Array<Pick<UserMessageDoc, "messageId" | "flags" | "unread">>> {
+    return this.find(realmId, { userId, marked: true }, { projection: { messageId: 1, flags: 1, unread: 1 } });
   }
 
   /** The user's rows of these messages (none for a message they never received), by message id. */
@@ -85,13 +64,35 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
     return rows.filter((r) => !r.unread).map((r) => r.userId);
   }
 
-  /** Sets or clears a flag on the user's rows of these messages, `unread` following in the same write. */
+  /** Up to `limit` of the user's unread message ids (any order). */
+  async unreadIds(realmId: number, userId: number, limit: number): Promise<number[]> {
+    const rows = await this.find(
+      realmId,
+      { userId, marked: true, unread: true },
+      { projection: { messageId: 1 }, limit },
+    );
+    return rows.map((r) => r.messageId);
+  }
+
+  /** Sets or clears a flag on the user's rows of these messages, `unread` and `marked` following in the same write. */
   async setFlag(realmId: number, userId: number, messageIds: number[], flag: string, on: boolean): Promise<void> {
     const literal = { $literal: flag };
     const flags = on
       ? { $cond: [{ $in: [literal, "$flags"] }, "$flags", { $concatArrays: ["$flags", [literal]] }] }
       : { $filter: { input: "$flags", cond: { $ne: ["$$this", literal] } } };
-    await this.updateByKeys(realmId, keysOf(realmId, userId, messageIds), [{ $set: { flags } }, UNREAD_FROM_FLAGS]);
+    await this.updateByKeys(realmId, keysOf(realmId, userId, messageIds), [{ $set: { flags } }, STATE_FROM_FLAGS]);
+  }
+
+  /**
+   * Marks read rows known to be unread with no other flag: one write, the
+   * common case of a client reading what arrived. Rows that gained a flag
+   * meanwhile are left alone; returns how many were marked.
+   */
+  markPlainRead(realmId: number, userId: number, messageIds: number[]): Promise<number> {
+    return this.updateByKeys(realmId, keysOf(realmId, userId, messageIds), [
+      { $set: { flags: { $cond: [{ $eq: [{ $size: "$flags" }, 0] }, ["read"], "$flags"] } } },
+      STATE_FROM_FLAGS,
+    ]);
   }
 
   /**
@@ -133,8 +134,8 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
     for (const [userId, flags] of before) {
       const after = [...flags.filter((f) => !MENTION_FLAGS.includes(f)), ...(mentions.get(userId) ?? [])];
       if (after.join() === flags.join()) continue;
-      const { _id, unread } = userMessageRow(realmId, userId, messageId, after);
-      await this.updateByKeys(realmId, [_id], { $set: { flags: after, unread } });
+      const { _id, unread, marked } = userMessageRow(realmId, userId, messageId, after);
+      await this.updateByKeys(realmId, [_id], { $set: { flags: after, unread, marked } });
     }
   }
 }

@@ -14,6 +14,8 @@ export interface UserMessageDoc {
   flags: string[];
   /** "read" is missing from flags */
   unread: boolean;
+  /** unread, or has a flag besides "read": the rows PersonalIndex loads for a user */
+  marked: boolean;
 }
 
 /** A row's key: the user's row of a message (UserMessageDoc._id). */
@@ -22,13 +24,15 @@ export const userMessageId = (realmId: number, userId: number, messageId: number
 
 /** The row of one recipient of a message, with their flags. */
 export function userMessageRow(realmId: number, userId: number, messageId: number, flags: string[]): UserMessageDoc {
+  const unread = !flags.includes("read");
   return {
     _id: userMessageId(realmId, userId, messageId),
     realmId,
     userId,
     messageId,
     flags,
-    unread: !flags.includes("read"),
+    unread,
+    marked: unread || flags.some((f) => f !== "read"),
   };
 }
 
@@ -40,10 +44,10 @@ export const userMessageSchema = new Schema<UserMessageDoc>(
     messageId: { type: Number, required: true },
     flags: { type: [String], default: [] },
     unread: { type: Boolean, required: true },
+    marked: { type: Boolean, required: true },
   },
   { collection: "usermessages", versionKey: false },
 );
-// UserMessageRepository.unreadAfter (a user's unread rows newer than their unread summary): equality on the
-// user and `unread`, a range of message ids. The only index: each one makes every row write dearer on
-// SecantusDB (docs/adr/0010-query-shapes.md).
-userMessageSchema.index({ realmId: 1, userId: 1, unread: 1, messageId: 1 });
+// UserMessageRepository.markedOf (PersonalIndex's load): a user's unread or flagged rows. The only index:
+// each one makes every row write dearer on SecantusDB (docs/adr/0010-query-shapes.md).
+userMessageSchema.index({ realmId: 1, userId: 1, marked: 1 });
