@@ -28,6 +28,12 @@ export function ensureCallerWaiting(): void {
   }
 }
 
+/** How long the caller of the request being served still waits, in ms (Infinity outside a request with a deadline). */
+export function remainingMs(): number {
+  const budget = current.getStore();
+  return budget ? budget.deadline - Date.now() : Infinity;
+}
+
 /** Before a write: from here on the request runs to its end, whatever its caller does. */
 export function noteWrite(): void {
   const budget = current.getStore();

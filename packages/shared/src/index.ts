@@ -12,6 +12,7 @@ export * from "./errors";
 export * from "./ids";
 export * from "./write-coalescer";
 export * from "./event-cache";
+export * from "./semaphore";
 export * from "./event-keyed-cache";
 export * from "./event-fed-copy";
 export * from "./channel-copy";

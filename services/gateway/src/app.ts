@@ -231,7 +231,6 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     reply.header("X-RateLimit-Reset", d.reset);
     if (!d.allowed) {
       http.rateLimited();
-      reply.header("Retry-After", Math.ceil(d.retryAfter));
       throw new ZulipError("RATE_LIMIT_HIT", "API usage exceeded rate limit", 429, { "retry-after": d.retryAfter });
     }
   }
@@ -445,6 +444,9 @@ function answerMalformedRequest(err: Error & { code?: string }, socket: Duplex):
 
 function sendError(reply: FastifyReply, err: ZulipError): FastifyReply {
   if (err.status === 401) reply.header("WWW-Authenticate", WWW_AUTHENTICATE);
+  // a rate limit, or a service too busy to serve in time, says when to come back, as Zulip's rate limiter does
+  const retryAfter = err.extra["retry-after"];
+  if (typeof retryAfter === "number") reply.header("Retry-After", Math.ceil(retryAfter));
   return reply.status(err.status).send({ result: "error", msg: err.message, code: err.code, ...err.extra });
 }
 

@@ -1,5 +1,13 @@
 import mongoose from "mongoose";
-import { BusClient, EventPublisher, createLogger, databaseName, identity, identityEvents } from "@teamchat/shared";
+import {
+  BusClient,
+  EventPublisher,
+  ZulipError,
+  createLogger,
+  databaseName,
+  identity,
+  identityEvents,
+} from "@teamchat/shared";
 import { ApiClient, basicAuth, ok } from "@teamchat/shared/src/testing/api";
 import { whenPolling } from "../../../test/support/events";
 import { startSystem, type TestSystem } from "../../../test/support/system";
@@ -139,6 +147,34 @@ describe("services down or slow", () => {
       expect(res.body).toEqual({ result: "error", code: "GATEWAY_TIMEOUT", msg: "Service timed out: identity" });
     } finally {
       stuck.unsubscribe();
+      await sys.startService("identity");
+    }
+  });
+
+  it("a service too busy to serve in time → its 503 at once, with Retry-After, not asked again", async () => {
+    await sys.stopService("identity");
+    // A busy instance: refuses at once, saying when to come back (Semaphore.runInTime).
+    const msg = "The server is busy loading other users' data; try again in 3 s.";
+    const busy = new ZulipError("SERVICE_UNAVAILABLE", msg, 503, { "retry-after": 3 });
+    let asked = 0;
+    const sub = sys.nc.subscribe(identity.authenticate.subject, {
+      queue: "identity",
+      callback: (_err, msg) => {
+        asked++;
+        msg.respond(JSON.stringify({ ok: false, error: busy.toWire() }));
+      },
+    });
+    await sys.nc.flush();
+    try {
+      const started = Date.now();
+      const res = await sys.api(sys.owner).get("/users/me");
+      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(res.status).toBe(503);
+      expect(res.headers.get("retry-after")).toBe("3");
+      expect(res.body).toEqual({ result: "error", code: "SERVICE_UNAVAILABLE", msg, "retry-after": 3 });
+      expect(asked).toBe(1);
+    } finally {
+      sub.unsubscribe();
       await sys.startService("identity");
     }
   });

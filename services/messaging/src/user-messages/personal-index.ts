@@ -1,6 +1,13 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
-import { EventCache, messagingEvents, subscribeEvent, type PayloadOf, type EventSubscription } from "@teamchat/shared";
+import {
+  EventCache,
+  Semaphore,
+  messagingEvents,
+  subscribeEvent,
+  type PayloadOf,
+  type EventSubscription,
+} from "@teamchat/shared";
 import type { ConversationRepository } from "../conversations/conversation.repository";
 import type { MessageRepository } from "../messages/message.repository";
 import { MENTION_FLAGS, STORED_FLAGS, isMention } from "./flags";
@@ -23,6 +30,13 @@ export interface UnreadMessage {
 export const MAX_UNREAD_MESSAGES = 50000;
 /** Flagged messages kept in memory over all users; the least recently used users are dropped beyond it. */
 const MAX_CACHED_MESSAGES = 200_000;
+/**
+ * Users' states loaded at once: more wait, so that the first of many users
+ * arriving together are served early rather than all of them late, and a
+ * caller whose turn would come after its deadline is refused at once
+ * (Semaphore.runInTime).
+ */
+const CONCURRENT_LOADS = 4;
 /** Message ids per `$in` when a user's unread messages are loaded. */
 const LOAD_CHUNK = 1000;
 
@@ -191,6 +205,7 @@ type MessagesDeleted = PayloadOf<typeof messagingEvents.messagesDeleted>;
  */
 export class PersonalIndex {
   private readonly cache: EventCache<PersonalState>;
+  private readonly loads = new Semaphore(CONCURRENT_LOADS);
   private readonly subs: EventSubscription[];
 
   constructor(
@@ -215,27 +230,30 @@ export class PersonalIndex {
 
   /** The user's personal state. */
   of(realmId: number, userId: number): Promise<PersonalState> {
-    return this.cache.get(`${realmId}:${userId}`, async () => {
-      const [marked, latestReceived, conversations] = await Promise.all([
-        this.userMessages.markedOf(realmId, userId),
-        this.messages.latestReceivedId(realmId, userId),
-        this.conversations.recentOf(realmId, userId),
-      ]);
-      const stored = new Map<number, string[]>();
-      for (const row of marked) {
-        const flags = STORED_FLAGS.filter((f) => row.flags.includes(f));
-        if (flags.length) stored.set(row.messageId, flags);
-      }
-      return new PersonalState(
-        await this.loadUnread(
-          realmId,
-          marked.filter((r) => r.unread),
-        ),
-        stored,
-        latestReceived,
-        new Map(conversations.map((c) => [c.recipientId, { userIds: c.userIds, lastMessageId: c.lastMessageId }])),
-      );
-    });
+    return this.cache.get(`${realmId}:${userId}`, () => this.loads.runInTime(() => this.load(realmId, userId)));
+  }
+
+  /** The user's state from the database: their unread or flagged rows, newest received message and conversations. */
+  private async load(realmId: number, userId: number): Promise<PersonalState> {
+    const [marked, latestReceived, conversations] = await Promise.all([
+      this.userMessages.markedOf(realmId, userId),
+      this.messages.latestReceivedId(realmId, userId),
+      this.conversations.recentOf(realmId, userId),
+    ]);
+    const stored = new Map<number, string[]>();
+    for (const row of marked) {
+      const flags = STORED_FLAGS.filter((f) => row.flags.includes(f));
+      if (flags.length) stored.set(row.messageId, flags);
+    }
+    return new PersonalState(
+      await this.loadUnread(
+        realmId,
+        marked.filter((r) => r.unread),
+      ),
+      stored,
+      latestReceived,
+      new Map(conversations.map((c) => [c.recipientId, { userIds: c.userIds, lastMessageId: c.lastMessageId }])),
+    );
   }
 
   private async loadUnread(

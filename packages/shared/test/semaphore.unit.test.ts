@@ -1,0 +1,39 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { Semaphore, withDeadline, ZulipError } from "../src";
+
+const slow = (ms: number) => () => sleep(ms).then(() => ms);
+
+describe("Semaphore.runInTime", () => {
+  test("a caller whose deadline would pass in the queue gets a 503 with retry-after at once", async () => {
+    const loads = new Semaphore(1);
+    await loads.run(slow(100)); // one run measured: about 100 ms each
+    const queued = [loads.run(slow(100)), loads.run(slow(100)), loads.run(slow(100))];
+    const started = Date.now();
+    const refused = await withDeadline(Date.now() + 250, () => loads.runInTime(slow(1))).catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(50);
+    expect(refused).toBeInstanceOf(ZulipError);
+    expect(refused).toMatchObject({
+      code: "SERVICE_UNAVAILABLE",
+      status: 503,
+      extra: { "retry-after": 1 },
+      message: "The server is busy loading other users' data; try again in 1 s.",
+    });
+    await Promise.all(queued);
+  });
+
+  test("a caller with time for the queue ahead waits its turn and runs", async () => {
+    const loads = new Semaphore(2);
+    await loads.run(slow(50));
+    const queued = [loads.run(slow(50)), loads.run(slow(50)), loads.run(slow(50))];
+    await expect(withDeadline(Date.now() + 2_000, () => loads.runInTime(slow(1)))).resolves.toBe(1);
+    await Promise.all(queued);
+  });
+
+  test("outside a request with a deadline, nothing is refused", async () => {
+    const loads = new Semaphore(1);
+    await loads.run(slow(200));
+    const queued = loads.run(slow(200));
+    await expect(loads.runInTime(slow(1))).resolves.toBe(1);
+    await queued;
+  });
+});
