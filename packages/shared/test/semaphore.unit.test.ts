@@ -21,6 +21,27 @@ describe("Semaphore.runInTime", () => {
     await Promise.all(queued);
   });
 
+  test("callers queued before any run was measured are refused as soon as the first run shows they would be late", async () => {
+    const loads = new Semaphore(1);
+    const started = Date.now();
+    const outcomes = await withDeadline(started + 250, () =>
+      Promise.all(
+        Array.from({ length: 5 }, () =>
+          loads.runInTime(slow(100)).then(
+            () => ({ ok: true, at: Date.now() - started }),
+            (e: unknown) => ({ ok: false, at: Date.now() - started, code: (e as ZulipError).code }),
+          ),
+        ),
+      ),
+    );
+    // the first two end by the deadline (100 and 200 ms); the other three hear at once after the first run
+    expect(outcomes.map((o) => o.ok)).toEqual([true, true, false, false, false]);
+    for (const refused of outcomes.slice(2)) {
+      expect(refused).toMatchObject({ code: "SERVICE_UNAVAILABLE" });
+      expect(refused.at).toBeLessThan(150);
+    }
+  });
+
   test("a caller with time for the queue ahead waits its turn and runs", async () => {
     const loads = new Semaphore(2);
     await loads.run(slow(50));
