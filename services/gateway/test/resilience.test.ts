@@ -154,8 +154,8 @@ describe("services down or slow", () => {
   it("a service too busy to serve in time → its 503 at once, with Retry-After, not asked again", async () => {
     await sys.stopService("identity");
     // A busy instance: refuses at once, saying when to come back (Semaphore.runInTime).
-    const msg = "The server is busy loading other users' data; try again in 3 s.";
-    const busy = new ZulipError("SERVICE_UNAVAILABLE", msg, 503, { "retry-after": 3 });
+    const busyMessage = "The server is busy loading other users' data; try again in 3 s.";
+    const busy = new ZulipError("SERVICE_UNAVAILABLE", busyMessage, 503, { "retry-after": 3 });
     let asked = 0;
     const sub = sys.nc.subscribe(identity.authenticate.subject, {
       queue: "identity",
@@ -171,7 +171,7 @@ describe("services down or slow", () => {
       expect(Date.now() - started).toBeLessThan(1_000);
       expect(res.status).toBe(503);
       expect(res.headers.get("retry-after")).toBe("3");
-      expect(res.body).toEqual({ result: "error", code: "SERVICE_UNAVAILABLE", msg, "retry-after": 3 });
+      expect(res.body).toEqual({ result: "error", code: "SERVICE_UNAVAILABLE", msg: busyMessage, "retry-after": 3 });
       expect(asked).toBe(1);
     } finally {
       sub.unsubscribe();
