@@ -8,3 +8,4 @@ export * from "./emoji";
 export * from "./system-bots";
 export * from "./linkifiers";
 export * from "./languages";
+export * from "./printable";

@@ -13,6 +13,7 @@ import {
   type GroupSettingValue,
   type GroupMembership,
   mustBeOwner,
+  unprintablePosition,
   type UserGroupMemberships,
 } from "@teamchat/shared";
 import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
@@ -44,9 +45,8 @@ export function checkChannelName(name: string, settings: realmConfig.RealmSettin
   if (trimmed.length > settings.max_stream_name_length) {
     throw badRequest(`Channel name too long (limit: ${settings.max_stream_name_length} characters).`);
   }
-  // eslint-disable-next-line no-control-regex
-  const bad = trimmed.search(/[\u0000-\u001f\u007f-\u009f\ufffe\uffff]/);
-  if (bad >= 0) throw badRequest(`Invalid character in channel name, at position ${bad + 1}.`);
+  const position = unprintablePosition(trimmed);
+  if (position !== null) throw badRequest(`Invalid character in channel name, at position ${position}.`);
   return trimmed;
 }
 

@@ -20,7 +20,7 @@ import {
 import { canReadHistory } from "../channels/channel-access";
 import type { ChannelDoc } from "../channels/channel.schema";
 import { groupSetting } from "../channels/channel-view";
-import { checkTopicAllowed, normalizeContent, normalizeTopic } from "./message-content";
+import { checkTopicAllowed, normalizeContent, normalizeStoredTopic, normalizeTopic } from "./message-content";
 import type { MessageDoc } from "./message.schema";
 
 type Settings = realmConfig.RealmSettings;
@@ -158,7 +158,11 @@ export function decideMove(
   const channelChanged = to.streamId !== from.streamId;
   const topicChanged = requested !== undefined;
   const topic =
-    topicChanged || channelChanged ? normalizeTopic(requested ?? message.topic, settings, to) : message.topic;
+    requested !== undefined
+      ? normalizeTopic(requested, settings, to)
+      : channelChanged
+        ? normalizeStoredTopic(message.topic, settings, to)
+        : message.topic;
   if (!topicChanged && !channelChanged) checkTopicAllowed(topic, settings, to, false);
   const resolveToggle = requested !== undefined && isResolveToggle(message.topic, requested, topic);
 

@@ -2,7 +2,7 @@ import { ZulipError, requireRealm, type HandlerContext, type realmConfig } from 
 import type { ChannelDoc } from "../channels/channel.schema";
 import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
 import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
-import { normalizeContent, normalizeTopic } from "./message-content";
+import { normalizeContent, normalizeStoredTopic } from "./message-content";
 import type { MessageDoc } from "./message.schema";
 import { channelDestination, directDestination, postMessage, type Destination, type PostDeps } from "./post-message";
 
@@ -73,7 +73,7 @@ export const internalSendStreamMessage = (
     async (_bot, settings) => {
       // the caller's copy may predate this request's changes (e.g. its first message id after a move)
       const current = (await deps.channels.byId(channel.realmId, channel.streamId)) ?? channel;
-      return channelDestination(deps, channel.realmId, current, normalizeTopic(topic, settings, current));
+      return channelDestination(deps, channel.realmId, current, normalizeStoredTopic(topic, settings, current));
     },
     content,
     opts,

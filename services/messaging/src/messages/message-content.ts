@@ -1,4 +1,4 @@
-import { badRequest, type realmConfig } from "@teamchat/shared";
+import { badRequest, pythonStrip, unprintablePosition, type realmConfig } from "@teamchat/shared";
 import type { ChannelDoc } from "../channels/channel.schema";
 
 /** Zulip's truncate_content: over-long text is cut and marked, not refused. */
@@ -41,16 +41,36 @@ export function checkTopicAllowed(
 }
 
 /**
- * A channel message's topic as stored: trimmed, the empty-topic display name
- * meaning "" (Zulip's empty topic), allowed by the channel's topics policy
- * (the organization's for "inherit"), truncated.
+ * A channel message's topic as stored: the empty-topic display name meaning
+ * "" (Zulip's empty topic), allowed by the channel's topics policy (the
+ * organization's for "inherit"), truncated.
+ */
+function topicAsStored(topic: string, settings: realmConfig.RealmSettings, channel: ChannelDoc): string {
+  const named = topic === settings.realm_empty_topic_display_name ? "" : topic;
+  checkTopicAllowed(named, settings, channel, true);
+  return truncateTopic(named, settings);
+}
+
+/**
+ * A topic a client gives (sending, scheduling, editing or moving), stripped
+ * as Python strips it and refused with Zulip's check_stream_topic error when
+ * a character is not printable, then as stored.
  */
 export function normalizeTopic(given: string, settings: realmConfig.RealmSettings, channel: ChannelDoc): string {
-  let topic = given.trim();
-  if (topic === settings.realm_empty_topic_display_name) topic = "";
-  checkTopicAllowed(topic, settings, channel, true);
-  return truncateTopic(topic, settings);
+  const topic = pythonStrip(given);
+  const position = unprintablePosition(topic);
+  if (position !== null) throw badRequest(`Invalid character in topic, at position ${position}!`);
+  return topicAsStored(topic, settings, channel);
 }
+
+/**
+ * A topic the server already holds (a message moving to another channel in
+ * its own topic, Notification Bot's notices in a move's topics), as stored:
+ * its characters are not checked again, so a topic stored before that check
+ * existed still moves and gets its notices.
+ */
+export const normalizeStoredTopic = (topic: string, settings: realmConfig.RealmSettings, channel: ChannelDoc): string =>
+  topicAsStored(pythonStrip(topic), settings, channel);
 
 /** Zulip's truncate_topic. */
 export const truncateTopic = (topic: string, settings: Pick<realmConfig.RealmSettings, "max_topic_length">): string =>

@@ -4,6 +4,7 @@
  * topic_link_util.py (get_stream_link_syntax, get_stream_topic_link_syntax)
  * and url_encoding.py (encode_channel, stream_message_url).
  */
+import { isPrintable, unprintablePosition } from "@teamchat/shared";
 
 /** Zulip's silent_mention_syntax_for_user: names the user without notifying them. */
 export const silentMention = (user: { full_name: string; user_id: number }): string =>
@@ -20,8 +21,18 @@ const ESCAPES: Record<string, string> = {
   "[": "&#91;",
   "]": "&#93;",
 };
-const breaksLinkSyntax = (name: string): boolean => new RegExp(BREAKS_LINK_SYNTAX.source).test(name);
-const escapeForLinkText = (text: string): string => text.replace(BREAKS_LINK_SYNTAX, (m) => ESCAPES[m] ?? m);
+/**
+ * A topic stored before Zulip's check_stream_topic was applied may hold
+ * characters no message may (a NUL among them): its link is the escaped one,
+ * each such character shown as U+FFFD, so the notice naming it can be sent.
+ */
+const breaksLinkSyntax = (name: string): boolean =>
+  new RegExp(BREAKS_LINK_SYNTAX.source).test(name) || unprintablePosition(name) !== null;
+const escapeForLinkText = (text: string): string =>
+  Array.from(
+    text.replace(BREAKS_LINK_SYNTAX, (m) => ESCAPES[m] ?? m),
+    (c) => (isPrintable(c) ? c : "\uFFFD"),
+  ).join("");
 
 /** Zulip's encode_hash_component: URL-quoted with "*" kept, then "." → "%2E" and "%" → ".". */
 export const encodeHashComponent = (text: string): string =>
