@@ -46,6 +46,21 @@ function errorShapeProblems(body: unknown): string[] {
   return problems;
 }
 
+/**
+ * Zulip's json_method_not_allowed, which is no JsonError: `{"result": "error",
+ * "msg": "Method Not Allowed", "allowed_methods": [...]}`, the same methods in Allow.
+ */
+function methodNotAllowedProblems(body: unknown, allow: string | undefined): string[] {
+  if (typeof body !== "object" || body === null) return ["not a JSON object"];
+  const { result, msg, allowed_methods: allowed } = body as Record<string, unknown>;
+  const problems: string[] = [];
+  if (result !== "error") problems.push(`result is ${JSON.stringify(result)}, not "error"`);
+  if (msg !== "Method Not Allowed") problems.push(`msg is ${JSON.stringify(msg)}, not "Method Not Allowed"`);
+  if (!Array.isArray(allowed) || allowed.length === 0) problems.push("allowed_methods is not a list of methods");
+  else if (allowed.join(", ") !== allow) problems.push(`Allow is ${JSON.stringify(allow)}, not allowed_methods`);
+  return problems;
+}
+
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
@@ -55,9 +70,21 @@ function parseJson(text: string): unknown {
 }
 
 /** What is wrong with one exchange, or undefined when nothing is. */
-function judge(method: string, url: string, status: number, replyText: string): [FindingKind, string[]] | undefined {
+function judge(
+  method: string,
+  url: string,
+  status: number,
+  replyText: string,
+  allow: string | undefined,
+): [FindingKind, string[]] | undefined {
   if (status >= 500) return ["server error", [`HTTP ${status}`]];
+  // Zulip's rest_dispatch answers OPTIONS with 204 and the path's methods in Allow
+  if (method === "OPTIONS" && status === 204) return allow ? undefined : ["status", ["204 without Allow"]];
   const body = parseJson(replyText);
+  if (status === 405) {
+    const problems = methodNotAllowedProblems(body, allow);
+    return problems.length ? ["error not in Zulip's shape", problems] : undefined;
+  }
   if (status === 200) {
     if (body === undefined) return ["reply not in zulip.yaml's schema", ["not JSON"]];
     const problems = checkReply(method, url, body);
@@ -95,6 +122,7 @@ export async function startFuzzProxy(
     status: number,
     requestBody: Buffer,
     replyText: string,
+    allow?: string,
   ) => {
     const op = findOperation(method, url);
     const operation = op ? `${op.method} ${op.template}` : `${method} (no such path in zulip.yaml)`;
@@ -102,7 +130,7 @@ export async function startFuzzProxy(
     byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
     stats.byOperation.set(operation, byStatus);
     stats.total++;
-    const verdict = judge(method, url, status, replyText);
+    const verdict = judge(method, url, status, replyText, allow);
     if (!verdict) return;
     const [kind, problems] = verdict;
     const key = `${operation}: ${kind}`;
@@ -137,7 +165,8 @@ export async function startFuzzProxy(
           reply.on("end", () => {
             const replyBody = Buffer.concat(replyChunks);
             const status = reply.statusCode ?? 0;
-            record(method, url, req.headers["content-type"], status, requestBody, replyBody.toString("utf8"));
+            const replyText = replyBody.toString("utf8");
+            record(method, url, req.headers["content-type"], status, requestBody, replyText, reply.headers.allow);
             afterReply(method, url, status)
               .catch((err: Error) => process.stderr.write(`[fuzz] repairing the fuzzing user failed: ${err.message}\n`))
               .finally(() => {

@@ -45,6 +45,7 @@ import { AuthCache } from "./auth-cache";
 import { InstanceRateLimiter, RateLimiter, type RateDecision } from "./rate-limiter";
 import { RealmResolver } from "./realm-cache";
 import { retryingRead } from "./retrying-read";
+import { answerOtherMethods, notFound } from "./method-not-allowed";
 
 export const API_PREFIX = "/api/v1";
 
@@ -62,8 +63,6 @@ interface Route {
 }
 
 const WWW_AUTHENTICATE = 'Basic realm="zulip"';
-
-const notFound = () => new ZulipError("BAD_REQUEST", "Not Found", 404);
 
 /** The JetStream KV bucket of the rate-limit counters, shared by every gateway instance. */
 const RATE_LIMIT_BUCKET = "rate_limits";
@@ -128,6 +127,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     // rather than refused with Fastify's own 503 body, which is not Zulip's error shape
     return503OnClosing: false,
   });
+  const answerOtherMethodsOfRoutes = answerOtherMethods(app);
   // stopping: parked long waits are answered at once (answerWhenStopping), so close() does not wait for them
   let stopping = false;
   const releases = new Set<() => void>();
@@ -299,13 +299,17 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     return safe ? retryingRead(() => bus.forward(...args)) : bus.forward(...args);
   }
 
+  const apiRoutes = new Map<string, Route[]>();
   for (const { method, url, routes } of groupRoutes(deps.contracts ?? allContracts)) {
+    apiRoutes.set(`${method} ${url}`, routes);
     app.route({
       method,
       url,
       handler: async (req, reply) => {
         const pathValues = Object.values(req.params as Record<string, string>);
-        return serve(pickRoute(routes, pathValues, config.JSON_DEPTH_LIMIT), req, reply, pathValues);
+        const route = findRoute(routes, pathValues, config.JSON_DEPTH_LIMIT);
+        if (!route) throw notFound();
+        return serve(route, req, reply, pathValues);
       },
     });
   }
@@ -401,6 +405,10 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       .send({ status: ok ? "ok" : "degraded", nats: natsOk ? "ok" : "closed", services });
   });
 
+  answerOtherMethodsOfRoutes((method, url, pathValues) => {
+    const routes = apiRoutes.get(`${method} ${url}`);
+    return !routes || findRoute(routes, pathValues, config.JSON_DEPTH_LIMIT) !== undefined;
+  });
   return app;
 }
 
@@ -484,8 +492,8 @@ export function groupRoutes(contracts: Contract[]): Array<{ method: string; url:
  * values; none is Zulip's 404, as its URL patterns (`<int:message_id>`) do not
  * match a segment of the wrong type.
  */
-function pickRoute(routes: Route[], pathValues: string[], maxJsonDepth: number): Route {
-  const route = routes.find((r) =>
+function findRoute(routes: Route[], pathValues: string[], maxJsonDepth: number): Route | undefined {
+  return routes.find((r) =>
     r.pathNames.every((name, i) => {
       try {
         const { params } = decodeParams(r.contract.params, { [name]: pathValues[i] }, maxJsonDepth);
@@ -495,6 +503,4 @@ function pickRoute(routes: Route[], pathValues: string[], maxJsonDepth: number):
       }
     }),
   );
-  if (!route) throw notFound();
-  return route;
 }

@@ -206,3 +206,85 @@ describe("bad input answers a Zulip error and changes nothing", () => {
     expect(await messageCount()).toBe(before);
   });
 });
+
+/** A request with no body, as `auth` (none: no Authorization header): its status, Allow header and body. */
+function methodRequest(method: string, path: string, auth: "owner" | null = "owner") {
+  const api = org.api(org.owner);
+  return new Promise<{ status: number; allow: string | undefined; body: unknown }>((resolve, reject) => {
+    const req = httpRequest(
+      `${api.baseUrl}${path}`,
+      {
+        method,
+        agent: false,
+        headers: { host: api.host ?? new URL(api.baseUrl).host, ...(auth && { authorization: basicAuth(org.owner) }) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          resolve({ status: res.statusCode!, allow: res.headers.allow, body: text ? JSON.parse(text) : "" });
+        });
+      },
+    );
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** Zulip's json_method_not_allowed: 405, the path's methods in Allow and in allowed_methods (no `code`). */
+const methodNotAllowed = (...allowed: string[]) => ({
+  status: 405,
+  allow: allowed.join(", "),
+  body: { result: "error", msg: "Method Not Allowed", allowed_methods: allowed },
+});
+
+describe("a method the path does not have (Zulip's rest_dispatch)", () => {
+  it("answers 405 with the path's methods, HEAD wherever GET is, and changes nothing", async () => {
+    const before = await messageCount();
+    expect(await methodRequest("DELETE", "/api/v1/messages")).toEqual(methodNotAllowed("GET", "POST", "HEAD"));
+    expect(await methodRequest("PUT", "/api/v1/messages")).toEqual(methodNotAllowed("GET", "POST", "HEAD"));
+    expect(await methodRequest("POST", "/api/v1/messages/1")).toEqual(
+      methodNotAllowed("GET", "PATCH", "DELETE", "HEAD"),
+    );
+    expect(await methodRequest("GET", "/api/v1/messages/render")).toEqual(methodNotAllowed("POST"));
+    expect(await methodRequest("PATCH", "/api/v1/messages/1/reactions")).toEqual(methodNotAllowed("POST", "DELETE"));
+    // HEAD has no body
+    expect(await methodRequest("HEAD", "/api/v1/messages/render")).toEqual({
+      ...methodNotAllowed("POST"),
+      body: "",
+    });
+    expect(await messageCount()).toBe(before);
+  });
+
+  it("answers before authentication, as Zulip does", async () => {
+    expect(await methodRequest("DELETE", "/api/v1/messages", null)).toEqual(methodNotAllowed("GET", "POST", "HEAD"));
+  });
+
+  it("answers OPTIONS with 204 and the methods sorted in Allow", async () => {
+    expect(await methodRequest("OPTIONS", "/api/v1/messages")).toEqual({
+      status: 204,
+      allow: "GET, HEAD, POST",
+      body: "",
+    });
+  });
+
+  it("files outside /api/v1 too: /user_uploads is GET only", async () => {
+    expect(await methodRequest("DELETE", `/user_uploads/${org.realm.id}/ab/cd/file.txt`)).toEqual(
+      methodNotAllowed("GET", "HEAD"),
+    );
+  });
+
+  it("an unknown path, or a path value no route takes, is still 404", async () => {
+    const notFound = {
+      status: 404,
+      allow: undefined,
+      body: { result: "error", code: "BAD_REQUEST", msg: "Not Found" },
+    };
+    expect(await methodRequest("GET", "/api/v1/no/such/endpoint")).toEqual(notFound);
+    expect(await methodRequest("DELETE", "/api/v1/no/such/endpoint")).toEqual(notFound);
+    // Zulip's <int:message_id> does not match "abc": no pattern, no method to list
+    expect(await methodRequest("POST", "/api/v1/messages/abc")).toEqual(notFound);
+    expect(await methodRequest("GET", "/api/v1/messages/abc")).toEqual(notFound);
+  });
+});
