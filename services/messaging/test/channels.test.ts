@@ -155,6 +155,9 @@ describe("POST /channels/create", () => {
       post({ name: "bad\u0001name" }),
       badRequest("Invalid character in channel name, at position 4."),
     );
+    // Zulip's check_string_is_printable: positions in code points, non-characters refused too
+    await expectZulipError(post({ name: "🙂\u0001" }), badRequest("Invalid character in channel name, at position 2."));
+    await expectZulipError(post({ name: "a\ufdd0" }), badRequest("Invalid character in channel name, at position 2."));
     // A parameter the contract's types require, left out: raw HTTP, as a client could send it.
     await expectZulipError(org.api(alice).post("/channels/create", { name: "nosubs" }), {
       status: 400,
