@@ -127,6 +127,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     // rather than refused with Fastify's own 503 body, which is not Zulip's error shape
     return503OnClosing: false,
   });
+  // every route added from here on is known to the 405 answers, which are added last
   const answerOtherMethodsOfRoutes = answerOtherMethods(app);
   // stopping: parked long waits are answered at once (answerWhenStopping), so close() does not wait for them
   let stopping = false;
