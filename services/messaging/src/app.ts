@@ -109,6 +109,7 @@ import { UserTopicRepository } from "./user-topics/user-topic.repository";
 import { userTopicsState } from "./user-topics/user-topics.state";
 import { UserDirectory } from "./users/user-directory";
 import { backfillCopies } from "./copies-backfill";
+import { backfillContentFeatures } from "./messages/content-features-backfill";
 
 /** Scheduled messages and saved snippets kept for register, over all users; least recently used users go first. */
 const MAX_CACHED_USER_LIST_ITEMS = 100_000;
@@ -221,6 +222,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     events,
     log,
   });
+  await backfillContentFeatures({ db, channels: channelRepository, messages, log });
   const draftsCleanup = await deleteDraftsWhenSynchronizationStops({ drafts }, nc, log);
   const delivery = new ScheduledMessageDelivery({ ...posting, scheduledMessages }, log);
 

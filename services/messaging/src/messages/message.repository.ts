@@ -2,6 +2,7 @@ import type { Connection } from "mongoose";
 import { IdAllocator, TenantRepository, type TenantFilter, type messaging } from "@teamchat/shared";
 import type { NarrowCondition } from "../narrow";
 import type { MessageCache } from "./message-cache";
+import { contentFeatures, type ContentFeatures } from "./content-features";
 import { sameReaction, type ReactionKey } from "./message-reactions";
 import { messageSchema, type MessageDoc, type Reaction } from "./message.schema";
 
@@ -122,6 +123,8 @@ function idsFilter(ids: number[]): Filter {
   const [lo, hi] = [Math.min(...ids), Math.max(...ids)];
   return { messageId: hi - lo < DENSE_CHUNK_SPAN * ids.length ? { $gte: lo, $lte: hi } : { $in: ids } };
 }
+/** Ids read at once by fillContentFeatures. */
+const BACKFILL_RANGE = 2000;
 /** First width of an id range, in ids, relative to the matches wanted. */
 const FIRST_RANGE_PER_MATCH = 2;
 const MIN_RANGE = 64;
@@ -297,6 +300,37 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     const filter = { messageId: { $in: messageIds } };
     if (losing.length) await this.updateMany(realmId, filter, { $pull: { receivers: { $in: losing } } });
     if (gaining.length) await this.updateMany(realmId, filter, { $addToSet: { receivers: { $each: gaining } } });
+  }
+
+  /**
+   * Stores contentFeatures on the organization's messages stored before they
+   * were kept (a one-time backfill): read in ranges of ids on the realm's
+   * index from its oldest message, written in one update per combination of
+   * features. Returns how many messages were given them.
+   */
+  async fillContentFeatures(realmId: number): Promise<number> {
+    const [oldest] = await this.walk(realmId, [], 0, 1, 1);
+    if (!oldest) return 0;
+    const newest = await this.ids.current("message");
+    let filled = 0;
+    for (let lo = oldest.messageId; lo <= newest; lo += BACKFILL_RANGE) {
+      const rows = await this.find(
+        realmId,
+        { messageId: { $gte: lo, $lt: lo + BACKFILL_RANGE }, hasLink: { $exists: false } },
+        { projection: { messageId: 1, renderedContent: 1 } },
+      );
+      const byFeatures = new Map<string, { features: ContentFeatures; ids: number[] }>();
+      for (const m of rows) {
+        const features = contentFeatures(m.renderedContent);
+        const key = JSON.stringify(features);
+        byFeatures.set(key, { features, ids: [...(byFeatures.get(key)?.ids ?? []), m.messageId] });
+      }
+      for (const { features, ids } of byFeatures.values()) {
+        await this.updateMany(realmId, { messageId: { $in: ids } }, { $set: features });
+      }
+      filled += rows.length;
+    }
+    return filled;
   }
 
   /** Deletes these messages; returns how many there were. */
