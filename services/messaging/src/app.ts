@@ -287,6 +287,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
         history,
         personal,
         conversations,
+        userTopics,
         users,
         settings,
         linkifiers,
@@ -314,7 +315,17 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.renderMessage, renderMessageHandler({ users, linkifiers }))
     .handle(
       messaging.matchesNarrow,
-      matchesNarrowHandler({ channels, subscriptions, userGroups, messages, personal, conversations, users, settings }),
+      matchesNarrowHandler({
+        channels,
+        subscriptions,
+        userGroups,
+        messages,
+        personal,
+        conversations,
+        userTopics,
+        users,
+        settings,
+      }),
     )
     .handle(
       messaging.getReadReceipts,
