@@ -23,5 +23,8 @@ export async function backfillContentFeatures(deps: {
   let filled = 0;
   for (const realmId of realmIds) filled += await deps.messages.fillContentFeatures(realmId);
   await markers.updateOne({ _id: MARKER }, { $set: { at: new Date() } }, { upsert: true });
-  deps.log.info({ backfill: MARKER, organizations: realmIds.size, messages: filled }, "message content features backfilled");
+  deps.log.info(
+    { backfill: MARKER, organizations: realmIds.size, messages: filled },
+    "message content features backfilled",
+  );
 }
