@@ -193,7 +193,11 @@ describe("id, near and with", () => {
   it("with: the conversation the message is in now, after it moved", async () => {
     const moved = await send(alice, "before move", "moving soon");
     const later = await send(alice, "after move", "already here");
-    await org.call(messaging.updateMessage, { message_id: moved, topic: "after move" }, alice);
+    await org.call(
+      messaging.updateMessage,
+      { message_id: moved, topic: "after move", send_notification_to_new_thread: false },
+      alice,
+    );
     expect(await ids(bob, [...inTopic("before move"), ["with", moved]])).toEqual([moved, later]);
     expect(await ids(bob, [{ operator: "with", operand: String(moved) }])).toEqual([moved, later]);
     const dm = await sendDm(alice, [bob.userId], "with a dm");
