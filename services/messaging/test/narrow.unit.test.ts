@@ -1,4 +1,5 @@
 import { narrowMatch, narrowSource } from "../src/messages/message.repository";
+import { contentFeatures } from "../src/messages/content-features";
 import type { MessageDoc } from "../src/messages/message.schema";
 import { narrowToQuery, normalizeNarrow, searchWords, type NarrowCondition, type NarrowResolver } from "../src/narrow";
 
@@ -331,5 +332,97 @@ describe("MessageRepository's reading of a narrow", () => {
       ]),
     ).toEqual({ ids: [4] });
     expect(narrowSource([mine, { kind: "nothing" }])).toEqual({ none: true });
+  });
+});
+
+describe("has:, is:resolved, is:followed and muting", () => {
+  it("has: the features stored with the message, and its reactions", () => {
+    const has = (feature: "link" | "image" | "attachment" | "reaction") => narrowMatch([{ kind: "has", feature }]);
+    const linked = message({ hasLink: true, hasImage: false, hasAttachment: false });
+    expect(has("link")(linked)).toBe(true);
+    expect(has("image")(linked)).toBe(false);
+    expect(has("reaction")(linked)).toBe(false);
+    const reaction = { emojiName: "smile", emojiCode: "1f604", reactionType: "unicode_emoji" as const, userId: 20 };
+    expect(has("reaction")(message({ reactions: [reaction] }))).toBe(true);
+  });
+
+  it("is:resolved: a channel topic starting with the resolved prefix", () => {
+    expect(narrowMatch([{ kind: "resolved" }])(message({ topic: "✔ done" }))).toBe(true);
+    expect(narrowMatch([{ kind: "resolved" }])(message({ topic: "done ✔" }))).toBe(false);
+  });
+
+  it("muting: muted topics, and muted channels except their unmuted or followed topics", () => {
+    const muted: NarrowCondition = {
+      kind: "muted",
+      channels: [1],
+      topics: [{ streamId: 2, key: "noise" }],
+      exempt: [{ streamId: 1, key: "hello" }],
+    };
+    expect(narrowMatch([muted])(message({}))).toBe(false);
+    expect(narrowMatch([muted])(message({ topic: "Other", topicKey: "other" }))).toBe(true);
+    expect(narrowMatch([muted])(message({ streamId: 2, topicKey: "noise" }))).toBe(true);
+    expect(narrowMatch([muted])(dm)).toBe(false);
+    expect(narrowMatch([{ kind: "not", term: muted }])(dm)).toBe(true);
+  });
+
+  it("is:followed and is:muted read their topics' and channels' indexes, within the narrow's channel", () => {
+    const topics: NarrowCondition = {
+      kind: "topics",
+      topics: [
+        { streamId: 1, key: "a" },
+        { streamId: 2, key: "b" },
+      ],
+    };
+    expect(narrowSource([mine, topics])).toEqual({
+      union: [
+        { streamId: 1, topicKey: "a" },
+        { streamId: 2, topicKey: "b" },
+      ],
+    });
+    expect(narrowSource([mine, { kind: "channel", streamId: 2 }, topics])).toEqual({
+      union: [{ streamId: 2, topicKey: "b" }],
+    });
+    expect(narrowSource([mine, { kind: "channel", streamId: 3 }, topics])).toEqual({ none: true });
+    const muted: NarrowCondition = {
+      kind: "muted",
+      channels: [1],
+      topics: [
+        { streamId: 1, key: "a" },
+        { streamId: 2, key: "b" },
+      ],
+      exempt: [],
+    };
+    expect(narrowSource([mine, muted])).toEqual({ union: [{ streamId: 1 }, { streamId: 2, topicKey: "b" }] });
+    // too many topics to read one by one: the narrow's other index, tested in memory
+    const many = Array.from({ length: 17 }, (_, i) => ({ streamId: 1, key: `t${i}` }));
+    expect(narrowSource([mine, { kind: "topics", topics: many }])).toEqual({ index: { receivers: ME } });
+  });
+});
+
+describe("contentFeatures", () => {
+  it("decides has:link, has:image and has:attachment from the HTML Zulip renders", () => {
+    expect(contentFeatures("<p>plain</p>")).toEqual({ hasLink: false, hasImage: false, hasAttachment: false });
+    expect(contentFeatures('<p><a href="https://example.com">x</a></p>')).toEqual({
+      hasLink: true,
+      hasImage: false,
+      hasAttachment: false,
+    });
+    expect(contentFeatures('<p><a href="/user_uploads/2/ab/f.pdf">f.pdf</a></p>')).toEqual({
+      hasLink: true,
+      hasImage: false,
+      hasAttachment: true,
+    });
+    expect(
+      contentFeatures(
+        '<p><a href="/user_uploads/2/ab/p.png">p.png</a></p>\n<div class="message_inline_image">' +
+          '<a href="/user_uploads/2/ab/p.png" title="p.png"><img src="/user_uploads/thumbnail/2/ab/p.png/840x560.webp"></a></div>',
+      ),
+    ).toEqual({ hasLink: true, hasImage: true, hasAttachment: true });
+    // an external image preview is an image, not an upload
+    expect(
+      contentFeatures(
+        '<div class="message_inline_image"><a href="https://example.com/a.png"><img src="/external_content/x/y"></a></div>',
+      ),
+    ).toEqual({ hasLink: true, hasImage: true, hasAttachment: false });
   });
 });

@@ -406,7 +406,8 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
       for (const m of rows) {
         const features = contentFeatures(m.renderedContent);
         const key = JSON.stringify(features);
-        byFeatures.set(key, { features, ids: [...(byFeatures.get(key)?.ids ?? []), m.messageId] });
+        const group = byFeatures.get(key) ?? byFeatures.set(key, { features, ids: [] }).get(key)!;
+        group.ids.push(m.messageId);
       }
       for (const { features, ids } of byFeatures.values()) {
         await this.updateMany(realmId, { messageId: { $in: ids } }, { $set: features });
