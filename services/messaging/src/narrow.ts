@@ -139,7 +139,7 @@ export interface NarrowQuery {
   terms: NarrowCondition[];
   /**
    * Whether the narrow reaches beyond the user's personal history: Zulip's
-   * ok_to_include_history (a readable channel with shared history, no flag filters).
+   * ok_to_include_history (a readable channel with shared history, no is: filter but is:resolved).
    */
   includeHistory: boolean;
 }
@@ -163,9 +163,9 @@ const MAX_POSSIBLE_MESSAGE_ID = 2 ** 31 - 1;
 
 const { MUTED, UNMUTED, FOLLOWED } = messaging.VISIBILITY_POLICY;
 
-/** Python's str() of an operand, as Zulip's error messages show it. */
+/** Python's str() of an operand (a name, an id or a list of ids), as Zulip's error messages show it. */
 const pythonStr = (operand: NarrowTerm["operand"]): string =>
-  Array.isArray(operand) ? `[${operand.map((o) => (typeof o === "string" ? `'${o}'` : o)).join(", ")}]` : `${operand}`;
+  Array.isArray(operand) ? `[${operand.join(", ")}]` : `${operand}`;
 
 const asList = (operand: NarrowTerm["operand"]): Array<string | number> =>
   Array.isArray(operand)
@@ -185,6 +185,7 @@ async function oneUser(operand: NarrowTerm["operand"], r: NarrowResolver): Promi
   return ids[0]!;
 }
 
+/** The user's muted channels and topics, and the topics their muted channels still show (is:muted, in:home). */
 async function muting(r: NarrowResolver): Promise<NarrowCondition> {
   const [channels, topics, exempt] = await Promise.all([
     r.mutedChannels(),
