@@ -228,3 +228,24 @@ it("mark_all_as_read: complete, one update_message_flags event with all: true, n
   const state = ok(await sys.api(owner).post("/register", { fetch_event_types: ["message", "update_message_flags"] }));
   expect(state.unread_msgs).toMatchObject({ count: 0, streams: [], pms: [], huddles: [], mentions: [] });
 });
+
+it("check_messages_match_narrow with has:link, and get_messages narrowed as zulip-term narrows (pm_with)", async () => {
+  const link = await send("narrows", "see https://example.com");
+  const plain = await send("narrows", "no link here");
+  const dm = ok(await sys.api(alice).post("/messages", { type: "private", to: `[${owner.userId}]`, content: "hi" }))
+    .id as number;
+  const { replies } = await runBindings(owner, {
+    calls: [
+      [
+        "check_messages_match_narrow",
+        { kwargs: { msg_ids: [link, plain], narrow: [{ operator: "has", operand: "link" }] } },
+      ],
+      ["get_messages", { anchor: "newest", num_before: 5, num_after: 0, narrow: [["pm_with", alice.email]] }],
+    ],
+  });
+  const [matched, fetched] = replies as [{ messages: Record<string, Json> }, { messages: Array<{ id: number }> }];
+  expect(matched).toMatchObject({ result: "success" });
+  expect(Object.keys(matched.messages)).toEqual([String(link)]);
+  expect(fetched).toMatchObject({ result: "success" });
+  expect(fetched.messages.map((m) => m.id)).toEqual([dm]);
+});

@@ -123,3 +123,14 @@ it("shows a message sent by another user as it arrives", async () => {
   const text = await untilScreen((t) => t.includes("hello terminal"));
   expect(text).toContain("live");
 });
+
+it("p narrows to the next unread direct message's conversation (its pm_with narrow)", async () => {
+  ok(await sys.api(bob).post("/messages", { type: "stream", to: "terminal", topic: "live", content: "channel noise" }));
+  ok(await sys.api(bob).post("/messages", { type: "private", to: `[${alice.userId}]`, content: "direct for p" }));
+  await untilScreen((t) => t.includes("channel noise") && t.includes("direct for p"));
+  spawnSync(tmux, ["send-keys", "-t", SESSION, "p"]);
+  // the conversation alone: the channel's messages leave the screen
+  const text = await untilScreen((t) => t.includes("direct for p") && !t.includes("channel noise"));
+  expect(text).not.toContain("hello terminal");
+  expect(existsSync(join(workDir, "zulip-terminal-tracebacks.log"))).toBe(false);
+});

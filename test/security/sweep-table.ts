@@ -152,6 +152,7 @@ const unknownChannelNarrow = (w: World): ExpectedZulipError => ({
   status: 400,
   code: "BAD_NARROW",
   msg: `Invalid narrow operator: unknown channel ${w.ids.privateChannel}`,
+  desc: `unknown channel ${w.ids.privateChannel}`,
 });
 const badQueue = (w: World): ExpectedZulipError => ({
   status: 400,
@@ -446,7 +447,8 @@ export const SWEEP: SweepEntry[] = [
           ? {
               status: 400,
               code: "BAD_NARROW",
-              msg: `Invalid narrow operator: unknown user in [${w.users.victim.userId},${w.users.confidant.userId}]`,
+              msg: `Invalid narrow operator: unknown user in [${w.users.victim.userId}, ${w.users.confidant.userId}]`,
+              desc: `unknown user in [${w.users.victim.userId}, ${w.users.confidant.userId}]`,
             }
           : "allowed",
     ),

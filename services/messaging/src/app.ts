@@ -109,6 +109,7 @@ import { UserTopicRepository } from "./user-topics/user-topic.repository";
 import { userTopicsState } from "./user-topics/user-topics.state";
 import { UserDirectory } from "./users/user-directory";
 import { backfillCopies } from "./copies-backfill";
+import { backfillContentFeatures } from "./messages/content-features-backfill";
 
 /** Scheduled messages and saved snippets kept for register, over all users; least recently used users go first. */
 const MAX_CACHED_USER_LIST_ITEMS = 100_000;
@@ -221,6 +222,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     events,
     log,
   });
+  await backfillContentFeatures({ db, channels: channelRepository, messages, log });
   const draftsCleanup = await deleteDraftsWhenSynchronizationStops({ drafts }, nc, log);
   const delivery = new ScheduledMessageDelivery({ ...posting, scheduledMessages }, log);
 
@@ -285,6 +287,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
         history,
         personal,
         conversations,
+        userTopics,
         users,
         settings,
         linkifiers,
@@ -312,7 +315,17 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.renderMessage, renderMessageHandler({ users, linkifiers }))
     .handle(
       messaging.matchesNarrow,
-      matchesNarrowHandler({ channels, subscriptions, userGroups, messages, personal, conversations, users, settings }),
+      matchesNarrowHandler({
+        channels,
+        subscriptions,
+        userGroups,
+        messages,
+        personal,
+        conversations,
+        userTopics,
+        users,
+        settings,
+      }),
     )
     .handle(
       messaging.getReadReceipts,

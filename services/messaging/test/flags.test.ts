@@ -342,10 +342,10 @@ describe("POST /messages/flags/narrow", () => {
       badRequestError("The anchor can only be excluded at an end of the range"),
     );
     await expectZulipError(overNarrow({ flag: "historical" }), badRequestError("Flag not editable: 'historical'"));
-    await expectZulipError(
-      overNarrow({ narrow: [{ operator: "channel", operand: "no such channel" }] }),
-      badRequestError("Invalid narrow operator: unknown channel no such channel", "BAD_NARROW"),
-    );
+    await expectZulipError(overNarrow({ narrow: [{ operator: "channel", operand: "no such channel" }] }), {
+      ...badRequestError("Invalid narrow operator: unknown channel no such channel", "BAD_NARROW"),
+      desc: "unknown channel no such channel",
+    });
   });
 });
 

@@ -452,18 +452,18 @@ describe("GET /messages", () => {
       get({ anchor: 5, num_before: 1, num_after: 1, include_anchor: false }),
       badRequest("The anchor can only be excluded at an end of the range"),
     );
-    const badNarrow = (msg: string) => badRequest(msg, "BAD_NARROW");
+    const badNarrow = (desc: string) => ({ ...badRequest(`Invalid narrow operator: ${desc}`, "BAD_NARROW"), desc });
     await expectZulipError(
       get({ anchor: "newest", num_before: 1, num_after: 0, narrow: [["stream", "nope"]] }),
-      badNarrow("Invalid narrow operator: unknown channel nope"),
+      badNarrow("unknown channel nope"),
     );
     await expectZulipError(
       get({ anchor: "newest", num_before: 1, num_after: 0, narrow: [["sender", "x@nowhere"]] }),
-      badNarrow("Invalid narrow operator: unknown user x@nowhere"),
+      badNarrow("unknown user x@nowhere"),
     );
     await expectZulipError(
       get({ anchor: "newest", num_before: 1, num_after: 0, narrow: [["bogus", "x"]] }),
-      badNarrow("Invalid narrow operator: unknown operator bogus"),
+      badNarrow("unknown operator bogus"),
     );
   });
 
@@ -494,6 +494,7 @@ describe("channel history", () => {
     status: 400,
     code: "BAD_NARROW",
     msg: `Invalid narrow operator: unknown channel ${name}`,
+    desc: `unknown channel ${name}`,
   });
 
   it("public channels: later subscribers and non-subscribers read the whole history, flagged historical", async () => {

@@ -1,4 +1,5 @@
 import { narrowMatch, narrowSource } from "../src/messages/message.repository";
+import { contentFeatures } from "../src/messages/content-features";
 import type { MessageDoc } from "../src/messages/message.schema";
 import { narrowToQuery, normalizeNarrow, searchWords, type NarrowCondition, type NarrowResolver } from "../src/narrow";
 
@@ -12,11 +13,19 @@ const resolver: NarrowResolver = {
       : operand === "vault"
         ? { streamId: 2, fullHistory: false }
         : null,
-  users: async (ops) => (ops.every((o) => o === 20 || o === "bob@example.com") ? ops.map(() => 20) : null),
+  users: async (ops) =>
+    ops.every((o) => o === 20 || o === ME || o === "bob@example.com") ? ops.map((o) => (o === ME ? ME : 20)) : null,
   conversation: async (ids) => ([...ids].sort().join() === "10,20" ? 500 : null),
-  flagged: async (flag) => (flag === "starred" ? [3] : []),
+  message: async (id) =>
+    id === 90 ? { streamId: 1, topic: "Moved here" } : id === 91 ? { participants: [ME, 20] } : null,
+  flagged: async (flags) => (flags.includes("starred") ? [3] : flags.includes("wildcard_mentioned") ? [5, 6] : []),
   unread: async () => [7, 8],
-  publicChannels: async () => [1, 4],
+  topicsWithPolicy: async (policies) => [
+    ...(policies.includes(1) ? [{ streamId: 1, key: "noise" }] : []),
+    ...(policies.includes(3) ? [{ streamId: 2, key: "watch" }] : []),
+  ],
+  mutedChannels: async () => [4],
+  publicChannels: async (webPublicOnly) => (webPublicOnly ? [4] : [1, 4]),
 };
 const query = (raw: unknown[]) =>
   narrowToQuery(normalizeNarrow(raw as Parameters<typeof normalizeNarrow>[0]), resolver);
@@ -123,7 +132,124 @@ describe("narrowToQuery", () => {
     await fails([["stream", "nope"]], "Invalid narrow operator: unknown channel nope");
     await fails([["sender", "x@y"]], "Invalid narrow operator: unknown user x@y");
     await fails([["is", "weird"]], "Invalid narrow operator: unknown 'is' operand weird");
-    await fails([["has", "link"]], "Invalid narrow operator: unknown operator has");
+    await fails([["has", "links"]], "Invalid narrow operator: unknown 'has' operand links");
+    await fails([["in", "away"]], "Invalid narrow operator: unknown 'in' operand away");
+    await fails([["channels", "private"]], "Invalid narrow operator: unknown channels operand private");
+    await fails([["id", "12a"]], "Invalid narrow operator: Invalid message ID");
+    await fails([["dm", "x@y,bob@example.com"]], "Invalid narrow operator: unknown user in x@y,bob@example.com");
+    await fails([{ operator: "dm", operand: [20, 21] }], "Invalid narrow operator: unknown user in [20, 21]");
+    await fails([["dm-including", "x@y"]], "Invalid narrow operator: unknown user x@y");
+    await fails([["with", "abc"]], "Invalid narrow operator: Invalid 'with' operator");
+    await fails([["with", "77"]], "Invalid narrow operator: Invalid 'with' operator");
+    await fails(
+      [
+        ["with", "90"],
+        ["with", "91"],
+      ],
+      "Invalid narrow operator combination: Duplicate 'with' operators.",
+    );
+    await fails(
+      [
+        ["stream", "design"],
+        ["dm", "bob@example.com"],
+      ],
+      "Invalid narrow operator: No message can be both a channel message and direct message",
+    );
+    await fails(
+      [{ operator: "is", operand: "dm", negated: true }, ["is", "private"]],
+      "Invalid narrow operator: No message can be both a channel message and direct message",
+    );
+  });
+
+  it("refuses operands of the wrong type as Zulip's NarrowParameter does", () => {
+    const fails = (raw: unknown[], msg: string) =>
+      expect(() => normalizeNarrow(raw as Parameters<typeof normalizeNarrow>[0])).toThrow(
+        expect.objectContaining({ code: "BAD_REQUEST", message: msg }),
+      );
+    fails([{ operator: "is", operand: 5 }], "operand is not a string");
+    fails([{ operator: "sender", operand: [5] }], "operand is not a string or integer");
+    fails([{ operator: "dm", operand: 5 }], "operand is not a string or an integer list");
+    fails([{ operator: "dm", operand: [5, "x"] }], "operand[1] is not an integer");
+    fails([["search", "  "]], "operand cannot be blank.");
+  });
+
+  it("legacy spellings: pm_with, group_pm_with, group-pm-with, is:private", async () => {
+    const conversation: NarrowCondition = { kind: "conversation", recipientId: 500 };
+    expect((await query([["pm_with", "bob@example.com"]])).terms).toEqual([mine, conversation]);
+    expect((await query([{ operator: "pm_with", operand: "bob@example.com" }])).terms).toEqual([mine, conversation]);
+    const group: NarrowCondition = { kind: "dm-including", userIds: [20], groupOnly: true };
+    expect((await query([["group_pm_with", "bob@example.com"]])).terms).toEqual([mine, group]);
+    expect((await query([["group-pm-with", 20]])).terms).toEqual([mine, group]);
+    expect((await query([["dm-including", 20]])).terms).toEqual([mine, { kind: "dm-including", userIds: [20] }]);
+    expect((await query([["dm-including", ME]])).terms).toEqual([mine, { kind: "direct" }]);
+  });
+
+  it("is:, has:, in: and near", async () => {
+    expect((await query([["is", "mentioned"]])).terms).toEqual([mine, { kind: "ids", in: [5, 6] }]);
+    expect((await query([["is", "resolved"]])).terms).toEqual([mine, { kind: "resolved" }]);
+    // is:resolved alone keeps a channel's shared history; every other is: keeps to personal history
+    expect(
+      await query([
+        ["stream", "design"],
+        ["is", "resolved"],
+      ]),
+    ).toEqual({
+      terms: [{ kind: "channel", streamId: 1 }, { kind: "resolved" }],
+      includeHistory: true,
+    });
+    expect((await query([["is", "followed"]])).terms).toEqual([
+      mine,
+      { kind: "topics", topics: [{ streamId: 2, key: "watch" }] },
+    ]);
+    const muted: NarrowCondition = {
+      kind: "muted",
+      channels: [4],
+      topics: [{ streamId: 1, key: "noise" }],
+      exempt: [{ streamId: 2, key: "watch" }],
+    };
+    expect((await query([["is", "muted"]])).terms).toEqual([mine, muted]);
+    expect((await query([["in", "home"]])).terms).toEqual([mine, { kind: "not", term: muted }]);
+    expect((await query([["in", "all"]])).terms).toEqual([mine]);
+    expect((await query([{ operator: "has", operand: "image", negated: true }])).terms).toEqual([
+      mine,
+      { kind: "not", term: { kind: "has", feature: "image" } },
+    ]);
+    expect((await query([["near", "12"]])).terms).toEqual([mine]);
+    expect((await query([["channels", "web-public"]])).terms).toEqual([{ kind: "channels", streamIds: [4] }]);
+  });
+
+  it("with: the message's conversation where it is now, replacing the narrow's own", async () => {
+    expect(
+      (
+        await query([
+          ["stream", "vault"],
+          ["topic", "old"],
+          ["with", "90"],
+          ["sender", 20],
+        ])
+      ).terms,
+    ).toEqual([
+      { kind: "channel", streamId: 1 },
+      { kind: "topic", key: "moved here" },
+      { kind: "sender", userId: 20 },
+    ]);
+    expect((await query([{ operator: "with", operand: 91 }])).terms).toEqual([
+      mine,
+      { kind: "conversation", recipientId: 500 },
+    ]);
+    // a message the user may not see: the narrow's own conversation
+    expect(
+      (
+        await query([
+          ["stream", "design"],
+          ["topic", "x"],
+          ["with", 77],
+        ])
+      ).terms,
+    ).toEqual([
+      { kind: "channel", streamId: 1 },
+      { kind: "topic", key: "x" },
+    ]);
   });
 });
 
@@ -206,5 +332,97 @@ describe("MessageRepository's reading of a narrow", () => {
       ]),
     ).toEqual({ ids: [4] });
     expect(narrowSource([mine, { kind: "nothing" }])).toEqual({ none: true });
+  });
+});
+
+describe("has:, is:resolved, is:followed and muting", () => {
+  it("has: the features stored with the message, and its reactions", () => {
+    const has = (feature: "link" | "image" | "attachment" | "reaction") => narrowMatch([{ kind: "has", feature }]);
+    const linked = message({ hasLink: true, hasImage: false, hasAttachment: false });
+    expect(has("link")(linked)).toBe(true);
+    expect(has("image")(linked)).toBe(false);
+    expect(has("reaction")(linked)).toBe(false);
+    const reaction = { emojiName: "smile", emojiCode: "1f604", reactionType: "unicode_emoji" as const, userId: 20 };
+    expect(has("reaction")(message({ reactions: [reaction] }))).toBe(true);
+  });
+
+  it("is:resolved: a channel topic starting with the resolved prefix", () => {
+    expect(narrowMatch([{ kind: "resolved" }])(message({ topic: "✔ done" }))).toBe(true);
+    expect(narrowMatch([{ kind: "resolved" }])(message({ topic: "done ✔" }))).toBe(false);
+  });
+
+  it("muting: muted topics, and muted channels except their unmuted or followed topics", () => {
+    const muted: NarrowCondition = {
+      kind: "muted",
+      channels: [1],
+      topics: [{ streamId: 2, key: "noise" }],
+      exempt: [{ streamId: 1, key: "hello" }],
+    };
+    expect(narrowMatch([muted])(message({}))).toBe(false);
+    expect(narrowMatch([muted])(message({ topic: "Other", topicKey: "other" }))).toBe(true);
+    expect(narrowMatch([muted])(message({ streamId: 2, topicKey: "noise" }))).toBe(true);
+    expect(narrowMatch([muted])(dm)).toBe(false);
+    expect(narrowMatch([{ kind: "not", term: muted }])(dm)).toBe(true);
+  });
+
+  it("is:followed and is:muted read their topics' and channels' indexes, within the narrow's channel", () => {
+    const topics: NarrowCondition = {
+      kind: "topics",
+      topics: [
+        { streamId: 1, key: "a" },
+        { streamId: 2, key: "b" },
+      ],
+    };
+    expect(narrowSource([mine, topics])).toEqual({
+      union: [
+        { streamId: 1, topicKey: "a" },
+        { streamId: 2, topicKey: "b" },
+      ],
+    });
+    expect(narrowSource([mine, { kind: "channel", streamId: 2 }, topics])).toEqual({
+      union: [{ streamId: 2, topicKey: "b" }],
+    });
+    expect(narrowSource([mine, { kind: "channel", streamId: 3 }, topics])).toEqual({ none: true });
+    const muted: NarrowCondition = {
+      kind: "muted",
+      channels: [1],
+      topics: [
+        { streamId: 1, key: "a" },
+        { streamId: 2, key: "b" },
+      ],
+      exempt: [],
+    };
+    expect(narrowSource([mine, muted])).toEqual({ union: [{ streamId: 1 }, { streamId: 2, topicKey: "b" }] });
+    // too many topics to read one by one: the narrow's other index, tested in memory
+    const many = Array.from({ length: 17 }, (_, i) => ({ streamId: 1, key: `t${i}` }));
+    expect(narrowSource([mine, { kind: "topics", topics: many }])).toEqual({ index: { receivers: ME } });
+  });
+});
+
+describe("contentFeatures", () => {
+  it("decides has:link, has:image and has:attachment from the HTML Zulip renders", () => {
+    expect(contentFeatures("<p>plain</p>")).toEqual({ hasLink: false, hasImage: false, hasAttachment: false });
+    expect(contentFeatures('<p><a href="https://example.com">x</a></p>')).toEqual({
+      hasLink: true,
+      hasImage: false,
+      hasAttachment: false,
+    });
+    expect(contentFeatures('<p><a href="/user_uploads/2/ab/f.pdf">f.pdf</a></p>')).toEqual({
+      hasLink: true,
+      hasImage: false,
+      hasAttachment: true,
+    });
+    expect(
+      contentFeatures(
+        '<p><a href="/user_uploads/2/ab/p.png">p.png</a></p>\n<div class="message_inline_image">' +
+          '<a href="/user_uploads/2/ab/p.png" title="p.png"><img src="/user_uploads/thumbnail/2/ab/p.png/840x560.webp"></a></div>',
+      ),
+    ).toEqual({ hasLink: true, hasImage: true, hasAttachment: true });
+    // an external image preview is an image, not an upload
+    expect(
+      contentFeatures(
+        '<div class="message_inline_image"><a href="https://example.com/a.png"><img src="/external_content/x/y"></a></div>',
+      ),
+    ).toEqual({ hasLink: true, hasImage: true, hasAttachment: false });
   });
 });

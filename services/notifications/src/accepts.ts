@@ -1,4 +1,4 @@
-import type { messaging } from "@teamchat/shared";
+import { badRequest, messaging } from "@teamchat/shared";
 import type { EventQueueDoc } from "./event-queues/event-queue.schema";
 
 type QueueFilter = Pick<EventQueueDoc, "eventTypes" | "narrow" | "clientCapabilities">;
@@ -24,9 +24,23 @@ function wantsType(q: Pick<QueueFilter, "eventTypes">, type: string): boolean {
   return q.eventTypes.includes(type);
 }
 
+/** Operators an event queue's narrow may use (Zulip's check_narrow_for_events). */
+const EVENT_OPERATORS = new Set(["channel", "stream", "topic", "sender", "is"]);
+
+/** Zulip's check_narrow_for_events: register refuses what its narrow predicate cannot test. */
+export function checkEventNarrow(narrow: string[][]): void {
+  for (const [operator = "", operand] of narrow) {
+    if (!EVENT_OPERATORS.has(operator)) throw badRequest(`Operator ${operator} not supported.`);
+    if (operator === "is" && operand === "followed") throw badRequest(`Operand ${operand} not supported.`);
+  }
+}
+
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
-/** Zulip's narrow predicate for event queues: every [operator, operand] must hold. */
+/**
+ * Zulip's build_narrow_predicate for event queues: every [operator, operand]
+ * must hold; an is: operand it does not test (is:muted) holds for every message.
+ */
 function matchesNarrow(narrow: string[][], message: messaging.Message, flags: string[]): boolean {
   return narrow.every(([operator, operand = ""]) => {
     switch (operator) {
@@ -40,10 +54,12 @@ function matchesNarrow(narrow: string[][], message: messaging.Message, flags: st
       case "is":
         if (operand === "dm" || operand === "private") return message.type === "private";
         if (operand === "starred") return flags.includes("starred");
-        if (operand === "mentioned") return flags.includes("mentioned") || flags.includes("wildcard_mentioned");
+        if (operand === "mentioned") return messaging.MENTION_FLAGS.some((f) => flags.includes(f));
         if (operand === "alerted") return flags.includes("has_alert_word");
         if (operand === "unread") return !flags.includes("read");
-        return false;
+        if (operand === "resolved")
+          return message.type === "stream" && message.subject.startsWith(messaging.RESOLVED_TOPIC_PREFIX);
+        return true;
       default:
         return false;
     }

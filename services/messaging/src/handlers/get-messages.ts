@@ -1,23 +1,15 @@
-import {
-  badRequest,
-  messaging,
-  missingArgument,
-  requireUser,
-  type Handler,
-  type UserGroupMemberships,
-} from "@teamchat/shared";
-import type { MessageRepository } from "../messages/message.repository";
+import { badRequest, messaging, missingArgument, requireUser, type Handler } from "@teamchat/shared";
 import type { MessageHistory } from "../messages/message-history";
-import type { PersonalIndex } from "../user-messages/personal-index";
-import type { ChannelDirectory } from "../channels/channel-directory";
-import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
-import type { ConversationRepository } from "../conversations/conversation.repository";
-import type { UserDirectory } from "../users/user-directory";
-import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
 import type { LinkifierSource } from "../render/linkifier-source";
 import { loadViewContext, messageView } from "../messages/message-view";
 import type { MessageDoc } from "../messages/message.schema";
-import { checkAnchorExclusion, messageRange, parseAnchor, resolveNarrow } from "../messages/message-range";
+import {
+  checkAnchorExclusion,
+  messageRange,
+  parseAnchor,
+  resolveNarrow,
+  type NarrowDeps,
+} from "../messages/message-range";
 
 const MAX_MESSAGES_PER_FETCH = 5000;
 const RANGE_PARAMETERS = [
@@ -31,18 +23,12 @@ const RANGE_PARAMETERS = [
 
 /** GET /messages (Zulip's get_messages_backend): a range around an anchor, or given ids, of the messages matching a narrow. */
 export const getMessagesHandler =
-  (deps: {
-    messages: MessageRepository;
-    history: MessageHistory;
-    personal: PersonalIndex;
-    channels: ChannelDirectory;
-    subscriptions: SubscriptionDirectory;
-    conversations: ConversationRepository;
-    users: UserDirectory;
-    settings: RealmSettingsSource;
-    userGroups: UserGroupMemberships;
-    linkifiers: LinkifierSource;
-  }): Handler<typeof messaging.getMessages> =>
+  (
+    deps: NarrowDeps & {
+      history: MessageHistory;
+      linkifiers: LinkifierSource;
+    },
+  ): Handler<typeof messaging.getMessages> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const byIds = p.message_ids !== undefined;

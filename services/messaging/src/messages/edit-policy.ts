@@ -14,7 +14,7 @@ import {
   type GroupMembership,
   type GroupSettingValue,
   type ParamsOf,
-  type messaging,
+  messaging,
   type realmConfig,
 } from "@teamchat/shared";
 import { canReadHistory } from "../channels/channel-access";
@@ -33,8 +33,7 @@ export type EditRequest = Pick<
 
 /** Zulip allows edits and moves this long past a time limit (a client's countdown, network delays). */
 const EDIT_LIMIT_BUFFER_SECONDS = 20;
-/** Zulip's RESOLVED_TOPIC_PREFIX: a topic starting with it is resolved. */
-export const RESOLVED_TOPIC_PREFIX = "✔ ";
+export const { RESOLVED_TOPIC_PREFIX } = messaging;
 
 const pastLimit = (message: Pick<MessageDoc, "timestamp">, limit: number | null, now: number): boolean =>
   limit !== null && now - message.timestamp > limit + EDIT_LIMIT_BUFFER_SECONDS;

@@ -4,6 +4,7 @@ import type { SubscriptionDirectory } from "../subscriptions/subscription-direct
 import type { UserDirectory } from "../users/user-directory";
 import type { ConversationRepository } from "../conversations/conversation.repository";
 import type { PersonalIndex } from "../user-messages/personal-index";
+import type { UserTopicIndex } from "../user-topics/user-topic-index";
 import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
 import type { MessageRepository } from "./message.repository";
 import type { MessageHistory } from "./message-history";
@@ -33,8 +34,10 @@ export function checkAnchorExclusion(numBefore: number, numAfter: number, includ
   }
 }
 
-/** What resolving a narrow reads: the channels, conversations and flags its operators name. */
+/** What resolving a narrow reads: the channels, conversations, flags, topics and messages its operators name. */
 export interface NarrowDeps {
+  messages: MessageRepository;
+  userTopics: UserTopicIndex;
   channels: ChannelDirectory;
   subscriptions: SubscriptionDirectory;
   users: UserDirectory;

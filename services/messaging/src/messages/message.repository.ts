@@ -1,7 +1,9 @@
 import type { Connection } from "mongoose";
 import { IdAllocator, TenantRepository, type TenantFilter, type messaging } from "@teamchat/shared";
-import type { NarrowCondition } from "../narrow";
+import type { ContentFeature, NarrowCondition, TopicRef } from "../narrow";
+import { RESOLVED_TOPIC_PREFIX } from "./edit-policy";
 import type { MessageCache } from "./message-cache";
+import { contentFeatures, type ContentFeatures } from "./content-features";
 import { sameReaction, type ReactionKey } from "./message-reactions";
 import { messageSchema, type MessageDoc, type Reaction } from "./message.schema";
 
@@ -23,6 +25,22 @@ function sortedIncludes(ids: number[], id: number): boolean {
   return false;
 }
 
+const topicKeyOf = (t: TopicRef): string => `${t.streamId}:${t.key}`;
+
+/** Whether a message is a channel message in one of these topics (keys made by topicKeyOf). */
+const inTopics =
+  (keys: ReadonlySet<string>): Match =>
+  (m) =>
+    m.streamId !== null && keys.has(`${m.streamId}:${m.topicKey}`);
+
+/** What has: reads of a message: the features stored with it, and its reactions. */
+const HAS: Record<ContentFeature, Match> = {
+  link: (m) => m.hasLink === true,
+  image: (m) => m.hasImage === true,
+  attachment: (m) => m.hasAttachment === true,
+  reaction: (m) => (m.reactions?.length ?? 0) > 0,
+};
+
 /** One narrow condition as a test of a message, evaluated here rather than by the database (see MessageRepository). */
 function conditionMatch(c: NarrowCondition): Match {
   switch (c.kind) {
@@ -41,7 +59,11 @@ function conditionMatch(c: NarrowCondition): Match {
     case "conversation":
       return (m) => m.type === "private" && m.recipientId === c.recipientId;
     case "dm-including":
-      return (m) => m.type === "private" && c.userIds.every((id) => m.receivers.includes(id));
+      // a group conversation has three participants or more (Zulip's DirectMessageGroup)
+      return (m) =>
+        m.type === "private" &&
+        c.userIds.every((id) => m.receivers.includes(id)) &&
+        (!c.groupOnly || m.receivers.length > 2);
     case "direct":
       return (m) => m.type === "private";
     case "id":
@@ -62,6 +84,18 @@ function conditionMatch(c: NarrowCondition): Match {
         return words.every((w) => content.includes(w) || topic.includes(w));
       };
     }
+    case "resolved":
+      return (m) => m.type === "stream" && m.topic.startsWith(RESOLVED_TOPIC_PREFIX);
+    case "has":
+      return HAS[c.feature];
+    case "topics":
+      return inTopics(new Set(c.topics.map(topicKeyOf)));
+    case "muted": {
+      const channels = new Set(c.channels);
+      const topics = inTopics(new Set(c.topics.map(topicKeyOf)));
+      const exempt = inTopics(new Set(c.exempt.map(topicKeyOf)));
+      return (m) => topics(m) || (m.streamId !== null && channels.has(m.streamId) && !exempt(m));
+    }
     case "nothing":
       return () => false;
     case "not": {
@@ -78,11 +112,32 @@ export function narrowMatch(narrow: NarrowCondition[]): Match {
 }
 
 /**
- * Where a narrow's messages are read from: the ids it names, nothing at all, or
+ * Where a narrow's messages are read from: the ids it names, nothing at all,
  * an index's equality fields (the schema's compound indexes end in messageId, so
- * each read is one range of ids on one index).
+ * each read is one range of ids on one index), or several of those merged (the
+ * topics of is:followed, the channels and topics of is:muted).
  */
-export type NarrowSource = { ids: number[] } | { none: true } | { index: Filter };
+export type NarrowSource = { ids: number[] } | { none: true } | { index: Filter } | { union: Filter[] };
+
+/**
+ * A union of at most this many indexes is read index by index; a user's
+ * longer list of followed or muted topics is tested in memory instead, over
+ * the narrow's other index.
+ */
+const MAX_UNION = 16;
+
+/** The indexes holding every message of these channels and topics, within `channel` when the narrow names one. */
+function unionSource(channels: number[], topics: TopicRef[], channel: number | undefined): NarrowSource | null {
+  const indexes: Filter[] = [
+    ...channels.filter((id) => channel === undefined || id === channel).map((streamId) => ({ streamId })),
+    ...topics
+      .filter((t) => channel === undefined || t.streamId === channel)
+      .filter((t) => !channels.includes(t.streamId))
+      .map((t) => ({ streamId: t.streamId, topicKey: t.key })),
+  ];
+  if (indexes.length > MAX_UNION) return null;
+  return indexes.length ? { union: indexes } : { none: true };
+}
 
 /** The most selective index a narrow's positive conditions allow; the rest are tested in memory. */
 export function narrowSource(narrow: NarrowCondition[]): NarrowSource {
@@ -98,6 +153,12 @@ export function narrowSource(narrow: NarrowCondition[]): NarrowSource {
   const channel = of("channel");
   const topic = of("topic");
   if (channel && topic) return { index: { streamId: channel.streamId, topicKey: topic.key } };
+  const followed = of("topics");
+  const muted = of("muted");
+  const union =
+    (followed && unionSource([], followed.topics, channel?.streamId)) ??
+    (muted && unionSource(muted.channels, muted.topics, channel?.streamId));
+  if (union) return union;
   if (channel) return { index: { streamId: channel.streamId } };
   const sender = of("sender");
   if (sender) return { index: { senderId: sender.userId } };
@@ -122,6 +183,8 @@ function idsFilter(ids: number[]): Filter {
   const [lo, hi] = [Math.min(...ids), Math.max(...ids)];
   return { messageId: hi - lo < DENSE_CHUNK_SPAN * ids.length ? { $gte: lo, $lte: hi } : { $in: ids } };
 }
+/** Ids read at once by fillContentFeatures. */
+const BACKFILL_RANGE = 2000;
 /** First width of an id range, in ids, relative to the matches wanted. */
 const FIRST_RANGE_PER_MATCH = 2;
 const MIN_RANGE = 64;
@@ -136,7 +199,13 @@ const ROWS_PER_READ = 2000;
  * Every read is bounded by the page it returns, not by the history: a narrow is
  * read as successive ranges of message ids on one index (equality fields, then a
  * messageId range), widened by the density of matches seen so far, and the
- * narrow's other conditions are tested in memory. Filter + sort + limit is not
+ * narrow's other conditions are tested in memory. The conditions no index
+ * holds (has:, is:resolved, in:home, search, negations) cost the rows between
+ * the page's matches, each read capped near ROWS_PER_READ rows, as Zulip tests
+ * its has_* columns and topic prefix on the rows its own index finds; flags
+ * (is:starred, is:mentioned, is:unread) are read as their lists of ids, and
+ * is:followed / is:muted as their topics' and channels' indexes (walk's
+ * union). Filter + sort + limit is not
  * used: the embedded engine (SecantusDB) reads every row matching the filter
  * before it applies a limit, and ignores indexes under `$and`/`$nor`/`$in` with a
  * range; MongoDB serves these same ranges from the compound indexes.
@@ -208,7 +277,24 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     if ("none" in source) return [];
     const match = narrowMatch(narrow);
     if ("ids" in source) return this.walkIds(realmId, source.ids, match, from, direction, limit);
+    if ("index" in source) return this.walkIndex(realmId, source.index, match, from, direction, limit);
+    // Each index gives its `limit` matches nearest `from`: the union's nearest are among them.
+    const pages = await Promise.all(
+      source.union.map((index) => this.walkIndex(realmId, index, match, from, direction, limit)),
+    );
+    const byId = new Map(pages.flat().map((m) => [m.messageId, m]));
+    return [...byId.values()].sort((a, b) => (a.messageId - b.messageId) * direction).slice(0, limit);
+  }
 
+  /** walk() on one index: ranges of ids widened by the density of matches, tested in memory. */
+  private async walkIndex(
+    realmId: number,
+    index: Filter,
+    match: Match,
+    from: number,
+    direction: 1 | -1,
+    limit: number,
+  ): Promise<MessageDoc[]> {
     // Ids are allocated across organizations from one counter: it bounds every organization's ids.
     const newest = await this.ids.current("message");
     const found: MessageDoc[] = [];
@@ -218,7 +304,7 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
       const [lo, hi] = direction < 0 ? [Math.max(1, edge - width), edge] : [edge + 1, edge + 1 + width];
       const rows = await this.find(
         realmId,
-        { ...source.index, messageId: { $gte: lo, $lt: hi } },
+        { ...index, messageId: { $gte: lo, $lt: hi } },
         { sort: { messageId: direction } },
       );
       const matches = rows.filter(match);
@@ -297,6 +383,38 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     const filter = { messageId: { $in: messageIds } };
     if (losing.length) await this.updateMany(realmId, filter, { $pull: { receivers: { $in: losing } } });
     if (gaining.length) await this.updateMany(realmId, filter, { $addToSet: { receivers: { $each: gaining } } });
+  }
+
+  /**
+   * Stores contentFeatures on the organization's messages stored before they
+   * were kept (a one-time backfill): read in ranges of ids on the realm's
+   * index from its oldest message, written in one update per combination of
+   * features. Returns how many messages were given them.
+   */
+  async fillContentFeatures(realmId: number): Promise<number> {
+    const [oldest] = await this.walk(realmId, [], 0, 1, 1);
+    if (!oldest) return 0;
+    const newest = await this.ids.current("message");
+    let filled = 0;
+    for (let lo = oldest.messageId; lo <= newest; lo += BACKFILL_RANGE) {
+      const rows = await this.find(
+        realmId,
+        { messageId: { $gte: lo, $lt: lo + BACKFILL_RANGE }, hasLink: { $exists: false } },
+        { projection: { messageId: 1, renderedContent: 1 } },
+      );
+      const byFeatures = new Map<string, { features: ContentFeatures; ids: number[] }>();
+      for (const m of rows) {
+        const features = contentFeatures(m.renderedContent);
+        const key = JSON.stringify(features);
+        const group = byFeatures.get(key) ?? byFeatures.set(key, { features, ids: [] }).get(key)!;
+        group.ids.push(m.messageId);
+      }
+      for (const { features, ids } of byFeatures.values()) {
+        await this.updateMany(realmId, { messageId: { $in: ids } }, { $set: features });
+      }
+      filled += rows.length;
+    }
+    return filled;
   }
 
   /** Deletes these messages; returns how many there were. */

@@ -32,6 +32,10 @@ export interface MessageDoc {
   receivers: number[];
   content: string;
   renderedContent: string;
+  /** has:link, has:image, has:attachment (contentFeatures of renderedContent); absent until backfilled on older messages */
+  hasLink?: boolean;
+  hasImage?: boolean;
+  hasAttachment?: boolean;
   timestamp: number;
   client: string;
   /** Zulip's edit_history: one entry per edit or move, oldest first; absent if never edited or moved */
@@ -75,6 +79,9 @@ export const messageSchema = new Schema<MessageDoc>(
     receivers: { type: [Number], default: [] },
     content: { type: String, required: true },
     renderedContent: { type: String, required: true },
+    hasLink: { type: Boolean },
+    hasImage: { type: Boolean },
+    hasAttachment: { type: Boolean },
     timestamp: { type: Number, required: true },
     client: { type: String, required: true },
     editHistory: { type: [Schema.Types.Mixed], default: undefined },

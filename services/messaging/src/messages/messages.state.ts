@@ -12,7 +12,7 @@ export const messagesState = (deps: { personal: PersonalIndex }): StateProvider[
   }),
   provideState(messaging.starredMessagesState, async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    return { starred_messages: (await deps.personal.of(realm.id, actor.userId)).withFlag("starred") };
+    return { starred_messages: (await deps.personal.of(realm.id, actor.userId)).withAnyFlag(["starred"]) };
   }),
   provideState(messaging.recentPrivateConversationsState, async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);

@@ -1,6 +1,7 @@
 import type { messaging } from "@teamchat/shared";
 import type { MoveDecision } from "./edit-policy";
 import type { MessageDoc } from "./message.schema";
+import { contentFeatures } from "./content-features";
 
 /** What an edit stores on the messages it changes (Zulip's do_update_message), decided before the transaction. */
 export interface MovePlan {
@@ -64,7 +65,7 @@ export function contentChange(
 ): { set: Partial<MessageDoc>; entry: messaging.EditHistoryEntry } {
   const { prev_stream, stream, prev_topic, topic, ...stamp } = plan.entry;
   return {
-    set: { ...plan.set, content, renderedContent, lastEditTimestamp: now },
+    set: { ...plan.set, content, renderedContent, ...contentFeatures(renderedContent), lastEditTimestamp: now },
     entry: {
       ...stamp,
       prev_content: message.content,

@@ -5,7 +5,10 @@ import type { SubscriptionDirectory } from "../subscriptions/subscription-direct
 import type { UserDirectory } from "../users/user-directory";
 import type { ConversationRepository } from "../conversations/conversation.repository";
 import type { PersonalIndex } from "../user-messages/personal-index";
+import type { UserTopicIndex } from "../user-topics/user-topic-index";
 import type { NarrowResolver } from "../narrow";
+import type { MessageRepository } from "./message.repository";
+import { canSeeMessage } from "./message-access";
 
 /** Answers narrow.ts' look-ups from messaging's repositories for one user. */
 export async function narrowResolver(
@@ -15,6 +18,8 @@ export async function narrowResolver(
     users: UserDirectory;
     conversations: ConversationRepository;
     personal: PersonalIndex;
+    userTopics: UserTopicIndex;
+    messages: MessageRepository;
     userGroups: UserGroupMemberships;
   },
   ctx: CallContext,
@@ -22,10 +27,12 @@ export async function narrowResolver(
   actor: Actor,
   emptyTopicName: string,
 ): Promise<NarrowResolver> {
-  const [subscribed, groups] = await Promise.all([
-    deps.subscriptions.subscribedStreamIds(realmId, actor.userId),
+  const [subscriptions, groups] = await Promise.all([
+    deps.subscriptions.ofUser(realmId, actor.userId),
     deps.userGroups.get(ctx),
   ]);
+  const active = subscriptions.filter((s) => s.active);
+  const subscribed = new Set(active.map((s) => s.streamId));
   return {
     userId: actor.userId,
     emptyTopicName,
@@ -52,11 +59,24 @@ export async function narrowResolver(
     async conversation(userIds) {
       return (await deps.conversations.byUsers(realmId, userIds))?.recipientId ?? null;
     },
-    flagged: async (flag) => (await deps.personal.of(realmId, actor.userId)).withFlag(flag),
+    async message(messageId) {
+      const m = await deps.messages.byId(realmId, messageId);
+      if (!m || !(await canSeeMessage(deps, realmId, actor, m, ctx))) return null;
+      return m.streamId === null ? { participants: m.receivers } : { streamId: m.streamId, topic: m.topic };
+    },
+    flagged: async (flags) => (await deps.personal.of(realmId, actor.userId)).withAnyFlag(flags),
     unread: async () => (await deps.personal.of(realmId, actor.userId)).unread.ids,
-    async publicChannels() {
+    async topicsWithPolicy(policies) {
+      return (await deps.userTopics.of(realmId, actor.userId))
+        .all()
+        .filter((t) => policies.includes(t.visibilityPolicy))
+        .map((t) => ({ streamId: t.streamId, key: t.topicName.toLowerCase() }));
+    },
+    mutedChannels: async () => active.filter((s) => s.isMuted).map((s) => s.streamId),
+    async publicChannels(webPublicOnly) {
       return (await deps.channels.all(realmId))
-        .filter((ch) => !ch.inviteOnly && canReadHistory(actor, ch, subscribed.has(ch.streamId), groups))
+        .filter((ch) => (webPublicOnly ? ch.isWebPublic : !ch.inviteOnly))
+        .filter((ch) => canReadHistory(actor, ch, subscribed.has(ch.streamId), groups))
         .map((ch) => ch.streamId);
     },
   };

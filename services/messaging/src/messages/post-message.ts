@@ -23,6 +23,7 @@ import { inFlagOrder } from "../user-messages/flags";
 import { mentionFlags } from "./mentions";
 import { loadViewContext, messageView } from "./message-view";
 import type { MessageDoc } from "./message.schema";
+import { contentFeatures } from "./content-features";
 
 /** What a stored message's delivery uses: its receivers' flags, their rows, and its announcement. */
 export interface DeliverDeps extends FlagDeps, AnnounceDeps {
@@ -140,6 +141,7 @@ export async function postMessage(
       ...target,
       content: post.content,
       renderedContent,
+      ...contentFeatures(renderedContent),
       timestamp: Math.floor(Date.now() / 1000),
       client: post.client,
       ...(post.messageType ? { messageType: post.messageType } : {}),

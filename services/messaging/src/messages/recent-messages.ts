@@ -2,6 +2,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import { EventCache, messagingEvents, subscribeEvent, type PayloadOf, type EventSubscription } from "@teamchat/shared";
 import { applyReaction } from "./message-reactions";
+import { contentFeatures } from "./content-features";
 import type { MessageRepository } from "./message.repository";
 import type { MessageDoc } from "./message.schema";
 
@@ -50,6 +51,7 @@ function storedMessage({ realmId, userIds, message, markdown }: MessageSent): Me
     receivers: userIds,
     content: markdown,
     renderedContent: message.content,
+    ...contentFeatures(message.content),
     timestamp: message.timestamp,
     client: message.client,
     reactions: [],

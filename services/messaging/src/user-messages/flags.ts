@@ -1,4 +1,5 @@
 /** The personal flags of a user's row of a message, as Zulip names and orders them. */
+import { messaging } from "@teamchat/shared";
 
 /**
  * Personal flags other than "read" that a message can have, in the order
@@ -22,11 +23,6 @@ export const inFlagOrder = (flags: readonly string[]): string[] => [
 ];
 
 /** The flags a mention sets (Markdown rendering decides them, and re-decides on edit). */
-export const MENTION_FLAGS: readonly string[] = [
-  "mentioned",
-  "stream_wildcard_mentioned",
-  "topic_wildcard_mentioned",
-  "wildcard_mentioned",
-];
+export const { MENTION_FLAGS } = messaging;
 /** Whether a row's flags count it among unread_msgs' mentions. */
 export const isMention = (flags: readonly string[]): boolean => MENTION_FLAGS.some((f) => flags.includes(f));

@@ -146,9 +146,11 @@ export class PersonalState {
     return message.receivers.includes(userId) ? flags : [...flags, "historical"];
   }
 
-  /** Ids of the messages with a stored flag, ascending. */
-  withFlag(flag: string): number[] {
-    return [...this.stored].flatMap(([id, flags]) => (flags.includes(flag) ? [id] : [])).sort((a, b) => a - b);
+  /** Ids of the messages with any of these stored flags, ascending. */
+  withAnyFlag(wanted: readonly string[]): number[] {
+    return [...this.stored]
+      .flatMap(([id, flags]) => (flags.some((f) => wanted.includes(f)) ? [id] : []))
+      .sort((a, b) => a - b);
   }
 
   /** The message's STORED_FLAGS, if it has any. */

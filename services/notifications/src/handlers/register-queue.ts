@@ -13,6 +13,7 @@ import {
   ZULIP_FEATURE_LEVEL,
 } from "@teamchat/shared";
 import type { EventStore } from "../event-store";
+import { checkEventNarrow } from "../accepts";
 
 /** Zulip's MAX_QUEUE_TIMEOUT_SECS: the longest lifespan a client may ask for. */
 const MAX_QUEUE_LIFESPAN_SECS = 7 * 24 * 60 * 60;
@@ -35,6 +36,7 @@ export const registerQueueHandler =
   }): Handler<typeof notifications.registerQueue> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
+    checkEventNarrow(p.narrow);
     const now = Date.now();
     const lifespanSecs = Math.min(p.queue_lifespan_secs || defaultLifespanSecs, MAX_QUEUE_LIFESPAN_SECS);
     // what this client is told the empty topic is called, for its message events

@@ -3,6 +3,18 @@ import { defineContract, emptyReply } from "../../contract";
 import { int, intList } from "../common";
 import { narrowTermSchema } from "./messages";
 
+/**
+ * The personal flags a mention sets: personal (and group), channel-wildcard,
+ * topic-wildcard and the legacy wildcard flag. is:mentioned matches any of
+ * them, in GET /messages and in event queues alike.
+ */
+export const MENTION_FLAGS: readonly string[] = [
+  "mentioned",
+  "stream_wildcard_mentioned",
+  "topic_wildcard_mentioned",
+  "wildcard_mentioned",
+];
+
 /** POST /messages/flags: add or remove one of the user's flags on messages. */
 export const updateMessageFlags = defineContract({
   subject: "messaging.flags.update",

@@ -2,6 +2,9 @@ import { z } from "zod";
 import { defineContract } from "../../contract";
 import { int } from "../common";
 
+/** Zulip's RESOLVED_TOPIC_PREFIX: a topic starting with it is resolved. */
+export const RESOLVED_TOPIC_PREFIX = "✔ ";
+
 export const getStreamTopics = defineContract({
   subject: "messaging.topics.list",
   http: { method: "GET", path: "/users/me/{stream_id}/topics", auth: "user" },
