@@ -245,7 +245,9 @@ it("check_messages_match_narrow with has:link, and get_messages narrowed as zuli
   });
   const [matched, fetched] = replies as [{ messages: Record<string, Json> }, { messages: Array<{ id: number }> }];
   expect(matched).toMatchObject({ result: "success" });
-  expect(Object.keys(matched.messages)).toEqual([String(link)]);
+  expect(matched.messages).toEqual({
+    [link]: { match_content: (await fetchMessage(link)).content, match_subject: "narrows" },
+  });
   expect(fetched).toMatchObject({ result: "success" });
   expect(fetched.messages.map((m) => m.id)).toEqual([dm]);
 });

@@ -134,3 +134,25 @@ it("p narrows to the next unread direct message's conversation (its pm_with narr
   expect(text).not.toContain("hello terminal");
   expect(existsSync(join(workDir, "zulip-terminal-tracebacks.log"))).toBe(false);
 });
+
+/** Presses a key and fails if zulip-term shows a server error in its footer (it shows one for 3 s). */
+async function pressExpectingNoError(key: string): Promise<void> {
+  spawnSync(tmux, ["send-keys", "-t", SESSION, key]);
+  for (const until = Date.now() + 3_500; Date.now() < until;) {
+    expect(screen()).not.toMatch(/Invalid narrow|Bad narrow/);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+it("z and s on a direct message switch between all direct messages and its conversation, with no server error", async () => {
+  // in the conversation p opened: z narrows to all direct messages ([["is", "private"]]), z again back to it
+  await pressExpectingNoError("z");
+  await untilScreen((t) => t.includes("direct for p") && t.includes("All private messages"));
+  await pressExpectingNoError("z");
+  await untilScreen((t) => t.includes("Private conversation"));
+  // s on a direct message: its conversation ([["pm_with", email]])
+  await pressExpectingNoError("s");
+  const text = await untilScreen((t) => t.includes("Private conversation"));
+  expect(text).toContain("direct for p");
+  expect(text).not.toContain("channel noise");
+});
