@@ -109,6 +109,7 @@ import { UserTopicRepository } from "./user-topics/user-topic.repository";
 import { userTopicsState } from "./user-topics/user-topics.state";
 import { UserDirectory } from "./users/user-directory";
 import { backfillCopies } from "./copies-backfill";
+import { openSearchEngine } from "./search/open-search";
 
 /** Scheduled messages and saved snippets kept for register, over all users; least recently used users go first. */
 const MAX_CACHED_USER_LIST_ITEMS = 100_000;
@@ -119,7 +120,8 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   const timeBudgetSeconds = deps.config.DELETE_TOPIC_TIME_BUDGET_SECONDS;
   const ids = new IdAllocator(db);
   const messageCache = new MessageCache(nc, log);
-  const messages = new MessageRepository(db, ids, messageCache);
+  const search = await openSearchEngine(deps.config, db, log);
+  const messages = new MessageRepository(db, ids, messageCache, search);
   const userMessages = new UserMessageRepository(db);
   const conversations = new ConversationRepository(db, ids);
   const recent = new RecentMessages(messages, nc, log);
@@ -288,6 +290,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
         users,
         settings,
         linkifiers,
+        search,
       }),
     )
     .handle(
@@ -312,7 +315,17 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.renderMessage, renderMessageHandler({ users, linkifiers }))
     .handle(
       messaging.matchesNarrow,
-      matchesNarrowHandler({ channels, subscriptions, userGroups, messages, personal, conversations, users, settings }),
+      matchesNarrowHandler({
+        channels,
+        subscriptions,
+        userGroups,
+        messages,
+        personal,
+        conversations,
+        users,
+        settings,
+        search,
+      }),
     )
     .handle(
       messaging.getReadReceipts,
@@ -461,6 +474,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       subscriptions.stop();
       userGroups.stop();
       realmEmoji.stop();
+      await search.close();
     },
   };
 }

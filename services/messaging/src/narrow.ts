@@ -74,8 +74,8 @@ export type NarrowCondition =
   | { kind: "direct" }
   | { kind: "id"; id: number }
   | { kind: "ids"; in: number[] }
-  /** every word in the content or the topic, case-insensitively */
-  | { kind: "search"; words: string[] }
+  /** Zulip's full-text search of the content and the topic (answered by the search engine) */
+  | { kind: "search"; operand: string }
   /** matches no message (a direct conversation that does not exist) */
   | { kind: "nothing" }
   | { kind: "not"; term: NarrowCondition };
@@ -89,10 +89,6 @@ export interface NarrowQuery {
    */
   includeHistory: boolean;
 }
-
-/** Search words: whitespace-separated, or "quoted phrases". */
-export const searchWords = (text: string): string[] =>
-  [...text.matchAll(/"([^"]+)"|(\S+)/g)].map((m) => (m[1] ?? m[2])!.trim()).filter(Boolean);
 
 /** is: operands that name a personal flag the message must have */
 const FLAG_OPERANDS: Record<string, string> = {
@@ -163,8 +159,7 @@ async function condition(
     }
     case "search": {
       if (typeof operand !== "string") throw badNarrow("invalid search operand");
-      const words = searchWords(operand);
-      return { cond: words.length ? { kind: "search", words } : null };
+      return { cond: operand.trim() ? { kind: "search", operand } : null };
     }
     case "in":
       // in:home / in:all select by muting, which this server has none of yet.

@@ -1,6 +1,7 @@
 import type { Connection } from "mongoose";
 import { IdAllocator, TenantRepository, type TenantFilter, type messaging } from "@teamchat/shared";
 import type { NarrowCondition } from "../narrow";
+import { isSearchTerm, type SearchEngine } from "../search/search-engine";
 import type { MessageCache } from "./message-cache";
 import { sameReaction, type ReactionKey } from "./message-reactions";
 import { messageSchema, type MessageDoc, type Reaction } from "./message.schema";
@@ -54,14 +55,9 @@ function conditionMatch(c: NarrowCondition): Match {
       const ids = isAscending(c.in) ? c.in : [...c.in].sort((a, b) => a - b);
       return (m) => sortedIncludes(ids, m.messageId);
     }
-    case "search": {
-      const words = c.words.map((w) => w.toLowerCase());
-      return (m) => {
-        const content = m.content.toLowerCase();
-        const topic = m.topic.toLowerCase();
-        return words.every((w) => content.includes(w) || topic.includes(w));
-      };
-    }
+    case "search":
+      // the search engine chose the messages (MessageRepository.walk): narrowMatch leaves search terms out
+      return () => true;
     case "nothing":
       return () => false;
     case "not": {
@@ -71,23 +67,25 @@ function conditionMatch(c: NarrowCondition): Match {
   }
 }
 
-/** Whether a message satisfies every condition of a narrow. */
+/** Whether a message satisfies every condition of a narrow but its searches, which the search engine answers. */
 export function narrowMatch(narrow: NarrowCondition[]): Match {
-  const tests = narrow.map(conditionMatch);
+  const tests = narrow.filter((c) => !isSearchTerm(c)).map(conditionMatch);
   return (m) => tests.every((t) => t(m));
 }
 
 /**
- * Where a narrow's messages are read from: the ids it names, nothing at all, or
- * an index's equality fields (the schema's compound indexes end in messageId, so
- * each read is one range of ids on one index).
+ * Where a narrow's messages are read from: the search engine (a narrow with a
+ * search), the ids it names, nothing at all, or an index's equality fields (the
+ * schema's compound indexes end in messageId, so each read is one range of ids
+ * on one index).
  */
-export type NarrowSource = { ids: number[] } | { none: true } | { index: Filter };
+export type NarrowSource = { search: true } | { ids: number[] } | { none: true } | { index: Filter };
 
 /** The most selective index a narrow's positive conditions allow; the rest are tested in memory. */
 export function narrowSource(narrow: NarrowCondition[]): NarrowSource {
   const of = <K extends NarrowCondition["kind"]>(kind: K) =>
     narrow.find((c): c is Extract<NarrowCondition, { kind: K }> => c.kind === kind);
+  if (narrow.some(isSearchTerm)) return { search: true };
   const id = of("id");
   if (id) return { ids: [id.id] };
   const ids = of("ids");
@@ -110,6 +108,13 @@ const topicNarrow = (streamId: number, key: string): NarrowCondition[] => [
   { kind: "channel", streamId },
   { kind: "topic", key },
 ];
+
+/** Ids asked of the search engine at a time: a page's worth, within bounds. */
+const MIN_SEARCH_PAGE = 20;
+const MAX_SEARCH_PAGE = 1000;
+
+/** Fields whose change a message's entry in the search index follows. */
+const SEARCHED_FIELDS: Array<keyof MessageDoc> = ["content", "renderedContent", "topic", "streamId", "recipientId"];
 
 /** A list of ids is read as a range when it spans at most this many ids per id wanted. */
 const DENSE_CHUNK_SPAN = 2;
@@ -139,19 +144,29 @@ const ROWS_PER_READ = 2000;
  * narrow's other conditions are tested in memory. Filter + sort + limit is not
  * used: the embedded engine (SecantusDB) reads every row matching the filter
  * before it applies a limit, and ignores indexes under `$and`/`$nor`/`$in` with a
- * range; MongoDB serves these same ranges from the compound indexes.
+ * range; MongoDB serves these same ranges from the compound indexes. A narrow
+ * with a search is read through the search engine instead, a page of ids at a
+ * time, and the engine's index is kept current by every write here.
  */
 export class MessageRepository extends TenantRepository<MessageDoc> {
   constructor(
     conn: Connection,
     private readonly ids: IdAllocator,
     private readonly cache: MessageCache,
+    private readonly search: SearchEngine,
   ) {
     super(conn.model<MessageDoc>("Message", messageSchema));
   }
 
   async insert(message: Omit<MessageDoc, "messageId">): Promise<MessageDoc> {
-    return this.insertOne({ ...message, messageId: await this.ids.next("message") });
+    const stored = await this.insertOne({ ...message, messageId: await this.ids.next("message") });
+    await this.search.index([stored]);
+    return stored;
+  }
+
+  /** The search index's entries of these messages replaced by what the database holds now. */
+  private async reindex(realmId: number, messageIds: number[]): Promise<void> {
+    await this.search.index(await this.find(realmId, { messageId: { $in: messageIds } }));
   }
 
   /** The sender's message sent with this key, if an earlier attempt stored it (rare: read through the sender's messages). */
@@ -207,6 +222,7 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     const source = narrowSource(narrow);
     if ("none" in source) return [];
     const match = narrowMatch(narrow);
+    if ("search" in source) return this.walkSearch(realmId, narrow, match, from, direction, limit);
     if ("ids" in source) return this.walkIds(realmId, source.ids, match, from, direction, limit);
 
     // Ids are allocated across organizations from one counter: it bounds every organization's ids.
@@ -259,6 +275,32 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     return found;
   }
 
+  /**
+   * walk() for a narrow with a search: pages of ids from the search engine,
+   * which applies the search and what else of the narrow it can, read from
+   * memory (MessageCache) or the database, the rest of the narrow tested here.
+   */
+  private async walkSearch(
+    realmId: number,
+    narrow: NarrowCondition[],
+    match: Match,
+    from: number,
+    direction: 1 | -1,
+    limit: number,
+  ): Promise<MessageDoc[]> {
+    const page = Math.min(Math.max(limit, MIN_SEARCH_PAGE), MAX_SEARCH_PAGE);
+    const found: MessageDoc[] = [];
+    for (let edge = from; ; ) {
+      const ids = await this.search.walk(realmId, narrow, edge, direction, page);
+      if (!ids.length) return found;
+      const rows = await this.cache.byIds(realmId, ids, (ids) => this.find(realmId, idsFilter(ids)));
+      rows.sort((a, b) => (a.messageId - b.messageId) * direction);
+      found.push(...rows.filter(match).slice(0, limit - found.length));
+      if (found.length >= limit || ids.length < page) return found;
+      edge = ids[ids.length - 1]!;
+    }
+  }
+
   /** Every message of a channel's topic, oldest first. */
   ofTopic(realmId: number, streamId: number, topicKey: string): Promise<MessageDoc[]> {
     return this.walk(realmId, topicNarrow(streamId, topicKey), 0, 1, Infinity);
@@ -287,6 +329,7 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     entry: messaging.EditHistoryEntry,
   ): Promise<void> {
     await this.updateMany(realmId, { messageId: { $in: messageIds } }, { $set: set, $push: { editHistory: entry } });
+    if (SEARCHED_FIELDS.some((f) => f in set)) await this.reindex(realmId, messageIds);
   }
 
   /**
@@ -297,11 +340,14 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     const filter = { messageId: { $in: messageIds } };
     if (losing.length) await this.updateMany(realmId, filter, { $pull: { receivers: { $in: losing } } });
     if (gaining.length) await this.updateMany(realmId, filter, { $addToSet: { receivers: { $each: gaining } } });
+    await this.reindex(realmId, messageIds);
   }
 
   /** Deletes these messages; returns how many there were. */
-  delete(realmId: number, messageIds: number[]): Promise<number> {
-    return this.deleteMany(realmId, { messageId: { $in: messageIds } });
+  async delete(realmId: number, messageIds: number[]): Promise<number> {
+    const deleted = await this.deleteMany(realmId, { messageId: { $in: messageIds } });
+    await this.search.remove(realmId, messageIds);
+    return deleted;
   }
 
   /** The messages among `ids` that match the narrow, oldest first, at most `limit`. */
