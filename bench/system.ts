@@ -60,6 +60,7 @@ export async function startSystem(): Promise<System> {
     ...process.env,
     NATS_URL: infra.natsUrl,
     MONGO_URL: infra.mongoUrl,
+    ...(infra.searchUrl && { SEARCH_URL: infra.searchUrl }),
     MONGO_DB_PREFIX: dbPrefix,
     PORT: String(port),
     HOST: "127.0.0.1",

@@ -184,7 +184,12 @@ describe("MessageRepository's reading of a narrow", () => {
     expect(narrowMatch([{ kind: "not", term: search }])(message({}))).toBe(true);
     expect(narrowMatch([search, { kind: "channel", streamId: 2 }])(message({}))).toBe(false);
     expect(narrowSource([mine, { kind: "channel", streamId: 1 }, search])).toEqual({ search: true });
-    expect(narrowSource([{ kind: "ids", in: [1] }, { kind: "not", term: search }])).toEqual({ search: true });
+    expect(
+      narrowSource([
+        { kind: "ids", in: [1] },
+        { kind: "not", term: search },
+      ]),
+    ).toEqual({ search: true });
   });
 
   it("reads from the most selective index the narrow allows", () => {

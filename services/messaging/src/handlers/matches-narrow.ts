@@ -20,6 +20,8 @@ export const matchesNarrowHandler =
     );
     const matches = await deps.search.highlight(narrow.terms, rows);
     return {
-      messages: Object.fromEntries(rows.map((m) => [String(m.messageId), matches.get(m.messageId) ?? unhighlighted(m)])),
+      messages: Object.fromEntries(
+        rows.map((m) => [String(m.messageId), matches.get(m.messageId) ?? unhighlighted(m)]),
+      ),
     };
   };

@@ -53,7 +53,11 @@ export class MessageHistory {
   }
 
   /** The anchor message when it matches the narrow; a search's match is the search engine's to say. */
-  private async anchor({ realmId, narrow, match, tail }: Read, id: number, search: boolean): Promise<MessageDoc | null> {
+  private async anchor(
+    { realmId, narrow, match, tail }: Read,
+    id: number,
+    search: boolean,
+  ): Promise<MessageDoc | null> {
     if (search) return (await this.messages.byIds(realmId, narrow, [id], 1))[0] ?? null;
     const at = await this.byId(realmId, tail, id);
     return at && match(at) ? at : null;

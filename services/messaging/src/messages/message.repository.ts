@@ -290,7 +290,7 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
   ): Promise<MessageDoc[]> {
     const page = Math.min(Math.max(limit, MIN_SEARCH_PAGE), MAX_SEARCH_PAGE);
     const found: MessageDoc[] = [];
-    for (let edge = from; ; ) {
+    for (let edge = from; ;) {
       const ids = await this.search.walk(realmId, narrow, edge, direction, page);
       if (!ids.length) return found;
       const rows = await this.cache.byIds(realmId, ids, (ids) => this.find(realmId, idsFilter(ids)));

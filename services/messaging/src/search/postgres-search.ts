@@ -4,6 +4,7 @@ import type { MessageDoc } from "../messages/message.schema";
 import {
   escapeHtml,
   highlightString,
+  isSearch,
   quotedPhrases,
   searchText,
   unhighlighted,
@@ -25,6 +26,12 @@ const CONFIG = "english";
 const TS_START = "<ts-match>";
 const TS_STOP = "</ts-match>";
 const HEADLINE_OPTIONS = `HighlightAll = TRUE, StartSel = ${TS_START}, StopSel = ${TS_STOP}`;
+
+/**
+ * The topic as HTML, as it is highlighted, in the indexed text: Zulip indexes the
+ * raw topic, in which "<word>" reads as a tag and is not searchable.
+ */
+const ESCAPED_TOPIC = "replace(replace(replace(topic, '&', '&amp;'), '<', '&lt;'), '>', '&gt;')";
 
 /** Zulip's ts_locs_array: the [offset, length] of each match marked in ts_headline's output. */
 function matchLocations(delimited: string): Array<[number, number]> {
@@ -61,21 +68,24 @@ class Conditions {
 }
 
 /**
- * One narrow condition in SQL, or null for a kind the index does not hold
- * (tested on the messages instead). A search is Zulip's: every word of the
- * operand, stemmed, stop words dropped (plainto_tsquery), in the topic or the
- * content, and each quoted phrase as written in the content or the topic.
+ * Zulip's search: every word of the operand, stemmed, stop words dropped
+ * (plainto_tsquery), in the topic or the content, and each quoted phrase as
+ * written in the content or the topic.
  */
+function searchSql(operand: string, q: Conditions): string {
+  const tsquery = `plainto_tsquery('${CONFIG}', ${q.param(operand)})`;
+  const phrases = quotedPhrases(operand).map((p) => {
+    const like = q.param(likePattern(p));
+    return `(content ILIKE ${like} OR topic ILIKE ${like})`;
+  });
+  return [`search_tsvector @@ ${tsquery}`, ...phrases].join(" AND ");
+}
+
+/** One narrow condition in SQL, or null for a kind the index does not hold (tested on the messages instead). */
 function conditionSql(c: NarrowCondition, q: Conditions): string | null {
   switch (c.kind) {
-    case "search": {
-      const tsquery = `plainto_tsquery('${CONFIG}', ${q.param(c.operand)})`;
-      const phrases = quotedPhrases(c.operand).map((p) => {
-        const like = q.param(likePattern(p));
-        return `(content ILIKE ${like} OR topic ILIKE ${like})`;
-      });
-      return [`search_tsvector @@ ${tsquery}`, ...phrases].join(" AND ");
-    }
+    case "search":
+      return searchSql(c.operand, q);
     case "channel":
       return `stream_id = ${q.param(c.streamId)}`;
     case "channels":
@@ -145,7 +155,7 @@ export class PostgresSearch implements SearchEngine {
         content text NOT NULL,
         rendered_content text NOT NULL,
         receivers integer[] NOT NULL,
-        search_tsvector tsvector GENERATED ALWAYS AS (to_tsvector('${CONFIG}', topic || rendered_content)) STORED
+        search_tsvector tsvector GENERATED ALWAYS AS (to_tsvector('${CONFIG}', ${ESCAPED_TOPIC} || ' ' || rendered_content)) STORED
       )`);
       await client.query(`CREATE INDEX IF NOT EXISTS messages_search ON ${table} USING gin (search_tsvector)`);
       await client.query(`CREATE INDEX IF NOT EXISTS messages_receivers ON ${table} USING gin (receivers)`);
@@ -172,7 +182,11 @@ export class PostgresSearch implements SearchEngine {
     const q = new Conditions();
     q.add(`realm_id = ${q.param(realmId)}`);
     q.add(`message_id ${direction < 0 ? "<" : ">"} ${q.param(Math.min(from, Number.MAX_SAFE_INTEGER))}`);
-    for (const c of narrow) q.add(conditionSql(c, q));
+    // the search operands are one search, as Zulip's add_narrow_conditions joins them: a stop word alone is no
+    // operand that matches nothing
+    const text = searchText(narrow);
+    if (text) q.add(searchSql(text, q));
+    for (const c of narrow) if (!isSearch(c)) q.add(conditionSql(c, q));
     const { rows } = await this.pool.query<{ message_id: string }>(
       `SELECT message_id FROM ${this.table} WHERE ${q.sql}
        ORDER BY message_id ${direction < 0 ? "DESC" : "ASC"} LIMIT ${q.param(limit)}`,
