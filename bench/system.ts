@@ -21,6 +21,8 @@ export interface System {
   helloPort: number;
   mongoUrl: string;
   natsUrl: string;
+  /** search's PostgreSQL (SEARCH_URL), when search is served there */
+  searchUrl?: string;
   dbPrefix: string;
   /**
    * every process of the system (services, nats-server, database), for memory figures; a
@@ -105,6 +107,7 @@ export async function startSystem(): Promise<System> {
     helloPort,
     mongoUrl: infra.mongoUrl,
     natsUrl: infra.natsUrl,
+    searchUrl: infra.searchUrl,
     dbPrefix,
     processes,
     helloPid: hello.pid!,
