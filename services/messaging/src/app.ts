@@ -227,7 +227,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   const delivery = new ScheduledMessageDelivery({ ...posting, scheduledMessages }, log);
 
   const stateProviders = [
-    ...messagesState({ personal }),
+    ...messagesState({ personal, search }),
     ...subscriptionsState({ channels, subscriptions, userGroups }),
     ...channelsState({ channels, subscriptions, userGroups }),
     ...userTopicsState({ channels, userTopics, settings }),

@@ -5,7 +5,7 @@
  * match_content / match_subject marked as Zulip's get_search_fields marks them,
  * and an index kept current by sends, edits, moves and deletes.
  */
-import { messaging, type ParamsIn } from "@teamchat/shared";
+import { messaging, notifications, type ParamsIn } from "@teamchat/shared";
 import type { Credentials } from "@teamchat/shared/src/testing/api";
 import { badRequestError, expectZulipError } from "../../../test/support/call";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
@@ -55,6 +55,16 @@ describe("search: Zulip's full-text search", () => {
       '<p>the <span class="highlight">kettle</span> is on</p>',
     );
     expect(await found(bob, words("the is"))).toEqual([]);
+    // register's stop_words are the words left out
+    const { stop_words } = (await org.call(
+      notifications.registerQueue,
+      { fetch_event_types: ["stop_words"] },
+      bob,
+    )) as {
+      stop_words?: string[];
+    };
+    expect(stop_words).toEqual(expect.arrayContaining(["the", "is", "after"]));
+    expect(stop_words).not.toContain("kettle");
   });
 
   it("needs every word, in the topic or the content, and marks the topic's matches in match_subject", async () => {

@@ -169,9 +169,14 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     await this.search.index(await this.find(realmId, { messageId: { $in: messageIds } }));
   }
 
-  /** The sender's message sent with this key, if an earlier attempt stored it (rare: read through the sender's messages). */
-  sentWithKey(realmId: number, senderId: number, sendKey: string): Promise<MessageDoc | null> {
-    return this.findOne(realmId, { senderId, sendKey });
+  /**
+   * The sender's message sent with this key, if an earlier attempt stored it (rare: read through the
+   * sender's messages), indexed for search again: that attempt may have failed before indexing it.
+   */
+  async sentWithKey(realmId: number, senderId: number, sendKey: string): Promise<MessageDoc | null> {
+    const stored = await this.findOne(realmId, { senderId, sendKey });
+    if (stored) await this.search.index([stored]);
+    return stored;
   }
 
   byId(realmId: number, messageId: number): Promise<MessageDoc | null> {

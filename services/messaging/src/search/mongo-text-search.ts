@@ -30,6 +30,8 @@ function wordLocations(text: string, words: string[]): Array<[number, number]> {
  */
 export class MongoTextSearch implements SearchEngine {
   readonly name = "mongodb-text";
+  // MongoDB does not list its stop words
+  readonly stopWords = [];
 
   private constructor(private readonly conn: Connection) {}
 

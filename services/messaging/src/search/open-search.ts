@@ -8,6 +8,7 @@ import type { SearchEngine } from "./search-engine";
 /** What answers search when no engine could be opened: every search narrow is refused, saying why. */
 const unavailable = (why: string): SearchEngine => ({
   name: "none",
+  stopWords: [],
   walk: () => Promise.reject(badNarrow(`search is not available on this server (${why})`)),
   highlight: () => Promise.resolve(new Map()),
   index: () => Promise.resolve(),

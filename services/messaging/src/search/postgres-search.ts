@@ -119,6 +119,22 @@ function conditionSql(c: NarrowCondition, q: Conditions): string | null {
 }
 
 /**
+ * The English configuration's stop word file, read on the server: reading a
+ * server file takes a superuser (as the PostgreSQL started beside SecantusDB
+ * is), otherwise none are known.
+ */
+async function stopWordsOf(pool: Pool): Promise<string[]> {
+  try {
+    const { rows } = await pool.query<{ words: string }>(
+      `SELECT pg_read_file((SELECT setting FROM pg_config WHERE name = 'SHAREDIR') || '/tsearch_data/${CONFIG}.stop') AS words`,
+    );
+    return rows[0]!.words.split("\n").filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+/**
  * Search served by PostgreSQL's full-text search, Zulip's own engine: one row
  * per message with a stored tsvector of its topic and rendered content (as
  * Zulip's search_tsvector), a GIN index on it, and the columns narrows
@@ -132,6 +148,7 @@ export class PostgresSearch implements SearchEngine {
   private constructor(
     private readonly pool: Pool,
     private readonly table: string,
+    readonly stopWords: readonly string[],
   ) {}
 
   static async open(url: string, schema: string): Promise<PostgresSearch> {
@@ -169,7 +186,7 @@ export class PostgresSearch implements SearchEngine {
     } finally {
       client.release();
     }
-    return new PostgresSearch(pool, table);
+    return new PostgresSearch(pool, table, await stopWordsOf(pool));
   }
 
   async walk(

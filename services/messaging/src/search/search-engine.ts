@@ -14,6 +14,8 @@ export interface SearchMatch {
 export interface SearchEngine {
   /** which engine this is, for the logs */
   readonly name: string;
+  /** the words a search leaves out (register's stop_words), as far as the engine tells them */
+  readonly stopWords: readonly string[];
   /**
    * Ids of up to `limit` messages that match every search condition of `narrow`
    * (negated ones included), walking away from `from` (exclusive) in id order.
