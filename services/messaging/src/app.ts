@@ -110,6 +110,7 @@ import { userTopicsState } from "./user-topics/user-topics.state";
 import { UserDirectory } from "./users/user-directory";
 import { backfillCopies } from "./copies-backfill";
 import { openSearchEngine } from "./search/open-search";
+import { startSearchBackfill } from "./search/search-backfill";
 
 /** Scheduled messages and saved snippets kept for register, over all users; least recently used users go first. */
 const MAX_CACHED_USER_LIST_ITEMS = 100_000;
@@ -122,6 +123,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   const messageCache = new MessageCache(nc, log);
   const search = await openSearchEngine(deps.config, db, log);
   const messages = new MessageRepository(db, ids, messageCache, search);
+  const searchBackfill = await startSearchBackfill({ messages, search, ids, log });
   const userMessages = new UserMessageRepository(db);
   const conversations = new ConversationRepository(db, ids);
   const recent = new RecentMessages(messages, nc, log);
@@ -474,6 +476,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       subscriptions.stop();
       userGroups.stop();
       realmEmoji.stop();
+      await searchBackfill.stop();
       await search.close();
     },
   };

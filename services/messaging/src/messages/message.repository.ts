@@ -150,12 +150,31 @@ const ROWS_PER_READ = 2000;
  */
 export class MessageRepository extends TenantRepository<MessageDoc> {
   constructor(
-    conn: Connection,
+    private readonly conn: Connection,
     private readonly ids: IdAllocator,
     private readonly cache: MessageCache,
     private readonly search: SearchEngine,
   ) {
     super(conn.model<MessageDoc>("Message", messageSchema));
+  }
+
+  /**
+   * Every message with an id below `id`, across organizations, `batch` at a
+   * time in no particular order: one pass over the collection, for maintenance
+   * (the search index's backfill).
+   */
+  async *everyMessageBelow(id: number, batch: number): AsyncGenerator<MessageDoc[]> {
+    let rows: MessageDoc[] = [];
+    for await (const m of this.conn
+      .collection<MessageDoc>("messages")
+      .find({ messageId: { $lt: id } }, { batchSize: batch })) {
+      rows.push(m);
+      if (rows.length === batch) {
+        yield rows;
+        rows = [];
+      }
+    }
+    if (rows.length) yield rows;
   }
 
   async insert(message: Omit<MessageDoc, "messageId">): Promise<MessageDoc> {

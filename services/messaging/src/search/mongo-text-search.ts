@@ -90,8 +90,12 @@ export class MongoTextSearch implements SearchEngine {
     );
   }
 
-  // The index is the messages collection's own: nothing to write.
+  // The index is the messages collection's own: nothing to write, nothing missing.
   async index(): Promise<void> {}
   async remove(): Promise<void> {}
+  backfillBelow(): Promise<number | null> {
+    return Promise.resolve(null);
+  }
+  async backfillDone(): Promise<void> {}
   async close(): Promise<void> {}
 }

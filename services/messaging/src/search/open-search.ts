@@ -13,6 +13,8 @@ const unavailable = (why: string): SearchEngine => ({
   highlight: () => Promise.resolve(new Map()),
   index: () => Promise.resolve(),
   remove: () => Promise.resolve(),
+  backfillBelow: () => Promise.resolve(null),
+  backfillDone: () => Promise.resolve(),
   close: () => Promise.resolve(),
 });
 

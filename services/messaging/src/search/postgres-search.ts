@@ -46,6 +46,12 @@ function matchLocations(delimited: string): Array<[number, number]> {
   return locs;
 }
 
+/** An index entry replaced by a message's current fields (its id, organization and sender never change). */
+const REPLACE = `UPDATE SET
+  stream_id = EXCLUDED.stream_id, recipient_id = EXCLUDED.recipient_id, topic = EXCLUDED.topic,
+  topic_key = EXCLUDED.topic_key, content = EXCLUDED.content, rendered_content = EXCLUDED.rendered_content,
+  receivers = EXCLUDED.receivers`;
+
 const likePattern = (phrase: string): string => `%${phrase.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** Builds a WHERE clause's conditions with numbered parameters. */
@@ -147,9 +153,13 @@ export class PostgresSearch implements SearchEngine {
 
   private constructor(
     private readonly pool: Pool,
-    private readonly table: string,
+    private readonly schema: string,
     readonly stopWords: readonly string[],
   ) {}
+
+  private get table(): string {
+    return `${this.schema}.messages`;
+  }
 
   static async open(url: string, schema: string): Promise<PostgresSearch> {
     const pool = new Pool({ connectionString: url, max: 8 });
@@ -179,6 +189,10 @@ export class PostgresSearch implements SearchEngine {
       await client.query(
         `CREATE INDEX IF NOT EXISTS messages_stream ON ${table} (realm_id, stream_id, topic_key, message_id)`,
       );
+      // one row: the id below which stored messages are still to be indexed, NULL once they all are
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS ${quoted}.backfill (id integer PRIMARY KEY CHECK (id = 1), below bigint)`,
+      );
       await client.query("COMMIT");
     } catch (err) {
       await client.query("ROLLBACK");
@@ -186,7 +200,7 @@ export class PostgresSearch implements SearchEngine {
     } finally {
       client.release();
     }
-    return new PostgresSearch(pool, table, await stopWordsOf(pool));
+    return new PostgresSearch(pool, quoted, await stopWordsOf(pool));
   }
 
   async walk(
@@ -233,7 +247,7 @@ export class PostgresSearch implements SearchEngine {
     );
   }
 
-  async index(messages: MessageDoc[]): Promise<void> {
+  async index(messages: MessageDoc[], existing: "replace" | "keep" = "replace"): Promise<void> {
     if (!messages.length) return;
     const column = <T>(f: (m: MessageDoc) => T) => messages.map(f);
     await this.pool.query(
@@ -244,10 +258,7 @@ export class PostgresSearch implements SearchEngine {
        FROM unnest($1::bigint[], $2::int[], $3::int[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[],
                    $9::text[], $10::jsonb[])
          AS m(message_id, realm_id, stream_id, recipient_id, sender_id, topic, topic_key, content, rendered_content, receivers)
-       ON CONFLICT (message_id) DO UPDATE SET
-         stream_id = EXCLUDED.stream_id, recipient_id = EXCLUDED.recipient_id, topic = EXCLUDED.topic,
-         topic_key = EXCLUDED.topic_key, content = EXCLUDED.content, rendered_content = EXCLUDED.rendered_content,
-         receivers = EXCLUDED.receivers`,
+       ON CONFLICT (message_id) DO ${existing === "keep" ? "NOTHING" : REPLACE}`,
       [
         column((m) => m.messageId),
         column((m) => m.realmId),
@@ -269,6 +280,19 @@ export class PostgresSearch implements SearchEngine {
       realmId,
       messageIds,
     ]);
+  }
+
+  async backfillBelow(newest: number): Promise<number | null> {
+    await this.pool.query(
+      `INSERT INTO ${this.schema}.backfill (id, below) VALUES (1, $1) ON CONFLICT (id) DO NOTHING`,
+      [newest + 1],
+    );
+    const { rows } = await this.pool.query<{ below: string | null }>(`SELECT below FROM ${this.schema}.backfill`);
+    return rows[0]!.below === null ? null : Number(rows[0]!.below);
+  }
+
+  async backfillDone(): Promise<void> {
+    await this.pool.query(`UPDATE ${this.schema}.backfill SET below = NULL`);
   }
 
   close(): Promise<void> {

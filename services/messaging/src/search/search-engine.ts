@@ -25,9 +25,17 @@ export interface SearchEngine {
   walk(realmId: number, narrow: NarrowCondition[], from: number, direction: 1 | -1, limit: number): Promise<number[]>;
   /** Each message's content and topic with the search's matches marked (Zulip's get_search_fields). */
   highlight(narrow: NarrowCondition[], messages: MessageDoc[]): Promise<Map<number, SearchMatch>>;
-  /** Adds these messages to the index, or replaces what it holds of them. */
-  index(messages: MessageDoc[]): Promise<void>;
+  /** Adds these messages to the index; what it holds of them already is replaced, or with "keep" kept. */
+  index(messages: MessageDoc[], existing?: "replace" | "keep"): Promise<void>;
   remove(realmId: number, messageIds: number[]): Promise<void>;
+  /**
+   * The id below which stored messages may be missing from the index, null when
+   * none are: an index made beside a stored history records, at its first
+   * start, that everything below the newest id then (`newest`) is to be added.
+   */
+  backfillBelow(newest: number): Promise<number | null>;
+  /** Records that every message below backfillBelow's id is in the index. */
+  backfillDone(): Promise<void>;
   close(): Promise<void>;
 }
 
