@@ -549,7 +549,20 @@ export async function startPostgres(opts: InfraOptions & { ephemeral?: boolean }
     if (init.status !== 0) throw new ProvisionError(`initdb failed: ${init.stderr || init.stdout}`);
   }
   const port = await freePort();
-  const args = ["-D", dir, "-p", String(port), "-k", dir, "-c", "listen_addresses=127.0.0.1"];
+  // shared buffers: PostgreSQL's default of 128 MB would be most of its memory; the search index is read
+  // through the operating system's page cache as well (docs/adr/0037-full-text-search.md)
+  const args = [
+    "-D",
+    dir,
+    "-p",
+    String(port),
+    "-k",
+    dir,
+    "-c",
+    "listen_addresses=127.0.0.1",
+    "-c",
+    "shared_buffers=16MB",
+  ];
   if (opts.ephemeral) args.push("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off");
   const child = startProcess("postgresql", join(bin, "postgres"), args, opts, process.env, user);
   await waitForPort(port, "postgresql", 30_000, child);

@@ -162,7 +162,8 @@ export class PostgresSearch implements SearchEngine {
   }
 
   static async open(url: string, schema: string): Promise<PostgresSearch> {
-    const pool = new Pool({ connectionString: url, max: 8 });
+    // each connection is a PostgreSQL process: a few serve short queries from an instance
+    const pool = new Pool({ connectionString: url, max: 4 });
     const quoted = `"${schema.replace(/"/g, '""')}"`;
     const table = `${quoted}.messages`;
     const client = await pool.connect();
