@@ -109,8 +109,13 @@ const topicNarrow = (streamId: number, key: string): NarrowCondition[] => [
   { kind: "topic", key },
 ];
 
-/** Ids asked of the search engine at a time: a page's worth, within bounds. */
-const MIN_SEARCH_PAGE = 20;
+/**
+ * Ids asked of the search engine at a time: a page's worth, within bounds. Not
+ * fewer than a full page of Zulip's web app: for a few rows PostgreSQL's planner
+ * walks the ids backwards testing each, which for a rare word reads the whole
+ * history (docs/adr/0037-full-text-search.md).
+ */
+const MIN_SEARCH_PAGE = 100;
 const MAX_SEARCH_PAGE = 1000;
 
 /** Fields whose change a message's entry in the search index follows. */

@@ -186,6 +186,9 @@ export class PostgresSearch implements SearchEngine {
         search_tsvector tsvector GENERATED ALWAYS AS (to_tsvector('${CONFIG}', ${ESCAPED_TOPIC} || ' ' || rendered_content)) STORED
       )`);
       await client.query(`CREATE INDEX IF NOT EXISTS messages_search ON ${table} USING gin (search_tsvector)`);
+      // finer word statistics: the planner then sees how rare a rare word is, and reads its few matches
+      // through the GIN index instead of walking the ids
+      await client.query(`ALTER TABLE ${table} ALTER COLUMN search_tsvector SET STATISTICS 1000`);
       await client.query(`CREATE INDEX IF NOT EXISTS messages_receivers ON ${table} USING gin (receivers)`);
       await client.query(
         `CREATE INDEX IF NOT EXISTS messages_stream ON ${table} (realm_id, stream_id, topic_key, message_id)`,
