@@ -160,7 +160,7 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     private readonly cache: MessageCache,
     private readonly search: SearchEngine,
   ) {
-    super(conn.model<MessageDoc>("Message", messageSchema));
+    super(conn.model<MessageDoc>("Message", search.messageSchema ?? messageSchema));
   }
 
   /**

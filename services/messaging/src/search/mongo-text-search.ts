@@ -1,6 +1,6 @@
 import type { Connection } from "mongoose";
 import { badNarrow, type NarrowCondition } from "../narrow";
-import type { MessageDoc } from "../messages/message.schema";
+import { messageSchema, type MessageDoc } from "../messages/message.schema";
 import {
   escapeHtml,
   highlightString,
@@ -11,7 +11,9 @@ import {
   type SearchMatch,
 } from "./search-engine";
 
-const INDEX_NAME = "search";
+/** The text index: English, MongoDB's default language; the organization first, as every query names it. */
+const TEXT_INDEX = { realmId: 1, topic: "text", content: "text" } as const;
+const TEXT_INDEX_OPTIONS = { name: "search" };
 
 /** The [offset, length] of each case-insensitive occurrence of the search's words. */
 function wordLocations(text: string, words: string[]): Array<[number, number]> {
@@ -23,7 +25,9 @@ function wordLocations(text: string, words: string[]): Array<[number, number]> {
 /**
  * Search served by MongoDB's text index, where the database is MongoDB: the
  * messages collection itself is indexed (English stemming and stop words), so
- * sends, edits, moves and deletes keep it current with no write of its own.
+ * sends, edits, moves and deletes keep it current with no write of its own. The
+ * index is in the messages' schema too, or building the schema's indexes
+ * (syncIndexes) would drop it.
  * MongoDB has one text condition per query and no highlighting outside Atlas
  * Search: a negated search is refused, and matches are marked where the
  * search's words appear as typed.
@@ -32,17 +36,13 @@ export class MongoTextSearch implements SearchEngine {
   readonly name = "mongodb-text";
   // MongoDB does not list its stop words
   readonly stopWords = [];
+  readonly messageSchema = messageSchema.clone().index(TEXT_INDEX, TEXT_INDEX_OPTIONS);
 
   private constructor(private readonly conn: Connection) {}
 
   /** The text index made (or found); throws when the database has no text indexes (SecantusDB). */
   static async open(conn: Connection): Promise<MongoTextSearch> {
-    await conn
-      .collection("messages")
-      .createIndex(
-        { realmId: 1, topic: "text", content: "text" },
-        { name: INDEX_NAME, default_language: "english", weights: { topic: 1, content: 1 } },
-      );
+    await conn.collection("messages").createIndex(TEXT_INDEX, TEXT_INDEX_OPTIONS);
     return new MongoTextSearch(conn);
   }
 
@@ -62,7 +62,7 @@ export class MongoTextSearch implements SearchEngine {
         {
           realmId,
           messageId: direction < 0 ? { $lt: from } : { $gt: from },
-          $text: { $search: searchText(narrow), $language: "english" },
+          $text: { $search: searchText(narrow) },
         },
         { projection: { messageId: 1 } },
       )

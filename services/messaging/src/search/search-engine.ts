@@ -1,3 +1,4 @@
+import type { Schema } from "mongoose";
 import type { NarrowCondition } from "../narrow";
 import type { MessageDoc } from "../messages/message.schema";
 
@@ -16,6 +17,8 @@ export interface SearchEngine {
   readonly name: string;
   /** the words a search leaves out (register's stop_words), as far as the engine tells them */
   readonly stopWords: readonly string[];
+  /** the messages' schema with the engine's index, when the engine is an index of the messages themselves */
+  readonly messageSchema?: Schema<MessageDoc>;
   /**
    * Ids of up to `limit` messages that match every search condition of `narrow`
    * (negated ones included), walking away from `from` (exclusive) in id order.
