@@ -187,11 +187,22 @@ export async function waitForIdle(maxSeconds = 60): Promise<number> {
 function cpuMs(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // after "(comm)" come the state (field 3) ... utime (field 14) and stime (field 15), in 1/100 s
+    // after "(comm)" come the state (field 3) ... utime, stime, then the exited children's cutime and
+    // cstime (fields 14-17), in 1/100 s
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * 10;
+    const own = (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 10;
+    return own + childPids(pid).reduce((sum, child) => sum + (cpuMs(child) || 0), 0);
   } catch {
     return NaN;
+  }
+}
+
+/** A process's live children: a database may fork (PostgreSQL serves each connection in a child process). */
+function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
   }
 }
 
@@ -244,9 +255,8 @@ function residentMiB(pid: number): Resident {
     )) {
       r[field === "File" ? "file" : "anon"] += Number(kB) / 1024;
     }
-    for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/)) {
-      if (!child) continue;
-      const c = residentMiB(Number(child));
+    for (const child of childPids(pid)) {
+      const c = residentMiB(child);
       r.anon += c.anon;
       r.file += c.file;
     }
