@@ -247,18 +247,30 @@ export interface Resident {
  * Zero once the process is gone.
  */
 function residentMiB(pid: number): Resident {
-  const r: Resident = { anon: 0, file: 0, program: "" };
+  const tree = residentTree(pid);
+  return { anon: tree.anon + tree.shmem, file: tree.file, program: tree.program };
+}
+
+/**
+ * A process's pages and its descendants': their own anonymous pages add up;
+ * shared memory and a program's file-backed pages are the same pages in each
+ * of them (PostgreSQL's children share its buffers and its program), so the
+ * largest figure stands for all.
+ */
+function residentTree(pid: number): Resident & { shmem: number } {
+  const r = { anon: 0, shmem: 0, file: 0, program: "" };
   try {
     r.program = readlinkSync(`/proc/${pid}/exe`);
     for (const [, field, kB] of readFileSync(`/proc/${pid}/status`, "utf8").matchAll(
       /^Rss(Anon|File|Shmem):\s+(\d+) kB/gm,
     )) {
-      r[field === "File" ? "file" : "anon"] += Number(kB) / 1024;
+      r[field === "File" ? "file" : field === "Shmem" ? "shmem" : "anon"] += Number(kB) / 1024;
     }
     for (const child of childPids(pid)) {
-      const c = residentMiB(child);
+      const c = residentTree(child);
       r.anon += c.anon;
-      r.file += c.file;
+      r.shmem = Math.max(r.shmem, c.shmem);
+      r.file = c.program === r.program ? Math.max(r.file, c.file) : r.file + c.file;
     }
   } catch {
     // gone, or no children file: nothing (more) to add
