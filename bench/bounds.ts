@@ -70,6 +70,18 @@ const PER_SIZE: Bound[] = [
     holds: (v) => v <= 130,
   },
   {
+    what: "GET /messages (search, rare word) p99",
+    limit: "≤ 200 ms",
+    figure: (s) => p99(s, "GET /messages (search, rare word"),
+    holds: (v) => v <= 200,
+  },
+  {
+    what: "GET /messages (search, common word's newest page) p99",
+    limit: "≤ 200 ms",
+    figure: (s) => p99(s, "GET /messages (search, common word"),
+    holds: (v) => v <= 200,
+  },
+  {
     what: "POST /register p50",
     limit: "≤ 100 ms",
     figure: (s) => load(s, "POST /register")?.p50,

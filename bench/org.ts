@@ -30,6 +30,8 @@ export interface Org {
   unread: number;
   /** the newest message of the history */
   lastId: number;
+  /** search operands over the history: a word of one of its oldest messages only, and a word of every message */
+  searchWords: { rare: string; common: string };
   /** Creates `n` users (through POST /users and POST /fetch_api_key). */
   createUsers(prefix: string, n: number): Promise<User[]>;
   createChannel(name: string, subscribers: number[]): Promise<unknown>;
@@ -51,8 +53,11 @@ export async function retry(what: string, fn: () => Promise<Reply>): Promise<Rep
   return r;
 }
 
-const topicOf = (n: number) => `topic ${n % 20}`;
+const TOPICS = 20;
+const topicOf = (n: number) => `topic ${n % TOPICS}`;
 const contentOf = (n: number) => `history ${n}`;
+/** "history" is in every message's content; the number TOPICS only in message TOPICS's (topics stop below it) */
+const searchWords = { rare: String(TOPICS), common: "history" };
 
 /** A new organization and what setting it up through the API takes. */
 export type NewOrg = Pick<Org, "subdomain" | "owner" | "as" | "createUsers" | "createChannel">;
@@ -141,6 +146,7 @@ export async function setUpOrg(sys: System, size: number): Promise<Org> {
     const dbName = `${sys.dbPrefix}_messaging`;
     bulkIds = await bulkSeed({
       mongoUrl: sys.mongoUrl,
+      searchUrl: sys.searchUrl,
       dbName,
       templateMessageId: firstId,
       count: bulk,
@@ -180,6 +186,7 @@ export async function setUpOrg(sys: System, size: number): Promise<Org> {
     reader: reader!,
     unread,
     lastId,
+    searchWords,
     crowd,
     receiver: receiver!,
     pinger: pinger!,

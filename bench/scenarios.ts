@@ -408,6 +408,28 @@ export async function runScenarios(
       cpu,
     }),
   );
+  // Search as Zulip's search box asks it (the reader's own history, newest first), through the search index:
+  // a word of one old message, and the newest page of a word in every message
+  const searchPath = (operand: string) =>
+    `/api/v1/messages?${new URLSearchParams({ anchor: "newest", num_before: "100", num_after: "0", narrow: JSON.stringify([{ operator: "search", operand }]) })}`;
+  await after(
+    await load(`${tag} GET /messages (search, rare word: 1 of ${org.size})`, {
+      port,
+      host,
+      path: searchPath(org.searchWords.rare),
+      creds: org.reader,
+      cpu,
+    }),
+  );
+  await after(
+    await load(`${tag} GET /messages (search, common word: newest 100 of ${org.size})`, {
+      port,
+      host,
+      path: searchPath(org.searchWords.common),
+      creds: org.reader,
+      cpu,
+    }),
+  );
   // Each registered queue gets a 60 s lifespan and is deleted after the load as well.
   const queues: string[] = [];
   const reg = await load(`${tag} POST /register (50 channels, ${org.unread} unread)`, {

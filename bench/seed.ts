@@ -7,9 +7,13 @@
  * document `{_id: "message", seq}` as packages/shared/src/ids.ts allocates them.
  * It copies the fixed fields from a message the API wrote (the template) and refuses
  * to run when that message's fields differ from the ones written here; the caller
- * then checks that GET /messages returns what was written.
+ * then checks that GET /messages returns what was written. Where search is
+ * PostgreSQL's (SEARCH_URL), the messages are added to its index as messaging's
+ * sends add them.
  */
 import { mongo } from "mongoose";
+import type { MessageDoc } from "../services/messaging/src/messages/message.schema";
+import { PostgresSearch } from "../services/messaging/src/search/postgres-search";
 import { userMessageRow } from "../services/messaging/src/user-messages/user-message.schema";
 
 /** The fields of a `messages` document and of a `usermessages` row, as the schemas define them today. */
@@ -36,6 +40,8 @@ export interface SeedPlan {
   mongoUrl: string;
   /** `<MONGO_DB_PREFIX>_messaging` */
   dbName: string;
+  /** the search engine's PostgreSQL, when search is served there (SEARCH_URL) */
+  searchUrl?: string;
   /** id of a channel message sent through the API: its realm, channel, sender and receivers are copied */
   templateMessageId: number;
   count: number;
@@ -58,6 +64,8 @@ const sameFields = (doc: object, fields: readonly string[]) =>
 /** Writes `count` messages (and their usermessage rows); returns the first and last message id. */
 export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastId: number }> {
   const client = await mongo.MongoClient.connect(plan.mongoUrl);
+  // the schema messaging's search uses: named after its database (services/messaging/src/search/open-search.ts)
+  const search = plan.searchUrl ? await PostgresSearch.open(plan.searchUrl, plan.dbName) : undefined;
   try {
     const db = client.db(plan.dbName);
     const messages = db.collection("messages");
@@ -105,7 +113,7 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
     const newestInTopic = new Map<string, { name: string; maxId: number }>();
     for (let from = 1; from <= plan.count; from += batch) {
       const to = Math.min(plan.count, from + batch - 1);
-      const msgs = [];
+      const msgs: MessageDoc[] = [];
       const rows = [];
       for (let n = from; n <= to; n++) {
         const messageId = firstId + n - 1;
@@ -116,7 +124,7 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
           realmId: template.realmId as number,
           messageId,
           senderId: template.senderId as number,
-          type: template.type as string,
+          type: template.type as MessageDoc["type"],
           recipientId: template.recipientId as number,
           streamId: template.streamId as number,
           topic,
@@ -136,6 +144,7 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
       }
       await messages.insertMany(msgs, { ordered: false });
       await userMessages.insertMany(rows, { ordered: false });
+      await search?.index(msgs);
       if (Date.now() - lastSaid > 5000 || to === plan.count) {
         lastSaid = Date.now();
         const s = (Date.now() - started) / 1000;
@@ -153,6 +162,7 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
     return { firstId, lastId };
   } finally {
     await client.close();
+    await search?.close();
   }
 }
 

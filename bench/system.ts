@@ -21,6 +21,8 @@ export interface System {
   helloPort: number;
   mongoUrl: string;
   natsUrl: string;
+  /** search's PostgreSQL (SEARCH_URL), when search is served there */
+  searchUrl?: string;
   dbPrefix: string;
   /**
    * every process of the system (services, nats-server, database), for memory figures; a
@@ -60,6 +62,7 @@ export async function startSystem(): Promise<System> {
     ...process.env,
     NATS_URL: infra.natsUrl,
     MONGO_URL: infra.mongoUrl,
+    ...(infra.searchUrl && { SEARCH_URL: infra.searchUrl }),
     MONGO_DB_PREFIX: dbPrefix,
     PORT: String(port),
     HOST: "127.0.0.1",
@@ -104,6 +107,7 @@ export async function startSystem(): Promise<System> {
     helloPort,
     mongoUrl: infra.mongoUrl,
     natsUrl: infra.natsUrl,
+    searchUrl: infra.searchUrl,
     dbPrefix,
     processes,
     helloPid: hello.pid!,
@@ -183,11 +187,22 @@ export async function waitForIdle(maxSeconds = 60): Promise<number> {
 function cpuMs(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // after "(comm)" come the state (field 3) ... utime (field 14) and stime (field 15), in 1/100 s
+    // after "(comm)" come the state (field 3) ... utime, stime, then the exited children's cutime and
+    // cstime (fields 14-17), in 1/100 s
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * 10;
+    const own = (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 10;
+    return own + childPids(pid).reduce((sum, child) => sum + (cpuMs(child) || 0), 0);
   } catch {
     return NaN;
+  }
+}
+
+/** A process's live children: a database may fork (PostgreSQL serves each connection in a child process). */
+function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
   }
 }
 
@@ -232,19 +247,30 @@ export interface Resident {
  * Zero once the process is gone.
  */
 function residentMiB(pid: number): Resident {
-  const r: Resident = { anon: 0, file: 0, program: "" };
+  const tree = residentTree(pid);
+  return { anon: tree.anon + tree.shmem, file: tree.file, program: tree.program };
+}
+
+/**
+ * A process's pages and its descendants': their own anonymous pages add up;
+ * shared memory and a program's file-backed pages are the same pages in each
+ * of them (PostgreSQL's children share its buffers and its program), so the
+ * largest figure stands for all.
+ */
+function residentTree(pid: number): Resident & { shmem: number } {
+  const r = { anon: 0, shmem: 0, file: 0, program: "" };
   try {
     r.program = readlinkSync(`/proc/${pid}/exe`);
     for (const [, field, kB] of readFileSync(`/proc/${pid}/status`, "utf8").matchAll(
       /^Rss(Anon|File|Shmem):\s+(\d+) kB/gm,
     )) {
-      r[field === "File" ? "file" : "anon"] += Number(kB) / 1024;
+      r[field === "File" ? "file" : field === "Shmem" ? "shmem" : "anon"] += Number(kB) / 1024;
     }
-    for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/)) {
-      if (!child) continue;
-      const c = residentMiB(Number(child));
+    for (const child of childPids(pid)) {
+      const c = residentTree(child);
       r.anon += c.anon;
-      r.file += c.file;
+      r.shmem = Math.max(r.shmem, c.shmem);
+      r.file = c.program === r.program ? Math.max(r.file, c.file) : r.file + c.file;
     }
   } catch {
     // gone, or no children file: nothing (more) to add

@@ -61,6 +61,7 @@ export async function seedTeam(sys: System, subdomain: string, c: ColdCase): Pro
   if (c.history > 1) {
     bulk = await bulkSeed({
       mongoUrl: sys.mongoUrl,
+      searchUrl: sys.searchUrl,
       dbName: `${sys.dbPrefix}_messaging`,
       templateMessageId: templateId,
       count: c.history - 1,

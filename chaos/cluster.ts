@@ -13,6 +13,7 @@ import { buildBundles } from "../scripts/lib/build";
 import {
   freePort,
   startMongo,
+  startPostgres,
   startNats,
   startNatsCluster,
   type NatsCluster,
@@ -67,6 +68,8 @@ export async function startCluster(
   let nats: StartedServer | undefined = natsCluster ? undefined : await startNats({ ...infraOpts, port: natsPort });
   const natsUrl = natsCluster?.url ?? nats!.url;
   let mongo: StartedServer = await startMongo({ ...infraOpts, port: mongoPort });
+  // search's engine beside SecantusDB, as `npm start` starts it
+  const postgres = await startPostgres(infraOpts);
   const gatewayPorts = await Promise.all(Array.from({ length: instancesPerService }, () => freePort()));
   const dbPrefix = `chaos${Date.now()}`;
   say("building the service bundles...");
@@ -81,6 +84,7 @@ export async function startCluster(
       NATS_URL: natsUrl,
       NATS_STREAM_REPLICAS: String(natsNodes),
       MONGO_URL: mongo.url,
+      SEARCH_URL: postgres.url,
       MONGO_DB_PREFIX: dbPrefix,
       PORT: "0",
       HOST: "127.0.0.1",
@@ -124,7 +128,7 @@ export async function startCluster(
     },
     stop: async () => {
       await instances.stop();
-      await Promise.all([nats?.stop(), natsCluster?.stop(), mongo.stop()]);
+      await Promise.all([nats?.stop(), natsCluster?.stop(), mongo.stop(), postgres.stop()]);
       serviceLog.end();
       if (process.env.CHAOS_KEEP_DATA !== "1") rmSync(dataDir, { recursive: true, force: true });
     },

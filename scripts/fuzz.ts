@@ -17,7 +17,15 @@ import { join } from "node:path";
 import { allContracts, identity } from "@teamchat/shared";
 import { documentedOperations, ZULIP_YAML } from "@teamchat/shared/src/testing/openapi";
 import { startSystem, type TestSystem } from "../test/support/system";
-import { ensureNatsServer, ensurePythonVenv, ProvisionError, REPO_ROOT, startMongo, TOOL_CACHE } from "./lib/infra";
+import {
+  ensureNatsServer,
+  ensurePythonVenv,
+  ProvisionError,
+  REPO_ROOT,
+  startMongo,
+  startPostgres,
+  TOOL_CACHE,
+} from "./lib/infra";
 import { startFuzzProxy, type FuzzStats } from "./lib/fuzz-proxy";
 import { seedOrganization } from "./lib/fuzz-seed";
 
@@ -120,7 +128,14 @@ async function main() {
       await mongo.stop();
       rmSync(dataDir, { recursive: true, force: true });
     };
+    // search's engine beside SecantusDB, as `npm start` starts it
+    const postgres = await startPostgres({ dataDir, progress: log, ephemeral: true });
+    stopAll = async () => {
+      await Promise.all([mongo.stop(), postgres.stop()]);
+      rmSync(dataDir, { recursive: true, force: true });
+    };
     process.env.TEST_MONGO_URL = mongo.url;
+    process.env.TEST_SEARCH_URL = postgres.url;
     const errorLogs: Array<Record<string, unknown>> = [];
     const org = await startSystem({
       // no rate limit to hit; a parked GET /events answers its heartbeat soon

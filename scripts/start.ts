@@ -79,6 +79,7 @@ async function main() {
     NATS_URL: infra.natsUrl,
     NATS_STREAM_REPLICAS: process.env.NATS_STREAM_REPLICAS ?? String(natsNodes),
     MONGO_URL: infra.mongoUrl,
+    ...(infra.searchUrl && { SEARCH_URL: infra.searchUrl }),
     // the public port (each gateway gets its own from ServiceInstances)
     PORT: String(port),
     EXTERNAL_URL: baseUrl,

@@ -1,12 +1,13 @@
 /**
- * Finds or installs, then starts, the infrastructure: a MongoDB-protocol server
- * and nats-server with JetStream. Order: MONGO_URL / NATS_URL when set; else
- * binaries on PATH or in the tool cache; else install (nats-server from Debian's
- * package, SecantusDB from PyPI into a venv in the tool cache). Everything binds
- * to loopback.
+ * Finds or installs, then starts, the infrastructure: a MongoDB-protocol server,
+ * nats-server with JetStream, and with the embedded database PostgreSQL for
+ * full-text search. Order: MONGO_URL / NATS_URL / SEARCH_URL when set; else
+ * binaries on PATH or in the tool cache; else install (nats-server and
+ * PostgreSQL from Debian's packages, SecantusDB from PyPI into a venv in the
+ * tool cache). Everything binds to loopback.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { createServer, connect } from "node:net";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
@@ -21,6 +22,8 @@ export const TOOL_CACHE =
 export interface Infra {
   mongoUrl: string;
   natsUrl: string;
+  /** PostgreSQL for search (SEARCH_URL); undefined when the database is MongoDB, whose text index serves it */
+  searchUrl?: string;
   /** The servers this call started (none for servers given by URL), e.g. to read their memory use. */
   servers: Array<{ name: string; pid: number }>;
   /** Stops what this call started (nothing for servers given by URL). */
@@ -282,8 +285,9 @@ function startProcess(
   args: string[],
   opts: InfraOptions,
   env: NodeJS.ProcessEnv = process.env,
+  user?: { uid: number; gid: number },
 ): ChildProcess {
-  const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"], env });
+  const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"], env, ...user });
   const forward = (chunk: Buffer) => {
     if (!opts.serverOutput) return;
     for (const line of chunk.toString().split("\n")) if (line.trim()) opts.serverOutput(name, line);
@@ -479,7 +483,105 @@ export async function startMongo(
   };
 }
 
-/** Servers given by MONGO_URL / NATS_URL are used as they are; the others are started here. */
+/** The directory of PostgreSQL's server programs: Debian's newest version, else initdb's on PATH. */
+function postgresBinDir(): string | undefined {
+  const debian = "/usr/lib/postgresql";
+  const versions = existsSync(debian)
+    ? readdirSync(debian)
+        .filter((v) => existsSync(join(debian, v, "bin", "initdb")))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  if (versions.length) return join(debian, versions[0]!, "bin");
+  const initdb = which("initdb");
+  return initdb ? resolve(initdb, "..") : undefined;
+}
+
+/** PostgreSQL's server programs, else Debian's postgresql package (root + apt-get). */
+export function ensurePostgres(opts: ProgressOptions): string {
+  const found = postgresBinDir();
+  if (found) return found;
+  if (process.getuid?.() === 0 && which("apt-get")) {
+    say(opts, "PostgreSQL not found: installing Debian's postgresql package...");
+    runLoud("apt-get", ["update", "-qq"], opts);
+    runLoud("apt-get", ["install", "-y", "-qq", "postgresql"], opts);
+  }
+  const installed = postgresBinDir();
+  if (installed) return installed;
+  throw new ProvisionError(
+    "PostgreSQL (the search engine beside the embedded database) not found and could not be installed " +
+      "(needs root with apt-get): install postgresql, or set SEARCH_URL",
+  );
+}
+
+/** PostgreSQL refuses to run as root: as root, its files and process belong to Debian's postgres user. */
+function postgresUser(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const id = (flag: string) => Number(spawnSync("id", [flag, "postgres"], { encoding: "utf8" }).stdout.trim());
+  const user = { uid: id("-u"), gid: id("-g") };
+  if (!Number.isInteger(user.uid) || user.uid === 0) {
+    throw new ProvisionError("PostgreSQL cannot run as root and there is no postgres user: set SEARCH_URL");
+  }
+  return user;
+}
+
+/**
+ * PostgreSQL for full-text search, its cluster under `dataDir` (made on first
+ * start), trusting local connections on loopback only. `ephemeral` (tests): no
+ * fsync, as the data is thrown away.
+ */
+export async function startPostgres(opts: InfraOptions & { ephemeral?: boolean }): Promise<StartedServer> {
+  const bin = ensurePostgres(opts);
+  const user = postgresUser();
+  const dir = join(opts.dataDir, "postgresql");
+  if (!existsSync(join(dir, "PG_VERSION"))) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (user) {
+      chownSync(dir, user.uid, user.gid);
+      // the postgres user must reach its directory through the data directory
+      chmodSync(opts.dataDir, statSync(opts.dataDir).mode | 0o011);
+    }
+    say(opts, `creating a PostgreSQL cluster in ${dir}...`);
+    const init = spawnSync(
+      join(bin, "initdb"),
+      ["-D", dir, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"],
+      { encoding: "utf8", ...user },
+    );
+    if (init.status !== 0) throw new ProvisionError(`initdb failed: ${init.stderr || init.stdout}`);
+  }
+  const port = await freePort();
+  // shared buffers: PostgreSQL's default of 128 MB would be most of its memory; the search index is read
+  // through the operating system's page cache as well (docs/adr/0037-full-text-search.md)
+  const args = [
+    "-D",
+    dir,
+    "-p",
+    String(port),
+    "-k",
+    dir,
+    "-c",
+    "listen_addresses=127.0.0.1",
+    "-c",
+    "shared_buffers=16MB",
+  ];
+  if (opts.ephemeral) args.push("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off");
+  const child = startProcess("postgresql", join(bin, "postgres"), args, opts, process.env, user);
+  await waitForPort(port, "postgresql", 30_000, child);
+  say(opts, `postgresql on 127.0.0.1:${port} (data in ${dir})`);
+  return {
+    name: "postgresql",
+    url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
+    pid: child.pid!,
+    // SIGINT: PostgreSQL's fast shutdown (SIGTERM waits for its clients to leave)
+    stop: () => stopProcess(child, 15_000, "SIGINT"),
+    kill: () => stopProcess(child, 0, "SIGKILL"),
+  };
+}
+
+/**
+ * Servers given by MONGO_URL / NATS_URL / SEARCH_URL are used as they are; the
+ * others are started here. PostgreSQL is started for search only beside
+ * SecantusDB: MongoDB's own text index serves search on MongoDB.
+ */
 export async function provisionInfra(opts: ProvisionOptions): Promise<Infra> {
   mkdirSync(opts.dataDir, { recursive: true });
   const started: StartedServer[] = [];
@@ -503,7 +605,14 @@ export async function provisionInfra(opts: ProvisionOptions): Promise<Infra> {
       started.push(mongo);
       mongoUrl = mongo.url;
     }
-    return { natsUrl, mongoUrl, servers: started.map(({ name, pid }) => ({ name, pid })), stop: stopAll };
+    let searchUrl = process.env.SEARCH_URL;
+    if (searchUrl) say(opts, `using SEARCH_URL=${searchUrl.replace(/\/\/[^@/]*@/, "//***@")}`);
+    else if (started.some((s) => s.name === "secantusdb")) {
+      const postgres = await startPostgres(opts);
+      started.push(postgres);
+      searchUrl = postgres.url;
+    }
+    return { natsUrl, mongoUrl, searchUrl, servers: started.map(({ name, pid }) => ({ name, pid })), stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;

@@ -36,7 +36,7 @@ function waitFor(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> 
   });
 }
 
-/** Processes whose command line names our data directory: nats-server and the database. */
+/** Processes whose command line names our data directory: nats-server, the database and search's PostgreSQL. */
 const infraProcesses = () =>
   spawnSync("ps", ["-eo", "args"], { encoding: "utf8" })
     .stdout.split("\n")
@@ -85,7 +85,7 @@ it("prints the base URL, credentials and a zuliprc that works with the API", asy
 });
 
 it("Ctrl-C drains and stops everything it started", async () => {
-  expect(infraProcesses().length).toBe(2);
+  expect(infraProcesses().length).toBe(3);
   const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
   child.kill("SIGINT");
   expect(await exited).toBe(0);

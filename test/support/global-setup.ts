@@ -2,7 +2,8 @@
  * Once per `jest` run:
  * - a MongoDB-protocol server for all test files. Docker engine answering →
  *   MongoDB from testcontainers; otherwise the same local provisioning as
- *   `npm start`, with the database in memory.
+ *   `npm start`, with the database in memory and PostgreSQL for search
+ *   (SEARCH_URL: one already running).
  * - the shared system: one nats-server and the whole system in this process
  *   (test/support/system.ts), on which each test file creates its own
  *   organizations (testOrganization()). Workers find it through TEST_BASE_URL,
@@ -14,7 +15,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ensureNatsServer, startMongo } from "../../scripts/lib/infra";
+import { ensureNatsServer, startMongo, startPostgres } from "../../scripts/lib/infra";
 import { dockerAvailable } from "./docker";
 import { startTestNats } from "./nats";
 import { launchSystem } from "./system";
@@ -27,6 +28,7 @@ declare global {
 async function startDatabase(): Promise<() => Promise<void>> {
   if (process.env.MONGO_URL) {
     process.env.TEST_MONGO_URL = process.env.MONGO_URL;
+    if (process.env.SEARCH_URL) process.env.TEST_SEARCH_URL = process.env.SEARCH_URL;
     return async () => undefined;
   }
   const progress = (line: string) => process.stderr.write(`\n${line}`);
@@ -49,8 +51,16 @@ async function startDatabase(): Promise<() => Promise<void>> {
     replicaSet: process.env.TEST_MONGO_REPLICA_SET === "1",
   });
   process.env.TEST_MONGO_URL = mongo.url;
+  // SecantusDB has no text index: search is PostgreSQL's, as `npm start` gives it
+  const postgres = process.env.SEARCH_URL
+    ? undefined
+    : await startPostgres({ dataDir, progress, ephemeral: true }).catch(async (err: unknown) => {
+        await mongo.stop();
+        throw err;
+      });
+  process.env.TEST_SEARCH_URL = process.env.SEARCH_URL ?? postgres!.url;
   return async () => {
-    await mongo.stop();
+    await Promise.all([mongo.stop(), postgres?.stop()]);
     rmSync(dataDir, { recursive: true, force: true });
   };
 }

@@ -82,6 +82,7 @@ export async function launchSystem(
     NODE_ENV: "test",
     NATS_URL: natsUrl,
     MONGO_URL: process.env.TEST_MONGO_URL!,
+    ...(process.env.TEST_SEARCH_URL && { SEARCH_URL: process.env.TEST_SEARCH_URL }),
     MONGO_DB_PREFIX: prefix,
     // the development mail transport's files (invitations), one folder per system
     INVITATION_MAIL_DIR: join(tmpdir(), `teamchat-${prefix}-mail`),

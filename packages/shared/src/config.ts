@@ -14,6 +14,11 @@ export const envSchema = z.object({
   /** Server URL; each service uses its own database on it (`<MONGO_DB_PREFIX>_<service>`). */
   MONGO_URL: z.string().default("mongodb://127.0.0.1:27017"),
   MONGO_DB_PREFIX: z.string().default("teamchat"),
+  /**
+   * PostgreSQL server that serves full-text search (each MONGO_DB_PREFIX in its own schema); unset: the
+   * database's own text index, which MongoDB has and the embedded SecantusDB has not.
+   */
+  SEARCH_URL: z.string().optional(),
   PORT: z.coerce.number().int().min(0).max(65535).default(9991),
   HOST: z.string().default("127.0.0.1"),
   /** Base URL printed and used for realm_uri of the default organization. */

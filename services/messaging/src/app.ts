@@ -110,6 +110,8 @@ import { userTopicsState } from "./user-topics/user-topics.state";
 import { UserDirectory } from "./users/user-directory";
 import { backfillCopies } from "./copies-backfill";
 import { backfillContentFeatures } from "./messages/content-features-backfill";
+import { openSearchEngine } from "./search/open-search";
+import { startSearchBackfill } from "./search/search-backfill";
 
 /** Scheduled messages and saved snippets kept for register, over all users; least recently used users go first. */
 const MAX_CACHED_USER_LIST_ITEMS = 100_000;
@@ -120,7 +122,9 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   const timeBudgetSeconds = deps.config.DELETE_TOPIC_TIME_BUDGET_SECONDS;
   const ids = new IdAllocator(db);
   const messageCache = new MessageCache(nc, log);
-  const messages = new MessageRepository(db, ids, messageCache);
+  const search = await openSearchEngine(deps.config, db, log);
+  const messages = new MessageRepository(db, ids, messageCache, search);
+  const searchBackfill = await startSearchBackfill({ messages, search, ids, log });
   const userMessages = new UserMessageRepository(db);
   const conversations = new ConversationRepository(db, ids);
   const recent = new RecentMessages(messages, nc, log);
@@ -227,7 +231,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   const delivery = new ScheduledMessageDelivery({ ...posting, scheduledMessages }, log);
 
   const stateProviders = [
-    ...messagesState({ personal }),
+    ...messagesState({ personal, search }),
     ...subscriptionsState({ channels, subscriptions, userGroups }),
     ...channelsState({ channels, subscriptions, userGroups }),
     ...userTopicsState({ channels, userTopics, settings }),
@@ -291,6 +295,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
         users,
         settings,
         linkifiers,
+        search,
       }),
     )
     .handle(
@@ -325,6 +330,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
         userTopics,
         users,
         settings,
+        search,
       }),
     )
     .handle(
@@ -474,6 +480,8 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       subscriptions.stop();
       userGroups.stop();
       realmEmoji.stop();
+      await searchBackfill.stop();
+      await search.close();
     },
   };
 }

@@ -118,8 +118,8 @@ export type NarrowCondition =
   | { kind: "direct" }
   | { kind: "id"; id: number }
   | { kind: "ids"; in: number[] }
-  /** every word in the content or the topic, case-insensitively */
-  | { kind: "search"; words: string[] }
+  /** Zulip's full-text search of the content and the topic (answered by the search engine) */
+  | { kind: "search"; operand: string }
   /** a channel message in a topic whose name starts with Zulip's RESOLVED_TOPIC_PREFIX */
   | { kind: "resolved" }
   | { kind: "has"; feature: ContentFeature }
@@ -143,10 +143,6 @@ export interface NarrowQuery {
    */
   includeHistory: boolean;
 }
-
-/** Search words: whitespace-separated, or "quoted phrases". */
-export const searchWords = (text: string): string[] =>
-  [...text.matchAll(/"([^"]+)"|(\S+)/g)].map((m) => (m[1] ?? m[2])!.trim()).filter(Boolean);
 
 /** is: operands that name personal flags, any of which the message must have (Zulip's by_is). */
 const FLAG_OPERANDS: Record<string, readonly string[]> = {
@@ -269,8 +265,8 @@ async function condition(
       // Zulip's by_near: the client's anchor, not a filter
       return { cond: null };
     case "search": {
-      const words = searchWords(operand as string);
-      return { cond: words.length ? { kind: "search", words } : null };
+      const text = operand as string;
+      return { cond: text.trim() ? { kind: "search", operand: text } : null };
     }
     default:
       throw badNarrow(`unknown operator ${operator}`);

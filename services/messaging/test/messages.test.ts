@@ -524,7 +524,16 @@ describe("channel history", () => {
     expect(ids(await fetch(bob, { narrow: [["stream", "vault"]] }))).toEqual([after]);
     expect(ids(await fetch(alice, { narrow: [["stream", "vault"], notChannelEvents] }))).toEqual([before, after]);
     expect(ids(await org.call(messaging.getMessages, { message_ids: [before, after] }, bob))).toEqual([after]);
-    expect(ids(await fetch(bob, { narrow: [["search", "after bob"]] }))).toEqual([after]);
+    expect(
+      ids(
+        await fetch(bob, {
+          narrow: [
+            ["stream", "vault"],
+            ["search", "bob"],
+          ],
+        }),
+      ),
+    ).toEqual([after]);
     expect(ids(await fetch(alice, { narrow: [["search", "vault bob"]] }))).toEqual([]);
     expect((await topics(bob, id)).topics).toEqual([{ name: "new", max_id: after }]);
     expect((await topics(alice, id)).topics).toEqual([

@@ -1,7 +1,7 @@
 import { narrowMatch, narrowSource } from "../src/messages/message.repository";
 import { contentFeatures } from "../src/messages/content-features";
 import type { MessageDoc } from "../src/messages/message.schema";
-import { narrowToQuery, normalizeNarrow, searchWords, type NarrowCondition, type NarrowResolver } from "../src/narrow";
+import { narrowToQuery, normalizeNarrow, type NarrowCondition, type NarrowResolver } from "../src/narrow";
 
 const ME = 10;
 const resolver: NarrowResolver = {
@@ -104,7 +104,7 @@ describe("narrowToQuery", () => {
     expect((await query([["id", 42]])).terms).toEqual([mine, { kind: "id", id: 42 }]);
   });
 
-  it("search: the words, quoted phrases kept whole", async () => {
+  it("search: the operand as given, for the search engine; a blank one is no condition", async () => {
     expect(
       (
         await query([
@@ -114,9 +114,9 @@ describe("narrowToQuery", () => {
       ).terms,
     ).toEqual([
       { kind: "channel", streamId: 1 },
-      { kind: "search", words: ["cost", "1.5", "two words"] },
+      { kind: "search", operand: 'cost 1.5 "two words"' },
     ]);
-    expect(searchWords('  a "b c"  d ')).toEqual(["a", "b c", "d"]);
+    expect((await query([["search", "  "]])).terms).toEqual([mine]);
   });
 
   it("channels:public reaches public channels' history", async () => {
@@ -304,13 +304,18 @@ describe("MessageRepository's reading of a narrow", () => {
     expect(narrowMatch([{ kind: "not", term: { kind: "sender", userId: 21 } }, { kind: "direct" }])(dm)).toBe(true);
   });
 
-  it("search: every word in the content or the topic, case-insensitively, as plain text", () => {
-    const m = message({});
-    expect(narrowMatch([{ kind: "search", words: ["COST", "1.5", "two words"] }])(m)).toBe(true);
-    expect(narrowMatch([{ kind: "search", words: ["hello"] }])(m)).toBe(true);
-    // "." is not a pattern: "1x5" does not match "1.5"
-    expect(narrowMatch([{ kind: "search", words: ["1x5"] }])(message({ content: "1.5" }))).toBe(false);
-    expect(narrowMatch([{ kind: "search", words: ["cost", "absent"] }])(m)).toBe(false);
+  it("search: left to the search engine, which a narrow with a search, negated or not, is read through", () => {
+    const search: NarrowCondition = { kind: "search", operand: "absent" };
+    expect(narrowMatch([search])(message({}))).toBe(true);
+    expect(narrowMatch([{ kind: "not", term: search }])(message({}))).toBe(true);
+    expect(narrowMatch([search, { kind: "channel", streamId: 2 }])(message({}))).toBe(false);
+    expect(narrowSource([mine, { kind: "channel", streamId: 1 }, search])).toEqual({ search: true });
+    expect(
+      narrowSource([
+        { kind: "ids", in: [1] },
+        { kind: "not", term: search },
+      ]),
+    ).toEqual({ search: true });
   });
 
   it("reads from the most selective index the narrow allows", () => {

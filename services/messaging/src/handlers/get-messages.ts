@@ -10,6 +10,7 @@ import {
   resolveNarrow,
   type NarrowDeps,
 } from "../messages/message-range";
+import { isSearch, type SearchEngine } from "../search/search-engine";
 
 const MAX_MESSAGES_PER_FETCH = 5000;
 const RANGE_PARAMETERS = [
@@ -27,6 +28,7 @@ export const getMessagesHandler =
     deps: NarrowDeps & {
       history: MessageHistory;
       linkifiers: LinkifierSource;
+      search: SearchEngine;
     },
   ): Handler<typeof messaging.getMessages> =>
   async (p, ctx) => {
@@ -55,15 +57,19 @@ export const getMessagesHandler =
       : await messageRange(deps, realm.id, narrow, { anchor, numBefore, numAfter, includeAnchor });
     const rows: MessageDoc[] = range?.rows ?? (await deps.messages.byIds(realm.id, narrow.terms, p.message_ids!));
 
-    const [flags, vc] = await Promise.all([
+    const [flags, vc, matches] = await Promise.all([
       deps.personal.of(realm.id, actor.userId),
       loadViewContext(deps, ctx, realm, settings, rows, {
         applyMarkdown: p.apply_markdown,
         clientGravatar: p.client_gravatar,
         allowEmptyTopicName: p.allow_empty_topic_name,
       }),
+      // a search's results carry its matches marked, as Zulip's get_search_fields gives them
+      narrow.terms.some(isSearch) ? deps.search.highlight(narrow.terms, rows) : null,
     ]);
-    const messages = rows.map((r) => Object.assign(messageView(r, vc), { flags: flags.of(r, actor.userId) }));
+    const messages = rows.map((r) =>
+      Object.assign(messageView(r, vc), { flags: flags.of(r, actor.userId) }, matches?.get(r.messageId)),
+    );
     return {
       found_anchor: range?.found_anchor ?? false,
       found_oldest: range?.found_oldest ?? false,

@@ -46,10 +46,21 @@ export class MessageHistory {
     const read: Read = { realmId: q.realmId, narrow: q.narrow, match: narrowMatch(q.narrow), tail };
     const [before, at, after] = await Promise.all([
       this.older(read, q.anchor, q.before),
-      q.includeAnchor ? this.byId(q.realmId, tail, q.anchor) : null,
+      q.includeAnchor ? this.anchor(read, q.anchor, "search" in source) : null,
       this.newer(read, q.anchor, q.after),
     ]);
-    return { before: before.reverse(), anchor: at && read.match(at) ? at : null, after };
+    return { before: before.reverse(), anchor: at, after };
+  }
+
+  /** The anchor message when it matches the narrow; a search's match is the search engine's to say. */
+  private async anchor(
+    { realmId, narrow, match, tail }: Read,
+    id: number,
+    search: boolean,
+  ): Promise<MessageDoc | null> {
+    if (search) return (await this.messages.byIds(realmId, narrow, [id], 1))[0] ?? null;
+    const at = await this.byId(realmId, tail, id);
+    return at && match(at) ? at : null;
   }
 
   private byId(realmId: number, tail: ChannelTail | null, id: number): Promise<MessageDoc | null> | MessageDoc | null {

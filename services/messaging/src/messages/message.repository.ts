@@ -2,6 +2,7 @@ import type { Connection } from "mongoose";
 import { IdAllocator, TenantRepository, type TenantFilter, type messaging } from "@teamchat/shared";
 import type { ContentFeature, NarrowCondition, TopicRef } from "../narrow";
 import { RESOLVED_TOPIC_PREFIX } from "./edit-policy";
+import { isSearchTerm, type SearchEngine } from "../search/search-engine";
 import type { MessageCache } from "./message-cache";
 import { contentFeatures, type ContentFeatures } from "./content-features";
 import { sameReaction, type ReactionKey } from "./message-reactions";
@@ -76,14 +77,9 @@ function conditionMatch(c: NarrowCondition): Match {
       const ids = isAscending(c.in) ? c.in : [...c.in].sort((a, b) => a - b);
       return (m) => sortedIncludes(ids, m.messageId);
     }
-    case "search": {
-      const words = c.words.map((w) => w.toLowerCase());
-      return (m) => {
-        const content = m.content.toLowerCase();
-        const topic = m.topic.toLowerCase();
-        return words.every((w) => content.includes(w) || topic.includes(w));
-      };
-    }
+    case "search":
+      // the search engine chose the messages (MessageRepository.walk): narrowMatch leaves search terms out
+      return () => true;
     case "resolved":
       return (m) => m.type === "stream" && m.topic.startsWith(RESOLVED_TOPIC_PREFIX);
     case "has":
@@ -105,19 +101,21 @@ function conditionMatch(c: NarrowCondition): Match {
   }
 }
 
-/** Whether a message satisfies every condition of a narrow. */
+/** Whether a message satisfies every condition of a narrow but its searches, which the search engine answers. */
 export function narrowMatch(narrow: NarrowCondition[]): Match {
-  const tests = narrow.map(conditionMatch);
+  const tests = narrow.filter((c) => !isSearchTerm(c)).map(conditionMatch);
   return (m) => tests.every((t) => t(m));
 }
 
 /**
- * Where a narrow's messages are read from: the ids it names, nothing at all,
+ * Where a narrow's messages are read from: the search engine (a narrow with a
+ * search), the ids it names, nothing at all,
  * an index's equality fields (the schema's compound indexes end in messageId, so
  * each read is one range of ids on one index), or several of those merged (the
  * topics of is:followed, the channels and topics of is:muted).
  */
-export type NarrowSource = { ids: number[] } | { none: true } | { index: Filter } | { union: Filter[] };
+export type NarrowSource =
+  { search: true } | { ids: number[] } | { none: true } | { index: Filter } | { union: Filter[] };
 
 /**
  * A union of at most this many indexes is read index by index; a user's
@@ -143,6 +141,7 @@ function unionSource(channels: number[], topics: TopicRef[], channel: number | u
 export function narrowSource(narrow: NarrowCondition[]): NarrowSource {
   const of = <K extends NarrowCondition["kind"]>(kind: K) =>
     narrow.find((c): c is Extract<NarrowCondition, { kind: K }> => c.kind === kind);
+  if (narrow.some(isSearchTerm)) return { search: true };
   const id = of("id");
   if (id) return { ids: [id.id] };
   const ids = of("ids");
@@ -171,6 +170,18 @@ const topicNarrow = (streamId: number, key: string): NarrowCondition[] => [
   { kind: "channel", streamId },
   { kind: "topic", key },
 ];
+
+/**
+ * Ids asked of the search engine at a time: a page's worth, within bounds. Not
+ * fewer than a full page of Zulip's web app: for a few rows PostgreSQL's planner
+ * walks the ids backwards testing each, which for a rare word reads the whole
+ * history (docs/adr/0037-full-text-search.md).
+ */
+const MIN_SEARCH_PAGE = 100;
+const MAX_SEARCH_PAGE = 1000;
+
+/** Fields whose change a message's entry in the search index follows. */
+const SEARCHED_FIELDS: Array<keyof MessageDoc> = ["content", "renderedContent", "topic", "streamId", "recipientId"];
 
 /** A list of ids is read as a range when it spans at most this many ids per id wanted. */
 const DENSE_CHUNK_SPAN = 2;
@@ -208,24 +219,58 @@ const ROWS_PER_READ = 2000;
  * union). Filter + sort + limit is not
  * used: the embedded engine (SecantusDB) reads every row matching the filter
  * before it applies a limit, and ignores indexes under `$and`/`$nor`/`$in` with a
- * range; MongoDB serves these same ranges from the compound indexes.
+ * range; MongoDB serves these same ranges from the compound indexes. A narrow
+ * with a search is read through the search engine instead, a page of ids at a
+ * time, and the engine's index is kept current by every write here.
  */
 export class MessageRepository extends TenantRepository<MessageDoc> {
   constructor(
-    conn: Connection,
+    private readonly conn: Connection,
     private readonly ids: IdAllocator,
     private readonly cache: MessageCache,
+    private readonly search: SearchEngine,
   ) {
-    super(conn.model<MessageDoc>("Message", messageSchema));
+    super(conn.model<MessageDoc>("Message", search.messageSchema ?? messageSchema));
+  }
+
+  /**
+   * Every message with an id below `id`, across organizations, `batch` at a
+   * time in no particular order: one pass over the collection, for maintenance
+   * (the search index's backfill).
+   */
+  async *everyMessageBelow(id: number, batch: number): AsyncGenerator<MessageDoc[]> {
+    let rows: MessageDoc[] = [];
+    for await (const m of this.conn
+      .collection<MessageDoc>("messages")
+      .find({ messageId: { $lt: id } }, { batchSize: batch })) {
+      rows.push(m);
+      if (rows.length === batch) {
+        yield rows;
+        rows = [];
+      }
+    }
+    if (rows.length) yield rows;
   }
 
   async insert(message: Omit<MessageDoc, "messageId">): Promise<MessageDoc> {
-    return this.insertOne({ ...message, messageId: await this.ids.next("message") });
+    const stored = await this.insertOne({ ...message, messageId: await this.ids.next("message") });
+    await this.search.index([stored]);
+    return stored;
   }
 
-  /** The sender's message sent with this key, if an earlier attempt stored it (rare: read through the sender's messages). */
-  sentWithKey(realmId: number, senderId: number, sendKey: string): Promise<MessageDoc | null> {
-    return this.findOne(realmId, { senderId, sendKey });
+  /** The search index's entries of these messages replaced by what the database holds now. */
+  private async reindex(realmId: number, messageIds: number[]): Promise<void> {
+    await this.search.index(await this.find(realmId, { messageId: { $in: messageIds } }));
+  }
+
+  /**
+   * The sender's message sent with this key, if an earlier attempt stored it (rare: read through the
+   * sender's messages), indexed for search again: that attempt may have failed before indexing it.
+   */
+  async sentWithKey(realmId: number, senderId: number, sendKey: string): Promise<MessageDoc | null> {
+    const stored = await this.findOne(realmId, { senderId, sendKey });
+    if (stored) await this.search.index([stored]);
+    return stored;
   }
 
   byId(realmId: number, messageId: number): Promise<MessageDoc | null> {
@@ -276,6 +321,7 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     const source = narrowSource(narrow);
     if ("none" in source) return [];
     const match = narrowMatch(narrow);
+    if ("search" in source) return this.walkSearch(realmId, narrow, match, from, direction, limit);
     if ("ids" in source) return this.walkIds(realmId, source.ids, match, from, direction, limit);
     if ("index" in source) return this.walkIndex(realmId, source.index, match, from, direction, limit);
     // Each index gives its `limit` matches nearest `from`: the union's nearest are among them.
@@ -345,6 +391,32 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     return found;
   }
 
+  /**
+   * walk() for a narrow with a search: pages of ids from the search engine,
+   * which applies the search and what else of the narrow it can, read from
+   * memory (MessageCache) or the database, the rest of the narrow tested here.
+   */
+  private async walkSearch(
+    realmId: number,
+    narrow: NarrowCondition[],
+    match: Match,
+    from: number,
+    direction: 1 | -1,
+    limit: number,
+  ): Promise<MessageDoc[]> {
+    const page = Math.min(Math.max(limit, MIN_SEARCH_PAGE), MAX_SEARCH_PAGE);
+    const found: MessageDoc[] = [];
+    for (let edge = from; ;) {
+      const ids = await this.search.walk(realmId, narrow, edge, direction, page);
+      if (!ids.length) return found;
+      const rows = await this.cache.byIds(realmId, ids, (ids) => this.find(realmId, idsFilter(ids)));
+      rows.sort((a, b) => (a.messageId - b.messageId) * direction);
+      found.push(...rows.filter(match).slice(0, limit - found.length));
+      if (found.length >= limit || ids.length < page) return found;
+      edge = ids[ids.length - 1]!;
+    }
+  }
+
   /** Every message of a channel's topic, oldest first. */
   ofTopic(realmId: number, streamId: number, topicKey: string): Promise<MessageDoc[]> {
     return this.walk(realmId, topicNarrow(streamId, topicKey), 0, 1, Infinity);
@@ -373,6 +445,7 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     entry: messaging.EditHistoryEntry,
   ): Promise<void> {
     await this.updateMany(realmId, { messageId: { $in: messageIds } }, { $set: set, $push: { editHistory: entry } });
+    if (SEARCHED_FIELDS.some((f) => f in set)) await this.reindex(realmId, messageIds);
   }
 
   /**
@@ -383,6 +456,7 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     const filter = { messageId: { $in: messageIds } };
     if (losing.length) await this.updateMany(realmId, filter, { $pull: { receivers: { $in: losing } } });
     if (gaining.length) await this.updateMany(realmId, filter, { $addToSet: { receivers: { $each: gaining } } });
+    await this.reindex(realmId, messageIds);
   }
 
   /**
@@ -418,8 +492,10 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
   }
 
   /** Deletes these messages; returns how many there were. */
-  delete(realmId: number, messageIds: number[]): Promise<number> {
-    return this.deleteMany(realmId, { messageId: { $in: messageIds } });
+  async delete(realmId: number, messageIds: number[]): Promise<number> {
+    const deleted = await this.deleteMany(realmId, { messageId: { $in: messageIds } });
+    await this.search.remove(realmId, messageIds);
+    return deleted;
   }
 
   /** The messages among `ids` that match the narrow, oldest first, at most `limit`. */

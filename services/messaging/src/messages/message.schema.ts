@@ -95,7 +95,7 @@ export const messageSchema = new Schema<MessageDoc>(
 );
 // Each index serves MessageRepository.walk() for one kind of narrow (narrowSource picks it): equality
 // fields, then a range of message ids. byId / byIds / window's anchor: a message by id; narrows with
-// no better index (channels:public, search alone) walk realm-wide ranges.
+// no better index (channels:public) walk realm-wide ranges; a search is the search engine's.
 messageSchema.index({ realmId: 1, messageId: 1 }, { unique: true });
 // channel: narrows
 messageSchema.index({ realmId: 1, streamId: 1, messageId: 1 });

@@ -1,11 +1,12 @@
 import { messaging, provideState, requireUser, type StateProvider } from "@teamchat/shared";
 import type { PersonalIndex } from "../user-messages/personal-index";
+import type { SearchEngine } from "../search/search-engine";
 
 /**
  * register's max_message_id, starred_messages and recent_private_conversations, from the user's personal state,
  * and the search's stop words.
  */
-export const messagesState = (deps: { personal: PersonalIndex }): StateProvider[] => [
+export const messagesState = (deps: { personal: PersonalIndex; search: SearchEngine }): StateProvider[] => [
   provideState(messaging.maxMessageIdState, async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     return { max_message_id: (await deps.personal.of(realm.id, actor.userId)).latestReceived };
@@ -24,6 +25,5 @@ export const messagesState = (deps: { personal: PersonalIndex }): StateProvider[
       })),
     };
   }),
-  // search matches every word it is given (narrow.ts searchWords), so no word is ignored
-  provideState(messaging.stopWordsState, async () => ({ stop_words: [] })),
+  provideState(messaging.stopWordsState, async () => ({ stop_words: [...deps.search.stopWords] })),
 ];

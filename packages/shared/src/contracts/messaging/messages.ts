@@ -78,10 +78,18 @@ export const directMessageSchema = z.object({
 export const messageSchema = z.discriminatedUnion("type", [channelMessageSchema, directMessageSchema]);
 export type Message = z.infer<typeof messageSchema>;
 
-/** A message as GET /messages returns it: with the caller's flags. */
+/**
+ * A message as GET /messages returns it: with the caller's flags, and for a
+ * search, its content and topic with the matches marked.
+ */
+const fetchedFields = {
+  flags: z.array(z.string()),
+  match_content: z.string().optional(),
+  match_subject: z.string().optional(),
+};
 export const fetchedMessageSchema = z.discriminatedUnion("type", [
-  channelMessageSchema.extend({ flags: z.array(z.string()) }),
-  directMessageSchema.extend({ flags: z.array(z.string()) }),
+  channelMessageSchema.extend(fetchedFields),
+  directMessageSchema.extend(fetchedFields),
 ]);
 
 /** GET /messages/{message_id}: one message the caller may see, with its Markdown source. */
