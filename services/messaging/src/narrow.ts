@@ -265,8 +265,8 @@ async function condition(
       // Zulip's by_near: the client's anchor, not a filter
       return { cond: null };
     case "search": {
-      const text = operand as string;
-      return { cond: text.trim() ? { kind: "search", operand: text } : null };
+      // a blank operand was refused with the others (checkOperand)
+      return { cond: { kind: "search", operand: operand as string } };
     }
     default:
       throw badNarrow(`unknown operator ${operator}`);

@@ -147,10 +147,10 @@ describe("search: only what the searcher may read", () => {
     const id = await post(alice, "t", "narwhal secrets", "vault");
     expect(await found(alice, words("narwhal"))).toEqual([id]);
     expect(await found(bob, words("narwhal"))).toEqual([]);
-    await expectZulipError(
-      search(bob, [{ operator: "channel", operand: "vault" }, ...words("narwhal")]),
-      badRequestError("Invalid narrow operator: unknown channel vault", "BAD_NARROW"),
-    );
+    await expectZulipError(search(bob, [{ operator: "channel", operand: "vault" }, ...words("narwhal")]), {
+      ...badRequestError("Invalid narrow operator: unknown channel vault", "BAD_NARROW"),
+      desc: "unknown channel vault",
+    });
   });
 
   it("a private channel with protected history: a later subscriber finds only what they received", async () => {
