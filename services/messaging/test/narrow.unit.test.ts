@@ -317,6 +317,14 @@ describe("MessageRepository's reading of a narrow", () => {
     ).toEqual({ search: true });
   });
 
+  it("a condition the search engine's index selects by is read through the engine, a negated one is not", () => {
+    const link: NarrowCondition = { kind: "has", feature: "link" };
+    const selects = (c: NarrowCondition) => c.kind === "has" && c.feature === "link";
+    expect(narrowSource([mine, { kind: "channel", streamId: 1 }, link], selects)).toEqual({ search: true });
+    expect(narrowSource([mine, { kind: "channel", streamId: 1 }, link])).toEqual({ index: { streamId: 1 } });
+    expect(narrowSource([mine, { kind: "not", term: link }], selects)).toEqual({ index: { receivers: ME } });
+  });
+
   it("reads from the most selective index the narrow allows", () => {
     expect(narrowSource([mine, { kind: "channel", streamId: 1 }, { kind: "topic", key: "t" }])).toEqual({
       index: { streamId: 1, topicKey: "t" },

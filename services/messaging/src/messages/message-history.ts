@@ -1,5 +1,5 @@
 import type { NarrowCondition } from "../narrow";
-import { narrowMatch, narrowSource, type MessageRepository } from "./message.repository";
+import { narrowMatch, type MessageRepository } from "./message.repository";
 import type { MessageDoc } from "./message.schema";
 import type { ChannelTail, RecentMessages } from "./recent-messages";
 
@@ -40,7 +40,7 @@ export class MessageHistory {
     after: number;
     includeAnchor: boolean;
   }): Promise<MessageWindow> {
-    const source = narrowSource(q.narrow);
+    const source = this.messages.sourceOf(q.narrow);
     const streamId = "index" in source ? (source.index.streamId as number | undefined) : undefined;
     const tail = streamId === undefined ? null : await this.recent.of(q.realmId, streamId);
     const read: Read = { realmId: q.realmId, narrow: q.narrow, match: narrowMatch(q.narrow), tail };

@@ -138,10 +138,13 @@ function unionSource(channels: number[], topics: TopicRef[], channel: number | u
 }
 
 /** The most selective index a narrow's positive conditions allow; the rest are tested in memory. */
-export function narrowSource(narrow: NarrowCondition[]): NarrowSource {
+export function narrowSource(
+  narrow: NarrowCondition[],
+  engineSelects: (c: NarrowCondition) => boolean = () => false,
+): NarrowSource {
   const of = <K extends NarrowCondition["kind"]>(kind: K) =>
     narrow.find((c): c is Extract<NarrowCondition, { kind: K }> => c.kind === kind);
-  if (narrow.some(isSearchTerm)) return { search: true };
+  if (narrow.some((c) => isSearchTerm(c) || engineSelects(c))) return { search: true };
   const id = of("id");
   if (id) return { ids: [id.id] };
   const ids = of("ids");
@@ -210,18 +213,18 @@ const ROWS_PER_READ = 2000;
  * Every read is bounded by the page it returns, not by the history: a narrow is
  * read as successive ranges of message ids on one index (equality fields, then a
  * messageId range), widened by the density of matches seen so far, and the
- * narrow's other conditions are tested in memory. The conditions no index
- * holds (has:, is:resolved, in:home, search, negations) cost the rows between
- * the page's matches, each read capped near ROWS_PER_READ rows, as Zulip tests
- * its has_* columns and topic prefix on the rows its own index finds; flags
- * (is:starred, is:mentioned, is:unread) are read as their lists of ids, and
- * is:followed / is:muted as their topics' and channels' indexes (walk's
- * union). Filter + sort + limit is not
- * used: the embedded engine (SecantusDB) reads every row matching the filter
- * before it applies a limit, and ignores indexes under `$and`/`$nor`/`$in` with a
- * range; MongoDB serves these same ranges from the compound indexes. A narrow
- * with a search is read through the search engine instead, a page of ids at a
- * time, and the engine's index is kept current by every write here.
+ * narrow's other conditions are tested in memory. Flags (is:starred,
+ * is:mentioned, is:unread) are read as their lists of ids, and is:followed /
+ * is:muted as their topics' and channels' indexes (walk's union). A narrow with
+ * a search, or with a condition the search engine's index selects by
+ * (PostgreSQL's partial indexes of has:link/image/attachment and is:resolved),
+ * is read through the engine, a page of ids at a time; the engine's index is
+ * kept current by every write here. What no index holds (has:reaction, in:home,
+ * negations) costs the rows between the page's matches, each read capped near
+ * ROWS_PER_READ rows. Filter + sort + limit is not used: the embedded engine
+ * (SecantusDB) reads every row matching the filter before it applies a limit,
+ * and ignores indexes under `$and`/`$nor`/`$in` with a range; MongoDB serves
+ * these same ranges from the compound indexes.
  */
 export class MessageRepository extends TenantRepository<MessageDoc> {
   constructor(
@@ -306,6 +309,11 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     return before?.reactions?.find((r) => sameReaction(r, key)) ?? null;
   }
 
+  /** Where this narrow's messages are read from, the search engine's index included. */
+  sourceOf(narrow: NarrowCondition[]): NarrowSource {
+    return narrowSource(narrow, (c) => this.search.selects(c));
+  }
+
   /**
    * Up to `limit` matches of the narrow, walking away from `from` (exclusive) in
    * id order: descending (newest first) or ascending.
@@ -318,7 +326,7 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     limit: number,
   ): Promise<MessageDoc[]> {
     if (limit <= 0) return [];
-    const source = narrowSource(narrow);
+    const source = this.sourceOf(narrow);
     if ("none" in source) return [];
     const match = narrowMatch(narrow);
     if ("search" in source) return this.walkSearch(realmId, narrow, match, from, direction, limit);

@@ -36,6 +36,8 @@ export class MongoTextSearch implements SearchEngine {
   readonly name = "mongodb-text";
   // MongoDB does not list its stop words
   readonly stopWords = [];
+  // MongoDB serves the other narrows from the messages' own compound indexes
+  readonly selects = () => false;
   readonly messageSchema = messageSchema.clone().index(TEXT_INDEX, TEXT_INDEX_OPTIONS);
 
   private constructor(private readonly conn: Connection) {}

@@ -9,6 +9,7 @@ import type { SearchEngine } from "./search-engine";
 const unavailable = (why: string): SearchEngine => ({
   name: "none",
   stopWords: [],
+  selects: () => false,
   walk: () => Promise.reject(badNarrow(`search is not available on this server (${why})`)),
   highlight: () => Promise.resolve(new Map()),
   index: () => Promise.resolve(),

@@ -1,5 +1,7 @@
 import { Pool } from "pg";
+import { messaging } from "@teamchat/shared";
 import type { NarrowCondition } from "../narrow";
+import { contentFeatures } from "../messages/content-features";
 import type { MessageDoc } from "../messages/message.schema";
 import {
   escapeHtml,
@@ -50,7 +52,17 @@ function matchLocations(delimited: string): Array<[number, number]> {
 const REPLACE = `UPDATE SET
   stream_id = EXCLUDED.stream_id, recipient_id = EXCLUDED.recipient_id, topic = EXCLUDED.topic,
   topic_key = EXCLUDED.topic_key, content = EXCLUDED.content, rendered_content = EXCLUDED.rendered_content,
-  receivers = EXCLUDED.receivers`;
+  receivers = EXCLUDED.receivers, has_link = EXCLUDED.has_link, has_image = EXCLUDED.has_image,
+  has_attachment = EXCLUDED.has_attachment`;
+
+/** The has: operands the index holds a column for (has:reaction is tested on the messages). */
+const HAS_COLUMNS = { link: "has_link", image: "has_image", attachment: "has_attachment" } as const;
+
+/**
+ * A resolved topic, as the partial index messages_resolved states it (the
+ * planner uses that index only for this very expression).
+ */
+const RESOLVED = `stream_id IS NOT NULL AND topic LIKE '${messaging.RESOLVED_TOPIC_PREFIX}%'`;
 
 const likePattern = (phrase: string): string => `%${phrase.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
@@ -112,6 +124,10 @@ function conditionSql(c: NarrowCondition, q: Conditions): string | null {
       return `message_id = ${q.param(c.id)}`;
     case "ids":
       return `message_id = ANY(${q.param(c.in)}::bigint[])`;
+    case "has":
+      return c.feature === "reaction" ? null : HAS_COLUMNS[c.feature];
+    case "resolved":
+      return RESOLVED;
     case "nothing":
       return "FALSE";
     case "not": {
@@ -157,6 +173,10 @@ export class PostgresSearch implements SearchEngine {
     readonly stopWords: readonly string[],
   ) {}
 
+  selects(c: NarrowCondition): boolean {
+    return (c.kind === "has" && c.feature !== "reaction") || c.kind === "resolved";
+  }
+
   private get table(): string {
     return `${this.schema}.messages`;
   }
@@ -183,6 +203,9 @@ export class PostgresSearch implements SearchEngine {
         content text NOT NULL,
         rendered_content text NOT NULL,
         receivers integer[] NOT NULL,
+        has_link boolean NOT NULL,
+        has_image boolean NOT NULL,
+        has_attachment boolean NOT NULL,
         search_tsvector tsvector GENERATED ALWAYS AS (to_tsvector('${CONFIG}', ${ESCAPED_TOPIC} || ' ' || rendered_content)) STORED
       )`);
       await client.query(`CREATE INDEX IF NOT EXISTS messages_search ON ${table} USING gin (search_tsvector)`);
@@ -192,6 +215,15 @@ export class PostgresSearch implements SearchEngine {
       await client.query(`CREATE INDEX IF NOT EXISTS messages_receivers ON ${table} USING gin (receivers)`);
       await client.query(
         `CREATE INDEX IF NOT EXISTS messages_stream ON ${table} (realm_id, stream_id, topic_key, message_id)`,
+      );
+      // has: and is:resolved narrows read their few messages newest first from these, whatever the history
+      for (const column of Object.values(HAS_COLUMNS)) {
+        await client.query(
+          `CREATE INDEX IF NOT EXISTS messages_${column} ON ${table} (realm_id, message_id) WHERE ${column}`,
+        );
+      }
+      await client.query(
+        `CREATE INDEX IF NOT EXISTS messages_resolved ON ${table} (realm_id, message_id) WHERE ${RESOLVED}`,
       );
       // one row: the id below which stored messages are still to be indexed, NULL once they all are
       await client.query(
@@ -254,14 +286,19 @@ export class PostgresSearch implements SearchEngine {
   async index(messages: MessageDoc[], existing: "replace" | "keep" = "replace"): Promise<void> {
     if (!messages.length) return;
     const column = <T>(f: (m: MessageDoc) => T) => messages.map(f);
+    // from the rendering itself: a message stored before its features were kept has none stored
+    const features = messages.map((m) => contentFeatures(m.renderedContent));
     await this.pool.query(
       `INSERT INTO ${this.table}
-         (message_id, realm_id, stream_id, recipient_id, sender_id, topic, topic_key, content, rendered_content, receivers)
+         (message_id, realm_id, stream_id, recipient_id, sender_id, topic, topic_key, content, rendered_content, receivers,
+          has_link, has_image, has_attachment)
        SELECT m.message_id, m.realm_id, m.stream_id, m.recipient_id, m.sender_id, m.topic, m.topic_key, m.content,
-              m.rendered_content, ARRAY(SELECT jsonb_array_elements_text(m.receivers)::int)
+              m.rendered_content, ARRAY(SELECT jsonb_array_elements_text(m.receivers)::int),
+              m.has_link, m.has_image, m.has_attachment
        FROM unnest($1::bigint[], $2::int[], $3::int[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[],
-                   $9::text[], $10::jsonb[])
-         AS m(message_id, realm_id, stream_id, recipient_id, sender_id, topic, topic_key, content, rendered_content, receivers)
+                   $9::text[], $10::jsonb[], $11::boolean[], $12::boolean[], $13::boolean[])
+         AS m(message_id, realm_id, stream_id, recipient_id, sender_id, topic, topic_key, content, rendered_content, receivers,
+              has_link, has_image, has_attachment)
        ON CONFLICT (message_id) DO ${existing === "keep" ? "NOTHING" : REPLACE}`,
       [
         column((m) => m.messageId),
@@ -274,6 +311,9 @@ export class PostgresSearch implements SearchEngine {
         column((m) => m.content),
         column((m) => m.renderedContent),
         column((m) => JSON.stringify(m.receivers)),
+        features.map((f) => f.hasLink),
+        features.map((f) => f.hasImage),
+        features.map((f) => f.hasAttachment),
       ],
     );
   }

@@ -17,6 +17,12 @@ export interface SearchEngine {
   readonly name: string;
   /** the words a search leaves out (register's stop_words), as far as the engine tells them */
   readonly stopWords: readonly string[];
+  /**
+   * Whether the engine's index also selects messages by this condition (besides
+   * search), so that a narrow with it is read a page at a time through the
+   * engine rather than by testing the history's rows in memory.
+   */
+  selects(c: NarrowCondition): boolean;
   /** the messages' schema with the engine's index, when the engine is an index of the messages themselves */
   readonly messageSchema?: Schema<MessageDoc>;
   /**
