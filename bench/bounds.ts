@@ -82,6 +82,12 @@ const PER_SIZE: Bound[] = [
     holds: (v) => v <= 200,
   },
   {
+    what: "GET /messages (has:link, one match in the history) p99",
+    limit: "≤ 200 ms",
+    figure: (s) => p99(s, "GET /messages (has:link"),
+    holds: (v) => v <= 200,
+  },
+  {
     what: "POST /register p50",
     limit: "≤ 100 ms",
     figure: (s) => load(s, "POST /register")?.p50,

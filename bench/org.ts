@@ -55,7 +55,13 @@ export async function retry(what: string, fn: () => Promise<Reply>): Promise<Rep
 
 const TOPICS = 20;
 const topicOf = (n: number) => `topic ${n % TOPICS}`;
-const contentOf = (n: number) => `history ${n}`;
+/** the one message with a link: has:link's match in the whole history */
+const LINKED = TOPICS;
+const linkOf = (n: number) => `https://example.com/${n}`;
+const contentOf = (n: number) => (n === LINKED ? `history ${n} ${linkOf(n)}` : `history ${n}`);
+/** contentOf(n) as the Markdown renderer stores it: the bulk path writes it directly */
+const renderedOf = (n: number) =>
+  n === LINKED ? `<p>history ${n} <a href="${linkOf(n)}">${linkOf(n)}</a></p>` : `<p>history ${n}</p>`;
 /** "history" is in every message's content; the number TOPICS only in message TOPICS's (topics stop below it) */
 const searchWords = { rare: String(TOPICS), common: "history" };
 
@@ -151,6 +157,7 @@ export async function setUpOrg(sys: System, size: number): Promise<Org> {
       templateMessageId: firstId,
       count: bulk,
       content: (i) => contentOf(i + 1),
+      rendered: (i) => renderedOf(i + 1),
       topic: (i) => topicOf(i + 1),
       // the reader's newest `unread` messages lack "read"; everyone else has read the bulk history
       flags: (userId, i) => (userId === reader!.id && i + 1 > size - unread ? [] : ["read"]),

@@ -430,6 +430,16 @@ export async function runScenarios(
       cpu,
     }),
   );
+  // has: as a search-box filter: the one message with a link, read through the search engine's partial index
+  await after(
+    await load(`${tag} GET /messages (has:link, 1 of ${org.size})`, {
+      port,
+      host,
+      path: `/api/v1/messages?${new URLSearchParams({ anchor: "newest", num_before: "100", num_after: "0", narrow: JSON.stringify([{ operator: "has", operand: "link" }]) })}`,
+      creds: org.reader,
+      cpu,
+    }),
+  );
   // Each registered queue gets a 60 s lifespan and is deleted after the load as well.
   const queues: string[] = [];
   const reg = await load(`${tag} POST /register (50 channels, ${org.unread} unread)`, {

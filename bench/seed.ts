@@ -13,6 +13,7 @@
  */
 import { mongo } from "mongoose";
 import type { MessageDoc } from "../services/messaging/src/messages/message.schema";
+import { contentFeatures } from "../services/messaging/src/messages/content-features";
 import { PostgresSearch } from "../services/messaging/src/search/postgres-search";
 import { userMessageRow } from "../services/messaging/src/user-messages/user-message.schema";
 
@@ -47,6 +48,8 @@ export interface SeedPlan {
   count: number;
   /** content of the n-th seeded message (1-based) */
   content: (n: number) => string;
+  /** content(n) rendered, as the Markdown renderer would store it */
+  rendered: (n: number) => string;
   topic: (n: number) => string;
   /** flags of user `userId`'s row for the n-th seeded message */
   flags: (userId: number, n: number) => string[];
@@ -118,6 +121,7 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
       for (let n = from; n <= to; n++) {
         const messageId = firstId + n - 1;
         const content = plan.content(n);
+        const renderedContent = plan.rendered(n);
         const topic = plan.topic(n);
         newestInTopic.set(topic.toLowerCase(), { name: topic, maxId: messageId });
         msgs.push({
@@ -131,8 +135,8 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
           topicKey: topic.toLowerCase(),
           receivers,
           content,
-          // the markdown renderer's output for a one-line plain-text message
-          renderedContent: `<p>${content}</p>`,
+          renderedContent,
+          ...contentFeatures(renderedContent),
           // one message a minute up to now
           timestamp: now - (plan.count - n + 1) * 60,
           client: "API",

@@ -67,6 +67,8 @@ export async function seedTeam(sys: System, subdomain: string, c: ColdCase): Pro
       count: c.history - 1,
       // bulk message n is the history's message n + 1
       content: (n) => content(n + 1),
+      // plain text: one paragraph
+      rendered: (n) => `<p>${content(n + 1)}</p>`,
       topic: (n) => topic(n + 1),
       // as the send path stores them (read for their sender), and the members have read all but the newest `unread`
       flags: (userId, n) => (userId === org.owner.creds.id || n + 1 <= readBefore ? ["read"] : []),
