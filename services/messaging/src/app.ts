@@ -175,6 +175,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     events,
     settings,
     linkifiers,
+    realmEmoji,
   };
   // what deleting messages needs: a message, or a topic's in batches
   const deleting = {
@@ -309,7 +310,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       messaging.removeReaction,
       removeReactionHandler({ channels, subscriptions, userGroups, messages, users, events, realmEmoji }),
     )
-    .handle(messaging.renderMessage, renderMessageHandler({ users, linkifiers }))
+    .handle(messaging.renderMessage, renderMessageHandler({ users, userGroups, channels, realmEmoji, linkifiers }))
     .handle(
       messaging.matchesNarrow,
       matchesNarrowHandler({ channels, subscriptions, userGroups, messages, personal, conversations, users, settings }),
@@ -421,6 +422,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
         events,
         settings,
         linkifiers,
+        realmEmoji,
       }),
     )
     .handle(
@@ -435,6 +437,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
         events,
         settings,
         linkifiers,
+        realmEmoji,
       }),
     )
     .handle(messaging.deleteScheduledMessage, deleteScheduledMessageHandler({ scheduledMessages, events }))

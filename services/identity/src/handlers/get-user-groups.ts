@@ -53,7 +53,7 @@ export const getUserGroupSubgroupsHandler =
     };
   };
 
-/** Internal: the user-created groups' direct members and subgroups, for UserGroupMemberships. */
+/** Internal: the user-created groups' names, direct members and subgroups, for UserGroupMemberships. */
 export const getUserGroupMembershipsHandler =
   ({ groups }: { groups: UserGroupRepository }): Handler<typeof identity.getUserGroupMemberships> =>
   async (_p, ctx) => {
@@ -61,6 +61,8 @@ export const getUserGroupMembershipsHandler =
     return {
       groups: (await groups.all(realm.id)).map((g) => ({
         id: g.groupId,
+        name: g.name,
+        deactivated: g.deactivated,
         members: g.members,
         direct_subgroup_ids: g.subgroups,
       })),

@@ -8,8 +8,10 @@ import {
   type HandlerContext,
   type PayloadOf,
   type messaging,
+  topicLinks,
 } from "@teamchat/shared";
 import { updateAttachmentLinks, type LinkDeps } from "../attachments/attachment-links";
+import { renderMessage, type RenderDeps } from "../render/message-rendering";
 import { accessChannelById } from "../channels/channel-access";
 import { refreshFirstMessage } from "../channels/first-message";
 import {
@@ -26,8 +28,6 @@ import { accessMessage } from "../messages/message-access";
 import type { MessageRepository } from "../messages/message.repository";
 import { sendMoveNotices, type MoveNoticeDeps } from "../messages/move-notices";
 import { contentChange, planMove, type MovePlan } from "../messages/move-plan";
-import { topicLinks } from "../render/linkifiers";
-import { renderMarkdown } from "../render/markdown";
 import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
 import type { UserMessageRepository } from "../user-messages/user-message.repository";
 import type { UserDirectory } from "../users/user-directory";
@@ -91,7 +91,7 @@ async function changeReceivers(
  * notice and move breadcrumbs (move-notices.ts).
  */
 export const updateMessageHandler =
-  (deps: MoveNoticeDeps & LinkDeps): Handler<typeof messaging.updateMessage> =>
+  (deps: MoveNoticeDeps & LinkDeps & RenderDeps): Handler<typeof messaging.updateMessage> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const [settings, message] = await Promise.all([
@@ -131,9 +131,7 @@ export const updateMessageHandler =
     }
     const plan = planMove(actor.userId, message, move, moved, now);
     const renderedContent =
-      content === undefined
-        ? undefined
-        : renderMarkdown(content, await deps.users.mentionTargets(ctx, realm.id), await deps.linkifiers.get(ctx));
+      content === undefined ? undefined : await renderMessage(deps, ctx, realm, message.senderId, content);
     const mentions =
       content === undefined
         ? new Map<number, string[]>()

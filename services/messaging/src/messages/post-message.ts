@@ -7,6 +7,7 @@ import {
   type Connection,
   type EventPublisher,
 } from "@teamchat/shared";
+import { renderMessage, type RenderDeps } from "../render/message-rendering";
 import type { ChannelDoc } from "../channels/channel.schema";
 import { conversationKey, type ConversationRepository } from "../conversations/conversation.repository";
 import type { ChannelDirectory } from "../channels/channel-directory";
@@ -18,7 +19,6 @@ import type { UserDirectory } from "../users/user-directory";
 import type { AlertWordIndex } from "../alert-words/alert-word-index";
 import type { MutedUserIndex } from "../muted-users/muted-user-index";
 import type { LinkifierSource } from "../render/linkifier-source";
-import { renderMarkdown } from "../render/markdown";
 import { inFlagOrder } from "../user-messages/flags";
 import { mentionFlags } from "./mentions";
 import { loadViewContext, messageView } from "./message-view";
@@ -30,7 +30,7 @@ export interface DeliverDeps extends FlagDeps, AnnounceDeps {
 }
 
 /** What sending a message uses: its delivery, and the message stored with its rows in one transaction. */
-export interface PostDeps extends DeliverDeps {
+export interface PostDeps extends DeliverDeps, RenderDeps {
   db: Connection;
   messages: MessageRepository;
 }
@@ -127,11 +127,7 @@ export async function postMessage(
   stored?: (messageId: number) => Promise<void>,
 ): Promise<MessageDoc> {
   const { channel: _, ...target } = to;
-  const renderedContent = renderMarkdown(
-    post.content,
-    await deps.users.mentionTargets(ctx, realm.id),
-    await deps.linkifiers.get(ctx),
-  );
+  const renderedContent = await renderMessage(deps, ctx, realm, post.senderId, post.content);
   const flags = await receiverFlags(deps, ctx, realm.id, to.receivers, post);
   const message = await withTransaction(deps.db, async () => {
     const message = await deps.messages.insert({

@@ -1,5 +1,7 @@
 import type { StateCore, Token } from "markdown-it";
-import { compilePattern, expandUriTemplate, parseUriTemplate, type realmConfig } from "@teamchat/shared";
+import type { RealmLinkifier } from "../contracts/realm-config/linkifiers";
+import { compilePattern, expandUriTemplate, parseUriTemplate } from "../domain/linkifiers";
+import { sanitizeUrl } from "./urls";
 
 /** A linkifier ready to run: its pattern with Zulip's boundaries, and its parsed URL template. */
 export interface CompiledLinkifier {
@@ -20,7 +22,7 @@ const withBoundaries = (source: string) =>
  * compiled (saved before a rule changed) matches nothing, as Zulip's
  * LinkifierPattern falls back to a pattern that never matches.
  */
-export function compileLinkifiers(linkifiers: realmConfig.RealmLinkifier[]): CompiledLinkifier[] {
+export function compileLinkifiers(linkifiers: RealmLinkifier[]): CompiledLinkifier[] {
   return linkifiers.flatMap(({ pattern, url_template }) => {
     const template = parseUriTemplate(url_template);
     try {
@@ -29,22 +31,6 @@ export function compileLinkifiers(linkifiers: realmConfig.RealmLinkifier[]): Com
       return [];
     }
   });
-}
-
-/** The schemes Zulip's sanitize_url lets a link have. */
-const ALLOWED_SCHEMES = new Set(
-  "http https ftp file bitcoin geo im irc ircs magnet mailto matrix mms news nntp openpgp4fpr sip sms smsto ssh tel urn webcal wtai xmpp".split(
-    " ",
-  ),
-);
-
-/** Zulip's sanitize_url: the link's href, or null when its scheme is not allowed (the text then stays text). */
-function sanitizeUrl(url: string): string | null {
-  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url)?.[1];
-  if (scheme) return ALLOWED_SCHEMES.has(scheme.toLowerCase()) ? url.replace(/ /g, "%20") : null;
-  if (url.startsWith("/") || url.startsWith("#")) return url;
-  if (url.includes("@") && !url.includes("/")) return `mailto:${url}`;
-  return sanitizeUrl(`http://${url}`);
 }
 
 type Piece = string | { text: string; href: string };

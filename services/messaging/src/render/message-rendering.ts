@@ -1,0 +1,52 @@
+import {
+  renderMarkdown,
+  type CallContext,
+  type RealmEmojiSource,
+  type RealmRef,
+  type UserGroupMemberships,
+} from "@teamchat/shared";
+import type { ChannelDirectory } from "../channels/channel-directory";
+import type { UserDirectory } from "../users/user-directory";
+import type { LinkifierSource } from "./linkifier-source";
+
+/** What rendering a message reads: the organization's users, groups, channels, custom emoji and linkifiers. */
+export interface RenderDeps {
+  users: UserDirectory;
+  userGroups: UserGroupMemberships;
+  channels: ChannelDirectory;
+  realmEmoji: RealmEmojiSource;
+  linkifiers: LinkifierSource;
+}
+
+/**
+ * Zulip's render_message_markdown: a message's HTML as its sender sends it
+ * (their translate_emoticons setting applies). Sending, editing, scheduling
+ * and POST /messages/render all render through here, so a preview is what
+ * sending stores.
+ */
+export async function renderMessage(
+  deps: RenderDeps,
+  ctx: CallContext,
+  realm: RealmRef,
+  senderId: number,
+  content: string,
+): Promise<string> {
+  const [mentionTargets, userGroups, channels, realmEmoji, linkifiers, senders] = await Promise.all([
+    deps.users.mentionTargets(ctx, realm.id),
+    deps.userGroups.byName(ctx),
+    deps.channels.all(realm.id),
+    deps.realmEmoji.get(ctx),
+    deps.linkifiers.get(ctx),
+    deps.users.byIds(ctx, realm.id, [senderId]),
+  ]);
+  return renderMarkdown(content, {
+    mentionTargets,
+    userGroups,
+    // private channels are not linked: a link shows the channel's name and id to every reader
+    channels: new Map(channels.filter((c) => !c.inviteOnly).map((c) => [c.name, c.streamId])),
+    realmEmoji,
+    linkifiers,
+    translateEmoticons: senders.get(senderId)?.translate_emoticons === true,
+    realmUrl: realm.uri,
+  });
+}
