@@ -299,6 +299,17 @@ function emphasisOnOneLine(state: StateInline): boolean {
   return false;
 }
 
+/** Zulip's BlockQuoteProcessor.clean: mentions in quotes are silent (quoting a message notifies nobody again). */
+function silenceQuotedMentions(state: StateCore): void {
+  let quoteDepth = renderEnv(state.env).inQuote ? 1 : 0;
+  for (const token of state.tokens) {
+    if (token.type === "blockquote_open") quoteDepth++;
+    if (token.type === "blockquote_close") quoteDepth--;
+    if (quoteDepth === 0 || !token.children) continue;
+    for (const child of token.children) if (child.type === "zulip_mention") (child.meta as Mention).silent = true;
+  }
+}
+
 /** Python-Markdown nests `***x***` as strong around emphasis (markdown-it as emphasis around strong). */
 function strongOutsideEmphasis(state: StateCore): void {
   for (const block of state.tokens) {
@@ -337,4 +348,5 @@ export function useZulipInline(md: MarkdownIt): void {
   md.renderer.rules.text = (tokens, idx) => escapeText(tokens[idx]!.content);
   md.renderer.rules.code_inline = (tokens, idx) => `<code>${escapeText(tokens[idx]!.content)}</code>`;
   md.core.ruler.push("zulip_strong_outside_emphasis", strongOutsideEmphasis);
+  md.core.ruler.push("zulip_quoted_mentions", silenceQuotedMentions);
 }
