@@ -141,7 +141,7 @@ const escapeAttribute = (text: string): string =>
  * names it (an unknown one as written). Lines lose their trailing whitespace
  * and the block its leading and trailing blank lines, as Pygments does.
  */
-export function codeBlock(code: string, lang: string): string {
+function codeBlock(code: string, lang: string): string {
   const lines = code.split("\n").map((line) => line.replace(/\s+$/, ""));
   while (lines.length > 0 && lines[0] === "") lines.shift();
   while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();

@@ -151,7 +151,7 @@ const TIME_ZONES: Record<string, string> = {
  * time as people write them, read as UTC unless it names its time zone; null
  * when it is not a time.
  */
-export function parseTime(text: string): Date | null {
+function parseTime(text: string): Date | null {
   const trimmed = text.trim();
   if (/^\d+(\.\d+)?$/.test(trimmed)) return new Date(Number(trimmed) * 1000);
   const iso = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?))?\s*(Z|[+-]\d{2}:?\d{2})?$/.exec(trimmed);

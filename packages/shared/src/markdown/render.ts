@@ -20,8 +20,6 @@ md.disable(["reference", "autolink", "image"]);
 const REFUSED = "\u0000refused";
 md.normalizeLink = (url) => sanitizeUrl(url) ?? REFUSED;
 md.validateLink = (url) => url !== REFUSED;
-// Zulip shows a link's URL as written
-md.normalizeLinkText = (url) => url;
 
 useZulipInline(md);
 md.core.ruler.after("inline", "zulip_linkifiers", linkifierRule);
@@ -40,7 +38,7 @@ const QUOTE_FENCE = /^ {0,3}(`{3,}|~{3,}) *(quote|quoted|spoiler)\b/;
  * by two spaces) and `*`, `-` and `+` items make one list.
  * Code blocks and fenced code are left as they are.
  */
-export function zulipListSyntax(text: string): string {
+function zulipListSyntax(text: string): string {
   const out: string[] = [];
   let parents: Array<{ indent: number; contentIndent: number; shift: number }> = [];
   let fence: string | null = null;
