@@ -29,6 +29,8 @@ const send = async (user: Credentials, content: string) =>
   (await org.call(messaging.sendMessage, { type: "stream", to: "design", topic: "rendering", content }, user)).id;
 const stored = async (id: number) =>
   (await org.call(messaging.getMessage, { message_id: id }, alice)).message.content as string;
+const flagsOf = async (user: Credentials, id: number) =>
+  (await org.call(messaging.getMessage, { message_id: id }, user)).message.flags as string[];
 const preview = async (user: Credentials, content: string) =>
   (await org.call(messaging.renderMessage, { content }, user)).rendered;
 
@@ -73,4 +75,13 @@ it("translates emoticons for a sender who turned translate_emoticons on, in send
   );
   expect(await preview(bob, "ok :)")).toBe(await stored(id));
   await org.call(identity.updateSettings, { translate_emoticons: false }, bob);
+});
+
+it("notifies whom the rendering mentions: users, members of mentioned groups, not quoted or silent mentions", async () => {
+  const group = await send(alice, "@*support* please look");
+  const quoted = await send(alice, "> @**Bob** said so\n\n@_*support* and `@**Bob**`");
+  const wildcard = await send(alice, "@**all** hello");
+  expect(await flagsOf(bob, group)).toEqual(["mentioned"]);
+  expect(await flagsOf(bob, quoted)).toEqual([]);
+  expect(await flagsOf(bob, wildcard)).toEqual(["wildcard_mentioned"]);
 });

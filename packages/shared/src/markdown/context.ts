@@ -48,6 +48,14 @@ export interface RenderContext {
   realmUrl?: string;
 }
 
+/** Whom a message's rendering notifies (Zulip's rendering_result): mentions that are not silent, outside quotes. */
+export interface RenderedMentions {
+  userIds: Set<number>;
+  groupIds: Set<number>;
+  /** a channel or topic wildcard (@**all**, @**topic**, ...) */
+  wildcard: boolean;
+}
+
 /** The markdown-it environment of one rendering: the context, and what the rendering itself keeps track of. */
 export interface RenderEnv extends RenderContext {
   [key: string | symbol]: unknown;
@@ -55,6 +63,7 @@ export interface RenderEnv extends RenderContext {
   inQuote?: boolean;
   /** image URLs already previewed in this message: each is previewed once */
   previewed: Set<string>;
+  mentions: RenderedMentions;
 }
 
 /** The environment markdown-it hands the rules back (renderMarkdown gives every rendering one). */

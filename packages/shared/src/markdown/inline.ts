@@ -299,14 +299,26 @@ function emphasisOnOneLine(state: StateInline): boolean {
   return false;
 }
 
-/** Zulip's BlockQuoteProcessor.clean: mentions in quotes are silent (quoting a message notifies nobody again). */
-function silenceQuotedMentions(state: StateCore): void {
-  let quoteDepth = renderEnv(state.env).inQuote ? 1 : 0;
+/**
+ * Zulip's BlockQuoteProcessor.clean: mentions in quotes are silent (quoting a
+ * message notifies nobody again); the others are noted as whom the message
+ * notifies (Zulip's UserMentionPattern and UserGroupMentionPattern).
+ */
+function noteMentions(state: StateCore): void {
+  const env = renderEnv(state.env);
+  let quoteDepth = env.inQuote ? 1 : 0;
   for (const token of state.tokens) {
     if (token.type === "blockquote_open") quoteDepth++;
     if (token.type === "blockquote_close") quoteDepth--;
-    if (quoteDepth === 0 || !token.children) continue;
-    for (const child of token.children) if (child.type === "zulip_mention") (child.meta as Mention).silent = true;
+    for (const child of token.children ?? []) {
+      if (child.type !== "zulip_mention") continue;
+      const mention = child.meta as Mention;
+      if (quoteDepth > 0) mention.silent = true;
+      if (mention.silent) continue;
+      if (mention.kind === "user") env.mentions.userIds.add(mention.userId);
+      else if (mention.kind === "group") env.mentions.groupIds.add(mention.groupId);
+      else env.mentions.wildcard = true;
+    }
   }
 }
 
@@ -348,5 +360,5 @@ export function useZulipInline(md: MarkdownIt): void {
   md.renderer.rules.text = (tokens, idx) => escapeText(tokens[idx]!.content);
   md.renderer.rules.code_inline = (tokens, idx) => `<code>${escapeText(tokens[idx]!.content)}</code>`;
   md.core.ruler.push("zulip_strong_outside_emphasis", strongOutsideEmphasis);
-  md.core.ruler.push("zulip_quoted_mentions", silenceQuotedMentions);
+  md.core.ruler.push("zulip_mentions", noteMentions);
 }

@@ -1,6 +1,6 @@
 import MarkdownIt from "markdown-it";
 import { useZulipBlocks } from "./blocks";
-import type { RenderContext, RenderEnv } from "./context";
+import type { RenderContext, RenderEnv, RenderedMentions } from "./context";
 import { useZulipEmoji } from "./emoji";
 import { useZulipInline } from "./inline";
 import { linkifierRule } from "./linkifiers";
@@ -78,11 +78,23 @@ function zulipListSyntax(text: string): string {
 }
 
 /**
- * Markdown as Zulip renders it, with what the context gives: mentions,
- * channel links, custom emoji, the organization's linkifiers.
+ * Markdown as Zulip renders it, with what the context gives (mentions,
+ * channel links, custom emoji, the organization's linkifiers), and whom it
+ * notifies.
  */
-export function renderMarkdown(text: string, context: RenderContext = {}): string {
-  if (text === "") return "";
-  const env: RenderEnv = { ...context, previewed: new Set() };
-  return md.render(zulipListSyntax(text), env).trimEnd();
+export function renderWithMentions(
+  text: string,
+  context: RenderContext = {},
+): { html: string; mentions: RenderedMentions } {
+  const env: RenderEnv = {
+    ...context,
+    previewed: new Set(),
+    mentions: { userIds: new Set(), groupIds: new Set(), wildcard: false },
+  };
+  const html = text === "" ? "" : md.render(zulipListSyntax(text), env).trimEnd();
+  return { html, mentions: env.mentions };
 }
+
+/** Markdown as Zulip renders it (descriptions, profile fields: what notifies nobody). */
+export const renderMarkdown = (text: string, context: RenderContext = {}): string =>
+  renderWithMentions(text, context).html;

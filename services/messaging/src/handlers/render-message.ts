@@ -9,5 +9,5 @@ export const renderMessageHandler =
   (deps: RenderDeps): Handler<typeof messaging.renderMessage> =>
   async (p, ctx) => {
     const { actor, realm } = requireUser(ctx);
-    return { rendered: await renderMessage(deps, ctx, realm, actor.userId, p.content) };
+    return { rendered: (await renderMessage(deps, ctx, realm, actor.userId, p.content)).html };
   };

@@ -130,17 +130,21 @@ export const updateMessageHandler =
       );
     }
     const plan = planMove(actor.userId, message, move, moved, now);
-    const renderedContent =
+    const rendered =
       content === undefined ? undefined : await renderMessage(deps, ctx, realm, message.senderId, content);
     const mentions =
-      content === undefined
+      rendered === undefined
         ? new Map<number, string[]>()
-        : mentionFlags(content, [...(await deps.users.byIds(ctx, realm.id, message.receivers)).values()]);
+        : mentionFlags(
+            rendered.mentions,
+            [...(await deps.users.byIds(ctx, realm.id, message.receivers)).values()],
+            await deps.userGroups.get(ctx),
+          );
     const receivers = move?.channelChanged ? await receiverChange(deps, ctx, realm.id, move, plan) : undefined;
     // Zulip's do_update_message changes the messages, their rows and their topics in one transaction
     await withTransaction(deps.db, async () => {
       if (content !== undefined) {
-        const edited = contentChange(plan, message, content, renderedContent!, now);
+        const edited = contentChange(plan, message, content, rendered!.html, now);
         await deps.messages.applyEdit(realm.id, [message.messageId], edited.set, edited.entry);
         const others = plan.ids.filter((id) => id !== message.messageId);
         if (others.length) await deps.messages.applyEdit(realm.id, others, plan.set, plan.entry);
@@ -209,7 +213,7 @@ export const updateMessageHandler =
             orig_content: message.content,
             orig_rendered_content: message.renderedContent,
             content,
-            rendered_content: renderedContent!,
+            rendered_content: rendered!.html,
             is_me_message: /^\/me\s/.test(content),
           }
         : {}),

@@ -1,6 +1,7 @@
 import {
   messagingEvents,
   withTransaction,
+  type RenderedMentions,
   type HandlerContext,
   type RealmRef,
   type realmConfig,
@@ -30,12 +31,12 @@ export interface DeliverDeps extends FlagDeps, AnnounceDeps {
 }
 
 /** What sending a message uses: its delivery, and the message stored with its rows in one transaction. */
-export interface PostDeps extends DeliverDeps, RenderDeps {
+export interface PostDeps extends DeliverDeps {
   db: Connection;
   messages: MessageRepository;
 }
 
-interface FlagDeps {
+interface FlagDeps extends RenderDeps {
   users: UserDirectory;
   alertWords: AlertWordIndex;
   mutedUsers: MutedUserIndex;
@@ -127,8 +128,8 @@ export async function postMessage(
   stored?: (messageId: number) => Promise<void>,
 ): Promise<MessageDoc> {
   const { channel: _, ...target } = to;
-  const renderedContent = await renderMessage(deps, ctx, realm, post.senderId, post.content);
-  const flags = await receiverFlags(deps, ctx, realm.id, to.receivers, post);
+  const { html: renderedContent, mentions } = await renderMessage(deps, ctx, realm, post.senderId, post.content);
+  const flags = await receiverFlags(deps, ctx, realm.id, to.receivers, post, mentions);
   const message = await withTransaction(deps.db, async () => {
     const message = await deps.messages.insert({
       realmId: realm.id,
@@ -166,7 +167,8 @@ export async function deliverMessage(
   message: MessageDoc,
   post: Post,
 ): Promise<void> {
-  const flags = await receiverFlags(deps, ctx, realm.id, message.receivers, post);
+  const { mentions } = await renderMessage(deps, ctx, realm, post.senderId, post.content);
+  const flags = await receiverFlags(deps, ctx, realm.id, message.receivers, post, mentions);
   await deps.userMessages.deliver(realm.id, message.messageId, receiverRows(flags));
   await announceMessage(deps, ctx, realm, settings, to, message, post, flags);
 }
@@ -178,9 +180,10 @@ async function receiverFlags(
   realmId: number,
   receivers: number[],
   post: Post,
+  rendered: RenderedMentions,
 ): Promise<Map<number, string[]>> {
   const recipients = [...(await deps.users.byIds(ctx, realmId, receivers)).values()];
-  const mentions = mentionFlags(post.content, recipients);
+  const mentions = mentionFlags(rendered, recipients, await deps.userGroups.get(ctx));
   // Zulip's has_alert_word, and its muted senders: their messages arrive read for the users who muted them
   const [alerted, muters] = await Promise.all([
     deps.alertWords.usersAlerted(realmId, post.content, receivers),

@@ -1,8 +1,9 @@
 import {
-  renderMarkdown,
+  renderWithMentions,
   type CallContext,
   type RealmEmojiSource,
   type RealmRef,
+  type RenderedMentions,
   type UserGroupMemberships,
 } from "@teamchat/shared";
 import type { ChannelDirectory } from "../channels/channel-directory";
@@ -20,9 +21,9 @@ export interface RenderDeps {
 
 /**
  * Zulip's render_message_markdown: a message's HTML as its sender sends it
- * (their translate_emoticons setting applies). Sending, editing, scheduling
- * and POST /messages/render all render through here, so a preview is what
- * sending stores.
+ * (their translate_emoticons setting applies), and whom it notifies.
+ * Sending, editing, scheduling and POST /messages/render all render through
+ * here, so a preview is what sending stores.
  */
 export async function renderMessage(
   deps: RenderDeps,
@@ -30,7 +31,7 @@ export async function renderMessage(
   realm: RealmRef,
   senderId: number,
   content: string,
-): Promise<string> {
+): Promise<{ html: string; mentions: RenderedMentions }> {
   const [mentionTargets, userGroups, channels, realmEmoji, linkifiers, senders] = await Promise.all([
     deps.users.mentionTargets(ctx, realm.id),
     deps.userGroups.byName(ctx),
@@ -39,7 +40,7 @@ export async function renderMessage(
     deps.linkifiers.get(ctx),
     deps.users.byIds(ctx, realm.id, [senderId]),
   ]);
-  return renderMarkdown(content, {
+  return renderWithMentions(content, {
     mentionTargets,
     userGroups,
     // private channels are not linked: a link shows the channel's name and id to every reader

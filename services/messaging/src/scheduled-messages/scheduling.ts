@@ -78,7 +78,7 @@ export async function checkScheduledMessage(
     recipientIds: to.type === "private" ? to.receivers : [],
     topic: to.topic,
     content: checked.content,
-    renderedContent: await renderMessage(deps, ctx, realm, actor.userId, checked.content),
+    renderedContent: (await renderMessage(deps, ctx, realm, actor.userId, checked.content)).html,
   };
 }
 
