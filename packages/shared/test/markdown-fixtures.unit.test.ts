@@ -75,10 +75,6 @@ const maskEmoji = (html: string) => html.replace(EMOJI_MARKUP, "<emoji>");
 
 /** Cases not passed, each with the reason. */
 const SKIPPED: Record<string, string> = {
-  non_empty_blockquote:
-    "Python-Markdown goes on with a quote whose lines are all empty `>` into the next unquoted line; CommonMark (markdown-it) ends the quote there",
-  ulist_list_two_space_indent:
-    "Python-Markdown keeps the indentation of a list item's continuation line as text; markdown-it reads it as the item's indentation",
   translate_emoticons: "Zulip's :frown: (for `:(`) is a name of Zulip's own emoji table, not of the emoji dataset",
   new_emoji_test: ":gold: is a name of Zulip's own emoji table, not of the emoji dataset",
   fried_egg_emoji_nonexistent: "Zulip's emoji table leaves :fried_egg: out; the emoji dataset has it",

@@ -297,7 +297,7 @@ function anyListEndsParagraph(list: BlockRule): BlockRule {
   };
 }
 
-const EMPTY_QUOTE_LINE = /^ {0,3}>\s*$/;
+export const EMPTY_QUOTE_LINE = /^ {0,3}>\s*$/;
 
 /** Zulip's BlockQuoteProcessor: a quote whose lines (up to a blank line) are all empty is no quote, only text. */
 function noEmptyQuote(blockquote: BlockRule): BlockRule {

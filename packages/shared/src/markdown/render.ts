@@ -1,5 +1,5 @@
 import MarkdownIt from "markdown-it";
-import { useZulipBlocks } from "./blocks";
+import { EMPTY_QUOTE_LINE, useZulipBlocks } from "./blocks";
 import type { RenderContext, RenderEnv, RenderedMentions } from "./context";
 import { useZulipEmoji } from "./emoji";
 import { useZulipInline } from "./inline";
@@ -33,12 +33,14 @@ const FENCE_LINE = /^ {0,3}(`{3,}|~{3,})/;
 const QUOTE_FENCE = /^ {0,3}(`{3,}|~{3,}) *(quote|quoted|spoiler)\b/;
 
 /**
- * Zulip's list syntax, given to markdown-it as CommonMark: a list item
- * indented past its parent item's marker is nested in it (Zulip's lists nest
- * by two spaces) and `*`, `-` and `+` items make one list.
- * Code blocks and fenced code are left as they are.
+ * Zulip's (Python-Markdown's) block structure, given to markdown-it as
+ * CommonMark: a list item indented past its parent item's marker is nested
+ * in it (Zulip's lists nest by two spaces), `*`, `-` and `+` items make one
+ * list, an item's continuation lines keep their indentation, and a quote of
+ * empty `>` lines takes in the line after it. Code blocks and fenced code are
+ * left as they are.
  */
-function zulipListSyntax(text: string): string {
+function zulipBlockSyntax(text: string): string {
   const out: string[] = [];
   let parents: Array<{ indent: number; contentIndent: number; shift: number }> = [];
   let fence: string | null = null;
@@ -56,9 +58,27 @@ function zulipListSyntax(text: string): string {
     }
     const item = fenceLine ? null : LIST_ITEM.exec(line);
     if (!item || /^( *[*+-] *){3,}$/.test(line)) {
-      if (line.trim() !== "" && !/^ /.test(line)) parents = [];
-      const shift = parents.length > 0 && line.trim() !== "" ? parents[parents.length - 1]!.shift : 0;
-      out.push(shift > 0 ? " ".repeat(shift) + line : line);
+      const blank = line.trim() === "";
+      const previous = out[out.length - 1];
+      // Python-Markdown goes on with a quote of only empty `>` lines into the next line
+      if (!blank && previous !== undefined && EMPTY_QUOTE_LINE.test(previous) && !/^ {0,3}>/.test(line)) {
+        out.push(`> ${line}`);
+        continue;
+      }
+      if (!blank && !/^ /.test(line)) parents = [];
+      const parent = parents[parents.length - 1];
+      if (!parent || blank) {
+        out.push(line);
+        continue;
+      }
+      if (previous === undefined || previous.trim() === "") {
+        out.push(" ".repeat(parent.shift) + line);
+        continue;
+      }
+      // a line going on with an item's text keeps, as text, what Python-Markdown's
+      // four-column unindenting leaves of its indentation
+      const indent = line.length - line.trimStart().length;
+      out.push(" ".repeat(parent.contentIndent + (indent % 4)) + line.trimStart());
       continue;
     }
     const indent = item[1]!.length;
@@ -91,7 +111,7 @@ export function renderWithMentions(
     previewed: new Set(),
     mentions: { userIds: new Set(), groupIds: new Set(), wildcard: false },
   };
-  const html = text === "" ? "" : md.render(zulipListSyntax(text), env).trimEnd();
+  const html = text === "" ? "" : md.render(zulipBlockSyntax(text), env).trimEnd();
   return { html, mentions: env.mentions };
 }
 
