@@ -123,6 +123,10 @@ describe("topic_links (Zulip's topic_links)", () => {
       { url: "https://example.com", text: "https://example.com" },
     ]);
     expect(links("nothing here")).toEqual([]);
+    // Zulip's web link rule: bare domains of known top-level domains, as https://
+    expect(links("see zulip.com/help and readme.md")).toEqual([
+      { url: "https://zulip.com/help", text: "zulip.com/help" },
+    ]);
   });
 
   it("an earlier linkifier wins where matches overlap; linkifiers win over URLs", () => {

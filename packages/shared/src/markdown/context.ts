@@ -1,5 +1,11 @@
 import type { RealmEmojiMap } from "../contracts/realm-config/emoji";
-import type { CompiledLinkifier } from "./linkifiers";
+import type { parseUriTemplate } from "../domain/linkifiers";
+
+/** A linkifier ready to run: its pattern with Zulip's boundaries, and its parsed URL template. */
+export interface CompiledLinkifier {
+  regex: RegExp;
+  template: NonNullable<ReturnType<typeof parseUriTemplate>>;
+}
 
 /** A user a message may mention. */
 export interface MentionableUser {

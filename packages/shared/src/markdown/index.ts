@@ -4,7 +4,8 @@ export {
   type MentionableGroup,
   type RenderContext,
   type RenderedMentions,
+  type CompiledLinkifier,
 } from "./context";
-export { compileLinkifiers, topicLinks, type CompiledLinkifier } from "./linkifiers";
+export { compileLinkifiers, topicLinks } from "./linkifiers";
 export { channelLink, encodeChannel, encodeHashComponent, messageUrl, silentMention, topicLink } from "./link-syntax";
 export { renderMarkdown, renderWithMentions } from "./render";

@@ -30,6 +30,13 @@ const WEB_LINK = new RegExp(
   "gu",
 );
 
+/** Zulip's web link regex matched at the start of a text (topic_links' raw URLs): the URL, if one starts it. */
+export function webLinkAtStart(text: string): string | undefined {
+  WEB_LINK.lastIndex = 0;
+  const match = WEB_LINK.exec(text);
+  return match?.index === 0 ? match.groups!.url : undefined;
+}
+
 /** Splits a text token at its web links (Zulip's AutoLink pattern: url_to_a, its text the URL as written). */
 function splitWebLinks(token: Token, state: StateCore, env: RenderEnv): Token[] {
   const out: Token[] = [];
