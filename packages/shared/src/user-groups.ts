@@ -165,7 +165,10 @@ export class UserGroupMemberships {
           new Map(groups.map((g) => [g.id, { members: g.members, subgroups: g.direct_subgroup_ids }])),
         ),
         byName: new Map(
-          groups.map((g) => [g.name.toLowerCase(), { id: g.id, name: g.name, deactivated: g.deactivated }]),
+          groups.map((g) => [
+            g.name.toLowerCase(),
+            { id: g.id, name: g.name, deactivated: g.deactivated, canMention: g.can_mention_group },
+          ]),
         ),
       };
     });

@@ -4,7 +4,10 @@
  * the renderer's safety: refused link schemes stay text, images are shown
  * only through the server's /thumbnail path.
  */
+import { SYSTEM_GROUPS } from "../src/domain/groups";
 import { mentionTargets, renderMarkdown, type RenderContext } from "../src/markdown";
+
+const everyone = SYSTEM_GROUPS["role:everyone"];
 
 const context: RenderContext = {
   mentionTargets: mentionTargets([
@@ -12,8 +15,8 @@ const context: RenderContext = {
     { user_id: 11, full_name: 'Cordelia "Lear"' },
   ]),
   userGroups: new Map([
-    ["support", { id: 31, name: "support", deactivated: false }],
-    ["old team", { id: 32, name: "old team", deactivated: true }],
+    ["support", { id: 31, name: "support", deactivated: false, canMention: everyone }],
+    ["old team", { id: 32, name: "old team", deactivated: true, canMention: everyone }],
   ]),
   channels: new Map([
     ["Denmark", 1],

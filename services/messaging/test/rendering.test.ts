@@ -4,9 +4,10 @@
  * POST /messages/render answers is what sending stores — with the
  * organization's users, groups, channels and the sender's settings.
  */
-import { identity, messaging } from "@teamchat/shared";
+import { SYSTEM_GROUPS, identity, messaging } from "@teamchat/shared";
 import type { Credentials } from "@teamchat/shared/src/testing/api";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
+import { badRequestError, expectZulipError } from "../../../test/support/call";
 import { createChannel } from "./helpers";
 
 let org: TestOrganization;
@@ -84,4 +85,30 @@ it("notifies whom the rendering mentions: users, members of mentioned groups, no
   expect(await flagsOf(bob, group)).toEqual(["mentioned"]);
   expect(await flagsOf(bob, quoted)).toEqual([]);
   expect(await flagsOf(bob, wildcard)).toEqual(["wildcard_mentioned"]);
+});
+
+it("refuses a mention of a group its sender may not mention (Zulip's can_mention_group), but not a silent one", async () => {
+  await org.call(
+    identity.createUserGroup,
+    {
+      name: "leads",
+      description: "",
+      members: [bob.userId],
+      can_mention_group: SYSTEM_GROUPS["role:administrators"],
+    },
+    alice,
+  );
+  await expectZulipError(
+    org.call(
+      messaging.sendMessage,
+      { type: "stream", to: "design", topic: "rendering", content: "@*leads* hi" },
+      alice,
+    ),
+    badRequestError("You are not allowed to mention user group 'leads'."),
+  );
+  const id = await send(alice, "@_*leads* hi");
+  await expectZulipError(
+    org.call(messaging.updateMessage, { message_id: id, content: "@*leads* hi" }, alice),
+    badRequestError("You are not allowed to mention user group 'leads'."),
+  );
 });

@@ -1,3 +1,4 @@
+import type { GroupSettingValue } from "../contracts/common";
 import type { RealmEmojiMap } from "../contracts/realm-config/emoji";
 import type { parseUriTemplate } from "../domain/linkifiers";
 
@@ -31,6 +32,8 @@ export interface MentionableGroup {
   id: number;
   name: string;
   deactivated: boolean;
+  /** who may mention it (Zulip's can_mention_group) */
+  canMention: GroupSettingValue;
 }
 
 /**

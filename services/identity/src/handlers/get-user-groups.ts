@@ -64,6 +64,7 @@ export const getUserGroupMembershipsHandler =
         name: g.name,
         deactivated: g.deactivated,
         members: g.members,
+        can_mention_group: g.settings.can_mention_group,
         direct_subgroup_ids: g.subgroups,
       })),
     };

@@ -11,7 +11,7 @@ import {
   topicLinks,
 } from "@teamchat/shared";
 import { updateAttachmentLinks, type LinkDeps } from "../attachments/attachment-links";
-import { renderMessage, type RenderDeps } from "../render/message-rendering";
+import { checkGroupMentions, renderMessage, type RenderDeps } from "../render/message-rendering";
 import { accessChannelById } from "../channels/channel-access";
 import { refreshFirstMessage } from "../channels/first-message";
 import {
@@ -132,6 +132,7 @@ export const updateMessageHandler =
     const plan = planMove(actor.userId, message, move, moved, now);
     const rendered =
       content === undefined ? undefined : await renderMessage(deps, ctx, realm, message.senderId, content);
+    if (rendered) await checkGroupMentions(deps, ctx, realm, actor.userId, rendered.mentions);
     const mentions =
       rendered === undefined
         ? new Map<number, string[]>()

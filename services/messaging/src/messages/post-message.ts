@@ -8,7 +8,7 @@ import {
   type Connection,
   type EventPublisher,
 } from "@teamchat/shared";
-import { renderMessage, type RenderDeps } from "../render/message-rendering";
+import { checkGroupMentions, renderMessage, type RenderDeps } from "../render/message-rendering";
 import type { ChannelDoc } from "../channels/channel.schema";
 import { conversationKey, type ConversationRepository } from "../conversations/conversation.repository";
 import type { ChannelDirectory } from "../channels/channel-directory";
@@ -129,6 +129,7 @@ export async function postMessage(
 ): Promise<MessageDoc> {
   const { channel: _, ...target } = to;
   const { html: renderedContent, mentions } = await renderMessage(deps, ctx, realm, post.senderId, post.content);
+  await checkGroupMentions(deps, ctx, realm, post.senderId, mentions);
   const flags = await receiverFlags(deps, ctx, realm.id, to.receivers, post, mentions);
   const message = await withTransaction(deps.db, async () => {
     const message = await deps.messages.insert({

@@ -1,4 +1,6 @@
 import {
+  SYSTEM_GROUPS,
+  badRequest,
   renderWithMentions,
   type CallContext,
   type RealmEmojiSource,
@@ -50,4 +52,33 @@ export async function renderMessage(
     translateEmoticons: senders.get(senderId)?.translate_emoticons === true,
     realmUrl: realm.uri,
   });
+}
+
+/**
+ * Zulip's check_user_group_mention_allowed: a message may mention a group
+ * (not silently) only if its sender is in the group's can_mention_group;
+ * the server's own bots only groups everyone may mention.
+ */
+export async function checkGroupMentions(
+  deps: Pick<RenderDeps, "users" | "userGroups">,
+  ctx: CallContext,
+  realm: RealmRef,
+  senderId: number,
+  mentions: RenderedMentions,
+): Promise<void> {
+  if (mentions.groupIds.size === 0) return;
+  const [byName, membership, senders] = await Promise.all([
+    deps.userGroups.byName(ctx),
+    deps.userGroups.get(ctx),
+    deps.users.byIds(ctx, realm.id, [senderId]),
+  ]);
+  const sender = senders.get(senderId);
+  for (const group of byName.values()) {
+    if (!mentions.groupIds.has(group.id) || group.canMention === SYSTEM_GROUPS["role:everyone"]) continue;
+    const allowed =
+      sender !== undefined &&
+      !sender.is_system_bot &&
+      membership.includes(group.canMention, { userId: sender.user_id, role: sender.role });
+    if (!allowed) throw badRequest(`You are not allowed to mention user group '${group.name}'.`);
+  }
 }

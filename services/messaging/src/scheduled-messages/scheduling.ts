@@ -7,7 +7,7 @@ import {
   type realmConfig,
   type EventPublisher,
 } from "@teamchat/shared";
-import { renderMessage, type RenderDeps } from "../render/message-rendering";
+import { checkGroupMentions, renderMessage, type RenderDeps } from "../render/message-rendering";
 import { checkMessage, type Addressee, type CheckMessageDeps } from "../messages/check-message";
 import { toScheduledMessage, type ScheduledMessageFields } from "./scheduled-message.repository";
 import type { ScheduledMessageDoc } from "./scheduled-message.schema";
@@ -72,13 +72,15 @@ export async function checkScheduledMessage(
 > {
   const checked = await checkMessage(deps, ctx, realm, actor, settings, addresseeOf(where, content));
   const { to } = checked;
+  const rendered = await renderMessage(deps, ctx, realm, actor.userId, checked.content);
+  await checkGroupMentions(deps, ctx, realm, actor.userId, rendered.mentions);
   return {
     type: to.type,
     streamId: to.streamId,
     recipientIds: to.type === "private" ? to.receivers : [],
     topic: to.topic,
     content: checked.content,
-    renderedContent: (await renderMessage(deps, ctx, realm, actor.userId, checked.content)).html,
+    renderedContent: rendered.html,
   };
 }
 
