@@ -1,5 +1,4 @@
-import type { MarkdownIt } from "markdown-it";
-import type { StateBlock, StateCore, Token } from "markdown-it";
+import type { MarkdownIt, StateBlock, StateCore, Token } from "markdown-it";
 import { renderEnv, type RenderEnv } from "./context";
 import { renderTex } from "./inline";
 import { isImageUrl, realmRelativeUrl, thumbnailUrl } from "./urls";
@@ -170,10 +169,7 @@ function renderFence(md: MarkdownIt, token: Token, env: RenderEnv): string {
   return codeBlock(content, lang);
 }
 
-/**
- * Python-Markdown's paragraphs, as Zulip renders them: leading spaces dropped,
- * trailing ones kept (markdown-it trims both).
- */
+/** Python-Markdown's paragraphs, as Zulip renders them, keep their trailing spaces (markdown-it trims them). */
 function keepTrailingSpaces(state: StateCore): void {
   const lines = state.src.split("\n");
   for (const [i, token] of state.tokens.entries()) {

@@ -1,5 +1,4 @@
-import type { MarkdownIt } from "markdown-it";
-import type { StateCore, Token } from "markdown-it";
+import type { MarkdownIt, StateCore, Token } from "markdown-it";
 import { isZulipExtraEmoji, unicodeEmojiCode, unicodeEmojiName } from "../domain/emoji";
 import { renderEnv, type RenderEnv } from "./context";
 

@@ -1,6 +1,5 @@
 import katex from "katex";
-import type { MarkdownIt } from "markdown-it";
-import type { StateCore, StateInline, Token } from "markdown-it";
+import type { MarkdownIt, StateCore, StateInline, Token } from "markdown-it";
 import { renderEnv, type MentionTargets } from "./context";
 import { encodeChannel, encodeHashComponent } from "./link-syntax";
 
