@@ -2,20 +2,24 @@ import type { MarkdownIt, StateCore, Token } from "markdown-it";
 import { isZulipExtraEmoji, unicodeEmojiCode, unicodeEmojiName } from "../domain/emoji";
 import { renderEnv, type RenderEnv } from "./context";
 
-/** Zulip's EMOTICON_CONVERSIONS: what translate_emoticons turns into emoji. */
-const EMOTICONS: Record<string, string> = {
-  ":)": "smile",
-  "(:": "smile",
-  ":(": "frown",
-  "<3": "heart",
-  ":|": "neutral",
-  ":/": "confused",
-  ";)": "wink",
-  ":D": "grinning",
-  ":o": "open_mouth",
-  ":O": "open_mouth",
-  ":p": "stuck_out_tongue",
-  ":P": "stuck_out_tongue",
+/**
+ * Zulip's EMOTICON_CONVERSIONS: what translate_emoticons turns into emoji,
+ * with the emoji Zulip's own table gives those names (which the emoji
+ * dataset names otherwise, or not at all: it has no :frown:).
+ */
+const EMOTICONS: Record<string, { name: string; code: string }> = {
+  ":)": { name: "smile", code: "1f642" },
+  "(:": { name: "smile", code: "1f642" },
+  ":(": { name: "frown", code: "1f641" },
+  "<3": { name: "heart", code: "2764" },
+  ":|": { name: "neutral", code: "1f610" },
+  ":/": { name: "confused", code: "1f615" },
+  ";)": { name: "wink", code: "1f609" },
+  ":D": { name: "grinning", code: "1f600" },
+  ":o": { name: "open_mouth", code: "1f62e" },
+  ":O": { name: "open_mouth", code: "1f62e" },
+  ":p": { name: "stuck_out_tongue", code: "1f61d" },
+  ":P": { name: "stuck_out_tongue", code: "1f61d" },
 };
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 /** Zulip's emoticon boundaries: an emoticon stands between these (or the text's ends), not inside a word. */
@@ -38,10 +42,16 @@ const codeOf = (text: string): string =>
     .filter((cp) => cp !== "fe0f")
     .join("-");
 
+/** The organization's active custom emoji of that name. */
+function customEmoji(name: string, env: RenderEnv): Emoji | null {
+  const custom = Object.values(env.realmEmoji ?? {}).find((e) => e.name === name && !e.deactivated);
+  return custom ? { kind: "image", name, src: custom.source_url } : null;
+}
+
 /** Zulip's EmojiPattern: the organization's active custom emoji first, then Zulip's own, then the unicode ones. */
 function namedEmoji(name: string, env: RenderEnv): Emoji | null {
-  const custom = Object.values(env.realmEmoji ?? {}).find((e) => e.name === name && !e.deactivated);
-  if (custom) return { kind: "image", name, src: custom.source_url };
+  const custom = customEmoji(name, env);
+  if (custom) return custom;
   if (isZulipExtraEmoji(name))
     return { kind: "image", name, src: `/static/generated/emoji/images/emoji/unicode/${name}.png` };
   const code = unicodeEmojiCode(name);
@@ -51,7 +61,11 @@ function namedEmoji(name: string, env: RenderEnv): Emoji | null {
 function emojiIn(match: RegExpExecArray, env: RenderEnv): Emoji | null {
   const { name, unicode, emoticon } = match.groups!;
   if (name !== undefined) return namedEmoji(name, env);
-  if (emoticon !== undefined) return namedEmoji(EMOTICONS[emoticon]!, env);
+  if (emoticon !== undefined) {
+    const { name: emoticonName, code } = EMOTICONS[emoticon]!;
+    // the organization's custom emoji of that name comes first, as for `:name:`
+    return customEmoji(emoticonName, env) ?? { kind: "unicode", name: emoticonName, code };
+  }
   const code = codeOf(unicode!);
   const canonical = unicodeEmojiName(code);
   // a sequence Zulip does not know stays as typed, whole (not split into the emoji it is made of)
