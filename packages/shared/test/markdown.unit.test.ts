@@ -13,6 +13,7 @@ const context: RenderContext = {
   mentionTargets: mentionTargets([
     { user_id: 10, full_name: "Iago" },
     { user_id: 11, full_name: 'Cordelia "Lear"' },
+    { user_id: 12, full_name: "Gone", is_active: false },
   ]),
   userGroups: new Map([
     ["support", { id: 31, name: "support", deactivated: false, canMention: everyone }],
@@ -52,6 +53,8 @@ it("mentions users, silently too, and quoted mentions notify nobody", () => {
     '<blockquote>\n<p><span class="user-mention silent" data-user-id="10">Iago</span> said</p>\n</blockquote>',
   );
   expect(render("@**nobody**")).toBe("<p>@<strong>nobody</strong></p>");
+  // a deactivated user's mention is silent
+  expect(render("@**Gone**")).toBe('<p><span class="user-mention silent" data-user-id="12">Gone</span></p>');
 });
 
 it("mentions user groups (Zulip's UserGroupMentionPattern); a deactivated group silently", () => {

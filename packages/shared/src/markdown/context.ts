@@ -12,6 +12,8 @@ export interface CompiledLinkifier {
 export interface MentionableUser {
   user_id: number;
   full_name: string;
+  /** a deactivated user is mentioned silently (Zulip's UserMentionPattern) */
+  is_active?: boolean;
 }
 
 /** Who a message may mention: the organization's users, looked up by id and by full name. */

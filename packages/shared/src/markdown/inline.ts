@@ -30,14 +30,15 @@ function resolveUserMention(text: string, silent: boolean, targets: MentionTarge
     const user = targets.byId.get(Number(withId[2]));
     // @**name|id** must name that user exactly
     if (!user || (withId[1] !== "" && withId[1] !== user.full_name)) return null;
-    return { kind: "user", userId: user.user_id, name: user.full_name, silent };
+    return { kind: "user", userId: user.user_id, name: user.full_name, silent: silent || user.is_active === false };
   }
   const key = text.toLowerCase();
   if (CHANNEL_WILDCARDS.has(key)) return { kind: "channel", name: text, silent };
   if (key === "topic") return { kind: "topic", silent };
   const named = targets.byName.get(key);
   if (named?.length !== 1) return null;
-  return { kind: "user", userId: named[0]!.user_id, name: named[0]!.full_name, silent };
+  const user = named[0]!;
+  return { kind: "user", userId: user.user_id, name: user.full_name, silent: silent || user.is_active === false };
 }
 
 const followsBoundary = (state: StateInline): boolean => state.pos === 0 || MAY_FOLLOW.test(state.src[state.pos - 1]!);
