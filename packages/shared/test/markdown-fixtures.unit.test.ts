@@ -84,7 +84,11 @@ const SKIPPED: Record<string, string> = {
 };
 
 const render = (c: RegularCase) => {
-  const html = renderMarkdown(c.input, { realmUrl: REALM_URL, translateEmoticons: c.translate_emoticons === true });
+  const html = renderMarkdown(c.input, {
+    realmUrl: REALM_URL,
+    imagePreviews: true,
+    translateEmoticons: c.translate_emoticons === true,
+  });
   return EMOJI_NAMES_DIFFER.has(c.name) ? maskEmoji(html) : html;
 };
 const expected = (c: RegularCase) => {
@@ -120,6 +124,6 @@ function linkified(reference: string, url: string): string {
 
 describe("Zulip's linkify_tests", () => {
   it.each(fixtures.linkify_tests)("%j", (input, reference, url) => {
-    expect(renderMarkdown(input, { realmUrl: REALM_URL })).toBe(linkified(reference, url));
+    expect(renderMarkdown(input, { realmUrl: REALM_URL, imagePreviews: true })).toBe(linkified(reference, url));
   });
 });

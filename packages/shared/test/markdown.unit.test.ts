@@ -42,6 +42,7 @@ const context: RenderContext = {
     },
   },
   realmUrl: "http://zulip.testserver",
+  imagePreviews: true,
 };
 const render = (text: string, more: Partial<RenderContext> = {}) => renderMarkdown(text, { ...context, ...more });
 

@@ -310,7 +310,10 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       messaging.removeReaction,
       removeReactionHandler({ channels, subscriptions, userGroups, messages, users, events, realmEmoji }),
     )
-    .handle(messaging.renderMessage, renderMessageHandler({ users, userGroups, channels, realmEmoji, linkifiers }))
+    .handle(
+      messaging.renderMessage,
+      renderMessageHandler({ settings, users, userGroups, channels, realmEmoji, linkifiers }),
+    )
     .handle(
       messaging.matchesNarrow,
       matchesNarrowHandler({ channels, subscriptions, userGroups, messages, personal, conversations, users, settings }),

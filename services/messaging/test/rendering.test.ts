@@ -4,7 +4,7 @@
  * POST /messages/render answers is what sending stores — with the
  * organization's users, groups, channels and the sender's settings.
  */
-import { SYSTEM_GROUPS, identity, messaging } from "@teamchat/shared";
+import { SYSTEM_GROUPS, identity, messaging, realmConfig } from "@teamchat/shared";
 import type { Credentials } from "@teamchat/shared/src/testing/api";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
 import { badRequestError, expectZulipError } from "../../../test/support/call";
@@ -111,4 +111,18 @@ it("refuses a mention of a group its sender may not mention (Zulip's can_mention
     org.call(messaging.updateMessage, { message_id: id, content: "@*leads* hi" }, alice),
     badRequestError("You are not allowed to mention user group 'leads'."),
   );
+});
+
+it("follows the organization's inline_image_preview and default_code_block_language", async () => {
+  await org.call(
+    realmConfig.updateRealm,
+    { inline_image_preview: false, default_code_block_language: "python" },
+    org.owner,
+  );
+  const id = await send(alice, "https://example.com/a.png\n```\nx = 1\n```");
+  expect(await stored(id)).toBe(
+    '<p><a href="https://example.com/a.png">https://example.com/a.png</a></p>\n' +
+      '<div class="codehilite" data-code-language="Python"><pre><span></span><code>x = 1\n</code></pre></div>',
+  );
+  await org.call(realmConfig.updateRealm, { inline_image_preview: true, default_code_block_language: "" }, org.owner);
 });

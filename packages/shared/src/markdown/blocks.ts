@@ -166,7 +166,7 @@ function renderFence(md: MarkdownIt, token: Token, env: RenderEnv): string {
     const tex = content.replace(/\n$/, "");
     return `<p>${renderTex(tex, true) ?? `<span class="tex-error">${escapePython(tex)}</span>`}</p>\n`;
   }
-  return codeBlock(content, lang);
+  return codeBlock(content, lang === "" ? (env.defaultCodeBlockLanguage ?? "") : lang);
 }
 
 /** Python-Markdown's paragraphs, as Zulip renders them, keep their trailing spaces (markdown-it trims them). */
@@ -207,7 +207,7 @@ function imageLinks(inline: Token): Array<{ url: string; title: string | undefin
  */
 function imagePreviews(state: StateCore): void {
   const env = renderEnv(state.env);
-  if (env.inQuote) return;
+  if (env.inQuote || !env.imagePreviews) return;
   const out: Token[] = [];
   let quoteDepth = 0;
   for (let i = 0; i < state.tokens.length; i++) {

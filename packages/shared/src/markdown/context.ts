@@ -57,6 +57,10 @@ export interface RenderContext {
   translateEmoticons?: boolean;
   /** the organization's URL: links into it become in-app links */
   realmUrl?: string;
+  /** the organization's inline_image_preview: linked images get previews (descriptions render without, as Zulip's no_previews) */
+  imagePreviews?: boolean;
+  /** the organization's default_code_block_language: the language of a fenced code block that names none */
+  defaultCodeBlockLanguage?: string;
 }
 
 /** Whom a message's rendering notifies (Zulip's rendering_result): mentions that are not silent, outside quotes. */

@@ -10,10 +10,12 @@ import {
 } from "@teamchat/shared";
 import type { ChannelDirectory } from "../channels/channel-directory";
 import type { UserDirectory } from "../users/user-directory";
+import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
 import type { LinkifierSource } from "./linkifier-source";
 
-/** What rendering a message reads: the organization's users, groups, channels, custom emoji and linkifiers. */
+/** What rendering a message reads: the organization's users, groups, channels, custom emoji, linkifiers and settings. */
 export interface RenderDeps {
+  settings: RealmSettingsSource;
   users: UserDirectory;
   userGroups: UserGroupMemberships;
   channels: ChannelDirectory;
@@ -34,7 +36,8 @@ export async function renderMessage(
   senderId: number,
   content: string,
 ): Promise<{ html: string; mentions: RenderedMentions }> {
-  const [mentionTargets, userGroups, channels, realmEmoji, linkifiers, senders] = await Promise.all([
+  const [settings, mentionTargets, userGroups, channels, realmEmoji, linkifiers, senders] = await Promise.all([
+    deps.settings.get(ctx),
     deps.users.mentionTargets(ctx, realm.id),
     deps.userGroups.byName(ctx),
     deps.channels.all(realm.id),
@@ -51,6 +54,8 @@ export async function renderMessage(
     linkifiers,
     translateEmoticons: senders.get(senderId)?.translate_emoticons === true,
     realmUrl: realm.uri,
+    imagePreviews: settings.inline_image_preview,
+    defaultCodeBlockLanguage: settings.default_code_block_language,
   });
 }
 
