@@ -82,7 +82,7 @@ export const unicodeEmojiCode = (name: string): string | undefined => unicode().
 /** Zulip's codepoint_to_name for an emoji typed as characters: its name, if Zulip has the emoji. */
 export const unicodeEmojiName = (code: string): string | undefined => unicode().nameByCode.get(code);
 
-/** Zulip's name of its own extra emoji, rendered as an image from the server's static files. */
+/** Whether a name is one of Zulip's own extra emoji (`:zulip:`), rendered as an image from the server's static files. */
 export const isZulipExtraEmoji = (name: string): boolean => ZULIP_EXTRA_EMOJI.includes(name);
 
 /**
