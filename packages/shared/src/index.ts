@@ -42,3 +42,4 @@ export {
   type GroupSettingValueUpdate,
 } from "./contracts/common";
 export * from "./user-groups";
+export * from "./markdown";

@@ -6,6 +6,7 @@ import type { GroupSettingValue } from "./contracts/common";
 import { getUserGroupMemberships } from "./contracts/identity/user-groups";
 import { SYSTEM_GROUPS } from "./domain/groups";
 import { badRequest } from "./errors";
+import type { MentionableGroup } from "./markdown/context";
 import { EventCache } from "./event-cache";
 import { subscribeEvent, type EventSubscription } from "./events/feed";
 import { userGroup } from "./events/identity";
@@ -140,7 +141,7 @@ export function checkGroupsExist(groups: GroupMembership, value: GroupSettingVal
 }
 
 export class UserGroupMemberships {
-  private readonly cache: EventCache<GroupMembership>;
+  private readonly cache: EventCache<{ membership: GroupMembership; byName: Map<string, MentionableGroup> }>;
   private readonly sub: EventSubscription;
 
   constructor(
@@ -151,19 +152,36 @@ export class UserGroupMemberships {
     this.cache = new EventCache(nc, {
       name: "user-group-members",
       maxWeight: MAX_CACHED_GROUPS,
-      weigh: (m) => m.size + 1,
+      weigh: (groups) => groups.membership.size + 1,
     });
     this.sub = subscribeEvent(nc, userGroup, ({ realmId }) => this.cache.drop(`${realmId}`), { log });
   }
 
-  /** The groups of the request's organization. */
-  get(ctx: CallContext): Promise<GroupMembership> {
+  private load(ctx: CallContext) {
     return this.cache.get(`${requireRealm(ctx).id}`, async () => {
       const { groups } = await this.bus.request(getUserGroupMemberships, {}, ctx);
-      return new GroupMembership(
-        new Map(groups.map((g) => [g.id, { members: g.members, subgroups: g.direct_subgroup_ids }])),
-      );
+      return {
+        membership: new GroupMembership(
+          new Map(groups.map((g) => [g.id, { members: g.members, subgroups: g.direct_subgroup_ids }])),
+        ),
+        byName: new Map(
+          groups.map((g) => [
+            g.name.toLowerCase(),
+            { id: g.id, name: g.name, deactivated: g.deactivated, canMention: g.can_mention_group },
+          ]),
+        ),
+      };
     });
+  }
+
+  /** The groups of the request's organization. */
+  async get(ctx: CallContext): Promise<GroupMembership> {
+    return (await this.load(ctx)).membership;
+  }
+
+  /** The request's organization's user-created groups by lowercased name, for `@*group*` mentions (Zulip's MentionData). */
+  async byName(ctx: CallContext): Promise<ReadonlyMap<string, MentionableGroup>> {
+    return (await this.load(ctx)).byName;
   }
 
   stop(): void {

@@ -180,6 +180,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     events,
     settings,
     linkifiers,
+    realmEmoji,
   };
   // what deleting messages needs: a message, or a topic's in batches
   const deleting = {
@@ -317,7 +318,10 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       messaging.removeReaction,
       removeReactionHandler({ channels, subscriptions, userGroups, messages, users, events, realmEmoji }),
     )
-    .handle(messaging.renderMessage, renderMessageHandler({ users, linkifiers }))
+    .handle(
+      messaging.renderMessage,
+      renderMessageHandler({ settings, users, userGroups, channels, realmEmoji, linkifiers }),
+    )
     .handle(
       messaging.matchesNarrow,
       matchesNarrowHandler({
@@ -440,6 +444,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
         events,
         settings,
         linkifiers,
+        realmEmoji,
       }),
     )
     .handle(
@@ -454,6 +459,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
         events,
         settings,
         linkifiers,
+        realmEmoji,
       }),
     )
     .handle(messaging.deleteScheduledMessage, deleteScheduledMessageHandler({ scheduledMessages, events }))

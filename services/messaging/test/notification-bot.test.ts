@@ -5,11 +5,10 @@
  * notices and the move breadcrumbs of PATCH /messages/{id}; who gets them
  * unread, and how they look in GET /messages.
  */
-import { messaging, notifications, type ParamsIn } from "@teamchat/shared";
+import { messaging, notifications, type ParamsIn, channelLink, topicLink } from "@teamchat/shared";
 import type { Credentials } from "@teamchat/shared/src/testing/api";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
 import { backdateMessages, createChannel } from "./helpers";
-import { channelLink, topicLink } from "../src/render/link-syntax";
 import { newChannelsAnnouncement } from "../src/subscriptions/subscription-notices";
 import type { ChannelDoc } from "../src/channels/channel.schema";
 

@@ -186,7 +186,7 @@ describe("/scheduled_messages", () => {
 
   it("edits content, topic, addressing and time, checking again; sends scheduled_messages update", async () => {
     const r = await EventReader.register(org.api(alice), { event_types: ["scheduled_messages"] });
-    expect(await update(alice, { scheduled_message_id: channelId, content: "_soon_" })).toEqual(success);
+    expect(await update(alice, { scheduled_message_id: channelId, content: "*soon*" })).toEqual(success);
     expect(await update(alice, { scheduled_message_id: channelId, topic: "news" })).toEqual(success);
     const newAt = later(4);
     expect(await update(alice, { scheduled_message_id: channelId, scheduled_delivery_timestamp: newAt })).toEqual(
@@ -196,7 +196,7 @@ describe("/scheduled_messages", () => {
       scheduled_message_id: channelId,
       to: team,
       type: "stream",
-      content: "_soon_",
+      content: "*soon*",
       rendered_content: "<p><em>soon</em></p>",
       topic: "news",
       scheduled_delivery_timestamp: newAt,

@@ -55,6 +55,8 @@ describe("getRealmSettings (internal)", () => {
       web_public_streams_enabled: false,
       message_retention_days: -1,
       new_stream_announcements_stream_id: null,
+      default_code_block_language: "",
+      inline_image_preview: true,
       allow_message_editing: true,
       message_content_edit_limit_seconds: 600,
       message_content_delete_limit_seconds: 600,

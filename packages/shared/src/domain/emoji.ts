@@ -38,6 +38,8 @@ interface UnicodeEmoji {
   codesByName: Map<string, Set<string>>;
   /** the codes of Zulip's codepoint_to_name */
   codes: Set<string>;
+  /** Zulip's codepoint_to_name: the name an emoji typed as a character is shown with (its first name in the sets' order) */
+  nameByCode: Map<string, string>;
 }
 
 const readData = <T>(file: string): T =>
@@ -55,22 +57,33 @@ function unicode(): UnicodeEmoji {
   );
   const codeByName = new Map<string, string>();
   const codesByName = new Map<string, Set<string>>();
+  const nameByCode = new Map<string, string>();
   for (const set of SHORTCODE_SETS) {
     for (const [hexcode, names] of Object.entries(readData<ShortcodesDataset>(`en/shortcodes/${set}.json`))) {
       const code = emojiCode(hexcode);
       if (!codes.has(code)) continue;
       for (const name of typeof names === "string" ? [names] : names) {
         if (!codeByName.has(name)) codeByName.set(name, code);
+        if (!nameByCode.has(code) && codeByName.get(name) === code) nameByCode.set(code, name);
         codesByName.set(name, (codesByName.get(name) ?? new Set()).add(code));
       }
     }
   }
-  unicodeEmoji = { codeByName, codesByName, codes };
+  unicodeEmoji = { codeByName, codesByName, codes, nameByCode };
   return unicodeEmoji;
 }
 
 /** Whether a name is a built-in emoji's (Zulip's name_to_codepoint): custom emoji by that name are for administrators. */
 export const isBuiltInEmojiName = (name: string): boolean => unicode().codeByName.has(name);
+
+/** Zulip's name_to_codepoint for Markdown's :name: syntax: the unicode emoji's code, if the name is one. */
+export const unicodeEmojiCode = (name: string): string | undefined => unicode().codeByName.get(name);
+
+/** Zulip's codepoint_to_name for an emoji typed as characters: its name, if Zulip has the emoji. */
+export const unicodeEmojiName = (code: string): string | undefined => unicode().nameByCode.get(code);
+
+/** Whether a name is one of Zulip's own extra emoji (`:zulip:`), rendered as an image from the server's static files. */
+export const isZulipExtraEmoji = (name: string): boolean => ZULIP_EXTRA_EMOJI.includes(name);
 
 /**
  * A reaction_type as given: Zulip's three, with service_extra_emoji, another

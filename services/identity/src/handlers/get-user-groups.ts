@@ -53,7 +53,7 @@ export const getUserGroupSubgroupsHandler =
     };
   };
 
-/** Internal: the user-created groups' direct members and subgroups, for UserGroupMemberships. */
+/** Internal: the user-created groups' names, direct members and subgroups, for UserGroupMemberships. */
 export const getUserGroupMembershipsHandler =
   ({ groups }: { groups: UserGroupRepository }): Handler<typeof identity.getUserGroupMemberships> =>
   async (_p, ctx) => {
@@ -61,7 +61,10 @@ export const getUserGroupMembershipsHandler =
     return {
       groups: (await groups.all(realm.id)).map((g) => ({
         id: g.groupId,
+        name: g.name,
+        deactivated: g.deactivated,
         members: g.members,
+        can_mention_group: g.settings.can_mention_group,
         direct_subgroup_ids: g.subgroups,
       })),
     };

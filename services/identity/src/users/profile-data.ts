@@ -1,5 +1,4 @@
-import MarkdownIt from "markdown-it";
-import { badRequest, realmConfig, ProfileFieldType } from "@teamchat/shared";
+import { badRequest, realmConfig, ProfileFieldType, renderMarkdown } from "@teamchat/shared";
 import type { ProfileValue } from "./user.schema";
 
 type Field = realmConfig.CustomProfileField;
@@ -13,8 +12,6 @@ const MAX_LENGTH: Record<number, number> = {
   [FieldType.PRONOUNS]: 50,
   [FieldType.EXTERNAL_ACCOUNT]: 50,
 };
-
-const markdown = new MarkdownIt({ html: false, linkify: true });
 
 /**
  * Checks one value against its field as Zulip's validate_user_custom_profile_field
@@ -39,7 +36,7 @@ async function toStored(field: Field, value: string | number[], userExists: (id:
   }
   if (field.type === FieldType.URL && !/^https?:\/\/[^\s/]+/i.test(value)) throw badRequest(`${name} is not a URL`);
   const renderable = field.type === FieldType.SHORT_TEXT || field.type === FieldType.LONG_TEXT;
-  return renderable ? { value, rendered_value: markdown.render(value).trimEnd() } : { value };
+  return renderable ? { value, rendered_value: renderMarkdown(value) } : { value };
 }
 
 /**

@@ -119,6 +119,7 @@ export const toUserSummary = (user: UserDoc, realm: Pick<RealmRef, "host">): ide
   receives_typing_notifications: settingsOf(user).receives_typing_notifications,
   send_read_receipts: settingsOf(user).send_read_receipts,
   enable_drafts_synchronization: settingsOf(user).enable_drafts_synchronization,
+  translate_emoticons: settingsOf(user).translate_emoticons,
 });
 
 /**

@@ -15,10 +15,10 @@ import {
   mustBeOwner,
   unprintablePosition,
   type UserGroupMemberships,
+  renderMarkdown,
 } from "@teamchat/shared";
 import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
 import type { ChannelDirectory } from "./channel-directory";
-import { renderMarkdown } from "../render/markdown";
 import type { ChannelDoc } from "./channel.schema";
 
 type GroupSettings = Partial<Record<ChannelGroupSetting, GroupSettingValue>>;

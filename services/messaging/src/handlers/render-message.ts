@@ -1,15 +1,13 @@
 import { requireUser, type Handler, type messaging } from "@teamchat/shared";
-import type { UserDirectory } from "../users/user-directory";
-import type { LinkifierSource } from "../render/linkifier-source";
-import { renderMarkdown } from "../render/markdown";
+import { renderMessage, type RenderDeps } from "../render/message-rendering";
 
-/** POST /messages/render (Zulip's render_message_backend): the HTML a message with this content would have. */
+/**
+ * POST /messages/render (Zulip's render_message_backend): the HTML a message
+ * with this content would have, rendered as sending renders it.
+ */
 export const renderMessageHandler =
-  (deps: { users: UserDirectory; linkifiers: LinkifierSource }): Handler<typeof messaging.renderMessage> =>
-  async (p, ctx) => ({
-    rendered: renderMarkdown(
-      p.content,
-      await deps.users.mentionTargets(ctx, requireUser(ctx).realm.id),
-      await deps.linkifiers.get(ctx),
-    ),
-  });
+  (deps: RenderDeps): Handler<typeof messaging.renderMessage> =>
+  async (p, ctx) => {
+    const { actor, realm } = requireUser(ctx);
+    return { rendered: (await renderMessage(deps, ctx, realm, actor.userId, p.content)).html };
+  };

@@ -1,7 +1,13 @@
-import { badRequest, requireRealm, type Handler, type messaging, type UserGroupMemberships } from "@teamchat/shared";
+import {
+  badRequest,
+  requireRealm,
+  type Handler,
+  type messaging,
+  type UserGroupMemberships,
+  silentMention,
+} from "@teamchat/shared";
 import type { ChannelDirectory } from "../channels/channel-directory";
 import { internalSendPrivateMessage, type InternalStreamSendDeps } from "../messages/internal-send";
-import { silentMention } from "../render/link-syntax";
 import { subscribeUsers } from "../subscriptions/subscribe-users";
 
 /**

@@ -8,8 +8,10 @@ import {
   type HandlerContext,
   type PayloadOf,
   type messaging,
+  topicLinks,
 } from "@teamchat/shared";
 import { updateAttachmentLinks, type LinkDeps } from "../attachments/attachment-links";
+import { checkGroupMentions, renderMessage, type RenderDeps } from "../render/message-rendering";
 import { accessChannelById } from "../channels/channel-access";
 import { refreshFirstMessage } from "../channels/first-message";
 import {
@@ -26,8 +28,6 @@ import { accessMessage } from "../messages/message-access";
 import type { MessageRepository } from "../messages/message.repository";
 import { sendMoveNotices, type MoveNoticeDeps } from "../messages/move-notices";
 import { contentChange, planMove, type MovePlan } from "../messages/move-plan";
-import { topicLinks } from "../render/linkifiers";
-import { renderMarkdown } from "../render/markdown";
 import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
 import type { UserMessageRepository } from "../user-messages/user-message.repository";
 import type { UserDirectory } from "../users/user-directory";
@@ -91,7 +91,7 @@ async function changeReceivers(
  * notice and move breadcrumbs (move-notices.ts).
  */
 export const updateMessageHandler =
-  (deps: MoveNoticeDeps & LinkDeps): Handler<typeof messaging.updateMessage> =>
+  (deps: MoveNoticeDeps & LinkDeps & RenderDeps): Handler<typeof messaging.updateMessage> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const [settings, message] = await Promise.all([
@@ -130,19 +130,22 @@ export const updateMessageHandler =
       );
     }
     const plan = planMove(actor.userId, message, move, moved, now);
-    const renderedContent =
-      content === undefined
-        ? undefined
-        : renderMarkdown(content, await deps.users.mentionTargets(ctx, realm.id), await deps.linkifiers.get(ctx));
+    const rendered =
+      content === undefined ? undefined : await renderMessage(deps, ctx, realm, message.senderId, content);
+    if (rendered) await checkGroupMentions(deps, ctx, realm, actor.userId, rendered.mentions);
     const mentions =
-      content === undefined
+      rendered === undefined
         ? new Map<number, string[]>()
-        : mentionFlags(content, [...(await deps.users.byIds(ctx, realm.id, message.receivers)).values()]);
+        : mentionFlags(
+            rendered.mentions,
+            [...(await deps.users.byIds(ctx, realm.id, message.receivers)).values()],
+            await deps.userGroups.get(ctx),
+          );
     const receivers = move?.channelChanged ? await receiverChange(deps, ctx, realm.id, move, plan) : undefined;
     // Zulip's do_update_message changes the messages, their rows and their topics in one transaction
     await withTransaction(deps.db, async () => {
       if (content !== undefined) {
-        const edited = contentChange(plan, message, content, renderedContent!, now);
+        const edited = contentChange(plan, message, content, rendered!.html, now);
         await deps.messages.applyEdit(realm.id, [message.messageId], edited.set, edited.entry);
         const others = plan.ids.filter((id) => id !== message.messageId);
         if (others.length) await deps.messages.applyEdit(realm.id, others, plan.set, plan.entry);
@@ -211,7 +214,7 @@ export const updateMessageHandler =
             orig_content: message.content,
             orig_rendered_content: message.renderedContent,
             content,
-            rendered_content: renderedContent!,
+            rendered_content: rendered!.html,
             is_me_message: /^\/me\s/.test(content),
           }
         : {}),

@@ -21,6 +21,7 @@ import {
   mustBeOwner,
   type EventPublisher,
   type UserGroupMemberships,
+  renderMarkdown,
 } from "@teamchat/shared";
 import { accessChannelForUpdate, canReadContent } from "../channels/channel-access";
 import {
@@ -37,7 +38,6 @@ import type { ChannelDirectory } from "../channels/channel-directory";
 import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
 import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
 import type { UserDirectory } from "../users/user-directory";
-import { renderMarkdown } from "../render/markdown";
 import { metadataAudience } from "../subscriptions/subscribe-users";
 
 type Params = ParamsOf<typeof messaging.updateStream>;

@@ -1,28 +1,24 @@
+import type { GroupMembership, RenderedMentions } from "@teamchat/shared";
 import type { UserSummary } from "../users/user-directory";
 
-const WILDCARDS = new Set(["all", "everyone", "channel", "stream", "topic"]);
-
 /**
- * Zulip's mention syntax: @**Full Name** or @**Full Name|id** mentions a user; silent
- * mentions (@_**...**) do not notify. Returns the flags each recipient gets.
+ * Zulip's mention flags, from what the message's rendering notifies: a
+ * mentioned user, and the members of a mentioned group (through its
+ * subgroups), get `mentioned`; a channel or topic wildcard gives every
+ * recipient `wildcard_mentioned`. Silent and quoted mentions notify nobody.
  */
-export function mentionFlags(content: string, recipients: UserSummary[]): Map<number, string[]> {
+export function mentionFlags(
+  mentions: RenderedMentions,
+  recipients: UserSummary[],
+  groups: GroupMembership,
+): Map<number, string[]> {
   const flags = new Map<number, string[]>();
-  const add = (userId: number, flag: string) => {
-    const list = flags.get(userId) ?? [];
-    if (!list.includes(flag)) flags.set(userId, [...list, flag]);
-  };
-  for (const [, silent, name, id] of content.matchAll(/@(_?)\*\*([^*|]+)(?:\|(\d+))?\*\*/g)) {
-    if (silent) continue;
-    if (WILDCARDS.has(name!.toLowerCase())) {
-      for (const u of recipients) add(u.user_id, "wildcard_mentioned");
-      continue;
-    }
-    for (const u of recipients) {
-      if (id ? u.user_id === Number(id) : u.full_name.toLowerCase() === name!.toLowerCase()) {
-        add(u.user_id, "mentioned");
-      }
-    }
+  for (const u of recipients) {
+    const member = { userId: u.user_id, role: u.role };
+    const mentioned =
+      mentions.userIds.has(u.user_id) || [...mentions.groupIds].some((groupId) => groups.has(groupId, member));
+    const userFlags = [...(mentioned ? ["mentioned"] : []), ...(mentions.wildcard ? ["wildcard_mentioned"] : [])];
+    if (userFlags.length > 0) flags.set(u.user_id, userFlags);
   }
   return flags;
 }

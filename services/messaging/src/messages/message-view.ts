@@ -5,11 +5,12 @@ import {
   type RealmRef,
   type messaging,
   type realmConfig,
+  topicLinks,
+  type CompiledLinkifier,
 } from "@teamchat/shared";
 import type { ChannelDoc } from "../channels/channel.schema";
 import type { ChannelDirectory } from "../channels/channel-directory";
 import type { LinkifierSource } from "../render/linkifier-source";
-import { topicLinks, type CompiledLinkifier } from "../render/linkifiers";
 import type { UserSummary, UserDirectory } from "../users/user-directory";
 import { reactionView } from "./message-reactions";
 import type { MessageDoc } from "./message.schema";

@@ -1,9 +1,15 @@
-import { requireUser, type HandlerContext, type UserGroupMemberships } from "@teamchat/shared";
+import {
+  requireUser,
+  type HandlerContext,
+  type UserGroupMemberships,
+  messageUrl,
+  silentMention,
+  topicLink,
+} from "@teamchat/shared";
 import { canReadHistory } from "../channels/channel-access";
 import type { ChannelDoc } from "../channels/channel.schema";
 import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
 import type { MessageRepository } from "./message.repository";
-import { messageUrl, silentMention, topicLink } from "../render/link-syntax";
 import { deleteMessages, type DeleteDeps } from "./delete-messages";
 import { internalSendStreamMessage, type InternalStreamSendDeps } from "./internal-send";
 import type { MessageDoc } from "./message.schema";

@@ -1,12 +1,14 @@
 import {
   messagingEvents,
   withTransaction,
+  type RenderedMentions,
   type HandlerContext,
   type RealmRef,
   type realmConfig,
   type Connection,
   type EventPublisher,
 } from "@teamchat/shared";
+import { checkGroupMentions, renderMessage, type RenderDeps } from "../render/message-rendering";
 import type { ChannelDoc } from "../channels/channel.schema";
 import { conversationKey, type ConversationRepository } from "../conversations/conversation.repository";
 import type { ChannelDirectory } from "../channels/channel-directory";
@@ -18,7 +20,6 @@ import type { UserDirectory } from "../users/user-directory";
 import type { AlertWordIndex } from "../alert-words/alert-word-index";
 import type { MutedUserIndex } from "../muted-users/muted-user-index";
 import type { LinkifierSource } from "../render/linkifier-source";
-import { renderMarkdown } from "../render/markdown";
 import { inFlagOrder } from "../user-messages/flags";
 import { mentionFlags } from "./mentions";
 import { loadViewContext, messageView } from "./message-view";
@@ -36,7 +37,7 @@ export interface PostDeps extends DeliverDeps {
   messages: MessageRepository;
 }
 
-interface FlagDeps {
+interface FlagDeps extends RenderDeps {
   users: UserDirectory;
   alertWords: AlertWordIndex;
   mutedUsers: MutedUserIndex;
@@ -128,12 +129,9 @@ export async function postMessage(
   stored?: (messageId: number) => Promise<void>,
 ): Promise<MessageDoc> {
   const { channel: _, ...target } = to;
-  const renderedContent = renderMarkdown(
-    post.content,
-    await deps.users.mentionTargets(ctx, realm.id),
-    await deps.linkifiers.get(ctx),
-  );
-  const flags = await receiverFlags(deps, ctx, realm.id, to.receivers, post);
+  const { html: renderedContent, mentions } = await renderMessage(deps, ctx, realm, post.senderId, post.content);
+  await checkGroupMentions(deps, ctx, realm, post.senderId, mentions);
+  const flags = await receiverFlags(deps, ctx, realm.id, to.receivers, post, mentions);
   const message = await withTransaction(deps.db, async () => {
     const message = await deps.messages.insert({
       realmId: realm.id,
@@ -172,7 +170,8 @@ export async function deliverMessage(
   message: MessageDoc,
   post: Post,
 ): Promise<void> {
-  const flags = await receiverFlags(deps, ctx, realm.id, message.receivers, post);
+  const { mentions } = await renderMessage(deps, ctx, realm, post.senderId, post.content);
+  const flags = await receiverFlags(deps, ctx, realm.id, message.receivers, post, mentions);
   await deps.userMessages.deliver(realm.id, message.messageId, receiverRows(flags));
   await announceMessage(deps, ctx, realm, settings, to, message, post, flags);
 }
@@ -184,9 +183,10 @@ async function receiverFlags(
   realmId: number,
   receivers: number[],
   post: Post,
+  rendered: RenderedMentions,
 ): Promise<Map<number, string[]>> {
   const recipients = [...(await deps.users.byIds(ctx, realmId, receivers)).values()];
-  const mentions = mentionFlags(post.content, recipients);
+  const mentions = mentionFlags(rendered, recipients, await deps.userGroups.get(ctx));
   // Zulip's has_alert_word, and its muted senders: their messages arrive read for the users who muted them
   const [alerted, muters] = await Promise.all([
     deps.alertWords.usersAlerted(realmId, post.content, receivers),

@@ -7,8 +7,9 @@ import {
   requireRealm,
   type BusClient,
   type CallContext,
+  compileLinkifiers,
+  type CompiledLinkifier,
 } from "@teamchat/shared";
-import { compileLinkifiers, type CompiledLinkifier } from "./linkifiers";
 
 /** Linkifiers kept over all organizations; the least recently used organizations are dropped beyond it. */
 const MAX_CACHED_LINKIFIERS = 20_000;

@@ -7,16 +7,13 @@ import {
   type realmConfig,
   type EventPublisher,
 } from "@teamchat/shared";
-import type { LinkifierSource } from "../render/linkifier-source";
+import { checkGroupMentions, renderMessage, type RenderDeps } from "../render/message-rendering";
 import { checkMessage, type Addressee, type CheckMessageDeps } from "../messages/check-message";
-import { renderMarkdown } from "../render/markdown";
 import { toScheduledMessage, type ScheduledMessageFields } from "./scheduled-message.repository";
 import type { ScheduledMessageDoc } from "./scheduled-message.schema";
 
 /** What checking a scheduled message uses: a send's check, then its rendering. */
-export interface CheckScheduledDeps extends CheckMessageDeps {
-  linkifiers: LinkifierSource;
-}
+export interface CheckScheduledDeps extends CheckMessageDeps, RenderDeps {}
 
 /** A scheduled message's addressing as stored: "stream" or "private" (Zulip's API_RECIPIENT_TYPES). */
 export type ScheduledAddressing =
@@ -75,17 +72,15 @@ export async function checkScheduledMessage(
 > {
   const checked = await checkMessage(deps, ctx, realm, actor, settings, addresseeOf(where, content));
   const { to } = checked;
+  const rendered = await renderMessage(deps, ctx, realm, actor.userId, checked.content);
+  await checkGroupMentions(deps, ctx, realm, actor.userId, rendered.mentions);
   return {
     type: to.type,
     streamId: to.streamId,
     recipientIds: to.type === "private" ? to.receivers : [],
     topic: to.topic,
     content: checked.content,
-    renderedContent: renderMarkdown(
-      checked.content,
-      await deps.users.mentionTargets(ctx, realm.id),
-      await deps.linkifiers.get(ctx),
-    ),
+    renderedContent: rendered.html,
   };
 }
 

@@ -1,11 +1,10 @@
-import { requireUser, type HandlerContext } from "@teamchat/shared";
+import { requireUser, type HandlerContext, channelLink, silentMention } from "@teamchat/shared";
 import type { ChannelDoc } from "../channels/channel.schema";
 import {
   internalSendPrivateMessage,
   internalSendStreamMessage,
   type InternalStreamSendDeps,
 } from "../messages/internal-send";
-import { channelLink, silentMention } from "../render/link-syntax";
 import type { SubscribedPair } from "./subscribe-users";
 
 /** Zulip's settings.MAX_BULK_NEW_SUBSCRIPTION_MESSAGES: above this many new subscribers, no "subscribed you" messages. */

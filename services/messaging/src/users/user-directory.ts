@@ -7,8 +7,9 @@ import {
   type BusClient,
   type CallContext,
   type EventSubscription,
+  mentionTargets,
+  type MentionTargets,
 } from "@teamchat/shared";
-import { mentionTargets, type MentionTargets } from "../render/markdown";
 
 export type UserSummary = identity.UserSummary;
 

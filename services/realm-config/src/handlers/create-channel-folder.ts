@@ -1,9 +1,8 @@
-import { isAdmin, isDuplicateKey, mustBeAdmin, requireUser } from "@teamchat/shared";
+import { isAdmin, isDuplicateKey, mustBeAdmin, requireUser, renderMarkdown } from "@teamchat/shared";
 import type { EventPublisher, Handler, realmConfig } from "@teamchat/shared";
 import { channelFolderView } from "../channel-folders/channel-folder-view";
 import { checkChannelFolderName, nameInUse, publishChannelFolderEvent } from "../channel-folders/channel-folder-rules";
 import type { ChannelFolderRepository } from "../channel-folders/channel-folder.repository";
-import { renderMarkdown } from "../markdown";
 
 /** POST /channel_folders/create (Zulip's create_channel_folder + check_channel_folder_name). */
 export const createChannelFolderHandler =

@@ -1,5 +1,4 @@
-import { realmConfig, requireRealm, type Handler } from "@teamchat/shared";
-import { renderMarkdown } from "../markdown";
+import { realmConfig, requireRealm, type Handler, renderMarkdown } from "@teamchat/shared";
 import { realmIconUrl } from "../realms/branding";
 import type { RealmRecordRepository } from "../realms/realm.repository";
 import { SERVER_VERSION } from "../version.state";

@@ -1,4 +1,4 @@
-import { badRequest, isAdmin, isDuplicateKey, mustBeAdmin, requireUser } from "@teamchat/shared";
+import { badRequest, isAdmin, isDuplicateKey, mustBeAdmin, requireUser, renderMarkdown } from "@teamchat/shared";
 import type { EventPublisher, Handler, realmConfig } from "@teamchat/shared";
 import {
   checkChannelFolderName,
@@ -7,7 +7,6 @@ import {
   type ChannelFolderUpdateData,
 } from "../channel-folders/channel-folder-rules";
 import type { ChannelFolderChanges, ChannelFolderRepository } from "../channel-folders/channel-folder.repository";
-import { renderMarkdown } from "../markdown";
 
 /**
  * PATCH /channel_folders/{channel_folder_id} (Zulip's update_channel_folder): administrators

@@ -8,10 +8,10 @@ import {
   type Config,
   type GroupSettingValue,
   type RealmGroupSetting,
+  renderMarkdown,
 } from "@teamchat/shared";
 import { DEFAULT_EXTERNAL_ACCOUNTS } from "../profile-fields/external-accounts";
 import type { RealmRecordRepository } from "./realm.repository";
-import { renderMarkdown } from "../markdown";
 import { DEFAULT_LOGO_URL, realmIconUrl } from "./branding";
 import { SUPPORTED_PERMISSION_SETTINGS } from "./group-setting-rules";
 import {

@@ -5,6 +5,7 @@ import {
   type RealmGroupSetting,
   type realmConfig,
 } from "@teamchat/shared";
+import { profileSettings } from "./profile-settings";
 import type { RealmDoc } from "./realm.schema";
 
 /** Zulip's Message.EMPTY_TOPIC_FALLBACK_NAME: how the "" topic is shown. */
@@ -51,5 +52,7 @@ export function realmSettings(realm: RealmDoc): realmConfig.RealmSettings {
     web_public_streams_enabled: WEB_PUBLIC_STREAMS_ENABLED,
     ...SETTING_DEFAULTS,
     ...stored,
+    default_code_block_language: profileSettings(realm).default_code_block_language,
+    inline_image_preview: profileSettings(realm).inline_image_preview,
   };
 }

@@ -133,10 +133,22 @@ export const getUserGroupSubgroups = defineContract({
 /**
  * Internal: the organization's user-created groups (deactivated ones too)
  * with their direct members and subgroups, for the services that evaluate
- * group-setting values (UserGroupMemberships).
+ * group-setting values (UserGroupMemberships), and their names and who may
+ * mention them, for the `@*group*` mentions messages render.
  */
 export const getUserGroupMemberships = defineContract({
   subject: "identity.user_groups.memberships",
   params: z.object({}),
-  reply: z.object({ groups: z.array(z.object({ id: int, members: intList, direct_subgroup_ids: intList })) }),
+  reply: z.object({
+    groups: z.array(
+      z.object({
+        id: int,
+        name: z.string(),
+        deactivated: z.boolean(),
+        members: intList,
+        direct_subgroup_ids: intList,
+        can_mention_group: groupSettingValueSchema,
+      }),
+    ),
+  }),
 });

@@ -71,6 +71,8 @@ export const userSummarySchema = z.object({
   send_read_receipts: z.boolean(),
   /** whether the user's drafts are kept on the server (messaging refuses /drafts otherwise) */
   enable_drafts_synchronization: z.boolean(),
+  /** whether the emoticons the user types (`:)`) are rendered as emoji (Zulip renders each message with its sender's setting) */
+  translate_emoticons: z.boolean(),
 });
 
 export type UserSummary = z.infer<typeof userSummarySchema>;

@@ -3,13 +3,19 @@
  * test_realm_patterns and test_multiple_matching_realm_patterns), and the
  * pattern and URL template rules shared with realm-config.
  */
-import { compilePattern, expandUriTemplate, parseUriTemplate, uriTemplateVariables } from "@teamchat/shared";
-import { compileLinkifiers, topicLinks } from "../src/render/linkifiers";
-import { renderMarkdown } from "../src/render/markdown";
+import {
+  compilePattern,
+  expandUriTemplate,
+  parseUriTemplate,
+  uriTemplateVariables,
+  compileLinkifiers,
+  topicLinks,
+  renderMarkdown,
+} from "@teamchat/shared";
 
 const trac = { id: 1, pattern: "#(?P<id>[0-9]{2,8})", url_template: "https://trac.example.com/ticket/{id}" };
 const render = (content: string, ...list: Array<{ id: number; pattern: string; url_template: string }>) =>
-  renderMarkdown(content, undefined, compileLinkifiers(list.length ? list : [trac]));
+  renderMarkdown(content, { linkifiers: compileLinkifiers(list.length ? list : [trac]) });
 const link = (id: string, text = `#${id}`) => `<a href="https://trac.example.com/ticket/${id}">${text}</a>`;
 
 it("links every match, but not inside words, Markdown links or code", () => {
@@ -20,8 +26,10 @@ it("links every match, but not inside words, Markdown links or code", () => {
   ).toBe(
     `<p>We should fix ${link("224")} ${link("336")} ${link("446")} and ${link("115")}, but not issue#124 or #1124z or <a href="https://trac.example.com/ticket/16">trac #15</a> today.</p>`,
   );
-  expect(render("`#123` and\n```\n#456\n```")).toBe("<p><code>#123</code> and</p>\n<pre><code>#456\n</code></pre>");
-  expect(render("**#123** _#456_")).toBe(`<p><strong>${link("123")}</strong> <em>${link("456")}</em></p>`);
+  expect(render("`#123` and\n```\n#456\n```")).toBe(
+    '<p><code>#123</code> and</p>\n<div class="codehilite"><pre><span></span><code>#456\n</code></pre></div>',
+  );
+  expect(render("**#123** *#456*")).toBe(`<p><strong>${link("123")}</strong> <em>${link("456")}</em></p>`);
   expect(render("line\n#77")).toBe(`<p>line<br>\n${link("77")}</p>`);
 });
 
@@ -115,6 +123,10 @@ describe("topic_links (Zulip's topic_links)", () => {
       { url: "https://example.com", text: "https://example.com" },
     ]);
     expect(links("nothing here")).toEqual([]);
+    // Zulip's web link rule: bare domains of known top-level domains, as https://
+    expect(links("see zulip.com/help and readme.md")).toEqual([
+      { url: "https://zulip.com/help", text: "zulip.com/help" },
+    ]);
   });
 
   it("an earlier linkifier wins where matches overlap; linkifiers win over URLs", () => {

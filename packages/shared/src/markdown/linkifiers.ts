@@ -1,11 +1,9 @@
 import type { StateCore, Token } from "markdown-it";
-import { compilePattern, expandUriTemplate, parseUriTemplate, type realmConfig } from "@teamchat/shared";
-
-/** A linkifier ready to run: its pattern with Zulip's boundaries, and its parsed URL template. */
-export interface CompiledLinkifier {
-  regex: RegExp;
-  template: NonNullable<ReturnType<typeof parseUriTemplate>>;
-}
+import type { RealmLinkifier } from "../contracts/realm-config/linkifiers";
+import { compilePattern, expandUriTemplate, parseUriTemplate } from "../domain/linkifiers";
+import { renderEnv, type CompiledLinkifier } from "./context";
+import { sanitizeUrl } from "./urls";
+import { webLinkAtStart } from "./web-links";
 
 /**
  * Zulip's prepare_linkifier_pattern: a match starts at the start, after
@@ -20,7 +18,7 @@ const withBoundaries = (source: string) =>
  * compiled (saved before a rule changed) matches nothing, as Zulip's
  * LinkifierPattern falls back to a pattern that never matches.
  */
-export function compileLinkifiers(linkifiers: realmConfig.RealmLinkifier[]): CompiledLinkifier[] {
+export function compileLinkifiers(linkifiers: RealmLinkifier[]): CompiledLinkifier[] {
   return linkifiers.flatMap(({ pattern, url_template }) => {
     const template = parseUriTemplate(url_template);
     try {
@@ -29,22 +27,6 @@ export function compileLinkifiers(linkifiers: realmConfig.RealmLinkifier[]): Com
       return [];
     }
   });
-}
-
-/** The schemes Zulip's sanitize_url lets a link have. */
-const ALLOWED_SCHEMES = new Set(
-  "http https ftp file bitcoin geo im irc ircs magnet mailto matrix mms news nntp openpgp4fpr sip sms smsto ssh tel urn webcal wtai xmpp".split(
-    " ",
-  ),
-);
-
-/** Zulip's sanitize_url: the link's href, or null when its scheme is not allowed (the text then stays text). */
-function sanitizeUrl(url: string): string | null {
-  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url)?.[1];
-  if (scheme) return ALLOWED_SCHEMES.has(scheme.toLowerCase()) ? url.replace(/ /g, "%20") : null;
-  if (url.startsWith("/") || url.startsWith("#")) return url;
-  if (url.includes("@") && !url.includes("/")) return `mailto:${url}`;
-  return sanitizeUrl(`http://${url}`);
 }
 
 type Piece = string | { text: string; href: string };
@@ -98,7 +80,7 @@ function boundaryBefore(previous: Token | undefined): string {
  * LinkifierPattern makes `<a href="...">text</a>`.
  */
 export function linkifierRule(state: StateCore): void {
-  const linkifiers = (state.env as { linkifiers?: CompiledLinkifier[] }).linkifiers;
+  const linkifiers = renderEnv(state.env).linkifiers;
   if (!linkifiers?.length) return;
   for (const block of state.tokens) {
     if (block.type !== "inline" || !block.children) continue;
@@ -133,12 +115,6 @@ export function linkifierRule(state: StateCore): void {
 
 /** Zulip's basic_link_splitter: what ends a raw URL in a topic. */
 const LINK_SPLITTER = /[ !;),'"]/g;
-/**
- * A raw URL at a segment's start, up to its end less trailing punctuation
- * (Zulip's web link regex; its bare domains, recognised by their top-level
- * domain, are not linked here).
- */
-const RAW_URL = /^(?<url>https?:\/\/[\w.:@-]+(?:\/\S*?)?)(?=[!:;?),.'">]*$)/;
 
 interface TopicLinkMatch {
   text: string;
@@ -172,8 +148,9 @@ export function topicLinks(topic: string, linkifiers: CompiledLinkifier[]): Arra
   }
   let start = 0;
   for (const end of [...[...topic.matchAll(LINK_SPLITTER)].map((s) => s.index), topic.length]) {
-    const url = RAW_URL.exec(topic.slice(start, end))?.groups?.url;
-    if (url) matches.push({ text: url, url, index: start });
+    const url = webLinkAtStart(topic.slice(start, end));
+    // a bare domain links to its https:// address
+    if (url) matches.push({ text: url, url: /^[a-z][a-z0-9+.-]*:/i.test(url) ? url : `https://${url}`, index: start });
     start = end + 1;
   }
   const applied: TopicLinkMatch[] = [];
