@@ -4,7 +4,7 @@
  * topic_link_util.py (get_stream_link_syntax, get_stream_topic_link_syntax)
  * and url_encoding.py (encode_channel, stream_message_url).
  */
-import { isPrintable, unprintablePosition } from "@teamchat/shared";
+import { isPrintable, unprintablePosition } from "../domain/printable";
 
 /** Zulip's silent_mention_syntax_for_user: names the user without notifying them. */
 export const silentMention = (user: { full_name: string; user_id: number }): string =>
