@@ -55,6 +55,12 @@ const REPLACE = `UPDATE SET
   receivers = EXCLUDED.receivers, has_link = EXCLUDED.has_link, has_image = EXCLUDED.has_image,
   has_attachment = EXCLUDED.has_attachment`;
 
+/**
+ * Text as PostgreSQL can store it: it refuses NUL, which a topic stored before
+ * topics were checked may hold (a search cannot look for it anyway).
+ */
+const storable = (text: string): string => text.replaceAll("\0", "");
+
 /** The has: operands the index holds a column for (has:reaction is tested on the messages). */
 const HAS_COLUMNS = { link: "has_link", image: "has_image", attachment: "has_attachment" } as const;
 
@@ -306,10 +312,10 @@ export class PostgresSearch implements SearchEngine {
         column((m) => m.streamId),
         column((m) => m.recipientId),
         column((m) => m.senderId),
-        column((m) => m.topic),
-        column((m) => m.topicKey),
-        column((m) => m.content),
-        column((m) => m.renderedContent),
+        column((m) => storable(m.topic)),
+        column((m) => storable(m.topicKey)),
+        column((m) => storable(m.content)),
+        column((m) => storable(m.renderedContent)),
         column((m) => JSON.stringify(m.receivers)),
         features.map((f) => f.hasLink),
         features.map((f) => f.hasImage),
