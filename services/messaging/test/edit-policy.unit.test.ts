@@ -502,7 +502,14 @@ describe("what an edit stores (do_update_message)", () => {
   it("a content edit keeps the previous content in the edited message's history", () => {
     const plan = planMove(sender.userId, message(), null, [message()], NOW);
     expect(contentChange(plan, message(), "bye", "<p>bye</p>", NOW)).toEqual({
-      set: { content: "bye", renderedContent: "<p>bye</p>", lastEditTimestamp: NOW },
+      set: {
+        content: "bye",
+        renderedContent: "<p>bye</p>",
+        hasLink: false,
+        hasImage: false,
+        hasAttachment: false,
+        lastEditTimestamp: NOW,
+      },
       entry: { user_id: sender.userId, timestamp: NOW, prev_content: "hello", prev_rendered_content: "<p>hello</p>" },
     });
   });
