@@ -1,6 +1,7 @@
 import type { MarkdownIt, StateCore, Token } from "markdown-it";
 import { isZulipExtraEmoji, unicodeEmojiCode, unicodeEmojiName } from "../domain/emoji";
 import { renderEnv, type RenderEnv } from "./context";
+import { splitText } from "./split-text";
 
 /**
  * Zulip's EMOTICON_CONVERSIONS: what translate_emoticons turns into emoji,
@@ -75,33 +76,18 @@ function emojiIn(match: RegExpExecArray, env: RenderEnv): Emoji | null {
 /** Splits a text token into text and emoji tokens. */
 function splitEmoji(token: Token, env: RenderEnv, state: StateCore): Token[] {
   const pattern = env.translateEmoticons ? WITH_EMOTICONS : WITHOUT_EMOTICONS;
-  const out: Token[] = [];
-  const text = (content: string) => {
-    if (content === "") return;
-    const t = new state.Token("text", "", 0);
-    t.content = content;
-    t.level = token.level;
-    out.push(t);
-  };
-  let done = 0;
-  pattern.lastIndex = 0;
-  for (let m = pattern.exec(token.content); m; m = pattern.exec(token.content)) {
+  return splitText(token, state, pattern, (m) => {
     const emoji = emojiIn(m, env);
     if (!emoji) {
       // `:a:b:` — the closing colon of a failed name may open the next one
       if (m.groups!.name !== undefined) pattern.lastIndex = m.index + m[0].length - 1;
-      continue;
+      return null;
     }
-    text(token.content.slice(done, m.index));
     const t = new state.Token("zulip_emoji", "span", 0);
     t.meta = emoji;
     t.level = token.level;
-    out.push(t);
-    done = m.index + m[0].length;
-  }
-  if (done === 0) return [token];
-  text(token.content.slice(done));
-  return out;
+    return { tokens: [t], end: m.index + m[0].length };
+  });
 }
 
 /** markdown-it core rule: emoji in the text of every inline block, but not in links made of bare URLs. */

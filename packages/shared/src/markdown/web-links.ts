@@ -1,6 +1,7 @@
 import type { StateCore, Token } from "markdown-it";
 import tlds from "tlds";
 import { renderEnv, type RenderEnv } from "./context";
+import { splitText } from "./split-text";
 import { realmRelativeUrl, sanitizeUrl } from "./urls";
 
 /** Zulip's list_of_tlds: the IANA top-level domains less the ones more often file extensions, longest first. */
@@ -39,21 +40,10 @@ export function webLinkAtStart(text: string): string | undefined {
 
 /** Splits a text token at its web links (Zulip's AutoLink pattern: url_to_a, its text the URL as written). */
 function splitWebLinks(token: Token, state: StateCore, env: RenderEnv): Token[] {
-  const out: Token[] = [];
-  const text = (content: string) => {
-    if (content === "") return;
-    const t = new state.Token("text", "", 0);
-    t.content = content;
-    t.level = token.level;
-    out.push(t);
-  };
-  let done = 0;
-  WEB_LINK.lastIndex = 0;
-  for (let m = WEB_LINK.exec(token.content); m; m = WEB_LINK.exec(token.content)) {
+  return splitText(token, state, WEB_LINK, (m) => {
     const url = m.groups!.url!;
     const href = sanitizeUrl(url);
-    if (href === null) continue;
-    text(token.content.slice(done, m.index));
+    if (href === null) return null;
     const open = new state.Token("link_open", "a", 1);
     open.attrs = [["href", realmRelativeUrl(href, env.realmUrl)]];
     open.markup = "linkify";
@@ -64,12 +54,8 @@ function splitWebLinks(token: Token, state: StateCore, env: RenderEnv): Token[] 
     const label = new state.Token("text", "", 0);
     label.content = url;
     label.level = token.level + 1;
-    out.push(open, label, close);
-    done = m.index + url.length;
-  }
-  if (done === 0) return [token];
-  text(token.content.slice(done));
-  return out;
+    return { tokens: [open, label, close], end: m.index + url.length };
+  });
 }
 
 /** markdown-it core rule: the web links in every text outside links and code. */
