@@ -420,7 +420,10 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
         await bus.request(messaging.openUpload, { path_id: url.slice("user_uploads/".length) }, ctx);
       } catch (err) {
         if (!(err instanceof ZulipError && (err.status === 404 || err.status === 403))) throw err;
-        return reply.status(403).type("text/html; charset=utf-8").send("<p>You are not authorized to view this file.</p>");
+        return reply
+          .status(403)
+          .type("text/html; charset=utf-8")
+          .send("<p>You are not authorized to view this file.</p>");
       }
     }
     // one leading slash: `//host` would send the browser to another host

@@ -160,13 +160,19 @@ async function fetchUpstream(
   }
 }
 
-/** The body, failing once it passes `maxBytes`: a body without Content-Length is cut off there (go-camo's LimitReadCloser). */
-function limitedTo(maxBytes: number): Transform {
+/**
+ * The body up to `maxBytes`: a body without Content-Length that goes on past
+ * it is cut off there (go-camo's LimitReadCloser), by `cutOff`, which ends the
+ * answer to the client (an incomplete image, not a complete smaller one).
+ */
+function limitedTo(maxBytes: number, cutOff: () => void): Transform {
   let seen = 0;
   return new Transform({
     transform(chunk: Buffer, _encoding, done) {
       seen += chunk.length;
-      done(seen > maxBytes ? new Refusal(404, "Content length exceeded") : null, chunk);
+      if (seen <= maxBytes) return done(null, chunk);
+      cutOff();
+      done();
     },
   });
 }
@@ -259,7 +265,8 @@ export function registerExternalContent(app: FastifyInstance, settings: ImagePro
         return reply.send();
       }
       // streamed: the gateway holds a chunk at a time, whatever the image's size
-      return reply.send(pipeline(upstream, limitedTo(settings.maxBytes), () => undefined));
+      const cutOff = () => reply.raw.destroy();
+      return reply.send(pipeline(upstream, limitedTo(settings.maxBytes, cutOff), () => undefined));
     },
   });
 }

@@ -1,0 +1,61 @@
+/** The image proxy's address check and URL signing, without a system. */
+import { camoPath } from "../src/external-content";
+import { ReachableAddresses } from "../src/reachable-address";
+
+describe("ReachableAddresses", () => {
+  const publicOnly = new ReachableAddresses("");
+
+  it.each(["8.8.8.8", "93.184.216.34", "2001:4860:4860::8888", "::ffff:8.8.8.8"])("lets %s through", (address) => {
+    expect(publicOnly.reachable(address)).toBe(true);
+  });
+
+  it.each([
+    ["loopback", "127.0.0.1"],
+    ["loopback, elsewhere in 127/8", "127.0.0.2"],
+    ["private", "10.1.2.3"],
+    ["private", "172.16.0.1"],
+    ["private", "192.168.1.1"],
+    ["link-local (cloud metadata)", "169.254.169.254"],
+    ["carrier-grade NAT", "100.64.0.1"],
+    ["unspecified", "0.0.0.0"],
+    ["multicast", "224.0.0.1"],
+    ["broadcast", "255.255.255.255"],
+    ["reserved", "240.0.0.1"],
+    ["IPv6 loopback", "::1"],
+    ["IPv6 unspecified", "::"],
+    ["IPv6 link-local", "fe80::1"],
+    ["IPv6 unique-local", "fd00::1"],
+    ["IPv6 multicast", "ff02::1"],
+    ["IPv4-mapped loopback", "::ffff:127.0.0.1"],
+    ["IPv4-mapped private", "::ffff:10.0.0.1"],
+    ["NAT64 of loopback", "64:ff9b::7f00:1"],
+    ["6to4", "2002:7f00:1::"],
+    ["not an address", "example.com"],
+  ])("refuses %s (%s)", (_kind, address) => {
+    expect(publicOnly.reachable(address)).toBe(false);
+  });
+
+  it("lets through the private addresses and ranges it is given, and no others", () => {
+    const allowing = new ReachableAddresses(" 127.0.0.1 , 10.0.0.0/8,fd00::/8");
+    expect(allowing.reachable("127.0.0.1")).toBe(true);
+    expect(allowing.reachable("::ffff:127.0.0.1")).toBe(true);
+    expect(allowing.reachable("10.200.0.1")).toBe(true);
+    expect(allowing.reachable("fd12::1")).toBe(true);
+    expect(allowing.reachable("127.0.0.2")).toBe(false);
+    expect(allowing.reachable("192.168.0.1")).toBe(false);
+    expect(allowing.reachable("::1")).toBe(false);
+  });
+
+  it("refuses a setting entry that is neither an address nor a range", () => {
+    expect(() => new ReachableAddresses("127.0.0.1,localhost")).toThrow(
+      'CAMO_ALLOWED_PRIVATE_ADDRESSES: "localhost" is neither an IP address nor a CIDR range',
+    );
+  });
+});
+
+it("signs a URL as Zulip's generate_camo_url does: HMAC-SHA1 hex digest, then the URL in hex", () => {
+  // hmac.new(b"k", b"https://example.com/cat.png", hashlib.sha1).hexdigest() in Python
+  expect(camoPath("k", "https://example.com/cat.png")).toBe(
+    "/external_content/5d35b9cc59934f212bcfba72d062a86cb16383dc/68747470733a2f2f6578616d706c652e636f6d2f6361742e706e67",
+  );
+});
