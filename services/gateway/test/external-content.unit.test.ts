@@ -1,5 +1,8 @@
-/** The image proxy's address check and URL signing, without a system. */
-import { camoPath } from "../src/external-content";
+/** The image proxy's address check, URL signing and time limit, without a system. */
+import Fastify, { type FastifyInstance } from "fastify";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { camoPath, registerExternalContent } from "../src/external-content";
 import { ReachableAddresses } from "../src/reachable-address";
 
 describe("ReachableAddresses", () => {
@@ -58,4 +61,44 @@ it("signs a URL as Zulip's generate_camo_url does: HMAC-SHA1 hex digest, then th
   expect(camoPath("k", "https://example.com/cat.png")).toBe(
     "/external_content/5d35b9cc59934f212bcfba72d062a86cb16383dc/68747470733a2f2f6578616d706c652e636f6d2f6361742e706e67",
   );
+});
+
+describe("the time limit (go-camo's timeout)", () => {
+  let proxy: FastifyInstance;
+  let slowHost: Server;
+  let slowBase: string;
+  beforeAll(async () => {
+    proxy = Fastify();
+    registerExternalContent(proxy, {
+      key: "k",
+      maxBytes: 1024,
+      timeoutMs: 300,
+      addresses: new ReachableAddresses("127.0.0.1"),
+    });
+    // answers nothing, or the start of an image and then nothing
+    slowHost = createServer((req, res) => {
+      if (req.url === "/stalls-midway.png") res.writeHead(200, { "content-type": "image/png" }).write("partial");
+    });
+    await new Promise<void>((resolve) => slowHost.listen(0, "127.0.0.1", resolve));
+    slowBase = `http://127.0.0.1:${(slowHost.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    slowHost.closeAllConnections();
+    await new Promise((resolve) => slowHost.close(resolve));
+    await proxy.close();
+  });
+
+  it("a host that does not answer in time: 504", async () => {
+    const res = await proxy.inject({ method: "GET", url: camoPath("k", `${slowBase}/never.png`) });
+    expect({ status: res.statusCode, body: res.body }).toEqual({ status: 504, body: "Error Fetching Resource\n" });
+  });
+
+  it("a body that stops coming: the answer is cut off at the time limit", async () => {
+    const url = await proxy.listen({ port: 0, host: "127.0.0.1" });
+    const started = Date.now();
+    const res = await fetch(`${url}${camoPath("k", `${slowBase}/stalls-midway.png`)}`);
+    expect(res.status).toBe(200);
+    await expect(res.arrayBuffer()).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
 });
