@@ -31,11 +31,11 @@ let alice: TestUser, bob: TestUser;
 /** the image host (allowed) and the same handler on an address the test system does not allow */
 let imageHost: Server, privateHost: Server;
 let imageBase: string, privateBase: string;
-const received: Array<{ host: string; path: string; headers: IncomingHttpHeaders }> = [];
+const received: Array<{ host: string; method: string; path: string; headers: IncomingHttpHeaders }> = [];
 
 function imageServer(): Server {
   return createServer((req, res) => {
-    received.push({ host: req.socket.localAddress!, path: req.url!, headers: req.headers });
+    received.push({ host: req.socket.localAddress!, method: req.method!, path: req.url!, headers: req.headers });
     switch (req.url) {
       case "/cat.png":
         if (req.headers["if-none-match"] === '"v1"') return res.writeHead(304, { etag: '"v1"' }).end();
@@ -105,12 +105,17 @@ interface Answer {
 }
 
 /** GET of a path outside /api/v1, as a client loading an image does: the raw answer. */
-function get(path: string, user: Credentials | null, headers: Record<string, string> = {}): Promise<Answer> {
+function get(
+  path: string,
+  user: Credentials | null,
+  headers: Record<string, string> = {},
+  method = "GET",
+): Promise<Answer> {
   const { host } = org.api(user);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       `${org.baseUrl}${path}`,
-      { headers: { ...(host && { host }), ...(user && { authorization: basicAuth(user) }), ...headers } },
+      { method, headers: { ...(host && { host }), ...(user && { authorization: basicAuth(user) }), ...headers } },
       (res) => {
         const chunks: Buffer[] = [];
         const answer = (complete: boolean) =>
@@ -179,6 +184,14 @@ it("a cached image is revalidated: the host's 304 is passed on", async () => {
   const res = await get(await proxyPath(`${imageBase}/cat.png`), null, { "if-none-match": '"v1"' });
   expect(res.status).toBe(304);
   expect(res.body.length).toBe(0);
+});
+
+it("HEAD asks the host for the headers only", async () => {
+  received.length = 0;
+  const res = await get(await proxyPath(`${imageBase}/cat.png`), null, {}, "HEAD");
+  expect({ status: res.status, length: res.body.length }).toEqual({ status: 200, length: 0 });
+  expect(res.headers).toMatchObject({ "content-type": "image/png", "content-length": String(IMAGE.length) });
+  expect(received.map((r) => `${r.method} ${r.path}`)).toEqual(["HEAD /cat.png"]);
 });
 
 it("follows a redirect on the image's host", async () => {
@@ -263,7 +276,14 @@ describe("/external_content refuses as go-camo does", () => {
 
   it("a private address not allowed, directly or by a redirect: 404, never connected to", async () => {
     received.length = 0;
-    for (const url of [`${privateBase}/cat.png`, `${imageBase}/to-private.png`]) {
+    const port = new URL(privateBase).port;
+    for (const url of [
+      `${privateBase}/cat.png`,
+      `${imageBase}/to-private.png`,
+      `http://[::ffff:127.0.0.2]:${port}/cat.png`,
+      `http://[::1]:${port}/cat.png`,
+      `http://0x7f.2:${port}/cat.png`,
+    ]) {
       expectRefusal(await get(await proxyPath(url), null), 404, "Error Fetching Resource");
     }
     expect(received.map((r) => r.host)).toEqual(["127.0.0.1"]);
