@@ -240,12 +240,15 @@ describe("/thumbnail (Zulip's backend_serve_thumbnail)", () => {
     }
   });
 
-  it("refuses an upload the user may not see, as Zulip's validate_thumbnail_request does", async () => {
-    const res = await get(
-      `/thumbnail?url=${encodeURIComponent(`user_uploads/${org.realm.id}/ab/cd/x.png`)}&size=full`,
-      bob,
-    );
-    expect({ status: res.status, body: res.body.toString() }).toEqual({
+  it("sends an upload to its path for a user who may see it, 403 otherwise (Zulip's validate_thumbnail_request)", async () => {
+    const uploaded = await org.api(alice).post("/user_uploads", { file: new File([IMAGE], "cat.png") }, "multipart");
+    const path = (uploaded.body as { url: string }).url;
+    const thumbnail = `/thumbnail?url=${encodeURIComponent(path.slice(1))}&size=thumbnail`;
+    const own = await get(thumbnail, alice);
+    expect({ status: own.status, location: own.headers.location }).toEqual({ status: 302, location: path });
+    // not yet in a message Bob can read: Bob may not see it
+    const other = await get(thumbnail, bob);
+    expect({ status: other.status, body: other.body.toString() }).toEqual({
       status: 403,
       body: "<p>You are not authorized to view this file.</p>",
     });
