@@ -8,10 +8,11 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { createHmac, timingSafeEqual } from "node:crypto";
+import type { LookupAddress } from "node:dns";
 import { lookup } from "node:dns/promises";
 import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { isIP } from "node:net";
+import { isIP, type LookupFunction } from "node:net";
 import { Transform, pipeline } from "node:stream";
 import { MIMEType } from "node:util";
 import type { Config, Logger } from "@teamchat/shared";
@@ -96,11 +97,22 @@ export function imageProxySettings(config: Config, log: Logger): ImageProxySetti
   };
 }
 
+/** `promise`, or a rejection once `signal` aborts: DNS lookups take no signal, and the time limit covers them too. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    if (signal.aborted) return abort();
+    signal.addEventListener("abort", abort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
+  });
+}
+
 /**
- * One request to `url`, connected to an address checked first: the name is
- * resolved here and the connection made to the address found, so that a
- * second resolution cannot lead elsewhere (DNS rebinding). Refused, as
- * go-camo's dialer does, when any address of the name is not reachable.
+ * One request to `url`, connected only to addresses checked first: the name is
+ * resolved here and the connection's own lookup answers with the addresses
+ * checked, so that a second resolution cannot lead elsewhere (DNS rebinding).
+ * Refused, as go-camo's dialer does, when any address of the name is not
+ * reachable. Node still tries the checked addresses of both families in turn.
  */
 async function requestChecked(
   url: URL,
@@ -110,24 +122,29 @@ async function requestChecked(
   signal: AbortSignal,
 ): Promise<IncomingMessage> {
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
-  const literal = isIP(host) !== 0;
-  const addresses = literal
-    ? [host]
-    : (await lookup(host, { all: true, verbatim: true }).catch(() => [])).map((found) => found.address);
-  if (addresses.length === 0 || !addresses.every((address) => settings.addresses.reachable(address))) {
+  const family = isIP(host);
+  const addresses: LookupAddress[] =
+    family !== 0
+      ? [{ address: host, family }]
+      : await untilAborted(lookup(host, { all: true, verbatim: true }), signal).catch((err: unknown) => {
+          if (signal.aborted) throw err;
+          return [];
+        });
+  if (addresses.length === 0 || !addresses.every(({ address }) => settings.addresses.reachable(address))) {
     throw new Refusal(404, FETCH_FAILED);
   }
+  const checkedLookup: LookupFunction = (_name, options, answer) =>
+    options.all ? answer(null, addresses) : answer(null, addresses[0]!.address, addresses[0]!.family);
   const https = url.protocol === "https:";
   return new Promise((resolve, reject) => {
     const request = (https ? httpsRequest : httpRequest)(
       {
-        host: addresses[0],
+        host,
         port: url.port || (https ? 443 : 80),
         path: `${url.pathname}${url.search}`,
         method,
         headers: { ...headers, host: url.host },
-        // TLS checks the certificate against the name, not the address connected to
-        ...(https && !literal && { servername: host }),
+        lookup: checkedLookup,
         agent: false,
         signal,
       },

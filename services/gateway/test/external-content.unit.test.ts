@@ -1,7 +1,9 @@
-/** The image proxy's address check, URL signing and time limit, without a system. */
+/** The image proxy without a system: its address check, URL signing, name resolution and time limit. */
 import Fastify, { type FastifyInstance } from "fastify";
+import { lookup } from "node:dns/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { hostname } from "node:os";
 import { camoPath, registerExternalContent } from "../src/external-content";
 import { ReachableAddresses } from "../src/reachable-address";
 
@@ -101,4 +103,31 @@ describe("the time limit (go-camo's timeout)", () => {
     await expect(res.arrayBuffer()).rejects.toThrow();
     expect(Date.now() - started).toBeLessThan(5_000);
   });
+});
+
+it("a host name: resolved and checked by the proxy, connected to at the address checked, with its name as Host", async () => {
+  // this machine's own name resolves to one of its addresses (loopback or private) on any machine
+  const name = hostname();
+  const addresses = (await lookup(name, { all: true })).map((found) => found.address);
+  const host = createServer((req, res) => res.writeHead(200, { "content-type": "image/png" }).end(req.headers.host));
+  await new Promise<void>((resolve) => host.listen(0, addresses[0], resolve));
+  const url = `http://${name}:${(host.address() as AddressInfo).port}/x.png`;
+  const answers: Array<[number, string]> = [];
+  for (const allowed of [addresses.join(","), ""]) {
+    const proxy = Fastify();
+    registerExternalContent(proxy, {
+      key: "k",
+      maxBytes: 1024,
+      timeoutMs: 2_000,
+      addresses: new ReachableAddresses(allowed),
+    });
+    const res = await proxy.inject({ method: "GET", url: camoPath("k", url) });
+    answers.push([res.statusCode, res.body]);
+    await proxy.close();
+  }
+  host.close();
+  expect(answers).toEqual([
+    [200, new URL(url).host],
+    [404, "Error Fetching Resource\n"],
+  ]);
 });
