@@ -91,6 +91,8 @@ export async function launchSystem(
     // every test user's password is hashed and checked once: at the default cost that was a large share of
     // the run (docs/adr/0020-password-hashing-cost.md)
     PASSWORD_HASH_COST: "10",
+    // the image proxy's tests serve images from 127.0.0.1; every other private address stays refused
+    CAMO_ALLOWED_PRIVATE_ADDRESSES: "127.0.0.1",
     ...env,
   });
   const sink = logs && {

@@ -45,6 +45,21 @@ export const envSchema = z.object({
    * input would exhaust the stack when validated or re-encoded for the bus.
    */
   JSON_DEPTH_LIMIT: z.coerce.number().int().positive().default(32),
+  /**
+   * Zulip's camo_key secret: the HMAC key that signs the `/external_content/...` URLs `/thumbnail`
+   * redirects to, so that the image proxy fetches only URLs this server sent a client to. Unset: a
+   * development key, which lets anyone who knows it use the proxy (the gateway warns in production).
+   */
+  CAMO_KEY: z.string().min(1).optional(),
+  /** The largest image the proxy passes on (go-camo's max size); larger ones are refused or cut off. */
+  CAMO_MAX_SIZE_MIB: z.coerce.number().positive().default(25),
+  /** How long the proxy's fetch of an image may take, redirects and body included (go-camo's timeout). */
+  CAMO_TIMEOUT_SECONDS: z.coerce.number().positive().default(10),
+  /**
+   * Addresses or CIDR ranges, comma-separated, that the proxy may fetch from although they are not
+   * public (loopback, private, link-local...): for tests and closed networks. Empty: public addresses only.
+   */
+  CAMO_ALLOWED_PRIVATE_ADDRESSES: z.string().default(""),
   /** Long-poll wait before a heartbeat event (Zulip: 50 s). */
   EVENT_HEARTBEAT_SECONDS: z.coerce.number().positive().default(50),
   /**

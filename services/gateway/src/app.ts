@@ -12,6 +12,7 @@ import {
   busClient,
   ZulipError,
   allContracts,
+  missingArgument,
   RawJson,
   decodeParams,
   MAX_FILE_UPLOAD_SIZE_MIB,
@@ -46,6 +47,7 @@ import { InstanceRateLimiter, RateLimiter, type RateDecision } from "./rate-limi
 import { RealmResolver } from "./realm-cache";
 import { retryingRead } from "./retrying-read";
 import { answerOtherMethods, notFound } from "./method-not-allowed";
+import { camoPath, imageProxySettings, registerExternalContent } from "./external-content";
 
 export const API_PREFIX = "/api/v1";
 
@@ -385,6 +387,47 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       realmConfig.emojiFiles.readChunk,
       () => ({ "cache-control": "public, max-age=31536000, immutable" }),
     );
+  });
+
+  const imageProxy = imageProxySettings(config, log);
+  registerExternalContent(app, imageProxy);
+
+  /**
+   * Zulip's backend_serve_thumbnail as it was while Zulip proxied outside images
+   * (zerver/views/thumbnail.py, zerver/lib/thumbnail.py generate_thumbnail_url):
+   * a path on this server is redirected to itself, an uploaded file's only if
+   * the user may see it, any other URL to the signed proxy path. Credentials are
+   * the API's, as this server has no browser sessions; `size` is required and
+   * not used, as in Zulip. Not counted against the API rate limit, as the file
+   * routes are not: a page of image previews would use it up.
+   */
+  app.get("/thumbnail", async (req, reply) => {
+    const realm = await realms.resolve(req.headers.host ?? "", req.id);
+    const actor = await authenticate(req, realm);
+    const query = req.query as Record<string, unknown>;
+    const [url, size] = ["url", "size"].map((name) => [query[name]].flat().at(-1));
+    if (typeof url !== "string") throw missingArgument("url");
+    if (typeof size !== "string") throw missingArgument("size");
+    // Django's urljoin("/", url) and url_has_allowed_host_and_scheme: only a URL without scheme or host stays here
+    const base = new URL("http://thumbnail.invalid/");
+    const resolved = URL.canParse(url, base.href) ? new URL(url, base) : undefined;
+    if (resolved?.origin !== base.origin || /^[A-Za-z][A-Za-z0-9+.-]*:/.test(url)) {
+      return reply.redirect(camoPath(imageProxy.key, url));
+    }
+    if (url.startsWith("user_uploads/")) {
+      const ctx = { realm, actor, requestId: req.id };
+      try {
+        await bus.request(messaging.openUpload, { path_id: url.slice("user_uploads/".length) }, ctx);
+      } catch (err) {
+        if (!(err instanceof ZulipError && (err.status === 404 || err.status === 403))) throw err;
+        return reply
+          .status(403)
+          .type("text/html; charset=utf-8")
+          .send("<p>You are not authorized to view this file.</p>");
+      }
+    }
+    // one leading slash: `//host` would send the browser to another host
+    return reply.redirect(`${resolved.pathname.replace(/^\/+/, "/")}${resolved.search}${resolved.hash}`);
   });
 
   app.get("/health", async (req, reply) => {

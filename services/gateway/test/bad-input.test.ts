@@ -269,8 +269,12 @@ describe("a method the path does not have (Zulip's rest_dispatch)", () => {
     });
   });
 
-  it("files outside /api/v1 too: /user_uploads is GET only", async () => {
+  it("files outside /api/v1 too: /user_uploads, /thumbnail and the image proxy are GET only", async () => {
     expect(await methodRequest("DELETE", `/user_uploads/${org.realm.id}/ab/cd/file.txt`)).toEqual(
+      methodNotAllowed("GET", "HEAD"),
+    );
+    expect(await methodRequest("POST", "/thumbnail")).toEqual(methodNotAllowed("GET", "HEAD"));
+    expect(await methodRequest("PUT", `/external_content/${"0".repeat(40)}/00`)).toEqual(
       methodNotAllowed("GET", "HEAD"),
     );
   });

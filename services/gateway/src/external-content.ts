@@ -1,0 +1,289 @@
+/**
+ * The image proxy behind Zulip's `/thumbnail`: Zulip redirects an outside
+ * image to its camo service (`/external_content/<digest>/<hex url>`,
+ * zerver/lib/camo.py), which fetches it so that readers' clients never ask the
+ * image's host (which would learn their addresses). Camo (go-camo) is a
+ * separate Go service; here the gateway does its work, with go-camo's
+ * protections, statuses and plain-text error bodies (pkg/camo/proxy.go).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { createHmac, timingSafeEqual } from "node:crypto";
+import type { LookupAddress } from "node:dns";
+import { lookup } from "node:dns/promises";
+import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { isIP, type LookupFunction } from "node:net";
+import { Transform, pipeline } from "node:stream";
+import { MIMEType } from "node:util";
+import type { Config, Logger } from "@teamchat/shared";
+import { ReachableAddresses } from "./reachable-address";
+
+/** The key that signs proxy URLs when CAMO_KEY is not set: fine for development, public knowledge elsewhere. */
+const DEVELOPMENT_CAMO_KEY = "teamchat-development-camo-key";
+
+/** go-camo's default --max-redirects. */
+const MAX_REDIRECTS = 3;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/** Sent as Via on every fetch; a request that arrives with it is the proxy fetching itself (go-camo's loop check). */
+const VIA = "teamchat-camo";
+
+/** go-camo's default headers on every answer: nothing in a proxied file may run or load anything. */
+const SAFE_HEADERS = {
+  "x-content-type-options": "nosniff",
+  "content-security-policy": "default-src 'none'; img-src data:; style-src 'unsafe-inline'",
+};
+
+/** Upstream response headers passed on (go-camo's ValidRespHeaders, less those of range requests). */
+const PASSED_HEADERS = ["cache-control", "content-encoding", "etag", "expires", "last-modified"];
+/** Request headers passed on: the conditional ones, so that a cached image is revalidated; never cookies or credentials. */
+const CONDITIONAL_HEADERS = ["if-none-match", "if-modified-since"];
+/** How long clients may keep an image whose host says nothing about caching. */
+const DEFAULT_CACHE_CONTROL = "public, max-age=86400";
+
+/** go-camo's answer to every failure to fetch (bad address, bad redirect, network error). */
+const FETCH_FAILED = "Error Fetching Resource";
+
+/** A request the proxy refuses: go-camo's status and plain-text message. */
+class Refusal extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Zulip's generate_camo_url: `<HMAC-SHA1 hex digest>/<hex of the URL>` (zerver/lib/camo.py). */
+export function camoPath(key: string, url: string): string {
+  const bytes = Buffer.from(url, "utf8");
+  return `/external_content/${createHmac("sha1", key).update(bytes).digest("hex")}/${bytes.toString("hex")}`;
+}
+
+/** The URL a camo path was signed for, or undefined when the digest does not match (go-camo's HexDecodeURL). */
+function signedUrl(key: string, digest: string, hexUrl: string): string | undefined {
+  if (!/^(?:[0-9a-f]{2})*$/i.test(hexUrl) || !/^[0-9a-f]{40}$/i.test(digest)) return undefined;
+  const bytes = Buffer.from(hexUrl, "hex");
+  const expected = createHmac("sha1", key).update(bytes).digest();
+  return timingSafeEqual(expected, Buffer.from(digest, "hex")) ? bytes.toString("utf8") : undefined;
+}
+
+/** go-camo's checkURL: why a URL may not be fetched, or undefined when it may. */
+function urlRefusal(url: URL): string | undefined {
+  if (url.protocol !== "http:" && url.protocol !== "https:") return "Bad url scheme";
+  const host = url.hostname.toLowerCase();
+  if (host === "" || /(?:^|\.)(?:localhost|localdomain)\.?$/.test(host)) return "Bad url host";
+  if (url.username !== "" || url.password !== "") return "Userinfo URL rejected";
+  return undefined;
+}
+
+export interface ImageProxySettings {
+  key: string;
+  maxBytes: number;
+  timeoutMs: number;
+  addresses: ReachableAddresses;
+}
+
+/** The proxy's settings from the configuration; warns when production runs on the development key. */
+export function imageProxySettings(config: Config, log: Logger): ImageProxySettings {
+  if (config.CAMO_KEY === undefined && config.NODE_ENV === "production") {
+    log.warn("CAMO_KEY is not set: the image proxy signs with the development key, so anyone can use it");
+  }
+  return {
+    key: config.CAMO_KEY ?? DEVELOPMENT_CAMO_KEY,
+    maxBytes: Math.floor(config.CAMO_MAX_SIZE_MIB * 1024 * 1024),
+    timeoutMs: config.CAMO_TIMEOUT_SECONDS * 1000,
+    addresses: new ReachableAddresses(config.CAMO_ALLOWED_PRIVATE_ADDRESSES),
+  };
+}
+
+/** `promise`, or a rejection once `signal` aborts: DNS lookups take no signal, and the time limit covers them too. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    if (signal.aborted) return abort();
+    signal.addEventListener("abort", abort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
+  });
+}
+
+/**
+ * One request to `url`, connected only to addresses checked first: the name is
+ * resolved here and the connection's own lookup answers with the addresses
+ * checked, so that a second resolution cannot lead elsewhere (DNS rebinding).
+ * Refused, as go-camo's dialer does, when any address of the name is not
+ * reachable. Node still tries the checked addresses of both families in turn.
+ */
+async function requestChecked(
+  url: URL,
+  method: string,
+  headers: OutgoingHttpHeaders,
+  settings: ImageProxySettings,
+  signal: AbortSignal,
+): Promise<IncomingMessage> {
+  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  const family = isIP(host);
+  const addresses: LookupAddress[] =
+    family !== 0
+      ? [{ address: host, family }]
+      : await untilAborted(lookup(host, { all: true, verbatim: true }), signal).catch((err: unknown) => {
+          if (signal.aborted) throw err;
+          return [];
+        });
+  if (addresses.length === 0 || !addresses.every(({ address }) => settings.addresses.reachable(address))) {
+    throw new Refusal(404, FETCH_FAILED);
+  }
+  const checkedLookup: LookupFunction = (_name, options, answer) =>
+    options.all ? answer(null, addresses) : answer(null, addresses[0]!.address, addresses[0]!.family);
+  const https = url.protocol === "https:";
+  return new Promise((resolve, reject) => {
+    const request = (https ? httpsRequest : httpRequest)(
+      {
+        host,
+        port: url.port || (https ? 443 : 80),
+        path: `${url.pathname}${url.search}`,
+        method,
+        headers: { ...headers, host: url.host },
+        lookup: checkedLookup,
+        agent: false,
+        signal,
+      },
+      resolve,
+    );
+    request.on("error", reject);
+    request.end();
+  });
+}
+
+/** The upstream answer, redirects followed (at most MAX_REDIRECTS, each URL checked again as go-camo's CheckRedirect does). */
+async function fetchUpstream(
+  start: URL,
+  method: string,
+  headers: OutgoingHttpHeaders,
+  settings: ImageProxySettings,
+  signal: AbortSignal,
+): Promise<IncomingMessage> {
+  let url = start;
+  for (let redirects = 0; ; redirects++) {
+    const response = await requestChecked(url, method, headers, settings, signal);
+    const location = response.headers.location;
+    if (!REDIRECT_STATUSES.has(response.statusCode!) || location === undefined) return response;
+    response.destroy();
+    const next = URL.canParse(location, url.href) ? new URL(location, url) : undefined;
+    if (redirects === MAX_REDIRECTS || next === undefined || urlRefusal(next) !== undefined) {
+      throw new Refusal(404, FETCH_FAILED);
+    }
+    url = next;
+  }
+}
+
+/**
+ * The body up to `maxBytes`: a body without Content-Length that goes on past
+ * it is cut off there (go-camo's LimitReadCloser), by `cutOff`, which ends the
+ * answer to the client (an incomplete image, not a complete smaller one).
+ */
+function limitedTo(maxBytes: number, cutOff: () => void): Transform {
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      seen += chunk.length;
+      if (seen <= maxBytes) return done(null, chunk);
+      cutOff();
+      done();
+    },
+  });
+}
+
+/** The image's type as answered to the client: only images pass (go-camo's accept list, `image/*`). */
+function imageType(contentType: string | undefined): string {
+  if (!contentType) throw new Refusal(400, "Empty content-type returned");
+  let type: MIMEType;
+  try {
+    type = new MIMEType(contentType);
+  } catch {
+    throw new Refusal(400, "Unsupported content-type returned");
+  }
+  if (type.type !== "image") throw new Refusal(400, "Unsupported content-type returned");
+  return type.essence;
+}
+
+/** go-camo's answer to an upstream status other than 200 and 304. */
+function upstreamRefusal(status: number): Refusal {
+  if (status === 300) return new Refusal(404, "Multiple choices not supported");
+  // upstream failures: the client may try again later
+  if ([500, 502, 503, 504].includes(status)) return new Refusal(502, FETCH_FAILED);
+  return new Refusal(404, "Not Found");
+}
+
+function sendRefusal(reply: FastifyReply, refusal: Refusal): FastifyReply {
+  return reply
+    .status(refusal.status)
+    .headers(SAFE_HEADERS)
+    .type("text/plain; charset=utf-8")
+    .send(`${refusal.message}\n`);
+}
+
+/**
+ * GET (and HEAD) `/external_content/<digest>/<hex url>`: the signed URL's
+ * image, streamed. No credentials: the signature is what lets a URL through,
+ * as with camo. A failure after the image has started is a cut-off answer.
+ */
+export function registerExternalContent(app: FastifyInstance, settings: ImageProxySettings): void {
+  app.get("/external_content/:digest/:hexUrl", {
+    // errors of the upstream stream before its first byte come here: go-camo's 502 for a fetch that broke off
+    errorHandler: (err, req, reply) => {
+      if (err instanceof Refusal) return sendRefusal(reply, err);
+      req.log.warn({ err }, "image proxy fetch failed");
+      return sendRefusal(reply, new Refusal(502, FETCH_FAILED));
+    },
+    handler: async (req: FastifyRequest, reply: FastifyReply) => {
+      if (req.headers.via === VIA) throw new Refusal(404, "Request loop failure");
+      const { digest, hexUrl } = req.params as { digest: string; hexUrl: string };
+      const signed = signedUrl(settings.key, digest, hexUrl);
+      if (signed === undefined) throw new Refusal(403, "Bad Signature");
+      if (!URL.canParse(signed)) throw new Refusal(400, "Bad url");
+      const url = new URL(signed);
+      const refused = urlRefusal(url);
+      if (refused !== undefined) throw new Refusal(404, refused);
+
+      const deadline = AbortSignal.timeout(settings.timeoutMs);
+      // a client that goes away stops the fetch
+      const gone = new AbortController();
+      reply.raw.on("close", () => gone.abort());
+      const headers: OutgoingHttpHeaders = { accept: "image/*", "user-agent": VIA, via: VIA };
+      for (const name of CONDITIONAL_HEADERS) if (req.headers[name]) headers[name] = req.headers[name];
+      let upstream: IncomingMessage;
+      try {
+        upstream = await fetchUpstream(url, req.method, headers, settings, AbortSignal.any([deadline, gone.signal]));
+      } catch (err) {
+        if (err instanceof Refusal) throw err;
+        // go-camo: a timeout is 504, any other failure to connect 404
+        throw new Refusal(deadline.aborted ? 504 : 404, FETCH_FAILED);
+      }
+      const status = upstream.statusCode!;
+      const declaredLength = Number(upstream.headers["content-length"] ?? NaN);
+      try {
+        if (status !== 200 && status !== 304) throw upstreamRefusal(status);
+        if (declaredLength > settings.maxBytes) throw new Refusal(404, "Content length exceeded");
+        if (status === 200) reply.type(imageType(upstream.headers["content-type"]));
+      } catch (err) {
+        upstream.destroy();
+        throw err;
+      }
+      for (const name of PASSED_HEADERS) {
+        const value = upstream.headers[name];
+        if (value !== undefined) reply.header(name, value);
+      }
+      if (upstream.headers["cache-control"] === undefined) reply.header("cache-control", DEFAULT_CACHE_CONTROL);
+      if (Number.isInteger(declaredLength)) reply.header("content-length", declaredLength);
+      reply.status(status).headers(SAFE_HEADERS);
+      if (status === 304) {
+        upstream.destroy();
+        return reply.send();
+      }
+      // streamed: the gateway holds a chunk at a time, whatever the image's size
+      const cutOff = () => reply.raw.destroy();
+      return reply.send(pipeline(upstream, limitedTo(settings.maxBytes, cutOff), () => undefined));
+    },
+  });
+}
