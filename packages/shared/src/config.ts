@@ -48,7 +48,7 @@ export const envSchema = z.object({
   /**
    * Zulip's camo_key secret: the HMAC key that signs the `/external_content/...` URLs `/thumbnail`
    * redirects to, so that the image proxy fetches only URLs this server sent a client to. Unset: a
-   * development key, which lets anyone who knows it use the proxy (the gateway warns in production).
+   * random key the first gateway makes and keeps in JetStream for every instance.
    */
   CAMO_KEY: z.string().min(1).optional(),
   /** The largest image the proxy passes on (go-camo's max size); larger ones are refused or cut off. */

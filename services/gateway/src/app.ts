@@ -47,7 +47,7 @@ import { InstanceRateLimiter, RateLimiter, type RateDecision } from "./rate-limi
 import { RealmResolver } from "./realm-cache";
 import { retryingRead } from "./retrying-read";
 import { answerOtherMethods, notFound } from "./method-not-allowed";
-import { camoPath, imageProxySettings, registerExternalContent } from "./external-content";
+import { camoPath, imageProxyKey, imageProxySettings, registerExternalContent } from "./external-content";
 
 export const API_PREFIX = "/api/v1";
 
@@ -68,6 +68,8 @@ const WWW_AUTHENTICATE = 'Basic realm="zulip"';
 
 /** The JetStream KV bucket of the rate-limit counters, shared by every gateway instance. */
 const RATE_LIMIT_BUCKET = "rate_limits";
+/** Secrets the gateway makes itself when not configured (the image proxy's key), shared by every instance. */
+const GATEWAY_SECRETS_BUCKET = "gateway_secrets";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -389,7 +391,14 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     );
   });
 
-  const imageProxy = imageProxySettings(config, log);
+  const proxyKey = await imageProxyKey(config, () =>
+    // file storage: the generated key outlives NATS restarts, so signed URLs in clients' caches stay valid
+    openBucket(jetstream(nc), GATEWAY_SECRETS_BUCKET, {
+      storage: StorageType.File,
+      replicas: config.NATS_STREAM_REPLICAS,
+    }),
+  );
+  const imageProxy = imageProxySettings(config, proxyKey);
   registerExternalContent(app, imageProxy);
 
   /**

@@ -7,7 +7,7 @@
  * protections, statuses and plain-text error bodies (pkg/camo/proxy.go).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { LookupAddress } from "node:dns";
 import { lookup } from "node:dns/promises";
 import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
@@ -15,11 +15,12 @@ import { request as httpsRequest } from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import { Transform, pipeline } from "node:stream";
 import { MIMEType } from "node:util";
-import type { Config, Logger } from "@teamchat/shared";
+import type { KV } from "@nats-io/kv";
+import type { Config } from "@teamchat/shared";
 import { ReachableAddresses } from "./reachable-address";
 
-/** The key that signs proxy URLs when CAMO_KEY is not set: fine for development, public knowledge elsewhere. */
-const DEVELOPMENT_CAMO_KEY = "teamchat-development-camo-key";
+/** Where a generated proxy key is kept (the JetStream KV bucket's entry), shared by every gateway instance. */
+export const CAMO_KEY_ENTRY = "camo_key";
 
 /** go-camo's default --max-redirects. */
 const MAX_REDIRECTS = 3;
@@ -84,13 +85,31 @@ export interface ImageProxySettings {
   addresses: ReachableAddresses;
 }
 
-/** The proxy's settings from the configuration; warns when production runs on the development key. */
-export function imageProxySettings(config: Config, log: Logger): ImageProxySettings {
-  if (config.CAMO_KEY === undefined && config.NODE_ENV === "production") {
-    log.warn("CAMO_KEY is not set: the image proxy signs with the development key, so anyone can use it");
+/**
+ * The key that signs proxy URLs: CAMO_KEY, or else a random one made by the
+ * first gateway to start and kept in `secrets` for every instance after it
+ * (Zulip's generate_secrets.py makes its camo_key at install): a key known
+ * to anyone would let anyone use the proxy.
+ */
+export async function imageProxyKey(config: Config, secrets: () => Promise<KV>): Promise<string> {
+  if (config.CAMO_KEY !== undefined) return config.CAMO_KEY;
+  const kv = await secrets();
+  const made = randomBytes(32).toString("hex");
+  try {
+    await kv.create(CAMO_KEY_ENTRY, made);
+    return made;
+  } catch (err) {
+    // another instance made it first: create refuses an entry that exists
+    const kept = (await kv.get(CAMO_KEY_ENTRY))?.string();
+    if (!kept) throw err;
+    return kept;
   }
+}
+
+/** The proxy's settings: its key (imageProxyKey) and the configuration's limits. */
+export function imageProxySettings(config: Config, key: string): ImageProxySettings {
   return {
-    key: config.CAMO_KEY ?? DEVELOPMENT_CAMO_KEY,
+    key,
     maxBytes: Math.floor(config.CAMO_MAX_SIZE_MIB * 1024 * 1024),
     timeoutMs: config.CAMO_TIMEOUT_SECONDS * 1000,
     addresses: new ReachableAddresses(config.CAMO_ALLOWED_PRIVATE_ADDRESSES),

@@ -7,7 +7,7 @@
  * refuses: other private addresses, redirects to them, non-images, too large
  * bodies and URLs the server did not sign.
  */
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import {
   createServer,
   request as httpRequest,
@@ -17,6 +17,7 @@ import {
 } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable, pipeline } from "node:stream";
+import { Kvm } from "@nats-io/kv";
 import { messaging } from "@teamchat/shared";
 import { basicAuth, type Credentials } from "@teamchat/shared/src/testing/api";
 import { testOrganization, type TestOrganization, type TestUser } from "../../../test/support/organization";
@@ -263,6 +264,19 @@ describe("/external_content refuses as go-camo does", () => {
     expectRefusal(await get(`/external_content/${digest}/${other}`, null), 403, "Bad Signature");
     expectRefusal(await get(`/external_content/${"0".repeat(40)}/${hexUrl}`, null), 403, "Bad Signature");
     expectRefusal(await get(`/external_content/xyz/${hexUrl}`, null), 403, "Bad Signature");
+  });
+
+  it("signed with the key the first gateway made and kept in JetStream, not with a key anyone knows", async () => {
+    const kv = await new Kvm(org.nc).open("gateway_secrets");
+    const key = (await kv.get("camo_key"))!.string();
+    expect(key).toMatch(/^[0-9a-f]{64}$/);
+    const url = `${imageBase}/cat.png`;
+    const hexUrl = Buffer.from(url).toString("hex");
+    const sign = (k: string) => createHmac("sha1", k).update(url).digest("hex");
+    expect(await proxyPath(url)).toBe(`/external_content/${sign(key)}/${hexUrl}`);
+    // a fixed key, as one written into source code would be: not the one this deployment made
+    const known = sign("teamchat-development-camo-key");
+    expectRefusal(await get(`/external_content/${known}/${hexUrl}`, null), 403, "Bad Signature");
   });
 
   it("a type that is not an image: 400", async () => {
