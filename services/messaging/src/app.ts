@@ -227,7 +227,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     events,
     log,
   });
-  await backfillContentFeatures({ db, channels: channelRepository, messages, log });
+  await backfillContentFeatures({ db, messages, ids, log });
   const draftsCleanup = await deleteDraftsWhenSynchronizationStops({ drafts }, nc, log);
   const delivery = new ScheduledMessageDelivery({ ...posting, scheduledMessages }, log);
 

@@ -197,8 +197,6 @@ function idsFilter(ids: number[]): Filter {
   const [lo, hi] = [Math.min(...ids), Math.max(...ids)];
   return { messageId: hi - lo < DENSE_CHUNK_SPAN * ids.length ? { $gte: lo, $lte: hi } : { $in: ids } };
 }
-/** Ids read at once by fillContentFeatures. */
-const BACKFILL_RANGE = 2000;
 /** First width of an id range, in ids, relative to the matches wanted. */
 const FIRST_RANGE_PER_MATCH = 2;
 const MIN_RANGE = 64;
@@ -239,7 +237,7 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
   /**
    * Every message with an id below `id`, across organizations, `batch` at a
    * time in no particular order: one pass over the collection, for maintenance
-   * (the search index's backfill).
+   * (the search index's and the content features' backfills).
    */
   async *everyMessageBelow(id: number, batch: number): AsyncGenerator<MessageDoc[]> {
     let rows: MessageDoc[] = [];
@@ -468,35 +466,21 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
   }
 
   /**
-   * Stores contentFeatures on the organization's messages stored before they
-   * were kept (a one-time backfill): read in ranges of ids on the realm's
-   * index from its oldest message, written in one update per combination of
-   * features. Returns how many messages were given them.
+   * Stores contentFeatures on these messages (stored before they were kept),
+   * decided from their rendering: one update per organization and combination
+   * of features.
    */
-  async fillContentFeatures(realmId: number): Promise<number> {
-    const [oldest] = await this.walk(realmId, [], 0, 1, 1);
-    if (!oldest) return 0;
-    const newest = await this.ids.current("message");
-    let filled = 0;
-    for (let lo = oldest.messageId; lo <= newest; lo += BACKFILL_RANGE) {
-      const rows = await this.find(
-        realmId,
-        { messageId: { $gte: lo, $lt: lo + BACKFILL_RANGE }, hasLink: { $exists: false } },
-        { projection: { messageId: 1, renderedContent: 1 } },
-      );
-      const byFeatures = new Map<string, { features: ContentFeatures; ids: number[] }>();
-      for (const m of rows) {
-        const features = contentFeatures(m.renderedContent);
-        const key = JSON.stringify(features);
-        const group = byFeatures.get(key) ?? byFeatures.set(key, { features, ids: [] }).get(key)!;
-        group.ids.push(m.messageId);
-      }
-      for (const { features, ids } of byFeatures.values()) {
-        await this.updateMany(realmId, { messageId: { $in: ids } }, { $set: features });
-      }
-      filled += rows.length;
+  async storeContentFeatures(messages: MessageDoc[]): Promise<void> {
+    const groups = new Map<string, { realmId: number; features: ContentFeatures; ids: number[] }>();
+    for (const m of messages) {
+      const features = contentFeatures(m.renderedContent);
+      const key = JSON.stringify([m.realmId, features]);
+      const group = groups.get(key) ?? groups.set(key, { realmId: m.realmId, features, ids: [] }).get(key)!;
+      group.ids.push(m.messageId);
     }
-    return filled;
+    for (const { realmId, features, ids } of groups.values()) {
+      await this.updateMany(realmId, { messageId: { $in: ids } }, { $set: features });
+    }
   }
 
   /** Deletes these messages; returns how many there were. */
