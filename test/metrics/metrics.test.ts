@@ -216,7 +216,9 @@ describe("notifications and the gateway's own figures", () => {
     const limited = await sys.makeUser("limited");
     const before = await scrape("gateway");
     let refused = 0;
-    for (let i = 0; i <= RATE_LIMIT && refused === 0; i++) {
+    // a request whose counter update times out is let through (RateLimiter fails open), as under a loaded
+    // machine's jest run: ask until the first refusal, with room for those
+    for (let i = 0; i <= 4 * RATE_LIMIT && refused === 0; i++) {
       if ((await sys.api(limited).get("/users/me")).status === 429) refused++;
     }
     const refusals = sample("teamchat_rate_limit_refusals_total", { service: "gateway" });
