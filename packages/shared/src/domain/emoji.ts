@@ -28,6 +28,18 @@ export const unicodeEmojiCode = (name: string): string | undefined => nameToCode
 /** Zulip's codepoint_to_name: an emoji's canonical name, if Zulip has the emoji. */
 export const unicodeEmojiName = (code: string): string | undefined => codepointToName.get(code);
 
+/**
+ * Where clients fetch Zulip's emoji_api.json (register's server_emoji_data_url), and its body:
+ * each emoji's names, the canonical one first (Zulip's generate_codepoint_to_names_map), so that
+ * clients offer the names the server accepts.
+ */
+export const EMOJI_DATA_PATH = "/static/generated/emoji/emoji_api.json";
+export const emojiApiData = (): { code_to_names: Record<string, string[]> } => ({
+  code_to_names: Object.fromEntries(
+    Object.entries(zulipEmojiNames).map(([code, { canonical_name, aliases }]) => [code, [canonical_name, ...aliases]]),
+  ),
+});
+
 /** Whether a name is one of Zulip's own extra emoji (`:zulip:`), rendered as an image from the server's static files. */
 export const isZulipExtraEmoji = (name: string): boolean => ZULIP_EXTRA_EMOJI.includes(name);
 
