@@ -85,10 +85,14 @@ it("renders the organization's custom emoji before the unicode ones, and not dea
   );
 });
 
-it("translates emoticons only for a sender who has it on", () => {
+it("translates emoticons only for a sender who has it on, always into the unicode emoji (Zulip's EmoticonTranslation)", () => {
+  const smile = '<span aria-label="smile" class="emoji emoji-1f642" role="img" title="smile">:smile:</span>';
   expect(render("ok :)")).toBe("<p>ok :)</p>");
-  expect(render("ok :)", { translateEmoticons: true })).toMatch(
-    /^<p>ok <span aria-label="[^"]+" class="emoji emoji-1f\w+" role="img"/,
+  expect(render("ok :)", { translateEmoticons: true })).toBe(`<p>ok ${smile}</p>`);
+  // a custom emoji named smile takes `:smile:`, not `:)`
+  const customSmile = { ...context.realmEmoji!["7"]!, name: "smile" };
+  expect(render(":smile: :)", { translateEmoticons: true, realmEmoji: { "7": customSmile } })).toBe(
+    `<p><img alt=":smile:" class="emoji" src="/user_avatars/2/emoji/images/7.png" title="smile"> ${smile}</p>`,
   );
 });
 

@@ -48,6 +48,7 @@ import { RealmResolver } from "./realm-cache";
 import { retryingRead } from "./retrying-read";
 import { answerOtherMethods, notFound } from "./method-not-allowed";
 import { camoPath, imageProxyKey, imageProxySettings, registerExternalContent } from "./external-content";
+import { registerEmojiData } from "./emoji-data";
 
 export const API_PREFIX = "/api/v1";
 
@@ -400,6 +401,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   );
   const imageProxy = imageProxySettings(config, proxyKey);
   registerExternalContent(app, imageProxy);
+  registerEmojiData(app);
 
   /**
    * Zulip's backend_serve_thumbnail as it was while Zulip proxied outside images

@@ -100,6 +100,29 @@ describe("POST /messages/{message_id}/reactions", () => {
     ]);
   });
 
+  it("names emoji by Zulip's own table (tools/setup/emoji/emoji_names.py): its names, aliases and codes", async () => {
+    const id = await toChannel(design);
+    // a name gives one emoji: smile is U+1F642, not U+263A, whatever other emoji sets call it
+    await expectZulipError(
+      react(bob, id, { emoji_name: "smile", emoji_code: "263a", reaction_type: "unicode_emoji" }),
+      badRequestError("Invalid emoji name."),
+    );
+    await expectZulipError(
+      react(bob, id, { emoji_name: "fried_egg" }),
+      badRequestError("Emoji 'fried_egg' does not exist"),
+    );
+    await react(alice, id, { emoji_name: "smile" });
+    await react(alice, id, { emoji_name: "working_on_it" });
+    await react(alice, id, { emoji_name: "gold" });
+    await react(bob, id, { emoji_name: "smiling_face", emoji_code: "263a", reaction_type: "unicode_emoji" });
+    expect(await reactionsOf(alice, id)).toEqual([
+      unicode(alice, "smile", "1f642"),
+      unicode(alice, "working_on_it", "1f6e0"),
+      unicode(alice, "gold", "1f947"),
+      unicode(bob, "smiling_face", "263a"),
+    ]);
+  });
+
   it("refuses unknown emoji, codes, names and types with Zulip's messages, and changes nothing", async () => {
     const id = await toChannel(design);
     await react(alice, id, { emoji_name: "octopus" });

@@ -1,86 +1,44 @@
-import { readFileSync } from "node:fs";
-import type { CompactEmoji, ShortcodesDataset } from "emojibase";
 import { badRequest } from "../errors";
+import zulipEmojiNames from "../../../../third_party/zulip-emoji/emoji_names.json";
 
 /** Zulip's emoji types (reactions, user statuses): each has its own namespace of emoji codes. */
 export type ReactionType = "unicode_emoji" | "realm_emoji" | "zulip_extra_emoji";
-
-/**
- * Shortcode sets of emojibase-data whose names make the unicode emoji names, in
- * the order a name shared by two emoji is given to the first set's: iamcal's
- * (Zulip builds its names from iamcal's emoji data), then GitHub's, CLDR's,
- * emojibase's and JoyPixels'. Zulip renames many emoji of its own accord; these
- * sets together give most of Zulip's names the emoji Zulip gives them,
- * iamcal's alone far fewer (docs/zulip-compatibility.md has the counts).
- */
-const SHORTCODE_SETS = ["iamcal", "github", "cldr", "emojibase", "joypixels"];
-/** emojibase's group of skin tone and hair components: parts of emoji, not emoji (nor are the ungrouped regional indicators). */
-const COMPONENT_GROUP = 2;
 
 /** Zulip's built-in extra emoji: reaction type zulip_extra_emoji, the code being the name. */
 const ZULIP_EXTRA_EMOJI = ["zulip"];
 
 /**
- * Zulip's emoji code of a unicode emoji: its code points in lowercase hex,
- * joined by "-", without the U+FE0F variation selectors (Zulip's unqualify_emoji).
+ * Zulip's name_to_codepoint and codepoint_to_name, as its build_emoji derives them from its own
+ * table of names (third_party/zulip-emoji): every canonical name and alias to its emoji, every
+ * emoji to its canonical name. Codes are lowercase hex code points joined by "-", without U+FE0F.
  */
-const emojiCode = (hexcode: string): string =>
-  hexcode
-    .toLowerCase()
-    .split("-")
-    .filter((cp) => cp !== "fe0f")
-    .join("-");
-
-interface UnicodeEmoji {
-  /** Zulip's name_to_codepoint: a name's emoji in the first set that has the name */
-  codeByName: Map<string, string>;
-  /** every emoji a name is given to by any set: a client's name and code pair is checked against these */
-  codesByName: Map<string, Set<string>>;
-  /** the codes of Zulip's codepoint_to_name */
-  codes: Set<string>;
-  /** Zulip's codepoint_to_name: the name an emoji typed as a character is shown with (its first name in the sets' order) */
-  nameByCode: Map<string, string>;
-}
-
-const readData = <T>(file: string): T =>
-  JSON.parse(readFileSync(require.resolve(`emojibase-data/${file}`), "utf8")) as T;
-
-let unicodeEmoji: UnicodeEmoji | undefined;
-
-/** The emoji data, read on first use (about 1 MB of JSON) and kept for the life of the process. */
-function unicode(): UnicodeEmoji {
-  if (unicodeEmoji) return unicodeEmoji;
-  const codes = new Set(
-    readData<CompactEmoji[]>("en/compact.json")
-      .filter((e) => e.group !== undefined && e.group !== COMPONENT_GROUP)
-      .map((e) => emojiCode(e.hexcode)),
-  );
-  const codeByName = new Map<string, string>();
-  const codesByName = new Map<string, Set<string>>();
-  const nameByCode = new Map<string, string>();
-  for (const set of SHORTCODE_SETS) {
-    for (const [hexcode, names] of Object.entries(readData<ShortcodesDataset>(`en/shortcodes/${set}.json`))) {
-      const code = emojiCode(hexcode);
-      if (!codes.has(code)) continue;
-      for (const name of typeof names === "string" ? [names] : names) {
-        if (!codeByName.has(name)) codeByName.set(name, code);
-        if (!nameByCode.has(code) && codeByName.get(name) === code) nameByCode.set(code, name);
-        codesByName.set(name, (codesByName.get(name) ?? new Set()).add(code));
-      }
-    }
-  }
-  unicodeEmoji = { codeByName, codesByName, codes, nameByCode };
-  return unicodeEmoji;
+const nameToCodepoint = new Map<string, string>();
+const codepointToName = new Map<string, string>();
+for (const [code, { canonical_name, aliases }] of Object.entries(zulipEmojiNames)) {
+  codepointToName.set(code, canonical_name);
+  for (const name of [canonical_name, ...aliases]) nameToCodepoint.set(name, code);
 }
 
 /** Whether a name is a built-in emoji's (Zulip's name_to_codepoint): custom emoji by that name are for administrators. */
-export const isBuiltInEmojiName = (name: string): boolean => unicode().codeByName.has(name);
+export const isBuiltInEmojiName = (name: string): boolean => nameToCodepoint.has(name);
 
-/** Zulip's name_to_codepoint for Markdown's :name: syntax: the unicode emoji's code, if the name is one. */
-export const unicodeEmojiCode = (name: string): string | undefined => unicode().codeByName.get(name);
+/** Zulip's name_to_codepoint: the unicode emoji's code, if the name (canonical or alias) is one. */
+export const unicodeEmojiCode = (name: string): string | undefined => nameToCodepoint.get(name);
 
-/** Zulip's codepoint_to_name for an emoji typed as characters: its name, if Zulip has the emoji. */
-export const unicodeEmojiName = (code: string): string | undefined => unicode().nameByCode.get(code);
+/** Zulip's codepoint_to_name: an emoji's canonical name, if Zulip has the emoji. */
+export const unicodeEmojiName = (code: string): string | undefined => codepointToName.get(code);
+
+/**
+ * Where clients fetch Zulip's emoji_api.json (register's server_emoji_data_url), and its body:
+ * each emoji's names, the canonical one first (Zulip's generate_codepoint_to_names_map), so that
+ * clients offer the names the server accepts.
+ */
+export const EMOJI_DATA_PATH = "/static/generated/emoji/emoji_api.json";
+export const emojiApiData = (): { code_to_names: Record<string, string[]> } => ({
+  code_to_names: Object.fromEntries(
+    Object.entries(zulipEmojiNames).map(([code, { canonical_name, aliases }]) => [code, [canonical_name, ...aliases]]),
+  ),
+});
 
 /** Whether a name is one of Zulip's own extra emoji (`:zulip:`), rendered as an image from the server's static files. */
 export const isZulipExtraEmoji = (name: string): boolean => ZULIP_EXTRA_EMOJI.includes(name);
@@ -104,7 +62,7 @@ export function emojiByName(name: string, custom: CustomEmoji): { emojiCode: str
   const own = Object.values(custom).find((e) => e.name === name && !e.deactivated);
   if (own) return { emojiCode: own.id, reactionType: "realm_emoji" };
   if (ZULIP_EXTRA_EMOJI.includes(name)) return { emojiCode: name, reactionType: "zulip_extra_emoji" };
-  const code = unicode().codeByName.get(name);
+  const code = nameToCodepoint.get(name);
   if (code !== undefined) return { emojiCode: code, reactionType: "unicode_emoji" };
   throw badRequest(`Emoji '${name}' does not exist`);
 }
@@ -132,13 +90,10 @@ export function checkEmojiRequest(
       if (!ZULIP_EXTRA_EMOJI.includes(code)) throw badRequest("Invalid emoji code.");
       if (name !== code) throw badRequest("Invalid emoji name.");
       return;
-    case "unicode_emoji": {
-      const { codes, codesByName } = unicode();
-      if (!codes.has(code)) throw badRequest("Invalid emoji code.");
-      // the sets disagree on some names (e.g. smile): any of them naming this emoji so will do
-      if (!codesByName.get(name)?.has(code)) throw badRequest("Invalid emoji name.");
+    case "unicode_emoji":
+      if (!codepointToName.has(code)) throw badRequest("Invalid emoji code.");
+      if (nameToCodepoint.get(name) !== code) throw badRequest("Invalid emoji name.");
       return;
-    }
     default:
       throw badRequest("Invalid emoji type.");
   }

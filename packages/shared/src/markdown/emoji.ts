@@ -3,24 +3,20 @@ import { isZulipExtraEmoji, unicodeEmojiCode, unicodeEmojiName } from "../domain
 import { renderEnv, type RenderEnv } from "./context";
 import { splitText } from "./split-text";
 
-/**
- * Zulip's EMOTICON_CONVERSIONS: what translate_emoticons turns into emoji,
- * with the emoji Zulip's own table gives those names (which the emoji
- * dataset names otherwise, or not at all: it has no :frown:).
- */
-const EMOTICONS: Record<string, { name: string; code: string }> = {
-  ":)": { name: "smile", code: "1f642" },
-  "(:": { name: "smile", code: "1f642" },
-  ":(": { name: "frown", code: "1f641" },
-  "<3": { name: "heart", code: "2764" },
-  ":|": { name: "neutral", code: "1f610" },
-  ":/": { name: "confused", code: "1f615" },
-  ";)": { name: "wink", code: "1f609" },
-  ":D": { name: "grinning", code: "1f600" },
-  ":o": { name: "open_mouth", code: "1f62e" },
-  ":O": { name: "open_mouth", code: "1f62e" },
-  ":p": { name: "stuck_out_tongue", code: "1f61d" },
-  ":P": { name: "stuck_out_tongue", code: "1f61d" },
+/** Zulip's EMOTICON_CONVERSIONS: what translate_emoticons turns into which emoji name. */
+const EMOTICONS: Record<string, string> = {
+  ":)": "smile",
+  "(:": "smile",
+  ":(": "frown",
+  "<3": "heart",
+  ":|": "neutral",
+  ":/": "confused",
+  ";)": "wink",
+  ":D": "grinning",
+  ":o": "open_mouth",
+  ":O": "open_mouth",
+  ":p": "stuck_out_tongue",
+  ":P": "stuck_out_tongue",
 };
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 /** Zulip's emoticon boundaries: an emoticon stands between these (or the text's ends), not inside a word. */
@@ -63,9 +59,9 @@ function emojiIn(match: RegExpExecArray, env: RenderEnv): Emoji | null {
   const { name, unicode, emoticon } = match.groups!;
   if (name !== undefined) return namedEmoji(name, env);
   if (emoticon !== undefined) {
-    const { name: emoticonName, code } = EMOTICONS[emoticon]!;
-    // the organization's custom emoji of that name comes first, as for `:name:`
-    return customEmoji(emoticonName, env) ?? { kind: "unicode", name: emoticonName, code };
+    // Zulip's EmoticonTranslation: always the unicode emoji, even where a custom emoji has the name
+    const emoticonName = EMOTICONS[emoticon]!;
+    return { kind: "unicode", name: emoticonName, code: unicodeEmojiCode(emoticonName)! };
   }
   const code = codeOf(unicode!);
   const canonical = unicodeEmojiName(code);

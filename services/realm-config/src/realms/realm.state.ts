@@ -1,4 +1,5 @@
 import {
+  EMOJI_DATA_PATH,
   MAX_FILE_UPLOAD_SIZE_MIB,
   provideState,
   REALM_GROUP_SETTING_DEFAULTS,
@@ -175,7 +176,7 @@ export const realmState = ({
       server_avatar_changes_disabled: false,
       server_name_changes_disabled: false,
       server_needs_upgrade: false,
-      server_emoji_data_url: "/static/generated/emoji/emoji_api.json",
+      server_emoji_data_url: EMOJI_DATA_PATH,
       server_can_summarize_topics: false,
       server_min_deactivated_realm_deletion_days: SERVER.min_deactivated_realm_deletion_days,
       server_max_deactivated_realm_deletion_days: SERVER.max_deactivated_realm_deletion_days,
