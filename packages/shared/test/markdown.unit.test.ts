@@ -5,7 +5,7 @@
  * only through the server's /thumbnail path.
  */
 import { SYSTEM_GROUPS } from "../src/domain/groups";
-import { mentionTargets, renderMarkdown, renderWithMentions, type RenderContext } from "../src/markdown";
+import { mentionTargets, renderMarkdown, renderWithMentions, type LinkEmbed, type RenderContext } from "../src/markdown";
 
 const everyone = SYSTEM_GROUPS["role:everyone"];
 
@@ -134,7 +134,7 @@ describe("link previews (Zulip's test_inline_url_embed_preview)", () => {
     description: "Description text",
     image: "http://ia.media-imdb.com/images/rock.jpg",
   };
-  const withPreview = (embeds: Map<string, typeof rock | null>) =>
+  const withPreview = (embeds: Map<string, LinkEmbed | null>) =>
     renderWithMentions(`${page}`, { ...context, linkPreviews: true, linkEmbeds: embeds });
 
   it("lists a page not fetched yet, and renders without its card", () => {
