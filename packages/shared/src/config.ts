@@ -56,7 +56,12 @@ export const envSchema = z.object({
   /** How long the proxy's fetch of an image may take, redirects and body included (go-camo's timeout). */
   CAMO_TIMEOUT_SECONDS: z.coerce.number().positive().default(10),
   /**
-   * Addresses or CIDR ranges, comma-separated, that the proxy may fetch from although they are not
+   * Zulip's INLINE_URL_EMBED_PREVIEW: whether organizations may turn on previews of the web pages
+   * messages link (their inline_url_embed_preview setting, off by default); the server fetches the pages.
+   */
+  INLINE_URL_EMBED_PREVIEW: z.stringbool().default(true),
+  /**
+   * Addresses or CIDR ranges, comma-separated, that the proxy and link previews may fetch from although they are not
    * public (loopback, private, link-local...): for tests and closed networks. Empty: public addresses only.
    */
   CAMO_ALLOWED_PRIVATE_ADDRESSES: z.string().default(""),

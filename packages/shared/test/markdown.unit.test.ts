@@ -5,7 +5,7 @@
  * only through the server's /thumbnail path.
  */
 import { SYSTEM_GROUPS } from "../src/domain/groups";
-import { mentionTargets, renderMarkdown, type RenderContext } from "../src/markdown";
+import { mentionTargets, renderMarkdown, renderWithMentions, type LinkEmbed, type RenderContext } from "../src/markdown";
 
 const everyone = SYSTEM_GROUPS["role:everyone"];
 
@@ -129,4 +129,49 @@ it("keeps /me messages as Zulip does (clients show them by the leading /me)", ()
 it("renders the same text with the same context the same way", () => {
   const text = "@**Iago** see #**Denmark** :green_tick: $$x^2$$ <time:1496701800> https://example.com/a.png";
   expect(render(text)).toBe(render(text));
+});
+
+describe("link previews (Zulip's test_inline_url_embed_preview)", () => {
+  const page = "http://test.org/";
+  const rock = {
+    title: "The Rock",
+    description: "Description text",
+    image: "http://ia.media-imdb.com/images/rock.jpg",
+  };
+  const withPreview = (embeds: Map<string, LinkEmbed | null>) =>
+    renderWithMentions(`${page}`, { ...context, linkPreviews: true, linkEmbeds: embeds });
+
+  it("lists a page not fetched yet, and renders without its card", () => {
+    const first = renderWithMentions(`see ${page} and > not`, { ...context, linkPreviews: true });
+    expect(first.html).toBe(`<p>see <a href="${page}">${page}</a> and &gt; not</p>`);
+    expect(first.linksForPreview).toEqual([page]);
+  });
+
+  it("appends the fetched page's card, its image through the server's proxy", () => {
+    const { html, linksForPreview } = withPreview(new Map([[page, rock]]));
+    expect(html).toBe(
+      `<p><a href="${page}">${page}</a></p>\n<div class="message_embed"><a class="message_embed_image" href="${page}" style="background-image: url(&quot;/thumbnail?url=http%3A%2F%2Fia.media-imdb.com%2Fimages%2Frock.jpg&amp;size=full&quot;)"></a><div class="data-container"><div class="message_embed_title"><a href="${page}" title="The Rock">The Rock</a></div><div class="message_embed_description">Description text</div></div></div>`,
+    );
+    expect(linksForPreview).toEqual([]);
+  });
+
+  it("shows no card for a page without an image, one fetched as nothing, or with previews off", () => {
+    const plain = `<p><a href="${page}">${page}</a></p>`;
+    expect(withPreview(new Map([[page, { title: "No image" }]])).html).toBe(plain);
+    expect(withPreview(new Map([[page, null]])).html).toBe(plain);
+    const off = renderWithMentions(page, { ...context, linkEmbeds: new Map([[page, rock]]) });
+    expect(off).toMatchObject({ html: plain, linksForPreview: [] });
+  });
+
+  it("previews nothing in quotes, images, links into the organization, or past 24 links", () => {
+    const quoted = renderWithMentions(`> ${page}`, { ...context, linkPreviews: true });
+    expect(quoted.linksForPreview).toEqual([]);
+    const others = renderWithMentions(
+      "http://zulip.testserver/#narrow/channel/1 https://example.com/cat.png mailto:a@example.com",
+      { ...context, linkPreviews: true },
+    );
+    expect(others.linksForPreview).toEqual([]);
+    const many = Array.from({ length: 25 }, (_, i) => `https://example.com/${i}`).join(" ");
+    expect(renderWithMentions(many, { ...context, linkPreviews: true }).linksForPreview).toEqual([]);
+  });
 });

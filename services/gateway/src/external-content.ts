@@ -8,23 +8,14 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import type { LookupAddress } from "node:dns";
-import { lookup } from "node:dns/promises";
-import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
-import { request as httpsRequest } from "node:https";
-import { isIP, type LookupFunction } from "node:net";
+import type { IncomingMessage, OutgoingHttpHeaders } from "node:http";
 import { Transform, pipeline } from "node:stream";
 import { MIMEType } from "node:util";
 import type { KV } from "@nats-io/kv";
-import type { Config } from "@teamchat/shared";
-import { ReachableAddresses } from "./reachable-address";
+import { RefusedUrl, ReachableAddresses, fetchChecked, urlRefusal, type Config } from "@teamchat/shared";
 
 /** Where a generated proxy key is kept (the JetStream KV bucket's entry), shared by every gateway instance. */
 export const CAMO_KEY_ENTRY = "camo_key";
-
-/** go-camo's default --max-redirects. */
-const MAX_REDIRECTS = 3;
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /** Sent as Via on every fetch; a request that arrives with it is the proxy fetching itself (go-camo's loop check). */
 const VIA = "teamchat-camo";
@@ -69,15 +60,6 @@ function signedUrl(key: string, digest: string, hexUrl: string): string | undefi
   return timingSafeEqual(expected, Buffer.from(digest, "hex")) ? bytes.toString("utf8") : undefined;
 }
 
-/** go-camo's checkURL: why a URL may not be fetched, or undefined when it may. */
-function urlRefusal(url: URL): string | undefined {
-  if (url.protocol !== "http:" && url.protocol !== "https:") return "Bad url scheme";
-  const host = url.hostname.toLowerCase();
-  if (host === "" || /(?:^|\.)(?:localhost|localdomain)\.?$/.test(host)) return "Bad url host";
-  if (url.username !== "" || url.password !== "") return "Userinfo URL rejected";
-  return undefined;
-}
-
 export interface ImageProxySettings {
   key: string;
   maxBytes: number;
@@ -114,86 +96,6 @@ export function imageProxySettings(config: Config, key: string): ImageProxySetti
     timeoutMs: config.CAMO_TIMEOUT_SECONDS * 1000,
     addresses: new ReachableAddresses(config.CAMO_ALLOWED_PRIVATE_ADDRESSES),
   };
-}
-
-/** `promise`, or a rejection once `signal` aborts: DNS lookups take no signal, and the time limit covers them too. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const abort = () => reject(signal.reason);
-    if (signal.aborted) return abort();
-    signal.addEventListener("abort", abort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
-  });
-}
-
-/**
- * One request to `url`, connected only to addresses checked first: the name is
- * resolved here and the connection's own lookup answers with the addresses
- * checked, so that a second resolution cannot lead elsewhere (DNS rebinding).
- * Refused, as go-camo's dialer does, when any address of the name is not
- * reachable. Node still tries the checked addresses of both families in turn.
- */
-async function requestChecked(
-  url: URL,
-  method: string,
-  headers: OutgoingHttpHeaders,
-  settings: ImageProxySettings,
-  signal: AbortSignal,
-): Promise<IncomingMessage> {
-  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
-  const family = isIP(host);
-  const addresses: LookupAddress[] =
-    family !== 0
-      ? [{ address: host, family }]
-      : await untilAborted(lookup(host, { all: true, verbatim: true }), signal).catch((err: unknown) => {
-          if (signal.aborted) throw err;
-          return [];
-        });
-  if (addresses.length === 0 || !addresses.every(({ address }) => settings.addresses.reachable(address))) {
-    throw new Refusal(404, FETCH_FAILED);
-  }
-  const checkedLookup: LookupFunction = (_name, options, answer) =>
-    options.all ? answer(null, addresses) : answer(null, addresses[0]!.address, addresses[0]!.family);
-  const https = url.protocol === "https:";
-  return new Promise((resolve, reject) => {
-    const request = (https ? httpsRequest : httpRequest)(
-      {
-        host,
-        port: url.port || (https ? 443 : 80),
-        path: `${url.pathname}${url.search}`,
-        method,
-        headers: { ...headers, host: url.host },
-        lookup: checkedLookup,
-        agent: false,
-        signal,
-      },
-      resolve,
-    );
-    request.on("error", reject);
-    request.end();
-  });
-}
-
-/** The upstream answer, redirects followed (at most MAX_REDIRECTS, each URL checked again as go-camo's CheckRedirect does). */
-async function fetchUpstream(
-  start: URL,
-  method: string,
-  headers: OutgoingHttpHeaders,
-  settings: ImageProxySettings,
-  signal: AbortSignal,
-): Promise<IncomingMessage> {
-  let url = start;
-  for (let redirects = 0; ; redirects++) {
-    const response = await requestChecked(url, method, headers, settings, signal);
-    const location = response.headers.location;
-    if (!REDIRECT_STATUSES.has(response.statusCode!) || location === undefined) return response;
-    response.destroy();
-    const next = URL.canParse(location, url.href) ? new URL(location, url) : undefined;
-    if (redirects === MAX_REDIRECTS || next === undefined || urlRefusal(next) !== undefined) {
-      throw new Refusal(404, FETCH_FAILED);
-    }
-    url = next;
-  }
 }
 
 /**
@@ -273,9 +175,14 @@ export function registerExternalContent(app: FastifyInstance, settings: ImagePro
       for (const name of CONDITIONAL_HEADERS) if (req.headers[name]) headers[name] = req.headers[name];
       let upstream: IncomingMessage;
       try {
-        upstream = await fetchUpstream(url, req.method, headers, settings, AbortSignal.any([deadline, gone.signal]));
+        ({ response: upstream } = await fetchChecked(url, {
+          method: req.method,
+          headers,
+          addresses: settings.addresses,
+          signal: AbortSignal.any([deadline, gone.signal]),
+        }));
       } catch (err) {
-        if (err instanceof Refusal) throw err;
+        if (err instanceof RefusedUrl) throw new Refusal(404, FETCH_FAILED);
         // go-camo: a timeout is 504, any other failure to connect 404
         throw new Refusal(deadline.aborted ? 504 : 404, FETCH_FAILED);
       }

@@ -5,7 +5,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
 import { camoPath, registerExternalContent } from "../src/external-content";
-import { ReachableAddresses } from "../src/reachable-address";
+import { ReachableAddresses } from "@teamchat/shared";
 
 describe("ReachableAddresses", () => {
   const publicOnly = new ReachableAddresses("");

@@ -3,7 +3,9 @@ import {
   FileStore,
   RealmEmojiSource,
   IdAllocator,
+  ReachableAddresses,
   UserGroupMemberships,
+  ZULIP_VERSION,
   messaging,
   messagingEvents,
   registerStateHandler,
@@ -23,6 +25,8 @@ import { RealmSettingsSource } from "./realm-settings/realm-settings-source";
 import { DraftRepository } from "./drafts/draft.repository";
 import { draftsState } from "./drafts/drafts.state";
 import { deleteDraftsWhenSynchronizationStops } from "./drafts/synchronization";
+import { LinkPreviewRepository } from "./link-previews/link-preview.repository";
+import { fetchLinkPreviews } from "./link-previews/link-preview-worker";
 import { createDraftsHandler, deleteDraftHandler, editDraftHandler, getDraftsHandler } from "./handlers/drafts";
 import {
   createSavedSnippetHandler,
@@ -117,6 +121,9 @@ import { startSearchBackfill } from "./search/search-backfill";
 const MAX_CACHED_USER_LIST_ITEMS = 100_000;
 
 /** Composition root: real connections in, a serving bus endpoint out. */
+/** Zulip's url_preview TIMEOUT: how long one page's fetch may take. */
+const LINK_PREVIEW_TIMEOUT_MS = 15_000;
+
 export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<RunningService> {
   const { db, nc, log, bus, events } = deps;
   const timeBudgetSeconds = deps.config.DELETE_TOPIC_TIME_BUDGET_SECONDS;
@@ -162,25 +169,30 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   const attachments = new AttachmentRepository(db, ids);
   const files = new FileStore(db);
   const realmEmoji = new RealmEmojiSource(nc, bus, log);
+  // what rendering a message reads (render/message-rendering.ts)
+  const rendering = {
+    settings,
+    users,
+    userGroups,
+    channels,
+    realmEmoji,
+    linkifiers,
+    linkPreviewsAllowed: deps.config.INLINE_URL_EMBED_PREVIEW,
+  };
   // What posting a message needs, with the checks of the channel it goes to: channel creation,
   // subscription and a new user's set-up take exactly this (each announces itself as the Notification
   // Bot), and scheduled delivery this and its own repository.
   const posting = {
     db,
-    channels,
     subscriptions,
-    userGroups,
     messages,
     userMessages,
     conversations,
     topics,
-    users,
     alertWords,
     mutedUsers,
     events,
-    settings,
-    linkifiers,
-    realmEmoji,
+    ...rendering,
   };
   // what deleting messages needs: a message, or a topic's in batches
   const deleting = {
@@ -199,6 +211,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   };
   const fileChunks = files.handlers();
   const uploadTokens = new UploadTokenRepository(db);
+  const linkPreviews = new LinkPreviewRepository(db);
   await Promise.all(
     [
       channelRepository,
@@ -217,6 +230,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       attachments,
       files,
       uploadTokens,
+      linkPreviews,
     ].map((r) => r.init()),
   );
   await backfillCopies({
@@ -229,6 +243,16 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   });
   await backfillContentFeatures({ db, messages, ids, log });
   const draftsCleanup = await deleteDraftsWhenSynchronizationStops({ drafts }, nc, log);
+  const linkPreviewFetching = await fetchLinkPreviews(
+    { ...posting, linkPreviews },
+    {
+      addresses: new ReachableAddresses(deps.config.CAMO_ALLOWED_PRIVATE_ADDRESSES),
+      timeoutMs: LINK_PREVIEW_TIMEOUT_MS,
+      userAgent: `Mozilla/5.0 (compatible; ZulipURLPreview/${ZULIP_VERSION})`,
+    },
+    nc,
+    log,
+  );
   const delivery = new ScheduledMessageDelivery({ ...posting, scheduledMessages }, log);
 
   const stateProviders = [
@@ -318,10 +342,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       messaging.removeReaction,
       removeReactionHandler({ channels, subscriptions, userGroups, messages, users, events, realmEmoji }),
     )
-    .handle(
-      messaging.renderMessage,
-      renderMessageHandler({ settings, users, userGroups, channels, realmEmoji, linkifiers }),
-    )
+    .handle(messaging.renderMessage, renderMessageHandler(rendering))
     .handle(
       messaging.matchesNarrow,
       matchesNarrowHandler({
@@ -435,31 +456,21 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(
       messaging.createScheduledMessage,
       createScheduledMessageHandler({
-        channels,
         subscriptions,
-        userGroups,
         conversations,
-        users,
         scheduledMessages,
         events,
-        settings,
-        linkifiers,
-        realmEmoji,
+        ...rendering,
       }),
     )
     .handle(
       messaging.updateScheduledMessage,
       updateScheduledMessageHandler({
-        channels,
         subscriptions,
-        userGroups,
         conversations,
-        users,
         scheduledMessages,
         events,
-        settings,
-        linkifiers,
-        realmEmoji,
+        ...rendering,
       }),
     )
     .handle(messaging.deleteScheduledMessage, deleteScheduledMessageHandler({ scheduledMessages, events }))
@@ -473,6 +484,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     stop: async () => {
       await delivery.stop();
       await draftsCleanup.stop();
+      await linkPreviewFetching.stop();
       users.stop();
       personal.stop();
       userTopics.stop();

@@ -1,5 +1,6 @@
 // Events messaging publishes.
 import { z } from "zod";
+import { realmRefSchema } from "../actor";
 import { groupSettingValueSchema } from "../contracts/common";
 import { channelSchema } from "../contracts/messaging/channels";
 import { PROPAGATE_MODES, messageSchema, reactionSchema } from "../contracts/messaging/messages";
@@ -31,6 +32,24 @@ export const messageSent = defineEvent(
     flags: z.record(z.string(), z.array(z.string())),
     /** Zulip's local echo: the sending client's queue gets `local_message_id` = localId */
     localEcho: z.object({ queueId: z.string(), localId: z.string() }).optional(),
+  }),
+);
+
+/**
+ * Zulip's embed_links queue: a message links web pages whose previews are not
+ * fetched yet. One messaging instance (a durable consumer) fetches them and
+ * renders the message again with their cards, if its content is still this.
+ */
+export const linkPreviewsWanted = defineEvent(
+  "messaging",
+  "link_previews_wanted",
+  z.object({
+    realm: realmRefSchema,
+    messageId: int,
+    senderId: int,
+    /** the content the links were found in: an edit since makes the fetch moot (the edit asks again) */
+    content: z.string(),
+    urls: z.array(z.string()).min(1),
   }),
 );
 

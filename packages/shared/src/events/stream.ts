@@ -16,7 +16,7 @@ import { metricsOf } from "../metrics";
 import { configureThroughElection, ensureStream, streamWhenLed } from "../jetstream";
 import type { EventDefinition } from "./define";
 import { userGroup, userGroupsBackfill, userSettings } from "./identity";
-import { channelFacts, subscriptionFacts } from "./messaging";
+import { channelFacts, linkPreviewsWanted, subscriptionFacts } from "./messaging";
 import { profileFieldValuesDropped } from "./realm-config";
 
 /**
@@ -42,6 +42,7 @@ export const DURABLE_CONSUMERS = {
   fanout: { name: "notifications-fanout", subjects: "events.>" },
   profileFieldValues: { name: "identity-profile-field-values", subjects: profileFieldValuesDropped.subject },
   draftsSynchronization: { name: "messaging-drafts-synchronization", subjects: userSettings.subject },
+  linkPreviews: { name: "messaging-link-previews", subjects: linkPreviewsWanted.subject },
   realmConfigChannels: { name: "realm-config-channel-copy", subjects: channelFacts.subject },
   realmConfigUserGroups: { name: "realm-config-user-group-copy", subjects: userGroup.subject },
   realmConfigUserGroupsBackfill: { name: "realm-config-user-group-backfill", subjects: userGroupsBackfill.subject },

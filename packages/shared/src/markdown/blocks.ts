@@ -1,5 +1,6 @@
 import type { MarkdownIt, StateBlock, StateCore, Token } from "markdown-it";
 import { renderEnv, type RenderEnv } from "./context";
+import { escapeAttribute } from "./escape";
 import { renderTex } from "./inline";
 import { isImageUrl, realmRelativeUrl, thumbnailUrl } from "./urls";
 
@@ -132,8 +133,6 @@ const escapeCode = (text: string): string =>
     .replace(/>/g, "&gt;")
     .replace(/"/g, "&quot;")
     .replace(/'/g, "&#39;");
-const escapeAttribute = (text: string): string =>
-  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 /**
  * Zulip's code block markup (codehilite), with the language named as Pygments

@@ -38,6 +38,14 @@ export interface MentionableGroup {
   canMention: GroupSettingValue;
 }
 
+/** What Zulip's url_preview found on a linked page (its UrlEmbedData): a page without an image gets no card. */
+export interface LinkEmbed {
+  title?: string;
+  description?: string;
+  /** the page's image, absolute */
+  image?: string;
+}
+
 /**
  * What a rendering depends on besides the text (Zulip's DbData): every
  * rendering of a message — sending, editing, scheduling, POST /messages/render
@@ -59,6 +67,13 @@ export interface RenderContext {
   realmUrl?: string;
   /** the organization's inline_image_preview: linked images get previews (descriptions render without, as Zulip's no_previews) */
   imagePreviews?: boolean;
+  /**
+   * Zulip's url_embed_preview_enabled for this message: the server's and the
+   * organization's inline_url_embed_preview, and a sender who is not a bot
+   */
+  linkPreviews?: boolean;
+  /** the previews fetched for the message's links (Zulip's url_embed_data); null: fetched, nothing to show */
+  linkEmbeds?: ReadonlyMap<string, LinkEmbed | null>;
   /** the organization's default_code_block_language: the language of a fenced code block that names none */
   defaultCodeBlockLanguage?: string;
 }
@@ -79,6 +94,8 @@ export interface RenderEnv extends RenderContext {
   /** image URLs already previewed in this message: each is previewed once */
   previewed: Set<string>;
   mentions: RenderedMentions;
+  /** the links whose previews are not fetched yet (Zulip's links_for_preview) */
+  linksForPreview: string[];
 }
 
 /** The environment markdown-it hands the rules back (renderMarkdown gives every rendering one). */

@@ -5,6 +5,7 @@ export {
   type RenderContext,
   type RenderedMentions,
   type CompiledLinkifier,
+  type LinkEmbed,
 } from "./context";
 export { compileLinkifiers, topicLinks } from "./linkifiers";
 export { channelLink, encodeChannel, encodeHashComponent, messageUrl, silentMention, topicLink } from "./link-syntax";

@@ -1,12 +1,8 @@
 import katex from "katex";
 import type { MarkdownIt, StateCore, StateInline, Token } from "markdown-it";
 import { renderEnv, type MentionTargets } from "./context";
+import { escapeAttribute, escapeText } from "./escape";
 import { encodeChannel, encodeHashComponent } from "./link-syntax";
-
-const escapeHtml = (text: string): string =>
-  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-/** ElementTree's escaping of text (Zulip's HTML): quotes stay as they are. */
-const escapeText = (text: string): string => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 const CHANNEL_WILDCARDS = new Set(["all", "everyone", "channel", "stream"]);
 
@@ -114,14 +110,14 @@ function renderChannelLink(link: ChannelLink): string {
   const channelPath = `/#narrow/channel/${encodeChannel(link.streamId, link.channel)}`;
   const channel = `#${escapeText(link.channel)}`;
   if (link.topic === undefined) {
-    return `<a class="stream" data-stream-id="${link.streamId}" href="${escapeHtml(channelPath)}">${channel}</a>`;
+    return `<a class="stream" data-stream-id="${link.streamId}" href="${escapeAttribute(channelPath)}">${channel}</a>`;
   }
   const topicPath = `${channelPath}/topic/${encodeHashComponent(link.topic)}`;
   const topic = link.topic === "" ? `<em>${EMPTY_TOPIC_FALLBACK_NAME}</em>` : escapeText(link.topic);
   if (link.messageId === undefined) {
-    return `<a class="stream-topic" data-stream-id="${link.streamId}" href="${escapeHtml(topicPath)}">${channel} &gt; ${topic}</a>`;
+    return `<a class="stream-topic" data-stream-id="${link.streamId}" href="${escapeAttribute(topicPath)}">${channel} &gt; ${topic}</a>`;
   }
-  return `<a class="message-link" href="${escapeHtml(`${topicPath}/near/${link.messageId}`)}">${channel} &gt; ${topic} @ 💬</a>`;
+  return `<a class="message-link" href="${escapeAttribute(`${topicPath}/near/${link.messageId}`)}">${channel} &gt; ${topic} @ 💬</a>`;
 }
 
 /** Zulip's timestamp syntax `<time:...>`. */

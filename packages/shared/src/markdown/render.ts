@@ -3,6 +3,7 @@ import { EMPTY_QUOTE_LINE, useZulipBlocks } from "./blocks";
 import type { RenderContext, RenderEnv, RenderedMentions } from "./context";
 import { useZulipEmoji } from "./emoji";
 import { useZulipInline } from "./inline";
+import { linkEmbeds } from "./link-embeds";
 import { linkifierRule } from "./linkifiers";
 import { sanitizeUrl } from "./urls";
 import { webLinkRule } from "./web-links";
@@ -26,6 +27,7 @@ md.core.ruler.after("inline", "zulip_linkifiers", linkifierRule);
 md.core.ruler.push("zulip_web_links", webLinkRule);
 useZulipEmoji(md);
 useZulipBlocks(md);
+md.core.ruler.push("zulip_link_embeds", linkEmbeds);
 
 const LIST_ITEM = /^( *)([*+-]|\d+[.)])( +)(.*)$/;
 const FENCE_LINE = /^ {0,3}(`{3,}|~{3,})/;
@@ -105,14 +107,15 @@ function zulipBlockSyntax(text: string): string {
 export function renderWithMentions(
   text: string,
   context: RenderContext = {},
-): { html: string; mentions: RenderedMentions } {
+): { html: string; mentions: RenderedMentions; linksForPreview: string[] } {
   const env: RenderEnv = {
     ...context,
     previewed: new Set(),
     mentions: { userIds: new Set(), groupIds: new Set(), wildcard: false },
+    linksForPreview: [],
   };
   const html = text === "" ? "" : md.render(zulipBlockSyntax(text), env).trimEnd();
-  return { html, mentions: env.mentions };
+  return { html, mentions: env.mentions, linksForPreview: env.linksForPreview };
 }
 
 /** Markdown as Zulip renders it (descriptions, profile fields: what notifies nobody). */

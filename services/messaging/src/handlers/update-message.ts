@@ -12,6 +12,7 @@ import {
 } from "@teamchat/shared";
 import { updateAttachmentLinks, type LinkDeps } from "../attachments/attachment-links";
 import { checkGroupMentions, renderMessage, type RenderDeps } from "../render/message-rendering";
+import { requestLinkPreviews } from "../link-previews/link-preview-request";
 import { accessChannelById } from "../channels/channel-access";
 import { refreshFirstMessage } from "../channels/first-message";
 import {
@@ -229,6 +230,16 @@ export const updateMessageHandler =
       },
       ctx.requestId,
     );
+
+    if (rendered) {
+      requestLinkPreviews(deps.events, ctx.requestId, {
+        realm,
+        messageId: message.messageId,
+        senderId: message.senderId,
+        content: content!,
+        urls: rendered.linksForPreview,
+      });
+    }
 
     if (move && plan.relocated) {
       if (move.channelChanged) {

@@ -455,6 +455,17 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
   }
 
   /**
+   * Zulip's do_update_embedded_data: the message's rendering with its link
+   * previews, stored only if its content is still the one rendered (no edit
+   * history: the message did not change). False when an edit came first.
+   */
+  async storeRendering(realmId: number, messageId: number, content: string, renderedContent: string): Promise<boolean> {
+    const matched = await this.updateOne(realmId, { messageId, content }, { $set: { renderedContent } });
+    if (matched > 0) await this.reindex(realmId, [messageId]);
+    return matched > 0;
+  }
+
+  /**
    * Changes who received these messages (a move to another channel): users
    * who lose them, then users who gain them.
    */

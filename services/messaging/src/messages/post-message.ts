@@ -9,6 +9,7 @@ import {
   type EventPublisher,
 } from "@teamchat/shared";
 import { checkGroupMentions, renderMessage, type RenderDeps } from "../render/message-rendering";
+import { requestLinkPreviews } from "../link-previews/link-preview-request";
 import type { ChannelDoc } from "../channels/channel.schema";
 import { conversationKey, type ConversationRepository } from "../conversations/conversation.repository";
 import type { ChannelDirectory } from "../channels/channel-directory";
@@ -129,7 +130,11 @@ export async function postMessage(
   stored?: (messageId: number) => Promise<void>,
 ): Promise<MessageDoc> {
   const { channel: _, ...target } = to;
-  const { html: renderedContent, mentions } = await renderMessage(deps, ctx, realm, post.senderId, post.content);
+  const {
+    html: renderedContent,
+    mentions,
+    linksForPreview,
+  } = await renderMessage(deps, ctx, realm, post.senderId, post.content);
   await checkGroupMentions(deps, ctx, realm, post.senderId, mentions);
   const flags = await receiverFlags(deps, ctx, realm.id, to.receivers, post, mentions);
   const message = await withTransaction(deps.db, async () => {
@@ -150,6 +155,13 @@ export async function postMessage(
     return message;
   });
   await announceMessage(deps, ctx, realm, settings, to, message, post, flags);
+  requestLinkPreviews(deps.events, ctx.requestId, {
+    realm,
+    messageId: message.messageId,
+    senderId: post.senderId,
+    content: post.content,
+    urls: linksForPreview,
+  });
   return message;
 }
 

@@ -3,6 +3,7 @@ import {
   badRequest,
   renderWithMentions,
   type CallContext,
+  type LinkEmbed,
   type RealmEmojiSource,
   type RealmRef,
   type RenderedMentions,
@@ -21,13 +22,18 @@ export interface RenderDeps {
   channels: ChannelDirectory;
   realmEmoji: RealmEmojiSource;
   linkifiers: LinkifierSource;
+  /** the server's INLINE_URL_EMBED_PREVIEW: organizations may turn link previews on */
+  linkPreviewsAllowed: boolean;
 }
 
 /**
  * Zulip's render_message_markdown: a message's HTML as its sender sends it
  * (their translate_emoticons setting applies), and whom it notifies.
  * Sending, editing, scheduling and POST /messages/render all render through
- * here, so a preview is what sending stores.
+ * here, so a preview is what sending stores. Link previews (Zulip's
+ * url_embed_preview_enabled) are for messages of human senders, once their
+ * pages are fetched (`linkEmbeds`); until then their URLs are listed in
+ * `linksForPreview`.
  */
 export async function renderMessage(
   deps: RenderDeps,
@@ -35,7 +41,8 @@ export async function renderMessage(
   realm: RealmRef,
   senderId: number,
   content: string,
-): Promise<{ html: string; mentions: RenderedMentions }> {
+  linkEmbeds?: ReadonlyMap<string, LinkEmbed | null>,
+): Promise<{ html: string; mentions: RenderedMentions; linksForPreview: string[] }> {
   const [settings, mentionTargets, userGroups, channels, realmEmoji, linkifiers, senders] = await Promise.all([
     deps.settings.get(ctx),
     deps.users.mentionTargets(ctx, realm.id),
@@ -53,6 +60,9 @@ export async function renderMessage(
     realmEmoji,
     linkifiers,
     translateEmoticons: senders.get(senderId)?.translate_emoticons === true,
+    linkPreviews:
+      deps.linkPreviewsAllowed && settings.inline_url_embed_preview && senders.get(senderId)?.is_bot === false,
+    ...(linkEmbeds && { linkEmbeds }),
     realmUrl: realm.uri,
     imagePreviews: settings.inline_image_preview,
     defaultCodeBlockLanguage: settings.default_code_block_language,

@@ -82,7 +82,7 @@ export const realmState = ({
   config,
 }: {
   realms: RealmRecordRepository;
-  config: Pick<Config, "EVENT_HEARTBEAT_SECONDS">;
+  config: Pick<Config, "EVENT_HEARTBEAT_SECONDS" | "INLINE_URL_EMBED_PREVIEW">;
 }) =>
   provideState(realmConfig.realmPart, async (_params, ctx) => {
     const realm = requireRealm(ctx);
@@ -171,7 +171,7 @@ export const realmState = ({
       // no GIPHY API key configured: clients offer no GIF picker
       giphy_api_key: "",
       server_inline_image_preview: true,
-      server_inline_url_embed_preview: false,
+      server_inline_url_embed_preview: config.INLINE_URL_EMBED_PREVIEW,
       server_thumbnail_formats: [],
       server_avatar_changes_disabled: false,
       server_name_changes_disabled: false,

@@ -61,6 +61,8 @@ export const realmSettingsSchema = z.strictObject({
   default_code_block_language: z.string(),
   /** whether messages show previews of the images they link (Zulip's inline_image_preview) */
   inline_image_preview: z.boolean(),
+  /** whether messages show previews of the web pages they link (Zulip's inline_url_embed_preview) */
+  inline_url_embed_preview: z.boolean(),
   ...messageEditSettings,
   ...(Object.fromEntries(Object.keys(REALM_GROUP_SETTING_DEFAULTS).map((k) => [k, groupSettingValueSchema])) as Record<
     RealmGroupSetting,

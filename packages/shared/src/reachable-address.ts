@@ -3,9 +3,9 @@ import ipaddr from "ipaddr.js";
 type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
 /**
- * Which addresses the image proxy may connect to: public unicast ones, as
- * go-camo's isRejectedIP allows, plus the ranges an operator lists in
- * CAMO_ALLOWED_PRIVATE_ADDRESSES. Everything ipaddr.js names a special range
+ * Which addresses the server's outgoing fetches (the image proxy, link
+ * previews) may connect to: public unicast ones, as go-camo's isRejectedIP
+ * allows, plus the ranges an operator lists in CAMO_ALLOWED_PRIVATE_ADDRESSES. Everything ipaddr.js names a special range
  * is refused: loopback, private, link-local, carrier-grade NAT, multicast,
  * unspecified, broadcast, reserved, unique-local, and the IPv6 forms that embed
  * an IPv4 address (NAT64, 6to4, Teredo), which could lead to a private one.
@@ -29,7 +29,7 @@ export class ReachableAddresses {
       });
   }
 
-  /** Whether the proxy may connect to this address (as DNS or a URL gives it). */
+  /** Whether a fetch may connect to this address (as DNS or a URL gives it). */
   reachable(address: string): boolean {
     if (!ipaddr.isValid(address)) return false;
     // an IPv4-mapped IPv6 address (::ffff:127.0.0.1) is judged as the IPv4 address it reaches
