@@ -2,6 +2,7 @@ import type { MarkdownIt, StateCore, Token } from "markdown-it";
 import { isZulipExtraEmoji, unicodeEmojiCode, unicodeEmojiName } from "../domain/emoji";
 import { renderEnv, type RenderEnv } from "./context";
 import { splitText } from "./split-text";
+import { escapeAttribute } from "./escape";
 
 /** Zulip's EMOTICON_CONVERSIONS: what translate_emoticons turns into which emoji name. */
 const EMOTICONS: Record<string, string> = {
@@ -99,9 +100,6 @@ function emojiRule(state: StateCore): void {
     });
   }
 }
-
-const escapeAttribute = (text: string): string =>
-  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 /** Zulip's make_emoji and make_realm_emoji markup. */
 function renderEmoji(emoji: Emoji): string {
