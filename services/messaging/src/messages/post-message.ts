@@ -25,6 +25,7 @@ import { mentionFlags } from "./mentions";
 import { loadViewContext, messageView } from "./message-view";
 import type { MessageDoc } from "./message.schema";
 import { contentFeatures } from "./content-features";
+import { pythonJson, widgetOf } from "./widgets";
 
 /** What a stored message's delivery uses: its receivers' flags, their rows, and its announcement. */
 export interface DeliverDeps extends FlagDeps, AnnounceDeps {
@@ -132,6 +133,16 @@ export async function postMessage(
   const { html: renderedContent, mentions } = await renderMessage(deps, ctx, realm, post.senderId, post.content);
   await checkGroupMentions(deps, ctx, realm, post.senderId, mentions);
   const flags = await receiverFlags(deps, ctx, realm.id, to.receivers, post, mentions);
+  // Zulip's do_widget_post_save_actions: a /poll or /todo message carries its widget as its first submessage
+  const widget = widgetOf(post.content);
+  const submessages = widget && [
+    {
+      id: await deps.messages.nextSubmessageId(),
+      senderId: post.senderId,
+      msgType: "widget",
+      content: pythonJson(widget),
+    },
+  ];
   const message = await withTransaction(deps.db, async () => {
     const message = await deps.messages.insert({
       realmId: realm.id,
@@ -143,6 +154,7 @@ export async function postMessage(
       timestamp: Math.floor(Date.now() / 1000),
       client: post.client,
       ...(post.messageType ? { messageType: post.messageType } : {}),
+      ...(submessages && { submessages }),
       ...(post.sendKey !== undefined && { sendKey: post.sendKey }),
     });
     await stored?.(message.messageId);
