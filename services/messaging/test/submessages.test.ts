@@ -78,6 +78,44 @@ describe("a message starting with a widget command", () => {
   });
 });
 
+describe("POST /messages with widget_content", () => {
+  const sendWidget = (widget_content: string) =>
+    org.call(
+      messaging.sendMessage,
+      { type: "stream", to: kitchen, topic: "bots", content: "Pick one", widget_content },
+      alice,
+    );
+
+  it("a zform of choices becomes the message's widget in place of its content's", async () => {
+    const zform = {
+      widget_type: "zform",
+      extra_data: { type: "choices", heading: "Pick", choices: [{ short_name: "A", long_name: "Apple", reply: "a" }] },
+    };
+    const { id } = await sendWidget(JSON.stringify(zform));
+    expect(await submessagesOf(bob, id)).toEqual([
+      widget(
+        alice,
+        id,
+        '{"widget_type": "zform", "extra_data": {"type": "choices", "heading": "Pick", "choices": [{"short_name": "A", "long_name": "Apple", "reply": "a"}]}}',
+      ),
+    ]);
+  });
+
+  it("refuses what check_widget_content refuses, with its messages after 'Widgets: '", async () => {
+    const refusals: Array<[string, string]> = [
+      ["{{{{{{", "Widgets: API programmer sent invalid JSON content"],
+      ['{"color": "red"}', "Widgets: widget_type is not in widget_content"],
+      ['{"widget_type": "poll", "extra_data": {}}', "Widgets: unknown widget type: poll"],
+      ['{"widget_type": "zform", "extra_data": {}}', "Widgets: zform is missing type field"],
+      [
+        '{"widget_type": "zform", "extra_data": {"type": "choices", "heading": "H", "choices": [99]}}',
+        'Widgets: extra_data["choices"][0] is not a dict',
+      ],
+    ];
+    for (const [content, msg] of refusals) await expectZulipError(sendWidget(content), badRequestError(msg));
+  });
+});
+
 describe("POST /submessage", () => {
   it("a poll's votes and options from readers, heard by the message's recipients in order", async () => {
     const id = await send(alice, "/poll Tea or coffee?\nTea\nCoffee");

@@ -1,17 +1,16 @@
 /**
  * Zulip's message widgets (zerver/lib/widget.py, zerver/lib/validator.py): a
- * message starting `/poll` or `/todo` carries the widget's data as its first
- * submessage, and the changes readers attach to it (POST /submessage) are
- * checked by the widget's rules before they are kept.
+ * message starting `/poll` or `/todo`, or sent with a bot's `widget_content`,
+ * carries the widget's data as its first submessage, and the changes readers
+ * attach to it (POST /submessage) are checked by the widget's rules before
+ * they are kept.
  */
 import { badRequest } from "@teamchat/shared";
 
-export type WidgetType = "poll" | "todo";
-
 /** What do_widget_post_save_actions stores as the widget's submessage content. */
 export interface WidgetData {
-  widget_type: WidgetType;
-  extra_data: PollData | TodoData;
+  widget_type: string;
+  extra_data: unknown;
 }
 
 interface PollData {
@@ -24,7 +23,7 @@ interface TodoData {
   tasks: Array<{ task: string; desc: string }>;
 }
 
-const WIDGET_TYPES: readonly string[] = ["poll", "todo"] satisfies WidgetType[];
+const WIDGET_TYPES: readonly string[] = ["poll", "todo"];
 
 /** Python's str.splitlines: any line boundary, no empty line after a final one. */
 function splitLines(text: string): string[] {
@@ -104,49 +103,122 @@ export function widgetTypeOf(submessages: ReadonlyArray<{ msgType: string; conte
 
 // Zulip's validators, with the messages of zerver/lib/validator.py. Python's bool is an int, so a
 // JSON true passes check_int as 1, as it does in Zulip.
+
+/** Django's ValidationError: each caller turns it into its own refusal, as Zulip's views do. */
+class ValidationError extends Error {}
+
+/** `check`'s ValidationError as a 400 with its message, after `prefix`. */
+function refusingWith<T>(prefix: string, check: () => T): T {
+  try {
+    return check();
+  } catch (err) {
+    if (err instanceof ValidationError) throw badRequest(`${prefix}${err.message}`);
+    throw err;
+  }
+}
+
 type Check = (name: string, value: unknown) => void;
 
 const asInt = (value: unknown): number | null =>
   typeof value === "boolean" ? Number(value) : Number.isInteger(value) ? (value as number) : null;
 
 const checkString: Check = (name, value) => {
-  if (typeof value !== "string") throw badRequest(`${name} is not a string`);
+  if (typeof value !== "string") throw new ValidationError(`${name} is not a string`);
 };
 
 const checkInt: Check = (name, value) => {
-  if (asInt(value) === null) throw badRequest(`${name} is not an integer`);
+  if (asInt(value) === null) throw new ValidationError(`${name} is not an integer`);
 };
 
 const checkBool: Check = (name, value) => {
-  if (typeof value !== "boolean") throw badRequest(`${name} is not a boolean`);
+  if (typeof value !== "boolean") throw new ValidationError(`${name} is not a boolean`);
 };
 
 const checkIntIn =
   (allowed: number[]): Check =>
   (name, value) => {
     checkInt(name, value);
-    if (!allowed.includes(asInt(value)!)) throw badRequest(`Invalid ${name}`);
+    if (!allowed.includes(asInt(value)!)) throw new ValidationError(`Invalid ${name}`);
   };
 
 const checkIntRange =
   (low: number, high: number): Check =>
   (name, value) => {
     checkInt(name, value);
-    if (asInt(value)! < low) throw badRequest(`${name} is too small`);
-    if (asInt(value)! > high) throw badRequest(`${name} is too large`);
+    if (asInt(value)! < low) throw new ValidationError(`${name} is too small`);
+    if (asInt(value)! > high) throw new ValidationError(`${name} is too large`);
   };
+
+const isDict = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
 
 /** check_dict (`only`: check_dict_only, which refuses keys it does not list). */
 function checkDict(name: string, value: unknown, keys: Array<[string, Check]>, only: boolean): Record<string, unknown> {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) throw badRequest(`${name} is not a dict`);
-  const dict = value as Record<string, unknown>;
+  if (!isDict(value)) throw new ValidationError(`${name} is not a dict`);
+  const dict = value;
   for (const [key, check] of keys) {
-    if (!(key in dict)) throw badRequest(`${key} key is missing from ${name}`);
+    if (!(key in dict)) throw new ValidationError(`${key} key is missing from ${name}`);
     check(`${name}["${key}"]`, dict[key]);
   }
   const unexpected = Object.keys(dict).filter((key) => !keys.some(([listed]) => listed === key));
-  if (only && unexpected.length) throw badRequest(`Unexpected arguments: ${unexpected.join(", ")}`);
+  if (only && unexpected.length) throw new ValidationError(`Unexpected arguments: ${unexpected.join(", ")}`);
   return dict;
+}
+
+const checkDictOf =
+  (keys: Array<[string, Check]>): Check =>
+  (name, value) =>
+    void checkDict(name, value, keys, false);
+
+const checkList =
+  (check: Check): Check =>
+  (name, value) => {
+    if (!Array.isArray(value)) throw new ValidationError(`${name} is not a list`);
+    value.forEach((item, i) => check(`${name}[${i}]`, item));
+  };
+
+const checkEquals =
+  (expected: string): Check =>
+  (name, value) => {
+    if (value !== expected) throw new ValidationError(`${name} != ${expected} (${String(value)} is wrong)`);
+  };
+
+/**
+ * Zulip's check_widget_content, on the `widget_content` of POST /messages: the
+ * only widget a sender may give that way is a zform of choices (the buttons
+ * of Zulip's interactive bots). Its refusals read "Widgets: ...".
+ */
+export function widgetFromContent(widgetContent: string): WidgetData {
+  let data: unknown;
+  try {
+    data = JSON.parse(widgetContent);
+  } catch {
+    throw badRequest("Widgets: API programmer sent invalid JSON content");
+  }
+  return refusingWith("Widgets: ", () => checkWidgetContent(data));
+}
+
+function checkWidgetContent(data: unknown): WidgetData {
+  if (!isDict(data)) throw new ValidationError("widget_content is not a dict");
+  if (!("widget_type" in data)) throw new ValidationError("widget_type is not in widget_content");
+  if (!("extra_data" in data)) throw new ValidationError("extra_data is not in widget_content");
+  const { widget_type, extra_data } = data;
+  if (!isDict(extra_data)) throw new ValidationError("extra_data is not a dict");
+  if (widget_type !== "zform") throw new ValidationError(`unknown widget type: ${String(widget_type)}`);
+  if (!("type" in extra_data)) throw new ValidationError("zform is missing type field");
+  if (extra_data.type !== "choices") throw new ValidationError(`unknown zform type: ${String(extra_data.type)}`);
+  const choice = checkDictOf([
+    ["short_name", checkString],
+    ["long_name", checkString],
+    ["reply", checkString],
+  ]);
+  const choices: Array<[string, Check]> = [
+    ["type", checkEquals("choices")],
+    ["heading", checkString],
+    ["choices", checkList(choice)],
+  ];
+  checkDict("extra_data", extra_data, choices, false);
+  return { widget_type, extra_data };
 }
 
 /** This should match MAX_IDX in Zulip's client widgets (validator.py). */
@@ -211,10 +283,14 @@ const TODO_RULES: Record<string, Rule> = {
  */
 export function checkWidgetEvent(widgetType: string | null, data: unknown, isWidgetAuthor: boolean): void {
   if (widgetType !== "poll" && widgetType !== "todo") return;
+  refusingWith("", () => checkEventOf(widgetType, data, isWidgetAuthor));
+}
+
+function checkEventOf(widgetType: "poll" | "todo", data: unknown, isWidgetAuthor: boolean): void {
   const [name, rules] = widgetType === "poll" ? ["poll data", POLL_RULES] : ["todo data", TODO_RULES];
   const { type } = checkDict(name, data, [["type", checkString]], false) as { type: string };
   const rule = Object.hasOwn(rules, type) ? rules[type]! : undefined;
-  if (!rule) throw badRequest(`Unknown type for ${name}: ${type}`);
-  if (rule.authorOnly && !isWidgetAuthor) throw badRequest(rule.authorOnly);
+  if (!rule) throw new ValidationError(`Unknown type for ${name}: ${type}`);
+  if (rule.authorOnly && !isWidgetAuthor) throw new ValidationError(rule.authorOnly);
   checkDict(name, data, rule.keys, true);
 }

@@ -151,6 +151,8 @@ export const sendMessage = defineContract({
     queue_id: z.string().optional(),
     local_id: z.string().optional(),
     read_by_sender: z.boolean().optional(),
+    /** Zulip's undocumented parameter for bots' interactive widgets (a zform of choices), as JSON */
+    widget_content: z.string().optional(),
     /** from the Idempotency-Key header */
     idempotency_key: z.string().min(1).max(MAX_IDEMPOTENCY_KEY_LENGTH).optional(),
   }),
