@@ -102,6 +102,24 @@ export class FileStore extends TenantRepository<FileChunkDoc> {
     return Buffer.isBuffer(data) ? data : Buffer.from(data.buffer);
   }
 
+  /** A whole file the service itself made (a resized image), written in chunks as the gateway writes uploads. */
+  async write(realmId: number, fileId: string, data: Buffer): Promise<void> {
+    for (let n = 0; n < chunkCount(data.length); n++) {
+      await this.putChunk(realmId, fileId, n, data.subarray(n * FILE_CHUNK_BYTES, (n + 1) * FILE_CHUNK_BYTES));
+    }
+  }
+
+  /** A whole stored file, for an operation that works on its bytes (small files only: it is held in memory). */
+  async read(realmId: number, file: Pick<StoredFileRef, "file_id" | "size">): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    for (let n = 0; n < chunkCount(file.size); n++) {
+      const chunk = await this.readChunk(realmId, file.file_id, n);
+      if (!chunk) throw new Error(`file ${file.file_id} has no chunk ${n}`);
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks);
+  }
+
   /** Whether every chunk of a file of `size` bytes arrived (the gateway writes them all before the operation). */
   async isComplete(realmId: number, file: StoredFileRef): Promise<boolean> {
     return (await this.count(realmId, { fileId: file.file_id })) === chunkCount(file.size);

@@ -1,4 +1,5 @@
 import {
+  MAX_AVATAR_FILE_SIZE_MIB,
   MAX_FILE_UPLOAD_SIZE_MIB,
   provideState,
   REALM_GROUP_SETTING_DEFAULTS,
@@ -36,7 +37,7 @@ const SERVER = {
   password_min_guesses: 10000,
   max_icon_file_size_mib: 5,
   max_logo_file_size_mib: 5,
-  max_avatar_file_size_mib: 5,
+  max_avatar_file_size_mib: MAX_AVATAR_FILE_SIZE_MIB,
   jitsi_server_url: "https://meet.jit.si",
   typing_started_expiry_period_milliseconds: 15000,
   typing_stopped_wait_period_milliseconds: 5000,

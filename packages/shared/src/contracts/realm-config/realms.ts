@@ -61,6 +61,8 @@ export const realmSettingsSchema = z.strictObject({
   default_code_block_language: z.string(),
   /** whether messages show previews of the images they link (Zulip's inline_image_preview) */
   inline_image_preview: z.boolean(),
+  /** whether only administrators may change avatars (Zulip's avatar_changes_disabled) */
+  avatar_changes_disabled: z.boolean(),
   ...messageEditSettings,
   ...(Object.fromEntries(Object.keys(REALM_GROUP_SETTING_DEFAULTS).map((k) => [k, groupSettingValueSchema])) as Record<
     RealmGroupSetting,
