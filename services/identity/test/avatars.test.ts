@@ -128,6 +128,15 @@ describe("POST /users/me/avatar", () => {
       badRequestError("Uploaded file is larger than the allowed limit of 5 MiB"),
     );
   });
+
+  it("a bot's own upload also reaches those who administer it as a realm_bot update", async () => {
+    const bot = await org.call(identity.createBot, { full_name: "Avatar Bot", short_name: "avatar" }, alice);
+    const events = await EventReader.register(org.api(alice), { event_types: ["realm_bot"] });
+    const email = `avatar-bot@${org.realm.host.split(":")[0]!}`;
+    const url = await uploadImage({ email, apiKey: bot.api_key });
+    const [event] = await events.until((e) => e.length >= 1);
+    expect(event).toMatchObject({ type: "realm_bot", op: "update", bot: { user_id: bot.user_id, avatar_url: url } });
+  });
 });
 
 describe("DELETE /users/me/avatar", () => {
