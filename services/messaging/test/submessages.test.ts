@@ -67,6 +67,15 @@ describe("a message starting with a widget command", () => {
     expect(await submessagesOf(alice, id)).toEqual([widget(alice, id, todo)]);
   });
 
+  it("a widget's content cannot be edited; its topic can", async () => {
+    const id = await send(alice, "/poll Games?\nYES\nNO");
+    await expectZulipError(
+      org.call(messaging.updateMessage, { message_id: id, content: "/poll Games?\nYES\nNO\nMaybe" }, alice),
+      badRequestError("Widgets cannot be edited."),
+    );
+    await org.call(messaging.updateMessage, { message_id: id, topic: "games" }, alice);
+  });
+
   it("/poll alone has an empty question; other commands and text before the command make no widget", async () => {
     const bare = await send(alice, "/poll");
     expect(await submessagesOf(alice, bare)).toEqual([
