@@ -1,5 +1,5 @@
 /**
- * Files kept in the database (uploads, custom emoji images), shared by the
+ * Files kept in the database (uploads, custom emoji images, avatars), shared by the
  * services that own them. The bus carries JSON and NATS refuses messages over
  * 1 MiB by default, so a file travels in base64 chunks of FILE_CHUNK_BYTES: the
  * gateway writes each chunk through the owning service's `<service>.files.put_chunk`
