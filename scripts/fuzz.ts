@@ -1,6 +1,7 @@
 /**
  * `npm run fuzz`: property-based fuzzing of every operation this server
- * implements, with each operation's schema from zulip.yaml (schemathesis, from
+ * implements, with each operation's schema from zulip.yaml, or for the operations
+ * it leaves out from packages/shared/src/testing/zulip-undocumented/ (schemathesis, from
  * PyPI into a venv in the tool cache). It starts the whole system in this
  * process as the tests do (in-memory SecantusDB, a private nats-server), seeds
  * an organization (fuzz-seed.ts), and runs schemathesis as an administrator
@@ -11,11 +12,11 @@
  * `--short` (the run in `npm test`): FUZZ_REQUESTS defaults to 500, 5 examples per operation, no coverage phase.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { allContracts, identity } from "@teamchat/shared";
-import { documentedOperations, ZULIP_YAML } from "@teamchat/shared/src/testing/openapi";
+import { documentedOperations, zulipDocument } from "@teamchat/shared/src/testing/openapi";
 import { startSystem, type TestSystem } from "../test/support/system";
 import {
   ensureNatsServer,
@@ -59,7 +60,10 @@ const log = (line: string) => process.stdout.write(`[fuzz] ${line}\n`);
 
 const templateKey = (op: string) => op.replace(/\{[^}]+\}/g, "{}");
 
-/** zulip.yaml's operations (schemathesis' names) that some contract implements over HTTP, less SELF_HARM. */
+/**
+ * The document's operations (schemathesis' names: zulip.yaml's and those it leaves out,
+ * zulipDocument) that some contract implements over HTTP, less SELF_HARM.
+ */
 function fuzzedOperations(): string[] {
   const implemented = new Set(
     allContracts.filter((c) => c.http).map((c) => templateKey(`${c.http!.method} ${c.http!.path}`)),
@@ -151,11 +155,13 @@ async function main() {
     const { fuzzer, ids } = await seedOrganization(org);
     const proxy = await startFuzzProxy(org.baseUrl, fuzzerRepair(org, fuzzer));
     const operations = fuzzedOperations();
+    const document = join(dataDir, "zulip-api.json");
+    writeFileSync(document, JSON.stringify(zulipDocument()));
     log(`fuzzing ${operations.length} operations as administrator ${fuzzer.email} (left out: ${SELF_HARM.join(", ")})`);
 
     const args = [
       "run",
-      ZULIP_YAML,
+      document,
       "--url",
       `${proxy.url}/api/v1`,
       "--auth",

@@ -1,6 +1,6 @@
 /**
  * The data `npm run fuzz` runs against: people of every role, public and
- * private channels with messages (channel and direct), reactions, a user group,
+ * private channels with messages (channel and direct, a poll and a todo list), reactions, a user group,
  * drafts, a scheduled message, a saved snippet, a channel folder, a custom
  * profile field, invitations, a navigation view, alert words and event queues. Most of it
  * belongs to or is visible to the fuzzing administrator, so that requests
@@ -56,6 +56,12 @@ export async function seedOrganization(org: TestOrganization): Promise<Seeded> {
     (await org.call(messaging.sendMessage, { type: "stream", to: "vault", topic: "hidden", content: "secret" }, member))
       .id,
   );
+  // widgets: POST /submessage's votes and tasks are checked by their rules
+  for (const content of ["/poll Lunch?\nPizza\nTacos", "/todo Chores\nDishes: today"]) {
+    messageIds.push(
+      (await org.call(messaging.sendMessage, { type: "stream", to: "general", topic: "widgets", content }, fuzzer)).id,
+    );
+  }
   await org.call(messaging.addReaction, { message_id: messageIds[0]!, emoji_name: "smile" }, member);
   await org.call(messaging.addReaction, { message_id: messageIds[0]!, emoji_name: "heart" }, fuzzer);
 

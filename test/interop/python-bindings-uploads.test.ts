@@ -1,9 +1,11 @@
 /**
- * Zulip's Python bindings, unmodified, on uploads and custom emoji:
+ * Zulip's Python bindings, unmodified, on uploads, custom emoji and avatars:
  * upload_file, get_attachments, upload_custom_emoji, get_realm_emoji, and a
  * message linking the upload, fetched and its file downloaded with the
- * bindings' own session (see python-bindings.test.ts for how the bindings run).
+ * bindings' own session; an avatar uploaded through call_endpoint and
+ * fetched through /avatar/{user_id} (see python-bindings.test.ts for how the bindings run).
  */
+import sharp from "sharp";
 import { ok } from "@teamchat/shared/src/testing/api";
 import type { TestUser } from "../support/organization";
 import { installBindings, runBindings as runAt, type BindingsPlan, type Json } from "../support/python-bindings";
@@ -103,4 +105,20 @@ it("upload_custom_emoji and get_realm_emoji; the image at source_url", async () 
   ]);
   const { replies: image } = await runBindings(bob, { calls: [["download", emoji[0]!.source_url]] });
   expect(image[0]).toEqual({ status: 200, content_type: "image/png", base64: PNG.toString("base64") });
+}, 60_000);
+
+it("an avatar uploaded through call_endpoint (a file without a type), then fetched through /avatar/{user_id}", async () => {
+  const photo = await sharp({ create: { width: 64, height: 48, channels: 3, background: "#aa3300" } })
+    .png()
+    .toBuffer();
+  const upload = { url: "users/me/avatar", method: "POST", files: [file("photo.png", photo)] };
+  const { replies } = await runBindings(alice, { calls: [["call_endpoint", { kwargs: upload }]] });
+  const avatarUrl = replies[0]!.avatar_url as string;
+  expect(replies[0]).toEqual({ result: "success", msg: "", avatar_url: avatarUrl });
+  expect(avatarUrl).toMatch(new RegExp(`^/user_avatars/${sys.realm.id}/[0-9a-f]+\\.png\\?version=2$`));
+  // the bindings' session follows the redirect to the image, as the mobile app's fetch does
+  const { replies: fetched } = await runBindings(bob, { calls: [["download", `/avatar/${alice.userId}`]] });
+  expect(fetched[0]).toMatchObject({ status: 200, content_type: "image/png" });
+  const image = await sharp(Buffer.from(fetched[0]!.base64 as string, "base64")).metadata();
+  expect([image.width, image.height]).toEqual([100, 100]);
 }, 60_000);

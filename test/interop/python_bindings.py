@@ -63,10 +63,13 @@ def main() -> None:
 
 def call(client: zulip.Client, method: str, args: list) -> dict:
     """One call; a last argument {"kwargs": {...}} is passed as keyword arguments
-    (methods such as get_subscribers take only those)."""
+    (methods such as get_subscribers take only those; call_endpoint's `files` is a list)."""
     kwargs: dict = {}
     if args and isinstance(args[-1], dict) and set(args[-1]) == {"kwargs"}:
-        kwargs = args.pop()["kwargs"]
+        kwargs = {
+            name: [as_file(v) for v in value] if isinstance(value, list) else as_file(value)
+            for name, value in args.pop()["kwargs"].items()
+        }
     if method == "download":
         return download(client, args[0])
     return getattr(client, method)(*[as_file(arg) for arg in args], **kwargs)

@@ -107,7 +107,10 @@ async function readState(): Promise<unknown> {
     attachments: uploads.attachments,
     upload: upload.body.toString(),
     invites,
-    people,
+    // (attackers change their own avatars, set then removed: only the victim's is compared)
+    people: people.members.map(({ avatar_url, avatar_version, ...person }) =>
+      person.user_id === victim.userId ? { ...person, avatar_url, avatar_version } : person,
+    ),
     groups,
     folders,
     fields,

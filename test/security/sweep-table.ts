@@ -8,6 +8,7 @@ import { identity, messaging, notifications, realmConfig, type Contract, type Pa
 import { badRequestError, type ExpectedZulipError } from "../support/call";
 import {
   attackerOf,
+  avatarImage,
   emojiImage,
   withFile,
   SECRET,
@@ -374,6 +375,11 @@ export const SWEEP: SweepEntry[] = [
       attempt(which, (w) => ({ message_id: w.ids[which] }), every(INVALID_MESSAGE)),
     ),
     entry(
+      "messages",
+      messaging.sendSubmessage,
+      attempt(which, (w) => ({ message_id: w.ids[which], msg_type: "widget", content: "{}" }), every(INVALID_MESSAGE)),
+    ),
+    entry(
       "events and typing",
       notifications.setMessageEditTypingStatus,
       attempt(which, (w) => ({ message_id: w.ids[which], op: "start" }), every(INVALID_MESSAGE)),
@@ -391,6 +397,19 @@ export const SWEEP: SweepEntry[] = [
       "the victim's public message",
       (w) => ({ message_id: w.ids.publicMessage }),
       exceptFor("allowed", { guest: INVALID_MESSAGE, outsider: INVALID_MESSAGE }),
+    ),
+  ),
+  // verify_submessage_sender: the victim's message has no submessage of theirs for others to follow
+  entry(
+    "messages",
+    messaging.sendSubmessage,
+    attempt(
+      "the victim's public message",
+      (w) => ({ message_id: w.ids.publicMessage, msg_type: "widget", content: '{"type": "vote"}' }),
+      exceptFor(badRequestError("You cannot attach a submessage to this message."), {
+        guest: INVALID_MESSAGE,
+        outsider: INVALID_MESSAGE,
+      }),
     ),
   ),
   entry(
@@ -1227,6 +1246,20 @@ export const SWEEP: SweepEntry[] = [
       (w) => ({ playground_id: w.ids.playground }),
       adminsOnly(MUST_BE_ADMIN, badRequestError("Invalid playground")),
     ),
+  ),
+
+  // Avatars: only one's own can be changed (Zulip's set_avatar_backend and delete_avatar_backend)
+  ownData(
+    "uploads and emoji",
+    identity.setAvatar,
+    "the caller's own avatar",
+    attempt("an avatar of one's own", () => withFile({}, avatarImage()), readable),
+  ),
+  ownData(
+    "uploads and emoji",
+    identity.deleteAvatar,
+    "the caller's own avatar",
+    attempt("one's own avatar", () => ({}), readable),
   ),
 
   // Uploads: the victim's file, linked only from messages no attacker received or may read.

@@ -38,6 +38,13 @@ const VICTIM_EMOJI = "victim_emoji";
 const PNG = Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489", "hex");
 export const emojiImage = () => new File([PNG], "emoji.png", { type: "image/png" });
 
+/** A whole 1×1 PNG, which decodes: an avatar image. */
+const AVATAR_PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+  "base64",
+);
+export const avatarImage = () => new File([AVATAR_PNG], "avatar.png", { type: "image/png" });
+
 /** An upload operation's params with its file part, as clients send it (the gateway makes it `files`). */
 export const withFile = <P>(params: P, file: File): P => ({ ...params, file }) as P;
 

@@ -1,5 +1,5 @@
 /**
- * Files kept in the database (uploads, custom emoji images), shared by the
+ * Files kept in the database (uploads, custom emoji images, avatars), shared by the
  * services that own them. The bus carries JSON and NATS refuses messages over
  * 1 MiB by default, so a file travels in base64 chunks of FILE_CHUNK_BYTES: the
  * gateway writes each chunk through the owning service's `<service>.files.put_chunk`
@@ -100,6 +100,24 @@ export class FileStore extends TenantRepository<FileChunkDoc> {
     // lean reads give the driver's Binary, whose bytes are its `buffer`
     const data = chunk.data as Buffer | { buffer: Uint8Array };
     return Buffer.isBuffer(data) ? data : Buffer.from(data.buffer);
+  }
+
+  /** A whole file the service itself made (a resized image), written in chunks as the gateway writes uploads. */
+  async write(realmId: number, fileId: string, data: Buffer): Promise<void> {
+    for (let n = 0; n < chunkCount(data.length); n++) {
+      await this.putChunk(realmId, fileId, n, data.subarray(n * FILE_CHUNK_BYTES, (n + 1) * FILE_CHUNK_BYTES));
+    }
+  }
+
+  /** A whole stored file, for an operation that works on its bytes (small files only: it is held in memory). */
+  async read(realmId: number, file: Pick<StoredFileRef, "file_id" | "size">): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    for (let n = 0; n < chunkCount(file.size); n++) {
+      const chunk = await this.readChunk(realmId, file.file_id, n);
+      if (!chunk) throw new Error(`file ${file.file_id} has no chunk ${n}`);
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks);
   }
 
   /** Whether every chunk of a file of `size` bytes arrived (the gateway writes them all before the operation). */

@@ -392,6 +392,38 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     );
   });
 
+  // uploaded avatars' images (Zulip's /user_avatars/ of its local upload backend): to anyone; a new
+  // avatar is a new name, so a name's file never changes
+  app.get("/user_avatars/:realmId/:fileName", async (req, reply) => {
+    const { realmId, fileName } = req.params as { realmId: string; fileName: string };
+    const realm = await realms.resolve(req.headers.host ?? "", req.id);
+    const ctx = { realm, actor: null, requestId: req.id };
+    return serveFile(
+      reply,
+      ctx,
+      () => bus.request(identity.openAvatar, { realm_id: realmId, file_name: fileName }, ctx),
+      identity.avatarFiles.readChunk,
+      () => ({ "cache-control": "public, max-age=31536000, immutable" }),
+    );
+  });
+
+  /**
+   * Zulip's avatar view (GET /avatar/{email_or_id}, and /medium): a redirect to
+   * the user's avatar, the request's query string kept, with the API's
+   * credentials; this server has no spectators, so they are required.
+   */
+  const redirectToAvatar = (medium: boolean) => async (req: FastifyRequest, reply: FastifyReply) => {
+    const { emailOrId } = req.params as { emailOrId: string };
+    const realm = await realms.resolve(req.headers.host ?? "", req.id);
+    const actor = await authenticate(req, realm);
+    const ctx = { realm, actor, requestId: req.id };
+    const { url } = await bus.request(identity.findAvatar, { email_or_id: emailOrId, medium }, ctx);
+    const query = req.url.split("?")[1] ?? "";
+    return reply.redirect(query ? `${url}${url.includes("?") ? "&" : "?"}${query}` : url);
+  };
+  app.get("/avatar/:emailOrId", redirectToAvatar(false));
+  app.get("/avatar/:emailOrId/medium", redirectToAvatar(true));
+
   const proxyKey = await imageProxyKey(config, () =>
     // file storage: the generated key outlives NATS restarts, so signed URLs in clients' caches stay valid
     openBucket(jetstream(nc), GATEWAY_SECRETS_BUCKET, {

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import {
   ChannelCopy,
   DURABLE_CONSUMERS,
+  FileStore,
   RealmEmojiSource,
   EventKeyedCache,
   IdAllocator,
@@ -14,6 +15,8 @@ import {
 import { ApiKeyRepository } from "./api-keys/api-key.repository";
 import { botsState } from "./bots/bots.state";
 import { authenticateHandler } from "./handlers/authenticate";
+import { AvatarFileRepository } from "./avatars/avatar-file.repository";
+import { deleteAvatarHandler, findAvatarHandler, openAvatarHandler, setAvatarHandler } from "./handlers/avatars";
 import { createOwnerHandler } from "./handlers/create-owner";
 import { createBotHandler } from "./handlers/create-bot";
 import { createUserHandler } from "./handlers/create-user";
@@ -162,6 +165,10 @@ export async function buildIdentity({
   const pushBouncerUrl = config.PUSH_NOTIFICATION_BOUNCER_URL;
   // the organization's custom emoji, for statuses (dropped on realm_emoji events)
   const realmEmoji = new RealmEmojiSource(nc, bus, log);
+  // uploaded avatars: their images' bytes in chunks (docs/adr/0021-files-in-database-chunks.md), and where each is
+  const files = new FileStore(db);
+  const fileChunks = files.handlers();
+  const avatarFiles = new AvatarFileRepository(db);
   await Promise.all([
     userRepository.init(),
     groups.init(),
@@ -173,6 +180,8 @@ export async function buildIdentity({
     onboardingSteps.init(),
     pushDevices.init(),
     pushTokens.init(),
+    files.init(),
+    avatarFiles.init(),
   ]);
 
   await backfillUserGroupCopies({ nc, db, groups, events, log });
@@ -265,6 +274,12 @@ export async function buildIdentity({
     .handle(identity.addAndroidRegId, addAndroidRegIdHandler({ pushTokens }))
     .handle(identity.removeAndroidRegId, removeAndroidRegIdHandler({ pushTokens, pushBouncerUrl }))
     .handle(identity.sendTestPushNotification, sendTestPushNotificationHandler({ pushTokens, pushBouncerUrl }))
+    .handle(identity.avatarFiles.putChunk, fileChunks.put)
+    .handle(identity.avatarFiles.readChunk, fileChunks.read)
+    .handle(identity.setAvatar, setAvatarHandler({ users, events, bus, files, avatarFiles }))
+    .handle(identity.deleteAvatar, deleteAvatarHandler({ users, events, bus, files, avatarFiles }))
+    .handle(identity.findAvatar, findAvatarHandler({ users }))
+    .handle(identity.openAvatar, openAvatarHandler({ avatarFiles }))
     .handle(
       identity.registerState,
       registerStateHandler(identity.registerState, [

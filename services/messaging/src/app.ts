@@ -72,6 +72,7 @@ import { markAllAsReadHandler, markStreamAsReadHandler, markTopicAsReadHandler }
 import { muteUserHandler } from "./handlers/mute-user";
 import { removeAlertWordsHandler } from "./handlers/remove-alert-words";
 import { removeReactionHandler } from "./handlers/remove-reaction";
+import { sendSubmessageHandler } from "./handlers/send-submessage";
 import { renderMessageHandler } from "./handlers/render-message";
 import { sendMessageHandler } from "./handlers/send-message";
 import { setUpNewHumanUserHandler } from "./handlers/set-up-new-human-user";
@@ -342,6 +343,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       messaging.removeReaction,
       removeReactionHandler({ channels, subscriptions, userGroups, messages, users, events, realmEmoji }),
     )
+    .handle(messaging.sendSubmessage, sendSubmessageHandler({ channels, subscriptions, userGroups, messages, events }))
     .handle(messaging.renderMessage, renderMessageHandler(rendering))
     .handle(
       messaging.matchesNarrow,

@@ -9,6 +9,7 @@ import { onboardingStepSchema } from "../contracts/identity/onboarding-steps";
 import { legacyPresenceSchema, statusReactionTypeSchema } from "../contracts/identity/presence";
 import { userResourceSchema } from "../contracts/identity/users";
 import { clientEventPayload, defineEvent } from "./define";
+import { AVATAR_SOURCES } from "../domain/avatars";
 
 const int = z.number().int();
 
@@ -25,6 +26,13 @@ export const personUpdateSchema = z.union([
   /** deactivation and reactivation (Zulip's send_events_for_user_deactivation, do_reactivate_user) */
   changed({ is_active: z.boolean() }),
   changed({ bot_owner_id: int }),
+  /** a new avatar (Zulip's notify_avatar_url_change) */
+  changed({
+    avatar_source: z.enum(AVATAR_SOURCES),
+    avatar_url: z.string(),
+    avatar_url_medium: z.string(),
+    avatar_version: int,
+  }),
   changed({
     custom_profile_field: z.strictObject({
       id: int,
@@ -67,6 +75,7 @@ export const realmBot = defineEvent(
           z.strictObject({ user_id: int, owner_id: int }),
           z.strictObject({ user_id: int, default_all_public_streams: z.boolean() }),
           z.strictObject({ user_id: int, services: z.array(botServiceSchema) }),
+          z.strictObject({ user_id: int, avatar_url: z.string() }),
         ]),
       }),
       z.object({ type: z.literal("realm_bot"), op: z.literal("delete"), bot: z.strictObject({ user_id: int }) }),

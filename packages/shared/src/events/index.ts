@@ -38,6 +38,7 @@ export const PASS_THROUGH_EVENTS = [
   messagingEvents.subscriptionChanged,
   messagingEvents.messageFlagsUpdated,
   messagingEvents.reactionChanged,
+  messagingEvents.submessageAdded,
   messagingEvents.mutedTopicsChanged,
   messagingEvents.userTopicChanged,
   messagingEvents.alertWordsChanged,

@@ -10,6 +10,7 @@ import { savedSnippetSchema } from "../contracts/messaging/saved-snippets";
 import { scheduledMessageSchema } from "../contracts/messaging/scheduled-messages";
 import { subscriptionSchema } from "../contracts/messaging/subscriptions";
 import { attachmentSchema } from "../contracts/messaging/uploads";
+import { submessageSchema } from "../contracts/messaging/submessages";
 import { audienceSchema, clientEventPayload, defineEvent } from "./define";
 
 const int = z.number().int();
@@ -344,6 +345,22 @@ export const reactionChanged = defineEvent(
   "messaging",
   "reaction",
   clientEventPayload(reactionEventSchema).extend({
+    /** the message's channel (null for a direct message): which channel's recent messages hold it */
+    streamId: int.nullable(),
+  }),
+);
+
+/**
+ * A submessage attached to a message (Zulip's do_add_submessage): the queues of
+ * the message's recipients get Zulip's submessage event, and every messaging
+ * instance adds it to its copies of the message (MessageCache, RecentMessages).
+ */
+export const submessageAdded = defineEvent(
+  "messaging",
+  "submessage",
+  clientEventPayload(
+    submessageSchema.omit({ id: true }).extend({ type: z.literal("submessage"), submessage_id: int }),
+  ).extend({
     /** the message's channel (null for a direct message): which channel's recent messages hold it */
     streamId: int.nullable(),
   }),

@@ -1,17 +1,38 @@
 /**
- * Checks replies against Zulip's OpenAPI document (third_party/zulip-api/zulip.yaml):
+ * Checks replies against Zulip's OpenAPI document (third_party/zulip-api/zulip.yaml,
+ * with the operations it leaves out described in zulip-undocumented/):
  * the 200 schema of the operation at (method, path), strictly: a field the
  * document does not list fails the check, like Zulip's own test suite does.
  */
 import Ajv, { type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { parse } from "yaml";
 
 type Json = Record<string, unknown>;
 
 export const ZULIP_YAML = resolve(__dirname, "../../../../third_party/zulip-api/zulip.yaml");
+
+/** Operations of Zulip's that zulip.yaml does not describe, one YAML file of `paths` per area (see its README). */
+const UNDOCUMENTED_DIR = resolve(__dirname, "zulip-undocumented");
+
+const parseYaml = (file: string) => parse(readFileSync(file, "utf8"), { maxAliasCount: -1 }) as Json;
+
+/** zulip.yaml with the paths of zulip-undocumented/ added: what the tests check replies against and the fuzzer fuzzes. */
+export function zulipDocument(): Json {
+  const doc = parseYaml(ZULIP_YAML);
+  const paths = doc.paths as Json;
+  for (const file of readdirSync(UNDOCUMENTED_DIR)
+    .filter((f) => f.endsWith(".yaml"))
+    .sort()) {
+    for (const [path, item] of Object.entries(parseYaml(join(UNDOCUMENTED_DIR, file)).paths as Json)) {
+      if (path in paths) throw new Error(`${file}: zulip.yaml describes ${path} already`);
+      paths[path] = item;
+    }
+  }
+  return doc;
+}
 
 interface Operation {
   method: string;
@@ -98,7 +119,7 @@ function withoutNewer(key: string, body: unknown): unknown {
 
 function load() {
   if (loaded) return loaded;
-  const doc = parse(readFileSync(ZULIP_YAML, "utf8"), { maxAliasCount: -1 }) as Json;
+  const doc = zulipDocument();
   const components = doc.components as Json;
   const allOfRefs = new Set<string>();
   collectAllOfRefs(doc, allOfRefs);

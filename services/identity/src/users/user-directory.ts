@@ -11,7 +11,7 @@ import {
   type EventPublisher,
   type EventSubscription,
 } from "@teamchat/shared";
-import type { NewUser, UserChanges, UserRepository } from "./user.repository";
+import type { NewAvatar, NewUser, UserChanges, UserRepository } from "./user.repository";
 import type { UserDoc } from "./user.schema";
 
 /** Users kept over all organizations; the least recently used organizations are dropped beyond it. */
@@ -101,6 +101,25 @@ export class UserDirectory {
     const changed = await this.users.change(realmId, userId, changes);
     this.changed(realmId);
     return changed;
+  }
+
+  /** A new avatar (UserRepository.changeAvatar): the user before and after it, or null when there is no such user. */
+  async changeAvatar(
+    realmId: number,
+    userId: number,
+    avatar: NewAvatar,
+  ): Promise<{ before: UserDoc; after: UserDoc } | null> {
+    const before = await this.users.changeAvatar(realmId, userId, avatar);
+    this.changed(realmId);
+    if (!before) return null;
+    const { avatarPath: _, ...rest } = before;
+    const after: UserDoc = {
+      ...rest,
+      avatarSource: avatar.source,
+      ...(avatar.source === "U" && { avatarPath: avatar.path }),
+      avatarVersion: before.avatarVersion + 1,
+    };
+    return { before, after };
   }
 
   /**

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { Role, type Actor, type RealmRef, type identity } from "@teamchat/shared";
+import { GRAVATAR_URL, MEDIUM_AVATAR_SIZE, Role, type Actor, type RealmRef, type identity } from "@teamchat/shared";
 import { settingsOf } from "./settings";
 import { EmailVisibility, type UserDoc } from "./user.schema";
 
@@ -13,11 +13,29 @@ export function apiEmail(user: UserDoc, realm: Pick<RealmRef, "host">): string {
 export const dummyEmail = (userId: number, realm: Pick<RealmRef, "host">): string =>
   `user${userId}@${realm.host.split(":")[0]}`;
 
-/** Gravatar URL, as Zulip serves for users without an uploaded avatar. */
-export function avatarUrl(user: UserDoc): string {
-  const hash = createHash("md5").update(user.deliveryEmail).digest("hex");
-  return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${user.avatarVersion}`;
+/** Zulip's get_gravatar_url: the identicon of an address (lowercased, as gravatar_hash does), 500 px for `medium`. */
+export function gravatarUrl(email: string, version: number, medium = false): string {
+  const hash = createHash("md5").update(email.toLowerCase()).digest("hex");
+  return `${GRAVATAR_URL}avatar/${hash}?d=identicon${medium ? `&s=${MEDIUM_AVATAR_SIZE}` : ""}&version=${version}`;
 }
+
+/** Where an uploaded avatar's image is served (Zulip's local upload backend's get_avatar_url). */
+export const uploadedAvatarPath = (realmId: number, path: string, medium: boolean): string =>
+  `/user_avatars/${realmId}/${path}${medium ? "-medium" : ""}.png`;
+
+/**
+ * Zulip's avatar_url: the uploaded avatar's image, or else the Gravatar of the
+ * real address; versioned, so that a new avatar is a new URL for caches.
+ */
+export function avatarUrl(user: UserDoc, medium = false): string {
+  if (user.avatarSource === "U" && user.avatarPath !== undefined) {
+    return `${uploadedAvatarPath(user.realmId, user.avatarPath, medium)}?version=${user.avatarVersion}`;
+  }
+  return gravatarUrl(user.deliveryEmail, user.avatarVersion, medium);
+}
+
+/** What a client that computes Gravatar URLs itself is not sent (client_gravatar). */
+const hasGravatar = (user: UserDoc): boolean => user.avatarSource !== "U";
 
 export function toActor(user: UserDoc, realm: Pick<RealmRef, "host">): Actor {
   return {
@@ -80,7 +98,7 @@ export function toUserResource(
     role: target.role,
     timezone: target.timezone,
     // Clients compute gravatar URLs themselves when they know the address (client_gravatar).
-    avatar_url: opts.client_gravatar && visible ? null : avatarUrl(target),
+    avatar_url: opts.client_gravatar && visible && hasGravatar(target) ? null : avatarUrl(target),
     avatar_version: target.avatarVersion,
     ...(opts.include_custom_profile_fields && !target.isBot ? { profile_data: target.profileData } : {}),
   };

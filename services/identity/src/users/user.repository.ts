@@ -1,5 +1,5 @@
 import type { Connection } from "mongoose";
-import { IdAllocator, TenantRepository } from "@teamchat/shared";
+import { IdAllocator, TenantRepository, type AvatarSource } from "@teamchat/shared";
 import type { Settings } from "./settings";
 import { userSchema, type UserDoc } from "./user.schema";
 
@@ -26,6 +26,9 @@ export type UserChanges = Partial<
   >
 > & { settings?: Partial<Settings> };
 
+/** An avatar as a user's record holds it: Gravatar's, or uploaded (its images' common name). */
+export type NewAvatar = { source: "U"; path: string } | { source: Exclude<AvatarSource, "U"> };
+
 export class UserRepository extends TenantRepository<UserDoc> {
   constructor(
     conn: Connection,
@@ -45,6 +48,19 @@ export class UserRepository extends TenantRepository<UserDoc> {
       Object.entries(settings).map(([name, value]) => [`settings.${name}`, value]),
     );
     return this.findOneAndUpdate(realmId, { userId }, { $set: { ...fields, ...settingPaths } });
+  }
+
+  /**
+   * Zulip's do_change_avatar_fields: the avatar's source (and an uploaded one's
+   * images), its version one more, in one write. The user as before it, or null
+   * when there is no such user.
+   */
+  changeAvatar(realmId: number, userId: number, avatar: NewAvatar): Promise<UserDoc | null> {
+    const change =
+      avatar.source === "U"
+        ? { $set: { avatarSource: avatar.source, avatarPath: avatar.path } }
+        : { $set: { avatarSource: avatar.source }, $unset: { avatarPath: "" } };
+    return this.findOneAndUpdate(realmId, { userId }, { ...change, $inc: { avatarVersion: 1 } }, "before");
   }
 
   /**

@@ -1,5 +1,5 @@
 import { Schema } from "mongoose";
-import type { ReactionType, RoleValue, identity } from "@teamchat/shared";
+import type { AvatarSource, ReactionType, RoleValue, identity } from "@teamchat/shared";
 
 /** Email visibility values (Zulip's email_address_visibility). */
 export const EmailVisibility = { EVERYONE: 1, MEMBERS: 2, ADMINS: 3, NOBODY: 4, MODERATORS: 5 } as const;
@@ -47,6 +47,10 @@ export interface UserDoc {
   dateJoined: Date;
   timezone: string;
   avatarVersion: number;
+  /** Zulip's avatar_source; absent on users who never changed their avatar, whose avatar is Gravatar's */
+  avatarSource?: AvatarSource;
+  /** an uploaded avatar's images' common name (AvatarFileRepository), while avatarSource is "U" */
+  avatarPath?: string;
   /** scrypt hash, or null for accounts that cannot log in with a password */
   passwordHash: string | null;
   /** organization permissions held personally (Zulip's can_create_users, can_change_user_emails) */
@@ -76,6 +80,8 @@ export const userSchema = new Schema<UserDoc>(
     dateJoined: { type: Date, required: true },
     timezone: { type: String, default: "" },
     avatarVersion: { type: Number, default: 1 },
+    avatarSource: { type: String },
+    avatarPath: { type: String },
     passwordHash: { type: String, default: null },
     canCreateUsers: { type: Boolean, default: false },
     canChangeUserEmails: { type: Boolean, default: false },

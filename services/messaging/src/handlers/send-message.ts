@@ -5,6 +5,7 @@ import type { SendReceiptRepository } from "../send-receipts/send-receipt.reposi
 import { checkMessage, type CheckMessageDeps } from "../messages/check-message";
 import { deliverMessage, postMessage, type Post, type PostDeps } from "../messages/post-message";
 import { sendOnce } from "../send-receipts/send-once";
+import { widgetFromContent } from "../messages/widgets";
 
 type Params = ParamsOf<typeof messaging.sendMessage>;
 interface SendDeps extends CheckMessageDeps, PostDeps, LinkDeps {
@@ -42,6 +43,7 @@ async function send(deps: SendDeps, p: Params, key: string | undefined, ctx: Han
     topic: p.topic ?? p.subject,
     content: p.content,
   });
+  const widget = p.widget_content === undefined ? undefined : widgetFromContent(p.widget_content);
   const post: Post = {
     senderId: actor.userId,
     content,
@@ -51,6 +53,7 @@ async function send(deps: SendDeps, p: Params, key: string | undefined, ctx: Han
     ...(p.queue_id !== undefined &&
       p.local_id !== undefined && { localEcho: { queueId: p.queue_id, localId: p.local_id } }),
     ...(key !== undefined && { sendKey: key }),
+    ...(widget && { widget }),
   };
   const storedMessage = "messageId" in attempt ? await deps.messages.byId(realm.id, attempt.messageId) : null;
   const message =

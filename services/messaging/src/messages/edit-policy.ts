@@ -86,6 +86,10 @@ function checkPayload(p: EditRequest, topic: string | undefined, message: Messag
   if (p.stream_id !== undefined && p.content !== undefined) {
     throw badRequest("Cannot change message content while changing channel");
   }
+  // Zulip's is_widget_message: a message with any submessage keeps its content
+  if (p.content !== undefined && (message.submessages?.length ?? 0) > 0) {
+    throw badRequest("Widgets cannot be edited.");
+  }
 }
 
 /** What an edit request asks once checked: the topic asked for (unset when unchanged), the new content as stored. */

@@ -2,6 +2,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import { EventCache, messagingEvents, subscribeEvent, type EventSubscription } from "@teamchat/shared";
 import { applyReaction } from "./message-reactions";
+import { applySubmessage } from "./message-submessages";
 import type { MessageDoc } from "./message.schema";
 
 /** Messages kept in memory over all organizations, the least recently read dropped first. */
@@ -10,7 +11,7 @@ const MAX_CACHED_MESSAGES = 20_000;
 /**
  * Messages by id, as reads by id found them (first unread anchors, is:unread
  * and is:starred pages, message_ids): the messages users read are mostly the
- * same recent ones. Every instance applies reactions as their events arrive,
+ * same recent ones. Every instance applies reactions and submessages as their events arrive,
  * and drops the messages that edits, moves and deletions name in theirs.
  */
 export class MessageCache {
@@ -25,6 +26,12 @@ export class MessageCache {
         nc,
         messagingEvents.reactionChanged,
         (e) => this.cache.update(`${e.realmId}:${e.event.message_id}`, (m) => m && applyReaction(m, e)),
+        { log },
+      ),
+      subscribeEvent(
+        nc,
+        messagingEvents.submessageAdded,
+        (e) => this.cache.update(`${e.realmId}:${e.event.message_id}`, (m) => m && applySubmessage(m, e)),
         { log },
       ),
       subscribeEvent(nc, messagingEvents.messageUpdated, (e) => drop(e.realmId, e.event.message_ids), { log }),

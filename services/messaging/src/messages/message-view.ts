@@ -13,6 +13,7 @@ import type { ChannelDirectory } from "../channels/channel-directory";
 import type { LinkifierSource } from "../render/linkifier-source";
 import type { UserSummary, UserDirectory } from "../users/user-directory";
 import { reactionView } from "./message-reactions";
+import { submessageView } from "./message-submessages";
 import type { MessageDoc } from "./message.schema";
 
 export interface MessageViewOptions {
@@ -105,7 +106,7 @@ export function messageView(msg: MessageDoc, vc: MessageViewContext): messaging.
     is_me_message: /^\/me\s/.test(msg.content),
     reactions: (msg.reactions ?? []).map(reactionView),
     recipient_id: msg.recipientId,
-    submessages: [],
+    submessages: (msg.submessages ?? []).map((s) => submessageView(msg.messageId, s)),
     timestamp: msg.timestamp,
     // Zulip links the topic's linkifier matches and URLs (direct messages have no topic)
     topic_links: msg.type === "stream" ? topicLinks(msg.topic, vc.linkifiers) : [],

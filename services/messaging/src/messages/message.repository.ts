@@ -6,7 +6,7 @@ import { isSearchTerm, type SearchEngine } from "../search/search-engine";
 import type { MessageCache } from "./message-cache";
 import { contentFeatures, type ContentFeatures } from "./content-features";
 import { sameReaction, type ReactionKey } from "./message-reactions";
-import { messageSchema, type MessageDoc, type Reaction } from "./message.schema";
+import { messageSchema, type MessageDoc, type Reaction, type StoredSubmessage } from "./message.schema";
 
 type Filter = TenantFilter<MessageDoc>;
 type Match = (m: MessageDoc) => boolean;
@@ -294,6 +294,16 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
       { $push: { reactions: reaction } },
     );
     return matched > 0;
+  }
+
+  /** A new submessage's id: one sequence across organizations, as Zulip's SubMessage ids. */
+  nextSubmessageId(): Promise<number> {
+    return this.ids.next("submessage");
+  }
+
+  /** Adds a submessage after the message's others; false when the message is gone. */
+  async addSubmessage(realmId: number, messageId: number, submessage: StoredSubmessage): Promise<boolean> {
+    return (await this.updateOne(realmId, { messageId }, { $push: { submessages: submessage } })) > 0;
   }
 
   /** Removes the user's reaction with this code and type in one conditional write: the one removed, or null if none. */

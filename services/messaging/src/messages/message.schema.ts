@@ -11,6 +11,16 @@ export interface Reaction {
   userId: number;
 }
 
+/** A widget's data or change attached to a message (Zulip's SubMessage), in the order added. */
+export interface StoredSubmessage {
+  /** Zulip's SubMessage.id: one sequence across organizations, as message ids */
+  id: number;
+  senderId: number;
+  msgType: string;
+  /** JSON, as the widget reads it */
+  content: string;
+}
+
 export interface MessageDoc {
   realmId: number;
   messageId: number;
@@ -46,6 +56,8 @@ export interface MessageDoc {
   lastMovedTimestamp?: number;
   /** in the order added; absent on messages stored before reactions existed, which have none */
   reactions?: Reaction[];
+  /** absent when none: a widget's submessage (a /poll or /todo message) and the changes made to it */
+  submessages?: StoredSubmessage[];
   /** Zulip's Message.MessageType for the one kind that is not normal: a "marked this topic as resolved" notice */
   messageType?: "resolve_topic_notification";
   /**
@@ -62,6 +74,16 @@ const reactionSchema = new Schema<Reaction>(
     emojiCode: { type: String, required: true },
     reactionType: { type: String, required: true },
     userId: { type: Number, required: true },
+  },
+  { _id: false },
+);
+
+const submessageSchema = new Schema<StoredSubmessage>(
+  {
+    id: { type: Number, required: true },
+    senderId: { type: Number, required: true },
+    msgType: { type: String, required: true },
+    content: { type: String, required: true },
   },
   { _id: false },
 );
@@ -88,6 +110,7 @@ export const messageSchema = new Schema<MessageDoc>(
     lastEditTimestamp: { type: Number },
     lastMovedTimestamp: { type: Number },
     reactions: { type: [reactionSchema], default: [] },
+    submessages: { type: [submessageSchema], default: undefined },
     messageType: { type: String },
     sendKey: { type: String },
   },

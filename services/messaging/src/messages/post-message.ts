@@ -26,6 +26,7 @@ import { mentionFlags } from "./mentions";
 import { loadViewContext, messageView } from "./message-view";
 import type { MessageDoc } from "./message.schema";
 import { contentFeatures } from "./content-features";
+import { pythonJson, widgetOf, type WidgetData } from "./widgets";
 
 /** What a stored message's delivery uses: its receivers' flags, their rows, and its announcement. */
 export interface DeliverDeps extends FlagDeps, AnnounceDeps {
@@ -108,6 +109,8 @@ export interface Post {
   messageType?: MessageDoc["messageType"];
   /** the key a retry of this send comes with (SendReceiptRepository), kept on the message */
   sendKey?: string;
+  /** a widget the sender gave (a bot's widget_content), in place of one its content starts with */
+  widget?: WidgetData;
   /** the sending client's local echo (POST /messages' queue_id and local_id) */
   localEcho?: { queueId: string; localId: string };
 }
@@ -137,6 +140,16 @@ export async function postMessage(
   } = await renderMessage(deps, ctx, realm, post.senderId, post.content);
   await checkGroupMentions(deps, ctx, realm, post.senderId, mentions);
   const flags = await receiverFlags(deps, ctx, realm.id, to.receivers, post, mentions);
+  // Zulip's do_widget_post_save_actions: a /poll or /todo message carries its widget as its first submessage
+  const widget = post.widget ?? widgetOf(post.content);
+  const submessages = widget && [
+    {
+      id: await deps.messages.nextSubmessageId(),
+      senderId: post.senderId,
+      msgType: "widget",
+      content: pythonJson(widget),
+    },
+  ];
   const message = await withTransaction(deps.db, async () => {
     const message = await deps.messages.insert({
       realmId: realm.id,
@@ -148,6 +161,7 @@ export async function postMessage(
       timestamp: Math.floor(Date.now() / 1000),
       client: post.client,
       ...(post.messageType ? { messageType: post.messageType } : {}),
+      ...(submessages && { submessages }),
       ...(post.sendKey !== undefined && { sendKey: post.sendKey }),
     });
     await stored?.(message.messageId);

@@ -2,6 +2,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import { EventCache, messagingEvents, subscribeEvent, type PayloadOf, type EventSubscription } from "@teamchat/shared";
 import { applyReaction } from "./message-reactions";
+import { applySubmessage, storedSubmessages } from "./message-submessages";
 import { contentFeatures } from "./content-features";
 import type { MessageRepository } from "./message.repository";
 import type { MessageDoc } from "./message.schema";
@@ -55,13 +56,14 @@ function storedMessage({ realmId, userIds, message, markdown }: MessageSent): Me
     timestamp: message.timestamp,
     client: message.client,
     reactions: [],
+    ...storedSubmessages(message),
   };
 }
 
 /**
  * Each channel's newest messages, kept in memory: the newest page of a
  * channel or topic narrow, what nearly every client asks first, is read
- * here. Kept current by message and reaction events (see EventCache).
+ * here. Kept current by message, reaction and submessage events (see EventCache).
  */
 export class RecentMessages {
   private readonly cache: EventCache<ChannelTail>;
@@ -80,6 +82,17 @@ export class RecentMessages {
     // Edits, moves and deletions are rare next to reads: the channels they touch are read again.
     const drop = (realmId: number, streamIds: Array<number | undefined>) =>
       streamIds.forEach((id) => id !== undefined && this.cache.drop(`${realmId}:${id}`));
+    // A change to one message (a reaction, a submessage), applied to the copy in its channel's tail.
+    const inTail = (
+      e: { realmId: number; streamId: number | null; event: { message_id: number } },
+      apply: (message: MessageDoc) => void,
+    ) => {
+      if (e.streamId === null) return;
+      this.cache.update(`${e.realmId}:${e.streamId}`, (tail) => {
+        const message = tail.messages.find((m) => m.messageId === e.event.message_id);
+        if (message) apply(message);
+      });
+    };
     this.subs = [
       subscribeEvent(
         nc,
@@ -90,18 +103,8 @@ export class RecentMessages {
         },
         { log },
       ),
-      subscribeEvent(
-        nc,
-        messagingEvents.reactionChanged,
-        (e) => {
-          if (e.streamId === null) return;
-          this.cache.update(`${e.realmId}:${e.streamId}`, (tail) => {
-            const message = tail.messages.find((m) => m.messageId === e.event.message_id);
-            if (message) applyReaction(message, e);
-          });
-        },
-        { log },
-      ),
+      subscribeEvent(nc, messagingEvents.reactionChanged, (e) => inTail(e, (m) => applyReaction(m, e)), { log }),
+      subscribeEvent(nc, messagingEvents.submessageAdded, (e) => inTail(e, (m) => applySubmessage(m, e)), { log }),
       subscribeEvent(
         nc,
         messagingEvents.messageUpdated,

@@ -1,5 +1,6 @@
 import {
   EMOJI_DATA_PATH,
+  MAX_AVATAR_FILE_SIZE_MIB,
   MAX_FILE_UPLOAD_SIZE_MIB,
   provideState,
   REALM_GROUP_SETTING_DEFAULTS,
@@ -37,7 +38,7 @@ const SERVER = {
   password_min_guesses: 10000,
   max_icon_file_size_mib: 5,
   max_logo_file_size_mib: 5,
-  max_avatar_file_size_mib: 5,
+  max_avatar_file_size_mib: MAX_AVATAR_FILE_SIZE_MIB,
   jitsi_server_url: "https://meet.jit.si",
   typing_started_expiry_period_milliseconds: 15000,
   typing_stopped_wait_period_milliseconds: 5000,

@@ -55,5 +55,6 @@ export function realmSettings(realm: RealmDoc): realmConfig.RealmSettings {
     default_code_block_language: profileSettings(realm).default_code_block_language,
     inline_image_preview: profileSettings(realm).inline_image_preview,
     inline_url_embed_preview: profileSettings(realm).inline_url_embed_preview,
+    avatar_changes_disabled: profileSettings(realm).avatar_changes_disabled,
   };
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defineContract } from "../../contract";
 import { LIMITS } from "../../domain/limits";
 import { int, intList } from "../common";
+import { submessageSchema } from "./submessages";
 
 /** Zulip's Reaction on a message. */
 export const reactionSchema = z.object({
@@ -43,9 +44,7 @@ const messageFields = {
   is_me_message: z.boolean(),
   reactions: z.array(reactionSchema),
   recipient_id: int,
-  submessages: z.array(
-    z.object({ msg_type: z.string(), content: z.string(), message_id: int, sender_id: int, id: int }),
-  ),
+  submessages: z.array(submessageSchema),
   timestamp: int,
   topic_links: z.array(z.object({ text: z.string(), url: z.string() })),
   /** edited or moved messages, when the organization shows edit history: most recent edit first */
@@ -152,6 +151,8 @@ export const sendMessage = defineContract({
     queue_id: z.string().optional(),
     local_id: z.string().optional(),
     read_by_sender: z.boolean().optional(),
+    /** Zulip's undocumented parameter for bots' interactive widgets (a zform of choices), as JSON */
+    widget_content: z.string().optional(),
     /** from the Idempotency-Key header */
     idempotency_key: z.string().min(1).max(MAX_IDEMPOTENCY_KEY_LENGTH).optional(),
   }),

@@ -63,6 +63,8 @@ export const realmSettingsSchema = z.strictObject({
   inline_image_preview: z.boolean(),
   /** whether messages show previews of the web pages they link (Zulip's inline_url_embed_preview) */
   inline_url_embed_preview: z.boolean(),
+  /** whether only administrators may change avatars (Zulip's avatar_changes_disabled) */
+  avatar_changes_disabled: z.boolean(),
   ...messageEditSettings,
   ...(Object.fromEntries(Object.keys(REALM_GROUP_SETTING_DEFAULTS).map((k) => [k, groupSettingValueSchema])) as Record<
     RealmGroupSetting,
