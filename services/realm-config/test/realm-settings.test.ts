@@ -57,6 +57,7 @@ describe("getRealmSettings (internal)", () => {
       new_stream_announcements_stream_id: null,
       default_code_block_language: "",
       inline_image_preview: true,
+      inline_url_embed_preview: false,
       avatar_changes_disabled: false,
       allow_message_editing: true,
       message_content_edit_limit_seconds: 600,
