@@ -5,7 +5,13 @@
  * only through the server's /thumbnail path.
  */
 import { SYSTEM_GROUPS } from "../src/domain/groups";
-import { mentionTargets, renderMarkdown, renderWithMentions, type LinkEmbed, type RenderContext } from "../src/markdown";
+import {
+  mentionTargets,
+  renderMarkdown,
+  renderWithMentions,
+  type LinkEmbed,
+  type RenderContext,
+} from "../src/markdown";
 
 const everyone = SYSTEM_GROUPS["role:everyone"];
 
