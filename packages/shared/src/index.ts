@@ -24,6 +24,8 @@ export * from "./group-settings";
 export * from "./logger";
 export * from "./metrics";
 export * from "./metrics-listener";
+export * from "./mail";
+export * from "./notification-work";
 export * from "./params";
 export * from "./register-state";
 export * from "./service";

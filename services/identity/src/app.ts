@@ -26,6 +26,7 @@ import { getNotificationBotHandler } from "./handlers/get-notification-bot";
 import { getOwnUserHandler } from "./handlers/get-own-user";
 import { getUserByEmailHandler, getUserHandler } from "./handlers/get-user";
 import { getUserSummariesHandler } from "./handlers/get-user-summaries";
+import { getNotificationRecipientsHandler } from "./handlers/get-notification-recipients";
 import { getRealmPresenceHandler } from "./handlers/get-realm-presence";
 import { getUserPresenceHandler } from "./handlers/get-user-presence";
 import { getUserStatusHandler } from "./handlers/get-user-status";
@@ -184,6 +185,7 @@ export async function buildIdentity({
     .handle(identity.fetchApiKey, fetchApiKeyHandler({ users, keys, attempts }))
     .handle(identity.getOwnUser, getOwnUserHandler({ users }))
     .handle(identity.getUserSummaries, getUserSummariesHandler({ users }))
+    .handle(identity.getNotificationRecipients, getNotificationRecipientsHandler({ users, presence: presenceStore }))
     .handle(identity.getNotificationBot, getNotificationBotHandler({ users }))
     .handle(identity.createUser, createUserHandler({ users, events, userDefaults, passwordHashCost }))
     .handle(identity.getUsers, getUsersHandler({ users }))
