@@ -17,3 +17,4 @@ export const getRealmMailContext = defineContract({
     message_content_allowed_in_email_notifications: z.boolean(),
   }),
 });
+export type RealmMailContext = z.infer<typeof getRealmMailContext.reply>;
