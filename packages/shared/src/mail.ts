@@ -52,7 +52,12 @@ export class DirectoryMailTransport implements MailTransport {
     await mkdir(this.dir, { recursive: true });
     const name = mail.fileName ?? `${Date.now()}-${randomBytes(4).toString("hex")}`;
     const file = join(this.dir, `${name}.eml`);
-    const headers = [`From: ${mail.from}`, `To: ${mail.to}`, `Subject: ${mail.subject}`, `Date: ${new Date().toUTCString()}`];
+    const headers = [
+      `From: ${mail.from}`,
+      `To: ${mail.to}`,
+      `Subject: ${mail.subject}`,
+      `Date: ${new Date().toUTCString()}`,
+    ];
     await writeFile(file, `${headers.join("\n")}\n\n${mail.text}`);
     this.log.info({ to: mail.to, subject: mail.subject, file }, "mail written");
   }
@@ -93,7 +98,10 @@ export function mailTransportFromConfig(config: MailConfig, log: Logger): MailTr
       }),
     );
   }
-  return new DirectoryMailTransport(config.INVITATION_MAIL_DIR ?? join(config.TEAMCHAT_DATA_DIR, "invitation-mail"), log);
+  return new DirectoryMailTransport(
+    config.INVITATION_MAIL_DIR ?? join(config.TEAMCHAT_DATA_DIR, "invitation-mail"),
+    log,
+  );
 }
 
 /** Zulip's FromAddress.NOREPLY: `noreply@` the organization's host name. */

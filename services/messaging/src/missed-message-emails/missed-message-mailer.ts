@@ -63,7 +63,9 @@ export class MissedMessageMailer {
       log,
     );
     this.timer = setInterval(() => {
-      this.pass = this.pass.then(() => this.mailDue()).catch((err: unknown) => log.error({ err }, "missed-message mail pass failed"));
+      this.pass = this.pass
+        .then(() => this.mailDue())
+        .catch((err: unknown) => log.error({ err }, "missed-message mail pass failed"));
     }, this.deps.pollMs);
     this.timer.unref();
   }
@@ -100,7 +102,7 @@ export class MissedMessageMailer {
 
   /** A notice from the queue: kept with the user's batch (Zulip's batching period). */
   private async keep(notice: notifications.MissedMessageNotice): Promise<void> {
-    const user = await this.recipient(Number(notice.realmId), notice.userId);
+    const user = await this.recipient(notice.realmId, notice.userId);
     if (!user) return;
     await this.deps.pending.add(notice, user.settings.email_notifications_batching_period_seconds);
   }
@@ -123,11 +125,19 @@ export class MissedMessageMailer {
       const notices = await pending.unsent(realmId, userId);
       const user = await this.recipient(realmId, userId);
       if (!user || !user.is_active || user.is_bot || !user.settings.enable_offline_email_notifications) {
-        await pending.markDone(realmId, userId, notices.map((n) => n.message.id));
+        await pending.markDone(
+          realmId,
+          userId,
+          notices.map((n) => n.message.id),
+        );
         return await pending.release(realmId, userId);
       }
       // messages read since, or deleted (the user's row is gone), are not mailed
-      const flags = await userMessages.flagsOf(realmId, userId, notices.map((n) => n.message.id));
+      const flags = await userMessages.flagsOf(
+        realmId,
+        userId,
+        notices.map((n) => n.message.id),
+      );
       const unread = notices.filter((n) => flags.has(n.message.id) && !flags.get(n.message.id)!.includes("read"));
       await pending.markDone(
         realmId,
@@ -158,7 +168,11 @@ export class MissedMessageMailer {
           fileName: `${realmId}-missed-message-${userId}-${bucket[0]!.message.id}`,
         });
         sent.inc({ kind: "missed_message", outcome: "sent" });
-        await pending.markDone(realmId, userId, bucket.map((n) => n.message.id));
+        await pending.markDone(
+          realmId,
+          userId,
+          bucket.map((n) => n.message.id),
+        );
       }
       await pending.release(realmId, userId);
     } catch (err) {

@@ -77,7 +77,7 @@ export class PendingEmailRepository {
    * the user's batch when one is pending, else `batchingSeconds` from now.
    */
   async add(notice: notifications.MissedMessageNotice, batchingSeconds: number, now = new Date()): Promise<void> {
-    const realmId = Number(notice.realmId);
+    const realmId = notice.realmId;
     const pending = await this.rows
       .findOne({ realmId, userId: notice.userId, doneAt: null }, { scheduledAt: 1 })
       .lean<Pick<PendingEmailDoc, "scheduledAt">>()
@@ -127,7 +127,10 @@ export class PendingEmailRepository {
 
   /** The user's unsent notices. */
   async unsent(realmId: number, userId: number): Promise<notifications.MissedMessageNotice[]> {
-    const rows = await this.rows.find({ realmId, userId, doneAt: null }, { notice: 1 }).lean<PendingEmailDoc[]>().exec();
+    const rows = await this.rows
+      .find({ realmId, userId, doneAt: null }, { notice: 1 })
+      .lean<PendingEmailDoc[]>()
+      .exec();
     return rows.map((r) => r.notice);
   }
 

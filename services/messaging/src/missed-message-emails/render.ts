@@ -94,7 +94,9 @@ export function renderMissedMessageMail(
   if (ctx.showContent) {
     let previousSender: number | undefined;
     for (const { message } of bucket) {
-      lines.push(message.senderId === previousSender ? message.content : `${message.senderFullName}: ${message.content}`);
+      lines.push(
+        message.senderId === previousSender ? message.content : `${message.senderFullName}: ${message.content}`,
+      );
       lines.push("");
       previousSender = message.senderId;
     }
@@ -112,7 +114,12 @@ export function renderMissedMessageMail(
   lines.push("--");
   const reason = reasonOf(triggers, personalMention, bucket, first.channelName ?? "", bareTopic);
   if (reason) lines.push(reason, "");
-  lines.push(`${ctx.showContent ? "Reply" : "View or reply"} in ${ctx.realmName} Zulip:`, "", narrowUrl(ctx.realmUri, first), "");
+  lines.push(
+    `${ctx.showContent ? "Reply" : "View or reply"} in ${ctx.realmName} Zulip:`,
+    "",
+    narrowUrl(ctx.realmUri, first),
+    "",
+  );
   lines.push("Manage email preferences:", "", `${ctx.realmUri}/#settings/notifications`, "");
   return { subject, text: lines.join("\n") };
 }
@@ -125,14 +132,16 @@ function reasonOf(
   topic: string,
 ): string | undefined {
   if (personalMention) return "You are receiving this because you were personally mentioned.";
-  if (bucket.some((n) => n.trigger === "mentioned")) return "You are receiving this because a group you belong to was mentioned.";
+  if (bucket.some((n) => n.trigger === "mentioned"))
+    return "You are receiving this because a group you belong to was mentioned.";
   if (triggers.has("topic_wildcard_mentioned_in_followed_topic") || triggers.has("topic_wildcard_mentioned")) {
     return `You are receiving this because all topic participants were mentioned in #${channel} > ${topic}.`;
   }
   if (triggers.has("stream_wildcard_mentioned_in_followed_topic")) {
     return "You are receiving this because you have wildcard mention notifications enabled for topics you follow.";
   }
-  if (triggers.has("stream_wildcard_mentioned")) return `You are receiving this because everyone was mentioned in #${channel}.`;
+  if (triggers.has("stream_wildcard_mentioned"))
+    return `You are receiving this because everyone was mentioned in #${channel}.`;
   if (triggers.has("followed_topic_email_notify")) {
     return "You are receiving this because you have email notifications enabled for topics you follow.";
   }
