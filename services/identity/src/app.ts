@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import {
   ChannelCopy,
   DURABLE_CONSUMERS,
@@ -7,6 +6,7 @@ import {
   IdAllocator,
   identity,
   identityEvents,
+  mailTransportFromConfig,
   registerStateHandler,
   type RunningService,
   type ServiceDeps,
@@ -80,7 +80,7 @@ import { resendInviteHandler } from "./handlers/resend-invite";
 import { revokeInviteHandler, revokeInviteLinkHandler } from "./handlers/revoke-invite";
 import { sendInvitesHandler } from "./handlers/send-invites";
 import { InvitationRepository } from "./invitations/invitation.repository";
-import { FileInvitationMailer } from "./invitations/mail";
+import { TransportInvitationMailer } from "./invitations/mail";
 import { markOnboardingStepAsReadHandler } from "./handlers/mark-onboarding-step-as-read";
 import {
   addAndroidRegIdHandler,
@@ -110,6 +110,7 @@ export async function buildIdentity({
   bus,
   events,
   server,
+  metrics,
 }: ServiceDeps<"identity">): Promise<RunningService> {
   const ids = new IdAllocator(db);
   const userRepository = new UserRepository(db, ids);
@@ -139,11 +140,8 @@ export async function buildIdentity({
     MAX_CACHED_VIEWS,
   );
   const invitations = new InvitationRepository(db, ids);
-  // the development transport; another InvitationMailer (SMTP) plugs in here
-  const mailer = new FileInvitationMailer(
-    config.INVITATION_MAIL_DIR ?? join(config.TEAMCHAT_DATA_DIR, "invitation-mail"),
-    log,
-  );
+  const mailTransport = mailTransportFromConfig(config, log);
+  const mailer = new TransportInvitationMailer(mailTransport, log, metrics);
   // how long invitations last when the inviter does not say (Zulip's INVITATION_LINK_VALIDITY_MINUTES)
   const invitationValidityMinutes = config.INVITATION_LINK_VALIDITY_MINUTES;
   // scrypt's work factor for new password hashes, log2 of its N
@@ -291,6 +289,7 @@ export async function buildIdentity({
       users.stop();
       userDefaults.stop();
       presenceStore.stop();
+      mailTransport.close();
     },
   };
 }
