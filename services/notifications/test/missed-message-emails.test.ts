@@ -44,7 +44,11 @@ const dm = async (from: TestUser, to: TestUser[], content: string) =>
 const post = async (from: TestUser, channel: string, topic: string, content: string) =>
   (await sys.call(messaging.sendMessage, { type: "stream", to: channel, topic, content }, from)).id;
 const subscribe = (channel: string, users: TestUser[]) =>
-  sys.call(messaging.subscribe, { subscriptions: [{ name: channel }], principals: users.map((u) => u.userId) }, sys.owner);
+  sys.call(
+    messaging.subscribe,
+    { subscriptions: [{ name: channel }], principals: users.map((u) => u.userId) },
+    sys.owner,
+  );
 
 /** Nothing reaches `user` while a mail that `witness` is sent after it arrives, and a batch more. */
 async function expectNoMail(user: TestUser, witness: TestUser): Promise<void> {
@@ -98,14 +102,20 @@ describe("who is emailed", () => {
     await smtp.waitFor(() => mailsTo(carol).length > 0 && mailsTo(dave).length > 0);
     await sleep(1500);
     // carol: mentioned in "deploy", and wildcard-mentioned in "noise" (her topic is not muted)
-    expect(mailsTo(carol).map((m) => m.subject).sort()).toEqual(["#alerts > deploy", "#alerts > noise"]);
+    expect(
+      mailsTo(carol)
+        .map((m) => m.subject)
+        .sort(),
+    ).toEqual(["#alerts > deploy", "#alerts > noise"]);
     const deploy = mailsTo(carol).find((m) => m.subject === "#alerts > deploy")!;
     expect(deploy.text).toContain("You are receiving this because you were personally mentioned.");
     const noise = mailsTo(carol).find((m) => m.subject === "#alerts > noise")!;
     expect(noise.text).toContain("You are receiving this because everyone was mentioned in #alerts.");
     // dave: the channel's email notifications for "deploy"; nothing for his muted "noise"
     expect(mailsTo(dave).map((m) => m.subject)).toEqual(["#alerts > deploy"]);
-    expect(mailsTo(dave)[0]!.text).toContain("You are receiving this because you have email notifications enabled for #alerts.");
+    expect(mailsTo(dave)[0]!.text).toContain(
+      "You are receiving this because you have email notifications enabled for #alerts.",
+    );
   });
 });
 
@@ -149,7 +159,7 @@ describe("messages read or deleted within the batching period", () => {
     const read = await dm(sender, [gina], "read me now");
     const deleted = await dm(sender, [gina], "oops, deleted");
     await sys.call(messaging.updateMessageFlags, { messages: [read], op: "add", flag: "read" }, gina);
-    await sys.call(messaging.deleteMessage, { message_id: deleted }, sys.owner);
+    await sys.call(messaging.deleteMessage, { message_id: deleted }, sender);
     const witness = await awayUser("Witness2");
     await sleep(1500);
     await expectNoMail(gina, witness);

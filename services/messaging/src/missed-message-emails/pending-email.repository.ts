@@ -113,7 +113,7 @@ export class PendingEmailRepository {
         .findOneAndUpdate(
           { _id: batchId(realmId, userId), leaseUntil: { $lte: now }, retryAt: { $lte: now } },
           { $set: { leaseUntil }, $setOnInsert: { failures: 0, retryAt: now } },
-          { upsert: true, new: true },
+          { upsert: true, returnDocument: "after" },
         )
         .lean<BatchDoc>()
         .exec();
