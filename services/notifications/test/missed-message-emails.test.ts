@@ -180,3 +180,18 @@ describe("a failing mail server", () => {
     expect(metrics).toMatch(/teamchat_mail_sent_total\{[^}]*kind="missed_message"[^}]*outcome="failed"[^}]*\} [2-9]/);
   });
 });
+
+describe("a messaging instance that dies", () => {
+  it("leaves its users' batches to another instance, which mails each once", async () => {
+    await sys.startService("messaging");
+    const ivy = await awayUser("Ivy", { email_notifications_batching_period_seconds: 3 });
+    await dm(sender, [ivy], "still here after the crash");
+    await sleep(1000);
+    // the oldest instance drops off as a killed process does; the batch waits in the database
+    await sys.killService("messaging");
+    await smtp.waitFor(() => mailsTo(ivy).length > 0, 20_000);
+    await sleep(2000);
+    expect(mailsTo(ivy)).toHaveLength(1);
+    expect(mailsTo(ivy)[0]!.text).toContain("Ada Sender: still here after the crash");
+  });
+});
