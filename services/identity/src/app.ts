@@ -81,6 +81,7 @@ import { revokeInviteHandler, revokeInviteLinkHandler } from "./handlers/revoke-
 import { sendInvitesHandler } from "./handlers/send-invites";
 import { InvitationRepository } from "./invitations/invitation.repository";
 import { TransportInvitationMailer } from "./invitations/mail";
+import { LoginMailer } from "./users/login-mail";
 import { markOnboardingStepAsReadHandler } from "./handlers/mark-onboarding-step-as-read";
 import {
   addAndroidRegIdHandler,
@@ -180,7 +181,10 @@ export async function buildIdentity({
   server
     .handle(identity.authenticate, authenticateHandler({ users, keys }))
     .handle(identity.createOwner, createOwnerHandler({ users, keys, passwordHashCost }))
-    .handle(identity.fetchApiKey, fetchApiKeyHandler({ users, keys, attempts }))
+    .handle(
+      identity.fetchApiKey,
+      fetchApiKeyHandler({ users, keys, attempts, loginMail: new LoginMailer(mailTransport, log, metrics) }),
+    )
     .handle(identity.getOwnUser, getOwnUserHandler({ users }))
     .handle(identity.getUserSummaries, getUserSummariesHandler({ users }))
     .handle(identity.getNotificationRecipients, getNotificationRecipientsHandler({ users, presence: presenceStore }))

@@ -5,8 +5,10 @@
  * conversation after the user's batching period, content only where
  * message_content_in_email_notifications allows, nothing for messages read
  * or deleted in the meantime; a failing mail server delays the mail, which is
- * then sent once, and the failure shows in the metrics.
+ * then sent once, and the failure shows in the metrics. New-login mail goes
+ * through the same transport.
  */
+import { mongo } from "mongoose";
 import { identity, messaging, notifications } from "@teamchat/shared";
 import type { TestUser } from "../../../test/support/organization";
 import { startSmtpServer, type ReceivedMail, type TestSmtpServer } from "../../../test/support/smtp";
@@ -193,5 +195,46 @@ describe("a messaging instance that dies", () => {
     await sleep(2000);
     expect(mailsTo(ivy)).toHaveLength(1);
     expect(mailsTo(ivy)[0]!.text).toContain("Ada Sender: still here after the crash");
+  });
+});
+
+describe("new-login mail", () => {
+  /** Makes the account older than Zulip's JUST_CREATED_THRESHOLD (a login right after creation is not mailed). */
+  async function ageAccount(user: TestUser): Promise<void> {
+    const client = await mongo.MongoClient.connect(process.env.TEST_MONGO_URL!);
+    try {
+      await client
+        .db(`${sys.config.MONGO_DB_PREFIX}_identity`)
+        .collection("users")
+        .updateOne(
+          { realmId: sys.realm.id, userId: user.userId },
+          { $set: { dateJoined: new Date(Date.now() - 3600_000) } },
+        );
+    } finally {
+      await client.close();
+    }
+    // identity's user cache is dropped by a change to the user
+    await sys.call(identity.updateUser, { user_id: user.userId, full_name: `${user.fullName} Aged` }, sys.owner);
+  }
+  const login = (user: TestUser) =>
+    sys.call(identity.fetchApiKey, { username: user.email, password: user.password }, null);
+
+  it("a password login is mailed to the user, unless enable_login_emails is off", async () => {
+    const jane = await sys.makeUser("Jane");
+    const kate = await sys.makeUser("Kate");
+    await sys.call(identity.updateSettings, { enable_login_emails: false } as never, kate);
+    // just made: the logins that made them are not mailed
+    expect(mailsTo(jane)).toEqual([]);
+    await ageAccount(jane);
+    await ageAccount(kate);
+    await login(jane);
+    await login(kate);
+    await smtp.waitFor(() => mailsTo(jane).length > 0);
+    const [mail] = mailsTo(jane);
+    expect(mail!.subject).toMatch(/^New login from .+ on an unknown operating system$/);
+    expect(mail!.text).toContain("We noticed a recent login for the following Zulip account.");
+    expect(mail!.text).toContain(`Email: ${jane.email}`);
+    await sleep(1000);
+    expect(mailsTo(kate)).toEqual([]);
   });
 });

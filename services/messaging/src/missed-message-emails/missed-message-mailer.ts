@@ -165,7 +165,7 @@ export class MissedMessageMailer {
           from: `Zulip notifications <${noreplyAddress(realm.host)}>`,
           subject,
           text,
-          fileName: `${realmId}-missed-message-${userId}-${bucket[0]!.message.id}`,
+          fileName: `missed-message-${realmId}-${userId}-${bucket[0]!.message.id}`,
         });
         sent.inc({ kind: "missed_message", outcome: "sent" });
         await pending.markDone(
