@@ -146,7 +146,6 @@ export class MissedMessageMailer {
       );
       const { realm, message_content_allowed_in_email_notifications: realmAllows } = await this.realm(realmId);
       const ctx = {
-        recipientFullName: user.full_name,
         realmName: realm.name,
         realmUri: realm.uri,
         showContent: realmAllows && user.settings.message_content_in_email_notifications,

@@ -5,7 +5,6 @@ type MissedMessageTrigger = notifications.MissedMessageTrigger;
 
 /** What a missed-message email needs of its recipient and organization. */
 export interface MissedMessageMailContext {
-  recipientFullName: string;
   realmName: string;
   realmUri: string;
   /** Zulip's message_content_allowed_in_missedmessage_emails: the user's and the organization's settings */
