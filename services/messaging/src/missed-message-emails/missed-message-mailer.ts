@@ -109,10 +109,14 @@ export class MissedMessageMailer {
 
   private async mailDue(): Promise<void> {
     const now = new Date();
-    for (const { realmId, userId } of await this.deps.pending.dueUsers(now, BATCHES_PER_PASS)) {
+    let mailed = 0;
+    // users backing off or held by another instance are passed over, not counted
+    for (const { realmId, userId } of await this.deps.pending.dueUsers(now, BATCHES_PER_PASS * 10)) {
+      if (mailed === BATCHES_PER_PASS) break;
       const failures = await this.deps.pending.lease(realmId, userId, now);
       if (failures === null) continue;
       await this.mailBatch(realmId, userId, failures);
+      mailed++;
     }
     await this.deps.pending.prune(now);
   }
