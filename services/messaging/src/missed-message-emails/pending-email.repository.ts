@@ -95,7 +95,7 @@ export class PendingEmailRepository {
     const rows = await this.rows
       .find({ doneAt: null, scheduledAt: { $lte: now } }, { realmId: 1, userId: 1 })
       .sort({ scheduledAt: 1 })
-      .limit(limit * 20)
+      .limit(limit * 5)
       .lean<Array<Pick<PendingEmailDoc, "realmId" | "userId">>>()
       .exec();
     const users = new Map(rows.map((r) => [batchId(r.realmId, r.userId), { realmId: r.realmId, userId: r.userId }]));
