@@ -473,10 +473,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.editSavedSnippet, editSavedSnippetHandler({ savedSnippets, events }))
     .handle(messaging.deleteSavedSnippet, deleteSavedSnippetHandler({ savedSnippets, events }))
     .handle(messaging.registerState, registerStateHandler(messaging.registerState, stateProviders))
-    .handle(
-      messaging.getNotificationFacts,
-      getNotificationFactsHandler({ mutedUsers, subscriptions: subscriptionRepository, userTopics }),
-    );
+    .handle(messaging.getNotificationFacts, getNotificationFactsHandler({ mutedUsers, subscriptions, userTopics }));
   delivery.start();
   const mailer = await startMissedMessageMailer(deps, userMessages, users);
   return {

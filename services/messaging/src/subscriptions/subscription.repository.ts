@@ -24,11 +24,6 @@ export class SubscriptionRepository extends TenantRepository<SubscriptionDoc> {
     return this.findInEveryRealm({ active: true });
   }
 
-  /** A channel's active subscriptions with their settings (missed-message notifications). */
-  ofChannel(realmId: number, streamId: number): Promise<SubscriptionDoc[]> {
-    return this.find(realmId, { streamId, active: true });
-  }
-
   async subscriberIds(realmId: number, streamId: number): Promise<number[]> {
     return (await this.find(realmId, { streamId, active: true })).map((s) => s.userId).sort((a, b) => a - b);
   }
