@@ -26,6 +26,7 @@ export * from "./metrics";
 export * from "./metrics-listener";
 export * from "./mail";
 export * from "./notification-work";
+export * from "./realm-mail-contexts";
 export * from "./params";
 export * from "./register-state";
 export * from "./service";

@@ -7,10 +7,9 @@ import {
   metricsOf,
   noreplyAddress,
   notifications,
-  realmConfig,
+  RealmMailContexts,
   retryDelayMs,
   type BusClient,
-  type CallContext,
   type MailTransport,
 } from "@teamchat/shared";
 import type { UserMessageRepository } from "../user-messages/user-message.repository";
@@ -20,10 +19,10 @@ import { bucketsOf, renderMissedMessageMail } from "./render";
 
 /** Zulip's REALM_NAME_IN_EMAIL_NOTIFICATIONS_POLICY_ALWAYS (automatic counts one organization per address here). */
 const REALM_NAME_ALWAYS = 2;
+/** The request id of the mailer's bus calls, in the logs of the services it asks. */
+const REQUEST_ID = "missed-message-email";
 /** Users whose batch is mailed per pass. */
 const BATCHES_PER_PASS = 20;
-/** An organization's mail context is asked again after this. */
-const REALM_CONTEXT_MS = 30_000;
 
 interface Deps {
   nc: NatsConnection;
@@ -46,12 +45,14 @@ interface Deps {
  * and a failed mailing is tried again after a back-off.
  */
 export class MissedMessageMailer {
-  private readonly realms = new Map<number, { at: number; value: Promise<realmConfig.RealmMailContext> }>();
+  private readonly realms: RealmMailContexts;
   private timer: NodeJS.Timeout | undefined;
   private pass: Promise<void> = Promise.resolve();
   private consumer: { stop(): Promise<void> } | undefined;
 
-  constructor(private readonly deps: Deps) {}
+  constructor(private readonly deps: Deps) {
+    this.realms = new RealmMailContexts(deps.bus);
+  }
 
   async start(): Promise<void> {
     const { nc, log } = this.deps;
@@ -77,25 +78,11 @@ export class MissedMessageMailer {
     this.deps.transport.close();
   }
 
-  private context(realm: realmConfig.RealmMailContext["realm"] | null): CallContext {
-    return { realm, actor: null, requestId: `missed-message-email-${Date.now()}` };
-  }
-
-  private realm(realmId: number): Promise<realmConfig.RealmMailContext> {
-    const cached = this.realms.get(realmId);
-    if (cached && Date.now() - cached.at < REALM_CONTEXT_MS) return cached.value;
-    const value = this.deps.bus.request(realmConfig.getRealmMailContext, { realm_id: realmId }, this.context(null));
-    this.realms.set(realmId, { at: Date.now(), value });
-    value.catch(() => this.realms.delete(realmId));
-    return value;
-  }
-
   private async recipient(realmId: number, userId: number): Promise<identity.NotificationRecipient | undefined> {
-    const { realm } = await this.realm(realmId);
     const { users } = await this.deps.bus.request(
       identity.getNotificationRecipients,
       { user_ids: [userId] },
-      this.context(realm),
+      await this.realms.context(realmId, REQUEST_ID),
     );
     return users[0];
   }
@@ -148,7 +135,10 @@ export class MissedMessageMailer {
         userId,
         notices.filter((n) => !unread.includes(n)).map((n) => n.message.id),
       );
-      const { realm, message_content_allowed_in_email_notifications: realmAllows } = await this.realm(realmId);
+      const { realm, message_content_allowed_in_email_notifications: realmAllows } = await this.realms.get(
+        realmId,
+        REQUEST_ID,
+      );
       const ctx = {
         realmName: realm.name,
         realmUri: realm.uri,
@@ -160,7 +150,11 @@ export class MissedMessageMailer {
         const others = (bucket[0]!.message.directRecipientIds ?? []).filter((id) => id !== userId);
         const names =
           others.length > 1
-            ? [...(await this.deps.users.byIds(this.context(realm), realmId, others)).values()].map((u) => u.full_name)
+            ? [
+                ...(
+                  await this.deps.users.byIds(await this.realms.context(realmId, REQUEST_ID), realmId, others)
+                ).values(),
+              ].map((u) => u.full_name)
             : [];
         const { subject, text } = renderMissedMessageMail(bucket, ctx, names);
         await transport.send({

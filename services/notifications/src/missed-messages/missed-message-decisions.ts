@@ -6,9 +6,8 @@ import {
   messaging,
   messagingEvents,
   publishNotificationWork,
-  realmConfig,
+  RealmMailContexts,
   type BusClient,
-  type CallContext,
   type DurableHandler,
   type Logger,
   type PayloadOf,
@@ -24,8 +23,6 @@ type MessagesDeleted = PayloadOf<typeof messagingEvents.messagesDeleted>;
 
 /** Zulip's OFFLINE_THRESHOLD_SECS: a user whose last active presence is older is idle. */
 const OFFLINE_THRESHOLD_SECS = 140;
-/** An organization's address is asked again after this. */
-const REALM_MS = 30_000;
 
 interface Deps {
   nc: NatsConnection;
@@ -50,23 +47,7 @@ interface Deps {
  */
 export async function consumeMissedMessageDecisions(deps: Deps): Promise<{ stop(): Promise<void> }> {
   const { nc, log } = deps;
-  const realms = new Map<number, { at: number; ref: Promise<realmConfig.RealmMailContext> }>();
-  const contextOf = async (realmId: number, requestId = "missed-message-decision"): Promise<CallContext> => {
-    let entry = realms.get(realmId);
-    if (!entry || Date.now() - entry.at > REALM_MS) {
-      entry = {
-        at: Date.now(),
-        ref: deps.bus.request(
-          realmConfig.getRealmMailContext,
-          { realm_id: realmId },
-          { realm: null, actor: null, requestId },
-        ),
-      };
-      realms.set(realmId, entry);
-      entry.ref.catch(() => realms.delete(realmId));
-    }
-    return { realm: (await entry.ref).realm, actor: null, requestId };
-  };
+  const realms = new RealmMailContexts(deps.bus);
 
   const onMessage = async (payload: MessageSent, requestId?: string) => {
     const { realmId, message, markdown, flags } = payload;
@@ -74,7 +55,7 @@ export async function consumeMissedMessageDecisions(deps: Deps): Promise<{ stop(
       .map(Number)
       .filter((id) => id !== message.sender_id);
     if (!candidates.length) return;
-    const ctx = await contextOf(realmId, requestId);
+    const ctx = await realms.context(realmId, requestId ?? "missed-message-decision");
     const { users } = await deps.bus.request(identity.getNotificationRecipients, { user_ids: candidates }, ctx);
     const now = Date.now() / 1000;
     const onZulip = new Set(
