@@ -46,10 +46,12 @@ export interface ClusterOptions {
   instancesPerService: number;
   /** 1: one nats-server; more: a cluster of that many nodes, every stream with that many replicas */
   natsNodes: number;
+  /** more environment for every instance */
+  env?: Record<string, string>;
 }
 
 export async function startCluster(
-  { instancesPerService, natsNodes }: ClusterOptions,
+  { instancesPerService, natsNodes, env = {} }: ClusterOptions,
   say: (line: string) => void,
 ): Promise<Cluster> {
   const dataDir = mkdtempSync(join(tmpdir(), "teamchat-chaos-"));
@@ -92,6 +94,7 @@ export async function startCluster(
       NODE_ENV: "production",
       LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
       RATE_LIMIT_REQUESTS: "100000000",
+      ...env,
     },
     gatewayPorts,
     write: (line) => serviceLog.write(line),

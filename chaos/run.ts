@@ -12,6 +12,11 @@
  * request refused by a dead gateway's port goes to the other gateway, as a
  * balancer does.
  *
+ * Missed-message emails under the same faults: the users also send direct
+ * messages to one user who is away (no event queue, 1 s batches), through a
+ * real SMTP server started here that refuses a few mails now and then; every
+ * acknowledged direct message must be mailed to that user exactly once.
+ *
  * `-- --nats-cluster 3` (`npm run chaos:nodes`), the node-loss test: the same
  * load and counts on a NATS cluster of that many nodes (every stream and
  * bucket replicated on each); instead of the random kills and restarts, one
@@ -25,6 +30,7 @@ import { DOMAIN_EVENTS_STREAM, PROCESSES, natsServers } from "@teamchat/shared";
 import type { NatsCluster } from "../scripts/lib/infra";
 import { createOrganization } from "../scripts/lib/organization";
 import { Http, ok, pool, sleep, type Reply } from "../bench/http";
+import { startSmtpServer, type TestSmtpServer } from "../test/support/smtp";
 import { startCluster, type Cluster, type Instance } from "./cluster";
 
 const { values: options } = parseArgs({
@@ -44,6 +50,11 @@ const MAX_RECOVERY_MS = 5_000;
 /** How long a killed NATS node stays down, under load, before it is started again. */
 const NODE_DOWN_MS = 10_000;
 const CHANNEL = "chaos";
+/** the share of actions that are a direct message to the user who is away */
+const AWAY_DM_SHARE = 0.1;
+/** During the kills, the SMTP server refuses this many mails every SMTP_REFUSE_EVERY_MS. */
+const SMTP_REFUSALS = 3;
+const SMTP_REFUSE_EVERY_MS = 10_000;
 const EMOJI = ["+1", "tada", "heart", "smile", "rocket", "eyes", "fire", "star", "check", "clap"];
 
 const say = (line: string) => process.stdout.write(`[chaos] ${new Date().toISOString().slice(11, 23)} ${line}\n`);
@@ -217,7 +228,25 @@ async function setUp(cluster: Cluster) {
       principals: [owner.id, ...users.map((u) => u.id)],
     }),
   );
-  return { owner, users, as };
+  // the user who is away: never polls, mailed after 1 s batches
+  const awayEmail = "away@chaos.example";
+  const away = ok(
+    `POST /users ${awayEmail}`,
+    await ownerHttp.post("/users", { email: awayEmail, password: "chaos-away-password", full_name: "Away" }),
+  );
+  const awayKey = ok(
+    `POST /fetch_api_key ${awayEmail}`,
+    await new Http(cluster.gatewayPorts[0]!, host, null).post("/fetch_api_key", {
+      username: awayEmail,
+      password: "chaos-away-password",
+    }),
+  );
+  const awayUser: User = { email: awayEmail, apiKey: awayKey.api_key as string, id: away.user_id as number };
+  ok(
+    "PATCH /settings",
+    await as(awayUser)[0]!.call("PATCH", "/settings", { email_notifications_batching_period_seconds: 1 }, 30_000),
+  );
+  return { owner, users, as, awayUser };
 }
 
 async function main() {
@@ -226,21 +255,26 @@ async function main() {
       ? `node loss on ${NATS_NODES} NATS nodes: ${CLIENTS} users; a NATS node killed and restarted, then one instance of each service`
       : `${SHORT ? "short" : "full"} run: ${CLIENTS} users, ${KILL_PHASE_SECONDS} s of kills every ${KILL_EVERY_MS / 1000} s`,
   );
-  const cluster = await startCluster({ instancesPerService: 2, natsNodes: NATS_NODES }, say);
+  const smtp = await startSmtpServer();
+  const cluster = await startCluster(
+    { instancesPerService: 2, natsNodes: NATS_NODES, env: { SMTP_URL: smtp.url } },
+    say,
+  );
   let exitCode = 1;
   try {
-    exitCode = await run(cluster);
+    exitCode = await run(cluster, smtp);
   } catch (err) {
     say(`failed: ${(err as Error).stack ?? err}`);
     say("the services' logs are in the data directory above (CHAOS_KEEP_DATA=1 keeps it)");
   } finally {
     await cluster.stop();
+    await smtp.stop();
   }
   process.exit(exitCode);
 }
 
-async function run(cluster: Cluster): Promise<number> {
-  const { owner, users, as } = await setUp(cluster);
+async function run(cluster: Cluster, smtp: TestSmtpServer): Promise<number> {
+  const { owner, users, as, awayUser } = await setUp(cluster);
   const tally = new Tally();
   const balanced = (u: User) => new Balanced(as(u), tally);
 
@@ -257,31 +291,37 @@ async function run(cluster: Cluster): Promise<number> {
   const ackedAt = new Map<number, number>();
   const marks: Array<[string, number]> = [];
   const unacked = new Set<string>();
+  /** direct messages to the user who is away: acknowledged, and never acknowledged */
+  const awayAcked = new Set<string>();
+  const awayUnacked = new Set<string>();
   let running = true;
+  /** Sends with an idempotency key, again on 503/504 as a careful client does. */
+  const send = async (http: Balanced, params: Record<string, unknown>, token: string): Promise<Reply> => {
+    let r: Reply | undefined;
+    for (let attempt = 0; attempt < SEND_ATTEMPTS; attempt++) {
+      r = await http.call("POST /messages", "POST", "/messages", { ...params, content: token, idempotency_key: token });
+      if (r.status !== 503 && r.status !== 504 && r.status !== 0) break;
+      await sleep(1000);
+    }
+    return r!;
+  };
   const actor = async (u: User, i: number) => {
     const http = balanced(u);
     const seen: number[] = [];
     for (let n = 0; running; n++) {
       await sleep(ACTION_INTERVAL_MS * (0.5 + Math.random()));
       const roll = Math.random();
-      if (roll < 0.4 || seen.length === 0) {
+      if (roll < AWAY_DM_SHARE) {
+        const token = `dm${i}-${n}`;
+        const r = await send(http, { type: "direct", to: [awayUser.id] }, token);
+        (r.status === 200 ? awayAcked : awayUnacked).add(token);
+      } else if (roll < 0.4 || seen.length === 0) {
         const token = `c${i}-${n}`;
-        let r: Reply | undefined;
-        for (let attempt = 0; attempt < SEND_ATTEMPTS; attempt++) {
-          r = await http.call("POST /messages", "POST", "/messages", {
-            type: "stream",
-            to: CHANNEL,
-            topic: `user ${i}`,
-            content: token,
-            idempotency_key: token,
-          });
-          if (r.status !== 503 && r.status !== 504 && r.status !== 0) break;
-          await sleep(1000);
-        }
-        if (r!.status === 200) {
-          acked.set(token, r!.body.id as number);
-          ackedAt.set(r!.body.id as number, Date.now());
-          seen.push(r!.body.id as number);
+        const r = await send(http, { type: "stream", to: CHANNEL, topic: `user ${i}` }, token);
+        if (r.status === 200) {
+          acked.set(token, r.body.id as number);
+          ackedAt.set(r.body.id as number, Date.now());
+          seen.push(r.body.id as number);
         } else unacked.add(token);
       } else if (roll < 0.7) {
         const r = await http.call("GET /messages", "GET", "/messages", {
@@ -353,10 +393,15 @@ async function run(cluster: Cluster): Promise<number> {
 
   if (cluster.natsCluster) await loseNodes(cluster, cluster.natsCluster, recovery, kill);
   else {
-    say("load running; killing one random instance every 5 s...");
+    say("load running; killing one random instance every 5 s, the mail server refusing now and then...");
     const killUntil = Date.now() + KILL_PHASE_SECONDS * 1000;
+    let refuseAt = Date.now();
     while (Date.now() < killUntil) {
       await sleep(KILL_EVERY_MS);
+      if (Date.now() >= refuseAt) {
+        smtp.refuseNext(SMTP_REFUSALS);
+        refuseAt = Date.now() + SMTP_REFUSE_EVERY_MS;
+      }
       await kill(cluster.instances[Math.floor(Math.random() * cluster.instances.length)]!);
     }
     await sleep(3_000);
@@ -377,6 +422,25 @@ async function run(cluster: Cluster): Promise<number> {
   const caughtUp = () => pollers.every((p) => p.lost || ackedIds.every((id) => p.received.has(id)));
   for (const deadline = Date.now() + 120_000; !caughtUp() && Date.now() < deadline;) await sleep(500);
   pollers.forEach((p) => (p.running = false));
+
+  say("waiting for the missed-message emails...");
+  /** each direct message's token, as many times as mails to the away user carried it */
+  const mailed = () => {
+    const counts = new Map<string, number>();
+    for (const mail of smtp.received.filter((m) => m.to.includes(awayUser.email))) {
+      for (const word of mail.text.split(/\s+/))
+        if (/^dm\d+-\d+$/.test(word)) counts.set(word, (counts.get(word) ?? 0) + 1);
+    }
+    return counts;
+  };
+  for (const deadline = Date.now() + 120_000; Date.now() < deadline; await sleep(1000)) {
+    const counts = mailed();
+    if ([...awayAcked].every((t) => counts.has(t))) break;
+  }
+  await sleep(3_000);
+  const mailCounts = mailed();
+  const unmailed = [...awayAcked].filter((t) => !mailCounts.has(t));
+  const mailedTwice = [...mailCounts].filter(([, n]) => n > 1).map(([t]) => t);
 
   say("reading the channel's history...");
   const history = new Map<string, number>();
@@ -431,6 +495,9 @@ async function run(cluster: Cluster): Promise<number> {
     const when = marks.map(([what, t]) => `${ackedAt.get(id)! - t} ms after "${what}"`).join(", ");
     say(`  message ${id} missing from ${queues} queues; acknowledged ${when}`);
   }
+  say(
+    `direct messages to the user away: acknowledged ${awayAcked.size} (never acknowledged ${awayUnacked.size}); mails ${smtp.received.length}, refused ${smtp.refused}; not mailed ${unmailed.length}, mailed twice ${mailedTwice.length}`,
+  );
   say(`recovery: ${recoveries.map(([what, ms]) => `${ms} ms after "${what}"`).join(", ")}`);
   // What must hold in every run; the rate and recovery times are figures of a long run (the full one
   // enforces them): a short one has too few requests for a 0.1 % bound to mean anything.
@@ -442,6 +509,9 @@ async function run(cluster: Cluster): Promise<number> {
     lostQueues && `${lostQueues} event queues lost`,
     tally.unexpected.length && `failures other than 502/503/504: ${tally.unexpected.join("; ")}`,
     cluster.crashes.length && `instances crashed: ${cluster.crashes.join(", ")}`,
+    unmailed.length &&
+      `${unmailed.length} acknowledged direct messages never mailed (${unmailed.slice(0, 5).join(", ")})`,
+    mailedTwice.length && `${mailedTwice.length} direct messages mailed twice (${mailedTwice.slice(0, 5).join(", ")})`,
   ];
   const figures = [
     failureRate > MAX_FAILURE_RATE && `failure rate ${(failureRate * 100).toFixed(3)} % > ${MAX_FAILURE_RATE * 100} %`,

@@ -80,10 +80,22 @@ export const envSchema = z.object({
   DOMAIN_EVENTS_MAX_MIB: z.coerce.number().positive().default(1024),
   /** Idle event queues are collected after this (Zulip: 10 min). */
   EVENT_QUEUE_IDLE_SECONDS: z.coerce.number().positive().default(600),
-  /** `npm start`'s data directory; invitation mail goes under it unless INVITATION_MAIL_DIR says otherwise. */
+  /** `npm start`'s data directory; mail goes under it unless SMTP or INVITATION_MAIL_DIR says otherwise. */
   TEAMCHAT_DATA_DIR: z.string().default("./.data"),
-  /** Where the development mail transport writes invitation mail (default `<TEAMCHAT_DATA_DIR>/invitation-mail`). */
+  /** Where the development mail transport writes every mail when no SMTP server is set (default `<TEAMCHAT_DATA_DIR>/invitation-mail`). */
   INVITATION_MAIL_DIR: z.string().optional(),
+  /**
+   * The SMTP server all mail goes through (nodemailer's URL: `smtp://user:password@host:587`,
+   * `smtps://...` for implicit TLS). Unset, and SMTP_HOST unset: the development transport (files).
+   */
+  SMTP_URL: z.string().optional(),
+  /** The SMTP server as separate settings, when SMTP_URL is unset (Zulip's EMAIL_HOST, EMAIL_PORT, EMAIL_HOST_USER). */
+  SMTP_HOST: z.string().optional(),
+  SMTP_PORT: z.coerce.number().int().min(1).max(65535).default(587),
+  SMTP_USER: z.string().optional(),
+  SMTP_PASSWORD: z.string().optional(),
+  /** implicit: TLS from the start (port 465); starttls: STARTTLS required; opportunistic: STARTTLS when offered; none: plain */
+  SMTP_TLS: z.enum(["implicit", "starttls", "opportunistic", "none"]).default("starttls"),
   /** Zulip's INVITATION_LINK_VALIDITY_MINUTES: how long invitations last when the inviter does not say (10 days). */
   INVITATION_LINK_VALIDITY_MINUTES: z.coerce.number().int().positive().default(14_400),
   /**

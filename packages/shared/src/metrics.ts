@@ -41,6 +41,11 @@ export class ServiceMetrics {
   /** Database commands as the driver saw them: round trip by command and collection, and failures. */
   readonly dbCommandSeconds: Histogram<"command" | "collection">;
   readonly dbCommandFailures: Counter<"command" | "collection">;
+  /** Notification work (NOTIFICATION_WORK stream) published by kind, and its items handled here by consumer and outcome. */
+  readonly notificationWorkPublished: Counter<"kind">;
+  readonly notificationWorkHandled: Counter<"consumer" | "outcome">;
+  /** Mail handed to the transport by kind (missed_message, invitation, login, digest): `sent` or `failed`. */
+  readonly mailSent: Counter<"kind" | "outcome">;
 
   /** `processMetrics`: prom-client's defaults (CPU, memory, heap, event loop, GC), once per process that is served. */
   constructor(
@@ -124,6 +129,24 @@ export class ServiceMetrics {
       name: name("db_command_failures_total"),
       help: "Database commands that failed, by command and collection",
       labelNames: ["command", "collection"],
+      registers,
+    });
+    this.notificationWorkPublished = new Counter({
+      name: name("notification_work_published_total"),
+      help: "Missed-message notifications and push removals queued in the NOTIFICATION_WORK stream, by kind",
+      labelNames: ["kind"],
+      registers,
+    });
+    this.notificationWorkHandled = new Counter({
+      name: name("notification_work_handled_total"),
+      help: "NOTIFICATION_WORK items a consumer handled here: ok, retry (failed, delivered again after a back-off), dropped",
+      labelNames: ["consumer", "outcome"],
+      registers,
+    });
+    this.mailSent = new Counter({
+      name: name("mail_sent_total"),
+      help: "Mail handed to the mail transport, by kind: sent, or failed (tried again later where the kind allows)",
+      labelNames: ["kind", "outcome"],
       registers,
     });
   }

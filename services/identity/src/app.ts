@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import {
   ChannelCopy,
   DURABLE_CONSUMERS,
@@ -8,6 +7,7 @@ import {
   IdAllocator,
   identity,
   identityEvents,
+  mailTransportFromConfig,
   registerStateHandler,
   type RunningService,
   type ServiceDeps,
@@ -29,6 +29,7 @@ import { getNotificationBotHandler } from "./handlers/get-notification-bot";
 import { getOwnUserHandler } from "./handlers/get-own-user";
 import { getUserByEmailHandler, getUserHandler } from "./handlers/get-user";
 import { getUserSummariesHandler } from "./handlers/get-user-summaries";
+import { getNotificationRecipientsHandler } from "./handlers/get-notification-recipients";
 import { getRealmPresenceHandler } from "./handlers/get-realm-presence";
 import { getUserPresenceHandler } from "./handlers/get-user-presence";
 import { getUserStatusHandler } from "./handlers/get-user-status";
@@ -82,7 +83,8 @@ import { resendInviteHandler } from "./handlers/resend-invite";
 import { revokeInviteHandler, revokeInviteLinkHandler } from "./handlers/revoke-invite";
 import { sendInvitesHandler } from "./handlers/send-invites";
 import { InvitationRepository } from "./invitations/invitation.repository";
-import { FileInvitationMailer } from "./invitations/mail";
+import { TransportInvitationMailer } from "./invitations/mail";
+import { LoginMailer } from "./users/login-mail";
 import { markOnboardingStepAsReadHandler } from "./handlers/mark-onboarding-step-as-read";
 import {
   addAndroidRegIdHandler,
@@ -112,6 +114,7 @@ export async function buildIdentity({
   bus,
   events,
   server,
+  metrics,
 }: ServiceDeps<"identity">): Promise<RunningService> {
   const ids = new IdAllocator(db);
   const userRepository = new UserRepository(db, ids);
@@ -141,11 +144,8 @@ export async function buildIdentity({
     MAX_CACHED_VIEWS,
   );
   const invitations = new InvitationRepository(db, ids);
-  // the development transport; another InvitationMailer (SMTP) plugs in here
-  const mailer = new FileInvitationMailer(
-    config.INVITATION_MAIL_DIR ?? join(config.TEAMCHAT_DATA_DIR, "invitation-mail"),
-    log,
-  );
+  const mailTransport = mailTransportFromConfig(config, log);
+  const mailer = new TransportInvitationMailer(mailTransport, log, metrics);
   // how long invitations last when the inviter does not say (Zulip's INVITATION_LINK_VALIDITY_MINUTES)
   const invitationValidityMinutes = config.INVITATION_LINK_VALIDITY_MINUTES;
   // scrypt's work factor for new password hashes, log2 of its N
@@ -190,9 +190,13 @@ export async function buildIdentity({
   server
     .handle(identity.authenticate, authenticateHandler({ users, keys }))
     .handle(identity.createOwner, createOwnerHandler({ users, keys, passwordHashCost }))
-    .handle(identity.fetchApiKey, fetchApiKeyHandler({ users, keys, attempts }))
+    .handle(
+      identity.fetchApiKey,
+      fetchApiKeyHandler({ users, keys, attempts, loginMail: new LoginMailer(mailTransport, log, metrics) }),
+    )
     .handle(identity.getOwnUser, getOwnUserHandler({ users }))
     .handle(identity.getUserSummaries, getUserSummariesHandler({ users }))
+    .handle(identity.getNotificationRecipients, getNotificationRecipientsHandler({ users, presence: presenceStore }))
     .handle(identity.getNotificationBot, getNotificationBotHandler({ users }))
     .handle(identity.createUser, createUserHandler({ users, events, userDefaults, passwordHashCost }))
     .handle(identity.getUsers, getUsersHandler({ users }))
@@ -304,6 +308,7 @@ export async function buildIdentity({
       users.stop();
       userDefaults.stop();
       presenceStore.stop();
+      mailTransport.close();
     },
   };
 }

@@ -9,6 +9,8 @@ import {
   messaging,
   messagingEvents,
   registerStateHandler,
+  ensureNotificationWorkStream,
+  mailTransportFromConfig,
   type RunningService,
   type ServiceDeps,
 } from "@teamchat/shared";
@@ -113,6 +115,9 @@ import { UserTopicIndex } from "./user-topics/user-topic-index";
 import { UserTopicRepository } from "./user-topics/user-topic.repository";
 import { userTopicsState } from "./user-topics/user-topics.state";
 import { UserDirectory } from "./users/user-directory";
+import { MissedMessageMailer } from "./missed-message-emails/missed-message-mailer";
+import { PendingEmailRepository } from "./missed-message-emails/pending-email.repository";
+import { getNotificationFactsHandler } from "./handlers/get-notification-facts";
 import { backfillCopies } from "./copies-backfill";
 import { backfillContentFeatures } from "./messages/content-features-backfill";
 import { openSearchEngine } from "./search/open-search";
@@ -480,10 +485,13 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.createSavedSnippet, createSavedSnippetHandler({ savedSnippets, events }))
     .handle(messaging.editSavedSnippet, editSavedSnippetHandler({ savedSnippets, events }))
     .handle(messaging.deleteSavedSnippet, deleteSavedSnippetHandler({ savedSnippets, events }))
-    .handle(messaging.registerState, registerStateHandler(messaging.registerState, stateProviders));
+    .handle(messaging.registerState, registerStateHandler(messaging.registerState, stateProviders))
+    .handle(messaging.getNotificationFacts, getNotificationFactsHandler({ mutedUsers, subscriptions, userTopics }));
   delivery.start();
+  const mailer = await startMissedMessageMailer(deps, userMessages, users);
   return {
     stop: async () => {
+      await mailer.stop();
       await delivery.stop();
       await draftsCleanup.stop();
       await linkPreviewFetching.stop();
@@ -504,4 +512,30 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       await search.close();
     },
   };
+}
+
+/** How often each instance looks for missed-message email batches that are due. */
+const MISSED_MESSAGE_POLL_MS = 1000;
+
+async function startMissedMessageMailer(
+  { db, nc, bus, config, log }: ServiceDeps<"messaging">,
+  userMessages: UserMessageRepository,
+  users: UserDirectory,
+): Promise<MissedMessageMailer> {
+  const pending = new PendingEmailRepository(db);
+  await pending.init();
+  await ensureNotificationWorkStream(nc, config.NATS_STREAM_REPLICAS);
+  const transport = mailTransportFromConfig(config, log);
+  const mailer = new MissedMessageMailer({
+    nc,
+    bus,
+    pending,
+    userMessages,
+    users,
+    transport,
+    log,
+    pollMs: MISSED_MESSAGE_POLL_MS,
+  });
+  await mailer.start();
+  return mailer;
 }

@@ -1,4 +1,4 @@
-import { notifications, type RunningService, type ServiceDeps } from "@teamchat/shared";
+import { ensureNotificationWorkStream, notifications, type RunningService, type ServiceDeps } from "@teamchat/shared";
 import { EventQueueRepository } from "./event-queues/event-queue.repository";
 import { EventStore } from "./event-store";
 import { consumeDomainEvents } from "./fanout";
@@ -10,6 +10,8 @@ import { setMessageEditTypingStatusHandler } from "./handlers/set-message-edit-t
 import { setTypingStatusHandler } from "./handlers/set-typing-status";
 import { registerNotificationsMetrics } from "./metrics";
 import { ParkedPolls } from "./parked-polls";
+import { consumeMissedMessageDecisions } from "./missed-messages/missed-message-decisions";
+import { PushNotifiedRepository } from "./missed-messages/push-notified.repository";
 
 /** Composition root: real connections in, a serving bus endpoint out. */
 export async function buildNotifications({
@@ -32,6 +34,17 @@ export async function buildNotifications({
   const parked = new ParkedPolls(nc);
   registerNotificationsMetrics(metrics.registry, parked, queues, log);
   const fanout = await leadFanout(nc, config.NATS_STREAM_REPLICAS, log, () => consumeDomainEvents(nc, store, log));
+  const pushNotified = new PushNotifiedRepository(db);
+  await pushNotified.init();
+  await ensureNotificationWorkStream(nc, config.NATS_STREAM_REPLICAS);
+  const decisions = await consumeMissedMessageDecisions({
+    nc,
+    bus,
+    store,
+    pushNotified,
+    pushConfigured: config.PUSH_NOTIFICATION_BOUNCER_URL !== undefined,
+    log,
+  });
 
   const defaultLifespanSecs = config.EVENT_QUEUE_IDLE_SECONDS;
   const heartbeatSeconds = config.EVENT_HEARTBEAT_SECONDS;
@@ -56,6 +69,7 @@ export async function buildNotifications({
     beforeDrain: () => parked.release(),
     stop: async () => {
       clearInterval(sweeper);
+      await decisions.stop();
       await fanout.stop();
       parked.stop();
       store.stop();

@@ -34,6 +34,7 @@ import { listProfileFieldsHandler } from "./handlers/list-profile-fields";
 import { reorderChannelFoldersHandler } from "./handlers/reorder-channel-folders";
 import { reorderLinkifiersHandler } from "./handlers/reorder-linkifiers";
 import { resolveRealmHandler } from "./handlers/resolve-realm";
+import { getRealmMailContextHandler } from "./handlers/get-realm-mail-context";
 import { updateChannelFolderHandler } from "./handlers/update-channel-folder";
 import { updateLinkifierHandler } from "./handlers/update-linkifier";
 import { reorderProfileFieldsHandler } from "./handlers/reorder-profile-fields";
@@ -94,6 +95,7 @@ export async function buildRealmConfig({
   });
   server
     .handle(realmConfig.resolveRealm, resolveRealmHandler({ realms, hosts }))
+    .handle(realmConfig.getRealmMailContext, getRealmMailContextHandler({ realms, hosts }))
     .handle(realmConfig.createRealm, createRealmHandler({ realms, hosts }))
     .handle(realmConfig.getServerSettings, getServerSettingsHandler({ realms }))
     .handle(realmConfig.getRealmSettings, getRealmSettingsHandler({ realms }))

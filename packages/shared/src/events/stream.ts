@@ -16,7 +16,14 @@ import { metricsOf } from "../metrics";
 import { configureThroughElection, ensureStream, streamWhenLed } from "../jetstream";
 import type { EventDefinition } from "./define";
 import { userGroup, userGroupsBackfill, userSettings } from "./identity";
-import { channelFacts, linkPreviewsWanted, subscriptionFacts } from "./messaging";
+import {
+  channelFacts,
+  linkPreviewsWanted,
+  messageFlagsUpdated,
+  messageSent,
+  messagesDeleted,
+  subscriptionFacts,
+} from "./messaging";
 import { profileFieldValuesDropped } from "./realm-config";
 
 /**
@@ -48,6 +55,9 @@ export const DURABLE_CONSUMERS = {
   realmConfigUserGroupsBackfill: { name: "realm-config-user-group-backfill", subjects: userGroupsBackfill.subject },
   identityChannels: { name: "identity-channel-copy", subjects: channelFacts.subject },
   identitySubscriptions: { name: "identity-subscription-copy", subjects: subscriptionFacts.subject },
+  missedMessages: { name: "notifications-missed-messages", subjects: messageSent.subject },
+  pushRemovalsOnRead: { name: "notifications-push-removal-read", subjects: messageFlagsUpdated.subject },
+  pushRemovalsOnDelete: { name: "notifications-push-removal-deleted", subjects: messagesDeleted.subject },
 } as const;
 export type DurableConsumer = (typeof DURABLE_CONSUMERS)[keyof typeof DURABLE_CONSUMERS];
 

@@ -4,6 +4,7 @@ import { apiEmail } from "../users/user-view";
 import type { UserDirectory } from "../users/user-directory";
 import type { ApiKeyRepository } from "../api-keys/api-key.repository";
 import type { LoginAttemptRepository } from "../login-attempts/login-attempt.repository";
+import type { LoginMailer } from "../users/login-mail";
 
 /**
  * Password login. Keys are stored hashed, so every login issues a new key
@@ -14,10 +15,12 @@ export const fetchApiKeyHandler =
     users,
     keys,
     attempts,
+    loginMail,
   }: {
     users: UserDirectory;
     keys: ApiKeyRepository;
     attempts: LoginAttemptRepository;
+    loginMail: LoginMailer;
   }): Handler<typeof identity.fetchApiKey> =>
   async ({ username, password }, ctx) => {
     const realm = requireRealm(ctx);
@@ -32,5 +35,8 @@ export const fetchApiKeyHandler =
       throw new ZulipError("AUTHENTICATION_FAILED", "Your username or password is incorrect", 401);
     }
     if (!user.isActive) throw new ZulipError("USER_DEACTIVATED", "Account is deactivated", 401);
-    return { api_key: await keys.issue(realm.id, user.userId), email: apiEmail(user, realm), user_id: user.userId };
+    const api_key = await keys.issue(realm.id, user.userId);
+    // Zulip's process_api_key_fetch_authenticate_result: a login by password is mailed to the user
+    loginMail.notify(user, realm, ctx.client);
+    return { api_key, email: apiEmail(user, realm), user_id: user.userId };
   };

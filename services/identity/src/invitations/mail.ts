@@ -1,6 +1,5 @@
-import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { Logger } from "pino";
+import type { MailTransport, ServiceMetrics } from "@teamchat/shared";
 
 /** One invitation mail (Zulip's zerver/emails/invitation template's context). */
 export interface InvitationMail {
@@ -16,7 +15,7 @@ export interface InvitationMail {
   sentAt: Date;
 }
 
-/** How invitation mail leaves the server: pluggable (SMTP in production, files in development and tests). */
+/** How invitation mail leaves the server. */
 export interface InvitationMailer {
   send(mail: InvitationMail): Promise<void>;
 }
@@ -40,27 +39,32 @@ export function renderInvitationMail(mail: InvitationMail): { subject: string; t
 }
 
 /**
- * The development transport: each mail is a file `<realmId>-<inviteId>-<ms>.eml`
- * in `dir`, and a log line gives its accept link (the link, not the key alone,
- * is what the invitee receives).
+ * Invitation mail through the server's mail transport (SMTP, or files in
+ * development: `<realmId>-<inviteId>-<ms>.eml`); a log line gives its accept
+ * link (the link, not the key alone, is what the invitee receives).
  */
-export class FileInvitationMailer implements InvitationMailer {
+export class TransportInvitationMailer implements InvitationMailer {
   constructor(
-    private readonly dir: string,
+    private readonly transport: MailTransport,
     private readonly log: Logger,
+    private readonly metrics: ServiceMetrics,
   ) {}
 
   async send(mail: InvitationMail): Promise<void> {
     const { subject, text } = renderInvitationMail(mail);
-    await mkdir(this.dir, { recursive: true });
-    const file = join(this.dir, `${mail.realmId}-${mail.inviteId}-${mail.sentAt.getTime()}.eml`);
-    const headers = [
-      `From: ${mail.from}`,
-      `To: ${mail.to}`,
-      `Subject: ${subject}`,
-      `Date: ${mail.sentAt.toUTCString()}`,
-    ];
-    await writeFile(file, `${headers.join("\n")}\n\n${text}`);
-    this.log.info({ to: mail.to, file, activateUrl: mail.activateUrl }, "invitation mail written");
+    try {
+      await this.transport.send({
+        to: mail.to,
+        from: mail.from,
+        subject,
+        text,
+        fileName: `${mail.realmId}-${mail.inviteId}-${mail.sentAt.getTime()}`,
+      });
+    } catch (err) {
+      this.metrics.mailSent.inc({ kind: "invitation", outcome: "failed" });
+      throw err;
+    }
+    this.metrics.mailSent.inc({ kind: "invitation", outcome: "sent" });
+    this.log.info({ to: mail.to, activateUrl: mail.activateUrl }, "invitation mail sent");
   }
 }

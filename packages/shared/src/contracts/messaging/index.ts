@@ -15,3 +15,4 @@ export * from "./saved-snippets";
 export * from "./scheduled-messages";
 export * from "./uploads";
 export * from "./submessages";
+export * from "./notification-facts";

@@ -1,3 +1,4 @@
+export * from "./missed-message";
 export * from "./queues";
 export * from "./register";
 export * from "./typing";

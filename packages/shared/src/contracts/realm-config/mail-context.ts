@@ -1,0 +1,20 @@
+import { z } from "zod";
+import { realmRefSchema } from "../../actor";
+import { defineContract } from "../../contract";
+import { int } from "../common";
+
+/**
+ * Internal: an organization by id, with the settings its mail follows, for
+ * work done outside any request (missed-message emails, notification
+ * decisions): its address and name, and Zulip's
+ * message_content_allowed_in_email_notifications.
+ */
+export const getRealmMailContext = defineContract({
+  subject: "realm-config.realms.mail_context",
+  params: z.object({ realm_id: int }),
+  reply: z.strictObject({
+    realm: realmRefSchema.strict(),
+    message_content_allowed_in_email_notifications: z.boolean(),
+  }),
+});
+export type RealmMailContext = z.infer<typeof getRealmMailContext.reply>;

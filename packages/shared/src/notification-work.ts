@@ -1,0 +1,127 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+import {
+  AckPolicy,
+  DeliverPolicy,
+  RetentionPolicy,
+  StorageType,
+  jetstream,
+  jetstreamManager,
+  type JsMsg,
+} from "@nats-io/jetstream";
+import type { Logger } from "pino";
+import type { z } from "zod";
+import { notificationWorkSubjects } from "./contracts/notifications/missed-message";
+import { configureThroughElection, ensureStream } from "./jetstream";
+import { metricsOf } from "./metrics";
+
+/**
+ * Missed-message notifications decided and not yet sent: a work queue, so
+ * each item is removed once a consumer acknowledges it, and one its consumer's
+ * instance took but did not acknowledge (it died, or the mail server failed)
+ * is delivered again, to any instance.
+ */
+export const NOTIFICATION_WORK_STREAM = "NOTIFICATION_WORK";
+
+/** What waits unsent this long (a consumer that never runs, such as push without a bouncer) is dropped. */
+const MAX_AGE_SECONDS = 7 * 24 * 3600;
+/** The publisher's message ids dedupe copies of one notification published within this window. */
+const DUPLICATE_WINDOW_SECONDS = 10 * 60;
+/** An item taken and neither acknowledged nor refused within this is delivered again. */
+const ACK_WAIT_SECONDS = 30;
+
+/** The durable consumer of missed-message emails, shared by messaging's instances. */
+export const EMAIL_WORK_CONSUMER = { name: "notification-email", subject: notificationWorkSubjects.email } as const;
+
+export type NotificationWorkKind = keyof typeof notificationWorkSubjects;
+
+/** Creates the stream and the email consumer, or updates them; concurrent calls are harmless. */
+export async function ensureNotificationWorkStream(nc: NatsConnection, replicas: number): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  await ensureStream(jsm, {
+    name: NOTIFICATION_WORK_STREAM,
+    subjects: Object.values(notificationWorkSubjects),
+    storage: StorageType.File,
+    retention: RetentionPolicy.Workqueue,
+    max_age: MAX_AGE_SECONDS * 1e9,
+    duplicate_window: DUPLICATE_WINDOW_SECONDS * 1e9,
+    num_replicas: replicas,
+  });
+  await configureThroughElection(() =>
+    jsm.consumers.add(NOTIFICATION_WORK_STREAM, {
+      durable_name: EMAIL_WORK_CONSUMER.name,
+      filter_subject: EMAIL_WORK_CONSUMER.subject,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: ACK_WAIT_SECONDS * 1e9,
+      max_deliver: -1,
+      max_ack_pending: 10_000,
+    }),
+  );
+}
+
+/**
+ * Queues one item; `id` names it for the stream's duplicate check, so that a
+ * decision made twice (its domain event delivered again) is queued once.
+ */
+export async function publishNotificationWork(
+  nc: NatsConnection,
+  kind: NotificationWorkKind,
+  payload: unknown,
+  id: string,
+): Promise<void> {
+  await jetstream(nc).publish(notificationWorkSubjects[kind], JSON.stringify(payload), { msgID: id });
+  metricsOf(nc).notificationWorkPublished.inc({ kind });
+}
+
+/** A failed item is delivered again after 1 s, doubled at each failure up to 5 minutes. */
+export const retryDelayMs = (deliveryCount: number): number =>
+  Math.min(1000 * 2 ** Math.max(0, deliveryCount - 1), 5 * 60_000);
+
+/**
+ * Consumes one durable consumer of the stream: each item is parsed and handed
+ * to `handle`, acknowledged once that resolves, and delivered again after a
+ * back-off when it rejects (or after ACK_WAIT_SECONDS when the instance dies
+ * first); handlers must be idempotent. Malformed items are logged and dropped.
+ */
+export async function consumeNotificationWork<S extends z.ZodType>(
+  nc: NatsConnection,
+  consumer: { name: string },
+  schema: S,
+  handle: (item: z.output<S>) => Promise<void>,
+  log: Logger,
+): Promise<{ stop(): Promise<void> }> {
+  const pending = new Set<Promise<void>>();
+  const count = (outcome: "ok" | "retry" | "dropped") =>
+    metricsOf(nc).notificationWorkHandled.inc({ consumer: consumer.name, outcome });
+  const onMessage = (m: JsMsg) => {
+    const parsed = schema.safeParse(m.json());
+    if (!parsed.success) {
+      log.error({ subject: m.subject, issues: parsed.error.issues }, "malformed notification work dropped");
+      count("dropped");
+      return m.term();
+    }
+    const done = handle(parsed.data).then(
+      () => {
+        m.ack();
+        count("ok");
+      },
+      (err: unknown) => {
+        const delay = retryDelayMs(m.info.deliveryCount);
+        log.warn({ err, subject: m.subject, consumer: consumer.name, retryInMs: delay }, "notification work failed");
+        m.nak(delay);
+        count("retry");
+      },
+    );
+    pending.add(done);
+    void done.finally(() => pending.delete(done));
+  };
+  const messages = await (
+    await jetstream(nc).consumers.get(NOTIFICATION_WORK_STREAM, consumer.name)
+  ).consume({ max_messages: 256, callback: onMessage });
+  return {
+    stop: async () => {
+      await messages.close();
+      await Promise.allSettled([...pending]);
+    },
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * Zulip's missed-message emails as render.ts writes them: buckets per
+ * conversation, subjects (group DMs, resolved topics, the organization's name)
+ * and the text when content is hidden.
+ */
+import type { notifications } from "@teamchat/shared";
+import { bucketsOf, renderMissedMessageMail } from "../src/missed-message-emails/render";
+
+const ctx = {
+  realmName: "Acme",
+  realmUri: "http://acme.example",
+  showContent: true,
+  contentDisabledByRealm: false,
+  includeRealmName: false,
+};
+
+let nextId = 1;
+const notice = (
+  message: Partial<notifications.MissedMessageSnapshot>,
+  trigger: notifications.MissedMessageTrigger = "private_message",
+): notifications.MissedMessageNotice => {
+  const id = nextId++;
+  return {
+    realmId: 1,
+    userId: 9,
+    trigger,
+    message: {
+      id,
+      senderId: 2,
+      senderFullName: "Ada",
+      senderEmail: "ada@acme.example",
+      type: "private",
+      directRecipientIds: [2, 9],
+      content: `message ${id}`,
+      renderedContent: `<p>message ${id}</p>`,
+      dateSent: 1_700_000_000 + id,
+      ...message,
+    },
+  };
+};
+const channel = (topic: string, trigger: notifications.MissedMessageTrigger = "mentioned") =>
+  notice({ type: "stream", channelId: 5, channelName: "general", topic, directRecipientIds: undefined }, trigger);
+
+describe("bucketsOf", () => {
+  it("groups a topic case-insensitively, a one-to-one DM per sender, a group DM by its members; oldest conversation first", () => {
+    const a = channel("Deploy");
+    const b = notice({ senderId: 3, senderFullName: "Bo", directRecipientIds: [3, 9] });
+    const c = channel("deploy");
+    const d = notice({ directRecipientIds: [9, 2, 3] });
+    const e = notice({});
+    const buckets = bucketsOf([e, d, c, b, a]);
+    expect(buckets.map((bucket) => bucket.map((n) => n.message.id))).toEqual([
+      [b.message.id],
+      [a.message.id, c.message.id],
+      [d.message.id],
+      [e.message.id],
+    ]);
+  });
+});
+
+describe("renderMissedMessageMail", () => {
+  it("names a group DM's others as Zulip does", () => {
+    const group = [notice({ directRecipientIds: [2, 3, 4, 5, 9] })];
+    expect(renderMissedMessageMail(group, ctx, ["Ada", "Bo"]).subject).toBe("Group DMs with Ada and Bo");
+    expect(renderMissedMessageMail(group, ctx, ["Ada", "Bo", "Cy"]).subject).toBe("Group DMs with Ada, Bo, and Cy");
+    expect(renderMissedMessageMail(group, ctx, ["Ada", "Bo", "Cy", "Di"]).subject).toBe(
+      "Group DMs with Ada, Bo, and 2 others",
+    );
+  });
+
+  it("marks a resolved topic and adds the organization's name when asked", () => {
+    const mail = renderMissedMessageMail([channel("✔ outage")], { ...ctx, includeRealmName: true });
+    expect(mail.subject).toBe("[resolved] #general > outage [Acme]");
+    expect(mail.text).toContain("http://acme.example/#narrow/channel/5-general/topic/.E2.9C.94.20outage");
+  });
+
+  it("leaves the content out, saying who hid it", () => {
+    const hidden = renderMissedMessageMail([notice({ content: "secret" })], {
+      ...ctx,
+      showContent: false,
+      contentDisabledByRealm: true,
+    });
+    expect(hidden.subject).toBe("New messages");
+    expect(hidden.text).not.toContain("secret");
+    expect(hidden.text).toContain("your organization hides message content in email notifications");
+    expect(hidden.text).toContain("View or reply in Acme Zulip:");
+  });
+
+  it("prefixes a sender's first message in a row with their name", () => {
+    const bucket = bucketsOf([notice({ content: "one" }), notice({ content: "two" })])[0]!;
+    const { text } = renderMissedMessageMail(bucket, ctx);
+    expect(text.startsWith("Ada: one\n\ntwo\n")).toBe(true);
+  });
+});

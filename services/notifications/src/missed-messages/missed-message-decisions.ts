@@ -1,0 +1,160 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+import {
+  DURABLE_CONSUMERS,
+  consumeDurably,
+  identity,
+  messaging,
+  messagingEvents,
+  publishNotificationWork,
+  RealmMailContexts,
+  type BusClient,
+  type DurableHandler,
+  type Logger,
+  type PayloadOf,
+  type notifications,
+} from "@teamchat/shared";
+import type { EventStore } from "../event-store";
+import { decide } from "./decide";
+import type { PushNotifiedRepository } from "./push-notified.repository";
+
+type MessageSent = PayloadOf<typeof messagingEvents.messageSent>;
+type FlagsUpdated = PayloadOf<typeof messagingEvents.messageFlagsUpdated>;
+type MessagesDeleted = PayloadOf<typeof messagingEvents.messagesDeleted>;
+
+/** Zulip's OFFLINE_THRESHOLD_SECS: a user whose last active presence is older is idle. */
+const OFFLINE_THRESHOLD_SECS = 140;
+
+interface Deps {
+  nc: NatsConnection;
+  bus: BusClient;
+  store: EventStore;
+  pushNotified: PushNotifiedRepository;
+  /** a push notification service is configured (Zulip's push_notifications_configured) */
+  pushConfigured: boolean;
+  log: Logger;
+}
+
+/**
+ * Zulip's missed-message decision (zerver/tornado/event_queue.py
+ * maybe_enqueue_notifications, with the sets message_send.py computes), made
+ * here, where the event queues are, from the message's domain event through a
+ * durable consumer: never on POST /messages' path. Each recipient who is not
+ * the sender nor a bot and who is away (no event queue that takes messages,
+ * or no active presence within OFFLINE_THRESHOLD_SECS) is queued an email
+ * and/or a push notice with the trigger Zulip gives; a message read or
+ * deleted after a push has its push withdrawn. Every notice has a message id
+ * of user, message and kind, so a redelivered event queues nothing twice.
+ */
+export async function consumeMissedMessageDecisions(deps: Deps): Promise<{ stop(): Promise<void> }> {
+  const { nc, log } = deps;
+  const realms = new RealmMailContexts(deps.bus);
+
+  const onMessage = async (payload: MessageSent, requestId?: string) => {
+    const { realmId, message, markdown, flags } = payload;
+    const candidates = Object.keys(flags)
+      .map(Number)
+      .filter((id) => id !== message.sender_id);
+    if (!candidates.length) return;
+    const ctx = await realms.context(realmId, requestId ?? "missed-message-decision");
+    const { users } = await deps.bus.request(identity.getNotificationRecipients, { user_ids: candidates }, ctx);
+    const now = Date.now() / 1000;
+    const onZulip = new Set(
+      (await deps.store.ofUsers(realmId, candidates))
+        .filter(
+          (q) => q.expiresAt.getTime() > now * 1000 && (q.eventTypes === null || q.eventTypes.includes("message")),
+        )
+        .map((q) => q.userId),
+    );
+    const idle = (u: identity.NotificationRecipient) =>
+      !onZulip.has(u.user_id) || u.presence_active_at === null || now - u.presence_active_at > OFFLINE_THRESHOLD_SECS;
+    const relevant = users.filter(
+      (u) =>
+        u.is_active && !u.is_bot && (idle(u) || (deps.pushConfigured && u.settings.enable_online_push_notifications)),
+    );
+    if (!relevant.length) return;
+    const channel = message.type === "stream" ? { stream_id: message.stream_id, topic: message.subject } : {};
+    const { users: facts } = await deps.bus.request(
+      messaging.getNotificationFacts,
+      { sender_id: message.sender_id, user_ids: relevant.map((u) => u.user_id), ...channel },
+      ctx,
+    );
+    const factsOf = new Map(facts.map((f) => [f.user_id, f]));
+    const snapshot: notifications.MissedMessageSnapshot = {
+      id: message.id,
+      senderId: message.sender_id,
+      senderFullName: message.sender_full_name,
+      senderEmail: message.sender_email,
+      type: message.type,
+      ...(message.type === "stream"
+        ? { channelId: message.stream_id, channelName: message.display_recipient, topic: message.subject }
+        : { directRecipientIds: message.display_recipient.map((r) => r.id) }),
+      content: markdown,
+      renderedContent: message.content,
+      dateSent: message.timestamp,
+    };
+    for (const u of relevant) {
+      const f = factsOf.get(u.user_id);
+      if (!f) continue;
+      const decision = decide(
+        message.type === "private",
+        { flags: flags[u.user_id] ?? [], settings: u.settings, facts: f, idle: idle(u) },
+        deps.pushConfigured,
+      );
+      const notice = (trigger: notifications.MissedMessageTrigger): notifications.MissedMessageNotice => ({
+        realmId,
+        userId: u.user_id,
+        trigger,
+        message: snapshot,
+      });
+      const id = (kind: string) => `${kind}:${realmId}:${u.user_id}:${message.id}`;
+      if (decision.email) await publishNotificationWork(nc, "email", notice(decision.email), id("email"));
+      if (decision.push) {
+        await deps.pushNotified.add(realmId, u.user_id, message.id);
+        await publishNotificationWork(nc, "push", notice(decision.push), id("push"));
+      }
+    }
+  };
+
+  /** Zulip's do_clear_mobile_push_notifications_for_ids: one removal per user for the messages pushed to them. */
+  const withdraw = async (realmId: number, byUser: Map<number, number[]>, eventId: string) => {
+    for (const [userId, messageIds] of byUser) {
+      const removal: notifications.PushRemovalNotice = { realmId, userId, messageIds };
+      await publishNotificationWork(nc, "pushRemoval", removal, `remove:${userId}:${eventId}`);
+      await deps.pushNotified.forget(realmId, userId, messageIds);
+    }
+  };
+
+  const onFlags = async ({ realmId, userIds, event }: FlagsUpdated, eventId: string) => {
+    if (event.flag !== "read" || event.op !== "add" || userIds === "all") return;
+    for (const userId of userIds) {
+      await withdraw(
+        realmId,
+        await deps.pushNotified.notified(realmId, userId, event.all ? "all" : event.messages),
+        eventId,
+      );
+    }
+  };
+
+  const onDelete = async ({ realmId, event }: MessagesDeleted, eventId: string) => {
+    const ids = event.message_ids ?? (event.message_id === undefined ? [] : [event.message_id]);
+    if (ids.length) await withdraw(realmId, await deps.pushNotified.notified(realmId, null, ids), eventId);
+  };
+
+  const handlers = (consumer: keyof typeof DURABLE_CONSUMERS, h: DurableHandler) =>
+    consumeDurably(nc, DURABLE_CONSUMERS[consumer], new Map([[h.def.subject, h]]), log);
+  const consumers = await Promise.all([
+    handlers("missedMessages", {
+      def: messagingEvents.messageSent,
+      handle: (p, { requestId }) => onMessage(p as MessageSent, requestId),
+    }),
+    handlers("pushRemovalsOnRead", {
+      def: messagingEvents.messageFlagsUpdated,
+      handle: (p, { eventId }) => onFlags(p as FlagsUpdated, eventId),
+    }),
+    handlers("pushRemovalsOnDelete", {
+      def: messagingEvents.messagesDeleted,
+      handle: (p, { eventId }) => onDelete(p as MessagesDeleted, eventId),
+    }),
+  ]);
+  return { stop: async () => void (await Promise.all(consumers.map((c) => c.stop()))) };
+}

@@ -1,0 +1,240 @@
+/**
+ * Missed-message emails through the HTTP API, on a private system whose mail
+ * goes to a real SMTP server started here (SMTP_URL): who is emailed of what
+ * (Zulip's UserMessageNotificationsData and idleness), one email per
+ * conversation after the user's batching period, content only where
+ * message_content_in_email_notifications allows, nothing for messages read
+ * or deleted in the meantime; a failing mail server delays the mail, which is
+ * then sent once, and the failure shows in the metrics. New-login mail goes
+ * through the same transport.
+ */
+import { mongo } from "mongoose";
+import { identity, messaging, notifications } from "@teamchat/shared";
+import type { TestUser } from "../../../test/support/organization";
+import { startSmtpServer, type ReceivedMail, type TestSmtpServer } from "../../../test/support/smtp";
+import { startSystem, type TestSystem } from "../../../test/support/system";
+
+let smtp: TestSmtpServer;
+let sys: TestSystem;
+let sender: TestUser;
+beforeAll(async () => {
+  smtp = await startSmtpServer();
+  sys = await startSystem({ env: { SMTP_URL: smtp.url, METRICS_PORT: "0" } });
+  sender = await sys.makeUser("Sender", 400, "Ada Sender");
+}, 120_000);
+afterAll(async () => {
+  await sys?.stop();
+  await smtp?.stop();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const mailsTo = (user: TestUser): ReceivedMail[] => smtp.received.filter((m) => m.to.includes(user.email));
+
+/** A user who is away (no event queue, no presence) with these settings; 1 s batches unless said. */
+async function awayUser(name: string, settings: Record<string, unknown> = {}): Promise<TestUser> {
+  const user = await sys.makeUser(name, 400, `${name} Person`);
+  await sys.call(
+    identity.updateSettings,
+    { email_notifications_batching_period_seconds: 1, ...settings } as never,
+    user,
+  );
+  return user;
+}
+
+const dm = async (from: TestUser, to: TestUser[], content: string) =>
+  (await sys.call(messaging.sendMessage, { type: "direct", to: to.map((u) => u.userId), content }, from)).id;
+const post = async (from: TestUser, channel: string, topic: string, content: string) =>
+  (await sys.call(messaging.sendMessage, { type: "stream", to: channel, topic, content }, from)).id;
+const subscribe = (channel: string, users: TestUser[]) =>
+  sys.call(
+    messaging.subscribe,
+    { subscriptions: [{ name: channel }], principals: users.map((u) => u.userId) },
+    sys.owner,
+  );
+
+/** Nothing reaches `user` while a mail that `witness` is sent after it arrives, and a batch more. */
+async function expectNoMail(user: TestUser, witness: TestUser): Promise<void> {
+  await dm(sender, [witness], "witness");
+  await smtp.waitFor(() => mailsTo(witness).length > 0);
+  await sleep(2500);
+  expect(mailsTo(user)).toEqual([]);
+}
+
+describe("who is emailed", () => {
+  it("a direct message to a user who is away: one email to them, none to the sender", async () => {
+    const bob = await awayUser("Bob");
+    await dm(sender, [bob], "Are you there, Bob?");
+    const [mail] = await smtp.waitFor(() => mailsTo(bob).length > 0).then(() => mailsTo(bob));
+    expect(mail!.to).toEqual([bob.email]);
+    expect(mail!.subject).toBe("DMs with Ada Sender");
+    expect(mail!.text).toContain("Ada Sender: Are you there, Bob?");
+    expect(mail!.text).toContain("Reply in Test Organization Zulip:");
+    expect(mailsTo(sender)).toEqual([]);
+  });
+
+  it("no email with enable_offline_email_notifications off, from a muted user, or to a user who is online", async () => {
+    const quiet = await awayUser("Quiet", { enable_offline_email_notifications: false });
+    const muter = await awayUser("Muter");
+    await sys.call(messaging.muteUser, { muted_user_id: sender.userId }, muter);
+    const online = await awayUser("Online");
+    // online: an event queue that takes messages, and an active presence
+    await sys.call(notifications.registerQueue, { event_types: ["message"] }, online);
+    await sys.call(identity.updatePresence, { status: "active" }, online);
+    for (const user of [quiet, muter, online]) await dm(sender, [user], "Psst");
+    const witness = await awayUser("Witness1");
+    await expectNoMail(quiet, witness);
+    expect(mailsTo(muter)).toEqual([]);
+    expect(mailsTo(online)).toEqual([]);
+  });
+
+  it("channel messages: mentions, wildcard mentions and channel email notifications, never in a muted topic", async () => {
+    const carol = await awayUser("Carol");
+    const dave = await awayUser("Dave");
+    await subscribe("alerts", [sender, carol, dave]);
+    const { stream_id } = await sys.call(messaging.getStreamId, { stream: "alerts" }, carol);
+    // dave wants every message of the channel by email, but mutes one topic
+    await sys.call(
+      messaging.updateSubscriptionProperties,
+      { subscription_data: [{ stream_id, property: "email_notifications", value: true }] },
+      dave,
+    );
+    await sys.call(messaging.updateUserTopic, { stream_id, topic: "noise", visibility_policy: 1 }, dave);
+    await post(sender, "alerts", "noise", "@**all** the noise");
+    await post(sender, "alerts", "deploy", "@**Carol Person** the deploy is done");
+    await smtp.waitFor(() => mailsTo(carol).length > 0 && mailsTo(dave).length > 0);
+    await sleep(1500);
+    // carol: mentioned in "deploy", and wildcard-mentioned in "noise" (her topic is not muted)
+    expect(
+      mailsTo(carol)
+        .map((m) => m.subject)
+        .sort(),
+    ).toEqual(["#alerts > deploy", "#alerts > noise"]);
+    const deploy = mailsTo(carol).find((m) => m.subject === "#alerts > deploy")!;
+    expect(deploy.text).toContain("You are receiving this because you were personally mentioned.");
+    const noise = mailsTo(carol).find((m) => m.subject === "#alerts > noise")!;
+    expect(noise.text).toContain("You are receiving this because everyone was mentioned in #alerts.");
+    // dave: the channel's email notifications for "deploy"; nothing for his muted "noise"
+    expect(mailsTo(dave).map((m) => m.subject)).toEqual(["#alerts > deploy"]);
+    expect(mailsTo(dave)[0]!.text).toContain(
+      "You are receiving this because you have email notifications enabled for #alerts.",
+    );
+  });
+});
+
+describe("what the email says", () => {
+  it("a batch: one email per conversation, each sender's messages in order", async () => {
+    const erin = await awayUser("Erin", { email_notifications_batching_period_seconds: 3 });
+    const other = await sys.makeUser("Other", 400, "Otto Other");
+    await dm(sender, [erin], "first");
+    await dm(sender, [erin], "second");
+    await dm(other, [erin], "from Otto");
+    await dm(sender, [erin, other], "to both of you");
+    await smtp.waitFor(() => mailsTo(erin).length >= 3);
+    await sleep(1500);
+    const bySubject = new Map(mailsTo(erin).map((m) => [m.subject, m.text]));
+    expect([...bySubject.keys()].sort()).toEqual([
+      "DMs with Ada Sender",
+      "DMs with Otto Other",
+      "Group DMs with Ada Sender and Otto Other",
+    ]);
+    const fromAda = bySubject.get("DMs with Ada Sender")!;
+    expect(fromAda).toContain("Ada Sender: first");
+    expect(fromAda.indexOf("first")).toBeLessThan(fromAda.indexOf("second"));
+    expect(fromAda).not.toContain("Ada Sender: second");
+    expect(bySubject.get("Group DMs with Ada Sender and Otto Other")).toContain("Ada Sender: to both of you");
+  });
+
+  it("without the content when message_content_in_email_notifications is off", async () => {
+    const frank = await awayUser("Frank", { message_content_in_email_notifications: false });
+    await dm(sender, [frank], "the secret plan");
+    await smtp.waitFor(() => mailsTo(frank).length > 0);
+    const [mail] = mailsTo(frank);
+    expect(mail!.subject).toBe("New messages");
+    expect(mail!.text).not.toContain("secret plan");
+    expect(mail!.text).toContain("you have chosen to hide message content in email notifications");
+  });
+});
+
+describe("messages read or deleted within the batching period", () => {
+  it("are not mailed", async () => {
+    const gina = await awayUser("Gina", { email_notifications_batching_period_seconds: 3 });
+    const read = await dm(sender, [gina], "read me now");
+    const deleted = await dm(sender, [gina], "oops, deleted");
+    await sys.call(messaging.updateMessageFlags, { messages: [read], op: "add", flag: "read" }, gina);
+    await sys.call(messaging.deleteMessage, { message_id: deleted }, sender);
+    const witness = await awayUser("Witness2");
+    await sleep(1500);
+    await expectNoMail(gina, witness);
+  });
+});
+
+describe("a failing mail server", () => {
+  it("delays the mail, which is sent once when the server takes it again; the failures are in the metrics", async () => {
+    const hank = await awayUser("Hank");
+    smtp.refuseNext(2);
+    await dm(sender, [hank], "through the outage");
+    // refused twice, then taken after the back-off (1 s, then 2 s)
+    await smtp.waitFor(() => mailsTo(hank).length > 0, 20_000);
+    expect(smtp.refused).toBe(2);
+    await sleep(2000);
+    expect(mailsTo(hank)).toHaveLength(1);
+    const metrics = await (await fetch(`${sys.metricsUrls("messaging")[0]}/metrics`)).text();
+    expect(metrics).toMatch(/teamchat_mail_sent_total\{[^}]*kind="missed_message"[^}]*outcome="failed"[^}]*\} [2-9]/);
+  });
+});
+
+describe("a messaging instance that dies", () => {
+  it("leaves its users' batches to another instance, which mails each once", async () => {
+    await sys.startService("messaging");
+    const ivy = await awayUser("Ivy", { email_notifications_batching_period_seconds: 3 });
+    await dm(sender, [ivy], "still here after the crash");
+    await sleep(1000);
+    // the oldest instance drops off as a killed process does; the batch waits in the database
+    await sys.killService("messaging");
+    await smtp.waitFor(() => mailsTo(ivy).length > 0, 20_000);
+    await sleep(2000);
+    expect(mailsTo(ivy)).toHaveLength(1);
+    expect(mailsTo(ivy)[0]!.text).toContain("Ada Sender: still here after the crash");
+  });
+});
+
+describe("new-login mail", () => {
+  /** Makes the account older than Zulip's JUST_CREATED_THRESHOLD (a login right after creation is not mailed). */
+  async function ageAccount(user: TestUser): Promise<void> {
+    const client = await mongo.MongoClient.connect(process.env.TEST_MONGO_URL!);
+    try {
+      await client
+        .db(`${sys.config.MONGO_DB_PREFIX}_identity`)
+        .collection("users")
+        .updateOne(
+          { realmId: sys.realm.id, userId: user.userId },
+          { $set: { dateJoined: new Date(Date.now() - 3600_000) } },
+        );
+    } finally {
+      await client.close();
+    }
+    // identity's user cache is dropped by a change to the user
+    await sys.call(identity.updateUser, { user_id: user.userId, full_name: `${user.fullName} Aged` }, sys.owner);
+  }
+  const login = (user: TestUser) =>
+    sys.call(identity.fetchApiKey, { username: user.email, password: user.password }, null);
+
+  it("a password login is mailed to the user, unless enable_login_emails is off", async () => {
+    const jane = await sys.makeUser("Jane");
+    const kate = await sys.makeUser("Kate");
+    await sys.call(identity.updateSettings, { enable_login_emails: false } as never, kate);
+    // just made: the logins that made them are not mailed
+    expect(mailsTo(jane)).toEqual([]);
+    await ageAccount(jane);
+    await ageAccount(kate);
+    await login(jane);
+    await login(kate);
+    await smtp.waitFor(() => mailsTo(jane).length > 0);
+    const [mail] = mailsTo(jane);
+    expect(mail!.subject).toMatch(/^New login from .+ on an unknown operating system$/);
+    expect(mail!.text).toContain("We noticed a recent login for the following Zulip account.");
+    expect(mail!.text).toContain(`Email: ${jane.email}`);
+    await sleep(1000);
+    expect(mailsTo(kate)).toEqual([]);
+  });
+});

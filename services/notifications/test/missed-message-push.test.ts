@@ -1,0 +1,115 @@
+/**
+ * Push notices with a push notification service configured (a private
+ * system): a direct message to a user is queued on notify.push while they are
+ * away, and while online with enable_online_push_notifications; not without
+ * it; reading the message elsewhere or deleting it queues its removal
+ * (notify.push-removal). Seen through notifications' record of what was
+ * pushed (Zulip's active_mobile_push_notification) and the metrics, whoever
+ * consumes the push subjects.
+ */
+import { mongo } from "mongoose";
+import { identity, messaging, notifications } from "@teamchat/shared";
+import type { TestUser } from "../../../test/support/organization";
+import { startSystem, type TestSystem } from "../../../test/support/system";
+
+let sys: TestSystem;
+let sender: TestUser;
+let db: mongo.MongoClient;
+beforeAll(async () => {
+  sys = await startSystem({ env: { PUSH_NOTIFICATION_BOUNCER_URL: "http://127.0.0.1:9/", METRICS_PORT: "0" } });
+  sender = await sys.makeUser("Sender");
+  db = await mongo.MongoClient.connect(process.env.TEST_MONGO_URL!);
+}, 120_000);
+afterAll(async () => {
+  await db?.close();
+  await sys?.stop();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The messages notifications recorded as pushed to `user`. */
+const pushed = async (user: TestUser): Promise<number[]> =>
+  (
+    await db
+      .db(`${sys.config.MONGO_DB_PREFIX}_notifications`)
+      .collection("push_notified_messages")
+      .find({ realmId: sys.realm.id, userId: user.userId })
+      .toArray()
+  ).map((r) => r.messageId as number);
+
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  for (const deadline = Date.now() + 10_000; ; await sleep(100)) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+  }
+}
+
+const published = async (kind: string): Promise<number> => {
+  const text = await (await fetch(`${sys.metricsUrls("notifications")[0]}/metrics`)).text();
+  const line = text
+    .split("\n")
+    .find((l) => l.startsWith("teamchat_notification_work_published_total{") && l.includes(`kind="${kind}"`));
+  return line ? Number(line.split(" ").at(-1)) : 0;
+};
+
+const dm = async (to: TestUser, content: string) =>
+  (await sys.call(messaging.sendMessage, { type: "direct", to: [to.userId], content }, sender)).id;
+
+describe("push notices", () => {
+  it("while away, and while online with online push; withdrawn once read", async () => {
+    const away = await sys.makeUser("Away");
+    const online = await sys.makeUser("Online");
+    const onlineNoPush = await sys.makeUser("NoPush");
+    await sys.call(identity.updateSettings, { enable_online_push_notifications: false } as never, onlineNoPush);
+    for (const u of [online, onlineNoPush]) {
+      await sys.call(notifications.registerQueue, { event_types: ["message"] }, u);
+      await sys.call(identity.updatePresence, { status: "active" }, u);
+    }
+    const toAway = await dm(away, "hello away");
+    const toOnline = await dm(online, "hello online");
+    await dm(onlineNoPush, "hello quiet");
+    expect(
+      await eventually(
+        () => pushed(away),
+        (ids) => ids.length > 0,
+      ),
+    ).toEqual([toAway]);
+    expect(
+      await eventually(
+        () => pushed(online),
+        (ids) => ids.length > 0,
+      ),
+    ).toEqual([toOnline]);
+    await sleep(500);
+    expect(await pushed(onlineNoPush)).toEqual([]);
+    expect(await published("push")).toBeGreaterThanOrEqual(2);
+
+    const removalsBefore = await published("pushRemoval");
+    await sys.call(messaging.updateMessageFlags, { messages: [toAway], op: "add", flag: "read" }, away);
+    expect(
+      await eventually(
+        () => pushed(away),
+        (ids) => ids.length === 0,
+      ),
+    ).toEqual([]);
+    expect(await published("pushRemoval")).toBe(removalsBefore + 1);
+  });
+
+  it("withdrawn when the message is deleted", async () => {
+    const user = await sys.makeUser("Deleted");
+    const id = await dm(user, "soon gone");
+    await eventually(
+      () => pushed(user),
+      (ids) => ids.length > 0,
+    );
+    const removalsBefore = await published("pushRemoval");
+    await sys.call(messaging.deleteMessage, { message_id: id }, sender);
+    expect(
+      await eventually(
+        () => pushed(user),
+        (ids) => ids.length === 0,
+      ),
+    ).toEqual([]);
+    expect(await published("pushRemoval")).toBe(removalsBefore + 1);
+  });
+});
