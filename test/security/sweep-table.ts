@@ -108,6 +108,7 @@ const ownData = <C extends Contract>(
 
 const INVALID_CHANNEL = badRequestError("Invalid channel ID");
 const INVALID_MESSAGE = badRequestError("Invalid message(s)");
+const REPORTING_DISABLED = badRequestError("Message reporting is not enabled in this organization.");
 const INSUFFICIENT = badRequestError("Insufficient permission");
 const NO_SUCH_USER = badRequestError("No such user");
 const NO_SUCH_GROUP = badRequestError("Invalid user group");
@@ -391,6 +392,23 @@ export const SWEEP: SweepEntry[] = [
       "the victim's public message",
       (w) => ({ message_id: w.ids.publicMessage }),
       exceptFor("allowed", { guest: INVALID_MESSAGE, outsider: INVALID_MESSAGE }),
+    ),
+  ),
+  entry(
+    "messages",
+    messaging.reportMessage,
+    ...(["privateMessage", "directMessage"] as const).map((which) =>
+      attempt(
+        which,
+        (w) => ({ message_id: w.ids[which], report_type: "spam" }),
+        // the other organization has no moderation request channel, which Zulip checks first
+        exceptFor(INVALID_MESSAGE, { outsider: REPORTING_DISABLED }),
+      ),
+    ),
+    attempt(
+      "the victim's public message",
+      (w) => ({ message_id: w.ids.publicMessage, report_type: "spam" }),
+      exceptFor("allowed", { guest: INVALID_MESSAGE, outsider: REPORTING_DISABLED }),
     ),
   ),
   entry(

@@ -319,6 +319,12 @@ export async function buildWorld(): Promise<World> {
   const invite = invites.find((i) => !i.is_multiuse)!.id;
   const multiuseInvite = invites.find((i) => i.is_multiuse)!.id;
 
+  // message reports go to the owner's private channel (Zulip's moderation_request_channel)
+  const moderationChannel = (
+    await call(messaging.createChannel, { name: "moderation", subscribers: [owner.userId], invite_only: true }, owner)
+  ).id;
+  await call(realmConfig.updateRealm, { moderation_request_channel_id: moderationChannel }, owner);
+
   const channelFolder = (await call(realmConfig.createChannelFolder, { name: "folder", description: "" }, owner))
     .channel_folder_id;
   const profileField = (await call(realmConfig.createProfileField, { name: "Phone", field_type: 1, hint: "" }, owner))

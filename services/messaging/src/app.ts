@@ -69,6 +69,7 @@ import { muteUserHandler } from "./handlers/mute-user";
 import { removeAlertWordsHandler } from "./handlers/remove-alert-words";
 import { removeReactionHandler } from "./handlers/remove-reaction";
 import { renderMessageHandler } from "./handlers/render-message";
+import { reportMessageHandler } from "./handlers/report-message";
 import { sendMessageHandler } from "./handlers/send-message";
 import { setUpNewHumanUserHandler } from "./handlers/set-up-new-human-user";
 import { subscribeHandler } from "./handlers/subscribe";
@@ -305,6 +306,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     )
     .handle(messaging.updateMessage, updateMessageHandler({ ...posting, attachments }))
     .handle(messaging.deleteMessage, deleteMessageHandler(deleting))
+    .handle(messaging.reportMessage, reportMessageHandler(posting))
     .handle(messaging.deleteTopic, deleteTopicHandler({ ...deleting, timeBudgetSeconds }))
     .handle(
       messaging.getMessageHistory,

@@ -2,7 +2,7 @@ import { badRequest, pythonStrip, unprintablePosition, type realmConfig } from "
 import type { ChannelDoc } from "../channels/channel.schema";
 
 /** Zulip's truncate_content: over-long text is cut and marked, not refused. */
-const truncate = (text: string, max: number, suffix: string): string =>
+export const truncate = (text: string, max: number, suffix: string): string =>
   text.length > max ? text.slice(0, max - suffix.length) + suffix : text;
 
 /** Zulip's normalize_body: a message's Markdown as stored. */

@@ -54,5 +54,6 @@ export function realmSettings(realm: RealmDoc): realmConfig.RealmSettings {
     ...stored,
     default_code_block_language: profileSettings(realm).default_code_block_language,
     inline_image_preview: profileSettings(realm).inline_image_preview,
+    moderation_request_channel_id: profileSettings(realm).moderation_request_channel_id,
   };
 }
