@@ -686,6 +686,42 @@ export const SWEEP: SweepEntry[] = [
       (w) => ({ scheduled_message_id: w.ids.scheduledMessage }),
       every(NOT_FOUND("Scheduled message does not exist")),
     ),
+    attempt(
+      "the victim's reminder, by the scheduled messages' route",
+      (w) => ({ scheduled_message_id: w.ids.reminder }),
+      every(NOT_FOUND("Scheduled message does not exist")),
+    ),
+  ),
+  entry(
+    "personal data",
+    messaging.createReminder,
+    ...(["privateMessage", "directMessage"] as const).map((which) =>
+      attempt(
+        which,
+        (w) => ({ message_id: w.ids[which], scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 3600 }),
+        every(INVALID_MESSAGE),
+      ),
+    ),
+  ),
+  ownData(
+    "personal data",
+    messaging.getReminders,
+    "the caller's reminders",
+    attempt("the caller's", () => ({}), readable),
+  ),
+  entry(
+    "personal data",
+    messaging.deleteReminder,
+    attempt(
+      "the victim's reminder",
+      (w) => ({ reminder_id: w.ids.reminder }),
+      every(NOT_FOUND("Reminder does not exist")),
+    ),
+    attempt(
+      "the victim's scheduled message, by the reminders' route",
+      (w) => ({ reminder_id: w.ids.scheduledMessage }),
+      every(NOT_FOUND("Reminder does not exist")),
+    ),
   ),
   ownData(
     "personal data",

@@ -71,6 +71,8 @@ export interface World {
     memberMessage: number;
     draft: number;
     scheduledMessage: number;
+    /** the victim's reminder of the private channel's message (its text quotes the secret) */
+    reminder: number;
     savedSnippet: number;
     navigationView: string;
     victimGroup: number;
@@ -297,6 +299,13 @@ export async function buildWorld(): Promise<World> {
       victim,
     )
   ).scheduled_message_id;
+  const reminder = (
+    await call(
+      messaging.createReminder,
+      { message_id: privateMessage, scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 86_400 },
+      victim,
+    )
+  ).reminder_id;
   const savedSnippet = (
     await call(messaging.createSavedSnippet, { title: `${SECRET} title`, content: `${SECRET} snippet` }, victim)
   ).saved_snippet_id;
@@ -388,6 +397,7 @@ export async function buildWorld(): Promise<World> {
       memberMessage,
       draft: draft!,
       scheduledMessage,
+      reminder,
       savedSnippet,
       navigationView,
       victimGroup,

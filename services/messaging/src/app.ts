@@ -70,6 +70,8 @@ import { removeAlertWordsHandler } from "./handlers/remove-alert-words";
 import { removeReactionHandler } from "./handlers/remove-reaction";
 import { renderMessageHandler } from "./handlers/render-message";
 import { reportMessageHandler } from "./handlers/report-message";
+import { createReminderHandler, deleteReminderHandler, getRemindersHandler } from "./handlers/reminders";
+import { remindersState } from "./reminders/reminders";
 import { sendMessageHandler } from "./handlers/send-message";
 import { setUpNewHumanUserHandler } from "./handlers/set-up-new-human-user";
 import { subscribeHandler } from "./handlers/subscribe";
@@ -243,6 +245,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     ...channelPermissionsState({ userGroups, settings }),
     ...draftsState({ users, drafts }),
     ...scheduledMessagesState({ scheduledMessages, scheduledLists }),
+    ...remindersState({ scheduledMessages }),
     ...savedSnippetsState({ savedSnippets, snippetLists }),
   ];
 
@@ -465,6 +468,24 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       }),
     )
     .handle(messaging.deleteScheduledMessage, deleteScheduledMessageHandler({ scheduledMessages, events }))
+    .handle(
+      messaging.createReminder,
+      createReminderHandler({
+        channels,
+        subscriptions,
+        userGroups,
+        conversations,
+        users,
+        messages,
+        scheduledMessages,
+        events,
+        settings,
+        linkifiers,
+        realmEmoji,
+      }),
+    )
+    .handle(messaging.getReminders, getRemindersHandler({ scheduledMessages }))
+    .handle(messaging.deleteReminder, deleteReminderHandler({ scheduledMessages, events }))
     .handle(messaging.getSavedSnippets, getSavedSnippetsHandler({ savedSnippets }))
     .handle(messaging.createSavedSnippet, createSavedSnippetHandler({ savedSnippets, events }))
     .handle(messaging.editSavedSnippet, editSavedSnippetHandler({ savedSnippets, events }))

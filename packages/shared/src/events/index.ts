@@ -45,6 +45,7 @@ export const PASS_THROUGH_EVENTS = [
   messagingEvents.draftsChanged,
   messagingEvents.savedSnippetsChanged,
   messagingEvents.scheduledMessagesChanged,
+  messagingEvents.remindersChanged,
   realmConfigEvents.customProfileFields,
   realmConfigEvents.channelFolder,
   realmConfigEvents.realmUpdated,

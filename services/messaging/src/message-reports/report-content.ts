@@ -1,5 +1,5 @@
 import { directMessageUrl, messageLink, messaging, silentMention } from "@teamchat/shared";
-import { truncate } from "../messages/message-content";
+import { truncate, unusedFence } from "../messages/message-content";
 import type { MessageDoc } from "../messages/message.schema";
 
 /** Who a report names: a user's id and full name. */
@@ -11,12 +11,6 @@ interface Person {
 /** Zulip's datetime_to_global_time: `<time:…>`, which every reader sees in their own time zone. */
 const globalTime = (seconds: number): string =>
   `<time:${new Date(seconds * 1000).toISOString().replace(/\.\d+Z$/, "+00:00")}>`;
-
-/** Zulip's get_unused_fence: a backtick fence longer than any fence opening a line of `content`. */
-export function unusedFence(content: string): string {
-  const runs = [...content.matchAll(/^ {0,3}(`{3,})/gm)].map((m) => m[1]!.length + 1);
-  return "`".repeat(Math.max(3, ...runs));
-}
 
 /** Zulip's get_user_mentions_for_display: sorted silent mentions, "A and B", "A, B, and C". */
 function mentionList(people: Person[]): string {
