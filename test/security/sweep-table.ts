@@ -333,6 +333,15 @@ export const SWEEP: SweepEntry[] = [
   ),
   entry(
     "subscriptions",
+    messaging.getUserChannels,
+    attempt(
+      "the victim's channels (the private one only for administrators)",
+      (w) => ({ user_id: w.users.victim.userId }),
+      exceptFor("allowed", { outsider: NO_SUCH_USER }),
+    ),
+  ),
+  entry(
+    "subscriptions",
     messaging.getSubscriptions,
     attempt("the caller's subscriptions", () => ({ include_subscribers: true }), readable),
   ),

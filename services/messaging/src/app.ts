@@ -62,6 +62,7 @@ import { getStreamTopicsHandler } from "./handlers/get-stream-topics";
 import { getStreamsHandler } from "./handlers/get-streams";
 import { getSubscribersHandler } from "./handlers/get-subscribers";
 import { getSubscriptionStatusHandler } from "./handlers/get-subscription-status";
+import { getUserChannelsHandler } from "./handlers/get-user-channels";
 import { getSubscriptionsHandler } from "./handlers/get-subscriptions";
 import { matchesNarrowHandler } from "./handlers/matches-narrow";
 import { markAllAsReadHandler, markStreamAsReadHandler, markTopicAsReadHandler } from "./handlers/mark-as-read";
@@ -275,6 +276,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     )
     .handle(messaging.setUpNewHumanUser, setUpNewHumanUserHandler(posting))
     .handle(messaging.getSubscriptions, getSubscriptionsHandler({ channels, subscriptions, userGroups }))
+    .handle(messaging.getUserChannels, getUserChannelsHandler({ channels, subscriptions, userGroups, users }))
     .handle(messaging.subscribe, subscribeHandler(posting))
     .handle(
       messaging.unsubscribe,

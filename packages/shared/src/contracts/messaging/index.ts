@@ -16,3 +16,4 @@ export * from "./scheduled-messages";
 export * from "./uploads";
 export * from "./message-reports";
 export * from "./reminders";
+export * from "./user-channels";
