@@ -998,6 +998,15 @@ export const SWEEP: SweepEntry[] = [
   ),
   entry(
     "users and bots",
+    identity.getBotApiKey,
+    attempt(
+      "the victim's bot",
+      (w) => ({ bot_id: w.ids.victimBot }),
+      humansOnly(adminsOnly(INSUFFICIENT, badRequestError("No such bot"), "allowed")),
+    ),
+  ),
+  entry(
+    "users and bots",
     identity.regenerateBotApiKey,
     attempt(
       "the victim's bot",

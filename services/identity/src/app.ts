@@ -33,6 +33,7 @@ import { getUsersHandler } from "./handlers/get-users";
 import { reactivateUserHandler } from "./handlers/reactivate-user";
 import { regenerateApiKeyHandler } from "./handlers/regenerate-api-key";
 import { regenerateBotApiKeyHandler } from "./handlers/regenerate-bot-api-key";
+import { getBotApiKeyHandler } from "./handlers/get-bot-api-key";
 import { updateBotHandler } from "./handlers/update-bot";
 import { updateRealmUserSettingsDefaultsHandler } from "./handlers/update-realm-user-settings-defaults";
 import { updatePresenceHandler } from "./handlers/update-presence";
@@ -214,6 +215,7 @@ export async function buildIdentity({
     .handle(identity.updateBot, updateBotHandler({ users, events, keys, bus }))
     .handle(identity.deactivateBot, deactivateBotHandler({ users, events, invitations }))
     .handle(identity.regenerateBotApiKey, regenerateBotApiKeyHandler({ users, keys, events }))
+    .handle(identity.getBotApiKey, getBotApiKeyHandler({ users, keys }))
     .handle(identity.listNavigationViews, getNavigationViewsHandler({ navigationViews }))
     .handle(identity.addNavigationView, addNavigationViewHandler({ navigationViews, events }))
     .handle(identity.updateNavigationView, updateNavigationViewHandler({ navigationViews, events }))
