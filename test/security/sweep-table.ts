@@ -996,6 +996,24 @@ export const SWEEP: SweepEntry[] = [
       adminsOnly(INSUFFICIENT, badRequestError("No such bot")),
     ),
   ),
+  ownData(
+    "users and bots",
+    identity.createBigBlueButtonCall,
+    "a link to a new meeting the caller moderates",
+    attempt("a meeting", () => ({ meeting_name: "call" }), readable),
+  ),
+  ownData(
+    "users and bots",
+    identity.createZoomCall,
+    "a call of the caller's own, refused while Zoom has no credentials",
+    attempt("a call", () => ({}), every(badRequestError("Zoom credentials have not been configured"))),
+  ),
+  ownData(
+    "users and bots",
+    identity.createWebexCall,
+    "a call of the caller's own, refused while Webex has no credentials",
+    attempt("a call", () => ({}), every(badRequestError("Webex credentials have not been configured"))),
+  ),
   entry(
     "users and bots",
     identity.getBotApiKey,

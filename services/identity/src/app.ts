@@ -34,6 +34,8 @@ import { reactivateUserHandler } from "./handlers/reactivate-user";
 import { regenerateApiKeyHandler } from "./handlers/regenerate-api-key";
 import { regenerateBotApiKeyHandler } from "./handlers/regenerate-bot-api-key";
 import { getBotApiKeyHandler } from "./handlers/get-bot-api-key";
+import { createBigBlueButtonCallHandler, createWebexCallHandler, createZoomCallHandler } from "./handlers/video-calls";
+import { CallSigningKeyRepository } from "./video-calls/call-signing-key.repository";
 import { updateBotHandler } from "./handlers/update-bot";
 import { updateRealmUserSettingsDefaultsHandler } from "./handlers/update-realm-user-settings-defaults";
 import { updatePresenceHandler } from "./handlers/update-presence";
@@ -150,6 +152,7 @@ export async function buildIdentity({
   const passwordHashCost = config.PASSWORD_HASH_COST;
   const presence = new Presences(presenceStore, users, events);
   const onboardingSteps = new OnboardingStepRepository(db);
+  const signingKeys = new CallSigningKeyRepository(db);
   const onboardingLists: OnboardingStepLists = EventKeyedCache.listsByUser(
     nc,
     log,
@@ -172,6 +175,7 @@ export async function buildIdentity({
     navigationViews.init(),
     invitations.init(),
     onboardingSteps.init(),
+    signingKeys.init(),
     pushDevices.init(),
     pushTokens.init(),
   ]);
@@ -216,6 +220,9 @@ export async function buildIdentity({
     .handle(identity.deactivateBot, deactivateBotHandler({ users, events, invitations }))
     .handle(identity.regenerateBotApiKey, regenerateBotApiKeyHandler({ users, keys, events }))
     .handle(identity.getBotApiKey, getBotApiKeyHandler({ users, keys }))
+    .handle(identity.createBigBlueButtonCall, createBigBlueButtonCallHandler({ signingKeys }))
+    .handle(identity.createZoomCall, createZoomCallHandler)
+    .handle(identity.createWebexCall, createWebexCallHandler)
     .handle(identity.listNavigationViews, getNavigationViewsHandler({ navigationViews }))
     .handle(identity.addNavigationView, addNavigationViewHandler({ navigationViews, events }))
     .handle(identity.updateNavigationView, updateNavigationViewHandler({ navigationViews, events }))
