@@ -20,13 +20,19 @@ export function publishReminders(
     change.op === "add"
       ? { type: "reminders" as const, op: "add" as const, reminders: change.reminders.map(toReminder) }
       : { type: "reminders" as const, op: "remove" as const, reminder_id: change.reminderId };
-  deps.events.publish(messagingEvents.remindersChanged, { realmId: m.realmId, userIds: [m.senderId], event }, requestId);
+  deps.events.publish(
+    messagingEvents.remindersChanged,
+    { realmId: m.realmId, userIds: [m.senderId], event },
+    requestId,
+  );
 }
 
 /** register's reminders: the caller's undelivered ones (failed included), soonest first. */
 export const remindersState = (deps: { scheduledMessages: ScheduledMessageRepository }): StateProvider[] => [
   provideState(messaging.remindersState, async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    return { reminders: (await deps.scheduledMessages.undeliveredOf(realm.id, actor.userId, "remind")).map(toReminder) };
+    return {
+      reminders: (await deps.scheduledMessages.undeliveredOf(realm.id, actor.userId, "remind")).map(toReminder),
+    };
   }),
 ];
