@@ -996,6 +996,12 @@ export const SWEEP: SweepEntry[] = [
       adminsOnly(INSUFFICIENT, badRequestError("No such bot")),
     ),
   ),
+  ownData("personal data", identity.registerClientDevice, "a device of the caller's own"),
+  entry(
+    "personal data",
+    identity.removeClientDevice,
+    attempt("the victim's device", (w) => ({ device_id: w.ids.device }), every(badRequestError("Invalid `device_id`"))),
+  ),
   ownData(
     "users and bots",
     identity.createBigBlueButtonCall,

@@ -73,6 +73,8 @@ export interface World {
     scheduledMessage: number;
     /** the victim's reminder of the private channel's message (its text quotes the secret) */
     reminder: number;
+    /** the victim's logged-in device (POST /register_client_device) */
+    device: number;
     savedSnippet: number;
     navigationView: string;
     victimGroup: number;
@@ -306,6 +308,7 @@ export async function buildWorld(): Promise<World> {
       victim,
     )
   ).reminder_id;
+  const device = (await call(identity.registerClientDevice, {}, victim)).device_id;
   const savedSnippet = (
     await call(messaging.createSavedSnippet, { title: `${SECRET} title`, content: `${SECRET} snippet` }, victim)
   ).saved_snippet_id;
@@ -398,6 +401,7 @@ export async function buildWorld(): Promise<World> {
       draft: draft!,
       scheduledMessage,
       reminder,
+      device,
       savedSnippet,
       navigationView,
       victimGroup,

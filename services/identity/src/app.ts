@@ -36,6 +36,9 @@ import { regenerateBotApiKeyHandler } from "./handlers/regenerate-bot-api-key";
 import { getBotApiKeyHandler } from "./handlers/get-bot-api-key";
 import { createBigBlueButtonCallHandler, createWebexCallHandler, createZoomCallHandler } from "./handlers/video-calls";
 import { CallSigningKeyRepository } from "./video-calls/call-signing-key.repository";
+import { registerClientDeviceHandler, removeClientDeviceHandler } from "./handlers/client-devices";
+import { DeviceRepository } from "./devices/device.repository";
+import { devicesState } from "./devices/devices.state";
 import { updateBotHandler } from "./handlers/update-bot";
 import { updateRealmUserSettingsDefaultsHandler } from "./handlers/update-realm-user-settings-defaults";
 import { updatePresenceHandler } from "./handlers/update-presence";
@@ -153,6 +156,7 @@ export async function buildIdentity({
   const presence = new Presences(presenceStore, users, events);
   const onboardingSteps = new OnboardingStepRepository(db);
   const signingKeys = new CallSigningKeyRepository(db);
+  const devices = new DeviceRepository(db, ids);
   const onboardingLists: OnboardingStepLists = EventKeyedCache.listsByUser(
     nc,
     log,
@@ -176,6 +180,7 @@ export async function buildIdentity({
     invitations.init(),
     onboardingSteps.init(),
     signingKeys.init(),
+    devices.init(),
     pushDevices.init(),
     pushTokens.init(),
   ]);
@@ -223,6 +228,8 @@ export async function buildIdentity({
     .handle(identity.createBigBlueButtonCall, createBigBlueButtonCallHandler({ signingKeys }))
     .handle(identity.createZoomCall, createZoomCallHandler)
     .handle(identity.createWebexCall, createWebexCallHandler)
+    .handle(identity.registerClientDevice, registerClientDeviceHandler({ devices, events }))
+    .handle(identity.removeClientDevice, removeClientDeviceHandler({ devices, events }))
     .handle(identity.listNavigationViews, getNavigationViewsHandler({ navigationViews }))
     .handle(identity.addNavigationView, addNavigationViewHandler({ navigationViews, events }))
     .handle(identity.updateNavigationView, updateNavigationViewHandler({ navigationViews, events }))
@@ -286,6 +293,7 @@ export async function buildIdentity({
         ...navigationViewsState({ navigationViews, viewLists }),
         ...onboardingStepsState({ onboardingSteps, onboardingLists }),
         ...pushDevicesState({ pushDevices }),
+        ...devicesState({ devices }),
       ]),
     );
   return {

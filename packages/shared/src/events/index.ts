@@ -26,6 +26,7 @@ export const PASS_THROUGH_EVENTS = [
   identityEvents.realmBot,
   identityEvents.realmUserSettingsDefaults,
   identityEvents.navigationView,
+  identityEvents.device,
   identityEvents.userStatus,
   identityEvents.presence,
   identityEvents.invitesChanged,
