@@ -1,7 +1,7 @@
 /**
  * The data `npm run fuzz` runs against: people of every role, public and
  * private channels with messages (channel and direct, a poll and a todo list), reactions, a user group,
- * drafts, a scheduled message, a saved snippet, a channel folder, a custom
+ * drafts, a scheduled message, a reminder, a moderation request channel, a saved snippet, a channel folder, a custom
  * profile field, invitations, a navigation view, alert words and event queues. Most of it
  * belongs to or is visible to the fuzzing administrator, so that requests
  * naming these ids reach the handlers' real work, not only their "not found".
@@ -87,6 +87,18 @@ export async function seedOrganization(org: TestOrganization): Promise<Seeded> {
     },
     fuzzer,
   );
+  const reminder = await org.call(
+    messaging.createReminder,
+    { message_id: messageIds[0]!, scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 86_400 * 30 },
+    fuzzer,
+  );
+  // message reports go to a private channel (Zulip's moderation_request_channel)
+  const moderation = await org.call(
+    messaging.createChannel,
+    { name: "moderation", subscribers: [fuzzer.userId], invite_only: true },
+    fuzzer,
+  );
+  await org.call(realmConfig.updateRealm, { moderation_request_channel_id: moderation.id }, fuzzer);
   const snippet = await org.call(messaging.createSavedSnippet, { title: "Hello", content: "Welcome!" }, fuzzer);
   const field = await org.call(realmConfig.createProfileField, { name: "Team", field_type: 1 }, fuzzer);
   await org.call(identity.sendInvites, { invitee_emails: "invited@example.org", stream_ids: [general.id] }, fuzzer);
@@ -114,6 +126,7 @@ export async function seedOrganization(org: TestOrganization): Promise<Seeded> {
       user_group_id: [group.group_id],
       draft_id: drafts.ids,
       scheduled_message_id: [scheduled.scheduled_message_id],
+      reminder_id: [reminder.reminder_id],
       saved_snippet_id: [snippet.saved_snippet_id],
       channel_folder_id: [folder.channel_folder_id],
       field_id: [field.id],

@@ -109,6 +109,7 @@ const ownData = <C extends Contract>(
 
 const INVALID_CHANNEL = badRequestError("Invalid channel ID");
 const INVALID_MESSAGE = badRequestError("Invalid message(s)");
+const REPORTING_DISABLED = badRequestError("Message reporting is not enabled in this organization.");
 const INSUFFICIENT = badRequestError("Insufficient permission");
 const NO_SUCH_USER = badRequestError("No such user");
 const NO_SUCH_GROUP = badRequestError("Invalid user group");
@@ -333,6 +334,15 @@ export const SWEEP: SweepEntry[] = [
   ),
   entry(
     "subscriptions",
+    messaging.getUserChannels,
+    attempt(
+      "the victim's channels (the private one only for administrators)",
+      (w) => ({ user_id: w.users.victim.userId }),
+      exceptFor("allowed", { outsider: NO_SUCH_USER }),
+    ),
+  ),
+  entry(
+    "subscriptions",
     messaging.getSubscriptions,
     attempt("the caller's subscriptions", () => ({ include_subscribers: true }), readable),
   ),
@@ -410,6 +420,23 @@ export const SWEEP: SweepEntry[] = [
         guest: INVALID_MESSAGE,
         outsider: INVALID_MESSAGE,
       }),
+    ),
+  ),
+  entry(
+    "messages",
+    messaging.reportMessage,
+    ...(["privateMessage", "directMessage"] as const).map((which) =>
+      attempt(
+        which,
+        (w) => ({ message_id: w.ids[which], report_type: "spam" }),
+        // the other organization has no moderation request channel, which Zulip checks first
+        exceptFor(INVALID_MESSAGE, { outsider: REPORTING_DISABLED }),
+      ),
+    ),
+    attempt(
+      "the victim's public message",
+      (w) => ({ message_id: w.ids.publicMessage, report_type: "spam" }),
+      exceptFor("allowed", { guest: INVALID_MESSAGE, outsider: REPORTING_DISABLED }),
     ),
   ),
   entry(
@@ -687,6 +714,42 @@ export const SWEEP: SweepEntry[] = [
       (w) => ({ scheduled_message_id: w.ids.scheduledMessage }),
       every(NOT_FOUND("Scheduled message does not exist")),
     ),
+    attempt(
+      "the victim's reminder, by the scheduled messages' route",
+      (w) => ({ scheduled_message_id: w.ids.reminder }),
+      every(NOT_FOUND("Scheduled message does not exist")),
+    ),
+  ),
+  entry(
+    "personal data",
+    messaging.createReminder,
+    ...(["privateMessage", "directMessage"] as const).map((which) =>
+      attempt(
+        which,
+        (w) => ({ message_id: w.ids[which], scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 3600 }),
+        every(INVALID_MESSAGE),
+      ),
+    ),
+  ),
+  ownData(
+    "personal data",
+    messaging.getReminders,
+    "the caller's reminders",
+    attempt("the caller's", () => ({}), readable),
+  ),
+  entry(
+    "personal data",
+    messaging.deleteReminder,
+    attempt(
+      "the victim's reminder",
+      (w) => ({ reminder_id: w.ids.reminder }),
+      every(NOT_FOUND("Reminder does not exist")),
+    ),
+    attempt(
+      "the victim's scheduled message, by the reminders' route",
+      (w) => ({ reminder_id: w.ids.scheduledMessage }),
+      every(NOT_FOUND("Reminder does not exist")),
+    ),
   ),
   ownData(
     "personal data",
@@ -950,6 +1013,39 @@ export const SWEEP: SweepEntry[] = [
       (w) => ({ bot_id: w.ids.victimBot }),
       // access_bot_by_id alone: not the bot's owner
       adminsOnly(INSUFFICIENT, badRequestError("No such bot")),
+    ),
+  ),
+  ownData("personal data", identity.registerClientDevice, "a device of the caller's own"),
+  entry(
+    "personal data",
+    identity.removeClientDevice,
+    attempt("the victim's device", (w) => ({ device_id: w.ids.device }), every(badRequestError("Invalid `device_id`"))),
+  ),
+  ownData(
+    "users and bots",
+    identity.createBigBlueButtonCall,
+    "a link to a new meeting the caller moderates",
+    attempt("a meeting", () => ({ meeting_name: "call" }), readable),
+  ),
+  ownData(
+    "users and bots",
+    identity.createZoomCall,
+    "a call of the caller's own, refused while Zoom has no credentials",
+    attempt("a call", () => ({}), every(badRequestError("Zoom credentials have not been configured"))),
+  ),
+  ownData(
+    "users and bots",
+    identity.createWebexCall,
+    "a call of the caller's own, refused while Webex has no credentials",
+    attempt("a call", () => ({}), every(badRequestError("Webex credentials have not been configured"))),
+  ),
+  entry(
+    "users and bots",
+    identity.getBotApiKey,
+    attempt(
+      "the victim's bot",
+      (w) => ({ bot_id: w.ids.victimBot }),
+      humansOnly(adminsOnly(INSUFFICIENT, badRequestError("No such bot"), "allowed")),
     ),
   ),
   entry(

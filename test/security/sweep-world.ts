@@ -78,6 +78,10 @@ export interface World {
     memberMessage: number;
     draft: number;
     scheduledMessage: number;
+    /** the victim's reminder of the private channel's message (its text quotes the secret) */
+    reminder: number;
+    /** the victim's logged-in device (POST /register_client_device) */
+    device: number;
     savedSnippet: number;
     navigationView: string;
     victimGroup: number;
@@ -304,6 +308,14 @@ export async function buildWorld(): Promise<World> {
       victim,
     )
   ).scheduled_message_id;
+  const reminder = (
+    await call(
+      messaging.createReminder,
+      { message_id: privateMessage, scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 86_400 },
+      victim,
+    )
+  ).reminder_id;
+  const device = (await call(identity.registerClientDevice, {}, victim)).device_id;
   const savedSnippet = (
     await call(messaging.createSavedSnippet, { title: `${SECRET} title`, content: `${SECRET} snippet` }, victim)
   ).saved_snippet_id;
@@ -325,6 +337,12 @@ export async function buildWorld(): Promise<World> {
   const invites = (await call(identity.getInvites, {}, owner)).invites;
   const invite = invites.find((i) => !i.is_multiuse)!.id;
   const multiuseInvite = invites.find((i) => i.is_multiuse)!.id;
+
+  // message reports go to the owner's private channel (Zulip's moderation_request_channel)
+  const moderationChannel = (
+    await call(messaging.createChannel, { name: "moderation", subscribers: [owner.userId], invite_only: true }, owner)
+  ).id;
+  await call(realmConfig.updateRealm, { moderation_request_channel_id: moderationChannel }, owner);
 
   const channelFolder = (await call(realmConfig.createChannelFolder, { name: "folder", description: "" }, owner))
     .channel_folder_id;
@@ -389,6 +407,8 @@ export async function buildWorld(): Promise<World> {
       memberMessage,
       draft: draft!,
       scheduledMessage,
+      reminder,
+      device,
       savedSnippet,
       navigationView,
       victimGroup,

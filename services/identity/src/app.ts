@@ -37,6 +37,12 @@ import { getUsersHandler } from "./handlers/get-users";
 import { reactivateUserHandler } from "./handlers/reactivate-user";
 import { regenerateApiKeyHandler } from "./handlers/regenerate-api-key";
 import { regenerateBotApiKeyHandler } from "./handlers/regenerate-bot-api-key";
+import { getBotApiKeyHandler } from "./handlers/get-bot-api-key";
+import { createBigBlueButtonCallHandler, createWebexCallHandler, createZoomCallHandler } from "./handlers/video-calls";
+import { CallSigningKeyRepository } from "./video-calls/call-signing-key.repository";
+import { registerClientDeviceHandler, removeClientDeviceHandler } from "./handlers/client-devices";
+import { DeviceRepository } from "./devices/device.repository";
+import { devicesState } from "./devices/devices.state";
 import { updateBotHandler } from "./handlers/update-bot";
 import { updateRealmUserSettingsDefaultsHandler } from "./handlers/update-realm-user-settings-defaults";
 import { updatePresenceHandler } from "./handlers/update-presence";
@@ -152,6 +158,8 @@ export async function buildIdentity({
   const passwordHashCost = config.PASSWORD_HASH_COST;
   const presence = new Presences(presenceStore, users, events);
   const onboardingSteps = new OnboardingStepRepository(db);
+  const signingKeys = new CallSigningKeyRepository(db);
+  const devices = new DeviceRepository(db, ids);
   const onboardingLists: OnboardingStepLists = EventKeyedCache.listsByUser(
     nc,
     log,
@@ -178,6 +186,8 @@ export async function buildIdentity({
     navigationViews.init(),
     invitations.init(),
     onboardingSteps.init(),
+    signingKeys.init(),
+    devices.init(),
     pushDevices.init(),
     pushTokens.init(),
     files.init(),
@@ -227,6 +237,12 @@ export async function buildIdentity({
     .handle(identity.updateBot, updateBotHandler({ users, events, keys, bus }))
     .handle(identity.deactivateBot, deactivateBotHandler({ users, events, invitations }))
     .handle(identity.regenerateBotApiKey, regenerateBotApiKeyHandler({ users, keys, events }))
+    .handle(identity.getBotApiKey, getBotApiKeyHandler({ users, keys }))
+    .handle(identity.createBigBlueButtonCall, createBigBlueButtonCallHandler({ signingKeys }))
+    .handle(identity.createZoomCall, createZoomCallHandler)
+    .handle(identity.createWebexCall, createWebexCallHandler)
+    .handle(identity.registerClientDevice, registerClientDeviceHandler({ devices, events }))
+    .handle(identity.removeClientDevice, removeClientDeviceHandler({ devices, events }))
     .handle(identity.listNavigationViews, getNavigationViewsHandler({ navigationViews }))
     .handle(identity.addNavigationView, addNavigationViewHandler({ navigationViews, events }))
     .handle(identity.updateNavigationView, updateNavigationViewHandler({ navigationViews, events }))
@@ -296,6 +312,7 @@ export async function buildIdentity({
         ...navigationViewsState({ navigationViews, viewLists }),
         ...onboardingStepsState({ onboardingSteps, onboardingLists }),
         ...pushDevicesState({ pushDevices }),
+        ...devicesState({ devices }),
       ]),
     );
   return {

@@ -162,6 +162,18 @@ describe("navigation views", () => {
     expect(await list(alice)).toEqual(before);
   });
 
+  it("takes a fragment with slashes as the rest of the path, unencoded as Zulip's <path:fragment> does", async () => {
+    await add(guest, { fragment: "narrow/is/alerted", is_pinned: false, name: "Alerts" });
+    const patched = await org.api(guest).patch("/navigation_views/narrow/is/alerted", { is_pinned: true });
+    expect([patched.status, patched.body]).toEqual([200, success]);
+    expect(await list(guest)).toEqual([{ fragment: "narrow/is/alerted", is_pinned: true, name: "Alerts" }]);
+    await expectZulipError(org.api(guest).patch("/navigation_views/narrow/is/unknown", { is_pinned: true }), notFound);
+    const removed = await org.api(guest).delete("/navigation_views/narrow/is/alerted");
+    expect([removed.status, removed.body]).toEqual([200, success]);
+    expect(await list(guest)).toEqual([]);
+    await expectZulipError(org.api(guest).delete("/navigation_views/narrow/is/alerted"), notFound);
+  });
+
   it("removes a view; the remove event names its fragment; unknown and blank fragments are refused", async () => {
     const r = await EventReader.register(org.api(alice), { event_types: ["navigation_view"] });
     await expectZulipError(remove(bob, "narrow/is/alerted"), notFound);

@@ -68,6 +68,7 @@ import { getStreamTopicsHandler } from "./handlers/get-stream-topics";
 import { getStreamsHandler } from "./handlers/get-streams";
 import { getSubscribersHandler } from "./handlers/get-subscribers";
 import { getSubscriptionStatusHandler } from "./handlers/get-subscription-status";
+import { getUserChannelsHandler } from "./handlers/get-user-channels";
 import { getSubscriptionsHandler } from "./handlers/get-subscriptions";
 import { matchesNarrowHandler } from "./handlers/matches-narrow";
 import { markAllAsReadHandler, markStreamAsReadHandler, markTopicAsReadHandler } from "./handlers/mark-as-read";
@@ -76,6 +77,9 @@ import { removeAlertWordsHandler } from "./handlers/remove-alert-words";
 import { removeReactionHandler } from "./handlers/remove-reaction";
 import { sendSubmessageHandler } from "./handlers/send-submessage";
 import { renderMessageHandler } from "./handlers/render-message";
+import { reportMessageHandler } from "./handlers/report-message";
+import { createReminderHandler, deleteReminderHandler, getRemindersHandler } from "./handlers/reminders";
+import { remindersState } from "./reminders/reminders";
 import { sendMessageHandler } from "./handlers/send-message";
 import { setUpNewHumanUserHandler } from "./handlers/set-up-new-human-user";
 import { subscribeHandler } from "./handlers/subscribe";
@@ -272,6 +276,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     ...channelPermissionsState({ userGroups, settings }),
     ...draftsState({ users, drafts }),
     ...scheduledMessagesState({ scheduledMessages, scheduledLists }),
+    ...remindersState({ scheduledMessages }),
     ...savedSnippetsState({ savedSnippets, snippetLists }),
   ];
 
@@ -301,6 +306,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     )
     .handle(messaging.setUpNewHumanUser, setUpNewHumanUserHandler(posting))
     .handle(messaging.getSubscriptions, getSubscriptionsHandler({ channels, subscriptions, userGroups }))
+    .handle(messaging.getUserChannels, getUserChannelsHandler({ channels, subscriptions, userGroups, users }))
     .handle(messaging.subscribe, subscribeHandler(posting))
     .handle(
       messaging.unsubscribe,
@@ -335,6 +341,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     )
     .handle(messaging.updateMessage, updateMessageHandler({ ...posting, attachments }))
     .handle(messaging.deleteMessage, deleteMessageHandler(deleting))
+    .handle(messaging.reportMessage, reportMessageHandler(posting))
     .handle(messaging.deleteTopic, deleteTopicHandler({ ...deleting, timeBudgetSeconds }))
     .handle(
       messaging.getMessageHistory,
@@ -481,6 +488,19 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       }),
     )
     .handle(messaging.deleteScheduledMessage, deleteScheduledMessageHandler({ scheduledMessages, events }))
+    .handle(
+      messaging.createReminder,
+      createReminderHandler({
+        subscriptions,
+        conversations,
+        messages,
+        scheduledMessages,
+        events,
+        ...rendering,
+      }),
+    )
+    .handle(messaging.getReminders, getRemindersHandler({ scheduledMessages }))
+    .handle(messaging.deleteReminder, deleteReminderHandler({ scheduledMessages, events }))
     .handle(messaging.getSavedSnippets, getSavedSnippetsHandler({ savedSnippets }))
     .handle(messaging.createSavedSnippet, createSavedSnippetHandler({ savedSnippets, events }))
     .handle(messaging.editSavedSnippet, editSavedSnippetHandler({ savedSnippets, events }))

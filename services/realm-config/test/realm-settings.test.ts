@@ -56,6 +56,7 @@ describe("getRealmSettings (internal)", () => {
       message_retention_days: -1,
       new_stream_announcements_stream_id: null,
       default_code_block_language: "",
+      moderation_request_channel_id: null,
       inline_image_preview: true,
       inline_url_embed_preview: false,
       avatar_changes_disabled: false,

@@ -222,6 +222,18 @@ export const userGroupsBackfill = defineEvent(
   }),
 );
 
+/** One of a user's logged-in devices was registered or removed (Zulip's actions/devices.py, FL 468): to that user. */
+export const device = defineEvent(
+  "identity",
+  "device",
+  clientEventPayload(
+    z.discriminatedUnion("op", [
+      z.object({ type: z.literal("device"), op: z.literal("add"), device_id: int }),
+      z.object({ type: z.literal("device"), op: z.literal("remove"), device_id: int }),
+    ]),
+  ),
+);
+
 /** navigation_view add/update/remove (Zulip's do_*_navigation_view): to the user only. */
 export const navigationView = defineEvent(
   "identity",

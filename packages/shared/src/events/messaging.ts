@@ -7,6 +7,7 @@ import { PROPAGATE_MODES, messageSchema, reactionSchema } from "../contracts/mes
 import { draftSchema } from "../contracts/messaging/drafts";
 import { mutedUserSchema } from "../contracts/messaging/muted-users";
 import { savedSnippetSchema } from "../contracts/messaging/saved-snippets";
+import { reminderSchema } from "../contracts/messaging/reminders";
 import { scheduledMessageSchema } from "../contracts/messaging/scheduled-messages";
 import { subscriptionSchema } from "../contracts/messaging/subscriptions";
 import { attachmentSchema } from "../contracts/messaging/uploads";
@@ -467,6 +468,18 @@ export const scheduledMessagesChanged = defineEvent(
         scheduled_message: scheduledMessageSchema,
       }),
       z.object({ type: z.literal("scheduled_messages"), op: z.literal("remove"), scheduled_message_id: int }),
+    ]),
+  ),
+);
+
+/** A user's reminders changed (Zulip's actions/reminders.py, FL 399): to that user; delivery removes the reminder. */
+export const remindersChanged = defineEvent(
+  "messaging",
+  "reminders",
+  clientEventPayload(
+    z.union([
+      z.object({ type: z.literal("reminders"), op: z.literal("add"), reminders: z.array(reminderSchema) }),
+      z.object({ type: z.literal("reminders"), op: z.literal("remove"), reminder_id: int }),
     ]),
   ),
 );

@@ -8,5 +8,14 @@ export {
   type LinkEmbed,
 } from "./context";
 export { compileLinkifiers, topicLinks } from "./linkifiers";
-export { channelLink, encodeChannel, encodeHashComponent, messageUrl, silentMention, topicLink } from "./link-syntax";
+export {
+  channelLink,
+  directMessageUrl,
+  encodeChannel,
+  encodeHashComponent,
+  messageLink,
+  messageUrl,
+  silentMention,
+  topicLink,
+} from "./link-syntax";
 export { renderMarkdown, renderWithMentions } from "./render";

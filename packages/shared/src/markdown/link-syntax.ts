@@ -50,12 +50,16 @@ export const encodeChannel = (streamId: number, name: string): string =>
 const EMPTY_TOPIC_FALLBACK_NAME = "general chat";
 
 /** Zulip's get_fallback_markdown_link: a plain Markdown link when the #** syntax would break. */
-function fallbackLink(streamId: number, name: string, topic?: string): string {
+function fallbackLink(streamId: number, name: string, topic?: string, messageId?: number): string {
   let link = `#narrow/channel/${encodeChannel(streamId, name)}`;
   let text = `#${escapeForLinkText(name)}`;
   if (topic !== undefined) {
     link += `/topic/${encodeHashComponent(topic)}`;
     text += ` > ${escapeForLinkText(topic === "" ? EMPTY_TOPIC_FALLBACK_NAME : topic)}`;
+  }
+  if (messageId !== undefined) {
+    link += `/near/${messageId}`;
+    text += " @ 💬";
   }
   return `[${text}](${link})`;
 }
@@ -78,3 +82,13 @@ export const messageUrl = (
   messageId: number,
 ): string =>
   `${realmUrl}/#narrow/channel/${encodeChannel(channel.streamId, channel.name)}/topic/${encodeHashComponent(topic)}/near/${messageId}`;
+
+/** Zulip's get_message_link_syntax: `#**channel>topic@id**`. */
+export const messageLink = (channel: { streamId: number; name: string }, topic: string, messageId: number): string =>
+  breaksLinkSyntax(channel.name) || breaksLinkSyntax(topic)
+    ? fallbackLink(channel.streamId, channel.name, topic, messageId)
+    : `#**${channel.name}>${topic}@${messageId}**`;
+
+/** Zulip's pm_message_url and encode_user_ids: a direct message's permalink, "-group" marking three or more people. */
+export const directMessageUrl = (realmUrl: string, participantIds: readonly number[], messageId: number): string =>
+  `${realmUrl}/#narrow/dm/${[...participantIds].sort((a, b) => a - b).join(",")}${participantIds.length >= 3 ? "-group" : ""}/near/${messageId}`;

@@ -88,13 +88,17 @@ const NEWER_FIELDS: Record<string, string[]> = {
     "navigation_views",
     // FL 406: E2EE push registrations (POST /mobile_push/register)
     "push_devices",
+    // FL 399: message reminders
+    "reminders",
+    // FL 468: logged-in devices (POST /register_client_device)
+    "devices",
   ],
   // FL 397
   "POST /users/me/subscriptions": ["new_subscription_messages_sent"],
 };
 
-/** Event types newer than the document (channel_folder, FL 389; navigation_view, FL 390): left out of GET /events replies here, asserted likewise. */
-const NEWER_EVENT_TYPES = ["channel_folder", "navigation_view"];
+/** Event types newer than the document (channel_folder, FL 389; navigation_view, FL 390; reminders, FL 399; device, FL 468): left out of GET /events replies here, asserted likewise. */
+const NEWER_EVENT_TYPES = ["channel_folder", "navigation_view", "reminders", "device"];
 
 /**
  * Event fields Zulip sends that the document leaves out: `local_message_id`, in

@@ -14,6 +14,7 @@ import {
 import {
   addressing,
   checkScheduledMessage,
+  mustBeInFuture,
   publishScheduledMessages,
   storedAddressing,
   storedType,
@@ -31,16 +32,12 @@ interface SchedulingDeps extends CheckScheduledDeps {
 /** Zulip's access_scheduled_message refusal. */
 const scheduledMessageNotFound = () => new ZulipError("BAD_REQUEST", "Scheduled message does not exist", 404);
 
-const mustBeInFuture = (timestamp: number) => {
-  if (timestamp <= Date.now() / 1000) throw badRequest("Scheduled delivery time must be in the future.");
-};
-
 /** GET /scheduled_messages (Zulip's get_undelivered_scheduled_messages): failed ones included, soonest first. */
 export const getScheduledMessagesHandler =
   (deps: { scheduledMessages: ScheduledMessageRepository }): Handler<typeof messaging.getScheduledMessages> =>
   async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    const scheduled = await deps.scheduledMessages.undeliveredOf(realm.id, actor.userId);
+    const scheduled = await deps.scheduledMessages.undeliveredOf(realm.id, actor.userId, "send_later");
     return { scheduled_messages: scheduled.map(toScheduledMessage) };
   };
 
@@ -56,7 +53,7 @@ export const createScheduledMessageHandler =
     const where = addressing(storedType(p.type), p.to, p.topic);
     const settings = await deps.settings.get(ctx);
     const checked = await checkScheduledMessage(deps, ctx, realm, actor, settings, where, p.content);
-    const scheduled = await deps.scheduledMessages.insert(realm.id, actor.userId, {
+    const scheduled = await deps.scheduledMessages.insert(realm.id, actor.userId, "send_later", {
       ...checked,
       scheduledTimestamp: p.scheduled_delivery_timestamp,
       readBySender: p.read_by_sender ?? null,
@@ -95,7 +92,12 @@ export const updateScheduledMessageHandler =
     }
     if (deliverAt !== undefined) mustBeInFuture(deliverAt);
 
-    const existing = await deps.scheduledMessages.ofSender(realm.id, actor.userId, p.scheduled_message_id);
+    const existing = await deps.scheduledMessages.ofSender(
+      realm.id,
+      actor.userId,
+      p.scheduled_message_id,
+      "send_later",
+    );
     if (!existing) throw scheduledMessageNotFound();
     if (existing.delivered) throw badRequest("Scheduled message was already sent");
     if (existing.failed && deliverAt === undefined) throw badRequest("Scheduled delivery time must be in the future.");
@@ -134,7 +136,7 @@ export const deleteScheduledMessageHandler =
   }): Handler<typeof messaging.deleteScheduledMessage> =>
   async ({ scheduled_message_id }, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    const existing = await deps.scheduledMessages.ofSender(realm.id, actor.userId, scheduled_message_id);
+    const existing = await deps.scheduledMessages.ofSender(realm.id, actor.userId, scheduled_message_id, "send_later");
     if (!existing) throw scheduledMessageNotFound();
     if (!(await deps.scheduledMessages.remove(realm.id, actor.userId, scheduled_message_id))) {
       // an instance is sending it at this moment

@@ -2,8 +2,14 @@ import { badRequest, pythonStrip, unprintablePosition, type realmConfig } from "
 import type { ChannelDoc } from "../channels/channel.schema";
 
 /** Zulip's truncate_content: over-long text is cut and marked, not refused. */
-const truncate = (text: string, max: number, suffix: string): string =>
+export const truncate = (text: string, max: number, suffix: string): string =>
   text.length > max ? text.slice(0, max - suffix.length) + suffix : text;
+
+/** Zulip's get_unused_fence: a backtick fence longer than any fence opening a line of `content`. */
+export function unusedFence(content: string): string {
+  const runs = [...content.matchAll(/^ {0,3}(`{3,})/gm)].map((m) => m[1]!.length + 1);
+  return "`".repeat(Math.max(3, ...runs));
+}
 
 /** Zulip's normalize_body: a message's Markdown as stored. */
 export function normalizeContent(content: string, settings: realmConfig.RealmSettings): string {

@@ -5,6 +5,7 @@ import { internalSendPrivateMessage, type InternalSendDeps } from "../messages/i
 import { checkMessage, type CheckMessageDeps } from "../messages/check-message";
 import { postMessage } from "../messages/post-message";
 import type { ScheduledMessageDoc } from "./scheduled-message.schema";
+import { publishReminders } from "../reminders/reminders";
 import { addresseeOf, publishScheduledMessages, storedAddressing } from "./scheduling";
 import type { ScheduledMessageRepository } from "./scheduled-message.repository";
 
@@ -85,6 +86,7 @@ export class ScheduledMessageDelivery {
       if (Date.now() / 1000 > m.scheduledTimestamp + LATE_CUTOFF_SECONDS) {
         throw badRequest("Message could not be sent at the scheduled time.");
       }
+      if (m.deliveryType === "remind") return await this.remind(m, ctx);
       const actor: Actor = {
         userId: sender.user_id,
         realmId: m.realmId,
@@ -117,14 +119,28 @@ export class ScheduledMessageDelivery {
     }
   }
 
-  /** Zulip's failure path of try_deliver_one_scheduled_message. */
+  /**
+   * A reminder: Notification Bot sends its text, checked when it was made, to
+   * its owner, unread (Zulip's send_scheduled_message for REMIND); reminders remove.
+   */
+  private async remind(m: ScheduledMessageDoc, ctx: HandlerContext): Promise<void> {
+    const message = await internalSendPrivateMessage(this.deps, ctx, m.senderId, m.content);
+    if (!message) throw badRequest("Message could not be sent at the scheduled time.");
+    await this.deps.scheduledMessages.markDelivered(m, message.messageId);
+    publishReminders(this.deps, ctx.requestId, m, { op: "remove", reminderId: m.scheduledMessageId });
+  }
+
+  /**
+   * Zulip's failure path of try_deliver_one_scheduled_message: a failed
+   * reminder stays listed as failed, with no notice.
+   */
   private async fail(m: ScheduledMessageDoc, claimedAt: number, err: unknown): Promise<void> {
     const ctx = this.contextFor(m, null);
     const failureMessage = err instanceof ZulipError ? err.msg : "Internal server error";
     if (err instanceof ZulipError) ctx.log.info({ failureMessage }, "scheduled message failed");
     else ctx.log.error({ err, scheduledMessageId: m.scheduledMessageId }, "unexpected error sending scheduled message");
     const failed = await this.deps.scheduledMessages.markFailed(m, claimedAt, failureMessage);
-    if (!failed || err instanceof SenderGone) return;
+    if (!failed || err instanceof SenderGone || m.deliveryType === "remind") return;
     publishScheduledMessages(this.deps, ctx.requestId, failed, { op: "update", message: failed });
     await internalSendPrivateMessage(
       this.deps,

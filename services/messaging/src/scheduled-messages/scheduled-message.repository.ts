@@ -1,6 +1,6 @@
 import type { Connection } from "mongoose";
 import { TenantRepository, type IdAllocator, type messaging } from "@teamchat/shared";
-import { scheduledMessageSchema, type ScheduledMessageDoc } from "./scheduled-message.schema";
+import { scheduledMessageSchema, type DeliveryType, type ScheduledMessageDoc } from "./scheduled-message.schema";
 
 /** What scheduling (or editing) decides: everything but the id, the sender and the delivery state. */
 export type ScheduledMessageFields = Pick<
@@ -15,7 +15,12 @@ export type ScheduledMessageFields = Pick<
   | "readBySender"
   | "client"
   | "realm"
+  | "reminderTargetMessageId"
 >;
+
+/** The documents of one delivery type: those stored before reminders existed have none and are sent later. */
+const ofType = (deliveryType: DeliveryType) =>
+  deliveryType === "remind" ? { deliveryType } : { deliveryType: { $ne: "remind" as const } };
 
 /** How many due messages one sweep of one instance takes. */
 const DUE_BATCH = 100;
@@ -34,6 +39,18 @@ export function toScheduledMessage(m: ScheduledMessageDoc): messaging.ScheduledM
   return { ...common, type: "private", to: others.length ? others : [m.senderId] };
 }
 
+/** Zulip's ScheduledMessage.to_reminder_dict: `to` is the user themselves. */
+export const toReminder = (m: ScheduledMessageDoc): messaging.Reminder => ({
+  reminder_id: m.scheduledMessageId,
+  to: [m.senderId],
+  type: "private",
+  content: m.content,
+  rendered_content: m.renderedContent,
+  scheduled_delivery_timestamp: m.scheduledTimestamp,
+  failed: m.failed,
+  reminder_target_message_id: m.reminderTargetMessageId!,
+});
+
 export class ScheduledMessageRepository extends TenantRepository<ScheduledMessageDoc> {
   constructor(
     conn: Connection,
@@ -42,25 +59,39 @@ export class ScheduledMessageRepository extends TenantRepository<ScheduledMessag
     super(conn.model<ScheduledMessageDoc>("ScheduledMessage", scheduledMessageSchema));
   }
 
-  /** The user's undelivered scheduled messages (failed ones too), soonest first (Zulip's get_undelivered_scheduled_messages). */
-  undeliveredOf(realmId: number, senderId: number): Promise<ScheduledMessageDoc[]> {
+  /**
+   * The user's undelivered scheduled messages or reminders (failed ones too),
+   * soonest first (Zulip's get_undelivered_scheduled_messages, get_undelivered_reminders).
+   */
+  undeliveredOf(realmId: number, senderId: number, deliveryType: DeliveryType): Promise<ScheduledMessageDoc[]> {
     return this.find(
       realmId,
-      { senderId, delivered: false },
+      { senderId, delivered: false, ...ofType(deliveryType) },
       { sort: { scheduledTimestamp: 1, scheduledMessageId: 1 } },
     );
   }
 
-  /** The user's scheduled message (Zulip's access_scheduled_message), delivered or not. */
-  ofSender(realmId: number, senderId: number, scheduledMessageId: number): Promise<ScheduledMessageDoc | null> {
-    return this.findOne(realmId, { senderId, scheduledMessageId });
+  /** The user's scheduled message or reminder (Zulip's access_scheduled_message, access_reminder), delivered or not. */
+  ofSender(
+    realmId: number,
+    senderId: number,
+    scheduledMessageId: number,
+    deliveryType: DeliveryType,
+  ): Promise<ScheduledMessageDoc | null> {
+    return this.findOne(realmId, { senderId, scheduledMessageId, ...ofType(deliveryType) });
   }
 
-  async insert(realmId: number, senderId: number, fields: ScheduledMessageFields): Promise<ScheduledMessageDoc> {
+  async insert(
+    realmId: number,
+    senderId: number,
+    deliveryType: DeliveryType,
+    fields: ScheduledMessageFields,
+  ): Promise<ScheduledMessageDoc> {
     return this.insertOne({
       realmId,
       scheduledMessageId: await this.ids.next("scheduled_message"),
       senderId,
+      deliveryType,
       ...fields,
       delivered: false,
       deliveredMessageId: null,

@@ -1,7 +1,13 @@
 import { Schema } from "mongoose";
 import type { RealmRef } from "@teamchat/shared";
 
-/** Zulip's ScheduledMessage (send later): a message checked when scheduled and sent by the delivery worker. */
+/**
+ * Zulip's ScheduledMessage.delivery_type: a message to send later as its
+ * sender, or a reminder, which Notification Bot sends to its sender.
+ */
+export type DeliveryType = "send_later" | "remind";
+
+/** Zulip's ScheduledMessage: a message checked when scheduled and sent by the delivery worker. */
 export interface ScheduledMessageDoc {
   realmId: number;
   /** from IdAllocator ("scheduled_message"); not the id the message gets when sent */
@@ -29,6 +35,10 @@ export interface ScheduledMessageDoc {
   failureMessage: string | null;
   /** epoch ms when a messaging instance claimed it for delivery (null: waiting, or failed) */
   claimedAt: number | null;
+  /** absent on documents stored before reminders existed, which are all "send_later" */
+  deliveryType?: DeliveryType;
+  /** a reminder's message (Zulip's reminder_target_message_id) */
+  reminderTargetMessageId?: number;
 }
 
 export const scheduledMessageSchema = new Schema<ScheduledMessageDoc>(
@@ -51,6 +61,8 @@ export const scheduledMessageSchema = new Schema<ScheduledMessageDoc>(
     failed: { type: Boolean, default: false },
     failureMessage: { type: String, default: null },
     claimedAt: { type: Number, default: null },
+    deliveryType: { type: String, enum: ["send_later", "remind"] },
+    reminderTargetMessageId: { type: Number },
   },
   { collection: "scheduledmessages", versionKey: false },
 );

@@ -27,7 +27,7 @@ export const scheduledMessagesState = (deps: {
   provideState(messaging.scheduledMessagesState, async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const load = async () =>
-      (await deps.scheduledMessages.undeliveredOf(realm.id, actor.userId)).map(toScheduledMessage);
+      (await deps.scheduledMessages.undeliveredOf(realm.id, actor.userId, "send_later")).map(toScheduledMessage);
     return { scheduled_messages: await deps.scheduledLists.get(userKey(realm.id, actor.userId), load) };
   }),
 ];

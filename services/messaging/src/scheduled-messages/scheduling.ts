@@ -19,6 +19,11 @@ export interface CheckScheduledDeps extends CheckMessageDeps, RenderDeps {}
 export type ScheduledAddressing =
   { type: "stream"; to: number; topic: string | undefined } | { type: "private"; to: number[] };
 
+/** Zulip's DeliveryTimeNotInFutureError, for scheduled messages and reminders. */
+export const mustBeInFuture = (timestamp: number) => {
+  if (timestamp <= Date.now() / 1000) throw badRequest("Scheduled delivery time must be in the future.");
+};
+
 /** Zulip's names: "direct" is "private", "channel" is "stream". */
 export const storedType = (type: "direct" | "channel" | "stream" | "private"): "stream" | "private" =>
   type === "channel" || type === "stream" ? "stream" : "private";

@@ -120,6 +120,14 @@ export const deactivateBot = defineContract({
   reply: z.object({}),
 });
 
+/** GET /bots/{bot_id}/api_key (Zulip's get_bot_api_key, FL 463). */
+export const getBotApiKey = defineContract({
+  subject: "identity.bots.api_key",
+  http: { method: "GET", path: "/bots/{bot_id}/api_key", auth: "user" },
+  params: z.object({ bot_id: int }),
+  reply: z.strictObject({ api_key: z.string() }),
+});
+
 /** POST /bots/{bot_id}/api_key/regenerate (Zulip's regenerate_bot_api_key). */
 export const regenerateBotApiKey = defineContract({
   subject: "identity.bots.regenerate_api_key",

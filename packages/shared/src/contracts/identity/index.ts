@@ -12,3 +12,5 @@ export * from "./push-devices";
 export * from "./onboarding-steps";
 export * from "./avatars";
 export * from "./notification-recipients";
+export * from "./video-calls";
+export * from "./devices";

@@ -45,17 +45,18 @@ export const addNavigationView = defineContract({
 });
 
 /**
- * A fragment in the path: any one segment (a fragment with slashes is sent
- * URL-encoded, %2F), stripped and checked by the handler, since a path value
- * the schema refuses would make the route not match (404) rather than
- * Zulip's "fragment cannot be blank".
+ * A fragment in the path: the rest of the path, slashes included, as Zulip's
+ * `navigation_views/<path:fragment>` takes it (`narrow/is/alerted` raw or
+ * URL-encoded), stripped and checked by the handler, since a path value the
+ * schema refuses would make the route not match (404) rather than Zulip's
+ * "fragment cannot be blank".
  */
 const pathFragment = z.string();
 
 /** PATCH /navigation_views/{fragment}: pins or unpins a view, or renames a custom one. */
 export const updateNavigationView = defineContract({
   subject: "identity.navigation_views.update",
-  http: { method: "PATCH", path: "/navigation_views/{fragment}", auth: "user" },
+  http: { method: "PATCH", path: "/navigation_views/{fragment}", auth: "user", restOfPath: true },
   params: z.object({ fragment: pathFragment, is_pinned: z.boolean().optional(), name: nonBlank.optional() }),
   reply: emptyReply,
 });
@@ -63,7 +64,7 @@ export const updateNavigationView = defineContract({
 /** DELETE /navigation_views/{fragment}. */
 export const removeNavigationView = defineContract({
   subject: "identity.navigation_views.remove",
-  http: { method: "DELETE", path: "/navigation_views/{fragment}", auth: "user" },
+  http: { method: "DELETE", path: "/navigation_views/{fragment}", auth: "user", restOfPath: true },
   params: z.object({ fragment: pathFragment }),
   reply: emptyReply,
 });

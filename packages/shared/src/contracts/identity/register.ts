@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { registerStateContract, statePart } from "../register";
+import { deviceInfoSchema } from "./devices";
 import { navigationViewSchema } from "./navigation-views";
 import { onboardingStepSchema } from "./onboarding-steps";
 import { pushDeviceInfoSchema } from "./push-devices";
@@ -176,6 +177,9 @@ export const pushDevicesState = statePart(
   z.object({ push_devices: z.record(z.string(), pushDeviceInfoSchema) }),
 );
 
+/** The user's logged-in devices by id (Zulip's get_devices, FL 468). */
+export const devicesState = statePart(["device"], z.object({ devices: z.record(z.string(), deviceInfoSchema) }));
+
 /** The embedded bots one may create here, with their configuration templates (Zulip's EMBEDDED_BOTS). */
 export const realmEmbeddedBotsState = statePart(
   ["realm_embedded_bots"],
@@ -216,6 +220,7 @@ export const registerState = registerStateContract("identity", [
   legacyNotificationSettingsState,
   onboardingStepsState,
   pushDevicesState,
+  devicesState,
   realmEmbeddedBotsState,
   realmIncomingWebhookBotsState,
   videoCallsState,

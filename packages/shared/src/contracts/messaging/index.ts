@@ -16,3 +16,6 @@ export * from "./scheduled-messages";
 export * from "./uploads";
 export * from "./submessages";
 export * from "./notification-facts";
+export * from "./message-reports";
+export * from "./reminders";
+export * from "./user-channels";

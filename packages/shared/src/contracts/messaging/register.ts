@@ -5,6 +5,7 @@ import { channelSchema } from "./channels";
 import { draftSchema } from "./drafts";
 import { mutedUserSchema } from "./muted-users";
 import { savedSnippetSchema } from "./saved-snippets";
+import { reminderSchema } from "./reminders";
 import { scheduledMessageSchema } from "./scheduled-messages";
 import { neverSubscribedSchema, subscriptionSchema } from "./subscriptions";
 
@@ -119,6 +120,9 @@ export const scheduledMessagesState = statePart(
   z.object({ scheduled_messages: z.array(scheduledMessageSchema) }),
 );
 
+/** The caller's undelivered reminders, soonest first (Zulip's get_undelivered_reminders, FL 399). */
+export const remindersState = statePart(["reminders"], z.object({ reminders: z.array(reminderSchema) }));
+
 /** The caller's saved snippets, oldest first. */
 export const savedSnippetsState = statePart(
   ["saved_snippets"],
@@ -142,5 +146,6 @@ export const registerState = registerStateContract("messaging", [
   stopWordsState,
   draftsState,
   scheduledMessagesState,
+  remindersState,
   savedSnippetsState,
 ]);

@@ -57,6 +57,8 @@ export const realmSettingsSchema = z.strictObject({
   message_retention_days: int,
   /** the channel Notification Bot announces new channels in (Zulip's new_stream_announcements_stream); null for none */
   new_stream_announcements_stream_id: int.nullable(),
+  /** the private channel Notification Bot posts message reports in (Zulip's moderation_request_channel); null for none */
+  moderation_request_channel_id: int.nullable(),
   /** the language of a code block that names none (Zulip's default_code_block_language; "" for none) */
   default_code_block_language: z.string(),
   /** whether messages show previews of the images they link (Zulip's inline_image_preview) */
