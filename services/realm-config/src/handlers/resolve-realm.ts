@@ -9,3 +9,11 @@ export const resolveRealmHandler =
     if (!realm) throw badRequest("There is no organization at this address");
     return hosts.ref(realm);
   };
+
+export const realmByIdHandler =
+  ({ realms, hosts }: { realms: RealmRecordRepository; hosts: RealmHosts }): Handler<typeof realmConfig.realmById> =>
+  async ({ realm_id }) => {
+    const realm = await realms.byId(realm_id);
+    if (!realm) throw badRequest("Invalid organization");
+    return hosts.ref(realm);
+  };

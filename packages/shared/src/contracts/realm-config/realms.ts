@@ -12,6 +12,13 @@ export const resolveRealm = defineContract({
   reply: realmRefSchema.strict(),
 });
 
+/** Internal: an organization by its id, for work done outside a request (push notifications name it). */
+export const realmById = defineContract({
+  subject: "realm-config.realms.by_id",
+  params: z.object({ realm_id: int }),
+  reply: realmRefSchema.strict(),
+});
+
 /** Internal (management CLI): create an organization. */
 export const createRealm = defineContract({
   subject: "realm-config.realms.create",

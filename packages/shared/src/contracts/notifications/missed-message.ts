@@ -1,0 +1,66 @@
+import { z } from "zod";
+
+/**
+ * Why a user is notified of a message: Zulip's NotificationTriggers
+ * (zerver/lib/push_notifications.py, zerver/lib/notification_data.py), which
+ * its emails and push payloads both carry.
+ */
+export const missedMessageTrigger = z.enum([
+  "private_message",
+  "mentioned",
+  "topic_wildcard_mentioned",
+  "stream_wildcard_mentioned",
+  "stream_push_notify",
+  "stream_email_notify",
+  "followed_topic_push_notify",
+  "followed_topic_email_notify",
+  "topic_wildcard_mentioned_in_followed_topic",
+  "stream_wildcard_mentioned_in_followed_topic",
+]);
+export type MissedMessageTrigger = z.infer<typeof missedMessageTrigger>;
+
+/** The message as the senders show it, taken when the notification is decided so neither sender reads it again. */
+export const missedMessageSnapshot = z.strictObject({
+  id: z.number().int(),
+  senderId: z.number().int(),
+  senderFullName: z.string(),
+  senderEmail: z.string(),
+  /** "stream" for a channel message, "private" for a direct message (Zulip's recipient types) */
+  type: z.enum(["stream", "private"]),
+  channelId: z.number().int().optional(),
+  channelName: z.string().optional(),
+  topic: z.string().optional(),
+  /** every participant of a direct message, sender included */
+  directRecipientIds: z.array(z.number().int()).optional(),
+  content: z.string(),
+  renderedContent: z.string(),
+  /** seconds since the epoch */
+  dateSent: z.number().int(),
+});
+export type MissedMessageSnapshot = z.infer<typeof missedMessageSnapshot>;
+
+/** One user to notify about one message, by email or push (work item on JetStream). */
+export const missedMessageNotice = z.strictObject({
+  realmId: z.number().int(),
+  userId: z.number().int(),
+  trigger: missedMessageTrigger,
+  /** the group whose mention notified the user (Zulip's mentioned_user_group_id) */
+  mentionedUserGroupId: z.number().int().optional(),
+  message: missedMessageSnapshot,
+});
+export type MissedMessageNotice = z.infer<typeof missedMessageNotice>;
+
+/** Push notifications to withdraw from a user's devices: the messages were read elsewhere or deleted (Zulip's "remove" payload). */
+export const pushRemovalNotice = z.strictObject({
+  realmId: z.number().int(),
+  userId: z.number().int(),
+  messageIds: z.array(z.number().int()).min(1),
+});
+export type PushRemovalNotice = z.infer<typeof pushRemovalNotice>;
+
+/** JetStream subjects of the notification work queue (stream NOTIFICATION_WORK). */
+export const notificationWorkSubjects = {
+  email: "notify.email",
+  push: "notify.push",
+  pushRemoval: "notify.push-removal",
+} as const;
