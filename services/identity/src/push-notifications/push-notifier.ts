@@ -1,0 +1,268 @@
+import type { Logger } from "pino";
+import type { RealmRef, identity, notifications } from "@teamchat/shared";
+import type { PushDeviceRepository } from "../push-devices/push-device.repository";
+import type { PushDeviceDoc } from "../push-devices/push-device.schema";
+import type { PushDeviceTokenRepository } from "../push-devices/push-device-token.repository";
+import type { PushDeviceTokenDoc } from "../push-devices/push-device-token.schema";
+import type { UserGroupRepository } from "../user-groups/user-group.repository";
+import type { UserDirectory } from "../users/user-directory";
+import { avatarUrl } from "../users/user-view";
+import { BouncerClientError, bouncerUuid, type PushBouncer } from "./bouncer";
+import { e2eePushRequests, type ActivePushDevice, type E2eeKind } from "./e2ee";
+import {
+  apnsMessagePayload,
+  apnsRemovePayload,
+  basePayload,
+  e2eeMessagePayload,
+  e2eeRemovePayload,
+  e2eeTestPayload,
+  gcmMessagePayload,
+  gcmRemovePayload,
+  removedMessageIds,
+  type NotifiedMessage,
+  type Payload,
+  type Recipient,
+} from "./payloads";
+import type { SentPushRepository } from "./sent-push.repository";
+
+type TokenKind = (typeof identity.PUSH_TOKEN_KINDS)[number];
+
+/** Zulip's PushDeviceToken.APNS and FCM: the token kinds as the bouncer's legacy endpoints number them. */
+const BOUNCER_TOKEN_KIND: Record<TokenKind, number> = { apns: 1, fcm: 2 };
+
+export interface PushNotifierDeps {
+  bouncer: PushBouncer;
+  pushDevices: PushDeviceRepository;
+  pushTokens: PushDeviceTokenRepository;
+  sent: SentPushRepository;
+  users: UserDirectory;
+  groups: UserGroupRepository;
+  /** the organization of a realm id (realm-config's) */
+  realmOf: (realmId: number) => Promise<RealmRef>;
+  log: Logger;
+}
+
+/**
+ * Sends what Zulip's server sends its push notification service
+ * (zerver/lib/push_notifications.py, zerver/lib/push_registration.py): each
+ * notification both ways, as Zulip does not know which app a device runs — the
+ * legacy payloads for the user's APNs / FCM tokens (POST remotes/push/notify)
+ * and the data sealed for each E2EE device (POST remotes/push/e2ee/notify);
+ * removals; test notifications; and the registrations the bouncer has to know.
+ * Bouncer failures are thrown for the caller to retry (BouncerRetryLaterError).
+ */
+export class PushNotifier {
+  constructor(private readonly deps: PushNotifierDeps) {}
+
+  /** The realm's and user's uuids at the bouncer (Zulip's realm.uuid, user_profile.uuid) and the user's id. */
+  private identities(realmId: number, userId: number) {
+    const org = this.deps.bouncer.serverUuid;
+    return {
+      realm_uuid: bouncerUuid(org, "realm", realmId),
+      user_uuid: bouncerUuid(org, "user", realmId, userId),
+      user_id: userId,
+    };
+  }
+
+  /** Zulip's handle_push_notification, once per way: a redelivered notice sends only what did not go. */
+  async notify(notice: notifications.MissedMessageNotice): Promise<void> {
+    const realmId = Number(notice.realmId);
+    const { userId, message } = notice;
+    const done = await this.deps.sent.sentChannels(realmId, userId, message.id);
+    if (done.length === 2) return;
+    const to: Recipient = { realm: await this.deps.realmOf(realmId), userId };
+    const notified = await this.describe(realmId, notice);
+    if (!done.includes("legacy")) {
+      const sent = await this.sendLegacy(to, (apple, android) => ({
+        apns: apple ? apnsMessagePayload(to, notified) : {},
+        gcm: android ? gcmMessagePayload(to, notified) : { data: {}, options: {} },
+      }));
+      if (sent) await this.deps.sent.markSent(realmId, userId, message.id, "legacy");
+    }
+    if (!done.includes("e2ee")) {
+      const sent = await this.sendE2ee(
+        to,
+        await this.deps.pushDevices.active(realmId, userId),
+        e2eeMessagePayload(to, notified),
+        "message",
+      );
+      if (sent) await this.deps.sent.markSent(realmId, userId, message.id, "e2ee");
+    }
+  }
+
+  /**
+   * Zulip's handle_remove_push_notification: withdraws the notifications of
+   * these messages that were sent (the newest 200), each way it went.
+   */
+  async remove(notice: notifications.PushRemovalNotice): Promise<void> {
+    const realmId = Number(notice.realmId);
+    const { userId } = notice;
+    const shown = await this.deps.sent.shown(realmId, userId, notice.messageIds);
+    if (shown.length === 0) return;
+    const to: Recipient = { realm: await this.deps.realmOf(realmId), userId };
+    const pending = (channel: "legacy" | "e2ee") =>
+      removedMessageIds(
+        shown.filter((s) => s.sent.includes(channel) && !s.removed.includes(channel)).map((s) => s.messageId),
+      );
+    const legacy = pending("legacy");
+    if (legacy.length > 0) {
+      await this.sendLegacy(to, (apple, android) => ({
+        apns: apple ? apnsRemovePayload(to, legacy) : {},
+        gcm: android ? gcmRemovePayload(to, legacy) : { data: {}, options: {} },
+      }));
+      await this.deps.sent.markRemoved(realmId, userId, legacy, "legacy");
+    }
+    const e2ee = pending("e2ee");
+    if (e2ee.length > 0) {
+      await this.sendE2ee(
+        to,
+        await this.deps.pushDevices.active(realmId, userId),
+        e2eeRemovePayload(to, e2ee),
+        "remove",
+      );
+      await this.deps.sent.markRemoved(realmId, userId, e2ee, "e2ee");
+    }
+    // the older ones beyond the 200 too: Zulip assumes the user cleared those on the device
+    await this.deps.sent.forget(realmId, userId, notice.messageIds);
+  }
+
+  /** What the payloads say beyond the snapshot: the sender's avatar, the group mentioned, the participants' names. */
+  private async describe(realmId: number, notice: notifications.MissedMessageNotice): Promise<NotifiedMessage> {
+    const { message } = notice;
+    const [sender, participants, groups] = await Promise.all([
+      this.deps.users.byId(realmId, message.senderId),
+      message.directRecipientIds ? this.deps.users.byIds(realmId, message.directRecipientIds) : [],
+      notice.mentionedUserGroupId === undefined ? [] : this.deps.groups.all(realmId),
+    ]);
+    const group = groups.find((g) => g.groupId === notice.mentionedUserGroupId);
+    return {
+      message,
+      trigger: notice.trigger,
+      senderAvatarUrl: sender ? avatarUrl(sender) : "",
+      mentionedUserGroup: group ? { id: group.groupId, name: group.name } : undefined,
+      participantNames: participants.map((p) => p.fullName),
+    };
+  }
+
+  /**
+   * Zulip's send_notifications_to_bouncer, to the user's legacy tokens (none:
+   * nothing sent, false); tokens the bouncer reports deleted are dropped here too.
+   */
+  private async sendLegacy(
+    to: Recipient,
+    payloads: (apple: boolean, android: boolean) => { apns: Payload; gcm: { data: Payload; options: Payload } },
+  ): Promise<boolean> {
+    const tokens = await this.deps.pushTokens.ofUser(to.realm.id, to.userId);
+    if (tokens.length === 0) return false;
+    const of = (kind: TokenKind) => tokens.filter((t) => t.kind === kind).map((t) => t.token);
+    const apple = of("apns");
+    const android = of("fcm");
+    const { apns, gcm } = payloads(apple.length > 0, android.length > 0);
+    const reply = await this.deps.bouncer.postJson("push/notify", {
+      ...this.identities(to.realm.id, to.userId),
+      apns_payload: apns,
+      gcm_payload: gcm.data,
+      gcm_options: gcm.options,
+      android_devices: android,
+      apple_devices: apple,
+    });
+    const deleted = reply.deleted_devices as { android_devices?: string[]; apple_devices?: string[] } | undefined;
+    await Promise.all([
+      this.deps.pushTokens.forget(to.realm.id, to.userId, "fcm", deleted?.android_devices ?? []),
+      this.deps.pushTokens.forget(to.realm.id, to.userId, "apns", deleted?.apple_devices ?? []),
+    ]);
+    return true;
+  }
+
+  /**
+   * Zulip's send_push_notifications: the data sealed for each device the
+   * bouncer knows (none: nothing sent, false); devices the bouncer no longer
+   * has are dropped. Returns how many it did not report gone.
+   */
+  private async sendE2ee(to: Recipient, devices: PushDeviceDoc[], data: Payload, kind: E2eeKind): Promise<number> {
+    const active = devices.filter((d): d is ActivePushDevice => d.bouncerDeviceId !== null);
+    if (active.length === 0) return 0;
+    const reply = await this.deps.bouncer.postJson("push/e2ee/notify", {
+      realm_uuid: this.identities(to.realm.id, to.userId).realm_uuid,
+      push_requests: await e2eePushRequests(active, data, kind),
+    });
+    const gone = Array.isArray(reply.delete_device_ids) ? (reply.delete_device_ids as number[]) : [];
+    await this.deps.pushDevices.forget(to.realm.id, to.userId, gone);
+    return active.length - gone.length;
+  }
+
+  /** Zulip's send_test_push_notification through the bouncer: one request per legacy token. */
+  async testLegacy(realm: RealmRef, userId: number, tokens: PushDeviceTokenDoc[]): Promise<void> {
+    const to = { realm, userId };
+    for (const device of tokens) {
+      await this.deps.bouncer.postJson("push/test_notification", {
+        ...this.identities(realm.id, userId),
+        token: device.token,
+        token_kind: BOUNCER_TOKEN_KIND[device.kind],
+        base_payload: basePayload(to, true),
+      });
+    }
+  }
+
+  /** Zulip's send_e2ee_test_push_notification: false when the bouncer had none of the devices any more. */
+  async testE2ee(realm: RealmRef, userId: number, devices: PushDeviceDoc[]): Promise<boolean> {
+    const to = { realm, userId };
+    return (await this.sendE2ee(to, devices, e2eeTestPayload(to, new Date()), "test")) > 0;
+  }
+
+  /** Zulip's add_push_device_token with a bouncer: the token registered there (POST remotes/push/register). */
+  async registerToken(
+    realmId: number,
+    userId: number,
+    kind: TokenKind,
+    token: string,
+    iosAppId: string | null,
+  ): Promise<void> {
+    await this.deps.bouncer.postForm("push/register", {
+      server_uuid: this.deps.bouncer.serverUuid,
+      ...this.identities(realmId, userId),
+      token,
+      token_kind: BOUNCER_TOKEN_KIND[kind],
+      ...(kind === "apns" && iosAppId !== null ? { ios_app_id: iosAppId } : {}),
+    });
+  }
+
+  /** Zulip's remove_push_device_token with a bouncer (POST remotes/push/unregister). */
+  async unregisterToken(realmId: number, userId: number, kind: TokenKind, token: string): Promise<void> {
+    await this.deps.bouncer.postForm("push/unregister", {
+      server_uuid: this.deps.bouncer.serverUuid,
+      ...this.identities(realmId, userId),
+      token,
+      token_kind: BOUNCER_TOKEN_KIND[kind],
+    });
+  }
+
+  /**
+   * Zulip's handle_register_push_device_to_bouncer: the E2EE registration
+   * forwarded (POST remotes/push/e2ee/register); accepted, the device is
+   * active; refused for good (a bad key, an expired request), it is failed
+   * with the bouncer's error code. Network and server failures are thrown, to
+   * be retried.
+   */
+  async register(notice: notifications.PushRegistrationNotice): Promise<void> {
+    const { realmId, userId, pushAccountId, encryptedPushRegistration } = notice;
+    const forwarded = { pushAccountId, encryptedPushRegistration };
+    try {
+      const reply = await this.deps.bouncer.postForm("push/e2ee/register", {
+        realm_uuid: this.identities(realmId, userId).realm_uuid,
+        push_account_id: pushAccountId,
+        encrypted_push_registration: encryptedPushRegistration,
+        bouncer_public_key: notice.bouncerPublicKey,
+      });
+      if (typeof reply.device_id !== "number") throw new Error("the bouncer answered no device_id");
+      await this.deps.pushDevices.activate(realmId, userId, forwarded, reply.device_id);
+    } catch (err) {
+      if (!(err instanceof BouncerClientError)) throw err;
+      this.deps.log.warn(
+        { userId, pushAccountId, code: err.bouncerCode },
+        "push device registration refused by the bouncer",
+      );
+      await this.deps.pushDevices.fail(realmId, userId, forwarded, err.bouncerCode ?? "BAD_REQUEST");
+    }
+  }
+}
