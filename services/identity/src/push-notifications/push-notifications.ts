@@ -11,7 +11,7 @@ import type { UserDirectory } from "../users/user-directory";
 import { PushBouncer } from "./bouncer";
 import { PushMetrics } from "./push-metrics";
 import { PushNotifier } from "./push-notifier";
-import { consumePushWork } from "./push-work";
+import { PUSH_WORK_ACK_WAIT_MS, consumePushWork } from "./push-work";
 import { SentPushRepository } from "./sent-push.repository";
 
 export interface PushNotifications {
@@ -41,7 +41,10 @@ export async function startPushNotifications(deps: {
 }): Promise<PushNotifications | undefined> {
   const { config, nc, bus, log } = deps;
   const url = config.PUSH_NOTIFICATION_BOUNCER_URL;
-  if (!url || !config.ZULIP_ORG_ID || !config.ZULIP_ORG_KEY) return undefined;
+  if (!url) return undefined;
+  if (!config.ZULIP_ORG_ID || !config.ZULIP_ORG_KEY) {
+    throw new Error("PUSH_NOTIFICATION_BOUNCER_URL needs the server's registration: ZULIP_ORG_ID and ZULIP_ORG_KEY");
+  }
   const metrics = new PushMetrics(deps.metrics.registry);
   const bouncer = new PushBouncer(
     { url, orgId: config.ZULIP_ORG_ID, orgKey: config.ZULIP_ORG_KEY },
@@ -56,6 +59,7 @@ export async function startPushNotifications(deps: {
     pushTokens: deps.pushTokens,
     users: deps.users,
     groups: deps.groups,
+    claimLeaseMs: PUSH_WORK_ACK_WAIT_MS,
     realmOf: (realmId) =>
       bus.request(realmConfig.realmById, { realm_id: realmId }, { realm: null, actor: null, requestId: randomUUID() }),
     log,

@@ -24,6 +24,7 @@ import {
   type Recipient,
 } from "./payloads";
 import type { SentPushRepository } from "./sent-push.repository";
+import type { PushChannel } from "./sent-push.schema";
 
 type TokenKind = (typeof identity.PUSH_TOKEN_KINDS)[number];
 
@@ -37,6 +38,8 @@ export interface PushNotifierDeps {
   sent: SentPushRepository;
   users: UserDirectory;
   groups: UserGroupRepository;
+  /** how long a try holds the sending of a notification: its work item's ack wait, after which another try may take it */
+  claimLeaseMs: number;
   /** the organization of a realm id (realm-config's) */
   realmOf: (realmId: number) => Promise<RealmRef>;
   log: Logger;
@@ -64,30 +67,51 @@ export class PushNotifier {
     };
   }
 
-  /** Zulip's handle_push_notification, once per way: a redelivered notice sends only what did not go. */
+  /**
+   * Zulip's handle_push_notification, once per way: each way is claimed
+   * first, so a redelivered notice (or a copy handled at the same time) sends
+   * only what has not gone.
+   */
   async notify(notice: notifications.MissedMessageNotice): Promise<void> {
-    const realmId = Number(notice.realmId);
-    const { userId, message } = notice;
-    const done = await this.deps.sent.sentChannels(realmId, userId, message.id);
-    if (done.length === 2) return;
+    const { realmId, userId } = notice;
     const to: Recipient = { realm: await this.deps.realmOf(realmId), userId };
     const notified = await this.describe(realmId, notice);
-    if (!done.includes("legacy")) {
-      const sent = await this.sendLegacy(to, (apple, android) => ({
+    await this.once(notice, "legacy", () =>
+      this.sendLegacy(to, (apple, android) => ({
         apns: apple ? apnsMessagePayload(to, notified) : {},
         gcm: android ? gcmMessagePayload(to, notified) : { data: {}, options: {} },
-      }));
-      if (sent) await this.deps.sent.markSent(realmId, userId, message.id, "legacy");
+      })),
+    );
+    await this.once(
+      notice,
+      "e2ee",
+      async () =>
+        (await this.sendE2ee(
+          to,
+          await this.deps.pushDevices.active(realmId, userId),
+          e2eeMessagePayload(to, notified),
+          "message",
+        )) > 0,
+    );
+  }
+
+  /** Sends one way unless it went or is going; recorded as sent when `send` reached a device. */
+  private async once(
+    notice: notifications.MissedMessageNotice,
+    channel: PushChannel,
+    send: () => Promise<boolean>,
+  ): Promise<void> {
+    const { realmId, userId, message } = notice;
+    if (!(await this.deps.sent.claim(realmId, userId, message.id, channel, this.deps.claimLeaseMs))) return;
+    let sent: boolean;
+    try {
+      sent = await send();
+    } catch (err) {
+      await this.deps.sent.release(realmId, userId, message.id, channel);
+      throw err;
     }
-    if (!done.includes("e2ee")) {
-      const sent = await this.sendE2ee(
-        to,
-        await this.deps.pushDevices.active(realmId, userId),
-        e2eeMessagePayload(to, notified),
-        "message",
-      );
-      if (sent) await this.deps.sent.markSent(realmId, userId, message.id, "e2ee");
-    }
+    if (sent) await this.deps.sent.markSent(realmId, userId, message.id, channel);
+    else await this.deps.sent.release(realmId, userId, message.id, channel);
   }
 
   /**
@@ -95,8 +119,7 @@ export class PushNotifier {
    * these messages that were sent (the newest 200), each way it went.
    */
   async remove(notice: notifications.PushRemovalNotice): Promise<void> {
-    const realmId = Number(notice.realmId);
-    const { userId } = notice;
+    const { realmId, userId } = notice;
     const shown = await this.deps.sent.shown(realmId, userId, notice.messageIds);
     if (shown.length === 0) return;
     const to: Recipient = { realm: await this.deps.realmOf(realmId), userId };

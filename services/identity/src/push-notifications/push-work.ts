@@ -7,11 +7,11 @@ import { BouncerConfigurationError } from "./bouncer";
 import type { PushMetrics, PushWorkOutcome } from "./push-metrics";
 import type { PushNotifier } from "./push-notifier";
 
-/** The durable consumer of identity's share of the notification work queue. */
-const PUSH_CONSUMER = "identity-push";
+/** identity's durable consumers of the notification work queue: one per subject (nats-server 2.9 filters on one). */
+const consumerName = (kind: WorkKind<z.ZodType>["kind"]) => `identity-push-${kind}`;
 
 /** A delivery not acknowledged within this (its instance died) goes to another instance. */
-const ACK_WAIT_SECONDS = 60;
+export const PUSH_WORK_ACK_WAIT_MS = 60_000;
 /** Tries of one item before it is dropped: with the backoff below, about an hour of bouncer outage. */
 const MAX_DELIVERIES = 20;
 /** The wait before the next try doubles from this, up to the cap. */
@@ -63,17 +63,19 @@ export async function consumePushWork(
 ): Promise<{ stop(): Promise<void> }> {
   const jsm = await jetstreamManager(nc);
   await ensureStream(jsm, notifications.notificationWorkStream(replicas));
-  await configureThroughElection(() =>
-    jsm.consumers.add(notifications.NOTIFICATION_WORK_STREAM, {
-      durable_name: PUSH_CONSUMER,
-      filter_subjects: [...WORK_BY_SUBJECT.keys()],
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      ack_wait: ACK_WAIT_SECONDS * 1e9,
-      max_deliver: MAX_DELIVERIES,
-      max_ack_pending: 1000,
-    }),
-  );
+  for (const [subject, w] of WORK_BY_SUBJECT) {
+    await configureThroughElection(() =>
+      jsm.consumers.add(notifications.NOTIFICATION_WORK_STREAM, {
+        durable_name: consumerName(w.kind),
+        filter_subject: subject,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        ack_wait: PUSH_WORK_ACK_WAIT_MS * 1e6,
+        max_deliver: MAX_DELIVERIES,
+        max_ack_pending: 1000,
+      }),
+    );
+  }
   const pending = new Set<Promise<void>>();
   const handle = (m: JsMsg) => {
     const w = WORK_BY_SUBJECT.get(m.subject);
@@ -110,12 +112,18 @@ export async function consumePushWork(
     pending.add(done);
     void done.finally(() => pending.delete(done));
   };
-  const messages = await (
-    await jetstream(nc).consumers.get(notifications.NOTIFICATION_WORK_STREAM, PUSH_CONSUMER)
-  ).consume({ max_messages: PULL_BATCH, callback: handle });
+  const js = jetstream(nc);
+  const consumers = await Promise.all(
+    [...WORK_BY_SUBJECT.values()].map(async (w) =>
+      (await js.consumers.get(notifications.NOTIFICATION_WORK_STREAM, consumerName(w.kind))).consume({
+        max_messages: PULL_BATCH,
+        callback: handle,
+      }),
+    ),
+  );
   return {
     stop: async () => {
-      await messages.close();
+      await Promise.all(consumers.map((c) => c.close()));
       await Promise.allSettled([...pending]);
     },
   };

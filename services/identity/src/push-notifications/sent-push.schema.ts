@@ -6,8 +6,8 @@ export type PushChannel = "legacy" | "e2ee";
 /**
  * A message the user was notified of by push and whose notification is still
  * shown (Zulip's active_mobile_push_notification flag), per way it went: a
- * redelivered work item does not notify twice, and a removal withdraws only
- * what was sent.
+ * redelivered work item, or a second copy of it handled at the same time, does
+ * not notify twice, and a removal withdraws only what was sent.
  */
 export interface SentPushDoc {
   realmId: number;
@@ -17,6 +17,8 @@ export interface SentPushDoc {
   sent: PushChannel[];
   /** the ways its removal went */
   removed: PushChannel[];
+  /** until when a try holds each way it is sending (another try, or a duplicate of the notice, leaves it alone) */
+  claims: Partial<Record<PushChannel, Date>>;
   sentAt: Date;
 }
 
@@ -30,6 +32,7 @@ export const sentPushSchema = new Schema<SentPushDoc>(
     messageId: { type: Number, required: true },
     sent: { type: [String], default: [] },
     removed: { type: [String], default: [] },
+    claims: { type: Object, default: {} },
     sentAt: { type: Date, required: true },
   },
   { collection: "sentpushes", versionKey: false },
