@@ -461,3 +461,19 @@ describe("test notifications", () => {
     expect(await pushDevices(other)).toEqual({});
   });
 });
+
+describe("durability", () => {
+  it("a notice published while no identity instance runs waits in the stream, and is sent once one starts", async () => {
+    await sys.killService("identity");
+    const notice = channelNotice(member);
+    const before = bouncer.received("push/e2ee/notify").length;
+    await publish(notifications.notificationWorkSubjects.push, notice);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(bouncer.received("push/e2ee/notify")).toHaveLength(before);
+    await sys.startService("identity");
+    const [request] = (await bouncer.waitFor("push/e2ee/notify", before + 1))[before]!.push_requests as Array<{
+      payload: { encrypted_data: string };
+    }>;
+    expect(e2eeDevice.open(request!.payload.encrypted_data)).toMatchObject({ message_id: notice.message.id });
+  }, 30_000);
+});
