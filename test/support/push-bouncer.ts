@@ -83,6 +83,8 @@ export interface TestBouncer {
   }): string;
   /** the E2EE devices the bouncer registered */
   devices: E2eeDevice[];
+  /** the organizations the server uploaded (remotes/server/analytics), by uuid */
+  realms: Map<string, Record<string, unknown>>;
   /** forgets a registered E2EE device (as when FCM or APNs reports it gone) */
   dropDevice(deviceId: number): void;
   close(): Promise<void>;
@@ -101,6 +103,8 @@ export async function startTestBouncer(): Promise<TestBouncer> {
   const requests: BouncerRequest[] = [];
   const tokens: LegacyToken[] = [];
   const devices: E2eeDevice[] = [];
+  /** the organizations the server uploaded, by uuid */
+  const realms = new Map<string, Record<string, unknown>>();
   let failing = { count: 0, status: 503 };
   let nextDeviceId = 1000;
 
@@ -175,8 +179,32 @@ export async function startTestBouncer(): Promise<TestBouncer> {
       return error(reply, 400, "Device not recognized by the push bouncer", "INVALID_REMOTE_PUSH_DEVICE_TOKEN");
     return success(reply);
   });
+  // zilencer's remote_server_post_analytics: the server's organizations, each with its uuid and owner secret
+  remote("server/analytics", (body, reply) => {
+    for (const realm of JSON.parse(String(body.realms)) as Array<Record<string, unknown>>) {
+      const fields = [
+        "id",
+        "host",
+        "url",
+        "name",
+        "org_type",
+        "date_created",
+        "deactivated",
+        "uuid",
+        "uuid_owner_secret",
+      ];
+      if (!fields.every((f) => f in realm)) return error(reply, 400, "Invalid realms");
+      realms.set(String(realm.uuid), realm);
+    }
+    return success(reply);
+  });
+  const missingRealm = (body: Record<string, unknown>, reply: FastifyReply) =>
+    realms.has(String(body.realm_uuid))
+      ? undefined
+      : error(reply, 400, "Organization not registered", "MISSING_REMOTE_REALM");
   // zilencer's register_remote_push_device for E2EE: the registration opened with the bouncer's private key
   remote("push/e2ee/register", (body, reply) => {
+    if (missingRealm(body, reply)) return reply;
     if (body.bouncer_public_key !== b64(keys.publicKey)) {
       return error(reply, 400, "Invalid bouncer_public_key", "INVALID_BOUNCER_PUBLIC_KEY");
     }
@@ -208,6 +236,7 @@ export async function startTestBouncer(): Promise<TestBouncer> {
   });
   // zilencer's remote_server_send_e2ee_push_notification: JSON; devices it does not have are to be deleted
   remote("push/e2ee/notify", (body, reply) => {
+    if (missingRealm(body, reply)) return reply;
     const pushRequests = body.push_requests as Array<{ device_id: number; http_headers?: unknown }>;
     const known = pushRequests.filter((r) => devices.some((d) => d.deviceId === r.device_id));
     return success(reply, {
@@ -229,6 +258,7 @@ export async function startTestBouncer(): Promise<TestBouncer> {
     publicKey: b64(keys.publicKey),
     requests,
     devices,
+    realms,
     received,
     waitFor: async (endpoint, count = 1) => {
       const deadline = Date.now() + 20_000;

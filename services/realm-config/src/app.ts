@@ -33,7 +33,7 @@ import { listLegacyFiltersHandler, listLinkifiersHandler } from "./handlers/list
 import { listProfileFieldsHandler } from "./handlers/list-profile-fields";
 import { reorderChannelFoldersHandler } from "./handlers/reorder-channel-folders";
 import { reorderLinkifiersHandler } from "./handlers/reorder-linkifiers";
-import { realmByIdHandler, resolveRealmHandler } from "./handlers/resolve-realm";
+import { listRealmsHandler, realmByIdHandler, resolveRealmHandler } from "./handlers/resolve-realm";
 import { updateChannelFolderHandler } from "./handlers/update-channel-folder";
 import { updateLinkifierHandler } from "./handlers/update-linkifier";
 import { reorderProfileFieldsHandler } from "./handlers/reorder-profile-fields";
@@ -95,6 +95,7 @@ export async function buildRealmConfig({
   server
     .handle(realmConfig.resolveRealm, resolveRealmHandler({ realms, hosts }))
     .handle(realmConfig.realmById, realmByIdHandler({ realms, hosts }))
+    .handle(realmConfig.listRealms, listRealmsHandler({ realms, hosts }))
     .handle(realmConfig.createRealm, createRealmHandler({ realms, hosts }))
     .handle(realmConfig.getServerSettings, getServerSettingsHandler({ realms }))
     .handle(realmConfig.getRealmSettings, getRealmSettingsHandler({ realms }))

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 import { ZULIP_VERSION, ZulipError } from "@teamchat/shared";
 
 /** Zulip's PushBouncerSession timeout: a request the bouncer has not answered by then is retried later. */
@@ -64,6 +64,24 @@ export class PushBouncer {
   /** The server's uuid, sent as `server_uuid` by the legacy registration endpoints. */
   get serverUuid(): string {
     return this.settings.orgId;
+  }
+
+  /** An organization's uuid at the bouncer (Zulip's Realm.uuid). */
+  realmUuid(realmId: number): string {
+    return bouncerUuid(this.settings.orgId, "realm", realmId);
+  }
+
+  /** A user's uuid at the bouncer (Zulip's UserProfile.uuid). */
+  userUuid(realmId: number, userId: number): string {
+    return bouncerUuid(this.settings.orgId, "user", realmId, userId);
+  }
+
+  /**
+   * The secret that proves this server owns the organization's uuid (Zulip's
+   * Realm.uuid_owner_secret): derived from the server's key, which only it knows.
+   */
+  realmOwnerSecret(realmId: number): string {
+    return `zuliprealm_${createHmac("sha256", this.settings.orgKey).update(`realm:${realmId}`).digest("hex").slice(0, 32)}`;
   }
 
   /** Zulip's send_to_push_bouncer with a dict: form-encoded fields. */
@@ -159,7 +177,7 @@ function parseError(text: string): { msg: string; code?: string } {
  * derived from the server's registration and the ids, so every instance and
  * restart names them alike and no two servers collide.
  */
-export function bouncerUuid(orgId: string, ...ids: Array<string | number>): string {
+function bouncerUuid(orgId: string, ...ids: Array<string | number>): string {
   const hex = createHash("sha256")
     .update([orgId, ...ids].join(":"))
     .digest("hex");

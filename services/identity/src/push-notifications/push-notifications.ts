@@ -60,10 +60,13 @@ export async function startPushNotifications(deps: {
     users: deps.users,
     groups: deps.groups,
     claimLeaseMs: PUSH_WORK_ACK_WAIT_MS,
+    listRealms: () => bus.request(realmConfig.listRealms, {}, { realm: null, actor: null, requestId: randomUUID() }),
     realmOf: (realmId) =>
       bus.request(realmConfig.realmById, { realm_id: realmId }, { realm: null, actor: null, requestId: randomUUID() }),
     log,
   });
+  // as Zulip's push worker does at its start (initialize_push_notifications); again whenever the bouncer misses one
+  void notifier.uploadRealms().catch((err: unknown) => log.warn({ err }, "organizations not uploaded to the bouncer"));
   const consumer = await consumePushWork(nc, notifier, metrics, config.NATS_STREAM_REPLICAS, log);
   const js = jetstream(nc);
   return {

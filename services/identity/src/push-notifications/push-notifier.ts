@@ -1,5 +1,13 @@
 import type { Logger } from "pino";
-import type { RealmRef, identity, notifications } from "@teamchat/shared";
+import {
+  ZULIP_FEATURE_LEVEL,
+  ZULIP_VERSION,
+  type RealmRef,
+  type identity,
+  type notifications,
+  type realmConfig,
+  type ReplyOf,
+} from "@teamchat/shared";
 import type { PushDeviceRepository } from "../push-devices/push-device.repository";
 import type { PushDeviceDoc } from "../push-devices/push-device.schema";
 import type { PushDeviceTokenRepository } from "../push-devices/push-device-token.repository";
@@ -7,7 +15,7 @@ import type { PushDeviceTokenDoc } from "../push-devices/push-device-token.schem
 import type { UserGroupRepository } from "../user-groups/user-group.repository";
 import type { UserDirectory } from "../users/user-directory";
 import { avatarUrl } from "../users/user-view";
-import { BouncerClientError, bouncerUuid, type PushBouncer } from "./bouncer";
+import { BouncerClientError, type PushBouncer } from "./bouncer";
 import { e2eePushRequests, type ActivePushDevice, type E2eeKind } from "./e2ee";
 import {
   apnsMessagePayload,
@@ -42,6 +50,8 @@ export interface PushNotifierDeps {
   claimLeaseMs: number;
   /** the organization of a realm id (realm-config's) */
   realmOf: (realmId: number) => Promise<RealmRef>;
+  /** every organization (realm-config's) */
+  listRealms: () => Promise<ReplyOf<typeof realmConfig.listRealms>>;
   log: Logger;
 }
 
@@ -59,12 +69,41 @@ export class PushNotifier {
 
   /** The realm's and user's uuids at the bouncer (Zulip's realm.uuid, user_profile.uuid) and the user's id. */
   private identities(realmId: number, userId: number) {
-    const org = this.deps.bouncer.serverUuid;
-    return {
-      realm_uuid: bouncerUuid(org, "realm", realmId),
-      user_uuid: bouncerUuid(org, "user", realmId, userId),
-      user_id: userId,
-    };
+    const { bouncer } = this.deps;
+    return { realm_uuid: bouncer.realmUuid(realmId), user_uuid: bouncer.userUuid(realmId, userId), user_id: userId };
+  }
+
+  /**
+   * Zulip's send_server_data_to_push_bouncer without usage statistics: the
+   * organizations the bouncer has to know before it takes E2EE registrations
+   * and notifications for them (POST remotes/server/analytics).
+   */
+  async uploadRealms(): Promise<void> {
+    const { bouncer } = this.deps;
+    const { realms } = await this.deps.listRealms();
+    await bouncer.postForm("server/analytics", {
+      realm_counts: "[]",
+      installation_counts: "[]",
+      realmauditlog_rows: "[]",
+      realms: JSON.stringify(
+        realms.map(({ realm, date_created, org_type }) => ({
+          id: realm.id,
+          host: realm.host,
+          url: realm.uri,
+          name: realm.name,
+          org_type,
+          date_created,
+          deactivated: false,
+          is_system_bot_realm: false,
+          authentication_methods: { Email: true },
+          uuid: bouncer.realmUuid(realm.id),
+          uuid_owner_secret: bouncer.realmOwnerSecret(realm.id),
+        })),
+      ),
+      version: JSON.stringify(ZULIP_VERSION),
+      merge_base: JSON.stringify(""),
+      api_feature_level: JSON.stringify(ZULIP_FEATURE_LEVEL),
+    });
   }
 
   /**

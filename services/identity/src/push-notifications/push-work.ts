@@ -92,9 +92,14 @@ export async function consumePushWork(
         m.ack();
         count("sent");
       },
-      (err: unknown) => {
+      async (err: unknown) => {
         const tries = m.info.deliveryCount;
-        if (err instanceof BouncerConfigurationError) {
+        if (err instanceof BouncerConfigurationError && err.code === "MISSING_REMOTE_REALM" && tries < MAX_DELIVERIES) {
+          // an organization made since the last upload: told to the bouncer, then tried again
+          await notifier.uploadRealms().catch((e: unknown) => log.warn({ err: e }, "organizations not uploaded"));
+          count("retry");
+          m.nak(retryDelayMs(tries));
+        } else if (err instanceof BouncerConfigurationError) {
           log.error({ err, subject: m.subject }, "push notification service refused this server: item dropped");
           count("failed");
           m.term();

@@ -1,5 +1,6 @@
 import { badRequest, realmConfig, type Handler } from "@teamchat/shared";
 import type { RealmHosts } from "../realms/hosts";
+import { profileSettings } from "../realms/profile-settings";
 import type { RealmRecordRepository } from "../realms/realm.repository";
 
 export const resolveRealmHandler =
@@ -17,3 +18,13 @@ export const realmByIdHandler =
     if (!realm) throw badRequest("Invalid organization");
     return hosts.ref(realm);
   };
+
+export const listRealmsHandler =
+  ({ realms, hosts }: { realms: RealmRecordRepository; hosts: RealmHosts }): Handler<typeof realmConfig.listRealms> =>
+  async () => ({
+    realms: (await realms.all()).map((realm) => ({
+      realm: hosts.ref(realm),
+      date_created: realm.dateCreated.getTime() / 1000,
+      org_type: profileSettings(realm).org_type,
+    })),
+  });

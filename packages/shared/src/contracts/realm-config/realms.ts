@@ -19,6 +19,15 @@ export const realmById = defineContract({
   reply: realmRefSchema.strict(),
 });
 
+/** Internal: every organization, with what the push notification service is told of each (Zulip's get_realms_info_for_push_bouncer). */
+export const listRealms = defineContract({
+  subject: "realm-config.realms.list",
+  params: z.object({}),
+  reply: z.strictObject({
+    realms: z.array(z.strictObject({ realm: realmRefSchema.strict(), date_created: z.number(), org_type: int })),
+  }),
+});
+
 /** Internal (management CLI): create an organization. */
 export const createRealm = defineContract({
   subject: "realm-config.realms.create",
