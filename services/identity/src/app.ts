@@ -184,6 +184,7 @@ export async function buildIdentity({
     config,
     log,
     metrics,
+    events,
     pushDevices,
     pushTokens,
     users,

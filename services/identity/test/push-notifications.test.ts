@@ -11,6 +11,7 @@ import { randomUUID } from "node:crypto";
 import { jetstream } from "@nats-io/jetstream";
 import { identity, notifications } from "@teamchat/shared";
 import { badRequestError, expectZulipError } from "../../../test/support/call";
+import { EventReader } from "../../../test/support/events";
 import type { TestUser } from "../../../test/support/organization";
 import {
   makeTestDevice,
@@ -150,7 +151,13 @@ describe("registrations reach the push notification service", () => {
   });
 
   it("an E2EE registration is forwarded for the bouncer to open, and becomes active", async () => {
+    const reader = await EventReader.register(sys.api(member), { event_types: ["push_device"] });
     e2eeDevice = await registerE2eeDevice(member, 2408, "fcm-e2ee-token");
+    // Zulip's push_device event tells the clients at once
+    await reader.until((events) => events.length > 0);
+    expect(reader.ofType("push_device")).toEqual([
+      { id: expect.any(Number), type: "push_device", push_account_id: "2408", status: "active" },
+    ]);
     // the organization was made after identity started: the bouncer did not know it, so it was uploaded, then retried
     const realmUuid = bouncer.received("push/register")[0]!.realm_uuid as string;
     expect(bouncer.realms.get(realmUuid)).toEqual({
@@ -175,6 +182,7 @@ describe("registrations reach the push notification service", () => {
   });
 
   it("a registration the bouncer cannot open fails with its error code", async () => {
+    const reader = await EventReader.register(sys.api(sender), { event_types: ["push_device"] });
     const device = await makeTestDevice();
     await sys.call(
       identity.registerPushDevice,
@@ -194,6 +202,16 @@ describe("registrations reach the push notification service", () => {
       status: "failed",
       error_code: "INVALID_ENCRYPTED_PUSH_REGISTRATION",
     });
+    await reader.until((events) => events.length > 0);
+    expect(reader.ofType("push_device")).toEqual([
+      {
+        id: expect.any(Number),
+        type: "push_device",
+        push_account_id: "77",
+        status: "failed",
+        error_code: "INVALID_ENCRYPTED_PUSH_REGISTRATION",
+      },
+    ]);
   });
 });
 

@@ -72,8 +72,11 @@ const NEWER_FIELDS: Record<string, string[]> = {
   "POST /users/me/subscriptions": ["new_subscription_messages_sent"],
 };
 
-/** Event types newer than the document (channel_folder, FL 389; navigation_view, FL 390): left out of GET /events replies here, asserted likewise. */
-const NEWER_EVENT_TYPES = ["channel_folder", "navigation_view"];
+/**
+ * Event types newer than the document (channel_folder, FL 389; navigation_view, FL 390; push_device,
+ * FL 406): left out of GET /events replies here, asserted likewise.
+ */
+const NEWER_EVENT_TYPES = ["channel_folder", "navigation_view", "push_device"];
 
 /**
  * Event fields Zulip sends that the document leaves out: `local_message_id`, in

@@ -3,7 +3,14 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstream } from "@nats-io/jetstream";
 import type { Connection } from "mongoose";
 import type { Logger } from "pino";
-import { notifications, realmConfig, type BusClient, type Config, type ServiceMetrics } from "@teamchat/shared";
+import {
+  notifications,
+  realmConfig,
+  type BusClient,
+  type Config,
+  type EventPublisher,
+  type ServiceMetrics,
+} from "@teamchat/shared";
 import type { PushDeviceRepository } from "../push-devices/push-device.repository";
 import type { PushDeviceTokenRepository } from "../push-devices/push-device-token.repository";
 import type { UserGroupRepository } from "../user-groups/user-group.repository";
@@ -34,6 +41,7 @@ export async function startPushNotifications(deps: {
   config: Config;
   log: Logger;
   metrics: ServiceMetrics;
+  events: EventPublisher<"identity">;
   pushDevices: PushDeviceRepository;
   pushTokens: PushDeviceTokenRepository;
   users: UserDirectory;
@@ -59,6 +67,7 @@ export async function startPushNotifications(deps: {
     pushTokens: deps.pushTokens,
     users: deps.users,
     groups: deps.groups,
+    events: deps.events,
     claimLeaseMs: PUSH_WORK_ACK_WAIT_MS,
     listRealms: () => bus.request(realmConfig.listRealms, {}, { realm: null, actor: null, requestId: randomUUID() }),
     realmOf: (realmId) =>

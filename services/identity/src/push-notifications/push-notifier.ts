@@ -1,5 +1,8 @@
 import type { Logger } from "pino";
+import type { z } from "zod";
 import {
+  identityEvents,
+  type EventPublisher,
   ZULIP_FEATURE_LEVEL,
   ZULIP_VERSION,
   type RealmRef,
@@ -35,6 +38,7 @@ import type { SentPushRepository } from "./sent-push.repository";
 import type { PushChannel } from "./sent-push.schema";
 
 type TokenKind = (typeof identity.PUSH_TOKEN_KINDS)[number];
+type PushDeviceEvent = z.input<typeof identityEvents.pushDevice.payload>["event"];
 
 /** Zulip's PushDeviceToken.APNS and FCM: the token kinds as the bouncer's legacy endpoints number them. */
 const BOUNCER_TOKEN_KIND: Record<TokenKind, number> = { apns: 1, fcm: 2 };
@@ -46,6 +50,7 @@ export interface PushNotifierDeps {
   sent: SentPushRepository;
   users: UserDirectory;
   groups: UserGroupRepository;
+  events: EventPublisher<"identity">;
   /** how long a try holds the sending of a notification: its work item's ack wait, after which another try may take it */
   claimLeaseMs: number;
   /** the organization of a realm id (realm-config's) */
@@ -317,14 +322,29 @@ export class PushNotifier {
         bouncer_public_key: notice.bouncerPublicKey,
       });
       if (typeof reply.device_id !== "number") throw new Error("the bouncer answered no device_id");
-      await this.deps.pushDevices.activate(realmId, userId, forwarded, reply.device_id);
+      if (await this.deps.pushDevices.activate(realmId, userId, forwarded, reply.device_id)) {
+        this.announce(realmId, userId, { type: "push_device", push_account_id: `${pushAccountId}`, status: "active" });
+      }
     } catch (err) {
       if (!(err instanceof BouncerClientError)) throw err;
       this.deps.log.warn(
         { userId, pushAccountId, code: err.bouncerCode },
         "push device registration refused by the bouncer",
       );
-      await this.deps.pushDevices.fail(realmId, userId, forwarded, err.bouncerCode ?? "BAD_REQUEST");
+      const errorCode = err.bouncerCode ?? "BAD_REQUEST";
+      if (await this.deps.pushDevices.fail(realmId, userId, forwarded, errorCode)) {
+        this.announce(realmId, userId, {
+          type: "push_device",
+          push_account_id: `${pushAccountId}`,
+          status: "failed",
+          error_code: errorCode,
+        });
+      }
     }
+  }
+
+  /** Zulip's push_device event, to the registration's user: their clients learn at once, not at their next register. */
+  private announce(realmId: number, userId: number, event: PushDeviceEvent): void {
+    this.deps.events.publish(identityEvents.pushDevice, { realmId, userIds: [userId], event });
   }
 }
