@@ -2,8 +2,8 @@ import { Counter, type Registry } from "prom-client";
 import { METRIC_PREFIX } from "@teamchat/shared";
 import type { BouncerOutcome } from "./bouncer";
 
-/** What became of a push work item: sent, retry (the bouncer failed, tried again later), dropped (out of tries), failed (refused). */
-export type PushWorkOutcome = "sent" | "retry" | "dropped" | "failed";
+/** What became of a push work item: ok (done, whether or not the user had devices), retry (the bouncer failed, tried again later), dropped (malformed or out of tries), failed (the bouncer refused this server). */
+export type PushWorkOutcome = "ok" | "retry" | "dropped" | "failed";
 
 /** The push notification service's requests and the work items they carry, on the instance's registry. */
 export class PushMetrics {
@@ -20,7 +20,7 @@ export class PushMetrics {
     });
     this.workItems = new Counter({
       name: `${METRIC_PREFIX}push_work_items_total`,
-      help: "Push work items (message, remove, registration) handled, by outcome: sent, retry, dropped (out of tries), failed (refused)",
+      help: "Push work items (message, remove, registration) handled, by outcome: ok, retry, dropped (malformed or out of tries), failed (refused)",
       labelNames: ["kind", "outcome"],
       registers,
     });

@@ -90,7 +90,7 @@ export async function consumePushWork(
     const done = w.handle(notifier, parsed.data).then(
       () => {
         m.ack();
-        count("sent");
+        count("ok");
       },
       async (err: unknown) => {
         const tries = m.info.deliveryCount;
