@@ -12,8 +12,8 @@ import { z } from "zod";
  */
 export const NOTIFICATION_WORK_STREAM = "NOTIFICATION_WORK";
 
-/** A notification not sent within a day is dropped: the person has long seen the message, or never will by push. */
-const NOTIFICATION_WORK_MAX_AGE_SECONDS = 24 * 3600;
+/** What waits unsent this long (a consumer that never runs, such as push without a bouncer) is dropped. */
+const NOTIFICATION_WORK_MAX_AGE_SECONDS = 7 * 24 * 3600;
 /** How long a publisher's retry of an item with the same Nats-Msg-Id is recognised as the same item. */
 const NOTIFICATION_WORK_DUPLICATE_WINDOW_SECONDS = 10 * 60;
 
