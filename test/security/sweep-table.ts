@@ -865,6 +865,7 @@ export const SWEEP: SweepEntry[] = [
     ),
   ),
   ownData("personal data", identity.sendTestPushNotification, "the caller's devices"),
+  ownData("personal data", identity.sendE2eeTestPushNotification, "the caller's devices"),
   ownData("personal data", identity.regenerateApiKey, "the caller's key"),
   ownData("personal data", identity.deactivateOwnUser, "the caller's account"),
   ownData(

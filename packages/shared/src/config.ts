@@ -104,6 +104,13 @@ export const envSchema = z.object({
    */
   PUSH_NOTIFICATION_BOUNCER_URL: z.url().optional(),
   /**
+   * The server's registration with that service (Zulip's zulip_org_id and zulip_org_key,
+   * from `manage.py register_server`): the Basic credentials of every request to it.
+   * Required with PUSH_NOTIFICATION_BOUNCER_URL (identity does not start without them).
+   */
+  ZULIP_ORG_ID: z.uuid().optional(),
+  ZULIP_ORG_KEY: z.string().min(1).optional(),
+  /**
    * Each process's own listener for `GET /metrics` (Prometheus) and `GET /health`
    * (its dependencies): unset or empty, none; 0, a free port.
    */

@@ -1,31 +1,12 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import {
-  AckPolicy,
-  DeliverPolicy,
-  RetentionPolicy,
-  StorageType,
-  jetstream,
-  jetstreamManager,
-  type JsMsg,
-} from "@nats-io/jetstream";
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
 import type { Logger } from "pino";
 import type { z } from "zod";
 import { notificationWorkSubjects } from "./contracts/notifications/missed-message";
+import { NOTIFICATION_WORK_STREAM, notificationWorkStream } from "./contracts/notifications/notification-work";
 import { configureThroughElection, ensureStream } from "./jetstream";
 import { metricsOf } from "./metrics";
 
-/**
- * Missed-message notifications decided and not yet sent: a work queue, so
- * each item is removed once a consumer acknowledges it, and one its consumer's
- * instance took but did not acknowledge (it died, or the mail server failed)
- * is delivered again, to any instance.
- */
-export const NOTIFICATION_WORK_STREAM = "NOTIFICATION_WORK";
-
-/** What waits unsent this long (a consumer that never runs, such as push without a bouncer) is dropped. */
-const MAX_AGE_SECONDS = 7 * 24 * 3600;
-/** The publisher's message ids dedupe copies of one notification published within this window. */
-const DUPLICATE_WINDOW_SECONDS = 10 * 60;
 /** An item taken and neither acknowledged nor refused within this is delivered again. */
 const ACK_WAIT_SECONDS = 30;
 
@@ -37,15 +18,7 @@ export type NotificationWorkKind = keyof typeof notificationWorkSubjects;
 /** Creates the stream and the email consumer, or updates them; concurrent calls are harmless. */
 export async function ensureNotificationWorkStream(nc: NatsConnection, replicas: number): Promise<void> {
   const jsm = await jetstreamManager(nc);
-  await ensureStream(jsm, {
-    name: NOTIFICATION_WORK_STREAM,
-    subjects: Object.values(notificationWorkSubjects),
-    storage: StorageType.File,
-    retention: RetentionPolicy.Workqueue,
-    max_age: MAX_AGE_SECONDS * 1e9,
-    duplicate_window: DUPLICATE_WINDOW_SECONDS * 1e9,
-    num_replicas: replicas,
-  });
+  await ensureStream(jsm, notificationWorkStream(replicas));
   await configureThroughElection(() =>
     jsm.consumers.add(NOTIFICATION_WORK_STREAM, {
       durable_name: EMAIL_WORK_CONSUMER.name,

@@ -100,11 +100,13 @@ import {
 } from "./handlers/push-device-tokens";
 import { registerPushDeviceHandler } from "./handlers/register-push-device";
 import { sendTestPushNotificationHandler } from "./handlers/send-test-push-notification";
+import { sendE2eeTestPushNotificationHandler } from "./handlers/send-e2ee-test-push-notification";
 import { OnboardingStepRepository } from "./onboarding-steps/onboarding-step.repository";
 import { onboardingStepsState, type OnboardingStepLists } from "./onboarding-steps/onboarding-steps";
 import { PushDeviceRepository } from "./push-devices/push-device.repository";
 import { PushDeviceTokenRepository } from "./push-devices/push-device-token.repository";
 import { pushDevicesState } from "./push-devices/push-devices.state";
+import { startPushNotifications } from "./push-notifications/push-notifications";
 
 /** Cached over all organizations; the least recently used are dropped beyond these. */
 const MAX_CACHED_GROUPS = 50_000;
@@ -170,7 +172,6 @@ export async function buildIdentity({
   // end-to-end encrypted push registrations, and the legacy APNs / FCM tokens
   const pushDevices = new PushDeviceRepository(db);
   const pushTokens = new PushDeviceTokenRepository(db);
-  const pushBouncerUrl = config.PUSH_NOTIFICATION_BOUNCER_URL;
   // the organization's custom emoji, for statuses (dropped on realm_emoji events)
   const realmEmoji = new RealmEmojiSource(nc, bus, log);
   // uploaded avatars: their images' bytes in chunks (docs/adr/0021-files-in-database-chunks.md), and where each is
@@ -193,6 +194,21 @@ export async function buildIdentity({
     files.init(),
     avatarFiles.init(),
   ]);
+  // through the push notification service, when configured: the notifier and its work queue consumer
+  const push = await startPushNotifications({
+    db,
+    nc,
+    bus,
+    config,
+    log,
+    metrics,
+    events,
+    pushDevices,
+    pushTokens,
+    users,
+    groups,
+  });
+  const notifier = push?.notifier;
 
   await backfillUserGroupCopies({ nc, db, groups, events, log });
   const profileValueDrops = await dropProfileFieldValues(userRepository, events, nc, log);
@@ -288,12 +304,16 @@ export async function buildIdentity({
       acceptInvitationHandler({ users, groups, invitations, keys, events, userDefaults, passwordHashCost }),
     )
     .handle(identity.markOnboardingStepAsRead, markOnboardingStepAsReadHandler({ onboardingSteps, events }))
-    .handle(identity.registerPushDevice, registerPushDeviceHandler({ pushDevices, pushBouncerUrl }))
-    .handle(identity.addApnsDeviceToken, addApnsDeviceTokenHandler({ pushTokens }))
-    .handle(identity.removeApnsDeviceToken, removeApnsDeviceTokenHandler({ pushTokens, pushBouncerUrl }))
-    .handle(identity.addAndroidRegId, addAndroidRegIdHandler({ pushTokens }))
-    .handle(identity.removeAndroidRegId, removeAndroidRegIdHandler({ pushTokens, pushBouncerUrl }))
-    .handle(identity.sendTestPushNotification, sendTestPushNotificationHandler({ pushTokens, pushBouncerUrl }))
+    .handle(
+      identity.registerPushDevice,
+      registerPushDeviceHandler({ pushDevices, queueRegistration: push?.queueRegistration }),
+    )
+    .handle(identity.addApnsDeviceToken, addApnsDeviceTokenHandler({ pushTokens, notifier }))
+    .handle(identity.removeApnsDeviceToken, removeApnsDeviceTokenHandler({ pushTokens, notifier }))
+    .handle(identity.addAndroidRegId, addAndroidRegIdHandler({ pushTokens, notifier }))
+    .handle(identity.removeAndroidRegId, removeAndroidRegIdHandler({ pushTokens, notifier }))
+    .handle(identity.sendTestPushNotification, sendTestPushNotificationHandler({ pushTokens, notifier }))
+    .handle(identity.sendE2eeTestPushNotification, sendE2eeTestPushNotificationHandler({ pushDevices, notifier }))
     .handle(identity.avatarFiles.putChunk, fileChunks.put)
     .handle(identity.avatarFiles.readChunk, fileChunks.read)
     .handle(identity.setAvatar, setAvatarHandler({ users, events, bus, files, avatarFiles }))
@@ -317,7 +337,7 @@ export async function buildIdentity({
     );
   return {
     stop: async () => {
-      await Promise.all([profileValueDrops.stop(), channels.stop(), subscriptions.stop()]);
+      await Promise.all([profileValueDrops.stop(), channels.stop(), subscriptions.stop(), push?.stop()]);
       groupLists.stop();
       realmEmoji.stop();
       viewLists.stop();

@@ -33,8 +33,8 @@ import { listLegacyFiltersHandler, listLinkifiersHandler } from "./handlers/list
 import { listProfileFieldsHandler } from "./handlers/list-profile-fields";
 import { reorderChannelFoldersHandler } from "./handlers/reorder-channel-folders";
 import { reorderLinkifiersHandler } from "./handlers/reorder-linkifiers";
-import { resolveRealmHandler } from "./handlers/resolve-realm";
 import { getRealmMailContextHandler } from "./handlers/get-realm-mail-context";
+import { listRealmsHandler, realmByIdHandler, resolveRealmHandler } from "./handlers/resolve-realm";
 import { updateChannelFolderHandler } from "./handlers/update-channel-folder";
 import { updateLinkifierHandler } from "./handlers/update-linkifier";
 import { reorderProfileFieldsHandler } from "./handlers/reorder-profile-fields";
@@ -96,6 +96,8 @@ export async function buildRealmConfig({
   server
     .handle(realmConfig.resolveRealm, resolveRealmHandler({ realms, hosts }))
     .handle(realmConfig.getRealmMailContext, getRealmMailContextHandler({ realms, hosts }))
+    .handle(realmConfig.realmById, realmByIdHandler({ realms, hosts }))
+    .handle(realmConfig.listRealms, listRealmsHandler({ realms, hosts }))
     .handle(realmConfig.createRealm, createRealmHandler({ realms, hosts }))
     .handle(realmConfig.getServerSettings, getServerSettingsHandler({ realms }))
     .handle(realmConfig.getRealmSettings, getRealmSettingsHandler({ realms }))

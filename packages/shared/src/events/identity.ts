@@ -272,3 +272,23 @@ export const onboardingSteps = defineEvent(
     z.strictObject({ type: z.literal("onboarding_steps"), onboarding_steps: z.array(onboardingStepSchema) }),
   ),
 );
+
+/**
+ * push_device: an E2EE registration's status changed as the push notification
+ * service answered it (Zulip's handle_register_push_device_to_bouncer), to its user.
+ */
+export const pushDevice = defineEvent(
+  "identity",
+  "push_device",
+  clientEventPayload(
+    z.union([
+      z.strictObject({ type: z.literal("push_device"), push_account_id: z.string(), status: z.literal("active") }),
+      z.strictObject({
+        type: z.literal("push_device"),
+        push_account_id: z.string(),
+        status: z.literal("failed"),
+        error_code: z.string(),
+      }),
+    ]),
+  ),
+);

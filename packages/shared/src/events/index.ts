@@ -31,6 +31,7 @@ export const PASS_THROUGH_EVENTS = [
   identityEvents.presence,
   identityEvents.invitesChanged,
   identityEvents.onboardingSteps,
+  identityEvents.pushDevice,
   messagingEvents.streamCreated,
   messagingEvents.streamUpdated,
   messagingEvents.streamDeleted,

@@ -97,8 +97,11 @@ const NEWER_FIELDS: Record<string, string[]> = {
   "POST /users/me/subscriptions": ["new_subscription_messages_sent"],
 };
 
-/** Event types newer than the document (channel_folder, FL 389; navigation_view, FL 390; reminders, FL 399; device, FL 468): left out of GET /events replies here, asserted likewise. */
-const NEWER_EVENT_TYPES = ["channel_folder", "navigation_view", "reminders", "device"];
+/**
+ * Event types newer than the document (channel_folder, FL 389; navigation_view, FL 390; reminders,
+ * FL 399; push_device, FL 406; device, FL 468): left out of GET /events replies here, asserted likewise.
+ */
+const NEWER_EVENT_TYPES = ["channel_folder", "navigation_view", "reminders", "push_device", "device"];
 
 /**
  * Event fields Zulip sends that the document leaves out: `local_message_id`, in

@@ -1,4 +1,4 @@
-import { requireUser, type Handler, type identity } from "@teamchat/shared";
+import { requireUser, type Handler, type identity, type notifications } from "@teamchat/shared";
 import { checkPushRegistration, pushServiceNotConfigured } from "../push-devices/push-rules";
 import { requireHuman } from "../users/access";
 import type { PushDeviceRepository } from "../push-devices/push-device.repository";
@@ -6,24 +6,34 @@ import type { PushDeviceRepository } from "../push-devices/push-device.repositor
 /**
  * POST /mobile_push/register (Zulip's register_push_device at FL 406):
  * refused without a push notification service; otherwise the registration is
- * stored, replacing the one of the same push_account_id.
+ * stored, replacing the one of the same push_account_id, pending, and queued
+ * for the bouncer (Zulip's register_push_device_to_bouncer queue item), which
+ * makes it active or failed.
  */
 export const registerPushDeviceHandler =
   ({
     pushDevices,
-    pushBouncerUrl,
+    queueRegistration,
   }: {
     pushDevices: PushDeviceRepository;
-    pushBouncerUrl: string | undefined;
+    /** undefined: push is not configured */
+    queueRegistration: ((notice: notifications.PushRegistrationNotice) => Promise<void>) | undefined;
   }): Handler<typeof identity.registerPushDevice> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     requireHuman(actor);
-    if (pushBouncerUrl === undefined) throw pushServiceNotConfigured();
+    if (queueRegistration === undefined) throw pushServiceNotConfigured();
     checkPushRegistration(p);
     await pushDevices.register(realm.id, actor.userId, p.push_account_id, {
       tokenKind: p.token_kind,
       pushPublicKey: p.push_public_key,
+      bouncerPublicKey: p.bouncer_public_key,
+      encryptedPushRegistration: p.encrypted_push_registration,
+    });
+    await queueRegistration({
+      realmId: realm.id,
+      userId: actor.userId,
+      pushAccountId: p.push_account_id,
       bouncerPublicKey: p.bouncer_public_key,
       encryptedPushRegistration: p.encrypted_push_registration,
     });

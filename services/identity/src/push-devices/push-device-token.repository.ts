@@ -27,4 +27,9 @@ export class PushDeviceTokenRepository extends TenantRepository<PushDeviceTokenD
   async remove(realmId: number, userId: number, kind: Kind, token: string): Promise<boolean> {
     return (await this.deleteMany(realmId, { userId, token, kind })) > 0;
   }
+
+  /** Drops the tokens the bouncer no longer has (its deleted_devices, Zulip's send_notifications_to_bouncer). */
+  async forget(realmId: number, userId: number, kind: Kind, tokens: string[]): Promise<void> {
+    if (tokens.length > 0) await this.deleteMany(realmId, { userId, kind, token: { $in: tokens } });
+  }
 }

@@ -17,6 +17,10 @@ export interface PushDeviceDoc {
   bouncerPublicKey: string;
   /** the token, its kind and a timestamp, encrypted for the bouncer (base64) */
   encryptedPushRegistration: string;
+  /** the bouncer's id of the device once it accepted the registration (Zulip's bouncer_device_id); null: pending */
+  bouncerDeviceId: number | null;
+  /** why the bouncer refused the registration (Zulip's PushDevice.error_code); null unless it did */
+  errorCode: string | null;
   updatedAt: Date;
 }
 
@@ -29,6 +33,8 @@ export const pushDeviceSchema = new Schema<PushDeviceDoc>(
     pushPublicKey: { type: String, required: true },
     bouncerPublicKey: { type: String, required: true },
     encryptedPushRegistration: { type: String, required: true },
+    bouncerDeviceId: { type: Number, default: null },
+    errorCode: { type: String, default: null },
     updatedAt: { type: Date, required: true },
   },
   { collection: "pushdevices", versionKey: false },

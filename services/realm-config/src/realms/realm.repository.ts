@@ -36,6 +36,11 @@ export class RealmRecordRepository {
     await this.#model.syncIndexes();
   }
 
+  /** Every organization, by id (few per server: the push notification service is told of each). */
+  all(): Promise<RealmDoc[]> {
+    return this.#model.find({}).sort({ realmId: 1 }).lean<RealmDoc[]>().exec();
+  }
+
   async bySubdomain(subdomain: string): Promise<RealmDoc | null> {
     const known = this.#idBySubdomain.get(subdomain);
     if (known !== undefined) return this.byId(known);

@@ -79,3 +79,15 @@ export const sendTestPushNotification = defineContract({
   params: z.object({ token: z.string().optional() }),
   reply: emptyReply,
 });
+
+/**
+ * POST /mobile_push/e2ee/test_notification (FL 420): an end-to-end encrypted
+ * test notification to the caller's device of this push_account_id, or all of
+ * their devices the push notification service knows.
+ */
+export const sendE2eeTestPushNotification = defineContract({
+  subject: "identity.push_devices.e2ee_test_notification",
+  http: { method: "POST", path: "/mobile_push/e2ee/test_notification", auth: "user" },
+  params: z.object({ push_account_id: int.optional() }),
+  reply: emptyReply,
+});

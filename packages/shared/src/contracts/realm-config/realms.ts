@@ -12,6 +12,22 @@ export const resolveRealm = defineContract({
   reply: realmRefSchema.strict(),
 });
 
+/** Internal: an organization by its id, for work done outside a request (push notifications name it). */
+export const realmById = defineContract({
+  subject: "realm-config.realms.by_id",
+  params: z.object({ realm_id: int }),
+  reply: realmRefSchema.strict(),
+});
+
+/** Internal: every organization, with what the push notification service is told of each (Zulip's get_realms_info_for_push_bouncer). */
+export const listRealms = defineContract({
+  subject: "realm-config.realms.list",
+  params: z.object({}),
+  reply: z.strictObject({
+    realms: z.array(z.strictObject({ realm: realmRefSchema.strict(), date_created: z.number(), org_type: int })),
+  }),
+});
+
 /** Internal (management CLI): create an organization. */
 export const createRealm = defineContract({
   subject: "realm-config.realms.create",

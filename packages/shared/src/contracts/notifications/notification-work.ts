@@ -1,0 +1,45 @@
+import { RetentionPolicy, StorageType, type StreamConfig } from "@nats-io/jetstream";
+import { z } from "zod";
+
+/**
+ * The work queue of notifications to send (missed-message mail, mobile push),
+ * as Zulip's missedmessage_emails and missedmessage_mobile_notifications
+ * queues: an item stays until the one consumer of its subject acknowledges it
+ * (work-queue retention), survives the death of the instance that took it
+ * (redelivered after the ack wait) and is stored once per Nats-Msg-Id within
+ * the duplicate window. Every service that publishes or consumes ensures the
+ * stream with these settings, so whichever starts first makes it.
+ */
+export const NOTIFICATION_WORK_STREAM = "NOTIFICATION_WORK";
+
+/** What waits unsent this long (a consumer that never runs, such as push without a bouncer) is dropped. */
+const NOTIFICATION_WORK_MAX_AGE_SECONDS = 7 * 24 * 3600;
+/** How long a publisher's retry of an item with the same Nats-Msg-Id is recognised as the same item. */
+const NOTIFICATION_WORK_DUPLICATE_WINDOW_SECONDS = 10 * 60;
+
+export const notificationWorkStream = (replicas: number): Partial<StreamConfig> & Pick<StreamConfig, "name"> => ({
+  name: NOTIFICATION_WORK_STREAM,
+  subjects: ["notify.>"],
+  retention: RetentionPolicy.Workqueue,
+  storage: StorageType.File,
+  max_age: NOTIFICATION_WORK_MAX_AGE_SECONDS * 1e9,
+  duplicate_window: NOTIFICATION_WORK_DUPLICATE_WINDOW_SECONDS * 1e9,
+  num_replicas: replicas,
+});
+
+/**
+ * An end-to-end encrypted push registration to forward to the push
+ * notification service (Zulip's register_push_device_to_bouncer queue item):
+ * queued by POST /mobile_push/register, retried until the bouncer answers.
+ */
+export const pushRegistrationNotice = z.strictObject({
+  realmId: z.number().int(),
+  userId: z.number().int(),
+  pushAccountId: z.number().int(),
+  bouncerPublicKey: z.string(),
+  encryptedPushRegistration: z.string(),
+});
+export type PushRegistrationNotice = z.infer<typeof pushRegistrationNotice>;
+
+/** The subject of PushRegistrationNotice on NOTIFICATION_WORK (identity consumes it with notify.push). */
+export const PUSH_REGISTRATION_SUBJECT = "notify.push-registration";

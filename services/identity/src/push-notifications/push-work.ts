@@ -1,0 +1,135 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
+import type { Logger } from "pino";
+import type { z } from "zod";
+import { configureThroughElection, ensureStream, notifications } from "@teamchat/shared";
+import { BouncerConfigurationError } from "./bouncer";
+import type { PushMetrics, PushWorkOutcome } from "./push-metrics";
+import type { PushNotifier } from "./push-notifier";
+
+/** identity's durable consumers of the notification work queue: one per subject (nats-server 2.9 filters on one). */
+const consumerName = (kind: WorkKind<z.ZodType>["kind"]) => `identity-push-${kind}`;
+
+/** A delivery not acknowledged within this (its instance died) goes to another instance. */
+export const PUSH_WORK_ACK_WAIT_MS = 60_000;
+/** Tries of one item before it is dropped: with the backoff below, about an hour of bouncer outage. */
+const MAX_DELIVERIES = 20;
+/** The wait before the next try doubles from this, up to the cap. */
+const FIRST_RETRY_MS = 1000;
+const MAX_RETRY_MS = 5 * 60_000;
+/** Items handled at once per instance. */
+const PULL_BATCH = 64;
+
+/** The wait after the n-th failed try (1-based): exponential backoff, as Zulip's queue workers retry a failing bouncer. */
+export const retryDelayMs = (failedTries: number): number =>
+  Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.max(0, failedTries - 1));
+
+interface WorkKind<S extends z.ZodType> {
+  kind: "message" | "remove" | "registration";
+  schema: S;
+  handle(notifier: PushNotifier, item: z.infer<S>): Promise<void>;
+}
+
+const work = <S extends z.ZodType>(w: WorkKind<S>) => w as unknown as WorkKind<z.ZodType>;
+
+const WORK_BY_SUBJECT: ReadonlyMap<string, WorkKind<z.ZodType>> = new Map([
+  [
+    notifications.notificationWorkSubjects.push,
+    work({ kind: "message", schema: notifications.missedMessageNotice, handle: (n, item) => n.notify(item) }),
+  ],
+  [
+    notifications.notificationWorkSubjects.pushRemoval,
+    work({ kind: "remove", schema: notifications.pushRemovalNotice, handle: (n, item) => n.remove(item) }),
+  ],
+  [
+    notifications.PUSH_REGISTRATION_SUBJECT,
+    work({ kind: "registration", schema: notifications.pushRegistrationNotice, handle: (n, item) => n.register(item) }),
+  ],
+]);
+
+/**
+ * Consumes the push work of the NOTIFICATION_WORK stream (Zulip's
+ * missedmessage_mobile_notifications queue): each item is acknowledged once
+ * sent, tried again with a growing wait while the bouncer fails (by any
+ * instance; the notifier skips what a try already sent), dropped after
+ * MAX_DELIVERIES or when the bouncer refuses this server.
+ */
+export async function consumePushWork(
+  nc: NatsConnection,
+  notifier: PushNotifier,
+  metrics: PushMetrics,
+  replicas: number,
+  log: Logger,
+): Promise<{ stop(): Promise<void> }> {
+  const jsm = await jetstreamManager(nc);
+  await ensureStream(jsm, notifications.notificationWorkStream(replicas));
+  for (const [subject, w] of WORK_BY_SUBJECT) {
+    await configureThroughElection(() =>
+      jsm.consumers.add(notifications.NOTIFICATION_WORK_STREAM, {
+        durable_name: consumerName(w.kind),
+        filter_subject: subject,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        ack_wait: PUSH_WORK_ACK_WAIT_MS * 1e6,
+        max_deliver: MAX_DELIVERIES,
+        max_ack_pending: 1000,
+      }),
+    );
+  }
+  const pending = new Set<Promise<void>>();
+  const handle = (m: JsMsg) => {
+    const w = WORK_BY_SUBJECT.get(m.subject);
+    if (!w) return m.term();
+    const count = (outcome: PushWorkOutcome) => metrics.workItems.inc({ kind: w.kind, outcome });
+    const parsed = w.schema.safeParse(m.json());
+    if (!parsed.success) {
+      log.error({ subject: m.subject, issues: parsed.error.issues }, "malformed push work item dropped");
+      count("dropped");
+      return m.term();
+    }
+    const done = w.handle(notifier, parsed.data).then(
+      () => {
+        m.ack();
+        count("ok");
+      },
+      async (err: unknown) => {
+        const tries = m.info.deliveryCount;
+        if (err instanceof BouncerConfigurationError && err.code === "MISSING_REMOTE_REALM" && tries < MAX_DELIVERIES) {
+          // an organization made since the last upload: told to the bouncer, then tried again
+          await notifier.uploadRealms().catch((e: unknown) => log.warn({ err: e }, "organizations not uploaded"));
+          count("retry");
+          m.nak(retryDelayMs(tries));
+        } else if (err instanceof BouncerConfigurationError) {
+          log.error({ err, subject: m.subject }, "push notification service refused this server: item dropped");
+          count("failed");
+          m.term();
+        } else if (tries >= MAX_DELIVERIES) {
+          log.error({ err, subject: m.subject, tries }, "push work item dropped after its last try");
+          count("dropped");
+          m.term();
+        } else {
+          log.warn({ err, subject: m.subject, tries }, "push work item failed: tried again later");
+          count("retry");
+          m.nak(retryDelayMs(tries));
+        }
+      },
+    );
+    pending.add(done);
+    void done.finally(() => pending.delete(done));
+  };
+  const js = jetstream(nc);
+  const consumers = await Promise.all(
+    [...WORK_BY_SUBJECT.values()].map(async (w) =>
+      (await js.consumers.get(notifications.NOTIFICATION_WORK_STREAM, consumerName(w.kind))).consume({
+        max_messages: PULL_BATCH,
+        callback: handle,
+      }),
+    ),
+  );
+  return {
+    stop: async () => {
+      await Promise.all(consumers.map((c) => c.close()));
+      await Promise.allSettled([...pending]);
+    },
+  };
+}
