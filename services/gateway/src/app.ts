@@ -378,34 +378,35 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     );
   });
 
-  // custom emoji images, served to anyone as Zulip serves /user_avatars/; an emoji's file never changes
-  app.get("/user_avatars/:realmId/emoji/images/:fileName", async (req, reply) => {
-    const { realmId, fileName } = req.params as { realmId: string; fileName: string };
-    const realm = await realms.resolve(req.headers.host ?? "", req.id);
-    const ctx = { realm, actor: null, requestId: req.id };
-    return serveFile(
-      reply,
-      ctx,
-      () => bus.request(realmConfig.openEmojiImage, { realm_id: realmId, file_name: fileName }, ctx),
-      realmConfig.emojiFiles.readChunk,
-      () => ({ "cache-control": "public, max-age=31536000, immutable" }),
-    );
-  });
-
-  // uploaded avatars' images (Zulip's /user_avatars/ of its local upload backend): to anyone; a new
-  // avatar is a new name, so a name's file never changes
-  app.get("/user_avatars/:realmId/:fileName", async (req, reply) => {
-    const { realmId, fileName } = req.params as { realmId: string; fileName: string };
-    const realm = await realms.resolve(req.headers.host ?? "", req.id);
-    const ctx = { realm, actor: null, requestId: req.id };
-    return serveFile(
-      reply,
-      ctx,
-      () => bus.request(identity.openAvatar, { realm_id: realmId, file_name: fileName }, ctx),
-      identity.avatarFiles.readChunk,
-      () => ({ "cache-control": "public, max-age=31536000, immutable" }),
-    );
-  });
+  /**
+   * Files served to anyone under /user_avatars/, as Zulip's local upload backend serves them: a
+   * file's name changes with its content, so a name's file never changes.
+   */
+  const servePublicFile = (
+    path: string,
+    open: typeof realmConfig.openEmojiImage | typeof identity.openAvatar,
+    readChunk: typeof realmConfig.emojiFiles.readChunk,
+  ) =>
+    app.get(path, async (req, reply) => {
+      const { realmId, fileName } = req.params as { realmId: string; fileName: string };
+      const realm = await realms.resolve(req.headers.host ?? "", req.id);
+      const ctx = { realm, actor: null, requestId: req.id };
+      return serveFile(
+        reply,
+        ctx,
+        () => bus.request(open, { realm_id: realmId, file_name: fileName }, ctx),
+        readChunk,
+        () => ({ "cache-control": "public, max-age=31536000, immutable" }),
+      );
+    });
+  // custom emoji images
+  servePublicFile(
+    "/user_avatars/:realmId/emoji/images/:fileName",
+    realmConfig.openEmojiImage,
+    realmConfig.emojiFiles.readChunk,
+  );
+  // uploaded avatars' images
+  servePublicFile("/user_avatars/:realmId/:fileName", identity.openAvatar, identity.avatarFiles.readChunk);
 
   /**
    * Zulip's avatar view (GET /avatar/{email_or_id}, and /medium): a redirect to
