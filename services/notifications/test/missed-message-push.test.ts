@@ -4,25 +4,30 @@
  * away, and while online with enable_online_push_notifications; not without
  * it; reading the message elsewhere or deleting it queues its removal
  * (notify.push-removal). Seen through notifications' record of what was
- * pushed (Zulip's active_mobile_push_notification) and the metrics, whoever
- * consumes the push subjects.
+ * pushed (Zulip's active_mobile_push_notification), the metrics, and what a
+ * local push notification service receives from identity for a device
+ * registered with a token.
  */
 import { mongo } from "mongoose";
 import { identity, messaging, notifications } from "@teamchat/shared";
 import type { TestUser } from "../../../test/support/organization";
+import { startTestBouncer, type TestBouncer } from "../../../test/support/push-bouncer";
 import { startSystem, type TestSystem } from "../../../test/support/system";
 
+let bouncer: TestBouncer;
 let sys: TestSystem;
 let sender: TestUser;
 let db: mongo.MongoClient;
 beforeAll(async () => {
-  sys = await startSystem({ env: { PUSH_NOTIFICATION_BOUNCER_URL: "http://127.0.0.1:9/", METRICS_PORT: "0" } });
+  bouncer = await startTestBouncer();
+  sys = await startSystem({ env: { ...bouncer.env, METRICS_PORT: "0" } });
   sender = await sys.makeUser("Sender");
   db = await mongo.MongoClient.connect(process.env.TEST_MONGO_URL!);
 }, 120_000);
 afterAll(async () => {
   await db?.close();
   await sys?.stop();
+  await bouncer?.close();
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -65,6 +70,7 @@ describe("push notices", () => {
       await sys.call(notifications.registerQueue, { event_types: ["message"] }, u);
       await sys.call(identity.updatePresence, { status: "active" }, u);
     }
+    await sys.call(identity.addAndroidRegId, { token: "fcm-token-of-away" }, away);
     const toAway = await dm(away, "hello away");
     const toOnline = await dm(online, "hello online");
     await dm(onlineNoPush, "hello quiet");
@@ -83,6 +89,12 @@ describe("push notices", () => {
     await sleep(500);
     expect(await pushed(onlineNoPush)).toEqual([]);
     expect(await published("push")).toBeGreaterThanOrEqual(2);
+    // the away user's device gets it through the push notification service
+    const [notice] = await bouncer.waitFor("push/notify");
+    expect(notice).toMatchObject({
+      user_id: away.userId,
+      gcm_payload: { event: "message", zulip_message_id: toAway, content: "hello away" },
+    });
 
     const removalsBefore = await published("pushRemoval");
     await sys.call(messaging.updateMessageFlags, { messages: [toAway], op: "add", flag: "read" }, away);
@@ -93,6 +105,11 @@ describe("push notices", () => {
       ),
     ).toEqual([]);
     expect(await published("pushRemoval")).toBe(removalsBefore + 1);
+    const [, removal] = await bouncer.waitFor("push/notify", 2);
+    expect(removal).toMatchObject({
+      user_id: away.userId,
+      gcm_payload: { event: "remove", zulip_message_ids: String(toAway) },
+    });
   });
 
   it("withdrawn when the message is deleted", async () => {
