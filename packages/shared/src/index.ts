@@ -40,6 +40,7 @@ export {
   groupSettingValueUpdateSchema,
   type GroupSettingValue,
   type GroupSettingValueUpdate,
+  type ExportRow,
 } from "./contracts/common";
 export * from "./user-groups";
 export * from "./markdown";

@@ -89,6 +89,7 @@ import {
 } from "./handlers/push-device-tokens";
 import { registerPushDeviceHandler } from "./handlers/register-push-device";
 import { sendTestPushNotificationHandler } from "./handlers/send-test-push-notification";
+import { exportUserGroupsHandler, exportUsersHandler, getExportConsentsHandler } from "./handlers/realm-export";
 import { OnboardingStepRepository } from "./onboarding-steps/onboarding-step.repository";
 import { onboardingStepsState, type OnboardingStepLists } from "./onboarding-steps/onboarding-steps";
 import { PushDeviceRepository } from "./push-devices/push-device.repository";
@@ -187,6 +188,9 @@ export async function buildIdentity({
     .handle(identity.getNotificationBot, getNotificationBotHandler({ users }))
     .handle(identity.createUser, createUserHandler({ users, events, userDefaults, passwordHashCost }))
     .handle(identity.getUsers, getUsersHandler({ users }))
+    .handle(identity.getExportConsents, getExportConsentsHandler({ users }))
+    .handle(identity.exportUsers, exportUsersHandler({ users }))
+    .handle(identity.exportUserGroups, exportUserGroupsHandler({ groups }))
     .handle(identity.getUser, getUserHandler({ users }))
     .handle(identity.getUserByEmail, getUserByEmailHandler({ users }))
     .handle(identity.updateUser, updateUserHandler({ users, events, bus }))

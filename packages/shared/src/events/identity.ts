@@ -251,3 +251,10 @@ export const onboardingSteps = defineEvent(
     z.strictObject({ type: z.literal("onboarding_steps"), onboarding_steps: z.array(onboardingStepSchema) }),
   ),
 );
+
+/** A user's allow_private_data_export changed: Zulip's realm_export_consent, to human administrators. */
+export const realmExportConsent = defineEvent(
+  "identity",
+  "realm_export_consent",
+  clientEventPayload(z.strictObject({ type: z.literal("realm_export_consent"), user_id: int, consented: z.boolean() })),
+);

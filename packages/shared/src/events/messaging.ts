@@ -9,6 +9,7 @@ import { savedSnippetSchema } from "../contracts/messaging/saved-snippets";
 import { scheduledMessageSchema } from "../contracts/messaging/scheduled-messages";
 import { subscriptionSchema } from "../contracts/messaging/subscriptions";
 import { attachmentSchema } from "../contracts/messaging/uploads";
+import { realmExportSchema } from "../contracts/messaging/realm-exports";
 import { audienceSchema, clientEventPayload, defineEvent } from "./define";
 
 const int = z.number().int();
@@ -459,4 +460,11 @@ export const attachmentChanged = defineEvent(
       }),
     ]),
   ),
+);
+
+/** The organization's data exports changed (requested, finished, failed, deleted): Zulip's notify_realm_export, to human administrators. */
+export const realmExportChanged = defineEvent(
+  "messaging",
+  "realm_export",
+  clientEventPayload(z.strictObject({ type: z.literal("realm_export"), exports: z.array(realmExportSchema) })),
 );

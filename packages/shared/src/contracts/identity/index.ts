@@ -10,3 +10,4 @@ export * from "./navigation-views";
 export * from "./presence";
 export * from "./push-devices";
 export * from "./onboarding-steps";
+export * from "./realm-export";

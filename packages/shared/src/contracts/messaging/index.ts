@@ -14,3 +14,4 @@ export * from "./drafts";
 export * from "./saved-snippets";
 export * from "./scheduled-messages";
 export * from "./uploads";
+export * from "./realm-exports";

@@ -5,3 +5,4 @@ export * from "./realms";
 export * from "./server-settings";
 export * from "./register";
 export * from "./emoji";
+export * from "./realm-export";
