@@ -7,6 +7,7 @@ import { gunzipSync } from "node:zlib";
 import { extract } from "tar-stream";
 import { identity, messaging, realmConfig } from "@teamchat/shared";
 import { download } from "./download";
+import type { Credentials } from "@teamchat/shared/src/testing/api";
 import type { TestOrganization, TestUser } from "./organization";
 
 /** A tarball's files by path, inside its top directory (`realm.json`, `uploads/records.json`...). */
@@ -28,13 +29,17 @@ export async function readTarball(gz: Buffer): Promise<Map<string, Buffer>> {
 export const jsonOf = <T = Record<string, unknown[]>>(files: Map<string, Buffer>, name: string): T =>
   JSON.parse(files.get(name)!.toString()) as T;
 
-/** Requests an export as `admin`, waits until it is no longer pending and returns it with its tarball's files. */
+/**
+ * Requests an export as `admin` (or follows the one requested as `requested`),
+ * waits until it is no longer pending and returns it with its tarball's files.
+ */
 export async function exportThroughApi(
   org: TestOrganization,
-  admin: TestUser,
+  admin: Credentials,
   exportType: 1 | 2 = 1,
+  requested?: number,
 ): Promise<{ id: number; exportUrl: string; files: Map<string, Buffer> }> {
-  const { id } = await org.call(messaging.exportRealm, { export_type: exportType }, admin);
+  const id = requested ?? (await org.call(messaging.exportRealm, { export_type: exportType }, admin)).id;
   const deadline = Date.now() + 60_000;
   for (;;) {
     const { exports } = await org.call(messaging.getRealmExports, {}, admin);

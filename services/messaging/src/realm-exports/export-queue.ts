@@ -29,11 +29,16 @@ export interface ExportJob {
  * JetStream work-queue stream holds each requested export until an instance
  * acknowledges it done. An instance takes one job at a time and says every
  * third of `claimSeconds` that it still works on it; when it dies, the job is
- * delivered again after `claimSeconds` to whichever instance asks next.
+ * delivered again after `claimSeconds` to whichever instance asks next. An
+ * instance that stops, or loses its connection, aborts its job (the signal
+ * `run` gets) and hands it back at once where it still can.
  */
+export type ExportJobRunner = (job: ExportJob, signal: AbortSignal) => Promise<void>;
+
 export class ExportQueue {
   private stopped = false;
   private loop?: Promise<void>;
+  private readonly stopping = new AbortController();
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -69,17 +74,19 @@ export class ExportQueue {
   }
 
   /** Takes jobs one at a time until stopped; `run` resolving acknowledges the job, throwing leaves it to be retried. */
-  start(run: (job: ExportJob, delivery: number) => Promise<void>): void {
+  start(run: ExportJobRunner): void {
+    void this.nc.closed().then(() => this.stopping.abort());
     this.loop = this.work(run);
   }
 
-  /** Stops taking jobs; one under way finishes first. */
+  /** Stops taking jobs; one under way is aborted and handed back. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     await this.loop;
   }
 
-  private async work(run: (job: ExportJob, delivery: number) => Promise<void>): Promise<void> {
+  private async work(run: ExportJobRunner): Promise<void> {
     const consumer = await jetstream(this.nc).consumers.get(STREAM, WORKERS);
     while (!this.stopped && !this.nc.isClosed()) {
       try {
@@ -93,14 +100,19 @@ export class ExportQueue {
     }
   }
 
-  private async handle(msg: JsMsg, run: (job: ExportJob, delivery: number) => Promise<void>): Promise<void> {
+  private async handle(msg: JsMsg, run: ExportJobRunner): Promise<void> {
     const keepClaim = setInterval(() => msg.working(), (this.claimSeconds * 1000) / 3);
     try {
-      await run(msg.json<ExportJob>(), msg.info.deliveryCount);
+      await run(msg.json<ExportJob>(), this.stopping.signal);
       msg.ack();
     } catch (err) {
-      // the job stays unacknowledged: another instance (or this one) takes it again after the claim lapses
-      this.log.error({ err, subject: msg.subject }, "realm export attempt failed; it will be retried");
+      if (this.stopping.signal.aborted) {
+        this.log.info({ delivery: msg.info.deliveryCount }, "realm export handed back as this instance stops");
+        if (!this.nc.isClosed()) msg.nak();
+        return;
+      }
+      // unexpected (the database out of reach): tried again, here or elsewhere, after a claim's time
+      this.log.error({ err, delivery: msg.info.deliveryCount }, "realm export attempt failed; it will be retried");
       msg.nak(this.claimSeconds * 1000);
     } finally {
       clearInterval(keepClaim);

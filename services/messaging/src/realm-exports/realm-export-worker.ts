@@ -23,8 +23,8 @@ export function startRealmExportWorker(
   },
   log: Logger,
 ): void {
-  deps.queue.start(async ({ realmId, exportId }) => {
-    const row = await deps.exporter.run(exportId, realmId);
+  deps.queue.start(async ({ realmId, exportId }, signal) => {
+    const row = await deps.exporter.run(exportId, realmId, signal);
     if (!row) return;
     const requestId = `realm-export-${realmId}-${exportId}-${randomUUID()}`;
     const ctx = {

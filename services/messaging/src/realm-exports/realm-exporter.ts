@@ -61,8 +61,12 @@ export class RealmExporter {
     private readonly log: Logger,
   ) {}
 
-  /** One attempt at an export: null when there is nothing to do (deleted, or already done). */
-  async run(exportId: number, realmId: number): Promise<RealmExportDoc | null> {
+  /**
+   * One attempt at an export: null when there is nothing to do (deleted, or
+   * already done). An abort (the instance stops) throws and leaves the export
+   * started, for the next attempt; any other failure marks it failed, as Zulip does.
+   */
+  async run(exportId: number, realmId: number, signal: AbortSignal): Promise<RealmExportDoc | null> {
     const fileId = newFileId();
     const previous = await this.deps.exports.byId(realmId, exportId);
     const started = await this.deps.exports.start(realmId, exportId, fileId);
@@ -72,14 +76,16 @@ export class RealmExporter {
     const ctx = this.contextFor(started);
     ctx.log.info({ exportId, attempt: started.attempts }, "realm export started");
     const scratch = await mkdtemp(join(tmpdir(), "realm-export-"));
+    const tarball = new TarballWriter(this.deps.files, realmId, fileId);
     try {
-      const tarball = new TarballWriter(this.deps.files, realmId, fileId);
-      const stats = await this.writeTarball(started, ctx, tarball, scratch);
+      const stats = await this.writeTarball(started, ctx, tarball, scratch, signal);
       await tarball.finish();
       const done = await this.deps.exports.succeed(realmId, exportId, fileId, exportPathId(realmId), tarball.size);
       ctx.log.info({ exportId, size: tarball.size, ...stats }, "realm export done");
       return done;
     } catch (err) {
+      tarball.discard();
+      if (signal.aborted) throw err;
       ctx.log.error({ err, exportId }, "realm export failed");
       await this.deps.files.remove(realmId, [fileId]);
       return this.deps.exports.fail(realmId, exportId, fileId);
@@ -99,7 +105,13 @@ export class RealmExporter {
     };
   }
 
-  private async writeTarball(e: RealmExportDoc, ctx: HandlerContext, tarball: TarballWriter, scratch: string) {
+  private async writeTarball(
+    e: RealmExportDoc,
+    ctx: HandlerContext,
+    tarball: TarballWriter,
+    scratch: string,
+    signal: AbortSignal,
+  ) {
     const { bus, tables } = this.deps;
     const realmId = e.realmId;
     const dir = `zulip-export-${realmId}`;
@@ -150,6 +162,7 @@ export class RealmExporter {
     let fileNumber = 0;
     let batch: MessageDoc[] = [];
     const writeBatch = async () => {
+      signal.throwIfAborted();
       if (!batch.length) return;
       const rows = await tables.userMessages(realmId, batch);
       const file = {
@@ -217,7 +230,7 @@ export class RealmExporter {
       ),
     );
     for (const a of attachments) {
-      await tarball.addStream(`${dir}/uploads/${a.pathId}`, a.size, this.chunksOf(realmId, a.fileId, a.size));
+      await tarball.addStream(`${dir}/uploads/${a.pathId}`, a.size, this.chunksOf(realmId, a.fileId, a.size, signal));
     }
 
     const realmTables = {
@@ -255,8 +268,9 @@ export class RealmExporter {
     }
   }
 
-  private async *chunksOf(realmId: number, fileId: string, size: number): AsyncGenerator<Buffer> {
+  private async *chunksOf(realmId: number, fileId: string, size: number, signal: AbortSignal): AsyncGenerator<Buffer> {
     for (let n = 0; n < chunkCount(size); n++) {
+      signal.throwIfAborted();
       const chunk = await this.deps.files.readChunk(realmId, fileId, n);
       if (!chunk) throw new Error(`upload ${fileId} has no chunk ${n}`);
       yield chunk;

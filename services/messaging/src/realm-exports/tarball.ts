@@ -67,6 +67,11 @@ export class TarballWriter {
     await finished;
   }
 
+  /** Stops writing (an attempt that failed or was aborted); what was stored is the caller's to remove. */
+  discard(): void {
+    this.tar.destroy();
+  }
+
   /** Ends the tarball; resolves once every chunk is stored. */
   async finish(): Promise<void> {
     this.tar.finalize();
