@@ -38,7 +38,7 @@ export async function exportThroughApi(
   admin: Credentials,
   exportType: 1 | 2 = 1,
   requested?: number,
-): Promise<{ id: number; exportUrl: string; files: Map<string, Buffer> }> {
+): Promise<{ id: number; exportUrl: string; tarball: Buffer; files: Map<string, Buffer> }> {
   const id = requested ?? (await org.call(messaging.exportRealm, { export_type: exportType }, admin)).id;
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -48,7 +48,7 @@ export async function exportThroughApi(
       if (!row.export_url) throw new Error(`export ${id} failed`);
       const got = await download(org, admin, new URL(row.export_url).pathname);
       if (got.status !== 200) throw new Error(`export ${id}: GET ${row.export_url} answered ${got.status}`);
-      return { id, exportUrl: row.export_url, files: await readTarball(got.body) };
+      return { id, exportUrl: row.export_url, tarball: got.body, files: await readTarball(got.body) };
     }
     if (Date.now() > deadline) throw new Error(`export ${id} still pending`);
     await new Promise((r) => setTimeout(r, 200));

@@ -44,3 +44,4 @@ export {
 } from "./contracts/common";
 export * from "./user-groups";
 export * from "./markdown";
+export * from "./export-format";

@@ -90,6 +90,7 @@ import {
 import { registerPushDeviceHandler } from "./handlers/register-push-device";
 import { sendTestPushNotificationHandler } from "./handlers/send-test-push-notification";
 import { exportUserGroupsHandler, exportUsersHandler, getExportConsentsHandler } from "./handlers/realm-export";
+import { importUsersHandler } from "./handlers/import-users";
 import { OnboardingStepRepository } from "./onboarding-steps/onboarding-step.repository";
 import { onboardingStepsState, type OnboardingStepLists } from "./onboarding-steps/onboarding-steps";
 import { PushDeviceRepository } from "./push-devices/push-device.repository";
@@ -191,6 +192,7 @@ export async function buildIdentity({
     .handle(identity.getExportConsents, getExportConsentsHandler({ users }))
     .handle(identity.exportUsers, exportUsersHandler({ users }))
     .handle(identity.exportUserGroups, exportUserGroupsHandler({ groups }))
+    .handle(identity.importUsers, importUsersHandler({ users }))
     .handle(identity.getUser, getUserHandler({ users }))
     .handle(identity.getUserByEmail, getUserByEmailHandler({ users }))
     .handle(identity.updateUser, updateUserHandler({ users, events, bus }))

@@ -118,6 +118,7 @@ import { RealmExporter } from "./realm-exports/realm-exporter";
 import { RealmExportRepository } from "./realm-exports/realm-export.repository";
 import { startRealmExportWorker } from "./realm-exports/realm-export-worker";
 import { deleteRealmExportHandler, exportRealmHandler, getRealmExportsHandler } from "./handlers/realm-exports";
+import { importAttachmentsHandler, importChannelsHandler, importMessagesHandler } from "./handlers/import-realm";
 
 /** Scheduled messages and saved snippets kept for register, over all users; least recently used users go first. */
 const MAX_CACHED_USER_LIST_ITEMS = 100_000;
@@ -488,6 +489,12 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.exportRealm, exportRealmHandler({ exports, users, events, queue: exportQueue, bus }))
     .handle(messaging.getRealmExports, getRealmExportsHandler({ exports }))
     .handle(messaging.deleteRealmExport, deleteRealmExportHandler({ exports, users, events, files }))
+    .handle(messaging.importChannels, importChannelsHandler({ channels, subscriptions }))
+    .handle(
+      messaging.importMessages,
+      importMessagesHandler({ channels, messages, userMessages, conversations, topics }),
+    )
+    .handle(messaging.importAttachments, importAttachmentsHandler({ attachments, messages }))
     .handle(messaging.registerState, registerStateHandler(messaging.registerState, stateProviders));
   delivery.start();
   startRealmExportWorker({ ...posting, queue: exportQueue, exporter, exports }, log);

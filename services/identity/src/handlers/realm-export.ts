@@ -58,7 +58,13 @@ export const exportUsersHandler =
   async ({ after_user_id, limit }, ctx) => {
     const realm = ctx.realm!;
     const page = (await deps.users.all(realm.id)).filter((u) => u.userId > after_user_id).slice(0, limit);
+    const systemBots = after_user_id === 0 ? [await deps.users.notificationBot(realm.id)] : [];
     return {
+      zerver_userprofile_crossrealm: systemBots.map((b) => ({
+        id: b.userId,
+        email: b.deliveryEmail,
+        email_domain: b.deliveryEmail.split("@")[1],
+      })),
       zerver_userprofile: page.map((u) => userProfileRow(realm, u)),
       zerver_customprofilefieldvalue: page.flatMap((u) =>
         Object.entries(u.profileData).map(([field, v]) => ({

@@ -10,6 +10,8 @@ import {
   messaging,
   newFileId,
   realmConfig,
+  RecipientType,
+  flagsMask,
   type BusClient,
   type ExportRow,
   type FileStore,
@@ -19,15 +21,7 @@ import type { MessageDoc } from "../messages/message.schema";
 import type { RealmExportDoc } from "./realm-export.schema";
 import type { RealmExportRepository } from "./realm-export.repository";
 import { TarballWriter } from "./tarball";
-import {
-  RecipientType,
-  attachmentRow,
-  channelRow,
-  flagsMask,
-  messageRow,
-  subscriptionRow,
-  type MessagingTables,
-} from "./messaging-tables";
+import { attachmentRow, channelRow, messageRow, subscriptionRow, type MessagingTables } from "./messaging-tables";
 
 /** Zulip's MESSAGE_BATCH_CHUNK_SIZE: messages per messages-NNNNNN.json file. */
 const MESSAGES_PER_FILE = 1000;
@@ -236,6 +230,7 @@ export class RealmExporter {
     const realmTables = {
       zerver_realm: config.zerver_realm,
       zerver_userprofile: users.zerver_userprofile,
+      zerver_userprofile_crossrealm: users.zerver_userprofile_crossrealm,
       zerver_customprofilefield: config.zerver_customprofilefield,
       zerver_customprofilefieldvalue: users.zerver_customprofilefieldvalue,
       zerver_stream: channels.map((c) => channelRow(realmId, c)),
@@ -256,10 +251,15 @@ export class RealmExporter {
 
   /** Every page of users with their profile values. */
   private async users(ctx: HandlerContext) {
-    const all = { zerver_userprofile: [] as ExportRow[], zerver_customprofilefieldvalue: [] as ExportRow[] };
+    const all = {
+      zerver_userprofile: [] as ExportRow[],
+      zerver_customprofilefieldvalue: [] as ExportRow[],
+      zerver_userprofile_crossrealm: [] as ExportRow[],
+    };
     for (let after = 0; ;) {
       const page = await this.deps.bus.request(identity.exportUsers, { after_user_id: after, limit: USER_PAGE }, ctx);
       all.zerver_userprofile.push(...page.zerver_userprofile);
+      all.zerver_userprofile_crossrealm.push(...page.zerver_userprofile_crossrealm);
       for (const value of page.zerver_customprofilefieldvalue) {
         all.zerver_customprofilefieldvalue.push({ id: all.zerver_customprofilefieldvalue.length + 1, ...value });
       }

@@ -11,3 +11,4 @@ export * from "./presence";
 export * from "./push-devices";
 export * from "./onboarding-steps";
 export * from "./realm-export";
+export * from "./realm-import";

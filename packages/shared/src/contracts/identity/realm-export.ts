@@ -13,7 +13,8 @@ export const getExportConsents = defineContract({
 /**
  * Internal (the realm export): one page of the organization's users, by id,
  * as Zulip's zerver_userprofile rows, with their custom profile field values
- * (zerver_customprofilefieldvalue). Pages keep each reply under NATS' message limit.
+ * (zerver_customprofilefieldvalue); the first page also has the system bots
+ * (zerver_userprofile_crossrealm, as Zulip's are). Pages keep each reply under NATS' message limit.
  */
 export const exportUsers = defineContract({
   subject: "identity.export.users",
@@ -21,6 +22,7 @@ export const exportUsers = defineContract({
   reply: z.strictObject({
     zerver_userprofile: z.array(exportRowSchema),
     zerver_customprofilefieldvalue: z.array(exportRowSchema),
+    zerver_userprofile_crossrealm: z.array(exportRowSchema),
   }),
 });
 

@@ -15,3 +15,4 @@ export * from "./saved-snippets";
 export * from "./scheduled-messages";
 export * from "./uploads";
 export * from "./realm-exports";
+export * from "./realm-import";
