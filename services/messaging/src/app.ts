@@ -213,7 +213,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     deps.config.REALM_EXPORT_CLAIM_SECONDS,
     log,
   );
-  const exporter = new RealmExporter({ bus, tables: new MessagingTables(db), files, exports }, log);
+  const exporter = new RealmExporter({ bus, tables: new MessagingTables(db, ids), files, exports }, log);
   await Promise.all(
     [
       channelRepository,

@@ -90,8 +90,8 @@ export class ExportQueue {
     const consumer = await jetstream(this.nc).consumers.get(STREAM, WORKERS);
     while (!this.stopped && !this.nc.isClosed()) {
       try {
-        const batch = await consumer.fetch({ max_messages: 1, expires: PULL_EXPIRES_MS });
-        for await (const msg of batch) await this.handle(msg, run);
+        const msg = await consumer.next({ expires: PULL_EXPIRES_MS });
+        if (msg) await this.handle(msg, run);
       } catch (err) {
         if (this.stopped || this.nc.isClosed()) return;
         this.log.warn({ err }, "realm export queue: pull failed");

@@ -1,5 +1,5 @@
 import type { Connection } from "mongoose";
-import type { ExportRow } from "@teamchat/shared";
+import type { ExportRow, IdAllocator } from "@teamchat/shared";
 import type { AttachmentDoc } from "../attachments/attachment.schema";
 import type { ChannelDoc } from "../channels/channel.schema";
 import type { ConversationDoc } from "../conversations/conversation.schema";
@@ -23,7 +23,10 @@ const MESSAGE_PAGE = 1000;
  * a page at a time.
  */
 export class MessagingTables {
-  constructor(private readonly conn: Connection) {}
+  constructor(
+    private readonly conn: Connection,
+    private readonly ids: IdAllocator,
+  ) {}
 
   private collection<T extends object>(name: string) {
     return this.conn.collection<T>(name);
@@ -45,30 +48,44 @@ export class MessagingTables {
     return this.collection<AttachmentDoc>("attachments").find({ realmId }).sort({ attachmentId: 1 }).toArray();
   }
 
-  /** Every message of the organization in id order, a page at a time (keyset on the realmId/messageId index). */
+  /**
+   * Every message of the organization in id order, a range of MESSAGE_PAGE ids at a
+   * time on the realmId/messageId index: a sorted, limited query would have the
+   * embedded engine sort every later message of the organization for each page.
+   */
   async *messagePages(realmId: number): AsyncGenerator<MessageDoc[]> {
-    let after = 0;
-    for (;;) {
-      const page = await this.collection<MessageDoc>("messages")
-        .find({ realmId, messageId: { $gt: after } })
-        .sort({ messageId: 1 })
-        .limit(MESSAGE_PAGE)
-        .toArray();
-      if (!page.length) return;
-      yield page;
-      after = page[page.length - 1]!.messageId;
-      if (page.length < MESSAGE_PAGE) return;
+    const messages = this.collection<MessageDoc>("messages");
+    const [first] = await messages.find({ realmId }).sort({ messageId: 1 }).limit(1).toArray();
+    if (!first) return;
+    const last = await this.ids.current("message");
+    for (let from = first.messageId; from <= last; from += MESSAGE_PAGE) {
+      const page = await messages.find({ realmId, messageId: { $gte: from, $lt: from + MESSAGE_PAGE } }).toArray();
+      if (page.length) yield page.sort((a, b) => a.messageId - b.messageId);
     }
   }
 
-  /** The user rows of these messages, each found by its key from the message's receivers (no scan). */
-  userMessages(realmId: number, messages: MessageDoc[]): Promise<UserMessageDoc[]> {
-    const keys = messages.flatMap((m) => m.receivers.map((u) => userMessageId(realmId, u, m.messageId)));
-    return keys.length
-      ? this.collection<UserMessageDoc>("usermessages")
-          .find({ _id: { $in: keys } })
-          .toArray()
-      : Promise.resolve([]);
+  /**
+   * The user rows of these messages: for each receiver, the keys of the batch's
+   * id range (`<realm>:<user>:<message>`, compared as strings, so a range is split
+   * where the ids gain a digit). A range of keys is read on the primary key;
+   * `_id: {$in: keys}` costs the embedded engine far more per key.
+   */
+  async userMessages(realmId: number, messages: MessageDoc[]): Promise<UserMessageDoc[]> {
+    if (!messages.length) return [];
+    const wanted = new Set(messages.flatMap((m) => m.receivers.map((u) => userMessageId(realmId, u, m.messageId))));
+    const ids = messages.map((m) => m.messageId);
+    const ranges = sameLengthRanges(Math.min(...ids), Math.max(...ids));
+    const receivers = [...new Set(messages.flatMap((m) => m.receivers))];
+    const rows: UserMessageDoc[] = [];
+    for (const userId of receivers) {
+      for (const [from, to] of ranges) {
+        const found = await this.collection<UserMessageDoc>("usermessages")
+          .find({ _id: { $gte: userMessageId(realmId, userId, from), $lte: userMessageId(realmId, userId, to) } })
+          .toArray();
+        rows.push(...found.filter((r) => wanted.has(r._id)));
+      }
+    }
+    return rows;
   }
 }
 
@@ -141,3 +158,14 @@ export const attachmentRow = (realmId: number, a: AttachmentDoc): ExportRow => (
   is_realm_public: null,
   is_web_public: null,
 });
+
+/** [from, to] cut where the numbers gain a digit: within each part, string order is numeric order. */
+function sameLengthRanges(from: number, to: number): Array<[number, number]> {
+  const ranges: Array<[number, number]> = [];
+  for (let lo = from; lo <= to;) {
+    const hi = Math.min(to, 10 ** String(lo).length - 1);
+    ranges.push([lo, hi]);
+    lo = hi + 1;
+  }
+  return ranges;
+}
