@@ -65,27 +65,17 @@ export class MessagingTables {
   }
 
   /**
-   * The user rows of these messages: for each receiver, the keys of the batch's
-   * id range (`<realm>:<user>:<message>`, compared as strings, so a range is split
-   * where the ids gain a digit). A range of keys is read on the primary key;
-   * `_id: {$in: keys}` costs the embedded engine far more per key.
+   * The user rows of these messages, each found by its key from the message's
+   * receivers (no scan of the organization's rows; a range of keys per receiver
+   * scans the whole collection on the embedded engine).
    */
-  async userMessages(realmId: number, messages: MessageDoc[]): Promise<UserMessageDoc[]> {
-    if (!messages.length) return [];
-    const wanted = new Set(messages.flatMap((m) => m.receivers.map((u) => userMessageId(realmId, u, m.messageId))));
-    const ids = messages.map((m) => m.messageId);
-    const ranges = sameLengthRanges(Math.min(...ids), Math.max(...ids));
-    const receivers = [...new Set(messages.flatMap((m) => m.receivers))];
-    const rows: UserMessageDoc[] = [];
-    for (const userId of receivers) {
-      for (const [from, to] of ranges) {
-        const found = await this.collection<UserMessageDoc>("usermessages")
-          .find({ _id: { $gte: userMessageId(realmId, userId, from), $lte: userMessageId(realmId, userId, to) } })
-          .toArray();
-        rows.push(...found.filter((r) => wanted.has(r._id)));
-      }
-    }
-    return rows;
+  userMessages(realmId: number, messages: MessageDoc[]): Promise<UserMessageDoc[]> {
+    const keys = messages.flatMap((m) => m.receivers.map((u) => userMessageId(realmId, u, m.messageId)));
+    return keys.length
+      ? this.collection<UserMessageDoc>("usermessages")
+          .find({ _id: { $in: keys } })
+          .toArray()
+      : Promise.resolve([]);
   }
 }
 
@@ -158,14 +148,3 @@ export const attachmentRow = (realmId: number, a: AttachmentDoc): ExportRow => (
   is_realm_public: null,
   is_web_public: null,
 });
-
-/** [from, to] cut where the numbers gain a digit: within each part, string order is numeric order. */
-function sameLengthRanges(from: number, to: number): Array<[number, number]> {
-  const ranges: Array<[number, number]> = [];
-  for (let lo = from; lo <= to;) {
-    const hi = Math.min(to, 10 ** String(lo).length - 1);
-    ranges.push([lo, hi]);
-    lo = hi + 1;
-  }
-  return ranges;
-}
