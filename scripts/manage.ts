@@ -1,6 +1,7 @@
 /**
  * Management CLI (like Zulip's manage.py), talking to a running system over NATS.
  *   npm run manage -- create-realm --name "Acme" --subdomain acme --owner-email boss@acme.test --owner-name "Boss" [--password pw]
+ *   npm run manage -- import-realm PATH --subdomain acme [--name "Acme"]  (a Zulip export: .tar.gz or its directory)
  * NATS_URL selects the system; by default the one `npm start` runs (.data/runtime.json).
  */
 import { connect } from "@nats-io/transport-node";
@@ -10,8 +11,10 @@ import { parseArgs } from "node:util";
 import { REPO_ROOT } from "./lib/infra";
 import { natsServers } from "@teamchat/shared";
 import { createOrganization } from "./lib/organization";
+import { importRealm } from "./lib/realm-import";
 
-const USAGE = `usage: npm run manage -- create-realm --name NAME --owner-email EMAIL --owner-name NAME [--subdomain SUB] [--password PW]`;
+const USAGE = `usage: npm run manage -- create-realm --name NAME --owner-email EMAIL --owner-name NAME [--subdomain SUB] [--password PW]
+       npm run manage -- import-realm PATH --subdomain SUB [--name NAME]`;
 
 function natsUrl(): string {
   if (process.env.NATS_URL) return process.env.NATS_URL;
@@ -31,6 +34,27 @@ async function main() {
       password: { type: "string" },
     },
   });
+  if (positionals[0] === "import-realm") {
+    if (!positionals[1] || !values.subdomain) throw new Error(USAGE);
+    const nc = await connect({ servers: natsServers(natsUrl()), name: "manage" });
+    try {
+      const { owner, counts } = await importRealm(
+        nc,
+        { path: positionals[1], subdomain: values.subdomain, name: values.name },
+        (line) => process.stdout.write(`${line}\n`),
+      );
+      process.stdout.write(
+        `Imported ${Object.entries(counts)
+          .map(([what, n]) => `${n} ${what}`)
+          .join(", ")}\n` +
+          `Owner ${owner.email} (user id ${owner.userId}); imported users have no password until they reset it\n` +
+          `API key: ${owner.apiKey}\n`,
+      );
+    } finally {
+      await nc.close();
+    }
+    return;
+  }
   if (positionals[0] !== "create-realm" || !values.name || !values["owner-email"] || !values["owner-name"]) {
     throw new Error(USAGE);
   }

@@ -1209,6 +1209,31 @@ export const SWEEP: SweepEntry[] = [
     identity.updateRealmUserSettingsDefaults,
     attempt("the defaults", () => ({ enter_sends: true }), adminsOnly(MUST_BE_ADMIN, "skip")),
   ),
+  // Zulip's realm export views are require_realm_admin; an export of the organization is its administrators' alone
+  entry(
+    "organization",
+    messaging.exportRealm,
+    attempt("an export of the organization", () => ({ export_type: 2 }), adminsOnly(MUST_BE_ADMIN, "skip")),
+  ),
+  entry(
+    "organization",
+    messaging.getRealmExports,
+    attempt("the organization's exports", () => ({}), adminsOnly(MUST_BE_ADMIN, "allowed", "allowed")),
+  ),
+  entry(
+    "organization",
+    messaging.deleteRealmExport,
+    attempt(
+      "an export of no organization",
+      () => ({ export_id: 999_999 }),
+      adminsOnly(MUST_BE_ADMIN, badRequestError("Invalid data export ID"), badRequestError("Invalid data export ID")),
+    ),
+  ),
+  entry(
+    "organization",
+    identity.getExportConsents,
+    attempt("the members' consents", () => ({}), adminsOnly(MUST_BE_ADMIN, "allowed", "allowed")),
+  ),
   entry(
     "organization",
     realmConfig.listChannelFolders,

@@ -73,6 +73,11 @@ export const envSchema = z.object({
    */
   DELETE_TOPIC_TIME_BUDGET_SECONDS: z.coerce.number().min(0).default(50),
   /**
+   * A realm export whose instance says nothing for this long (it died) is
+   * given to another instance, which runs it again from the start.
+   */
+  REALM_EXPORT_CLAIM_SECONDS: z.coerce.number().positive().default(60),
+  /**
    * Domain events wait in a JetStream stream until notifications has applied
    * them; these bound what piles up while no notifications instance runs.
    */

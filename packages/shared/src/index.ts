@@ -45,6 +45,8 @@ export {
   groupSettingValueUpdateSchema,
   type GroupSettingValue,
   type GroupSettingValueUpdate,
+  type ExportRow,
 } from "./contracts/common";
 export * from "./user-groups";
 export * from "./markdown";
+export * from "./export-format";

@@ -101,6 +101,8 @@ import {
 import { registerPushDeviceHandler } from "./handlers/register-push-device";
 import { sendTestPushNotificationHandler } from "./handlers/send-test-push-notification";
 import { sendE2eeTestPushNotificationHandler } from "./handlers/send-e2ee-test-push-notification";
+import { exportUserGroupsHandler, exportUsersHandler, getExportConsentsHandler } from "./handlers/realm-export";
+import { importUsersHandler } from "./handlers/import-users";
 import { OnboardingStepRepository } from "./onboarding-steps/onboarding-step.repository";
 import { onboardingStepsState, type OnboardingStepLists } from "./onboarding-steps/onboarding-steps";
 import { PushDeviceRepository } from "./push-devices/push-device.repository";
@@ -226,6 +228,10 @@ export async function buildIdentity({
     .handle(identity.getNotificationBot, getNotificationBotHandler({ users }))
     .handle(identity.createUser, createUserHandler({ users, events, userDefaults, passwordHashCost }))
     .handle(identity.getUsers, getUsersHandler({ users }))
+    .handle(identity.getExportConsents, getExportConsentsHandler({ users }))
+    .handle(identity.exportUsers, exportUsersHandler({ users }))
+    .handle(identity.exportUserGroups, exportUserGroupsHandler({ groups }))
+    .handle(identity.importUsers, importUsersHandler({ users }))
     .handle(identity.getUser, getUserHandler({ users }))
     .handle(identity.getUserByEmail, getUserByEmailHandler({ users }))
     .handle(identity.updateUser, updateUserHandler({ users, events, bus }))

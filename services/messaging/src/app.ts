@@ -126,6 +126,13 @@ import { backfillCopies } from "./copies-backfill";
 import { backfillContentFeatures } from "./messages/content-features-backfill";
 import { openSearchEngine } from "./search/open-search";
 import { startSearchBackfill } from "./search/search-backfill";
+import { ExportQueue } from "./realm-exports/export-queue";
+import { MessagingTables } from "./realm-exports/messaging-tables";
+import { RealmExporter } from "./realm-exports/realm-exporter";
+import { RealmExportRepository } from "./realm-exports/realm-export.repository";
+import { startRealmExportWorker } from "./realm-exports/realm-export-worker";
+import { deleteRealmExportHandler, exportRealmHandler, getRealmExportsHandler } from "./handlers/realm-exports";
+import { importAttachmentsHandler, importChannelsHandler, importMessagesHandler } from "./handlers/import-realm";
 
 /** Scheduled messages and saved snippets kept for register, over all users; least recently used users go first. */
 const MAX_CACHED_USER_LIST_ITEMS = 100_000;
@@ -222,6 +229,14 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   const fileChunks = files.handlers();
   const uploadTokens = new UploadTokenRepository(db);
   const linkPreviews = new LinkPreviewRepository(db);
+  const exports = new RealmExportRepository(db, ids);
+  const exportQueue = await ExportQueue.open(
+    nc,
+    deps.config.NATS_STREAM_REPLICAS,
+    deps.config.REALM_EXPORT_CLAIM_SECONDS,
+    log,
+  );
+  const exporter = new RealmExporter({ bus, tables: new MessagingTables(db, ids), files, exports }, log);
   await Promise.all(
     [
       channelRepository,
@@ -241,6 +256,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       files,
       uploadTokens,
       linkPreviews,
+      exports,
     ].map((r) => r.init()),
   );
   await backfillCopies({
@@ -447,7 +463,10 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.uploadFile, uploadFileHandler({ events, attachments, files }))
     .handle(messaging.uploadFiles.putChunk, fileChunks.put)
     .handle(messaging.uploadFiles.readChunk, fileChunks.read)
-    .handle(messaging.openUpload, openUploadHandler({ channels, subscriptions, userGroups, messages, attachments }))
+    .handle(
+      messaging.openUpload,
+      openUploadHandler({ channels, subscriptions, userGroups, messages, attachments, exports }),
+    )
     .handle(
       messaging.temporaryUploadUrl,
       temporaryUploadUrlHandler({ channels, subscriptions, userGroups, messages, attachments, uploadTokens }),
@@ -505,14 +524,25 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.createSavedSnippet, createSavedSnippetHandler({ savedSnippets, events }))
     .handle(messaging.editSavedSnippet, editSavedSnippetHandler({ savedSnippets, events }))
     .handle(messaging.deleteSavedSnippet, deleteSavedSnippetHandler({ savedSnippets, events }))
-    .handle(messaging.registerState, registerStateHandler(messaging.registerState, stateProviders))
-    .handle(messaging.getNotificationFacts, getNotificationFactsHandler({ mutedUsers, subscriptions, userTopics }));
+    .handle(messaging.getNotificationFacts, getNotificationFactsHandler({ mutedUsers, subscriptions, userTopics }))
+    .handle(messaging.exportRealm, exportRealmHandler({ exports, users, events, queue: exportQueue, bus }))
+    .handle(messaging.getRealmExports, getRealmExportsHandler({ exports }))
+    .handle(messaging.deleteRealmExport, deleteRealmExportHandler({ exports, users, events, files }))
+    .handle(messaging.importChannels, importChannelsHandler({ channels, subscriptions }))
+    .handle(
+      messaging.importMessages,
+      importMessagesHandler({ channels, messages, userMessages, conversations, topics }),
+    )
+    .handle(messaging.importAttachments, importAttachmentsHandler({ attachments, messages }))
+    .handle(messaging.registerState, registerStateHandler(messaging.registerState, stateProviders));
   delivery.start();
+  startRealmExportWorker({ ...posting, queue: exportQueue, exporter, exports }, log);
   const mailer = await startMissedMessageMailer(deps, userMessages, users);
   return {
     stop: async () => {
       await mailer.stop();
       await delivery.stop();
+      await exportQueue.stop();
       await draftsCleanup.stop();
       await linkPreviewFetching.stop();
       users.stop();

@@ -53,6 +53,7 @@ import { realmBillingState, realmState } from "./realms/realm.state";
 import { unconfiguredStates } from "./realms/unconfigured.state";
 import { versionState } from "./version.state";
 import { UserGroupCopy } from "./user-groups/user-group-copy";
+import { exportRealmConfigHandler } from "./handlers/export-realm-config";
 
 export async function buildRealmConfig({
   db,
@@ -103,6 +104,7 @@ export async function buildRealmConfig({
     .handle(realmConfig.getRealmSettings, getRealmSettingsHandler({ realms }))
     .handle(realmConfig.updateRealm, updateRealmHandler({ realms, events, channels, userGroups }))
     .handle(realmConfig.listProfileFields, listProfileFieldsHandler({ fieldList }))
+    .handle(realmConfig.exportRealmConfig, exportRealmConfigHandler({ realms, fields, emoji, linkifiers }))
     .handle(realmConfig.createProfileField, createProfileFieldHandler({ fields, events }))
     .handle(realmConfig.updateProfileField, updateProfileFieldHandler({ fields, events }))
     .handle(realmConfig.deleteProfileField, deleteProfileFieldHandler({ fields, events }))

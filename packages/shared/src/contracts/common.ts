@@ -24,3 +24,7 @@ export const groupSettingValueUpdateSchema = z.object({
 });
 
 export type GroupSettingValueUpdate = z.infer<typeof groupSettingValueUpdateSchema>;
+
+/** A table row of Zulip's realm export (zerver/lib/export.py): its columns, ids as Zulip names them. */
+export const exportRowSchema = z.record(z.string(), z.unknown());
+export type ExportRow = z.infer<typeof exportRowSchema>;

@@ -292,3 +292,10 @@ export const pushDevice = defineEvent(
     ]),
   ),
 );
+
+/** A user's allow_private_data_export changed: Zulip's realm_export_consent, to human administrators. */
+export const realmExportConsent = defineEvent(
+  "identity",
+  "realm_export_consent",
+  clientEventPayload(z.strictObject({ type: z.literal("realm_export_consent"), user_id: int, consented: z.boolean() })),
+);

@@ -58,4 +58,6 @@ export const PASS_THROUGH_EVENTS = [
   realmConfigEvents.realmEmojiChanged,
   notificationsEvents.typing,
   notificationsEvents.typingEditMessage,
+  messagingEvents.realmExportChanged,
+  identityEvents.realmExportConsent,
 ] as const satisfies readonly EventDefinition[];

@@ -12,6 +12,7 @@ import { scheduledMessageSchema } from "../contracts/messaging/scheduled-message
 import { subscriptionSchema } from "../contracts/messaging/subscriptions";
 import { attachmentSchema } from "../contracts/messaging/uploads";
 import { submessageSchema } from "../contracts/messaging/submessages";
+import { realmExportSchema } from "../contracts/messaging/realm-exports";
 import { audienceSchema, clientEventPayload, defineEvent } from "./define";
 
 const int = z.number().int();
@@ -508,4 +509,11 @@ export const attachmentChanged = defineEvent(
       }),
     ]),
   ),
+);
+
+/** The organization's data exports changed (requested, finished, failed, deleted): Zulip's notify_realm_export, to human administrators. */
+export const realmExportChanged = defineEvent(
+  "messaging",
+  "realm_export",
+  clientEventPayload(z.strictObject({ type: z.literal("realm_export"), exports: z.array(realmExportSchema) })),
 );

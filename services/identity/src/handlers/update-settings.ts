@@ -3,6 +3,7 @@ import {
   badRequest,
   identity,
   identityEvents,
+  isAdmin,
   requireUser,
   type Handler,
   type HandlerContext,
@@ -95,11 +96,31 @@ export const updateSettingsHandler =
 
     const updated = (await users.change(realm.id, user.userId, set))!;
     publishChanges(events, user, updated, changed, realm, ctx);
+    if (set.settings?.allow_private_data_export !== undefined) {
+      await publishExportConsent(events, users, realm.id, user.userId, set.settings.allow_private_data_export, ctx);
+    }
     if (set.settings?.presence_enabled !== undefined) {
       await presence.settingChanged(realm, updated, set.settings.presence_enabled, ctx);
     }
     return {};
   };
+
+/** Zulip's realm_export_consent: the organization's human administrators hear a member's consent change. */
+async function publishExportConsent(
+  events: EventPublisher<"identity">,
+  users: UserDirectory,
+  realmId: number,
+  userId: number,
+  consented: boolean,
+  ctx: HandlerContext,
+): Promise<void> {
+  const admins = (await users.all(realmId)).filter((u) => u.isActive && !u.isBot && isAdmin(u)).map((u) => u.userId);
+  events.publish(
+    identityEvents.realmExportConsent,
+    { realmId, userIds: admins, event: { type: "realm_export_consent", user_id: userId, consented } },
+    ctx.requestId,
+  );
+}
 
 /** user_settings to the user alone; what others see of the user (name, time zone, API email) to everyone. */
 function publishChanges(

@@ -12,9 +12,10 @@ export class AttachmentRepository extends TenantRepository<AttachmentDoc> {
     super(conn.model<AttachmentDoc>("Attachment", attachmentSchema));
   }
 
-  async insert(realmId: number, attachment: NewAttachment): Promise<AttachmentDoc> {
+  /** A new upload; an imported one keeps the time it was made. */
+  async insert(realmId: number, attachment: NewAttachment, createTime = new Date()): Promise<AttachmentDoc> {
     const attachmentId = await this.ids.next("attachment");
-    return this.insertOne({ ...attachment, realmId, attachmentId, createTime: new Date(), messages: [] });
+    return this.insertOne({ ...attachment, realmId, attachmentId, createTime, messages: [] });
   }
 
   byId(realmId: number, attachmentId: number): Promise<AttachmentDoc | null> {

@@ -2,6 +2,7 @@ import {
   ZulipError,
   badRequest,
   chunkCount,
+  isAdmin,
   requireUser,
   type CallContext,
   type Handler,
@@ -15,6 +16,7 @@ import type { AttachmentRepository } from "../attachments/attachment.repository"
 import type { MessageRepository } from "../messages/message.repository";
 import type { ChannelDirectory } from "../channels/channel-directory";
 import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { RealmExportRepository } from "../realm-exports/realm-export.repository";
 
 interface AccessDeps {
   attachments: AttachmentRepository;
@@ -49,11 +51,27 @@ const locationOf = (attachment: AttachmentDoc) => ({
   filename: baseName(attachment.pathId),
 });
 
-/** The gateway's GET /user_uploads/<path id>. */
+/**
+ * The gateway's GET /user_uploads/<path id>: an upload, or a finished realm
+ * export's tarball (its export_url), which only administrators may fetch.
+ */
 export const openUploadHandler =
-  (deps: AccessDeps): Handler<typeof messaging.openUpload> =>
-  async ({ path_id }, ctx) =>
-    locationOf(await accessUpload(deps, ctx, path_id));
+  (deps: AccessDeps & { exports: RealmExportRepository }): Handler<typeof messaging.openUpload> =>
+  async ({ path_id }, ctx) => {
+    const tarball =
+      ctx.realm && path_id.includes("/exports/") ? await deps.exports.finishedAt(ctx.realm.id, path_id) : null;
+    if (!tarball) return locationOf(await accessUpload(deps, ctx, path_id));
+    if (!ctx.actor || !isAdmin(ctx.actor)) {
+      throw new ZulipError("BAD_REQUEST", "You are not authorized to view this file.", 403);
+    }
+    return {
+      file_id: tarball.fileId!,
+      content_type: "application/gzip",
+      size: tarball.size,
+      chunks: chunkCount(tarball.size),
+      filename: baseName(path_id),
+    };
+  };
 
 /** GET /api/v1/user_uploads/{realm_id_str}/{filename} (Zulip's serve_file_url_backend). */
 export const temporaryUploadUrlHandler =

@@ -14,3 +14,5 @@ export * from "./avatars";
 export * from "./notification-recipients";
 export * from "./video-calls";
 export * from "./devices";
+export * from "./realm-export";
+export * from "./realm-import";

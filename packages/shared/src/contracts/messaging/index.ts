@@ -19,3 +19,5 @@ export * from "./notification-facts";
 export * from "./message-reports";
 export * from "./reminders";
 export * from "./user-channels";
+export * from "./realm-exports";
+export * from "./realm-import";

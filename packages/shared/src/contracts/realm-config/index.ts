@@ -6,3 +6,4 @@ export * from "./server-settings";
 export * from "./register";
 export * from "./emoji";
 export * from "./mail-context";
+export * from "./realm-export";

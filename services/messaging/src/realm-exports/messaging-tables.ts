@@ -1,0 +1,150 @@
+import type { Connection } from "mongoose";
+import type { ExportRow, IdAllocator } from "@teamchat/shared";
+import type { AttachmentDoc } from "../attachments/attachment.schema";
+import type { ChannelDoc } from "../channels/channel.schema";
+import type { ConversationDoc } from "../conversations/conversation.schema";
+import type { MessageDoc } from "../messages/message.schema";
+import type { SubscriptionDoc } from "../subscriptions/subscription.schema";
+import { userMessageId, type UserMessageDoc } from "../user-messages/user-message.schema";
+
+/** Zulip's Message.MessageType. */
+const MessageType = { NORMAL: 1, RESOLVE_TOPIC_NOTIFICATION: 2 } as const;
+
+/** Zulip's rendered_content_version of the renderer that made rendered_content. */
+const RENDERED_CONTENT_VERSION = 1;
+
+const MESSAGE_PAGE = 1000;
+
+/**
+ * Messaging's records of one organization as Zulip's export tables
+ * (zerver/lib/export.py): channels, recipients, subscriptions, direct message
+ * groups, messages and their user rows, reactions, attachments. Reads go
+ * straight to the collections, in pages by id, so a big organization is read
+ * a page at a time.
+ */
+export class MessagingTables {
+  constructor(
+    private readonly conn: Connection,
+    private readonly ids: IdAllocator,
+  ) {}
+
+  private collection<T extends object>(name: string) {
+    return this.conn.collection<T>(name);
+  }
+
+  channels(realmId: number): Promise<ChannelDoc[]> {
+    return this.collection<ChannelDoc>("channels").find({ realmId }).sort({ streamId: 1 }).toArray();
+  }
+
+  subscriptions(realmId: number): Promise<SubscriptionDoc[]> {
+    return this.collection<SubscriptionDoc>("subscriptions").find({ realmId }).toArray();
+  }
+
+  conversations(realmId: number): Promise<ConversationDoc[]> {
+    return this.collection<ConversationDoc>("conversations").find({ realmId }).toArray();
+  }
+
+  attachments(realmId: number): Promise<AttachmentDoc[]> {
+    return this.collection<AttachmentDoc>("attachments").find({ realmId }).sort({ attachmentId: 1 }).toArray();
+  }
+
+  /**
+   * Every message of the organization in id order, a range of MESSAGE_PAGE ids at a
+   * time on the realmId/messageId index: a sorted, limited query would have the
+   * embedded engine sort every later message of the organization for each page.
+   */
+  async *messagePages(realmId: number): AsyncGenerator<MessageDoc[]> {
+    const messages = this.collection<MessageDoc>("messages");
+    const [first] = await messages.find({ realmId }).sort({ messageId: 1 }).limit(1).toArray();
+    if (!first) return;
+    const last = await this.ids.current("message");
+    for (let from = first.messageId; from <= last; from += MESSAGE_PAGE) {
+      const page = await messages.find({ realmId, messageId: { $gte: from, $lt: from + MESSAGE_PAGE } }).toArray();
+      if (page.length) yield page.sort((a, b) => a.messageId - b.messageId);
+    }
+  }
+
+  /**
+   * The user rows of these messages, each found by its key from the message's
+   * receivers (no scan of the organization's rows; a range of keys per receiver
+   * scans the whole collection on the embedded engine).
+   */
+  userMessages(realmId: number, messages: MessageDoc[]): Promise<UserMessageDoc[]> {
+    const keys = messages.flatMap((m) => m.receivers.map((u) => userMessageId(realmId, u, m.messageId)));
+    return keys.length
+      ? this.collection<UserMessageDoc>("usermessages")
+          .find({ _id: { $in: keys } })
+          .toArray()
+      : Promise.resolve([]);
+  }
+}
+
+export const channelRow = (realmId: number, c: ChannelDoc): ExportRow => ({
+  id: c.streamId,
+  realm: realmId,
+  name: c.name,
+  description: c.description,
+  rendered_description: c.renderedDescription,
+  invite_only: c.inviteOnly,
+  is_web_public: c.isWebPublic,
+  history_public_to_subscribers: c.historyPublicToSubscribers,
+  message_retention_days: c.messageRetentionDays,
+  topics_policy: c.topicsPolicy,
+  folder: c.folderId,
+  deactivated: c.isArchived,
+  date_created: c.dateCreated,
+  creator: c.creatorId,
+  first_message_id: c.firstMessageId,
+  recipient: c.recipientId,
+  ...Object.fromEntries(Object.entries(c.groupSettings).map(([k, v]) => [k, v])),
+});
+
+export const subscriptionRow = (id: number, recipient: number, s: Partial<SubscriptionDoc> & { userId: number }) => ({
+  id,
+  user_profile: s.userId,
+  recipient,
+  active: s.active ?? true,
+  is_user_active: true,
+  color: s.color ?? "#c2c2c2",
+  is_muted: s.isMuted ?? false,
+  pin_to_top: s.pinToTop ?? false,
+  desktop_notifications: s.desktopNotifications ?? null,
+  audible_notifications: s.audibleNotifications ?? null,
+  push_notifications: s.pushNotifications ?? null,
+  email_notifications: s.emailNotifications ?? null,
+  wildcard_mentions_notify: s.wildcardMentionsNotify ?? null,
+});
+
+export const messageRow = (realmId: number, m: MessageDoc, clientId: number): ExportRow => ({
+  id: m.messageId,
+  sender: m.senderId,
+  recipient: m.recipientId,
+  realm: realmId,
+  subject: m.topic,
+  content: m.content,
+  rendered_content: m.renderedContent,
+  rendered_content_version: RENDERED_CONTENT_VERSION,
+  date_sent: m.timestamp,
+  sending_client: clientId,
+  last_edit_time: m.lastEditTimestamp ?? null,
+  // Zulip keeps edit_history as JSON text, newest entry first
+  edit_history: m.editHistory?.length ? JSON.stringify([...m.editHistory].reverse()) : null,
+  has_attachment: m.hasAttachment ?? false,
+  has_image: m.hasImage ?? false,
+  has_link: m.hasLink ?? false,
+  is_channel_message: m.type === "stream",
+  type: m.messageType === "resolve_topic_notification" ? MessageType.RESOLVE_TOPIC_NOTIFICATION : MessageType.NORMAL,
+});
+
+export const attachmentRow = (realmId: number, a: AttachmentDoc): ExportRow => ({
+  id: a.attachmentId,
+  realm: realmId,
+  owner: a.ownerId,
+  path_id: a.pathId,
+  file_name: a.name,
+  content_type: a.contentType,
+  size: a.size,
+  create_time: a.createTime.getTime() / 1000,
+  is_realm_public: null,
+  is_web_public: null,
+});
