@@ -19,3 +19,4 @@ export * from "./notification-facts";
 export * from "./message-reports";
 export * from "./reminders";
 export * from "./user-channels";
+export * from "./welcome-bot";
