@@ -67,7 +67,11 @@ async function joinByLink(
 
 describe("the organization's welcome_message_custom_text", () => {
   it("is empty at first, and register shows it", async () => {
-    const state = (await org.call(notifications.registerQueue, { fetch_event_types: ["realm"] }, member)) as unknown as {
+    const state = (await org.call(
+      notifications.registerQueue,
+      { fetch_event_types: ["realm"] },
+      member,
+    )) as unknown as {
       realm_welcome_message_custom_text: string;
     };
     expect(state.realm_welcome_message_custom_text).toBe("");
@@ -84,7 +88,11 @@ describe("the organization's welcome_message_custom_text", () => {
     expect(events.map(({ id: _, ...e }) => e)).toEqual([
       { type: "realm", op: "update", property: "welcome_message_custom_text", value: "Read #**general** first." },
     ]);
-    const state = (await org.call(notifications.registerQueue, { fetch_event_types: ["realm"] }, member)) as unknown as {
+    const state = (await org.call(
+      notifications.registerQueue,
+      { fetch_event_types: ["realm"] },
+      member,
+    )) as unknown as {
       realm_welcome_message_custom_text: string;
     };
     expect(state.realm_welcome_message_custom_text).toBe("Read #**general** first.");

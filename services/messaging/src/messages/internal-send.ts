@@ -52,7 +52,9 @@ async function sendAsSystemBot(
   opts: NoticeOptions,
 ): Promise<MessageDoc | null> {
   const realm = requireRealm(ctx);
-  const [settings, bot] = await Promise.all([deps.settings.get(ctx), deps.users.systemBot(ctx, realm.id, opts.sender ?? NOTIFICATION_BOT),
+  const [settings, bot] = await Promise.all([
+    deps.settings.get(ctx),
+    deps.users.systemBot(ctx, realm.id, opts.sender ?? NOTIFICATION_BOT),
   ]);
   try {
     const to = await destination(bot.user_id, settings);
