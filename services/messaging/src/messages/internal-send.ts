@@ -34,6 +34,8 @@ export interface NoticeOptions {
   sender?: SystemBot;
   /** these receivers get it starred (Zulip stars Welcome Bot's onboarding messages for the new user) */
   starredBy?: number[];
+  /** Zulip's disable_external_notifications: seen in the app only, never mailed or pushed */
+  disableExternalNotifications?: boolean;
 }
 
 /**
@@ -65,6 +67,7 @@ async function sendAsSystemBot(
       readBy: [bot.user_id, ...(opts.readBy ?? [])],
       unreadOnly: opts.unreadOnly,
       starredBy: opts.starredBy,
+      disableExternalNotifications: opts.disableExternalNotifications,
       messageType: opts.messageType,
     });
   } catch (err) {

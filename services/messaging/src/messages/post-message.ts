@@ -108,6 +108,8 @@ export interface Post {
   unreadOnly?: ReadonlySet<number>;
   /** receivers who get it starred (Welcome Bot's onboarding messages) */
   starredBy?: number[];
+  /** Zulip's disable_external_notifications: no missed-message email or push of it */
+  disableExternalNotifications?: boolean;
   messageType?: MessageDoc["messageType"];
   /** the key a retry of this send comes with (SendReceiptRepository), kept on the message */
   sendKey?: string;
@@ -284,6 +286,7 @@ async function announceMessage(
         markdown: message.content,
         flags: Object.fromEntries(message.receivers.map((id) => [id, flags.get(id) ?? []])),
         ...(post.localEcho && { localEcho: post.localEcho }),
+        ...(post.disableExternalNotifications && { disableExternalNotifications: true }),
       },
       ctx.requestId,
       `message.${realm.id}.${message.messageId}`,

@@ -15,14 +15,19 @@ export function welcomeBotCustomMessage(customText: string): string {
 
 /**
  * Welcome Bot's custom message to one user, sent as Zulip's
- * send_initial_direct_messages_to_user and the test endpoint send it; null
- * when it could not be sent (internalSendPrivateMessage).
+ * send_initial_direct_messages_to_user and the test endpoint send it: never
+ * mailed or pushed (disable_external_notifications), as it is meant to be
+ * read in the app; null when it could not be sent (internalSendPrivateMessage).
  */
 export const sendWelcomeBotCustomMessage = (
   deps: InternalSendDeps,
   ctx: HandlerContext,
   userId: number,
   customText: string,
-  opts: Omit<NoticeOptions, "sender"> = {},
+  opts: Pick<NoticeOptions, "starredBy"> = {},
 ): Promise<MessageDoc | null> =>
-  internalSendPrivateMessage(deps, ctx, userId, welcomeBotCustomMessage(customText), { ...opts, sender: WELCOME_BOT });
+  internalSendPrivateMessage(deps, ctx, userId, welcomeBotCustomMessage(customText), {
+    ...opts,
+    sender: WELCOME_BOT,
+    disableExternalNotifications: true,
+  });
