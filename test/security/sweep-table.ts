@@ -1206,6 +1206,15 @@ export const SWEEP: SweepEntry[] = [
   ),
   entry(
     "organization",
+    messaging.testWelcomeBotCustomMessage,
+    attempt(
+      "Welcome Bot's custom message, to the caller",
+      () => ({ welcome_message_custom_text: "Welcome!" }),
+      adminsOnly(MUST_BE_ADMIN, "skip", "allowed"),
+    ),
+  ),
+  entry(
+    "organization",
     identity.updateRealmUserSettingsDefaults,
     attempt("the defaults", () => ({ enter_sends: true }), adminsOnly(MUST_BE_ADMIN, "skip")),
   ),

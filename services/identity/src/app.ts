@@ -25,7 +25,7 @@ import { deactivateOwnUserHandler } from "./handlers/deactivate-own-user";
 import { deactivateUserHandler } from "./handlers/deactivate-user";
 import { fetchApiKeyHandler } from "./handlers/fetch-api-key";
 import { getBotsHandler } from "./handlers/get-bots";
-import { getNotificationBotHandler } from "./handlers/get-notification-bot";
+import { getSystemBotHandler } from "./handlers/get-system-bot";
 import { getOwnUserHandler } from "./handlers/get-own-user";
 import { getUserByEmailHandler, getUserHandler } from "./handlers/get-user";
 import { getUserSummariesHandler } from "./handlers/get-user-summaries";
@@ -225,7 +225,7 @@ export async function buildIdentity({
     .handle(identity.getOwnUser, getOwnUserHandler({ users }))
     .handle(identity.getUserSummaries, getUserSummariesHandler({ users }))
     .handle(identity.getNotificationRecipients, getNotificationRecipientsHandler({ users, presence: presenceStore }))
-    .handle(identity.getNotificationBot, getNotificationBotHandler({ users }))
+    .handle(identity.getSystemBot, getSystemBotHandler({ users }))
     .handle(identity.createUser, createUserHandler({ users, events, userDefaults, passwordHashCost }))
     .handle(identity.getUsers, getUsersHandler({ users }))
     .handle(identity.getExportConsents, getExportConsentsHandler({ users }))

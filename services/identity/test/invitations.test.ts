@@ -519,6 +519,33 @@ describe("accepting an invitation (POST /teamchat/invitations/accept)", () => {
     ]);
   });
 
+  it("has Welcome Bot send the email invitation's custom text (feature level 416), starred", async () => {
+    await send(admin, {
+      invitee_emails: "welcomed@example.org",
+      welcome_message_custom_text: "Say hi in #**general**.",
+    });
+    const joined = await accept((await mailsTo("welcomed@example.org"))[0]!.link, "Welcomed One");
+    const { messages } = await org.call(
+      messaging.getMessages,
+      {
+        anchor: "oldest",
+        num_before: 0,
+        num_after: 100,
+        apply_markdown: false,
+        narrow: [{ operator: "is", operand: "dm" }],
+      },
+      { email: joined.email, apiKey: joined.api_key },
+    );
+    const fromWelcomeBot = messages.filter((m) => m.sender_email === "welcome-bot@zulip.com");
+    expect(fromWelcomeBot).toEqual([
+      expect.objectContaining({
+        sender_full_name: "Welcome Bot",
+        content: "A note from @_*role:administrators*:\n```quote\nSay hi in #**general**.\n```",
+        flags: ["starred"],
+      }),
+    ]);
+  });
+
   it("revokes a user's invitations when the user is deactivated (Zulip's revoke_invites_generated_by_user)", async () => {
     const leaving = await org.makeUser("leaving", Role.MEMBER);
     await send(leaving, { invitee_emails: "orphan@example.org" });

@@ -248,7 +248,10 @@ describe("identity's /register state", () => {
       is_moderator: false,
       is_guest: false,
       avatar_source: "G",
-      cross_realm_bots: [expect.objectContaining({ full_name: "Notification Bot", is_system_bot: true })],
+      cross_realm_bots: [
+        expect.objectContaining({ full_name: "Notification Bot", is_system_bot: true }),
+        expect.objectContaining({ full_name: "Welcome Bot", is_system_bot: true }),
+      ],
       realm_non_active_users: [],
       presences: {},
       // the system groups only: no user-created groups here

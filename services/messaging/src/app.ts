@@ -82,6 +82,7 @@ import { createReminderHandler, deleteReminderHandler, getRemindersHandler } fro
 import { remindersState } from "./reminders/reminders";
 import { sendMessageHandler } from "./handlers/send-message";
 import { setUpNewHumanUserHandler } from "./handlers/set-up-new-human-user";
+import { testWelcomeBotCustomMessageHandler } from "./handlers/test-welcome-bot-custom-message";
 import { subscribeHandler } from "./handlers/subscribe";
 import { unmuteUserHandler } from "./handlers/unmute-user";
 import { unsubscribeHandler } from "./handlers/unsubscribe";
@@ -321,6 +322,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       removeDefaultStreamHandler({ channels, subscriptions, userGroups, users, events }),
     )
     .handle(messaging.setUpNewHumanUser, setUpNewHumanUserHandler(posting))
+    .handle(messaging.testWelcomeBotCustomMessage, testWelcomeBotCustomMessageHandler(posting))
     .handle(messaging.getSubscriptions, getSubscriptionsHandler({ channels, subscriptions, userGroups }))
     .handle(messaging.getUserChannels, getUserChannelsHandler({ channels, subscriptions, userGroups, users }))
     .handle(messaging.subscribe, subscribeHandler(posting))

@@ -30,7 +30,7 @@ beforeAll(async () => {
   )) as unknown as {
     cross_realm_bots: Array<{ user_id: number; email: string; full_name: string }>;
   };
-  bot = state.cross_realm_bots[0]!;
+  bot = state.cross_realm_bots.find((b) => b.email === "notification-bot@zulip.com")!;
   design = await createChannel(org, alice, "design", [alice.userId, bob.userId]);
   archive = await createChannel(org, alice, "archive", [alice.userId, bob.userId]);
 });

@@ -9,7 +9,7 @@
  * registered with a token.
  */
 import { mongo } from "mongoose";
-import { identity, messaging, notifications } from "@teamchat/shared";
+import { identity, messaging, notifications, realmConfig } from "@teamchat/shared";
 import type { TestUser } from "../../../test/support/organization";
 import { startTestBouncer, type TestBouncer } from "../../../test/support/push-bouncer";
 import { startSystem, type TestSystem } from "../../../test/support/system";
@@ -128,5 +128,23 @@ describe("push notices", () => {
       ),
     ).toEqual([]);
     expect(await published("pushRemoval")).toBe(removalsBefore + 1);
+  });
+
+  it("never for Welcome Bot's messages (Zulip's disable_external_notifications)", async () => {
+    await sys.call(realmConfig.updateRealm, { welcome_message_custom_text: "Read the guidelines." }, sys.owner);
+    try {
+      // created away, so Welcome Bot's custom message would be pushed, were it not for the rule
+      const newcomer = await sys.makeUser("Newcomer");
+      const id = await dm(newcomer, "hello newcomer");
+      // notices are decided in message order: the later one's push means the earlier one was decided
+      expect(
+        await eventually(
+          () => pushed(newcomer),
+          (ids) => ids.length > 0,
+        ),
+      ).toEqual([id]);
+    } finally {
+      await sys.call(realmConfig.updateRealm, { welcome_message_custom_text: "" }, sys.owner);
+    }
   });
 });

@@ -106,7 +106,8 @@ describe("register", () => {
     });
     expect(Object.keys(permissions.stream!)).toContain("can_send_message_group");
     expect(Object.keys(permissions.group!)).toContain("can_manage_group");
-    // max_channel_folder_* are newer than zulip.yaml (FL 389)
+    // max_channel_folder_* (FL 389), max_reminder_note_length (FL 415) and
+    // realm_welcome_message_custom_text (FL 416) are newer than zulip.yaml
     const {
       queue_id: _q,
       last_event_id: _l,
@@ -114,9 +115,15 @@ describe("register", () => {
       msg: _m,
       max_channel_folder_name_length: _n,
       max_channel_folder_description_length: _d,
+      max_reminder_note_length: reminderNoteLimit,
+      realm_welcome_message_custom_text: welcomeText,
       ...keys
     } = state;
     expect(registerKeyProblems(keys)).toEqual([]);
+    // Zulip's settings.MAX_REMINDER_NOTE_LENGTH, the limit POST /reminders checks
+    expect(reminderNoteLimit).toBe(messaging.MAX_REMINDER_NOTE_LENGTH);
+    expect(reminderNoteLimit).toBe(1000);
+    expect(welcomeText).toBe("");
   });
 
   it("realm_billing and navigation_tour_video_url only under their own event types", async () => {

@@ -60,6 +60,7 @@ describe("getRealmSettings (internal)", () => {
       inline_image_preview: true,
       inline_url_embed_preview: false,
       avatar_changes_disabled: false,
+      welcome_message_custom_text: "",
       allow_message_editing: true,
       message_content_edit_limit_seconds: 600,
       message_content_delete_limit_seconds: 600,
@@ -117,14 +118,29 @@ describe("getRealmSettings (internal)", () => {
 describe("register state (realm-config's part of POST /register)", () => {
   it("fetch_event_types null: every group, all keys documented in zulip.yaml but the channel-folder ones", async () => {
     const state = await register(null);
-    // register's channel-folder keys (Zulip feature level 389) are newer than zulip.yaml
-    const { channel_folders, max_channel_folder_name_length, max_channel_folder_description_length, ...documented } =
-      state;
+    // register's channel-folder keys (Zulip feature level 389), max_reminder_note_length (FL 415) and
+    // realm_welcome_message_custom_text (FL 416) are newer than zulip.yaml
+    const {
+      channel_folders,
+      max_channel_folder_name_length,
+      max_channel_folder_description_length,
+      max_reminder_note_length,
+      realm_welcome_message_custom_text,
+      ...documented
+    } = state;
     expectDocumented(documented);
-    expect({ channel_folders, max_channel_folder_name_length, max_channel_folder_description_length }).toEqual({
+    expect({
+      channel_folders,
+      max_channel_folder_name_length,
+      max_channel_folder_description_length,
+      max_reminder_note_length,
+      realm_welcome_message_custom_text,
+    }).toEqual({
       channel_folders: [],
       max_channel_folder_name_length: 60,
       max_channel_folder_description_length: 1024,
+      max_reminder_note_length: 1000,
+      realm_welcome_message_custom_text: "",
     });
     expect(state).toMatchObject({
       zulip_version: ZULIP_VERSION,

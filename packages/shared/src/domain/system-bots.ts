@@ -9,6 +9,19 @@ export const NOTIFICATION_BOT = {
   fullName: "Notification Bot",
 } as const;
 
+/** Zulip's settings.WELCOME_BOT: it sends new users their onboarding direct messages. */
+export const WELCOME_BOT = {
+  email: "welcome-bot@zulip.com",
+  fullName: "Welcome Bot",
+} as const;
+
+export type SystemBot = typeof NOTIFICATION_BOT | typeof WELCOME_BOT;
+
+/** Every system bot, in the order register lists them in `cross_realm_bots`. */
+export const SYSTEM_BOTS: readonly SystemBot[] = [NOTIFICATION_BOT, WELCOME_BOT];
+
+export const SYSTEM_BOT_EMAILS = [NOTIFICATION_BOT.email, WELCOME_BOT.email] as const;
+
 /** Zulip's UserProfile.DEFAULT_BOT: the type Zulip creates its system bots with. */
 export const DEFAULT_BOT_TYPE = 1;
 

@@ -35,6 +35,8 @@ export const messageSent = defineEvent(
     flags: z.record(z.string(), z.array(z.string())),
     /** Zulip's local echo: the sending client's queue gets `local_message_id` = localId */
     localEcho: z.object({ queueId: z.string(), localId: z.string() }).optional(),
+    /** Zulip's disable_external_notifications: nobody is mailed or pushed it (Welcome Bot's messages) */
+    disableExternalNotifications: z.boolean().optional(),
   }),
 );
 

@@ -92,6 +92,10 @@ const NEWER_FIELDS: Record<string, string[]> = {
     "reminders",
     // FL 468: logged-in devices (POST /register_client_device)
     "devices",
+    // FL 415: the reminder note's limit
+    "max_reminder_note_length",
+    // FL 416: the organization's Welcome Bot custom message
+    "realm_welcome_message_custom_text",
   ],
   // FL 397
   "POST /users/me/subscriptions": ["new_subscription_messages_sent"],

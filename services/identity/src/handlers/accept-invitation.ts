@@ -37,7 +37,8 @@ interface AcceptDeps {
  * do_create_user and process_new_human_user): the account gets the invited
  * role, joins the invitation's user groups, channels (and the default ones
  * when asked: the gateway has messaging do it with the reply's follow_up), and
- * the referrer is told when they asked. An email invitation
+ * the referrer is told when they asked, and Welcome Bot sends the
+ * invitation's custom message (else the organization's). An email invitation
  * is used up; a reusable link stays until revoked or expired. Other pending
  * invitations of the address are revoked.
  */
@@ -72,6 +73,7 @@ export const acceptInvitationHandler =
         includeRealmDefaultSubscriptions: invitation.includeRealmDefaultSubscriptions,
         // Zulip tells an active referrer only
         referrerToNotify: invitation.notifyReferrerOnJoin && referrer?.isActive ? referrer.userId : null,
+        welcomeMessageCustomText: invitation.welcomeMessageCustomText,
       },
     );
     if (!invitation.isMultiuse) await deps.invitations.end(realm.id, false, invitation.inviteId, "used");

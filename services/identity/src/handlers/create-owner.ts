@@ -1,11 +1,11 @@
-import { Role, identity, isDuplicateKey, requireRealm, type Handler } from "@teamchat/shared";
+import { Role, SYSTEM_BOTS, identity, isDuplicateKey, requireRealm, type Handler } from "@teamchat/shared";
 import { hashPassword } from "../passwords";
 import type { UserDirectory } from "../users/user-directory";
 import type { ApiKeyRepository } from "../api-keys/api-key.repository";
 
 /**
- * Creates the organization's first owner, and its Notification Bot (as Zulip's
- * do_create_realm has one ready); if the address exists, issues it a new key
+ * Creates the organization's first owner, and its system bots (as Zulip's
+ * do_create_realm has them ready); if the address exists, issues it a new key
  * (idempotent retries).
  */
 export const createOwnerHandler =
@@ -20,7 +20,7 @@ export const createOwnerHandler =
   }): Handler<typeof identity.createOwner> =>
   async ({ email, full_name, password }, ctx) => {
     const realm = requireRealm(ctx);
-    await users.notificationBot(realm.id);
+    for (const bot of SYSTEM_BOTS) await users.systemBot(realm.id, bot);
     const existing = await users.byEmail(realm.id, email);
     if (existing) {
       return { user_id: existing.userId, api_key: await keys.issue(realm.id, existing.userId), created: false };

@@ -25,13 +25,15 @@ export interface NewHumanUser {
 /**
  * What Zulip's set_up_streams_for_new_human_user and process_new_human_user
  * take from an accepted invitation (its PreregistrationUser): its channels,
- * whether the organization's default channels come too, and the referrer to
- * tell (null: nobody).
+ * whether the organization's default channels come too, the referrer to
+ * tell (null: nobody) and Welcome Bot's custom message (null: the
+ * organization's welcome_message_custom_text).
  */
 export interface InvitationSetUp {
   streamIds: number[];
   includeRealmDefaultSubscriptions: boolean;
   referrerToNotify: number | null;
+  welcomeMessageCustomText: string | null;
 }
 
 /** Without an invitation (POST /users) the new user joins the default channels only. */
@@ -39,6 +41,7 @@ const NO_INVITATION: InvitationSetUp = {
   streamIds: [],
   includeRealmDefaultSubscriptions: true,
   referrerToNotify: null,
+  welcomeMessageCustomText: null,
 };
 
 /**
@@ -46,7 +49,7 @@ const NO_INVITATION: InvitationSetUp = {
  * the address must be free in the organization; the account starts with the
  * organization's user-settings defaults (create_user_profile copies
  * RealmUserDefault); everyone hears of the new user. Channels and the
- * Notification Bot are messaging's, above identity: the reply's `follow_up`
+ * system bots' messages are messaging's, above identity: the reply's `follow_up`
  * says what to set up (messaging's setUpNewHumanUser), which the gateway asks
  * of messaging before it answers, so the subscriptions exist when the
  * creation is answered.
@@ -97,6 +100,7 @@ export async function createHumanUser(
     stream_ids: invitation.streamIds,
     include_realm_default_subscriptions: invitation.includeRealmDefaultSubscriptions,
     referrer_id: invitation.referrerToNotify,
+    welcome_message_custom_text: invitation.welcomeMessageCustomText,
   };
   return { user, followUp };
 }

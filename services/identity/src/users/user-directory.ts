@@ -3,13 +3,13 @@ import type { Logger } from "pino";
 import {
   DEFAULT_BOT_TYPE,
   EventCache,
-  NOTIFICATION_BOT,
   Role,
   identityEvents,
   isDuplicateKey,
   subscribeEvent,
   type EventPublisher,
   type EventSubscription,
+  type SystemBot,
 } from "@teamchat/shared";
 import type { NewAvatar, NewUser, UserChanges, UserRepository } from "./user.repository";
 import type { UserDoc } from "./user.schema";
@@ -123,18 +123,19 @@ export class UserDirectory {
   }
 
   /**
-   * The organization's Notification Bot, made on first use (organizations made
-   * before it existed) and with the organization (create_owner). Concurrent
-   * first uses make one: the address is unique, so the loser reads the winner's.
+   * One of the organization's system bots (Notification Bot, Welcome Bot),
+   * made on first use (organizations made before it existed) and with the
+   * organization (create_owner). Concurrent first uses make one: the address
+   * is unique, so the loser reads the winner's.
    */
-  async notificationBot(realmId: number): Promise<UserDoc> {
-    const existing = await this.byEmail(realmId, NOTIFICATION_BOT.email);
+  async systemBot(realmId: number, bot: SystemBot): Promise<UserDoc> {
+    const existing = await this.byEmail(realmId, bot.email);
     if (existing?.isSystemBot) return existing;
     try {
       return await this.insert({
         realmId,
-        deliveryEmail: NOTIFICATION_BOT.email,
-        fullName: NOTIFICATION_BOT.fullName,
+        deliveryEmail: bot.email,
+        fullName: bot.fullName,
         role: Role.MEMBER,
         isBot: true,
         isSystemBot: true,
@@ -150,7 +151,7 @@ export class UserDirectory {
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
       this.cache.drop(`${realmId}`);
-      return (await this.byEmail(realmId, NOTIFICATION_BOT.email))!;
+      return (await this.byEmail(realmId, bot.email))!;
     }
   }
 

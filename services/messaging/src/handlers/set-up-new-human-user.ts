@@ -8,6 +8,7 @@ import {
 } from "@teamchat/shared";
 import type { ChannelDirectory } from "../channels/channel-directory";
 import { internalSendPrivateMessage, type InternalStreamSendDeps } from "../messages/internal-send";
+import { sendWelcomeBotCustomMessage } from "../onboarding/welcome-bot-custom-message";
 import { subscribeUsers } from "../subscriptions/subscribe-users";
 
 /**
@@ -15,7 +16,10 @@ import { subscribeUsers } from "../subscriptions/subscribe-users";
  * set_up_streams_for_new_human_user (the invitation's channels that still
  * exist and are not archived, plus the organization's default channels when
  * asked, as always without an invitation), then process_new_human_user's
- * notice to the referrer from the Notification Bot. Which channels those are
+ * notice to the referrer from the Notification Bot, and Welcome Bot's custom
+ * message to the new user (the invitation's text, else the organization's
+ * welcome_message_custom_text; none when empty), starred for them as Zulip
+ * stars its onboarding direct messages. Which channels those are
  * is messaging's to decide, so identity asks rather than subscribing; it asks
  * on the creating request (not on its realm_user event) so that the
  * subscriptions exist when the creation is answered. Repeating it subscribes
@@ -41,6 +45,10 @@ export const setUpNewHumanUserHandler =
         p.referrer_id,
         `${silentMention(user)} accepted your invitation to join Zulip!`,
       );
+    }
+    const customText = p.welcome_message_custom_text ?? (await deps.settings.get(ctx)).welcome_message_custom_text;
+    if (customText) {
+      await sendWelcomeBotCustomMessage(deps, ctx, p.user_id, customText, { starredBy: [p.user_id] });
     }
     return {};
   };

@@ -106,6 +106,10 @@ export interface Post {
   readBy: number[];
   /** Zulip's limit_unread_user_ids: when given, only these receivers get it unread */
   unreadOnly?: ReadonlySet<number>;
+  /** receivers who get it starred (Welcome Bot's onboarding messages) */
+  starredBy?: number[];
+  /** Zulip's disable_external_notifications: no missed-message email or push of it */
+  disableExternalNotifications?: boolean;
   messageType?: MessageDoc["messageType"];
   /** the key a retry of this send comes with (SendReceiptRepository), kept on the message */
   sendKey?: string;
@@ -202,7 +206,7 @@ export async function deliverMessage(
   await announceMessage(deps, ctx, realm, settings, to, message, post, flags);
 }
 
-/** Each receiver's flags on a new message: read (the sender, muted senders, limit_unread_user_ids), mentions, alert words. */
+/** Each receiver's flags on a new message: read (the sender, muted senders, limit_unread_user_ids), starred, mentions, alert words. */
 async function receiverFlags(
   deps: FlagDeps,
   ctx: HandlerContext,
@@ -219,6 +223,7 @@ async function receiverFlags(
     deps.mutedUsers.mutersOf(realmId, post.senderId),
   ]);
   const read = new Set(post.readBy);
+  const starred = new Set(post.starredBy);
   const isRead = (userId: number) =>
     read.has(userId) || muters.has(userId) || (post.unreadOnly !== undefined && !post.unreadOnly.has(userId));
   return new Map(
@@ -226,6 +231,7 @@ async function receiverFlags(
       userId,
       inFlagOrder([
         ...(isRead(userId) ? ["read"] : []),
+        ...(starred.has(userId) ? ["starred"] : []),
         ...(mentions.get(userId) ?? []),
         ...(alerted.has(userId) ? ["has_alert_word"] : []),
       ]),
@@ -280,6 +286,7 @@ async function announceMessage(
         markdown: message.content,
         flags: Object.fromEntries(message.receivers.map((id) => [id, flags.get(id) ?? []])),
         ...(post.localEcho && { localEcho: post.localEcho }),
+        ...(post.disableExternalNotifications && { disableExternalNotifications: true }),
       },
       ctx.requestId,
       `message.${realm.id}.${message.messageId}`,

@@ -7,6 +7,7 @@ import {
   type BusClient,
   type CallContext,
   type EventSubscription,
+  type SystemBot,
   mentionTargets,
   type MentionTargets,
 } from "@teamchat/shared";
@@ -29,8 +30,8 @@ interface RealmEntry {
  */
 export class UserDirectory {
   private readonly realms = new Map<number, RealmEntry>();
-  /** each organization's Notification Bot id, which never changes */
-  private readonly notificationBots = new Map<number, Promise<number>>();
+  /** each organization's system bots' ids (by organization and address), which never change */
+  private readonly systemBots = new Map<string, Promise<number>>();
   private readonly subs: EventSubscription[];
 
   constructor(
@@ -90,13 +91,14 @@ export class UserDirectory {
     return found;
   }
 
-  /** The organization's Notification Bot, which messaging posts notices as (identity makes it on first use). */
-  async notificationBot(ctx: CallContext, realmId: number): Promise<UserSummary> {
-    let id = this.notificationBots.get(realmId);
+  /** One of the organization's system bots, which messaging posts notices as (identity makes it on first use). */
+  async systemBot(ctx: CallContext, realmId: number, bot: SystemBot): Promise<UserSummary> {
+    const key = `${realmId}:${bot.email}`;
+    let id = this.systemBots.get(key);
     if (!id) {
-      id = this.bus.request(identity.getNotificationBot, {}, ctx).then((r) => r.user_id);
-      id.catch(() => this.notificationBots.delete(realmId));
-      this.notificationBots.set(realmId, id);
+      id = this.bus.request(identity.getSystemBot, { email: bot.email }, ctx).then((r) => r.user_id);
+      id.catch(() => this.systemBots.delete(key));
+      this.systemBots.set(key, id);
     }
     const botId = await id;
     return (await this.byIds(ctx, realmId, [botId])).get(botId)!;

@@ -51,6 +51,8 @@ export async function consumeMissedMessageDecisions(deps: Deps): Promise<{ stop(
 
   const onMessage = async (payload: MessageSent, requestId?: string) => {
     const { realmId, message, markdown, flags } = payload;
+    // Zulip's disable_external_notifications (Welcome Bot's messages): nobody is mailed or pushed it
+    if (payload.disableExternalNotifications) return;
     const candidates = Object.keys(flags)
       .map(Number)
       .filter((id) => id !== message.sender_id);

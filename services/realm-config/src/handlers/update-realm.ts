@@ -81,7 +81,12 @@ function settingEvent(name: string, value: unknown): RealmEvent {
 }
 
 /** Settings Zulip stores as text: its update_realm replies "updated" for them rather than the value. */
-const TEXT_SETTINGS = new Set<string>(["default_language", "default_code_block_language", "jitsi_server_url"]);
+const TEXT_SETTINGS = new Set<string>([
+  "default_language",
+  "default_code_block_language",
+  "jitsi_server_url",
+  "welcome_message_custom_text",
+]);
 
 /** The organization's channel settings (Zulip's do_set_realm_stream): a channel id, -1 for none. */
 const CHANNEL_SETTINGS = [

@@ -65,6 +65,7 @@ export const PROFILE_SETTING_DEFAULTS = {
   org_type: 0,
   default_language: "en",
   default_code_block_language: "",
+  welcome_message_custom_text: "",
   jitsi_server_url: null as string | null,
   // the channels Zulip's do_set_realm_stream sets; null for none (-1 on the wire)
   moderation_request_channel_id: null as number | null,

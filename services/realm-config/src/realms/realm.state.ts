@@ -2,6 +2,7 @@ import {
   EMOJI_DATA_PATH,
   MAX_AVATAR_FILE_SIZE_MIB,
   MAX_FILE_UPLOAD_SIZE_MIB,
+  messaging,
   provideState,
   REALM_GROUP_SETTING_DEFAULTS,
   SYSTEM_GROUPS,
@@ -116,6 +117,7 @@ export const realmState = ({
       ...groupSettings,
       realm_default_language: profile.default_language,
       realm_default_code_block_language: profile.default_code_block_language,
+      realm_welcome_message_custom_text: profile.welcome_message_custom_text,
       realm_inline_image_preview: profile.inline_image_preview,
       realm_inline_url_embed_preview: profile.inline_url_embed_preview,
       realm_mandatory_topics: settings.topics_policy === "disable_empty_topic",
@@ -198,6 +200,7 @@ export const realmState = ({
       max_message_length: settings.max_message_length,
       max_channel_folder_name_length: settings.max_channel_folder_name_length,
       max_channel_folder_description_length: settings.max_channel_folder_description_length,
+      max_reminder_note_length: messaging.MAX_REMINDER_NOTE_LENGTH,
       server_generation: SERVER_GENERATION,
       server_web_public_streams_enabled: WEB_PUBLIC_STREAMS_ENABLED,
       // Zulip's EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS (90) is its heartbeat (60) plus margin.

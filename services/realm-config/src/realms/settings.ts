@@ -56,6 +56,7 @@ export function realmSettings(realm: RealmDoc): realmConfig.RealmSettings {
     inline_image_preview: profileSettings(realm).inline_image_preview,
     inline_url_embed_preview: profileSettings(realm).inline_url_embed_preview,
     avatar_changes_disabled: profileSettings(realm).avatar_changes_disabled,
+    welcome_message_custom_text: profileSettings(realm).welcome_message_custom_text,
     moderation_request_channel_id: profileSettings(realm).moderation_request_channel_id,
   };
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { roleSchema } from "../../actor";
 import { defineContract } from "../../contract";
+import { SYSTEM_BOT_EMAILS } from "../../domain/system-bots";
 import { setUpNewHumanUser } from "../messaging/channel-admin";
 
 /** Internal (management CLI): the first user of a new organization, an owner who may create users. */
@@ -88,13 +89,14 @@ export const getUserSummaries = defineContract({
 });
 
 /**
- * Internal: the organization's Notification Bot (Zulip's
- * get_system_bot(settings.NOTIFICATION_BOT, realm_id)), made on first use for
- * organizations older than it. Its id never changes, so callers may keep it.
+ * Internal: one of the organization's system bots, by address (Zulip's
+ * get_system_bot(settings.NOTIFICATION_BOT or settings.WELCOME_BOT, realm_id)),
+ * made on first use for organizations older than it. Its id never changes, so
+ * callers may keep it.
  */
-export const getNotificationBot = defineContract({
-  subject: "identity.users.notification_bot",
-  params: z.object({}),
+export const getSystemBot = defineContract({
+  subject: "identity.users.system_bot",
+  params: z.object({ email: z.enum(SYSTEM_BOT_EMAILS) }),
   reply: z.object({ user_id: z.number().int() }),
 });
 

@@ -61,7 +61,8 @@ export const removeDefaultStream = defineContract({
  * notice. The new user joins `stream_ids` (an invitation's channels, those
  * still there), and the organization's default channels when
  * `include_realm_default_subscriptions`; `referrer_id` is told by the
- * Notification Bot that the invitation was accepted (null: nobody).
+ * Notification Bot that the invitation was accepted (null: nobody); Welcome
+ * Bot sends the new user the custom message (send_initial_direct_messages_to_user).
  */
 export const setUpNewHumanUser = defineContract({
   subject: "messaging.new-users.set-up",
@@ -70,6 +71,8 @@ export const setUpNewHumanUser = defineContract({
     stream_ids: intList,
     include_realm_default_subscriptions: z.boolean(),
     referrer_id: int.nullable(),
+    /** what Welcome Bot tells the new user: null for the organization's welcome_message_custom_text, "" for nothing */
+    welcome_message_custom_text: z.string().nullable().default(null),
   }),
   reply: emptyReply,
 });

@@ -21,3 +21,4 @@ export * from "./reminders";
 export * from "./user-channels";
 export * from "./realm-exports";
 export * from "./realm-import";
+export * from "./welcome-bot";

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { realmRefSchema } from "../../actor";
 import { defineContract } from "../../contract";
+import { WELCOME_MESSAGE_CUSTOM_TEXT_MAX_LENGTH } from "../identity/invites";
 import { groupSettingValueSchema, groupSettingValueUpdateSchema, int } from "../common";
 import { REALM_TOPICS_POLICIES } from "../../domain/channels";
 import { REALM_GROUP_SETTING_DEFAULTS, type RealmGroupSetting } from "../../domain/groups";
@@ -83,6 +84,8 @@ export const realmSettingsSchema = z.strictObject({
   inline_url_embed_preview: z.boolean(),
   /** whether only administrators may change avatars (Zulip's avatar_changes_disabled) */
   avatar_changes_disabled: z.boolean(),
+  /** what Welcome Bot tells new users whose invitation names no text (Zulip's welcome_message_custom_text; "" for nothing) */
+  welcome_message_custom_text: z.string(),
   ...messageEditSettings,
   ...(Object.fromEntries(Object.keys(REALM_GROUP_SETTING_DEFAULTS).map((k) => [k, groupSettingValueSchema])) as Record<
     RealmGroupSetting,
@@ -166,6 +169,8 @@ export const updateRealm = defineContract({
   params: z.object({
     name: z.string().max(MAX_REALM_NAME_LENGTH).optional(),
     description: z.string().max(MAX_REALM_DESCRIPTION_LENGTH).optional(),
+    /** what Welcome Bot tells new users unless their invitation says otherwise; "" for nothing */
+    welcome_message_custom_text: z.string().max(WELCOME_MESSAGE_CUSTOM_TEXT_MAX_LENGTH).optional(),
     default_language: z.string().optional(),
     default_code_block_language: z.string().optional(),
     /**
@@ -200,6 +205,7 @@ export const updateRealm = defineContract({
   reply: z.strictObject({
     name: z.literal("updated").optional(),
     description: z.literal("updated").optional(),
+    welcome_message_custom_text: z.literal("updated").optional(),
     default_language: z.literal("updated").optional(),
     default_code_block_language: z.literal("updated").optional(),
     jitsi_server_url: z.literal("updated").nullable().optional(),

@@ -59,6 +59,7 @@ const thumbnailFormatSchema = z.strictObject({
 const realmProfileKeys = {
   realm_default_language: z.string(),
   realm_default_code_block_language: z.string(),
+  realm_welcome_message_custom_text: z.string(),
   realm_inline_image_preview: z.boolean(),
   realm_inline_url_embed_preview: z.boolean(),
   /** deprecated: topics_policy "disable_empty_topic" */
@@ -184,6 +185,8 @@ export const realmPart = statePart(
     max_message_length: int,
     max_channel_folder_name_length: int,
     max_channel_folder_description_length: int,
+    /** the longest note a reminder takes (POST /reminders' note) */
+    max_reminder_note_length: int,
     server_generation: int,
     server_web_public_streams_enabled: z.boolean(),
     event_queue_longpoll_timeout_seconds: int,
