@@ -18,6 +18,8 @@ import { extract } from "tar-stream";
 import {
   BusClient,
   FILE_CHUNK_BYTES,
+  NOTIFICATION_BOT,
+  SYSTEM_BOT_EMAILS,
   Role,
   identity,
   messaging,
@@ -115,11 +117,17 @@ export async function importRealm(
     progress(`Created organization "${realm.name}" at ${realm.uri}`);
 
     // users: people first, so that bots' owners have their new ids; system bots become this organization's own
-    const { user_id: notificationBot } = await bus.request(identity.getNotificationBot, {}, asRealm);
+    // a system bot this server does not have posts as Notification Bot
+    const systemBot = async (email: unknown) => {
+      const known = SYSTEM_BOT_EMAILS.find((e) => e === email) ?? NOTIFICATION_BOT.email;
+      return (await bus.request(identity.getSystemBot, { email: known }, asRealm)).user_id;
+    };
     const users = new Map<number, number>();
-    for (const bot of rows(t, "zerver_userprofile_crossrealm")) users.set(num(bot.id), notificationBot);
+    for (const bot of rows(t, "zerver_userprofile_crossrealm")) users.set(num(bot.id), await systemBot(bot.email));
     const people = rows(t, "zerver_userprofile").filter((u) => !u.is_system_bot);
-    for (const u of rows(t, "zerver_userprofile").filter((u) => u.is_system_bot)) users.set(num(u.id), notificationBot);
+    for (const u of rows(t, "zerver_userprofile").filter((u) => u.is_system_bot)) {
+      users.set(num(u.id), await systemBot(u.delivery_email ?? u.email));
+    }
     const ordered = [...people.filter((u) => !u.is_bot), ...people.filter((u) => u.is_bot)];
     for (let i = 0; i < ordered.length; i += USER_BATCH) {
       const batch = ordered.slice(i, i + USER_BATCH);

@@ -3,6 +3,7 @@ import {
   isAdmin,
   mustBeAdmin,
   requireUser,
+  SYSTEM_BOTS,
   type ExportRow,
   type Handler,
   type RealmRef,
@@ -58,7 +59,8 @@ export const exportUsersHandler =
   async ({ after_user_id, limit }, ctx) => {
     const realm = ctx.realm!;
     const page = (await deps.users.all(realm.id)).filter((u) => u.userId > after_user_id).slice(0, limit);
-    const systemBots = after_user_id === 0 ? [await deps.users.notificationBot(realm.id)] : [];
+    const systemBots =
+      after_user_id === 0 ? await Promise.all(SYSTEM_BOTS.map((bot) => deps.users.systemBot(realm.id, bot))) : [];
     return {
       zerver_userprofile_crossrealm: systemBots.map((b) => ({
         id: b.userId,
