@@ -2,7 +2,7 @@
  * The data `npm run fuzz` runs against: people of every role, public and
  * private channels with messages (channel and direct, a poll and a todo list), reactions, a user group,
  * drafts, a scheduled message, a reminder, a moderation request channel, a saved snippet, a channel folder, a custom
- * profile field, invitations, a navigation view, alert words, a realm export and event queues. Most of it
+ * profile field, invitations, a navigation view, alert words, a realm export, a logged-in device and event queues. Most of it
  * belongs to or is visible to the fuzzing administrator, so that requests
  * naming these ids reach the handlers' real work, not only their "not found".
  */
@@ -107,6 +107,7 @@ export async function seedOrganization(org: TestOrganization): Promise<Seeded> {
   await org.call(identity.addNavigationView, { fragment: "narrow/is/starred", is_pinned: true }, fuzzer);
   await org.call(messaging.addAlertWords, { alert_words: ["fuzz", "urgent"] }, fuzzer);
   const realmExport = await org.call(messaging.exportRealm, {}, fuzzer);
+  const device = await org.call(identity.registerClientDevice, {}, fuzzer);
 
   // queues that GET /events reads (and DELETE /events may delete): the events the fuzzing
   // causes are checked against zulip.yaml as they come back
@@ -133,6 +134,7 @@ export async function seedOrganization(org: TestOrganization): Promise<Seeded> {
       field_id: [field.id],
       invite_id: invites.map((i) => i.id),
       export_id: [realmExport.id],
+      device_id: [device.device_id],
       fragment: ["narrow/is/starred", "inbox"],
       email: [member.email, guest.email, fuzzer.email],
       user_id_or_email: [member.userId, guest.email],
