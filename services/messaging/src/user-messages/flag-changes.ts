@@ -1,6 +1,7 @@
 import {
   badRequest,
   messagingEvents,
+  USER_MESSAGE_FLAGS,
   type Actor,
   type HandlerContext,
   type PayloadOf,
@@ -18,19 +19,9 @@ import { isMention } from "./flags";
 import type { PersonalIndex } from "./personal-index";
 
 /** The flags of Zulip's UserMessage that the API knows (all but is_private and active_mobile_push_notification). */
-const API_FLAGS = [
-  "read",
-  "starred",
-  "collapsed",
-  "mentioned",
-  "stream_wildcard_mentioned",
-  "topic_wildcard_mentioned",
-  "group_mentioned",
-  "force_expand",
-  "force_collapse",
-  "has_alert_word",
-  "historical",
-];
+const API_FLAGS: readonly string[] = USER_MESSAGE_FLAGS.filter(
+  (f) => f !== "is_private" && f !== "active_mobile_push_notification",
+);
 /** The ones a user sets and clears; the others are bookkeeping (Zulip's NON_EDITABLE_FLAGS). */
 const EDITABLE_FLAGS = ["read", "starred", "collapsed"];
 /** Zulip's DEFAULT_HISTORICAL_FLAGS: how a message the user never received counts. */
