@@ -2,7 +2,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
 import type { Logger } from "pino";
 import type { z } from "zod";
-import { configureThroughElection, ensureStream, notifications } from "@teamchat/shared";
+import { configureThroughElection, ensureStream, notifications, retryDelayMs } from "@teamchat/shared";
 import { BouncerConfigurationError } from "./bouncer";
 import type { PushMetrics, PushWorkOutcome } from "./push-metrics";
 import type { PushNotifier } from "./push-notifier";
@@ -14,15 +14,8 @@ const consumerName = (kind: WorkKind<z.ZodType>["kind"]) => `identity-push-${kin
 export const PUSH_WORK_ACK_WAIT_MS = 60_000;
 /** Tries of one item before it is dropped: with the backoff below, about an hour of bouncer outage. */
 const MAX_DELIVERIES = 20;
-/** The wait before the next try doubles from this, up to the cap. */
-const FIRST_RETRY_MS = 1000;
-const MAX_RETRY_MS = 5 * 60_000;
 /** Items handled at once per instance. */
 const PULL_BATCH = 64;
-
-/** The wait after the n-th failed try (1-based): exponential backoff, as Zulip's queue workers retry a failing bouncer. */
-export const retryDelayMs = (failedTries: number): number =>
-  Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.max(0, failedTries - 1));
 
 interface WorkKind<S extends z.ZodType> {
   kind: "message" | "remove" | "registration";
