@@ -122,6 +122,7 @@ import { userTopicsState } from "./user-topics/user-topics.state";
 import { UserDirectory } from "./users/user-directory";
 import { MissedMessageMailer } from "./missed-message-emails/missed-message-mailer";
 import { PendingEmailRepository } from "./missed-message-emails/pending-email.repository";
+import type { TopicContextDeps } from "./missed-message-emails/topic-context";
 import { getNotificationFactsHandler } from "./handlers/get-notification-facts";
 import { backfillCopies } from "./copies-backfill";
 import { backfillContentFeatures } from "./messages/content-features-backfill";
@@ -539,7 +540,13 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.registerState, registerStateHandler(messaging.registerState, stateProviders));
   delivery.start();
   startRealmExportWorker({ ...posting, queue: exportQueue, exporter, exports }, log);
-  const mailer = await startMissedMessageMailer(deps, userMessages, users);
+  const mailer = await startMissedMessageMailer(deps, userMessages, {
+    messages,
+    channels,
+    subscriptions,
+    userGroups,
+    users,
+  });
   return {
     stop: async () => {
       await mailer.stop();
@@ -572,7 +579,7 @@ const MISSED_MESSAGE_POLL_MS = 1000;
 async function startMissedMessageMailer(
   { db, nc, bus, config, log }: ServiceDeps<"messaging">,
   userMessages: UserMessageRepository,
-  users: UserDirectory,
+  topicContext: TopicContextDeps,
 ): Promise<MissedMessageMailer> {
   const pending = new PendingEmailRepository(db);
   await pending.init();
@@ -583,7 +590,7 @@ async function startMissedMessageMailer(
     bus,
     pending,
     userMessages,
-    users,
+    ...topicContext,
     transport,
     log,
     pollMs: MISSED_MESSAGE_POLL_MS,

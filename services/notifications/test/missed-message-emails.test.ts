@@ -10,6 +10,8 @@
  */
 import { mongo } from "mongoose";
 import { identity, messaging, notifications } from "@teamchat/shared";
+import { ApiClient } from "@teamchat/shared/src/testing/api";
+import { callContract } from "../../../test/support/call";
 import type { TestUser } from "../../../test/support/organization";
 import { startSmtpServer, type ReceivedMail, type TestSmtpServer } from "../../../test/support/smtp";
 import { startSystem, type TestSystem } from "../../../test/support/system";
@@ -231,10 +233,40 @@ describe("new-login mail", () => {
     await login(kate);
     await smtp.waitFor(() => mailsTo(jane).length > 0);
     const [mail] = mailsTo(jane);
-    expect(mail!.subject).toMatch(/^New login from .+ on an unknown operating system$/);
+    // the tests' User-Agent names neither a browser nor an operating system that uap-core knows
+    expect(mail!.subject).toBe("New login from An unknown browser on an unknown operating system");
     expect(mail!.text).toContain("We noticed a recent login for the following Zulip account.");
     expect(mail!.text).toContain(`Email: ${jane.email}`);
     await sleep(1000);
     expect(mailsTo(kate)).toEqual([]);
+  });
+
+  it("names the browser and operating system of the User-Agent as Zulip does, its own apps as Zulip", async () => {
+    const lars = await sys.makeUser("Lars");
+    await ageAccount(lars);
+    const devices: Array<[userAgent: string, device: string]> = [
+      [
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+        "Chrome on Windows",
+      ],
+      ["Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0", "Firefox on Linux"],
+      [
+        "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15",
+        "Safari on macOS",
+      ],
+      ["ZulipMobile/27.230 (iOS 17.5.1)", "Zulip on iOS"],
+      ["ZulipPython/0.9.1 (Debian GNU/Linux; 12)", "Zulip on Debian"],
+    ];
+    for (const [userAgent, device] of devices) {
+      const sent = mailsTo(lars).length;
+      await callContract(new ApiClient(sys.baseUrl, null, undefined, userAgent), identity.fetchApiKey, {
+        username: lars.email,
+        password: lars.password,
+      });
+      await smtp.waitFor(() => mailsTo(lars).length > sent);
+      const mail = mailsTo(lars)[sent]!;
+      expect(mail.subject).toBe(`New login from ${device}`);
+      expect(mail.text).toContain(`\nDevice: ${device}.\n`);
+    }
   });
 });

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { noreplyAddress, type MailTransport, type RealmRef, type ServiceMetrics } from "@teamchat/shared";
+import { loginDeviceOf } from "./login-device";
 import { settingsOf } from "./settings";
 import type { UserDoc } from "./user.schema";
 
@@ -29,11 +30,10 @@ export class LoginMailer {
     private readonly metrics: ServiceMetrics,
   ) {}
 
-  notify(user: UserDoc, realm: RealmRef, client: string | undefined, now = new Date()): void {
+  notify(user: UserDoc, realm: RealmRef, userAgent: string, now = new Date()): void {
     if (!settingsOf(user).enable_login_emails) return;
     if (now.getTime() - user.dateJoined.getTime() <= JUST_CREATED_MS) return;
-    const browser = client || "An unknown browser";
-    const os = "an unknown operating system";
+    const { browser, os } = loginDeviceOf(userAgent);
     const text = [
       "We noticed a recent login for the following Zulip account.",
       "",

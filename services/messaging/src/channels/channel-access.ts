@@ -49,8 +49,12 @@ export const canReadContent = (
 ): boolean => canReadChannelContent(user, accessFacts(ch), subscribed, groups);
 
 /** Whether the user may read the channel's whole history, not only what they received. */
-export const canReadHistory = (actor: Actor, ch: ChannelDoc, subscribed: boolean, groups: GroupMembership): boolean =>
-  canReadContent(actor, ch, subscribed, groups) && (!ch.inviteOnly || ch.historyPublicToSubscribers);
+export const canReadHistory = (
+  actor: GroupMember,
+  ch: ChannelDoc,
+  subscribed: boolean,
+  groups: GroupMembership,
+): boolean => canReadContent(actor, ch, subscribed, groups) && (!ch.inviteOnly || ch.historyPublicToSubscribers);
 
 /** Zulip's can_administer_accessible_channel. */
 export const canAdministerChannel = (actor: GroupMember, ch: ChannelDoc, groups: GroupMembership): boolean =>

@@ -1,4 +1,10 @@
-import { badRequest, type Actor, type CallContext, type UserGroupMemberships } from "@teamchat/shared";
+import {
+  badRequest,
+  type Actor,
+  type CallContext,
+  type GroupMember,
+  type UserGroupMemberships,
+} from "@teamchat/shared";
 import { canReadHistory } from "../channels/channel-access";
 import type { ChannelDirectory } from "../channels/channel-directory";
 import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
@@ -9,7 +15,7 @@ import type { MessageDoc } from "./message.schema";
 export async function canSeeMessage(
   deps: { channels: ChannelDirectory; subscriptions: SubscriptionDirectory; userGroups: UserGroupMemberships },
   realmId: number,
-  actor: Actor,
+  actor: GroupMember,
   msg: Pick<MessageDoc, "receivers" | "streamId">,
   ctx: CallContext,
 ): Promise<boolean> {

@@ -443,6 +443,17 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     return (await this.walk(realmId, topicNarrow(streamId, topicKey), Infinity, -1, 1))[0] ?? null;
   }
 
+  /** Up to `limit` messages of a channel's topic with ids below `beforeId`, newest first. */
+  topicMessagesBefore(
+    realmId: number,
+    streamId: number,
+    topicKey: string,
+    beforeId: number,
+    limit: number,
+  ): Promise<MessageDoc[]> {
+    return this.walk(realmId, topicNarrow(streamId, topicKey), beforeId, -1, limit);
+  }
+
   /** A channel's oldest message id (its first_message_id), or null when it has none. */
   async oldestIdOfChannel(realmId: number, streamId: number): Promise<number | null> {
     return (await this.walk(realmId, [{ kind: "channel", streamId }], 0, 1, 1))[0]?.messageId ?? null;

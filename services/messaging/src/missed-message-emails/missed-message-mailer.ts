@@ -12,10 +12,11 @@ import {
   type BusClient,
   type MailTransport,
 } from "@teamchat/shared";
+import { isMention } from "../user-messages/flags";
 import type { UserMessageRepository } from "../user-messages/user-message.repository";
-import type { UserDirectory } from "../users/user-directory";
 import type { PendingEmailRepository } from "./pending-email.repository";
 import { bucketsOf, renderMissedMessageMail } from "./render";
+import { topicContextOf, type TopicContextDeps } from "./topic-context";
 
 /** Zulip's REALM_NAME_IN_EMAIL_NOTIFICATIONS_POLICY_ALWAYS (automatic counts one organization per address here). */
 const REALM_NAME_ALWAYS = 2;
@@ -24,12 +25,11 @@ const REQUEST_ID = "missed-message-email";
 /** Users whose batch is mailed per pass. */
 const BATCHES_PER_PASS = 20;
 
-interface Deps {
+interface Deps extends TopicContextDeps {
   nc: NatsConnection;
   bus: BusClient;
   pending: PendingEmailRepository;
   userMessages: UserMessageRepository;
-  users: UserDirectory;
   transport: MailTransport;
   log: Logger;
   /** how often due batches are looked for */
@@ -146,17 +146,23 @@ export class MissedMessageMailer {
         contentDisabledByRealm: !realmAllows,
         includeRealmName: user.settings.realm_name_in_email_notifications_policy === REALM_NAME_ALWAYS,
       };
+      const callCtx = await this.realms.context(realmId, REQUEST_ID);
       for (const bucket of bucketsOf(unread)) {
-        const others = (bucket[0]!.message.directRecipientIds ?? []).filter((id) => id !== userId);
+        const oldest = bucket[0]!.message;
+        const others = (oldest.directRecipientIds ?? []).filter((id) => id !== userId);
         const names =
           others.length > 1
-            ? [
-                ...(
-                  await this.deps.users.byIds(await this.realms.context(realmId, REQUEST_ID), realmId, others)
-                ).values(),
-              ].map((u) => u.full_name)
+            ? [...(await this.deps.users.byIds(callCtx, realmId, others)).values()].map((u) => u.full_name)
             : [];
-        const { subject, text } = renderMissedMessageMail(bucket, ctx, names);
+        // Zulip's handle_missedmessage_emails: when the conversation's oldest message mentions the
+        // user (has_any_mentions), the topic's messages leading up to it are shown too
+        const context =
+          ctx.showContent && isMention(flags.get(oldest.id)!)
+            ? (await topicContextOf(this.deps, realmId, userId, oldest, callCtx)).filter(
+                (m) => !bucket.some((n) => n.message.id === m.id),
+              )
+            : [];
+        const { subject, text } = renderMissedMessageMail(bucket, ctx, names, context);
         await transport.send({
           to: user.delivery_email,
           from: `Zulip notifications <${noreplyAddress(realm.host)}>`,

@@ -1,6 +1,7 @@
 import type { notifications } from "@teamchat/shared";
 
 type MissedMessageNotice = notifications.MissedMessageNotice;
+type MissedMessageSnapshot = notifications.MissedMessageSnapshot;
 type MissedMessageTrigger = notifications.MissedMessageTrigger;
 
 /** What a missed-message email needs of its recipient and organization. */
@@ -59,12 +60,15 @@ const RESOLVED_PREFIX = "✔ ";
  * One conversation's missed-message email, as Zulip's
  * do_send_missedmessage_events_reply_in_zulip and its missed_message
  * templates make it (plain text): subject, each sender's messages, and why
- * the user got it. `otherNames`: a group DM's other participants' names.
+ * the user got it. `otherNames`: a group DM's other participants' names;
+ * `context`: earlier messages of the topic, shown among the others in the
+ * order sent (Zulip's build_message_list) but not counted as notified.
  */
 export function renderMissedMessageMail(
   bucket: MissedMessageNotice[],
   ctx: MissedMessageMailContext,
   otherNames: string[] = [],
+  context: MissedMessageSnapshot[] = [],
 ): { subject: string; text: string } {
   const first = bucket[0]!.message;
   const triggers = new Set(bucket.map((n) => n.trigger));
@@ -91,8 +95,9 @@ export function renderMissedMessageMail(
 
   const lines: string[] = [];
   if (ctx.showContent) {
+    const shown = [...context, ...bucket.map((n) => n.message)].sort((a, b) => a.dateSent - b.dateSent || a.id - b.id);
     let previousSender: number | undefined;
-    for (const { message } of bucket) {
+    for (const message of shown) {
       lines.push(
         message.senderId === previousSender ? message.content : `${message.senderFullName}: ${message.content}`,
       );
