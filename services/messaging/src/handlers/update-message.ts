@@ -24,7 +24,7 @@ import {
   type MoveDecision,
 } from "../messages/edit-policy";
 import { idSet, messageAudience } from "../messages/message-audience";
-import { mentionFlags } from "../messages/mentions";
+import { mentionFlags, topicParticipants } from "../messages/mentions";
 import { accessMessage } from "../messages/message-access";
 import type { MessageRepository } from "../messages/message.repository";
 import { sendMoveNotices, type MoveNoticeDeps } from "../messages/move-notices";
@@ -134,6 +134,7 @@ export const updateMessageHandler =
     const rendered =
       content === undefined ? undefined : await renderMessage(deps, ctx, realm, message.senderId, content);
     if (rendered) await checkGroupMentions(deps, ctx, realm, actor.userId, rendered.mentions);
+    // Zulip's update_message_content: the topic's participants are those of the topic the edit leaves it in
     const mentions =
       rendered === undefined
         ? new Map<number, string[]>()
@@ -141,6 +142,13 @@ export const updateMessageHandler =
             rendered.mentions,
             [...(await deps.users.byIds(ctx, realm.id, message.receivers)).values()],
             await deps.userGroups.get(ctx),
+            await topicParticipants(
+              deps,
+              realm.id,
+              rendered.mentions,
+              { streamId: message.streamId, topicKey: move ? move.topic.toLowerCase() : message.topicKey },
+              message.senderId,
+            ),
           );
     const receivers = move?.channelChanged ? await receiverChange(deps, ctx, realm.id, move, plan) : undefined;
     // Zulip's do_update_message changes the messages, their rows and their topics in one transaction

@@ -22,7 +22,7 @@ import type { AlertWordIndex } from "../alert-words/alert-word-index";
 import type { MutedUserIndex } from "../muted-users/muted-user-index";
 import type { LinkifierSource } from "../render/linkifier-source";
 import { inFlagOrder } from "../user-messages/flags";
-import { mentionFlags } from "./mentions";
+import { mentionFlags, topicParticipants } from "./mentions";
 import { loadViewContext, messageView } from "./message-view";
 import type { MessageDoc } from "./message.schema";
 import { contentFeatures } from "./content-features";
@@ -36,10 +36,10 @@ export interface DeliverDeps extends FlagDeps, AnnounceDeps {
 /** What sending a message uses: its delivery, and the message stored with its rows in one transaction. */
 export interface PostDeps extends DeliverDeps {
   db: Connection;
-  messages: MessageRepository;
 }
 
 interface FlagDeps extends RenderDeps {
+  messages: MessageRepository;
   users: UserDirectory;
   alertWords: AlertWordIndex;
   mutedUsers: MutedUserIndex;
@@ -143,7 +143,7 @@ export async function postMessage(
     linksForPreview,
   } = await renderMessage(deps, ctx, realm, post.senderId, post.content);
   await checkGroupMentions(deps, ctx, realm, post.senderId, mentions);
-  const flags = await receiverFlags(deps, ctx, realm.id, to.receivers, post, mentions);
+  const flags = await receiverFlags(deps, ctx, realm.id, to, post, mentions);
   // Zulip's do_widget_post_save_actions: a /poll or /todo message carries its widget as its first submessage
   const widget = post.widget ?? widgetOf(post.content);
   const submessages = widget && [
@@ -201,7 +201,7 @@ export async function deliverMessage(
   post: Post,
 ): Promise<void> {
   const { mentions } = await renderMessage(deps, ctx, realm, post.senderId, post.content);
-  const flags = await receiverFlags(deps, ctx, realm.id, message.receivers, post, mentions);
+  const flags = await receiverFlags(deps, ctx, realm.id, message, post, mentions);
   await deps.userMessages.deliver(realm.id, message.messageId, receiverRows(flags));
   await announceMessage(deps, ctx, realm, settings, to, message, post, flags);
 }
@@ -211,12 +211,17 @@ async function receiverFlags(
   deps: FlagDeps,
   ctx: HandlerContext,
   realmId: number,
-  receivers: number[],
+  to: Pick<MessageDoc, "receivers" | "streamId" | "topicKey">,
   post: Post,
   rendered: RenderedMentions,
 ): Promise<Map<number, string[]>> {
-  const recipients = [...(await deps.users.byIds(ctx, realmId, receivers)).values()];
-  const mentions = mentionFlags(rendered, recipients, await deps.userGroups.get(ctx));
+  const { receivers } = to;
+  const [recipients, groups, participants] = await Promise.all([
+    deps.users.byIds(ctx, realmId, receivers),
+    deps.userGroups.get(ctx),
+    topicParticipants(deps, realmId, rendered, to, post.senderId),
+  ]);
+  const mentions = mentionFlags(rendered, [...recipients.values()], groups, participants);
   // Zulip's has_alert_word, and its muted senders: their messages arrive read for the users who muted them
   const [alerted, muters] = await Promise.all([
     deps.alertWords.usersAlerted(realmId, post.content, receivers),

@@ -42,10 +42,8 @@ export function decide(privateMessage: boolean, r: RecipientState, pushPossible:
   if (facts.sender_muted) return {};
   const followed = !privateMessage && facts.visibility_policy === FOLLOWED;
   const mentioned = flags.includes("mentioned");
-  // the message's flags say "wildcard_mentioned" for either wildcard; a topic one only when it says so
   const topicWildcard = flags.includes("topic_wildcard_mentioned");
-  const streamWildcard =
-    !topicWildcard && (flags.includes("stream_wildcard_mentioned") || flags.includes("wildcard_mentioned"));
+  const streamWildcard = flags.includes("stream_wildcard_mentioned");
   const wildcardAllowed =
     !privateMessage && allowsInTopic(facts, facts.wildcard_mentions_notify, s.wildcard_mentions_notify);
   const wildcardInFollowed = followed && s.enable_followed_topic_wildcard_mentions_notify;
