@@ -1,4 +1,4 @@
-import type { GroupMembership, RenderedMentions } from "@teamchat/shared";
+import type { GroupMembership, RenderedMentions, notifications } from "@teamchat/shared";
 import type { UserSummary } from "../users/user-directory";
 import type { MessageRepository } from "./message.repository";
 
@@ -32,6 +32,38 @@ export function mentionFlags(
     if (userFlags.length > 0) flags.set(u.user_id, userFlags);
   }
   return flags;
+}
+
+/**
+ * Zulip's get_user_group_mentions_data: each recipient notified only through
+ * mentioned groups (a personal mention comes first), with the group their
+ * notification names: of the groups they belong to, the one with the fewest
+ * members, the first mentioned among equals. `everyone` counts the members
+ * (the organization's active users).
+ */
+export function mentionedUserGroups(
+  mentions: RenderedMentions,
+  recipients: UserSummary[],
+  groups: GroupMembership,
+  names: ReadonlyMap<number, string>,
+  everyone: UserSummary[],
+): Map<number, notifications.MentionedUserGroup> {
+  const byUser = new Map<number, notifications.MentionedUserGroup>();
+  if (mentions.groupIds.size === 0) return byUser;
+  const mentioned = [...mentions.groupIds].map((id) => ({
+    id,
+    name: names.get(id) ?? "",
+    membersCount: everyone.filter((u) => u.is_active && groups.has(id, { userId: u.user_id, role: u.role })).length,
+  }));
+  for (const u of recipients) {
+    if (mentions.userIds.has(u.user_id)) continue;
+    for (const group of mentioned) {
+      if (!groups.has(group.id, { userId: u.user_id, role: u.role })) continue;
+      const previous = byUser.get(u.user_id);
+      if (!previous || previous.membersCount > group.membersCount) byUser.set(u.user_id, group);
+    }
+  }
+  return byUser;
 }
 
 /**

@@ -102,10 +102,13 @@ export async function consumeMissedMessageDecisions(deps: Deps): Promise<{ stop(
         { flags: flags[u.user_id] ?? [], settings: u.settings, facts: f, idle: idle(u) },
         deps.pushConfigured,
       );
+      // Zulip's maybe_enqueue_notifications: the mentioned group goes with whichever trigger
+      const group = payload.mentionedUserGroups?.[u.user_id];
       const notice = (trigger: notifications.MissedMessageTrigger): notifications.MissedMessageNotice => ({
         realmId,
         userId: u.user_id,
         trigger,
+        ...(group && { mentionedUserGroup: group }),
         message: snapshot,
       });
       const id = (kind: string) => `${kind}:${realmId}:${u.user_id}:${message.id}`;
