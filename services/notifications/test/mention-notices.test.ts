@@ -131,3 +131,68 @@ describe("a topic wildcard", () => {
     expect(pushesTo(kim)).toHaveLength(1);
   });
 });
+
+describe("a mention added by an edit", () => {
+  const edit = (id: number, content: string) => sys.call(messaging.updateMessage, { message_id: id, content }, sender);
+
+  it("notifies the newly mentioned user once, not the one mentioned before nor one notified of every message", async () => {
+    const lee = await awayUser("Lee");
+    const max = await awayUser("Max");
+    const nia = await awayUser("Nia");
+    await subscribe("review", [sender, lee, max, nia]);
+    const { stream_id } = await sys.call(messaging.getStreamId, { stream: "review" }, nia);
+    // Nia has the channel's email notifications on: Zulip takes it she was notified when it was sent
+    await sys.call(
+      messaging.updateSubscriptionProperties,
+      { subscription_data: [{ stream_id, property: "email_notifications", value: true }] },
+      nia,
+    );
+    const id = await post(sender, "review", "draft", "@**Lee Person** please look");
+    await smtp.waitFor(() => mailsTo(lee).length > 0 && mailsTo(nia).length > 0);
+    await eventually(
+      () => pushesTo(lee),
+      (p) => p.length > 0,
+    );
+
+    await edit(id, "@**Lee Person** and @**Max Person** please look");
+    await smtp.waitFor(() => mailsTo(max).length > 0);
+    const [toMax] = await eventually(
+      () => pushesTo(max),
+      (p) => p.length > 0,
+    );
+    expect(toMax).toMatchObject({ event: "message", zulip_message_id: id });
+    expect(mailsTo(max)[0]!.subject).toBe("#review > draft");
+    expect(mailsTo(max)[0]!.text).toContain("Ada Sender: @**Lee Person** and @**Max Person** please look");
+    expect(mailsTo(max)[0]!.text).toContain("You are receiving this because you were personally mentioned.");
+
+    // a typo fix keeps both mentions: nobody is notified again
+    await edit(id, "@**Lee Person** and @**Max Person** please look!");
+    await sleep(2500);
+    expect(mailsTo(lee)).toHaveLength(1);
+    expect(pushesTo(lee)).toHaveLength(1);
+    expect(mailsTo(max)).toHaveLength(1);
+    expect(pushesTo(max)).toHaveLength(1);
+    expect(mailsTo(nia)).toHaveLength(1);
+    expect(pushesTo(nia)).toHaveLength(0);
+  });
+
+  it("never for a direct message, whose sending notified its recipients already", async () => {
+    const olga = await awayUser("Olga");
+    const pat = await awayUser("Pat");
+    const { id } = await sys.call(
+      messaging.sendMessage,
+      { type: "direct", to: [olga.userId, pat.userId], content: "plans" },
+      sender,
+    );
+    await smtp.waitFor(() => mailsTo(olga).length > 0 && mailsTo(pat).length > 0);
+    await edit(id, "plans, @**Pat Person**");
+    await sleep(2500);
+    expect(mailsTo(pat)).toHaveLength(1);
+    expect(
+      await eventually(
+        () => pushesTo(pat),
+        (p) => p.length > 0,
+      ),
+    ).toHaveLength(1);
+  });
+});

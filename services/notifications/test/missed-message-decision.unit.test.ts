@@ -4,7 +4,7 @@
  * each off, muting, idleness and online push.
  */
 import type { identity, messaging } from "@teamchat/shared";
-import { decide, type RecipientState } from "../src/missed-messages/decide";
+import { decide, notifiesOfEveryMessage, type RecipientState } from "../src/missed-messages/decide";
 
 const SETTINGS: identity.NotificationRecipient["settings"] = {
   enable_offline_email_notifications: true,
@@ -158,5 +158,37 @@ describe("decide", () => {
         false,
       ),
     ).toEqual({ email: "topic_wildcard_mentioned_in_followed_topic" });
+  });
+});
+
+describe("notifiesOfEveryMessage (an edit's new mentions are not notified to these)", () => {
+  it("the channel's email or push notifications, as the subscription or the user's default sets them", () => {
+    expect(notifiesOfEveryMessage(state())).toBe(false);
+    expect(notifiesOfEveryMessage(state({ settings: { enable_stream_email_notifications: true } }))).toBe(true);
+    expect(notifiesOfEveryMessage(state({ settings: { enable_stream_push_notifications: true } }))).toBe(true);
+    expect(notifiesOfEveryMessage(state({ facts: { push_notifications: true } }))).toBe(true);
+    expect(
+      notifiesOfEveryMessage(
+        state({ settings: { enable_stream_email_notifications: true }, facts: { email_notifications: false } }),
+      ),
+    ).toBe(false);
+  });
+
+  it("not in a muted topic or channel; in a followed topic with the followed-topic settings", () => {
+    const everyMessage = { settings: { enable_stream_email_notifications: true } };
+    expect(notifiesOfEveryMessage(state({ ...everyMessage, facts: { visibility_policy: 1 } }))).toBe(false);
+    expect(notifiesOfEveryMessage(state({ ...everyMessage, facts: { channel_muted: true } }))).toBe(false);
+    expect(notifiesOfEveryMessage(state({ facts: { visibility_policy: 3 } }))).toBe(true);
+    expect(
+      notifiesOfEveryMessage(
+        state({
+          facts: { visibility_policy: 3 },
+          settings: {
+            enable_followed_topic_email_notifications: false,
+            enable_followed_topic_push_notifications: false,
+          },
+        }),
+      ),
+    ).toBe(false);
   });
 });

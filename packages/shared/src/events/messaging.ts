@@ -105,6 +105,14 @@ export const messageUpdated = defineEvent(
     event: updateMessageEventSchema,
     /** each user's flags for `message_id` after the edit, by user id (["read"] for those without a row) */
     flags: z.record(z.string(), z.array(z.string())),
+    /**
+     * A content edit: the message as edited, as messageSent carries it, and
+     * who was mentioned before the edit (Zulip's prior_mention_user_ids), so
+     * that those it newly mentions are notified
+     */
+    contentEdit: z
+      .object({ message: messageSchema, markdown: z.string(), priorMentionUserIds: z.array(int) })
+      .optional(),
   }),
 );
 

@@ -25,6 +25,8 @@ import {
 } from "../messages/edit-policy";
 import { idSet, messageAudience } from "../messages/message-audience";
 import { mentionFlags, topicParticipants } from "../messages/mentions";
+import { loadViewContext, messageView } from "../messages/message-view";
+import { isMention } from "../user-messages/flags";
 import { accessMessage } from "../messages/message-access";
 import type { MessageRepository } from "../messages/message.repository";
 import { sendMoveNotices, type MoveNoticeDeps } from "../messages/move-notices";
@@ -150,6 +152,13 @@ export const updateMessageHandler =
               message.senderId,
             ),
           );
+    // Zulip's get_mentions_for_message_updates: a mention the edit keeps is not notified again
+    const priorMentionUserIds =
+      content === undefined
+        ? []
+        : [...(await deps.userMessages.flagsByUser(realm.id, message.messageId, message.receivers))]
+            .filter(([, flags]) => isMention(flags))
+            .map(([userId]) => userId);
     const receivers = move?.channelChanged ? await receiverChange(deps, ctx, realm.id, move, plan) : undefined;
     // Zulip's do_update_message changes the messages, their rows and their topics in one transaction
     await withTransaction(deps.db, async () => {
@@ -235,6 +244,20 @@ export const updateMessageHandler =
         userIds: audience,
         event,
         flags: Object.fromEntries(audience.map((u) => [u, rowFlags.get(u) ?? ["read"]])),
+        ...(content !== undefined && {
+          contentEdit: {
+            message: messageView(
+              after,
+              await loadViewContext(deps, ctx, realm, settings, [after], {
+                applyMarkdown: true,
+                clientGravatar: false,
+                allowEmptyTopicName: true,
+              }),
+            ),
+            markdown: content,
+            priorMentionUserIds,
+          },
+        }),
       },
       ctx.requestId,
     );
