@@ -208,7 +208,6 @@ export async function buildIdentity({
     pushDevices,
     pushTokens,
     users,
-    groups,
   });
   const notifier = push?.notifier;
 

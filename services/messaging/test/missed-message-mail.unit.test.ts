@@ -91,4 +91,19 @@ describe("renderMissedMessageMail", () => {
     const { text } = renderMissedMessageMail(bucket, ctx);
     expect(text.startsWith("Ada: one\n\ntwo\n")).toBe(true);
   });
+
+  it("names the smallest group whose mention notified the user, unless a message mentions them personally", () => {
+    const byGroup = (topic: string, id: number, name: string, membersCount: number) => ({
+      ...channel(topic),
+      mentionedUserGroup: { id, name, membersCount },
+    });
+    const reason = (bucket: notifications.MissedMessageNotice[]) =>
+      renderMissedMessageMail(bucket, ctx)
+        .text.split("\n")
+        .find((l) => l.startsWith("You are receiving this"));
+    const groups = [byGroup("t", 1, "everyone-ish", 30), byGroup("t", 2, "leads", 3), byGroup("t", 3, "pair", 3)];
+    // equal sizes: the first met keeps it, as Zulip's strict comparison does
+    expect(reason(groups)).toBe("You are receiving this because @leads was mentioned.");
+    expect(reason([...groups, channel("t")])).toBe("You are receiving this because you were personally mentioned.");
+  });
 });

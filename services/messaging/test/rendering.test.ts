@@ -84,7 +84,7 @@ it("notifies whom the rendering mentions: users, members of mentioned groups, no
   const wildcard = await send(alice, "@**all** hello");
   expect(await flagsOf(bob, group)).toEqual(["mentioned"]);
   expect(await flagsOf(bob, quoted)).toEqual([]);
-  expect(await flagsOf(bob, wildcard)).toEqual(["wildcard_mentioned"]);
+  expect(await flagsOf(bob, wildcard)).toEqual(["stream_wildcard_mentioned", "wildcard_mentioned"]);
 });
 
 it("refuses a mention of a group its sender may not mention (Zulip's can_mention_group), but not a silent one", async () => {

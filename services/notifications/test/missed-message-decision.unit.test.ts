@@ -4,7 +4,7 @@
  * each off, muting, idleness and online push.
  */
 import type { identity, messaging } from "@teamchat/shared";
-import { decide, type RecipientState } from "../src/missed-messages/decide";
+import { decide, notifiesOfEveryMessage, type RecipientState } from "../src/missed-messages/decide";
 
 const SETTINGS: identity.NotificationRecipient["settings"] = {
   enable_offline_email_notifications: true,
@@ -91,7 +91,7 @@ describe("decide", () => {
   });
 
   it("wildcard mentions follow wildcard_mentions_notify, the subscription's own setting first", () => {
-    const wildcard = { flags: ["wildcard_mentioned"] };
+    const wildcard = { flags: ["stream_wildcard_mentioned", "wildcard_mentioned"] };
     expect(decide(false, state(wildcard), false)).toEqual({ email: "stream_wildcard_mentioned" });
     expect(decide(false, state({ ...wildcard, settings: { wildcard_mentions_notify: false } }), false)).toEqual({});
     expect(
@@ -105,9 +105,26 @@ describe("decide", () => {
         false,
       ),
     ).toEqual({ email: "stream_wildcard_mentioned" });
-    expect(decide(false, state({ flags: ["topic_wildcard_mentioned"] }), false)).toEqual({
+    expect(decide(false, state({ flags: ["topic_wildcard_mentioned", "wildcard_mentioned"] }), false)).toEqual({
       email: "topic_wildcard_mentioned",
     });
+  });
+
+  it("tells a topic wildcard from a channel one by the message's specific flag, the topic one first", () => {
+    const pushing = { settings: { enable_online_push_notifications: true } };
+    expect(
+      decide(false, state({ ...pushing, flags: ["topic_wildcard_mentioned", "wildcard_mentioned"] }), true),
+    ).toEqual({ email: "topic_wildcard_mentioned", push: "topic_wildcard_mentioned" });
+    expect(
+      decide(false, state({ ...pushing, flags: ["stream_wildcard_mentioned", "wildcard_mentioned"] }), true),
+    ).toEqual({ email: "stream_wildcard_mentioned", push: "stream_wildcard_mentioned" });
+    // a message with both wildcards: Zulip's trigger order puts the topic's first
+    const both = ["stream_wildcard_mentioned", "topic_wildcard_mentioned", "wildcard_mentioned"];
+    expect(decide(false, state({ flags: both }), false)).toEqual({ email: "topic_wildcard_mentioned" });
+    // the legacy flag alone names no wildcard: nothing to notify of
+    expect(decide(false, state({ flags: ["wildcard_mentioned"] }), false)).toEqual({});
+    // a personal mention outranks both
+    expect(decide(false, state({ flags: ["mentioned", ...both] }), false)).toEqual({ email: "mentioned" });
   });
 
   it("followed topics: their own settings, and wildcard mentions in them", () => {
@@ -122,9 +139,56 @@ describe("decide", () => {
     expect(
       decide(
         false,
-        state({ ...followed, flags: ["wildcard_mentioned"], settings: { wildcard_mentions_notify: false } }),
+        state({
+          ...followed,
+          flags: ["stream_wildcard_mentioned", "wildcard_mentioned"],
+          settings: { wildcard_mentions_notify: false },
+        }),
         false,
       ),
     ).toEqual({ email: "stream_wildcard_mentioned_in_followed_topic" });
+    expect(
+      decide(
+        false,
+        state({
+          ...followed,
+          flags: ["topic_wildcard_mentioned", "wildcard_mentioned"],
+          settings: { wildcard_mentions_notify: false },
+        }),
+        false,
+      ),
+    ).toEqual({ email: "topic_wildcard_mentioned_in_followed_topic" });
+  });
+});
+
+describe("notifiesOfEveryMessage (an edit's new mentions are not notified to these)", () => {
+  it("the channel's email or push notifications, as the subscription or the user's default sets them", () => {
+    expect(notifiesOfEveryMessage(state())).toBe(false);
+    expect(notifiesOfEveryMessage(state({ settings: { enable_stream_email_notifications: true } }))).toBe(true);
+    expect(notifiesOfEveryMessage(state({ settings: { enable_stream_push_notifications: true } }))).toBe(true);
+    expect(notifiesOfEveryMessage(state({ facts: { push_notifications: true } }))).toBe(true);
+    expect(
+      notifiesOfEveryMessage(
+        state({ settings: { enable_stream_email_notifications: true }, facts: { email_notifications: false } }),
+      ),
+    ).toBe(false);
+  });
+
+  it("not in a muted topic or channel; in a followed topic with the followed-topic settings", () => {
+    const everyMessage = { settings: { enable_stream_email_notifications: true } };
+    expect(notifiesOfEveryMessage(state({ ...everyMessage, facts: { visibility_policy: 1 } }))).toBe(false);
+    expect(notifiesOfEveryMessage(state({ ...everyMessage, facts: { channel_muted: true } }))).toBe(false);
+    expect(notifiesOfEveryMessage(state({ facts: { visibility_policy: 3 } }))).toBe(true);
+    expect(
+      notifiesOfEveryMessage(
+        state({
+          facts: { visibility_policy: 3 },
+          settings: {
+            enable_followed_topic_email_notifications: false,
+            enable_followed_topic_push_notifications: false,
+          },
+        }),
+      ),
+    ).toBe(false);
   });
 });

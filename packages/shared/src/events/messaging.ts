@@ -11,6 +11,7 @@ import { reminderSchema } from "../contracts/messaging/reminders";
 import { scheduledMessageSchema } from "../contracts/messaging/scheduled-messages";
 import { subscriptionSchema } from "../contracts/messaging/subscriptions";
 import { attachmentSchema } from "../contracts/messaging/uploads";
+import { mentionedUserGroupSchema } from "../contracts/notifications/missed-message";
 import { submessageSchema } from "../contracts/messaging/submessages";
 import { realmExportSchema } from "../contracts/messaging/realm-exports";
 import { audienceSchema, clientEventPayload, defineEvent } from "./define";
@@ -33,6 +34,8 @@ export const messageSent = defineEvent(
     markdown: z.string(),
     /** each recipient's flags, by user id */
     flags: z.record(z.string(), z.array(z.string())),
+    /** the recipients notified through a mentioned group, by user id: the group (Zulip's mentioned_user_groups_map) */
+    mentionedUserGroups: z.record(z.string(), mentionedUserGroupSchema).optional(),
     /** Zulip's local echo: the sending client's queue gets `local_message_id` = localId */
     localEcho: z.object({ queueId: z.string(), localId: z.string() }).optional(),
     /** Zulip's disable_external_notifications: nobody is mailed or pushed it (Welcome Bot's messages) */
@@ -102,6 +105,14 @@ export const messageUpdated = defineEvent(
     event: updateMessageEventSchema,
     /** each user's flags for `message_id` after the edit, by user id (["read"] for those without a row) */
     flags: z.record(z.string(), z.array(z.string())),
+    /**
+     * A content edit: the message as edited, as messageSent carries it, and
+     * who was mentioned before the edit (Zulip's prior_mention_user_ids), so
+     * that those it newly mentions are notified
+     */
+    contentEdit: z
+      .object({ message: messageSchema, markdown: z.string(), priorMentionUserIds: z.array(int) })
+      .optional(),
   }),
 );
 

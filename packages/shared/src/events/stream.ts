@@ -21,6 +21,7 @@ import {
   linkPreviewsWanted,
   messageFlagsUpdated,
   messageSent,
+  messageUpdated,
   messagesDeleted,
   subscriptionFacts,
 } from "./messaging";
@@ -56,6 +57,7 @@ export const DURABLE_CONSUMERS = {
   identityChannels: { name: "identity-channel-copy", subjects: channelFacts.subject },
   identitySubscriptions: { name: "identity-subscription-copy", subjects: subscriptionFacts.subject },
   missedMessages: { name: "notifications-missed-messages", subjects: messageSent.subject },
+  mentionsAddedByEdits: { name: "notifications-edit-mentions", subjects: messageUpdated.subject },
   pushRemovalsOnRead: { name: "notifications-push-removal-read", subjects: messageFlagsUpdated.subject },
   pushRemovalsOnDelete: { name: "notifications-push-removal-deleted", subjects: messagesDeleted.subject },
 } as const;

@@ -82,8 +82,10 @@ export interface RenderContext {
 export interface RenderedMentions {
   userIds: Set<number>;
   groupIds: Set<number>;
-  /** a channel or topic wildcard (@**all**, @**topic**, ...) */
-  wildcard: boolean;
+  /** a channel wildcard: @**all**, @**everyone**, @**channel** or @**stream** (Zulip's mentions_stream_wildcard) */
+  streamWildcard: boolean;
+  /** @**topic**, which notifies only the topic's participants (Zulip's mentions_topic_wildcard) */
+  topicWildcard: boolean;
 }
 
 /** The markdown-it environment of one rendering: the context, and what the rendering itself keeps track of. */

@@ -313,7 +313,8 @@ function noteMentions(state: StateCore): void {
       if (mention.silent) continue;
       if (mention.kind === "user") env.mentions.userIds.add(mention.userId);
       else if (mention.kind === "group") env.mentions.groupIds.add(mention.groupId);
-      else env.mentions.wildcard = true;
+      else if (mention.kind === "channel") env.mentions.streamWildcard = true;
+      else env.mentions.topicWildcard = true;
     }
   }
 }

@@ -111,7 +111,7 @@ export function renderWithMentions(
   const env: RenderEnv = {
     ...context,
     previewed: new Set(),
-    mentions: { userIds: new Set(), groupIds: new Set(), wildcard: false },
+    mentions: { userIds: new Set(), groupIds: new Set(), streamWildcard: false, topicWildcard: false },
     linksForPreview: [],
   };
   const html = text === "" ? "" : md.render(zulipBlockSyntax(text), env).trimEnd();

@@ -13,7 +13,6 @@ import {
 } from "@teamchat/shared";
 import type { PushDeviceRepository } from "../push-devices/push-device.repository";
 import type { PushDeviceTokenRepository } from "../push-devices/push-device-token.repository";
-import type { UserGroupRepository } from "../user-groups/user-group.repository";
 import type { UserDirectory } from "../users/user-directory";
 import { PushBouncer } from "./bouncer";
 import { PushMetrics } from "./push-metrics";
@@ -45,7 +44,6 @@ export async function startPushNotifications(deps: {
   pushDevices: PushDeviceRepository;
   pushTokens: PushDeviceTokenRepository;
   users: UserDirectory;
-  groups: UserGroupRepository;
 }): Promise<PushNotifications | undefined> {
   const { config, nc, bus, log } = deps;
   const url = config.PUSH_NOTIFICATION_BOUNCER_URL;
@@ -66,7 +64,6 @@ export async function startPushNotifications(deps: {
     pushDevices: deps.pushDevices,
     pushTokens: deps.pushTokens,
     users: deps.users,
-    groups: deps.groups,
     events: deps.events,
     claimLeaseMs: PUSH_WORK_ACK_WAIT_MS,
     listRealms: () => bus.request(realmConfig.listRealms, {}, { realm: null, actor: null, requestId: randomUUID() }),

@@ -15,7 +15,6 @@ import type { PushDeviceRepository } from "../push-devices/push-device.repositor
 import type { PushDeviceDoc } from "../push-devices/push-device.schema";
 import type { PushDeviceTokenRepository } from "../push-devices/push-device-token.repository";
 import type { PushDeviceTokenDoc } from "../push-devices/push-device-token.schema";
-import type { UserGroupRepository } from "../user-groups/user-group.repository";
 import type { UserDirectory } from "../users/user-directory";
 import { avatarUrl } from "../users/user-view";
 import { BouncerClientError, type PushBouncer } from "./bouncer";
@@ -49,7 +48,6 @@ export interface PushNotifierDeps {
   pushTokens: PushDeviceTokenRepository;
   sent: SentPushRepository;
   users: UserDirectory;
-  groups: UserGroupRepository;
   events: EventPublisher<"identity">;
   /** how long a try holds the sending of a notification: its work item's ack wait, after which another try may take it */
   claimLeaseMs: number;
@@ -196,17 +194,16 @@ export class PushNotifier {
   /** What the payloads say beyond the snapshot: the sender's avatar, the group mentioned, the participants' names. */
   private async describe(realmId: number, notice: notifications.MissedMessageNotice): Promise<NotifiedMessage> {
     const { message } = notice;
-    const [sender, participants, groups] = await Promise.all([
+    const [sender, participants] = await Promise.all([
       this.deps.users.byId(realmId, message.senderId),
       message.directRecipientIds ? this.deps.users.byIds(realmId, message.directRecipientIds) : [],
-      notice.mentionedUserGroupId === undefined ? [] : this.deps.groups.all(realmId),
     ]);
-    const group = groups.find((g) => g.groupId === notice.mentionedUserGroupId);
+    const group = notice.mentionedUserGroup;
     return {
       message,
       trigger: notice.trigger,
       senderAvatarUrl: sender ? avatarUrl(sender) : "",
-      mentionedUserGroup: group ? { id: group.groupId, name: group.name } : undefined,
+      mentionedUserGroup: group && { id: group.id, name: group.name },
       participantNames: participants.map((p) => p.fullName),
     };
   }

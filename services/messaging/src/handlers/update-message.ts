@@ -24,7 +24,9 @@ import {
   type MoveDecision,
 } from "../messages/edit-policy";
 import { idSet, messageAudience } from "../messages/message-audience";
-import { mentionFlags } from "../messages/mentions";
+import { mentionFlags, topicParticipants } from "../messages/mentions";
+import { loadViewContext, messageView } from "../messages/message-view";
+import { isMention } from "../user-messages/flags";
 import { accessMessage } from "../messages/message-access";
 import type { MessageRepository } from "../messages/message.repository";
 import { sendMoveNotices, type MoveNoticeDeps } from "../messages/move-notices";
@@ -134,6 +136,7 @@ export const updateMessageHandler =
     const rendered =
       content === undefined ? undefined : await renderMessage(deps, ctx, realm, message.senderId, content);
     if (rendered) await checkGroupMentions(deps, ctx, realm, actor.userId, rendered.mentions);
+    // Zulip's update_message_content: the topic's participants are those of the topic the edit leaves it in
     const mentions =
       rendered === undefined
         ? new Map<number, string[]>()
@@ -141,7 +144,21 @@ export const updateMessageHandler =
             rendered.mentions,
             [...(await deps.users.byIds(ctx, realm.id, message.receivers)).values()],
             await deps.userGroups.get(ctx),
+            await topicParticipants(
+              deps,
+              realm.id,
+              rendered.mentions,
+              { streamId: message.streamId, topicKey: move ? move.topic.toLowerCase() : message.topicKey },
+              message.senderId,
+            ),
           );
+    // Zulip's get_mentions_for_message_updates: a mention the edit keeps is not notified again
+    const priorMentionUserIds =
+      content === undefined
+        ? []
+        : [...(await deps.userMessages.flagsByUser(realm.id, message.messageId, message.receivers))]
+            .filter(([, flags]) => isMention(flags))
+            .map(([userId]) => userId);
     const receivers = move?.channelChanged ? await receiverChange(deps, ctx, realm.id, move, plan) : undefined;
     // Zulip's do_update_message changes the messages, their rows and their topics in one transaction
     await withTransaction(deps.db, async () => {
@@ -227,6 +244,20 @@ export const updateMessageHandler =
         userIds: audience,
         event,
         flags: Object.fromEntries(audience.map((u) => [u, rowFlags.get(u) ?? ["read"]])),
+        ...(content !== undefined && {
+          contentEdit: {
+            message: messageView(
+              after,
+              await loadViewContext(deps, ctx, realm, settings, [after], {
+                applyMarkdown: true,
+                clientGravatar: false,
+                allowEmptyTopicName: true,
+              }),
+            ),
+            markdown: content,
+            priorMentionUserIds,
+          },
+        }),
       },
       ctx.requestId,
     );

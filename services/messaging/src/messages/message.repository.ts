@@ -438,6 +438,16 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     return this.walk(realmId, topicNarrow(streamId, topicKey), 0, 1, Infinity);
   }
 
+  /** Zulip's participants_for_topic: who sent or reacted to a message of a channel's topic. */
+  async participantsOf(realmId: number, streamId: number, topicKey: string): Promise<Set<number>> {
+    const rows = await this.find(
+      realmId,
+      { streamId, topicKey },
+      { projection: { senderId: 1, "reactions.userId": 1 } },
+    );
+    return new Set(rows.flatMap((m) => [m.senderId, ...(m.reactions ?? []).map((r) => r.userId)]));
+  }
+
   /** The newest message of a channel's topic, or null when it has none left. */
   async newestOfTopic(realmId: number, streamId: number, topicKey: string): Promise<MessageDoc | null> {
     return (await this.walk(realmId, topicNarrow(streamId, topicKey), Infinity, -1, 1))[0] ?? null;

@@ -5,6 +5,7 @@ import {
   type HandlerContext,
   type RealmRef,
   type realmConfig,
+  type notifications,
   type Connection,
   type EventPublisher,
 } from "@teamchat/shared";
@@ -22,7 +23,7 @@ import type { AlertWordIndex } from "../alert-words/alert-word-index";
 import type { MutedUserIndex } from "../muted-users/muted-user-index";
 import type { LinkifierSource } from "../render/linkifier-source";
 import { inFlagOrder } from "../user-messages/flags";
-import { mentionFlags } from "./mentions";
+import { mentionFlags, mentionedUserGroups, topicParticipants } from "./mentions";
 import { loadViewContext, messageView } from "./message-view";
 import type { MessageDoc } from "./message.schema";
 import { contentFeatures } from "./content-features";
@@ -36,10 +37,10 @@ export interface DeliverDeps extends FlagDeps, AnnounceDeps {
 /** What sending a message uses: its delivery, and the message stored with its rows in one transaction. */
 export interface PostDeps extends DeliverDeps {
   db: Connection;
-  messages: MessageRepository;
 }
 
 interface FlagDeps extends RenderDeps {
+  messages: MessageRepository;
   users: UserDirectory;
   alertWords: AlertWordIndex;
   mutedUsers: MutedUserIndex;
@@ -143,7 +144,7 @@ export async function postMessage(
     linksForPreview,
   } = await renderMessage(deps, ctx, realm, post.senderId, post.content);
   await checkGroupMentions(deps, ctx, realm, post.senderId, mentions);
-  const flags = await receiverFlags(deps, ctx, realm.id, to.receivers, post, mentions);
+  const marks = await receiverMarks(deps, ctx, realm.id, to, post, mentions);
   // Zulip's do_widget_post_save_actions: a /poll or /todo message carries its widget as its first submessage
   const widget = post.widget ?? widgetOf(post.content);
   const submessages = widget && [
@@ -169,10 +170,10 @@ export async function postMessage(
       ...(post.sendKey !== undefined && { sendKey: post.sendKey }),
     });
     await stored?.(message.messageId);
-    await deps.userMessages.deliver(realm.id, message.messageId, receiverRows(flags));
+    await deps.userMessages.deliver(realm.id, message.messageId, receiverRows(marks.flags));
     return message;
   });
-  await announceMessage(deps, ctx, realm, settings, to, message, post, flags);
+  await announceMessage(deps, ctx, realm, settings, to, message, post, marks);
   requestLinkPreviews(deps.events, ctx.requestId, {
     realm,
     messageId: message.messageId,
@@ -201,22 +202,48 @@ export async function deliverMessage(
   post: Post,
 ): Promise<void> {
   const { mentions } = await renderMessage(deps, ctx, realm, post.senderId, post.content);
-  const flags = await receiverFlags(deps, ctx, realm.id, message.receivers, post, mentions);
-  await deps.userMessages.deliver(realm.id, message.messageId, receiverRows(flags));
-  await announceMessage(deps, ctx, realm, settings, to, message, post, flags);
+  const marks = await receiverMarks(deps, ctx, realm.id, message, post, mentions);
+  await deps.userMessages.deliver(realm.id, message.messageId, receiverRows(marks.flags));
+  await announceMessage(deps, ctx, realm, settings, to, message, post, marks);
 }
 
-/** Each receiver's flags on a new message: read (the sender, muted senders, limit_unread_user_ids), starred, mentions, alert words. */
-async function receiverFlags(
+/** What a new message marks its receivers with: their flags, and the group that notifies those mentioned through one. */
+interface ReceiverMarks {
+  flags: Map<number, string[]>;
+  mentionedGroups: Map<number, notifications.MentionedUserGroup>;
+}
+
+/**
+ * Each receiver's flags on a new message: read (the sender, muted senders,
+ * limit_unread_user_ids), starred, mentions, alert words; and the mentioned
+ * group of those mentioned through one.
+ */
+async function receiverMarks(
   deps: FlagDeps,
   ctx: HandlerContext,
   realmId: number,
-  receivers: number[],
+  to: Pick<MessageDoc, "receivers" | "streamId" | "topicKey">,
   post: Post,
   rendered: RenderedMentions,
-): Promise<Map<number, string[]>> {
-  const recipients = [...(await deps.users.byIds(ctx, realmId, receivers)).values()];
-  const mentions = mentionFlags(rendered, recipients, await deps.userGroups.get(ctx));
+): Promise<ReceiverMarks> {
+  const { receivers } = to;
+  const [recipientsById, groups, participants] = await Promise.all([
+    deps.users.byIds(ctx, realmId, receivers),
+    deps.userGroups.get(ctx),
+    topicParticipants(deps, realmId, rendered, to, post.senderId),
+  ]);
+  const recipients = [...recipientsById.values()];
+  const mentions = mentionFlags(rendered, recipients, groups, participants);
+  const mentionedGroups =
+    rendered.groupIds.size === 0
+      ? new Map<number, notifications.MentionedUserGroup>()
+      : mentionedUserGroups(
+          rendered,
+          recipients,
+          groups,
+          new Map([...(await deps.userGroups.byName(ctx)).values()].map((g) => [g.id, g.name])),
+          await deps.users.all(ctx, realmId),
+        );
   // Zulip's has_alert_word, and its muted senders: their messages arrive read for the users who muted them
   const [alerted, muters] = await Promise.all([
     deps.alertWords.usersAlerted(realmId, post.content, receivers),
@@ -226,7 +253,7 @@ async function receiverFlags(
   const starred = new Set(post.starredBy);
   const isRead = (userId: number) =>
     read.has(userId) || muters.has(userId) || (post.unreadOnly !== undefined && !post.unreadOnly.has(userId));
-  return new Map(
+  const flags = new Map(
     receivers.map((userId) => [
       userId,
       inFlagOrder([
@@ -237,6 +264,7 @@ async function receiverFlags(
       ]),
     ]),
   );
+  return { flags, mentionedGroups };
 }
 
 const receiverRows = (flags: Map<number, string[]>) => [...flags].map(([userId, f]) => ({ userId, flags: f }));
@@ -262,7 +290,7 @@ async function announceMessage(
   to: Destination,
   message: MessageDoc,
   post: Post,
-  flags: Map<number, string[]>,
+  { flags, mentionedGroups }: ReceiverMarks,
 ): Promise<void> {
   const { channel } = to;
   const vc = await loadViewContext(deps, ctx, realm, settings, [message], {
@@ -285,6 +313,7 @@ async function announceMessage(
         message: messageView(message, vc),
         markdown: message.content,
         flags: Object.fromEntries(message.receivers.map((id) => [id, flags.get(id) ?? []])),
+        ...(mentionedGroups.size > 0 && { mentionedUserGroups: Object.fromEntries(mentionedGroups) }),
         ...(post.localEcho && { localEcho: post.localEcho }),
         ...(post.disableExternalNotifications && { disableExternalNotifications: true }),
       },

@@ -73,7 +73,7 @@ export function renderMissedMessageMail(
   const first = bucket[0]!.message;
   const triggers = new Set(bucket.map((n) => n.trigger));
   const mention = [...triggers].some((t) => MENTION_TRIGGERS.has(t));
-  const personalMention = bucket.some((n) => n.trigger === "mentioned" && n.mentionedUserGroupId === undefined);
+  const personalMention = bucket.some((n) => n.trigger === "mentioned" && n.mentionedUserGroup === undefined);
   const isGroup = first.type === "private" && (first.directRecipientIds?.length ?? 0) > 2;
   const topic = first.topic ?? "";
   const resolved = topic.startsWith(RESOLVED_PREFIX);
@@ -116,7 +116,7 @@ export function renderMissedMessageMail(
     );
   }
   lines.push("--");
-  const reason = reasonOf(triggers, personalMention, bucket, first.channelName ?? "", bareTopic);
+  const reason = reasonOf(triggers, personalMention, mentionedUserGroup(bucket), first.channelName ?? "", bareTopic);
   if (reason) lines.push(reason, "");
   lines.push(
     `${ctx.showContent ? "Reply" : "View or reply"} in ${ctx.realmName} Zulip:`,
@@ -128,16 +128,29 @@ export function renderMissedMessageMail(
   return { subject, text: lines.join("\n") };
 }
 
+/**
+ * Zulip's get_mentioned_user_group (zerver/lib/email_notifications.py): none
+ * when a message mentions the user personally, else the smallest of the
+ * groups the messages notified them through, the first among equals.
+ */
+function mentionedUserGroup(bucket: MissedMessageNotice[]): string | undefined {
+  if (bucket.some((n) => n.trigger === "mentioned" && n.mentionedUserGroup === undefined)) return undefined;
+  let smallest: notifications.MentionedUserGroup | undefined;
+  for (const { mentionedUserGroup: group } of bucket) {
+    if (group && (!smallest || group.membersCount < smallest.membersCount)) smallest = group;
+  }
+  return smallest?.name;
+}
+
 function reasonOf(
   triggers: Set<MissedMessageTrigger>,
   personalMention: boolean,
-  bucket: MissedMessageNotice[],
+  groupName: string | undefined,
   channel: string,
   topic: string,
 ): string | undefined {
   if (personalMention) return "You are receiving this because you were personally mentioned.";
-  if (bucket.some((n) => n.trigger === "mentioned"))
-    return "You are receiving this because a group you belong to was mentioned.";
+  if (groupName !== undefined) return `You are receiving this because @${groupName} was mentioned.`;
   if (triggers.has("topic_wildcard_mentioned_in_followed_topic") || triggers.has("topic_wildcard_mentioned")) {
     return `You are receiving this because all topic participants were mentioned in #${channel} > ${topic}.`;
   }

@@ -4,7 +4,10 @@ import { messaging } from "@teamchat/shared";
 /**
  * Personal flags other than "read" that a message can have, in the order
  * Zulip lists them (its UserMessage flag bits); "historical" is not stored:
- * it marks a message the user never received.
+ * it marks a message the user never received. "wildcard_mentioned" is no
+ * flag bit of Zulip's: it lists it last, with either wildcard flag, for
+ * clients older than feature level 224 (zerver/lib/message.py); stored with
+ * them, every reader of a row's flags shows it as Zulip does.
  */
 export const STORED_FLAGS = [
   "starred",
@@ -12,8 +15,8 @@ export const STORED_FLAGS = [
   "mentioned",
   "stream_wildcard_mentioned",
   "topic_wildcard_mentioned",
-  "wildcard_mentioned",
   "has_alert_word",
+  "wildcard_mentioned",
 ] as const;
 
 /** A row's flags in Zulip's order: "read" first, then STORED_FLAGS'. */

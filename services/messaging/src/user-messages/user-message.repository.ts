@@ -1,6 +1,6 @@
 import type { Connection } from "mongoose";
 import { TenantRepository } from "@teamchat/shared";
-import { MENTION_FLAGS } from "./flags";
+import { MENTION_FLAGS, inFlagOrder } from "./flags";
 import { userMessageId, userMessageRow, userMessageSchema, type UserMessageDoc } from "./user-message.schema";
 
 /** The keys of one user's rows of these messages: every look-up of rows is by primary key (TenantRepository.findByKeys). */
@@ -132,7 +132,7 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
     const before = await this.flagsByUser(realmId, messageId, [...mentions.keys()]);
     // one at a time: an edit runs in a transaction (update-message.ts), whose operations cannot run in parallel
     for (const [userId, flags] of before) {
-      const after = [...flags.filter((f) => !MENTION_FLAGS.includes(f)), ...(mentions.get(userId) ?? [])];
+      const after = inFlagOrder([...flags.filter((f) => !MENTION_FLAGS.includes(f)), ...(mentions.get(userId) ?? [])]);
       if (after.join() === flags.join()) continue;
       const { _id, unread, marked } = userMessageRow(realmId, userId, messageId, after);
       await this.updateByKeys(realmId, [_id], { $set: { flags: after, unread, marked } });

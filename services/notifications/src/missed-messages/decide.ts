@@ -30,6 +30,21 @@ function allowsInTopic(facts: messaging.RecipientNotificationFacts, own: boolean
 }
 
 /**
+ * Zulip's stream_email_notify, stream_push_notify and their followed-topic
+ * counterparts: the recipient's settings ask for every message of the topic,
+ * so Zulip takes it that they were notified of a message when it was sent.
+ */
+export function notifiesOfEveryMessage({ settings: s, facts }: RecipientState): boolean {
+  if (facts.visibility_policy === FOLLOWED) {
+    if (s.enable_followed_topic_email_notifications || s.enable_followed_topic_push_notifications) return true;
+  }
+  return (
+    allowsInTopic(facts, facts.email_notifications, s.enable_stream_email_notifications) ||
+    allowsInTopic(facts, facts.push_notifications, s.enable_stream_push_notifications)
+  );
+}
+
+/**
  * Zulip's UserMessageNotificationsData (zerver/lib/notification_data.py) for
  * one recipient who is neither the sender nor a bot: which trigger, if any,
  * emails them (only when idle) and pushes to them (when idle, or always with
@@ -42,10 +57,8 @@ export function decide(privateMessage: boolean, r: RecipientState, pushPossible:
   if (facts.sender_muted) return {};
   const followed = !privateMessage && facts.visibility_policy === FOLLOWED;
   const mentioned = flags.includes("mentioned");
-  // the message's flags say "wildcard_mentioned" for either wildcard; a topic one only when it says so
   const topicWildcard = flags.includes("topic_wildcard_mentioned");
-  const streamWildcard =
-    !topicWildcard && (flags.includes("stream_wildcard_mentioned") || flags.includes("wildcard_mentioned"));
+  const streamWildcard = flags.includes("stream_wildcard_mentioned");
   const wildcardAllowed =
     !privateMessage && allowsInTopic(facts, facts.wildcard_mentions_notify, s.wildcard_mentions_notify);
   const wildcardInFollowed = followed && s.enable_followed_topic_wildcard_mentions_notify;

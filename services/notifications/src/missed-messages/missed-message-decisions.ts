@@ -14,12 +14,13 @@ import {
   type notifications,
 } from "@teamchat/shared";
 import type { EventStore } from "../event-store";
-import { decide } from "./decide";
+import { decide, notifiesOfEveryMessage, type Decision, type RecipientState } from "./decide";
 import type { PushNotifiedRepository } from "./push-notified.repository";
 
 type MessageSent = PayloadOf<typeof messagingEvents.messageSent>;
 type FlagsUpdated = PayloadOf<typeof messagingEvents.messageFlagsUpdated>;
 type MessagesDeleted = PayloadOf<typeof messagingEvents.messagesDeleted>;
+type MessageUpdated = PayloadOf<typeof messagingEvents.messageUpdated>;
 
 /** Zulip's OFFLINE_THRESHOLD_SECS: a user whose last active presence is older is idle. */
 const OFFLINE_THRESHOLD_SECS = 140;
@@ -34,6 +35,21 @@ interface Deps {
   log: Logger;
 }
 
+/** The message as the notices show it: a message event's view and its Markdown source. */
+const snapshotOf = (message: messaging.Message, markdown: string): notifications.MissedMessageSnapshot => ({
+  id: message.id,
+  senderId: message.sender_id,
+  senderFullName: message.sender_full_name,
+  senderEmail: message.sender_email,
+  type: message.type,
+  ...(message.type === "stream"
+    ? { channelId: message.stream_id, channelName: message.display_recipient, topic: message.subject }
+    : { directRecipientIds: message.display_recipient.map((r) => r.id) }),
+  content: markdown,
+  renderedContent: message.content,
+  dateSent: message.timestamp,
+});
+
 /**
  * Zulip's missed-message decision (zerver/tornado/event_queue.py
  * maybe_enqueue_notifications, with the sets message_send.py computes), made
@@ -41,22 +57,28 @@ interface Deps {
  * durable consumer: never on POST /messages' path. Each recipient who is not
  * the sender nor a bot and who is away (no event queue that takes messages,
  * or no active presence within OFFLINE_THRESHOLD_SECS) is queued an email
- * and/or a push notice with the trigger Zulip gives; a message read or
- * deleted after a push has its push withdrawn. Every notice has a message id
- * of user, message and kind, so a redelivered event queues nothing twice.
+ * and/or a push notice with the trigger Zulip gives; so is a user an edit
+ * newly mentions; a message read or deleted after a push has its push
+ * withdrawn. Every notice has a message id of user, message (or edit) and
+ * kind, so a redelivered event queues nothing twice.
  */
 export async function consumeMissedMessageDecisions(deps: Deps): Promise<{ stop(): Promise<void> }> {
   const { nc, log } = deps;
   const realms = new RealmMailContexts(deps.bus);
 
-  const onMessage = async (payload: MessageSent, requestId?: string) => {
-    const { realmId, message, markdown, flags } = payload;
-    // Zulip's disable_external_notifications (Welcome Bot's messages): nobody is mailed or pushed it
-    if (payload.disableExternalNotifications) return;
-    const candidates = Object.keys(flags)
-      .map(Number)
-      .filter((id) => id !== message.sender_id);
-    if (!candidates.length) return;
+  /**
+   * Of `candidates` (recipients of the message other than its sender), those
+   * who may be notified now: active, not bots, away or with online push;
+   * with what decide() reads of each.
+   */
+  const notifiable = async (
+    realmId: number,
+    message: messaging.Message,
+    candidates: number[],
+    flags: Record<string, string[]>,
+    requestId: string | undefined,
+  ): Promise<Array<RecipientState & { userId: number }>> => {
+    if (!candidates.length) return [];
     const ctx = await realms.context(realmId, requestId ?? "missed-message-decision");
     const { users } = await deps.bus.request(identity.getNotificationRecipients, { user_ids: candidates }, ctx);
     const now = Date.now() / 1000;
@@ -73,7 +95,7 @@ export async function consumeMissedMessageDecisions(deps: Deps): Promise<{ stop(
       (u) =>
         u.is_active && !u.is_bot && (idle(u) || (deps.pushConfigured && u.settings.enable_online_push_notifications)),
     );
-    if (!relevant.length) return;
+    if (!relevant.length) return [];
     const channel = message.type === "stream" ? { stream_id: message.stream_id, topic: message.subject } : {};
     const { users: facts } = await deps.bus.request(
       messaging.getNotificationFacts,
@@ -81,39 +103,76 @@ export async function consumeMissedMessageDecisions(deps: Deps): Promise<{ stop(
       ctx,
     );
     const factsOf = new Map(facts.map((f) => [f.user_id, f]));
-    const snapshot: notifications.MissedMessageSnapshot = {
-      id: message.id,
-      senderId: message.sender_id,
-      senderFullName: message.sender_full_name,
-      senderEmail: message.sender_email,
-      type: message.type,
-      ...(message.type === "stream"
-        ? { channelId: message.stream_id, channelName: message.display_recipient, topic: message.subject }
-        : { directRecipientIds: message.display_recipient.map((r) => r.id) }),
-      content: markdown,
-      renderedContent: message.content,
-      dateSent: message.timestamp,
-    };
-    for (const u of relevant) {
+    return relevant.flatMap((u) => {
       const f = factsOf.get(u.user_id);
-      if (!f) continue;
-      const decision = decide(
-        message.type === "private",
-        { flags: flags[u.user_id] ?? [], settings: u.settings, facts: f, idle: idle(u) },
-        deps.pushConfigured,
+      return f
+        ? [{ userId: u.user_id, flags: flags[u.user_id] ?? [], settings: u.settings, facts: f, idle: idle(u) }]
+        : [];
+    });
+  };
+
+  /** Queues what decide() chose for one user, each kind under its own message id (`idOf(kind)`). */
+  const queue = async (
+    notice: Omit<notifications.MissedMessageNotice, "trigger">,
+    decision: Decision,
+    idOf: (kind: string) => string,
+  ) => {
+    if (decision.email) {
+      await publishNotificationWork(nc, "email", { ...notice, trigger: decision.email }, idOf("email"));
+    }
+    if (decision.push) {
+      await deps.pushNotified.add(notice.realmId, notice.userId, notice.message.id);
+      await publishNotificationWork(nc, "push", { ...notice, trigger: decision.push }, idOf("push"));
+    }
+  };
+
+  const onMessage = async (payload: MessageSent, requestId?: string) => {
+    const { realmId, message, markdown, flags } = payload;
+    // Zulip's disable_external_notifications (Welcome Bot's messages): nobody is mailed or pushed it
+    if (payload.disableExternalNotifications) return;
+    const candidates = Object.keys(flags)
+      .map(Number)
+      .filter((id) => id !== message.sender_id);
+    const snapshot = snapshotOf(message, markdown);
+    for (const r of await notifiable(realmId, message, candidates, flags, requestId)) {
+      // Zulip's maybe_enqueue_notifications: the mentioned group goes with whichever trigger
+      const group = payload.mentionedUserGroups?.[r.userId];
+      await queue(
+        { realmId, userId: r.userId, ...(group && { mentionedUserGroup: group }), message: snapshot },
+        decide(message.type === "private", r, deps.pushConfigured),
+        (kind) => `${kind}:${realmId}:${r.userId}:${message.id}`,
       );
-      const notice = (trigger: notifications.MissedMessageTrigger): notifications.MissedMessageNotice => ({
-        realmId,
-        userId: u.user_id,
-        trigger,
-        message: snapshot,
-      });
-      const id = (kind: string) => `${kind}:${realmId}:${u.user_id}:${message.id}`;
-      if (decision.email) await publishNotificationWork(nc, "email", notice(decision.email), id("email"));
-      if (decision.push) {
-        await deps.pushNotified.add(realmId, u.user_id, message.id);
-        await publishNotificationWork(nc, "push", notice(decision.push), id("push"));
-      }
+    }
+  };
+
+  /**
+   * Zulip's maybe_enqueue_notifications_for_message_update: a content edit of
+   * a channel message notifies the users it newly mentions, unless the
+   * channel's or the followed topic's settings already notified them of the
+   * message (direct messages were notified when sent). Zulip names no group
+   * for an edit's mentions. The notices' message ids are made of the edit's
+   * event, apart from those of the message's sending.
+   */
+  const onEdit = async (
+    { realmId, event, flags, contentEdit }: MessageUpdated,
+    eventId: string,
+    requestId?: string,
+  ) => {
+    if (!contentEdit || event.rendering_only || contentEdit.message.type === "private") return;
+    const { message, markdown } = contentEdit;
+    const prior = new Set(contentEdit.priorMentionUserIds);
+    const candidates = Object.entries(flags)
+      .filter(([, f]) => messaging.MENTION_FLAGS.some((m) => f.includes(m)))
+      .map(([id]) => Number(id))
+      .filter((id) => !prior.has(id) && id !== message.sender_id && id !== event.user_id);
+    const snapshot = snapshotOf(message, markdown);
+    for (const r of await notifiable(realmId, message, candidates, flags, requestId)) {
+      if (notifiesOfEveryMessage(r)) continue;
+      await queue(
+        { realmId, userId: r.userId, message: snapshot },
+        decide(false, r, deps.pushConfigured),
+        (kind) => `${kind}:edit:${eventId}:${r.userId}`,
+      );
     }
   };
 
@@ -148,6 +207,10 @@ export async function consumeMissedMessageDecisions(deps: Deps): Promise<{ stop(
     handlers("missedMessages", {
       def: messagingEvents.messageSent,
       handle: (p, { requestId }) => onMessage(p as MessageSent, requestId),
+    }),
+    handlers("mentionsAddedByEdits", {
+      def: messagingEvents.messageUpdated,
+      handle: (p, { eventId, requestId }) => onEdit(p as MessageUpdated, eventId, requestId),
     }),
     handlers("pushRemovalsOnRead", {
       def: messagingEvents.messageFlagsUpdated,

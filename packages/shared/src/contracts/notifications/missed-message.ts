@@ -39,13 +39,24 @@ export const missedMessageSnapshot = z.strictObject({
 });
 export type MissedMessageSnapshot = z.infer<typeof missedMessageSnapshot>;
 
+/**
+ * The group whose mention notified a user, not mentioned personally (Zulip's
+ * mentioned_user_group_id, with the name its push payloads and emails show
+ * and the size its emails pick the smallest group by).
+ */
+export const mentionedUserGroupSchema = z.strictObject({
+  id: z.number().int(),
+  name: z.string(),
+  membersCount: z.number().int(),
+});
+export type MentionedUserGroup = z.infer<typeof mentionedUserGroupSchema>;
+
 /** One user to notify about one message, by email or push (work item on JetStream). */
 export const missedMessageNotice = z.strictObject({
   realmId: z.number().int(),
   userId: z.number().int(),
   trigger: missedMessageTrigger,
-  /** the group whose mention notified the user (Zulip's mentioned_user_group_id) */
-  mentionedUserGroupId: z.number().int().optional(),
+  mentionedUserGroup: mentionedUserGroupSchema.optional(),
   message: missedMessageSnapshot,
 });
 export type MissedMessageNotice = z.infer<typeof missedMessageNotice>;
