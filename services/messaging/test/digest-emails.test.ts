@@ -5,7 +5,8 @@
  * instances: once the organization turns digests on for today's weekday, an
  * inactive user is mailed Zulip's digest (hot conversations, new channels)
  * once; a user with enable_digest_emails off, an active user and a bot get
- * nothing; a user hiding message content gets counts only.
+ * nothing; a user hiding message content gets counts only. The mail server
+ * refuses the first digest: it is sent again after a back-off, still once.
  */
 import { identity, messaging, realmConfig } from "@teamchat/shared";
 import type { TestUser } from "../../../test/support/organization";
@@ -62,6 +63,7 @@ beforeAll(async () => {
   await post(ada, "misc", "A thought.");
   await post(ben, "tiny", "Hi.");
   await sys.call(identity.updatePresence, { status: "active" }, active);
+  smtp.refuseNext(1);
   const today = (new Date().getUTCDay() + 6) % 7;
   await sys.call(realmConfig.updateRealm, { digest_emails_enabled: true, digest_weekday: today }, sys.owner);
   await smtp.waitFor(() => mailsTo(reader.email).length > 0 && mailsTo(hider.email).length > 0, 20_000);
@@ -144,6 +146,13 @@ it("a user who hides message content gets the counts only", async () => {
     "This email does not include message content because you have chosen to hide message content in email notifications.",
   );
   expect(mail!.text).not.toContain("Launch is on Friday.");
+});
+
+it("a digest the mail server refused is sent again, once", () => {
+  expect(smtp.refused).toBe(1);
+  // every inactive user with digests on was mailed once, the refused one too
+  const recipients = smtp.received.flatMap((m) => m.to).sort();
+  expect(recipients).toEqual([sys.owner, ada, ben, cy, reader, hider].map((u) => u.email).sort());
 });
 
 it("no digest with enable_digest_emails off, for an active user, or for a bot", () => {
