@@ -63,22 +63,29 @@ export class DigestSchedule {
   }
 
   /** One check: queues the digests due now. */
-  async check(): Promise<void> {
+  private async check(): Promise<void> {
     const { bus, digests } = this.deps;
     const now = new Date();
     const requestId = `digest-${randomUUID()}`;
     const { realms } = await bus.request(realmConfig.listRealms, {}, { realm: null, actor: null, requestId });
     for (const { realm } of realms) {
-      const ctx: CallContext = { realm, actor: null, requestId };
-      // asked afresh at each check: a changed digest day or setting applies to the next one
-      const settings = await bus.request(realmConfig.getRealmMailContext, { realm_id: realm.id }, ctx);
-      if (!settings.digest_emails_enabled || settings.digest_weekday !== zulipWeekday(now)) continue;
-      const week = weekOf(now);
-      if (await digests.wasQueued(realm.id, week)) continue;
-      await this.queueRealm(ctx, realm, week, now);
-      await digests.markQueued(realm.id, week, now);
+      // one organization's failure leaves its week unrecorded for the next check, and the others queued
+      await this.checkRealm({ realm, actor: null, requestId }, realm, now).catch((err: unknown) =>
+        this.deps.log.error({ err, realmId: realm.id }, "digest check of an organization failed"),
+      );
     }
     await digests.prune(now);
+  }
+
+  private async checkRealm(ctx: CallContext, realm: RealmRef, now: Date): Promise<void> {
+    const { bus, digests } = this.deps;
+    // asked afresh at each check: a changed digest day or setting applies to the next one
+    const settings = await bus.request(realmConfig.getRealmMailContext, { realm_id: realm.id }, ctx);
+    if (!settings.digest_emails_enabled || settings.digest_weekday !== zulipWeekday(now)) return;
+    const week = weekOf(now);
+    if (await digests.wasQueued(realm.id, week)) return;
+    await this.queueRealm(ctx, realm, week, now);
+    await digests.markQueued(realm.id, week, now);
   }
 
   private async queueRealm(ctx: CallContext, realm: RealmRef, week: string, now: Date): Promise<void> {
