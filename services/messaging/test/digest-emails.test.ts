@@ -5,7 +5,8 @@
  * instances: once the organization turns digests on for today's weekday, an
  * inactive user is mailed Zulip's digest (hot conversations, new channels)
  * once; a user with enable_digest_emails off, an active user and a bot get
- * nothing; a user hiding message content gets counts only. The mail server
+ * nothing; a user hiding message content gets counts only; a private channel
+ * with protected history shows only what the user received. The mail server
  * refuses the first digest: it is sent again after a back-off, still once.
  */
 import { identity, messaging, realmConfig } from "@teamchat/shared";
@@ -22,12 +23,13 @@ let reader: TestUser;
 let hider: TestUser;
 let optedOut: TestUser;
 let active: TestUser;
+let late: TestUser;
 let botEmail: string;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const mailsTo = (email: string): ReceivedMail[] => smtp.received.filter((m) => m.to.includes(email));
-const post = (from: TestUser, topic: string, content: string) =>
-  sys.call(messaging.sendMessage, { type: "stream", to: "design", topic, content }, from);
+const post = (from: TestUser, topic: string, content: string, channel = "design") =>
+  sys.call(messaging.sendMessage, { type: "stream", to: channel, topic, content }, from);
 
 beforeAll(async () => {
   smtp = await startSmtpServer();
@@ -62,6 +64,16 @@ beforeAll(async () => {
   for (let i = 1; i <= 5; i++) await post(ada, "bugs", `Bug ${i} fixed.`);
   await post(ada, "misc", "A thought.");
   await post(ben, "tiny", "Hi.");
+  // a private channel whose history later subscribers do not see
+  late = await sys.makeUser("Late", 400, "Lee Late");
+  await sys.call(
+    messaging.subscribe,
+    { subscriptions: [{ name: "secret" }], invite_only: true, history_public_to_subscribers: false },
+    ada,
+  );
+  await post(ada, "plan", "The secret plan.", "secret");
+  await sys.call(messaging.subscribe, { subscriptions: [{ name: "secret" }], principals: [late.userId] }, ada);
+  await post(ada, "plan", "After you joined.", "secret");
   await sys.call(identity.updatePresence, { status: "active" }, active);
   smtp.refuseNext(1);
   const today = (new Date().getUTCDay() + 6) % 7;
@@ -148,11 +160,20 @@ it("a user who hides message content gets the counts only", async () => {
   expect(mail!.text).not.toContain("Launch is on Friday.");
 });
 
+it("a channel with protected history: only the messages the user received", () => {
+  expect(mailsTo(late.email)).toHaveLength(1);
+  const [mail] = mailsTo(late.email);
+  expect(mail!.text).toContain("#secret > plan\nAda Lovelace:\n> After you joined.\n");
+  expect(mail!.text).not.toContain("The secret plan.");
+  // and a private channel is no new channel to those outside it
+  expect(mailsTo(reader.email)[0]!.text).not.toContain("secret");
+});
+
 it("a digest the mail server refused is sent again, once", () => {
   expect(smtp.refused).toBe(1);
   // every inactive user with digests on was mailed once, the refused one too
   const recipients = smtp.received.flatMap((m) => m.to).sort();
-  expect(recipients).toEqual([sys.owner, ada, ben, cy, reader, hider].map((u) => u.email).sort());
+  expect(recipients).toEqual([sys.owner, ada, ben, cy, reader, hider, late].map((u) => u.email).sort());
 });
 
 it("no digest with enable_digest_emails off, for an active user, or for a bot", () => {
