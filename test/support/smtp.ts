@@ -13,6 +13,8 @@ export interface ReceivedMail {
   from: string;
   subject: string;
   text: string;
+  /** the HTML part, "" when there is none */
+  html: string;
 }
 
 export interface TestSmtpServer {
@@ -50,6 +52,7 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
             from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
             subject: parsed.subject ?? "",
             text: parsed.text ?? "",
+            html: parsed.html || "",
           });
           callback();
         },

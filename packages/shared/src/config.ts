@@ -83,6 +83,11 @@ export const envSchema = z.object({
    */
   DOMAIN_EVENTS_MAX_AGE_HOURS: z.coerce.number().positive().default(24),
   DOMAIN_EVENTS_MAX_MIB: z.coerce.number().positive().default(1024),
+  /**
+   * How often each messaging instance looks whether an organization's weekly digest day has come
+   * (Zulip's daily enqueue_digest_emails); a day's digests are queued at its first check.
+   */
+  DIGEST_CHECK_INTERVAL_SECONDS: z.coerce.number().positive().default(3600),
   /** Idle event queues are collected after this (Zulip: 10 min). */
   EVENT_QUEUE_IDLE_SECONDS: z.coerce.number().positive().default(600),
   /** `npm start`'s data directory; mail goes under it unless SMTP or INVITATION_MAIL_DIR says otherwise. */

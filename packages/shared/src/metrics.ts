@@ -133,7 +133,7 @@ export class ServiceMetrics {
     });
     this.notificationWorkPublished = new Counter({
       name: name("notification_work_published_total"),
-      help: "Missed-message notifications and push removals queued in the NOTIFICATION_WORK stream, by kind",
+      help: "Missed-message notifications, push removals and digests queued in the NOTIFICATION_WORK stream, by kind",
       labelNames: ["kind"],
       registers,
     });

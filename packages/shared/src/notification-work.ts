@@ -13,23 +13,28 @@ const ACK_WAIT_SECONDS = 30;
 /** The durable consumer of missed-message emails, shared by messaging's instances. */
 export const EMAIL_WORK_CONSUMER = { name: "notification-email", subject: notificationWorkSubjects.email } as const;
 
+/** The durable consumer of weekly digests, shared by messaging's instances. */
+export const DIGEST_WORK_CONSUMER = { name: "notification-digest", subject: notificationWorkSubjects.digest } as const;
+
 export type NotificationWorkKind = keyof typeof notificationWorkSubjects;
 
-/** Creates the stream and the email consumer, or updates them; concurrent calls are harmless. */
+/** Creates the stream and messaging's consumers (email, digest), or updates them; concurrent calls are harmless. */
 export async function ensureNotificationWorkStream(nc: NatsConnection, replicas: number): Promise<void> {
   const jsm = await jetstreamManager(nc);
   await ensureStream(jsm, notificationWorkStream(replicas));
-  await configureThroughElection(() =>
-    jsm.consumers.add(NOTIFICATION_WORK_STREAM, {
-      durable_name: EMAIL_WORK_CONSUMER.name,
-      filter_subject: EMAIL_WORK_CONSUMER.subject,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      ack_wait: ACK_WAIT_SECONDS * 1e9,
-      max_deliver: -1,
-      max_ack_pending: 10_000,
-    }),
-  );
+  for (const consumer of [EMAIL_WORK_CONSUMER, DIGEST_WORK_CONSUMER]) {
+    await configureThroughElection(() =>
+      jsm.consumers.add(NOTIFICATION_WORK_STREAM, {
+        durable_name: consumer.name,
+        filter_subject: consumer.subject,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        ack_wait: ACK_WAIT_SECONDS * 1e9,
+        max_deliver: -1,
+        max_ack_pending: 10_000,
+      }),
+    );
+  }
 }
 
 /**

@@ -123,6 +123,9 @@ import { UserDirectory } from "./users/user-directory";
 import { MissedMessageMailer } from "./missed-message-emails/missed-message-mailer";
 import { PendingEmailRepository } from "./missed-message-emails/pending-email.repository";
 import type { TopicContextDeps } from "./missed-message-emails/topic-context";
+import { DigestMailer } from "./digest/digest-mailer";
+import { DigestRepository } from "./digest/digest.repository";
+import { DigestSchedule } from "./digest/digest-schedule";
 import { getNotificationFactsHandler } from "./handlers/get-notification-facts";
 import { backfillCopies } from "./copies-backfill";
 import { backfillContentFeatures } from "./messages/content-features-backfill";
@@ -547,8 +550,10 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     userGroups,
     users,
   });
+  const digest = await startDigest(deps, { users, channels, subscriptions, messages });
   return {
     stop: async () => {
+      await digest.stop();
       await mailer.stop();
       await delivery.stop();
       await exportQueue.stop();
@@ -597,4 +602,36 @@ async function startMissedMessageMailer(
   });
   await mailer.start();
   return mailer;
+}
+
+/**
+ * The weekly digest: every instance checks for organizations whose digest day
+ * has come and consumes the digests queued (ensureNotificationWorkStream made
+ * the consumer with the missed-message mailer's).
+ */
+async function startDigest(
+  { db, nc, bus, config, log }: ServiceDeps<"messaging">,
+  data: Pick<ConstructorParameters<typeof DigestMailer>[0], "users" | "channels" | "subscriptions" | "messages">,
+): Promise<{ stop(): Promise<void> }> {
+  const digests = new DigestRepository(db);
+  await digests.init();
+  const transport = mailTransportFromConfig(config, log);
+  const mailer = new DigestMailer({ nc, bus, digests, transport, log, ...data });
+  await mailer.start();
+  const schedule = new DigestSchedule({
+    nc,
+    bus,
+    users: data.users,
+    digests,
+    log,
+    intervalMs: config.DIGEST_CHECK_INTERVAL_SECONDS * 1000,
+  });
+  schedule.start();
+  return {
+    stop: async () => {
+      await schedule.stop();
+      await mailer.stop();
+      transport.close();
+    },
+  };
 }

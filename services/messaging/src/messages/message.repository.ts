@@ -11,6 +11,9 @@ import { messageSchema, type MessageDoc, type Reaction, type StoredSubmessage } 
 type Filter = TenantFilter<MessageDoc>;
 type Match = (m: MessageDoc) => boolean;
 
+/** Messages sentSince() reads per page. */
+const SINCE_PAGE = 500;
+
 const isAscending = (ids: number[]): boolean => ids.every((id, i) => i === 0 || ids[i - 1]! < id);
 
 function sortedIncludes(ids: number[], id: number): boolean {
@@ -547,6 +550,24 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
       projection: { messageId: 1, type: 1, streamId: 1, topic: 1, topicKey: 1, receivers: 1 },
     });
     return rows.filter((m) => wanted.has(m.messageId));
+  }
+
+  /**
+   * The narrow's messages sent after `sinceSeconds`, oldest first: read newest
+   * first a page at a time until one is older (ids grow with time), so only
+   * the recent end of the narrow is read (the weekly digest's traffic).
+   */
+  async sentSince(realmId: number, narrow: NarrowCondition[], sinceSeconds: number): Promise<MessageDoc[]> {
+    const found: MessageDoc[] = [];
+    for (let from = Infinity; ;) {
+      const page = await this.walk(realmId, narrow, from, -1, SINCE_PAGE);
+      for (const m of page) {
+        if (m.timestamp <= sinceSeconds) return found.reverse();
+        found.push(m);
+      }
+      if (page.length < SINCE_PAGE) return found.reverse();
+      from = page[page.length - 1]!.messageId;
+    }
   }
 
   /** The id of the newest message the user received; -1 if none (register's max_message_id). */

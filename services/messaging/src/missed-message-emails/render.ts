@@ -168,12 +168,20 @@ function reasonOf(
   return undefined;
 }
 
+/** Zulip's encode_hash_component: a narrow URL's component, percent-encoded with "." for "%". */
+const hashComponent = (s: string) => encodeURIComponent(s).replace(/\./g, "%2E").replace(/%/g, ".");
+
+/** Zulip's stream_narrow_url. */
+export const channelNarrowUrl = (realmUri: string, channelId: number, channelName: string): string =>
+  `${realmUri}/#narrow/channel/${channelId}-${hashComponent(channelName)}`;
+
+/** Zulip's topic_narrow_url. */
+export const topicNarrowUrl = (realmUri: string, channelId: number, channelName: string, topic: string): string =>
+  `${channelNarrowUrl(realmUri, channelId, channelName)}/topic/${hashComponent(topic)}`;
+
 /** Zulip's narrow URLs: the topic, or the direct message conversation. */
 function narrowUrl(realmUri: string, m: MissedMessageNotice["message"]): string {
-  const enc = (s: string) => encodeURIComponent(s).replace(/\./g, "%2E").replace(/%/g, ".");
-  if (m.type === "stream") {
-    return `${realmUri}/#narrow/channel/${m.channelId}-${enc(m.channelName ?? "")}/topic/${enc(m.topic ?? "")}`;
-  }
+  if (m.type === "stream") return topicNarrowUrl(realmUri, m.channelId!, m.channelName ?? "", m.topic ?? "");
   const ids = [...(m.directRecipientIds ?? [m.senderId])].sort((a, b) => a - b);
   return `${realmUri}/#narrow/dm/${ids.join(",")}`;
 }

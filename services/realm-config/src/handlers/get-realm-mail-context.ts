@@ -14,9 +14,11 @@ export const getRealmMailContextHandler =
   async ({ realm_id }) => {
     const realm = await realms.byId(realm_id);
     if (!realm) throw badRequest("There is no organization at this address");
+    const settings = profileSettings(realm);
     return {
       realm: hosts.ref(realm),
-      message_content_allowed_in_email_notifications:
-        profileSettings(realm).message_content_allowed_in_email_notifications,
+      message_content_allowed_in_email_notifications: settings.message_content_allowed_in_email_notifications,
+      digest_emails_enabled: settings.digest_emails_enabled,
+      digest_weekday: settings.digest_weekday,
     };
   };

@@ -74,4 +74,5 @@ export const notificationWorkSubjects = {
   email: "notify.email",
   push: "notify.push",
   pushRemoval: "notify.push-removal",
+  digest: "notify.digest",
 } as const;

@@ -43,3 +43,18 @@ export type PushRegistrationNotice = z.infer<typeof pushRegistrationNotice>;
 
 /** The subject of PushRegistrationNotice on NOTIFICATION_WORK (identity consumes it with notify.push). */
 export const PUSH_REGISTRATION_SUBJECT = "notify.push-registration";
+
+/**
+ * One user's weekly digest to consider (Zulip's digest_emails queue item, one
+ * user per item here): queued on `notify.digest` when the organization's
+ * digest day comes, with a Nats-Msg-Id of organization, user and week.
+ */
+export const digestNotice = z.strictObject({
+  realmId: z.number().int(),
+  userId: z.number().int(),
+  /** the digest covers what happened after this (seconds since the epoch): Zulip's cutoff */
+  cutoff: z.number().int(),
+  /** the Monday (UTC, YYYY-MM-DD) of the digest's week: one digest per user and week */
+  week: z.string(),
+});
+export type DigestNotice = z.infer<typeof digestNotice>;

@@ -6,8 +6,8 @@ import { int } from "../common";
 /**
  * Internal: an organization by id, with the settings its mail follows, for
  * work done outside any request (missed-message emails, notification
- * decisions): its address and name, and Zulip's
- * message_content_allowed_in_email_notifications.
+ * decisions, the weekly digest): its address and name, Zulip's
+ * message_content_allowed_in_email_notifications and its digest settings.
  */
 export const getRealmMailContext = defineContract({
   subject: "realm-config.realms.mail_context",
@@ -15,6 +15,9 @@ export const getRealmMailContext = defineContract({
   reply: z.strictObject({
     realm: realmRefSchema.strict(),
     message_content_allowed_in_email_notifications: z.boolean(),
+    digest_emails_enabled: z.boolean(),
+    /** Monday 0 .. Sunday 6 */
+    digest_weekday: int,
   }),
 });
 export type RealmMailContext = z.infer<typeof getRealmMailContext.reply>;
