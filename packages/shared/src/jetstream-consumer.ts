@@ -96,7 +96,7 @@ export async function consumeDurableLoop(
     pending?.set(m.info.pending);
     const handler = handlers.get(m.subject);
     if (!handler) return m.ack();
-    const parsed = handler.schema.safeParse(m.json());
+    const parsed = handler.schema.safeParse(jsonOf(m));
     if (!parsed.success) {
       log.error({ subject: m.subject, consumer, issues: parsed.error.issues }, "malformed item dropped");
       count("dropped");
@@ -138,6 +138,15 @@ export async function consumeDurableLoop(
       }
     },
   };
+}
+
+/** The payload's JSON; what is not JSON is undefined, which every schema refuses as malformed. */
+function jsonOf(m: JsMsg): unknown {
+  try {
+    return m.json();
+  } catch {
+    return undefined;
+  }
 }
 
 /**
