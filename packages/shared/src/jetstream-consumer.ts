@@ -103,17 +103,23 @@ export async function consumeDurableLoop(
       return m.term();
     }
     const state = { handedBack: false, done: Promise.resolve() };
-    state.done = handler.handle(parsed.data, m).then(
-      () => {
-        if (state.handedBack) return;
-        m.ack();
-        lag?.observe(Math.max(0, Date.now() - m.time.getTime()) / 1000);
-        count("ok");
-      },
-      (err: unknown) => {
-        if (!state.handedBack) failed(m, err);
-      },
-    );
+    state.done = handler
+      .handle(parsed.data, m)
+      .then(
+        () => {
+          if (state.handedBack) return;
+          m.ack();
+          lag?.observe(Math.max(0, Date.now() - m.time.getTime()) / 1000);
+          count("ok");
+        },
+        (err: unknown) => {
+          if (!state.handedBack) failed(m, err);
+        },
+      )
+      // the connection closed under the answer: the server delivers the item again after the ack wait
+      .catch((err: unknown) =>
+        log.warn({ err, subject: m.subject, consumer }, "item's outcome not told to the server"),
+      );
     inFlight.set(m, state);
     void state.done.finally(() => inFlight.delete(m));
   };
