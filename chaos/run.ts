@@ -250,7 +250,7 @@ async function setUp(cluster: Cluster, bouncer: TestBouncer) {
     AWAY_USERS,
     async (i) => {
       const user = await makeUser(`away${i}@chaos.example`, `Away ${i}`);
-      return withDevices(user, as(user)[0]!, bouncer);
+      return awayWithDevices(user, as(user)[0]!, bouncer);
     },
   );
   return { owner, users, as, awayUsers };
@@ -261,7 +261,7 @@ async function setUp(cluster: Cluster, bouncer: TestBouncer) {
  * an APNs token and an end-to-end encrypted device registered through the
  * API, as the mobile apps register them.
  */
-async function withDevices({ email, id }: User, http: Http, bouncer: TestBouncer): Promise<AwayUser> {
+async function awayWithDevices({ email, id }: User, http: Http, bouncer: TestBouncer): Promise<AwayUser> {
   ok(
     "PATCH /settings",
     await http.call("PATCH", "/settings", { email_notifications_batching_period_seconds: 1 }, 30_000),
