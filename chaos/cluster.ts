@@ -32,6 +32,8 @@ export interface Cluster {
   mongoUrl: string;
   dbPrefix: string;
   instances: Instance[];
+  /** The instance's `/metrics` (its METRICS_PORT, kept across its restarts). */
+  metricsUrl(instance: Instance): string;
   /** SIGKILL, then a fresh process in its place. */
   killAndRestart(instance: Instance): Promise<void>;
   /** Stops NATS (SIGTERM) and starts it again on the same port and store; resolves once it listens (one node only). */
@@ -77,6 +79,11 @@ export async function startCluster(
   say("building the service bundles...");
   await buildBundles(PROCESSES);
   const crashes: string[] = [];
+  /** each instance's metrics listener port, by label */
+  const metricsPorts = new Map<string, number>();
+  for (const service of PROCESSES) {
+    for (let n = 1; n <= instancesPerService; n++) metricsPorts.set(`${service}#${n}`, await freePort());
+  }
   /** An instance that exits on its own (not killed here) is a crash: noted and started again. */
   const instances: ServiceInstances = new ServiceInstances({
     services: PROCESSES,
@@ -96,6 +103,7 @@ export async function startCluster(
       RATE_LIMIT_REQUESTS: "100000000",
       ...env,
     },
+    instanceEnv: (instance) => ({ METRICS_PORT: String(metricsPorts.get(instance.label)) }),
     gatewayPorts,
     write: (line) => serviceLog.write(line),
     onCrash: (instance, code, signal) => {
@@ -118,6 +126,7 @@ export async function startCluster(
     },
     dbPrefix,
     instances: instances.all,
+    metricsUrl: (instance) => `http://127.0.0.1:${metricsPorts.get(instance.label)}/metrics`,
     killAndRestart: (instance) => instances.killAndRestart(instance),
     restartNats: async () => {
       if (!nats) throw new Error("restartNats: a NATS cluster restarts node by node (natsCluster)");

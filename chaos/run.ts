@@ -12,10 +12,14 @@
  * request refused by a dead gateway's port goes to the other gateway, as a
  * balancer does.
  *
- * Missed-message emails under the same faults: the users also send direct
- * messages to one user who is away (no event queue, 1 s batches), through a
- * real SMTP server started here that refuses a few mails now and then; every
- * acknowledged direct message must be mailed to that user exactly once.
+ * Missed-message notifications under the same faults: the users also send
+ * direct messages to two users who are away (no event queue, 1 s mail
+ * batches, a device of each kind registered for push), mailed through a real
+ * SMTP server and pushed through a local push notification service, both
+ * started here and both failing a few requests now and then; every
+ * acknowledged direct message must be mailed to its user exactly once and
+ * pushed to each of the user's devices exactly once, and the services'
+ * metrics must show the failures (chaos/missed-messages.ts).
  *
  * `-- --nats-cluster 3` (`npm run chaos:nodes`), the node-loss test: the same
  * load and counts on a NATS cluster of that many nodes (every stream and
@@ -31,7 +35,18 @@ import type { NatsCluster } from "../scripts/lib/infra";
 import { createOrganization } from "../scripts/lib/organization";
 import { Http, ok, pool, sleep, type Reply } from "../bench/http";
 import { startSmtpServer, type TestSmtpServer } from "../test/support/smtp";
+import { startTestBouncer, type TestBouncer } from "../test/support/push-bouncer";
 import { startCluster, type Cluster, type Instance } from "./cluster";
+import {
+  CounterTotals,
+  awaitArrivals,
+  awayUserDevices,
+  countArrivals,
+  mailWay,
+  pushWay,
+  type AwayDm,
+  type AwayUser,
+} from "./missed-messages";
 
 const { values: options } = parseArgs({
   options: { short: { type: "boolean", default: false }, "nats-cluster": { type: "string", default: "1" } },
@@ -50,11 +65,13 @@ const MAX_RECOVERY_MS = 5_000;
 /** How long a killed NATS node stays down, under load, before it is started again. */
 const NODE_DOWN_MS = 10_000;
 const CHANNEL = "chaos";
-/** the share of actions that are a direct message to the user who is away */
+/** the share of actions that are a direct message to a user who is away */
 const AWAY_DM_SHARE = 0.1;
-/** During the kills, the SMTP server refuses this many mails every SMTP_REFUSE_EVERY_MS. */
-const SMTP_REFUSALS = 3;
-const SMTP_REFUSE_EVERY_MS = 10_000;
+const AWAY_USERS = 2;
+/** During the kills, the SMTP server and the push notification service fail a few requests this often. */
+const FAIL_EVERY_MS = 10_000;
+/** The iOS app id of the away users' APNs tokens. */
+const APNS_APP_ID = "org.zulip.Zulip";
 const EMOJI = ["+1", "tada", "heart", "smile", "rocket", "eyes", "fire", "star", "check", "clap"];
 
 const say = (line: string) => process.stdout.write(`[chaos] ${new Date().toISOString().slice(11, 23)} ${line}\n`);
@@ -189,7 +206,7 @@ async function loseNodes(
   }
 }
 
-async function setUp(cluster: Cluster) {
+async function setUp(cluster: Cluster, bouncer: TestBouncer) {
   const nc = await connect({ servers: natsServers(cluster.natsUrl), name: "chaos" });
   const made = await createOrganization(nc, {
     subdomain: "",
@@ -203,23 +220,23 @@ async function setUp(cluster: Cluster) {
   const owner: User = { email: "owner@chaos.example", apiKey: made.apiKey, id: made.userId };
   const as = (u: User) => cluster.gatewayPorts.map((port) => new Http(port, host, u));
   const ownerHttp = as(owner)[0]!;
+  const makeUser = async (email: string, fullName: string): Promise<User> => {
+    const password = `${email}-password`;
+    const created = ok(
+      `POST /users ${email}`,
+      await ownerHttp.post("/users", { email, password, full_name: fullName }),
+    );
+    const key = ok(
+      `POST /fetch_api_key ${email}`,
+      await new Http(cluster.gatewayPorts[0]!, host, null).post("/fetch_api_key", { username: email, password }),
+    );
+    return { email, apiKey: key.api_key as string, id: created.user_id as number };
+  };
   say(`creating ${CLIENTS} users...`);
   const users = await pool(
     Array.from({ length: CLIENTS }, (_, i) => i),
     4,
-    async (i): Promise<User> => {
-      const email = `user${i}@chaos.example`;
-      const password = `chaos-password-${i}`;
-      const created = ok(
-        `POST /users ${email}`,
-        await ownerHttp.post("/users", { email, password, full_name: `User ${i}` }),
-      );
-      const key = ok(
-        `POST /fetch_api_key ${email}`,
-        await new Http(cluster.gatewayPorts[0]!, host, null).post("/fetch_api_key", { username: email, password }),
-      );
-      return { email, apiKey: key.api_key as string, id: created.user_id as number };
-    },
+    (i) => makeUser(`user${i}@chaos.example`, `User ${i}`),
   );
   ok(
     "POST /users/me/subscriptions",
@@ -228,25 +245,55 @@ async function setUp(cluster: Cluster) {
       principals: [owner.id, ...users.map((u) => u.id)],
     }),
   );
-  // the user who is away: never polls, mailed after 1 s batches
-  const awayEmail = "away@chaos.example";
-  const away = ok(
-    `POST /users ${awayEmail}`,
-    await ownerHttp.post("/users", { email: awayEmail, password: "chaos-away-password", full_name: "Away" }),
+  const awayUsers = await pool(
+    Array.from({ length: AWAY_USERS }, (_, i) => i),
+    AWAY_USERS,
+    async (i) => {
+      const user = await makeUser(`away${i}@chaos.example`, `Away ${i}`);
+      return awayWithDevices(user, as(user)[0]!, bouncer);
+    },
   );
-  const awayKey = ok(
-    `POST /fetch_api_key ${awayEmail}`,
-    await new Http(cluster.gatewayPorts[0]!, host, null).post("/fetch_api_key", {
-      username: awayEmail,
-      password: "chaos-away-password",
-    }),
-  );
-  const awayUser: User = { email: awayEmail, apiKey: awayKey.api_key as string, id: away.user_id as number };
+  return { owner, users, as, awayUsers };
+}
+
+/**
+ * A user who is away: never polls, mailed after 1 s batches, with an FCM and
+ * an APNs token and an end-to-end encrypted device registered through the
+ * API, as the mobile apps register them.
+ */
+async function awayWithDevices({ email, id }: User, http: Http, bouncer: TestBouncer): Promise<AwayUser> {
   ok(
     "PATCH /settings",
-    await as(awayUser)[0]!.call("PATCH", "/settings", { email_notifications_batching_period_seconds: 1 }, 30_000),
+    await http.call("PATCH", "/settings", { email_notifications_batching_period_seconds: 1 }, 30_000),
   );
-  return { owner, users, as, awayUser };
+  const devices = await awayUserDevices(email);
+  ok("POST /users/me/android_gcm_reg_id", await http.post("/users/me/android_gcm_reg_id", { token: devices.fcmToken }));
+  ok(
+    "POST /users/me/apns_device_token",
+    await http.post("/users/me/apns_device_token", { token: devices.apnsToken, appid: APNS_APP_ID }),
+  );
+  ok(
+    "POST /mobile_push/register",
+    await http.post("/mobile_push/register", {
+      token_kind: "fcm",
+      push_account_id: id,
+      push_public_key: devices.e2eeDevice.pushPublicKey,
+      bouncer_public_key: bouncer.publicKey,
+      encrypted_push_registration: bouncer.sealRegistration({ token: devices.e2eeToken, token_kind: "fcm" }),
+    }),
+  );
+  // the registration goes to the bouncer through the push work queue: pushed to once it is active
+  // (a queue of push_device events only: the user still has none that takes messages)
+  for (const deadline = Date.now() + 60_000; ; await sleep(500)) {
+    const state = ok(
+      "POST /register",
+      await http.post("/register", { event_types: ["push_device"], fetch_event_types: ["push_device"] }),
+    );
+    const device = (state.push_devices as Record<string, { status: string }>)[String(id)];
+    if (device?.status === "active") break;
+    if (Date.now() > deadline) throw new Error(`the push registration of ${email} is ${JSON.stringify(device)}`);
+  }
+  return { email, id, ...devices };
 }
 
 async function main() {
@@ -256,25 +303,29 @@ async function main() {
       : `${SHORT ? "short" : "full"} run: ${CLIENTS} users, ${KILL_PHASE_SECONDS} s of kills every ${KILL_EVERY_MS / 1000} s`,
   );
   const smtp = await startSmtpServer();
+  const bouncer = await startTestBouncer();
   const cluster = await startCluster(
-    { instancesPerService: 2, natsNodes: NATS_NODES, env: { SMTP_URL: smtp.url } },
+    { instancesPerService: 2, natsNodes: NATS_NODES, env: { SMTP_URL: smtp.url, ...bouncer.env } },
     say,
   );
   let exitCode = 1;
   try {
-    exitCode = await run(cluster, smtp);
+    exitCode = await run(cluster, smtp, bouncer);
   } catch (err) {
     say(`failed: ${(err as Error).stack ?? err}`);
     say("the services' logs are in the data directory above (CHAOS_KEEP_DATA=1 keeps it)");
   } finally {
     await cluster.stop();
     await smtp.stop();
+    await bouncer.close();
   }
   process.exit(exitCode);
 }
 
-async function run(cluster: Cluster, smtp: TestSmtpServer): Promise<number> {
-  const { owner, users, as, awayUser } = await setUp(cluster);
+async function run(cluster: Cluster, smtp: TestSmtpServer, bouncer: TestBouncer): Promise<number> {
+  const { owner, users, as, awayUsers } = await setUp(cluster, bouncer);
+  const ways = [mailWay(smtp), pushWay(bouncer, awayUsers)];
+  const failureCounts = new CounterTotals(cluster, ways);
   const tally = new Tally();
   const balanced = (u: User) => new Balanced(as(u), tally);
 
@@ -291,8 +342,8 @@ async function run(cluster: Cluster, smtp: TestSmtpServer): Promise<number> {
   const ackedAt = new Map<number, number>();
   const marks: Array<[string, number]> = [];
   const unacked = new Set<string>();
-  /** direct messages to the user who is away: acknowledged, and never acknowledged */
-  const awayAcked = new Set<string>();
+  /** direct messages to the users who are away: acknowledged, and never acknowledged */
+  const awayAcked: AwayDm[] = [];
   const awayUnacked = new Set<string>();
   let running = true;
   /** Sends with an idempotency key, again on 503/504 as a careful client does. */
@@ -313,8 +364,10 @@ async function run(cluster: Cluster, smtp: TestSmtpServer): Promise<number> {
       const roll = Math.random();
       if (roll < AWAY_DM_SHARE) {
         const token = `dm${i}-${n}`;
-        const r = await send(http, { type: "direct", to: [awayUser.id] }, token);
-        (r.status === 200 ? awayAcked : awayUnacked).add(token);
+        const to = awayUsers[Math.floor(Math.random() * awayUsers.length)]!;
+        const r = await send(http, { type: "direct", to: [to.id] }, token);
+        if (r.status === 200) awayAcked.push({ token, id: r.body.id as number, to });
+        else awayUnacked.add(token);
       } else if (roll < 0.4 || seen.length === 0) {
         const token = `c${i}-${n}`;
         const r = await send(http, { type: "stream", to: CHANNEL, topic: `user ${i}` }, token);
@@ -388,19 +441,20 @@ async function run(cluster: Cluster, smtp: TestSmtpServer): Promise<number> {
   const kill = async (victim: Instance) => {
     kills.push(victim.label);
     say(`  SIGKILL ${victim.label} (sends acknowledged so far: ${acked.size})`);
+    await failureCounts.bank(victim);
     await cluster.killAndRestart(victim);
   };
 
   if (cluster.natsCluster) await loseNodes(cluster, cluster.natsCluster, recovery, kill);
   else {
-    say("load running; killing one random instance every 5 s, the mail server refusing now and then...");
+    say("load running; killing one random instance every 5 s, the mail server and the bouncer failing now and then...");
     const killUntil = Date.now() + KILL_PHASE_SECONDS * 1000;
-    let refuseAt = Date.now();
+    let failAt = Date.now();
     while (Date.now() < killUntil) {
       await sleep(KILL_EVERY_MS);
-      if (Date.now() >= refuseAt) {
-        smtp.refuseNext(SMTP_REFUSALS);
-        refuseAt = Date.now() + SMTP_REFUSE_EVERY_MS;
+      if (Date.now() >= failAt) {
+        for (const way of ways) way.fail();
+        failAt = Date.now() + FAIL_EVERY_MS;
       }
       await kill(cluster.instances[Math.floor(Math.random() * cluster.instances.length)]!);
     }
@@ -423,24 +477,9 @@ async function run(cluster: Cluster, smtp: TestSmtpServer): Promise<number> {
   for (const deadline = Date.now() + 120_000; !caughtUp() && Date.now() < deadline;) await sleep(500);
   pollers.forEach((p) => (p.running = false));
 
-  say("waiting for the missed-message emails...");
-  /** each direct message's token, as many times as mails to the away user carried it */
-  const mailed = () => {
-    const counts = new Map<string, number>();
-    for (const mail of smtp.received.filter((m) => m.to.includes(awayUser.email))) {
-      for (const word of mail.text.split(/\s+/))
-        if (/^dm\d+-\d+$/.test(word)) counts.set(word, (counts.get(word) ?? 0) + 1);
-    }
-    return counts;
-  };
-  for (const deadline = Date.now() + 120_000; Date.now() < deadline; await sleep(1000)) {
-    const counts = mailed();
-    if ([...awayAcked].every((t) => counts.has(t))) break;
-  }
-  await sleep(3_000);
-  const mailCounts = mailed();
-  const unmailed = [...awayAcked].filter((t) => !mailCounts.has(t));
-  const mailedTwice = [...mailCounts].filter(([, n]) => n > 1).map(([t]) => t);
+  say("waiting for the missed-message emails and pushes...");
+  await awaitArrivals(ways, awayAcked);
+  const arrivals = await Promise.all(ways.map((way) => countArrivals(way, awayAcked, failureCounts)));
 
   say("reading the channel's history...");
   const history = new Map<string, number>();
@@ -495,9 +534,8 @@ async function run(cluster: Cluster, smtp: TestSmtpServer): Promise<number> {
     const when = marks.map(([what, t]) => `${ackedAt.get(id)! - t} ms after "${what}"`).join(", ");
     say(`  message ${id} missing from ${queues} queues; acknowledged ${when}`);
   }
-  say(
-    `direct messages to the user away: acknowledged ${awayAcked.size} (never acknowledged ${awayUnacked.size}); mails ${smtp.received.length}, refused ${smtp.refused}; not mailed ${unmailed.length}, mailed twice ${mailedTwice.length}`,
-  );
+  say(`direct messages to the users away: acknowledged ${awayAcked.length} (never acknowledged ${awayUnacked.size})`);
+  for (const { line } of arrivals) say(`  ${line}`);
   say(`recovery: ${recoveries.map(([what, ms]) => `${ms} ms after "${what}"`).join(", ")}`);
   // What must hold in every run; the rate and recovery times are figures of a long run (the full one
   // enforces them): a short one has too few requests for a 0.1 % bound to mean anything.
@@ -509,9 +547,7 @@ async function run(cluster: Cluster, smtp: TestSmtpServer): Promise<number> {
     lostQueues && `${lostQueues} event queues lost`,
     tally.unexpected.length && `failures other than 502/503/504: ${tally.unexpected.join("; ")}`,
     cluster.crashes.length && `instances crashed: ${cluster.crashes.join(", ")}`,
-    unmailed.length &&
-      `${unmailed.length} acknowledged direct messages never mailed (${unmailed.slice(0, 5).join(", ")})`,
-    mailedTwice.length && `${mailedTwice.length} direct messages mailed twice (${mailedTwice.slice(0, 5).join(", ")})`,
+    ...arrivals.flatMap((a) => a.problems),
   ];
   const figures = [
     failureRate > MAX_FAILURE_RATE && `failure rate ${(failureRate * 100).toFixed(3)} % > ${MAX_FAILURE_RATE * 100} %`,

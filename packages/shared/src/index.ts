@@ -3,6 +3,7 @@ export * from "./basic-auth";
 export * from "./bus";
 export * from "./config";
 export * from "./jetstream";
+export * from "./jetstream-consumer";
 export * from "./contract";
 export * from "./db";
 export * from "./deadline";

@@ -1,10 +1,11 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { Logger } from "pino";
 import type { z } from "zod";
 import { notificationWorkSubjects } from "./contracts/notifications/missed-message";
 import { NOTIFICATION_WORK_STREAM, notificationWorkStream } from "./contracts/notifications/notification-work";
 import { configureThroughElection, ensureStream } from "./jetstream";
+import { consumeDurableLoop } from "./jetstream-consumer";
 import { metricsOf } from "./metrics";
 
 /** An item taken and neither acknowledged nor refused within this is delivered again. */
@@ -51,55 +52,24 @@ export async function publishNotificationWork(
   metricsOf(nc).notificationWorkPublished.inc({ kind });
 }
 
-/** A failed item is delivered again after 1 s, doubled at each failure up to 5 minutes. */
-export const retryDelayMs = (deliveryCount: number): number =>
-  Math.min(1000 * 2 ** Math.max(0, deliveryCount - 1), 5 * 60_000);
-
 /**
- * Consumes one durable consumer of the stream: each item is parsed and handed
- * to `handle`, acknowledged once that resolves, and delivered again after a
- * back-off when it rejects (or after ACK_WAIT_SECONDS when the instance dies
- * first); handlers must be idempotent. Malformed items are logged and dropped.
+ * Consumes one durable consumer of the stream (consumeDurableLoop): each item
+ * is parsed and handed to `handle`, acknowledged once that resolves;
+ * handlers must be idempotent. Malformed items are logged and dropped.
  */
 export async function consumeNotificationWork<S extends z.ZodType>(
   nc: NatsConnection,
-  consumer: { name: string },
+  consumer: { name: string; subject: string },
   schema: S,
   handle: (item: z.output<S>) => Promise<void>,
   log: Logger,
 ): Promise<{ stop(): Promise<void> }> {
-  const pending = new Set<Promise<void>>();
-  const count = (outcome: "ok" | "retry" | "dropped") =>
-    metricsOf(nc).notificationWorkHandled.inc({ consumer: consumer.name, outcome });
-  const onMessage = (m: JsMsg) => {
-    const parsed = schema.safeParse(m.json());
-    if (!parsed.success) {
-      log.error({ subject: m.subject, issues: parsed.error.issues }, "malformed notification work dropped");
-      count("dropped");
-      return m.term();
-    }
-    const done = handle(parsed.data).then(
-      () => {
-        m.ack();
-        count("ok");
-      },
-      (err: unknown) => {
-        const delay = retryDelayMs(m.info.deliveryCount);
-        log.warn({ err, subject: m.subject, consumer: consumer.name, retryInMs: delay }, "notification work failed");
-        m.nak(delay);
-        count("retry");
-      },
-    );
-    pending.add(done);
-    void done.finally(() => pending.delete(done));
-  };
-  const messages = await (
-    await jetstream(nc).consumers.get(NOTIFICATION_WORK_STREAM, consumer.name)
-  ).consume({ max_messages: 256, callback: onMessage });
-  return {
-    stop: async () => {
-      await messages.close();
-      await Promise.allSettled([...pending]);
-    },
-  };
+  return consumeDurableLoop(nc, {
+    stream: NOTIFICATION_WORK_STREAM,
+    consumer: consumer.name,
+    handlers: new Map([[consumer.subject, { schema, handle: (item) => handle(item as z.output<S>) }]]),
+    pullBatch: 256,
+    metrics: { outcomes: metricsOf(nc).notificationWorkHandled, labels: { consumer: consumer.name } },
+    log,
+  });
 }

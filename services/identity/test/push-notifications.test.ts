@@ -4,11 +4,13 @@
  * there, E2EE registrations forwarded and made active, missed-message notices
  * from the NOTIFICATION_WORK stream sent both ways (the legacy APNs / FCM
  * payloads, and data the test device decrypts), once even when delivered
- * again, removals of what was sent, test notifications, and a failing bouncer
- * retried with backoff and counted in the metrics.
+ * again or held by another try, removals of what was sent, test
+ * notifications, and a failing bouncer retried with backoff and counted in
+ * the metrics.
  */
 import { randomUUID } from "node:crypto";
 import { jetstream } from "@nats-io/jetstream";
+import { mongo } from "mongoose";
 import { identity, notifications } from "@teamchat/shared";
 import { badRequestError, expectZulipError } from "../../../test/support/call";
 import { EventReader } from "../../../test/support/events";
@@ -499,5 +501,36 @@ describe("durability", () => {
       payload: { encrypted_data: string };
     }>;
     expect(e2eeDevice.open(request!.payload.encrypted_data)).toMatchObject({ message_id: notice.message.id });
+  }, 30_000);
+
+  it("a way another try still holds (one that died mid-send) is sent once its lease ends, not taken as sent", async () => {
+    const notice = channelNotice(member);
+    const leaseEnds = Date.now() + 3_000;
+    const client = await mongo.MongoClient.connect(process.env.TEST_MONGO_URL!);
+    try {
+      await client
+        .db(`${sys.config.MONGO_DB_PREFIX}_identity`)
+        .collection("sentpushes")
+        .insertOne({
+          realmId: sys.realm.id,
+          userId: member.userId,
+          messageId: notice.message.id,
+          sent: [],
+          removed: [],
+          claims: { legacy: new Date(leaseEnds) },
+          sentAt: new Date(),
+        });
+    } finally {
+      await client.close();
+    }
+    const legacyOf = () =>
+      bouncer
+        .received("push/notify")
+        .filter((b) => (b.gcm_payload as { zulip_message_id?: number }).zulip_message_id === notice.message.id);
+    await publish(notifications.notificationWorkSubjects.push, notice);
+    await until(async () => (legacyOf().length > 0 ? true : undefined), "the held way's notification");
+    expect(Date.now()).toBeGreaterThanOrEqual(leaseEnds);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(legacyOf()).toHaveLength(1);
   }, 30_000);
 });

@@ -5,15 +5,14 @@ import {
   PubHeaders,
   RetentionPolicy,
   StorageType,
-  jetstream,
   jetstreamManager,
   type JetStreamManager,
-  type JsMsg,
 } from "@nats-io/jetstream";
 import type { Logger } from "pino";
 import { REQUEST_ID_HEADER } from "../bus";
 import { metricsOf } from "../metrics";
 import { configureThroughElection, ensureStream, streamWhenLed } from "../jetstream";
+import { consumeDurableLoop, type SubjectHandler } from "../jetstream-consumer";
 import type { EventDefinition } from "./define";
 import { userGroup, userGroupsBackfill, userSettings } from "./identity";
 import {
@@ -121,8 +120,6 @@ async function dropInterestStream(jsm: JetStreamManager, pending: number): Promi
   await jsm.streams.delete(DOMAIN_EVENTS_STREAM);
 }
 
-/** A failed delivery is tried again after this (the database or NATS was out of reach). */
-const REDELIVERY_DELAY_MS = 1000;
 /** Events pulled ahead of their handling. */
 const PULL_BATCH = 256;
 
@@ -140,11 +137,10 @@ export interface DurableHandler {
 }
 
 /**
- * Consumes a durable consumer: each event is handed to the handler of its
- * subject and acknowledged once that resolves, delivered again (to any
- * instance) when it rejects or its instance dies first; handlers must be
- * idempotent. Events of subjects without a handler are acknowledged at once;
- * malformed ones are logged and dropped.
+ * Consumes a durable consumer of the domain events (consumeDurableLoop):
+ * each event is handed to the handler of its subject and acknowledged once
+ * that resolves; handlers must be idempotent. Events of subjects without a
+ * handler are acknowledged at once; malformed ones are logged and dropped.
  */
 export async function consumeDurably(
   nc: NatsConnection,
@@ -152,51 +148,32 @@ export async function consumeDurably(
   handlers: ReadonlyMap<string, DurableHandler>,
   log: Logger,
 ): Promise<{ stop(): Promise<void> }> {
-  const pending = new Set<Promise<void>>();
   const metrics = metricsOf(nc);
-  const labels = { consumer: consumer.name };
-  const waiting = metrics.eventConsumerPending.labels(labels);
-  const lag = metrics.eventConsumeLagSeconds.labels(labels);
-  const count = (outcome: "ok" | "retry" | "dropped") => metrics.eventsConsumed.inc({ ...labels, outcome });
-  const handle = (m: JsMsg) => {
-    // what the consumer still holds beyond this delivery, as the server counted at sending it
-    waiting.set(m.info.pending);
-    const handler = handlers.get(m.subject);
-    if (!handler) return m.ack();
-    const parsed = handler.def.payload.safeParse(m.json());
-    if (!parsed.success) {
-      log.error({ subject: m.subject, issues: parsed.error.issues }, "malformed event dropped");
-      count("dropped");
-      return m.term();
-    }
-    const requestId = m.headers?.get(REQUEST_ID_HEADER) || undefined;
-    const eventId = m.headers?.get(PubHeaders.MsgIdHdr) || `${DOMAIN_EVENTS_STREAM}.${m.seq}`;
-    const done = handler.handle(parsed.data, { eventId, requestId, seq: m.seq }).then(
-      () => {
-        m.ack();
-        // from the stream's store of the event (its publish) to the end of its handling
-        lag.observe(Math.max(0, Date.now() - m.time.getTime()) / 1000);
-        count("ok");
+  const bySubject = new Map<string, SubjectHandler>(
+    [...handlers].map(([subject, handler]) => [
+      subject,
+      {
+        schema: handler.def.payload,
+        handle: (payload, m) =>
+          handler.handle(payload, {
+            eventId: m.headers?.get(PubHeaders.MsgIdHdr) || `${DOMAIN_EVENTS_STREAM}.${m.seq}`,
+            requestId: m.headers?.get(REQUEST_ID_HEADER) || undefined,
+            seq: m.seq,
+          }),
       },
-      (err: unknown) => {
-        log.error({ err, subject: m.subject, consumer: consumer.name }, "event not handled: delivered again later");
-        m.nak(REDELIVERY_DELAY_MS);
-        count("retry");
-      },
-    );
-    pending.add(done);
-    void done.finally(() => pending.delete(done));
-  };
-  const messages = await (
-    await jetstream(nc).consumers.get(DOMAIN_EVENTS_STREAM, consumer.name)
-  ).consume({
-    max_messages: PULL_BATCH,
-    callback: handle,
-  });
-  return {
-    stop: async () => {
-      await messages.close();
-      await Promise.allSettled([...pending]);
+    ]),
+  );
+  return consumeDurableLoop(nc, {
+    stream: DOMAIN_EVENTS_STREAM,
+    consumer: consumer.name,
+    handlers: bySubject,
+    pullBatch: PULL_BATCH,
+    metrics: {
+      outcomes: metrics.eventsConsumed,
+      labels: { consumer: consumer.name },
+      pending: metrics.eventConsumerPending,
+      lagSeconds: metrics.eventConsumeLagSeconds,
     },
-  };
+    log,
+  });
 }

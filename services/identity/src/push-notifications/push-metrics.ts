@@ -2,9 +2,6 @@ import { Counter, type Registry } from "prom-client";
 import { METRIC_PREFIX } from "@teamchat/shared";
 import type { BouncerOutcome } from "./bouncer";
 
-/** What became of a push work item: ok (done, whether or not the user had devices), retry (the bouncer failed, tried again later), dropped (malformed or out of tries), failed (the bouncer refused this server). */
-export type PushWorkOutcome = "ok" | "retry" | "dropped" | "failed";
-
 /** The push notification service's requests and the work items they carry, on the instance's registry. */
 export class PushMetrics {
   readonly bouncerRequests: Counter<"endpoint" | "outcome">;

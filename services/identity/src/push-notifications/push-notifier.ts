@@ -137,14 +137,18 @@ export class PushNotifier {
     );
   }
 
-  /** Sends one way unless it went or is going; recorded as sent when `send` reached a device. */
+  /** Sends one way unless it went; recorded as sent when `send` reached a device. */
   private async once(
     notice: notifications.MissedMessageNotice,
     channel: PushChannel,
     send: () => Promise<boolean>,
   ): Promise<void> {
     const { realmId, userId, message } = notice;
-    if (!(await this.deps.sent.claim(realmId, userId, message.id, channel, this.deps.claimLeaseMs))) return;
+    const claim = await this.deps.sent.claim(realmId, userId, message.id, channel, this.deps.claimLeaseMs);
+    if (claim === "sent") return;
+    // a try still under way (or one that died, until its lease ends) may yet fail: this item waits for it
+    if (claim === "held")
+      throw new Error(`the ${channel} notification of message ${message.id} is being sent by another try`);
     let sent: boolean;
     try {
       sent = await send();

@@ -1,10 +1,10 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
+import { AckPolicy, DeliverPolicy, jetstreamManager } from "@nats-io/jetstream";
 import type { Logger } from "pino";
 import type { z } from "zod";
-import { configureThroughElection, ensureStream, notifications, retryDelayMs } from "@teamchat/shared";
+import { configureThroughElection, consumeDurableLoop, ensureStream, notifications } from "@teamchat/shared";
 import { BouncerConfigurationError } from "./bouncer";
-import type { PushMetrics, PushWorkOutcome } from "./push-metrics";
+import type { PushMetrics } from "./push-metrics";
 import type { PushNotifier } from "./push-notifier";
 
 /** identity's durable consumers of the notification work queue: one per subject (nats-server 2.9 filters on one). */
@@ -16,6 +16,8 @@ export const PUSH_WORK_ACK_WAIT_MS = 60_000;
 const MAX_DELIVERIES = 20;
 /** Items handled at once per instance. */
 const PULL_BATCH = 64;
+/** The bouncer's answer for an organization it has not been told of: uploaded, then tried again. */
+const MISSING_REMOTE_REALM = "MISSING_REMOTE_REALM";
 
 interface WorkKind<S extends z.ZodType> {
   kind: "message" | "remove" | "registration";
@@ -42,10 +44,10 @@ const WORK_BY_SUBJECT: ReadonlyMap<string, WorkKind<z.ZodType>> = new Map([
 
 /**
  * Consumes the push work of the NOTIFICATION_WORK stream (Zulip's
- * missedmessage_mobile_notifications queue): each item is acknowledged once
- * sent, tried again with a growing wait while the bouncer fails (by any
- * instance; the notifier skips what a try already sent), dropped after
- * MAX_DELIVERIES or when the bouncer refuses this server.
+ * missedmessage_mobile_notifications queue) with consumeDurableLoop: each
+ * item is acknowledged once sent, tried again with a growing wait while the
+ * bouncer fails (by any instance; the notifier skips what a try already
+ * sent), dropped after MAX_DELIVERIES or when the bouncer refuses this server.
  */
 export async function consumePushWork(
   nc: NatsConnection,
@@ -69,60 +71,37 @@ export async function consumePushWork(
       }),
     );
   }
-  const pending = new Set<Promise<void>>();
-  const handle = (m: JsMsg) => {
-    const w = WORK_BY_SUBJECT.get(m.subject);
-    if (!w) return m.term();
-    const count = (outcome: PushWorkOutcome) => metrics.workItems.inc({ kind: w.kind, outcome });
-    const parsed = w.schema.safeParse(m.json());
-    if (!parsed.success) {
-      log.error({ subject: m.subject, issues: parsed.error.issues }, "malformed push work item dropped");
-      count("dropped");
-      return m.term();
-    }
-    const done = w.handle(notifier, parsed.data).then(
-      () => {
-        m.ack();
-        count("ok");
-      },
-      async (err: unknown) => {
-        const tries = m.info.deliveryCount;
-        if (err instanceof BouncerConfigurationError && err.code === "MISSING_REMOTE_REALM" && tries < MAX_DELIVERIES) {
-          // an organization made since the last upload: told to the bouncer, then tried again
-          await notifier.uploadRealms().catch((e: unknown) => log.warn({ err: e }, "organizations not uploaded"));
-          count("retry");
-          m.nak(retryDelayMs(tries));
-        } else if (err instanceof BouncerConfigurationError) {
-          log.error({ err, subject: m.subject }, "push notification service refused this server: item dropped");
-          count("failed");
-          m.term();
-        } else if (tries >= MAX_DELIVERIES) {
-          log.error({ err, subject: m.subject, tries }, "push work item dropped after its last try");
-          count("dropped");
-          m.term();
-        } else {
-          log.warn({ err, subject: m.subject, tries }, "push work item failed: tried again later");
-          count("retry");
-          m.nak(retryDelayMs(tries));
-        }
-      },
-    );
-    pending.add(done);
-    void done.finally(() => pending.delete(done));
-  };
-  const js = jetstream(nc);
   const consumers = await Promise.all(
-    [...WORK_BY_SUBJECT.values()].map(async (w) =>
-      (await js.consumers.get(notifications.NOTIFICATION_WORK_STREAM, consumerName(w.kind))).consume({
-        max_messages: PULL_BATCH,
-        callback: handle,
+    [...WORK_BY_SUBJECT].map(([subject, w]) =>
+      consumeDurableLoop(nc, {
+        stream: notifications.NOTIFICATION_WORK_STREAM,
+        consumer: consumerName(w.kind),
+        handlers: new Map([
+          [
+            subject,
+            {
+              schema: w.schema,
+              handle: (item) =>
+                w.handle(notifier, item).catch(async (err: unknown) => {
+                  if (err instanceof BouncerConfigurationError && err.code === MISSING_REMOTE_REALM) {
+                    // an organization made since the last upload: told to the bouncer, then tried again
+                    await notifier
+                      .uploadRealms()
+                      .catch((e: unknown) => log.warn({ err: e }, "organizations not uploaded"));
+                  }
+                  throw err;
+                }),
+            },
+          ],
+        ]),
+        pullBatch: PULL_BATCH,
+        maxDeliveries: MAX_DELIVERIES,
+        // the bouncer refuses this server (Zulip's send_to_push_bouncer): no later try gets through
+        isPermanent: (err) => err instanceof BouncerConfigurationError && err.code !== MISSING_REMOTE_REALM,
+        metrics: { outcomes: metrics.workItems, labels: { kind: w.kind } },
+        log,
       }),
     ),
   );
-  return {
-    stop: async () => {
-      await Promise.all(consumers.map((c) => c.close()));
-      await Promise.allSettled([...pending]);
-    },
-  };
+  return { stop: async () => void (await Promise.all(consumers.map((c) => c.stop()))) };
 }

@@ -9,8 +9,8 @@ export class SentPushRepository extends TenantRepository<SentPushDoc> {
 
   /**
    * Takes the sending of this message's notification one way for `leaseMs`:
-   * false when it already went, or another try holds it (a try that died lets
-   * go when its lease ends, as its work item is delivered again).
+   * `sent` when it already went, `held` while another try holds it (a try
+   * that died lets go when its lease ends).
    */
   async claim(
     realmId: number,
@@ -18,7 +18,7 @@ export class SentPushRepository extends TenantRepository<SentPushDoc> {
     messageId: number,
     channel: PushChannel,
     leaseMs: number,
-  ): Promise<boolean> {
+  ): Promise<"claimed" | "sent" | "held"> {
     const now = new Date();
     const claim = `claims.${channel}`;
     try {
@@ -32,11 +32,12 @@ export class SentPushRepository extends TenantRepository<SentPushDoc> {
         } as TenantFilter<SentPushDoc>,
         { $set: { [claim]: new Date(now.getTime() + leaseMs) }, $setOnInsert: { sent: [], removed: [], sentAt: now } },
       );
-      return true;
+      return "claimed";
     } catch (err) {
       // the filter did not match the message's record, so the upsert made a second one: refused by the unique index
-      if (isDuplicateKey(err)) return false;
-      throw err;
+      if (!isDuplicateKey(err)) throw err;
+      const record = await this.findOne(realmId, { userId, messageId } as TenantFilter<SentPushDoc>);
+      return record?.sent.includes(channel) ? "sent" : "held";
     }
   }
 
