@@ -29,6 +29,7 @@ export * from "./reachable-address";
 export * from "./mail";
 export * from "./notification-work";
 export * from "./realm-mail-contexts";
+export * from "./notification-recipients";
 export * from "./params";
 export * from "./register-state";
 export * from "./service";

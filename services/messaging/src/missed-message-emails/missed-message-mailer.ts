@@ -6,6 +6,7 @@ import {
   identity,
   metricsOf,
   noreplyAddress,
+  NotificationRecipients,
   notifications,
   RealmMailContexts,
   retryDelayMs,
@@ -46,12 +47,14 @@ interface Deps {
  */
 export class MissedMessageMailer {
   private readonly realms: RealmMailContexts;
+  private readonly recipients: NotificationRecipients;
   private timer: NodeJS.Timeout | undefined;
   private pass: Promise<void> = Promise.resolve();
   private consumer: { stop(): Promise<void> } | undefined;
 
   constructor(private readonly deps: Deps) {
     this.realms = new RealmMailContexts(deps.bus);
+    this.recipients = new NotificationRecipients(deps.bus, this.realms);
   }
 
   async start(): Promise<void> {
@@ -79,12 +82,7 @@ export class MissedMessageMailer {
   }
 
   private async recipient(realmId: number, userId: number): Promise<identity.NotificationRecipient | undefined> {
-    const { users } = await this.deps.bus.request(
-      identity.getNotificationRecipients,
-      { user_ids: [userId] },
-      await this.realms.context(realmId, REQUEST_ID),
-    );
-    return users[0];
+    return (await this.recipients.of(realmId, [userId], REQUEST_ID))[0];
   }
 
   /** A notice from the queue: kept with the user's batch (Zulip's batching period). */

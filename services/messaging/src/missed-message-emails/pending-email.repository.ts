@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model } from "mongoose";
-import { isDuplicateKey, type notifications } from "@teamchat/shared";
+import { isDuplicateKey, WriteCoalescer, type notifications } from "@teamchat/shared";
 
 /**
  * One message a user is to be emailed about (Zulip's
@@ -59,9 +59,17 @@ const KEEP_DONE_MS = 24 * 3600_000;
 
 const batchId = (realmId: number, userId: number) => `${realmId}:${userId}`;
 
+interface PendingAdd {
+  notice: notifications.MissedMessageNotice;
+  batchingSeconds: number;
+  now: Date;
+}
+
 export class PendingEmailRepository {
   private readonly rows: Model<PendingEmailDoc>;
   private readonly batches: Model<BatchDoc>;
+
+  private readonly adds = new WriteCoalescer<PendingAdd, void>((realm, adds) => this.addAll(Number(realm), adds));
 
   constructor(conn: Connection) {
     this.rows = conn.model<PendingEmailDoc>("PendingEmail", pendingEmailSchema);
@@ -75,19 +83,32 @@ export class PendingEmailRepository {
   /**
    * Keeps a notice for its user's batch, once: Zulip schedules a message with
    * the user's batch when one is pending, else `batchingSeconds` from now.
+   * The notices of an organization arriving together are stored in one round.
    */
-  async add(notice: notifications.MissedMessageNotice, batchingSeconds: number, now = new Date()): Promise<void> {
-    const realmId = notice.realmId;
+  add(notice: notifications.MissedMessageNotice, batchingSeconds: number, now = new Date()): Promise<void> {
+    return this.adds.run(String(notice.realmId), { notice, batchingSeconds, now });
+  }
+
+  private async addAll(realmId: number, adds: PendingAdd[]): Promise<void[]> {
+    const userIds = [...new Set(adds.map((a) => a.notice.userId))];
     const pending = await this.rows
-      .findOne({ realmId, userId: notice.userId, doneAt: null }, { scheduledAt: 1 })
-      .lean<Pick<PendingEmailDoc, "scheduledAt">>()
+      .find({ realmId, userId: { $in: userIds }, doneAt: null }, { userId: 1, scheduledAt: 1 })
+      .lean<Array<Pick<PendingEmailDoc, "userId" | "scheduledAt">>>()
       .exec();
-    const scheduledAt = pending?.scheduledAt ?? new Date(now.getTime() + batchingSeconds * 1000);
-    await this.rows.updateOne(
-      { _id: `${realmId}:${notice.userId}:${notice.message.id}` },
-      { $setOnInsert: { realmId, userId: notice.userId, notice, scheduledAt, doneAt: null } },
-      { upsert: true },
-    );
+    const batchOf = new Map(pending.map((p) => [p.userId, p.scheduledAt]));
+    const writes = adds.map(({ notice, batchingSeconds, now }) => {
+      const scheduledAt = batchOf.get(notice.userId) ?? new Date(now.getTime() + batchingSeconds * 1000);
+      batchOf.set(notice.userId, scheduledAt);
+      return {
+        updateOne: {
+          filter: { _id: `${realmId}:${notice.userId}:${notice.message.id}` },
+          update: { $setOnInsert: { realmId, userId: notice.userId, notice, scheduledAt, doneAt: null } },
+          upsert: true,
+        },
+      };
+    });
+    await this.rows.bulkWrite(writes, { ordered: false });
+    return adds.map(() => undefined);
   }
 
   /** Users whose batch is due, each once. */
