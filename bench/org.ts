@@ -19,6 +19,8 @@ export interface Org {
   as(user: User): Http;
   /** the 10-subscriber channel POST /messages sends to */
   benchChannel: string;
+  /** the same subscribers, each of whom (but the sender) is away and has email notifications on for it */
+  notifiedChannel: string;
   /** the channel holding the history (its sender and the reader) */
   historyChannel: string;
   /** event delivery: the users holding long-polls, the receiver and its sender */
@@ -34,7 +36,8 @@ export interface Org {
   searchWords: { rare: string; common: string };
   /** Creates `n` users (through POST /users and POST /fetch_api_key). */
   createUsers(prefix: string, n: number): Promise<User[]>;
-  createChannel(name: string, subscribers: number[]): Promise<unknown>;
+  /** the channel's POST /channels/create reply */
+  createChannel(name: string, subscribers: number[]): Promise<Record<string, unknown>>;
 }
 
 /**
@@ -120,6 +123,21 @@ export async function setUpOrg(sys: System, size: number): Promise<Org> {
   // per message, so 10 subscribers would make seeding a large history several times slower
   // (docs/adr/0030-bench-method.md).
   await createChannel("bench", [ownerCreds.id, reader!.id, ...members.map((u) => u.id)]);
+  // Nobody ever opens a client in this organization, so these subscribers are away (Zulip's idle): every
+  // message to `notified` queues a missed-message email for each of them.
+  const notified = (await createChannel("notified", [ownerCreds.id, reader!.id, ...members.map((u) => u.id)])) as {
+    id: number;
+  };
+  await pool([reader!, ...members], 4, async (u) =>
+    ok(
+      "POST /users/me/subscriptions/properties",
+      await retry("POST /users/me/subscriptions/properties", () =>
+        as(u).post("/users/me/subscriptions/properties", {
+          subscription_data: [{ stream_id: notified.id, property: "email_notifications", value: true }],
+        }),
+      ),
+    ),
+  );
   const historyChannel = "history";
   await createChannel(historyChannel, [ownerCreds.id, reader!.id]);
   // the reader's other 48 channels (with the owner, so that they are not empty of subscribers)
@@ -189,6 +207,7 @@ export async function setUpOrg(sys: System, size: number): Promise<Org> {
     owner,
     as,
     benchChannel: "bench",
+    notifiedChannel: "notified",
     historyChannel,
     reader: reader!,
     unread,

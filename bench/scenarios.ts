@@ -8,7 +8,7 @@ import { config, requestTimeoutSeconds, say } from "./config";
 import { basicAuth, type Credentials } from "@teamchat/shared/src/testing/api";
 import { encode, Http, ok, pct, pool, sleep, type Reply } from "./http";
 import { retry, type Org } from "./org";
-import type { CpuMeter } from "./system";
+import { waitForIdle, type CpuMeter } from "./system";
 
 export interface LoadResult {
   scenario: string;
@@ -354,6 +354,9 @@ export async function runScenarios(
   await after(
     await load(`${tag} GET /users/me (authenticated)`, { port, host, path: "/api/v1/users/me", creds: owner, cpu }),
   );
+  // Each of the pair starts with the machine at rest (the earlier sends' fan-out, notification decisions
+  // and queued emails done), so that the second measures its own background work only.
+  await waitForIdle();
   await after(
     await load(`${tag} POST /messages (channel, ${config.subscribers} subscribers)`, {
       port,
@@ -365,7 +368,26 @@ export async function runScenarios(
       cpu,
     }),
   );
-  // Before the reads that overload today's server, so that the latency is measured on a system at rest.
+  // The same sends where every recipient is notified: what deciding, queueing and batching missed-message
+  // emails costs the sender, measured against the scenario before (whose recipients get nothing).
+  await waitForIdle();
+  await after(
+    await load(
+      `${tag} POST /messages, ${config.subscribers - 1} recipients emailed (channel, away, notifications on)`,
+      {
+        port,
+        host,
+        path: "/api/v1/messages",
+        method: "POST",
+        creds: owner,
+        form: { type: "stream", to: org.notifiedChannel, topic: "load", content: "hello **world**" },
+        cpu,
+      },
+    ),
+  );
+  // Before the reads that overload today's server, so that the latency is measured on a system at rest
+  // (the emails queued above stored).
+  await waitForIdle();
   let events: EventResult;
   try {
     events = await eventDelivery(org, cpu);

@@ -30,6 +30,7 @@ export * from "./reachable-address";
 export * from "./mail";
 export * from "./notification-work";
 export * from "./realm-mail-contexts";
+export * from "./notification-recipients";
 export * from "./params";
 export * from "./register-state";
 export * from "./service";

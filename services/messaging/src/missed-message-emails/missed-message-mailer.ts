@@ -6,6 +6,7 @@ import {
   identity,
   metricsOf,
   noreplyAddress,
+  NotificationRecipients,
   notifications,
   RealmMailContexts,
   retryDelayMs,
@@ -22,6 +23,11 @@ import { topicContextOf, type TopicContextDeps } from "./topic-context";
 const REALM_NAME_ALWAYS = 2;
 /** The request id of the mailer's bus calls, in the logs of the services it asks. */
 const REQUEST_ID = "missed-message-email";
+/**
+ * How often sent rows are pruned: the delete reads every row on SecantusDB, so
+ * each pass doing it cost more than storing the notices it mails.
+ */
+const PRUNE_INTERVAL_MS = 10 * 60_000;
 /** Users whose batch is mailed per pass. */
 const BATCHES_PER_PASS = 20;
 
@@ -46,12 +52,15 @@ interface Deps extends TopicContextDeps {
  */
 export class MissedMessageMailer {
   private readonly realms: RealmMailContexts;
+  private readonly recipients: NotificationRecipients;
   private timer: NodeJS.Timeout | undefined;
   private pass: Promise<void> = Promise.resolve();
   private consumer: { stop(): Promise<void> } | undefined;
+  private prunedAt = 0;
 
   constructor(private readonly deps: Deps) {
     this.realms = new RealmMailContexts(deps.bus);
+    this.recipients = new NotificationRecipients(deps.bus, this.realms);
   }
 
   async start(): Promise<void> {
@@ -79,12 +88,7 @@ export class MissedMessageMailer {
   }
 
   private async recipient(realmId: number, userId: number): Promise<identity.NotificationRecipient | undefined> {
-    const { users } = await this.deps.bus.request(
-      identity.getNotificationRecipients,
-      { user_ids: [userId] },
-      await this.realms.context(realmId, REQUEST_ID),
-    );
-    return users[0];
+    return (await this.recipients.of(realmId, [userId], REQUEST_ID))[0];
   }
 
   /** A notice from the queue: kept with the user's batch (Zulip's batching period). */
@@ -105,7 +109,10 @@ export class MissedMessageMailer {
       await this.mailBatch(realmId, userId, failures);
       mailed++;
     }
-    await this.deps.pending.prune(now);
+    if (now.getTime() - this.prunedAt >= PRUNE_INTERVAL_MS) {
+      this.prunedAt = now.getTime();
+      await this.deps.pending.prune(now);
+    }
   }
 
   /** Zulip's handle_missedmessage_emails for one user. */

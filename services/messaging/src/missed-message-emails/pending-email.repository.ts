@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model } from "mongoose";
-import { isDuplicateKey, type notifications } from "@teamchat/shared";
+import { onlyDuplicateKeys, WriteCoalescer, type notifications } from "@teamchat/shared";
 
 /**
  * One message a user is to be emailed about (Zulip's
@@ -12,16 +12,23 @@ interface PendingEmailDoc {
   realmId: number;
   userId: number;
   notice: notifications.MissedMessageNotice;
-  /** when the user's batch is mailed: the batch's first message plus the user's batching period */
-  scheduledAt: Date;
   /** null while unsent */
   doneAt: Date | null;
 }
 
-/** A user's batch being mailed by one instance, and its back-off after a failed attempt. */
+/**
+ * A user's batch: when it is mailed (its first message plus the user's
+ * batching period), the instance mailing it and its back-off after a failed
+ * attempt. It exists while the user has unsent rows, so that finding due
+ * batches and a batch's time are reads of one small document per user, not of
+ * every unsent row.
+ */
 interface BatchDoc {
   /** `<realm>:<user>` */
   _id: string;
+  realmId: number;
+  userId: number;
+  scheduledAt: Date;
   leaseUntil: Date;
   failures: number;
   retryAt: Date;
@@ -33,35 +40,56 @@ const pendingEmailSchema = new Schema<PendingEmailDoc>(
     realmId: { type: Number, required: true },
     userId: { type: Number, required: true },
     notice: { type: Schema.Types.Mixed, required: true },
-    scheduledAt: { type: Date, required: true },
     doneAt: { type: Date, default: null },
   },
   { collection: "missed_message_emails", versionKey: false, minimize: false },
 );
-// due: unsent rows by time; ofUser: a user's unsent rows
-pendingEmailSchema.index({ doneAt: 1, scheduledAt: 1 });
+// ofUser: a user's unsent rows; prune: rows done long ago
 pendingEmailSchema.index({ realmId: 1, userId: 1, doneAt: 1 });
+pendingEmailSchema.index({ doneAt: 1 });
 
 const batchSchema = new Schema<BatchDoc>(
   {
     _id: { type: String, required: true },
+    realmId: { type: Number, required: true },
+    userId: { type: Number, required: true },
+    scheduledAt: { type: Date, required: true },
     leaseUntil: { type: Date, required: true },
     failures: { type: Number, default: 0 },
     retryAt: { type: Date, required: true },
   },
   { collection: "missed_message_email_batches", versionKey: false },
 );
+batchSchema.index({ scheduledAt: 1 });
 
 /** How long one instance holds a user's batch: longer than a batch's mailing, so a dead instance's batch is taken over after it. */
 const LEASE_MS = 60_000;
 /** Sent and dropped rows are kept this long to recognize notices delivered again, then deleted. */
 const KEEP_DONE_MS = 24 * 3600_000;
+const EPOCH = new Date(0);
 
 const batchId = (realmId: number, userId: number) => `${realmId}:${userId}`;
+
+/** Inserts the documents whose `_id` is not taken yet; the others stay as they are. */
+async function insertKeepingExisting<T>(model: Model<T>, docs: T[]): Promise<void> {
+  try {
+    await model.insertMany(docs, { ordered: false, lean: true });
+  } catch (err) {
+    if (!onlyDuplicateKeys(err)) throw err;
+  }
+}
+
+interface PendingAdd {
+  notice: notifications.MissedMessageNotice;
+  batchingSeconds: number;
+  now: Date;
+}
 
 export class PendingEmailRepository {
   private readonly rows: Model<PendingEmailDoc>;
   private readonly batches: Model<BatchDoc>;
+
+  private readonly adds = new WriteCoalescer<PendingAdd, void>((realm, adds) => this.addAll(Number(realm), adds));
 
   constructor(conn: Connection) {
     this.rows = conn.model<PendingEmailDoc>("PendingEmail", pendingEmailSchema);
@@ -75,54 +103,71 @@ export class PendingEmailRepository {
   /**
    * Keeps a notice for its user's batch, once: Zulip schedules a message with
    * the user's batch when one is pending, else `batchingSeconds` from now.
+   * The notices of an organization arriving together are stored in one round.
    */
-  async add(notice: notifications.MissedMessageNotice, batchingSeconds: number, now = new Date()): Promise<void> {
-    const realmId = notice.realmId;
-    const pending = await this.rows
-      .findOne({ realmId, userId: notice.userId, doneAt: null }, { scheduledAt: 1 })
-      .lean<Pick<PendingEmailDoc, "scheduledAt">>()
-      .exec();
-    const scheduledAt = pending?.scheduledAt ?? new Date(now.getTime() + batchingSeconds * 1000);
-    await this.rows.updateOne(
-      { _id: `${realmId}:${notice.userId}:${notice.message.id}` },
-      { $setOnInsert: { realmId, userId: notice.userId, notice, scheduledAt, doneAt: null } },
-      { upsert: true },
-    );
+  add(notice: notifications.MissedMessageNotice, batchingSeconds: number, now = new Date()): Promise<void> {
+    return this.adds.run(String(notice.realmId), { notice, batchingSeconds, now });
   }
 
-  /** Users whose batch is due, each once. */
+  /**
+   * The rows first, then their users' batches where none is pending: a batch
+   * released meanwhile (release) either sees the rows or is made again here.
+   * Unordered inserts whose duplicates fail keep what exists (a notice
+   * delivered again, a pending batch) at half an upsert's cost on SecantusDB.
+   */
+  private async addAll(realmId: number, adds: PendingAdd[]): Promise<void[]> {
+    await insertKeepingExisting(
+      this.rows,
+      adds.map(({ notice }) => ({
+        _id: `${realmId}:${notice.userId}:${notice.message.id}`,
+        realmId,
+        userId: notice.userId,
+        notice,
+        doneAt: null,
+      })),
+    );
+    const firstOf = new Map(adds.map((a) => [a.notice.userId, a] as const).reverse());
+    await insertKeepingExisting(
+      this.batches,
+      [...firstOf].map(([userId, { batchingSeconds, now }]) => ({
+        _id: batchId(realmId, userId),
+        realmId,
+        userId,
+        scheduledAt: new Date(now.getTime() + batchingSeconds * 1000),
+        leaseUntil: EPOCH,
+        failures: 0,
+        retryAt: EPOCH,
+      })),
+    );
+    return adds.map(() => undefined);
+  }
+
+  /** Users whose batch is due, the longest waiting first. */
   async dueUsers(now: Date, limit: number): Promise<Array<{ realmId: number; userId: number }>> {
-    const rows = await this.rows
-      .find({ doneAt: null, scheduledAt: { $lte: now } }, { realmId: 1, userId: 1 })
+    return this.batches
+      .find({ scheduledAt: { $lte: now } }, { _id: 0, realmId: 1, userId: 1 })
       .sort({ scheduledAt: 1 })
-      .limit(limit * 5)
-      .lean<Array<Pick<PendingEmailDoc, "realmId" | "userId">>>()
+      .limit(limit)
+      .lean<Array<Pick<BatchDoc, "realmId" | "userId">>>()
       .exec();
-    const users = new Map(rows.map((r) => [batchId(r.realmId, r.userId), { realmId: r.realmId, userId: r.userId }]));
-    return [...users.values()].slice(0, limit);
   }
 
   /**
    * Takes the user's batch for this instance, unless another holds it or it
    * waits out a back-off; returns its failures so far, or null when not taken.
+   * A held batch is due again when its lease ends (its holder died).
    */
   async lease(realmId: number, userId: number, now: Date): Promise<number | null> {
     const leaseUntil = new Date(now.getTime() + LEASE_MS);
-    try {
-      const batch = await this.batches
-        .findOneAndUpdate(
-          { _id: batchId(realmId, userId), leaseUntil: { $lte: now }, retryAt: { $lte: now } },
-          { $set: { leaseUntil }, $setOnInsert: { failures: 0, retryAt: now } },
-          { upsert: true, returnDocument: "after" },
-        )
-        .lean<BatchDoc>()
-        .exec();
-      return batch?.failures ?? 0;
-    } catch (err) {
-      // the batch exists and is held or backing off: the upsert's insert collided with it
-      if (isDuplicateKey(err)) return null;
-      throw err;
-    }
+    const batch = await this.batches
+      .findOneAndUpdate(
+        { _id: batchId(realmId, userId), leaseUntil: { $lte: now }, retryAt: { $lte: now } },
+        { $set: { leaseUntil, scheduledAt: leaseUntil } },
+        { returnDocument: "after" },
+      )
+      .lean<BatchDoc>()
+      .exec();
+    return batch ? batch.failures : null;
   }
 
   /** The user's unsent notices. */
@@ -143,16 +188,27 @@ export class PendingEmailRepository {
     );
   }
 
-  /** The batch is done: the next one starts afresh. */
-  async release(realmId: number, userId: number): Promise<void> {
-    await this.batches.deleteOne({ _id: batchId(realmId, userId) });
+  /**
+   * The batch is done: the next one starts afresh. Rows stored while it was
+   * mailed make a batch due at once (after the delete, so that add() either
+   * sees no batch and makes one, or its rows are seen here).
+   */
+  async release(realmId: number, userId: number, now = new Date()): Promise<void> {
+    const _id = batchId(realmId, userId);
+    await this.batches.deleteOne({ _id });
+    if (await this.rows.exists({ realmId, userId, doneAt: null })) {
+      await insertKeepingExisting(this.batches, [
+        { _id, realmId, userId, scheduledAt: now, leaseUntil: EPOCH, failures: 0, retryAt: EPOCH },
+      ]);
+    }
   }
 
   /** The attempt failed: the batch is tried again after `delayMs`. */
   async backOff(realmId: number, userId: number, failures: number, delayMs: number, now = new Date()): Promise<void> {
+    const retryAt = new Date(now.getTime() + delayMs);
     await this.batches.updateOne(
       { _id: batchId(realmId, userId) },
-      { $set: { leaseUntil: now, failures, retryAt: new Date(now.getTime() + delayMs) } },
+      { $set: { leaseUntil: now, failures, retryAt, scheduledAt: retryAt } },
     );
   }
 

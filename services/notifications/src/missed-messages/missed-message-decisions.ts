@@ -5,6 +5,7 @@ import {
   identity,
   messaging,
   messagingEvents,
+  NotificationRecipients,
   publishNotificationWork,
   RealmMailContexts,
   type BusClient,
@@ -65,6 +66,7 @@ const snapshotOf = (message: messaging.Message, markdown: string): notifications
 export async function consumeMissedMessageDecisions(deps: Deps): Promise<{ stop(): Promise<void> }> {
   const { nc, log } = deps;
   const realms = new RealmMailContexts(deps.bus);
+  const recipients = new NotificationRecipients(deps.bus, realms);
 
   /**
    * Of `candidates` (recipients of the message other than its sender), those
@@ -79,8 +81,8 @@ export async function consumeMissedMessageDecisions(deps: Deps): Promise<{ stop(
     requestId: string | undefined,
   ): Promise<Array<RecipientState & { userId: number }>> => {
     if (!candidates.length) return [];
-    const ctx = await realms.context(realmId, requestId ?? "missed-message-decision");
-    const { users } = await deps.bus.request(identity.getNotificationRecipients, { user_ids: candidates }, ctx);
+    const requestIdOfWork = requestId ?? "missed-message-decision";
+    const users = await recipients.of(realmId, candidates, requestIdOfWork);
     const now = Date.now() / 1000;
     const onZulip = new Set(
       (await deps.store.ofUsers(realmId, candidates))
@@ -100,7 +102,7 @@ export async function consumeMissedMessageDecisions(deps: Deps): Promise<{ stop(
     const { users: facts } = await deps.bus.request(
       messaging.getNotificationFacts,
       { sender_id: message.sender_id, user_ids: relevant.map((u) => u.user_id), ...channel },
-      ctx,
+      await realms.context(realmId, requestIdOfWork),
     );
     const factsOf = new Map(facts.map((f) => [f.user_id, f]));
     return relevant.flatMap((u) => {
