@@ -85,6 +85,10 @@ async function registerE2eeDevice(user: TestUser, pushAccountId: number, token: 
 const publish = (subject: string, notice: unknown, msgID = randomUUID()) =>
   jetstream(sys.nc).publish(subject, JSON.stringify(notice), { msgID });
 
+/** A user's notice as the decision queues it: its message's push item, listing that user. */
+const publishPush = ({ realmId, message, ...user }: notifications.MissedMessageNotice) =>
+  publish(notifications.notificationWorkSubjects.push, { realmId, message, users: [user] });
+
 let nextMessageId = 5000;
 const channelNotice = (user: TestUser, extra: Partial<notifications.MissedMessageNotice> = {}) => ({
   realmId: sys.realm.id,
@@ -220,7 +224,7 @@ describe("registrations reach the push notification service", () => {
 describe("missed-message notices", () => {
   it("go both ways: Zulip's APNs and FCM payloads, and data only the device can read", async () => {
     const notice = channelNotice(member);
-    await publish(notifications.notificationWorkSubjects.push, notice);
+    await publishPush(notice);
     const [legacy] = await bouncer.waitFor("push/notify");
     const [e2ee] = await bouncer.waitFor("push/e2ee/notify");
     const realm = { realm_url: sys.realm.uri, realm_name: sys.realm.name, user_id: member.userId };
@@ -307,8 +311,8 @@ describe("missed-message notices", () => {
     };
     const before = bouncer.received("push/e2ee/notify").length;
     // the same notice published twice (a publisher's retry past the duplicate window)
-    await publish(notifications.notificationWorkSubjects.push, notice);
-    await publish(notifications.notificationWorkSubjects.push, notice);
+    await publishPush(notice);
+    await publishPush(notice);
     const e2ee = await bouncer.waitFor("push/e2ee/notify", before + 1);
     const data = e2eeDevice.open(
       (e2ee[before]!.push_requests as Array<{ payload: { encrypted_data: string } }>)[0]!.payload.encrypted_data,
@@ -334,7 +338,7 @@ describe("missed-message notices", () => {
   it("a removal withdraws what was sent, each way, and only that", async () => {
     const shown = channelNotice(member);
     const e2eeBefore = bouncer.received("push/e2ee/notify").length + 1;
-    await publish(notifications.notificationWorkSubjects.push, shown);
+    await publishPush(shown);
     // sent both ways (the E2EE way goes second)
     await bouncer.waitFor("push/e2ee/notify", e2eeBefore);
     const legacyBefore = bouncer.received("push/notify").length;
@@ -396,7 +400,7 @@ describe("missed-message notices", () => {
     const legacyBefore = bouncer.received("push/notify").length;
     bouncer.failNext(3, 503);
     const started = Date.now();
-    await publish(notifications.notificationWorkSubjects.push, notice);
+    await publishPush(notice);
     const legacy = await bouncer.waitFor("push/notify", legacyBefore + 4);
     // three answered 503 (tries 1, 2, 3), then waits of 1 s, 2 s, 4 s before the fourth
     expect(Date.now() - started).toBeGreaterThanOrEqual(6500);
@@ -493,7 +497,7 @@ describe("durability", () => {
     await sys.killService("identity");
     const notice = channelNotice(member);
     const before = bouncer.received("push/e2ee/notify").length;
-    await publish(notifications.notificationWorkSubjects.push, notice);
+    await publishPush(notice);
     await new Promise((r) => setTimeout(r, 500));
     expect(bouncer.received("push/e2ee/notify")).toHaveLength(before);
     await sys.startService("identity");
@@ -527,7 +531,7 @@ describe("durability", () => {
       bouncer
         .received("push/notify")
         .filter((b) => (b.gcm_payload as { zulip_message_id?: number }).zulip_message_id === notice.message.id);
-    await publish(notifications.notificationWorkSubjects.push, notice);
+    await publishPush(notice);
     await until(async () => (legacyOf().length > 0 ? true : undefined), "the held way's notification");
     expect(Date.now()).toBeGreaterThanOrEqual(leaseEnds);
     await new Promise((r) => setTimeout(r, 1500));

@@ -7,7 +7,7 @@ import {
   ZULIP_VERSION,
   type RealmRef,
   type identity,
-  type notifications,
+  notifications,
   type realmConfig,
   type ReplyOf,
 } from "@teamchat/shared";
@@ -107,6 +107,17 @@ export class PushNotifier {
       merge_base: JSON.stringify(""),
       api_feature_level: JSON.stringify(ZULIP_FEATURE_LEVEL),
     });
+  }
+
+  /**
+   * A message's notices, each user's independently of the others'; the item
+   * fails (to be tried again, skipping what went) when any of them did.
+   */
+  async notifyAll(item: notifications.MissedMessageNotices): Promise<void> {
+    const failed = (await Promise.allSettled(notifications.noticesOf(item).map((n) => this.notify(n)))).find(
+      (r) => r.status === "rejected",
+    );
+    if (failed) throw failed.reason;
   }
 
   /**

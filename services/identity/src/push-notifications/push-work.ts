@@ -30,7 +30,7 @@ const work = <S extends z.ZodType>(w: WorkKind<S>) => w as unknown as WorkKind<z
 const WORK_BY_SUBJECT: ReadonlyMap<string, WorkKind<z.ZodType>> = new Map([
   [
     notifications.notificationWorkSubjects.push,
-    work({ kind: "message", schema: notifications.missedMessageNotice, handle: (n, item) => n.notify(item) }),
+    work({ kind: "message", schema: notifications.missedMessageNotices, handle: (n, item) => n.notifyAll(item) }),
   ],
   [
     notifications.notificationWorkSubjects.pushRemoval,

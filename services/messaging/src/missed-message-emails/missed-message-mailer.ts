@@ -68,8 +68,8 @@ export class MissedMessageMailer {
     this.consumer = await consumeNotificationWork(
       nc,
       EMAIL_WORK_CONSUMER,
-      notifications.missedMessageNotice,
-      (notice) => this.keep(notice),
+      notifications.missedMessageNotices,
+      (item) => this.keep(item),
       log,
     );
     this.timer = setInterval(() => {
@@ -91,11 +91,24 @@ export class MissedMessageMailer {
     return (await this.recipients.of(realmId, [userId], REQUEST_ID))[0];
   }
 
-  /** A notice from the queue: kept with the user's batch (Zulip's batching period). */
-  private async keep(notice: notifications.MissedMessageNotice): Promise<void> {
-    const user = await this.recipient(notice.realmId, notice.userId);
-    if (!user) return;
-    await this.deps.pending.add(notice, user.settings.email_notifications_batching_period_seconds);
+  /** A message's notices from the queue: each kept with its user's batch (Zulip's batching period). */
+  private async keep(item: notifications.MissedMessageNotices): Promise<void> {
+    const notices = notifications.noticesOf(item);
+    const users = new Map(
+      (
+        await this.recipients.of(
+          item.realmId,
+          notices.map((n) => n.userId),
+          REQUEST_ID,
+        )
+      ).map((u) => [u.user_id, u]),
+    );
+    await Promise.all(
+      notices.flatMap((notice) => {
+        const user = users.get(notice.userId);
+        return user ? [this.deps.pending.add(notice, user.settings.email_notifications_batching_period_seconds)] : [];
+      }),
+    );
   }
 
   private async mailDue(): Promise<void> {

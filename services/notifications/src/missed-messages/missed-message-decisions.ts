@@ -18,6 +18,7 @@ import type { EventStore } from "../event-store";
 import { decide, notifiesOfEveryMessage, type Decision, type RecipientState } from "./decide";
 import type { PushNotifiedRepository } from "./push-notified.repository";
 
+type NotifiedUser = notifications.MissedMessageNotices["users"][number];
 type MessageSent = PayloadOf<typeof messagingEvents.messageSent>;
 type FlagsUpdated = PayloadOf<typeof messagingEvents.messageFlagsUpdated>;
 type MessagesDeleted = PayloadOf<typeof messagingEvents.messagesDeleted>;
@@ -60,8 +61,9 @@ const snapshotOf = (message: messaging.Message, markdown: string): notifications
  * or no active presence within OFFLINE_THRESHOLD_SECS) is queued an email
  * and/or a push notice with the trigger Zulip gives; so is a user an edit
  * newly mentions; a message read or deleted after a push has its push
- * withdrawn. Every notice has a message id of user, message (or edit) and
- * kind, so a redelivered event queues nothing twice.
+ * withdrawn. A message's notices go as one item per way, whose message id
+ * is made of the message (or edit) and the way, so a redelivered event
+ * queues nothing twice.
  */
 export async function consumeMissedMessageDecisions(deps: Deps): Promise<{ stop(): Promise<void> }> {
   const { nc, log } = deps;
@@ -113,18 +115,30 @@ export async function consumeMissedMessageDecisions(deps: Deps): Promise<{ stop(
     });
   };
 
-  /** Queues what decide() chose for one user, each kind under its own message id (`idOf(kind)`). */
+  /**
+   * Queues what decide() chose for a message's users: one item per way
+   * listing them, under the message id `idOf(kind)`.
+   */
   const queue = async (
-    notice: Omit<notifications.MissedMessageNotice, "trigger">,
-    decision: Decision,
+    realmId: number,
+    message: notifications.MissedMessageSnapshot,
+    decisions: Array<{ user: Omit<NotifiedUser, "trigger">; decision: Decision }>,
     idOf: (kind: string) => string,
   ) => {
-    if (decision.email) {
-      await publishNotificationWork(nc, "email", { ...notice, trigger: decision.email }, idOf("email"));
-    }
-    if (decision.push) {
-      await deps.pushNotified.add(notice.realmId, notice.userId, notice.message.id);
-      await publishNotificationWork(nc, "push", { ...notice, trigger: decision.push }, idOf("push"));
+    const email = decisions.flatMap(({ user, decision }) =>
+      decision.email ? [{ ...user, trigger: decision.email }] : [],
+    );
+    const push = decisions.flatMap(({ user, decision }) =>
+      decision.push ? [{ ...user, trigger: decision.push }] : [],
+    );
+    if (email.length) await publishNotificationWork(nc, "email", { realmId, message, users: email }, idOf("email"));
+    if (push.length) {
+      await deps.pushNotified.add(
+        realmId,
+        push.map((u) => u.userId),
+        message.id,
+      );
+      await publishNotificationWork(nc, "push", { realmId, message, users: push }, idOf("push"));
     }
   };
 
@@ -135,16 +149,15 @@ export async function consumeMissedMessageDecisions(deps: Deps): Promise<{ stop(
     const candidates = Object.keys(flags)
       .map(Number)
       .filter((id) => id !== message.sender_id);
-    const snapshot = snapshotOf(message, markdown);
-    for (const r of await notifiable(realmId, message, candidates, flags, requestId)) {
+    const decisions = (await notifiable(realmId, message, candidates, flags, requestId)).map((r) => {
       // Zulip's maybe_enqueue_notifications: the mentioned group goes with whichever trigger
       const group = payload.mentionedUserGroups?.[r.userId];
-      await queue(
-        { realmId, userId: r.userId, ...(group && { mentionedUserGroup: group }), message: snapshot },
-        decide(message.type === "private", r, deps.pushConfigured),
-        (kind) => `${kind}:${realmId}:${r.userId}:${message.id}`,
-      );
-    }
+      return {
+        user: { userId: r.userId, ...(group && { mentionedUserGroup: group }) },
+        decision: decide(message.type === "private", r, deps.pushConfigured),
+      };
+    });
+    await queue(realmId, snapshotOf(message, markdown), decisions, (kind) => `${kind}:${realmId}:${message.id}`);
   };
 
   /**
@@ -167,15 +180,10 @@ export async function consumeMissedMessageDecisions(deps: Deps): Promise<{ stop(
       .filter(([, f]) => messaging.MENTION_FLAGS.some((m) => f.includes(m)))
       .map(([id]) => Number(id))
       .filter((id) => !prior.has(id) && id !== message.sender_id && id !== event.user_id);
-    const snapshot = snapshotOf(message, markdown);
-    for (const r of await notifiable(realmId, message, candidates, flags, requestId)) {
-      if (notifiesOfEveryMessage(r)) continue;
-      await queue(
-        { realmId, userId: r.userId, message: snapshot },
-        decide(false, r, deps.pushConfigured),
-        (kind) => `${kind}:edit:${eventId}:${r.userId}`,
-      );
-    }
+    const decisions = (await notifiable(realmId, message, candidates, flags, requestId))
+      .filter((r) => !notifiesOfEveryMessage(r))
+      .map((r) => ({ user: { userId: r.userId }, decision: decide(false, r, deps.pushConfigured) }));
+    await queue(realmId, snapshotOf(message, markdown), decisions, (kind) => `${kind}:edit:${eventId}`);
   };
 
   /** Zulip's do_clear_mobile_push_notifications_for_ids: one removal per user for the messages pushed to them. */

@@ -1,4 +1,5 @@
 import { Schema, type Connection, type Model } from "mongoose";
+import { onlyDuplicateKeys } from "@teamchat/shared";
 
 /**
  * Messages a user was sent a push notification about (Zulip's
@@ -37,12 +38,16 @@ export class PushNotifiedRepository {
     await this.model.createIndexes();
   }
 
-  async add(realmId: number, userId: number, messageId: number): Promise<void> {
-    await this.model.updateOne(
-      { _id: `${realmId}:${userId}:${messageId}` },
-      { $setOnInsert: { realmId, userId, messageId } },
-      { upsert: true },
-    );
+  /** These users are pushed this message (kept as it is for those already recorded). */
+  async add(realmId: number, userIds: number[], messageId: number): Promise<void> {
+    try {
+      await this.model.insertMany(
+        userIds.map((userId) => ({ _id: `${realmId}:${userId}:${messageId}`, realmId, userId, messageId })),
+        { ordered: false, lean: true },
+      );
+    } catch (err) {
+      if (!onlyDuplicateKeys(err)) throw err;
+    }
   }
 
   /** Of these messages (one user's, or everyone's; all the user's when "all"), those notified, by user. */

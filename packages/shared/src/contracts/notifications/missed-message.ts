@@ -51,15 +51,31 @@ export const mentionedUserGroupSchema = z.strictObject({
 });
 export type MentionedUserGroup = z.infer<typeof mentionedUserGroupSchema>;
 
-/** One user to notify about one message, by email or push (work item on JetStream). */
-export const missedMessageNotice = z.strictObject({
-  realmId: z.number().int(),
+/** One user to notify about one message, and why. */
+const notifiedUser = z.strictObject({
   userId: z.number().int(),
   trigger: missedMessageTrigger,
   mentionedUserGroup: mentionedUserGroupSchema.optional(),
-  message: missedMessageSnapshot,
 });
-export type MissedMessageNotice = z.infer<typeof missedMessageNotice>;
+
+/**
+ * The users to notify about one message by one way, email or push (work item
+ * on JetStream). One item per message rather than Zulip's one per user: the
+ * queue's cost is per item, and a message to a busy channel notifies many.
+ */
+export const missedMessageNotices = z.strictObject({
+  realmId: z.number().int(),
+  message: missedMessageSnapshot,
+  users: z.array(notifiedUser).min(1),
+});
+export type MissedMessageNotices = z.infer<typeof missedMessageNotices>;
+
+/** One user to notify about one message, by email or push, as the senders handle it. */
+export type MissedMessageNotice = Pick<MissedMessageNotices, "realmId" | "message"> & z.infer<typeof notifiedUser>;
+
+/** A work item's notices, one per user. */
+export const noticesOf = ({ realmId, message, users }: MissedMessageNotices): MissedMessageNotice[] =>
+  users.map((u) => ({ realmId, message, ...u }));
 
 /** Push notifications to withdraw from a user's devices: the messages were read elsewhere or deleted (Zulip's "remove" payload). */
 export const pushRemovalNotice = z.strictObject({
