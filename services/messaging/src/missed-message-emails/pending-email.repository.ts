@@ -44,9 +44,9 @@ const pendingEmailSchema = new Schema<PendingEmailDoc>(
   },
   { collection: "missed_message_emails", versionKey: false, minimize: false },
 );
-// ofUser: a user's unsent rows; prune: rows done long ago
+// a user's unsent rows; prune, every ten minutes, reads the collection rather than keep an index on doneAt
+// up to date at every notice (on SecantusDB a quarter of a row's insert)
 pendingEmailSchema.index({ realmId: 1, userId: 1, doneAt: 1 });
-pendingEmailSchema.index({ doneAt: 1 });
 
 const batchSchema = new Schema<BatchDoc>(
   {
@@ -97,7 +97,8 @@ export class PendingEmailRepository {
   }
 
   async init(): Promise<void> {
-    await Promise.all([this.rows.createIndexes(), this.batches.createIndexes()]);
+    // syncIndexes: indexes this schema no longer declares are dropped, not left to slow every insert
+    await Promise.all([this.rows.syncIndexes(), this.batches.syncIndexes()]);
   }
 
   /**
