@@ -98,7 +98,11 @@ export class PendingEmailRepository {
 
   async init(): Promise<void> {
     // syncIndexes: indexes this schema no longer declares are dropped, not left to slow every insert
-    await Promise.all([this.rows.syncIndexes(), this.batches.syncIndexes()]);
+    const sync = async (model: Pick<Model<unknown>, "createCollection" | "syncIndexes">) => {
+      await model.createCollection().catch(() => undefined);
+      await model.syncIndexes();
+    };
+    await Promise.all([sync(this.rows), sync(this.batches)]);
   }
 
   /**
