@@ -26,6 +26,12 @@ export interface HttpBinding {
   /** Request headers passed on as parameters: lower-case header name → parameter name (the header wins). */
   headers?: Record<string, string>;
   /**
+   * The parameter that gets the client's address (the connection's, as the rate
+   * limiter counts it; Zulip's REMOTE_ADDR). Only the gateway sets it: a request
+   * field of that name is ignored and listed as such, as a path parameter's is.
+   */
+  clientAddress?: string;
+  /**
    * For operations that take files (multipart): the owning service's put-chunk
    * operation (`fileContracts` in files.ts). The gateway stores each file of the
    * request through it and passes the references as the `files` parameter.

@@ -256,9 +256,13 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     };
     const uploaded = takeUploadedFiles(raw);
     // Zulip takes path parameters from the path only: a field of the same name (the Python bindings send
-    // message_id in update_message's and add_reaction's body) is ignored and listed as such.
-    const shadowed = route.pathNames.filter((name) => name in raw);
+    // message_id in update_message's and add_reaction's body) is ignored and listed as such. So is a field
+    // named as the client's address, which the client must not choose.
+    const { clientAddress } = contract.http!;
+    const setHere = clientAddress ? [...route.pathNames, clientAddress] : route.pathNames;
+    const shadowed = setHere.filter((name) => name in raw);
     route.pathNames.forEach((name, i) => (raw[name] = pathValues[i]));
+    if (clientAddress) raw[clientAddress] = req.ip;
     for (const [header, name] of Object.entries(contract.http!.headers ?? {})) {
       const value = req.headers[header];
       if (typeof value === "string") raw[name] = value;

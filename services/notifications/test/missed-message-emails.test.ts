@@ -241,6 +241,25 @@ describe("new-login mail", () => {
     expect(mailsTo(kate)).toEqual([]);
   });
 
+  it("shows the address the login came from, which the client cannot choose", async () => {
+    const mona = await sys.makeUser("Mona");
+    await ageAccount(mona);
+    // a field named as the gateway's parameter, and a forwarding header the gateway does not trust
+    const res = await new ApiClient(sys.baseUrl, null).request(
+      "POST",
+      "/fetch_api_key",
+      { username: mona.email, password: mona.password, remote_addr: "203.0.113.7" },
+      "form",
+      { "x-forwarded-for": "198.51.100.9" },
+    );
+    expect(res.status).toBe(200);
+    // Zulip's fetch_api_key takes username and password only: anything else is listed as ignored
+    expect(res.body.ignored_parameters_unsupported).toEqual(["remote_addr"]);
+    await smtp.waitFor(() => mailsTo(mona).length > 0);
+    // the tests reach the gateway on 127.0.0.1 (test/support/system.ts)
+    expect(mailsTo(mona)[0]!.text).toContain("\n\nIP address: 127.0.0.1\n\n");
+  });
+
   it("names the browser and operating system of the User-Agent as Zulip does, its own apps as Zulip", async () => {
     const lars = await sys.makeUser("Lars");
     await ageAccount(lars);

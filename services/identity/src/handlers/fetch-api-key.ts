@@ -22,7 +22,7 @@ export const fetchApiKeyHandler =
     attempts: LoginAttemptRepository;
     loginMail: LoginMailer;
   }): Handler<typeof identity.fetchApiKey> =>
-  async ({ username, password, user_agent }, ctx) => {
+  async ({ username, password, user_agent, remote_addr }, ctx) => {
     const realm = requireRealm(ctx);
     const wait = await attempts.retryAfter(realm.id, username);
     if (wait > 0) {
@@ -37,6 +37,6 @@ export const fetchApiKeyHandler =
     if (!user.isActive) throw new ZulipError("USER_DEACTIVATED", "Account is deactivated", 401);
     const api_key = await keys.issue(realm.id, user.userId);
     // Zulip's process_api_key_fetch_authenticate_result: a login by password is mailed to the user
-    loginMail.notify(user, realm, user_agent ?? "");
+    loginMail.notify(user, realm, { userAgent: user_agent ?? "", address: remote_addr });
     return { api_key, email: apiEmail(user, realm), user_id: user.userId };
   };

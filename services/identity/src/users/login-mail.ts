@@ -17,6 +17,12 @@ function loginTime(at: Date, timezone: string): string {
   return `${date} at ${time}`;
 }
 
+/** Where a login came from: the request's User-Agent header and the client's address, when known. */
+export interface LoginOrigin {
+  userAgent: string;
+  address?: string;
+}
+
 /**
  * Zulip's email_on_new_login (zerver/signals.py) for a password login: the
  * notify_new_login mail, unless the user turned enable_login_emails off or the
@@ -30,10 +36,10 @@ export class LoginMailer {
     private readonly metrics: ServiceMetrics,
   ) {}
 
-  notify(user: UserDoc, realm: RealmRef, userAgent: string, now = new Date()): void {
+  notify(user: UserDoc, realm: RealmRef, origin: LoginOrigin, now = new Date()): void {
     if (!settingsOf(user).enable_login_emails) return;
     if (now.getTime() - user.dateJoined.getTime() <= JUST_CREATED_MS) return;
-    const { browser, os } = loginDeviceOf(userAgent);
+    const { browser, os } = loginDeviceOf(origin.userAgent);
     const text = [
       "We noticed a recent login for the following Zulip account.",
       "",
@@ -45,7 +51,7 @@ export class LoginMailer {
       "",
       `Device: ${browser} on ${os}.`,
       "",
-      "IP address: Unknown IP address",
+      `IP address: ${origin.address || "Unknown IP address"}`,
       "",
       "",
       "If this was you, great! There's nothing else you need to do.",
