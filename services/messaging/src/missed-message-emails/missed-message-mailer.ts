@@ -68,7 +68,7 @@ export class MissedMessageMailer {
     this.consumer = await consumeNotificationWork(
       nc,
       EMAIL_WORK_CONSUMER,
-      notifications.missedMessageNotices,
+      notifications.missedMessageEmailNotices,
       (item) => this.keep(item),
       log,
     );
@@ -92,22 +92,11 @@ export class MissedMessageMailer {
   }
 
   /** A message's notices from the queue: each kept with its user's batch (Zulip's batching period). */
-  private async keep(item: notifications.MissedMessageNotices): Promise<void> {
-    const notices = notifications.noticesOf(item);
-    const users = new Map(
-      (
-        await this.recipients.of(
-          item.realmId,
-          notices.map((n) => n.userId),
-          REQUEST_ID,
-        )
-      ).map((u) => [u.user_id, u]),
-    );
+  private async keep(item: notifications.MissedMessageEmailNotices): Promise<void> {
     await Promise.all(
-      notices.flatMap((notice) => {
-        const user = users.get(notice.userId);
-        return user ? [this.deps.pending.add(notice, user.settings.email_notifications_batching_period_seconds)] : [];
-      }),
+      notifications
+        .noticesOf(item)
+        .map(({ batchingSeconds, ...notice }) => this.deps.pending.add(notice, batchingSeconds)),
     );
   }
 

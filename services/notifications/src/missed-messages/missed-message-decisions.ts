@@ -122,11 +122,19 @@ export async function consumeMissedMessageDecisions(deps: Deps): Promise<{ stop(
   const queue = async (
     realmId: number,
     message: notifications.MissedMessageSnapshot,
-    decisions: Array<{ user: Omit<NotifiedUser, "trigger">; decision: Decision }>,
+    decisions: Array<{ user: Omit<NotifiedUser, "trigger">; state: RecipientState; decision: Decision }>,
     idOf: (kind: string) => string,
   ) => {
-    const email = decisions.flatMap(({ user, decision }) =>
-      decision.email ? [{ ...user, trigger: decision.email }] : [],
+    const email = decisions.flatMap(({ user, state, decision }) =>
+      decision.email
+        ? [
+            {
+              ...user,
+              trigger: decision.email,
+              batchingSeconds: state.settings.email_notifications_batching_period_seconds,
+            },
+          ]
+        : [],
     );
     const push = decisions.flatMap(({ user, decision }) =>
       decision.push ? [{ ...user, trigger: decision.push }] : [],
@@ -154,6 +162,7 @@ export async function consumeMissedMessageDecisions(deps: Deps): Promise<{ stop(
       const group = payload.mentionedUserGroups?.[r.userId];
       return {
         user: { userId: r.userId, ...(group && { mentionedUserGroup: group }) },
+        state: r,
         decision: decide(message.type === "private", r, deps.pushConfigured),
       };
     });
@@ -182,7 +191,7 @@ export async function consumeMissedMessageDecisions(deps: Deps): Promise<{ stop(
       .filter((id) => !prior.has(id) && id !== message.sender_id && id !== event.user_id);
     const decisions = (await notifiable(realmId, message, candidates, flags, requestId))
       .filter((r) => !notifiesOfEveryMessage(r))
-      .map((r) => ({ user: { userId: r.userId }, decision: decide(false, r, deps.pushConfigured) }));
+      .map((r) => ({ user: { userId: r.userId }, state: r, decision: decide(false, r, deps.pushConfigured) }));
     await queue(realmId, snapshotOf(message, markdown), decisions, (kind) => `${kind}:edit:${eventId}`);
   };
 

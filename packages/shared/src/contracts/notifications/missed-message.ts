@@ -59,9 +59,9 @@ const notifiedUser = z.strictObject({
 });
 
 /**
- * The users to notify about one message by one way, email or push (work item
- * on JetStream). One item per message rather than Zulip's one per user: the
- * queue's cost is per item, and a message to a busy channel notifies many.
+ * The users to push about one message (work item on JetStream). One item per
+ * message rather than Zulip's one per user: the queue's cost is per item, and
+ * a message to a busy channel notifies many.
  */
 export const missedMessageNotices = z.strictObject({
   realmId: z.number().int(),
@@ -70,12 +70,25 @@ export const missedMessageNotices = z.strictObject({
 });
 export type MissedMessageNotices = z.infer<typeof missedMessageNotices>;
 
+/**
+ * The users to email about one message: each with their
+ * email_notifications_batching_period_seconds as it was when decided, so that
+ * the mailer schedules them without asking identity again.
+ */
+export const missedMessageEmailNotices = missedMessageNotices.extend({
+  users: z.array(notifiedUser.extend({ batchingSeconds: z.number().int() })).min(1),
+});
+export type MissedMessageEmailNotices = z.infer<typeof missedMessageEmailNotices>;
+
 /** One user to notify about one message, by email or push, as the senders handle it. */
 export type MissedMessageNotice = Pick<MissedMessageNotices, "realmId" | "message"> & z.infer<typeof notifiedUser>;
 
 /** A work item's notices, one per user. */
-export const noticesOf = ({ realmId, message, users }: MissedMessageNotices): MissedMessageNotice[] =>
-  users.map((u) => ({ realmId, message, ...u }));
+export const noticesOf = <T extends MissedMessageNotices>({
+  realmId,
+  message,
+  users,
+}: T): Array<Pick<T, "realmId" | "message"> & T["users"][number]> => users.map((u) => ({ realmId, message, ...u }));
 
 /** Push notifications to withdraw from a user's devices: the messages were read elsewhere or deleted (Zulip's "remove" payload). */
 export const pushRemovalNotice = z.strictObject({
