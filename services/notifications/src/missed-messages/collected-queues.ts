@@ -52,9 +52,11 @@ export async function consumeCollectedQueues(
     const others = await store.ofUsers(realmId, [userId]);
     if (others.some((q) => q.queueId !== queueId && q.expiresAt.getTime() > now)) return;
     const sendings = (await Promise.all((await store.messagesNeverFetched(queueId, acknowledged)).map(messageSentAt)))
-      // a recipient's (not a queue's that sees every public channel), and not Welcome Bot's
-      .filter((p): p is MessageSent => p !== null && userId in p.flags && !p.disableExternalNotifications)
-      .filter((p) => p.message.sender_id !== userId);
+      // sent to the user (not only seen by a queue of every public channel) by someone else, and not by Welcome Bot
+      .filter(
+        (p): p is MessageSent =>
+          p !== null && userId in p.flags && p.message.sender_id !== userId && !p.disableExternalNotifications,
+      );
     if (!sendings.length) return;
     const { message_ids } = await bus.request(
       messaging.getUnreadMessageIds,
@@ -64,11 +66,11 @@ export async function consumeCollectedQueues(
     const unread = new Set(message_ids);
     for (const sending of sendings.filter((p) => unread.has(p.message.id))) {
       const { message, markdown, flags } = sending;
-      const idle = await notifiable(realmId, message, [userId], flags, REQUEST_ID, true);
+      const asIdle = await notifiable(realmId, message, [userId], flags, REQUEST_ID, true);
       await queue(
         realmId,
         snapshotOf(message, markdown),
-        sentMessageDecisions(sending, idle, pushConfigured),
+        sentMessageDecisions(sending, asIdle, pushConfigured),
         (kind) => `${kind}:gc:${queueId}:${message.id}`,
       );
     }
