@@ -17,13 +17,19 @@ export const EMAIL_WORK_CONSUMER = { name: "notification-email", subject: notifi
 /** The durable consumer of weekly digests, shared by messaging's instances. */
 export const DIGEST_WORK_CONSUMER = { name: "notification-digest", subject: notificationWorkSubjects.digest } as const;
 
+/** The durable consumer of collected event queues, shared by notifications' instances. */
+export const QUEUE_COLLECTED_WORK_CONSUMER = {
+  name: "notification-queue-collected",
+  subject: notificationWorkSubjects.queueCollected,
+} as const;
+
 export type NotificationWorkKind = keyof typeof notificationWorkSubjects;
 
-/** Creates the stream and messaging's consumers (email, digest), or updates them; concurrent calls are harmless. */
+/** Creates the stream and its consumers (messaging's email and digest, notifications' collected queues), or updates them; concurrent calls are harmless. */
 export async function ensureNotificationWorkStream(nc: NatsConnection, replicas: number): Promise<void> {
   const jsm = await jetstreamManager(nc);
   await ensureStream(jsm, notificationWorkStream(replicas));
-  for (const consumer of [EMAIL_WORK_CONSUMER, DIGEST_WORK_CONSUMER]) {
+  for (const consumer of [EMAIL_WORK_CONSUMER, DIGEST_WORK_CONSUMER, QUEUE_COLLECTED_WORK_CONSUMER]) {
     await configureThroughElection(() =>
       jsm.consumers.add(NOTIFICATION_WORK_STREAM, {
         durable_name: consumer.name,

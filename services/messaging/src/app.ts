@@ -127,6 +127,7 @@ import { DigestMailer } from "./digest/digest-mailer";
 import { DigestRepository } from "./digest/digest.repository";
 import { DigestSchedule } from "./digest/digest-schedule";
 import { getNotificationFactsHandler } from "./handlers/get-notification-facts";
+import { getUnreadMessageIdsHandler } from "./handlers/get-unread-message-ids";
 import { backfillCopies } from "./copies-backfill";
 import { backfillContentFeatures } from "./messages/content-features-backfill";
 import { openSearchEngine } from "./search/open-search";
@@ -531,6 +532,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.editSavedSnippet, editSavedSnippetHandler({ savedSnippets, events }))
     .handle(messaging.deleteSavedSnippet, deleteSavedSnippetHandler({ savedSnippets, events }))
     .handle(messaging.getNotificationFacts, getNotificationFactsHandler({ mutedUsers, subscriptions, userTopics }))
+    .handle(messaging.getUnreadMessageIds, getUnreadMessageIdsHandler({ userMessages }))
     .handle(messaging.exportRealm, exportRealmHandler({ exports, users, events, queue: exportQueue, bus }))
     .handle(messaging.getRealmExports, getRealmExportsHandler({ exports }))
     .handle(messaging.deleteRealmExport, deleteRealmExportHandler({ exports, users, events, files }))

@@ -10,7 +10,8 @@ import { setMessageEditTypingStatusHandler } from "./handlers/set-message-edit-t
 import { setTypingStatusHandler } from "./handlers/set-typing-status";
 import { registerNotificationsMetrics } from "./metrics";
 import { ParkedPolls } from "./parked-polls";
-import { consumeMissedMessageDecisions } from "./missed-messages/missed-message-decisions";
+import { consumeCollectedQueues } from "./missed-messages/collected-queues";
+import { consumeMissedMessageDecisions, missedMessageQueueing } from "./missed-messages/missed-message-decisions";
 import { PushNotifiedRepository } from "./missed-messages/push-notified.repository";
 
 /** Composition root: real connections in, a serving bus endpoint out. */
@@ -37,14 +38,17 @@ export async function buildNotifications({
   const pushNotified = new PushNotifiedRepository(db);
   await pushNotified.init();
   await ensureNotificationWorkStream(nc, config.NATS_STREAM_REPLICAS);
-  const decisions = await consumeMissedMessageDecisions({
+  const decisionDeps = {
     nc,
     bus,
     store,
     pushNotified,
     pushConfigured: config.PUSH_NOTIFICATION_BOUNCER_URL !== undefined,
     log,
-  });
+  };
+  const queueing = missedMessageQueueing(decisionDeps);
+  const decisions = await consumeMissedMessageDecisions(decisionDeps, queueing);
+  const collectedQueues = await consumeCollectedQueues(decisionDeps, queueing);
 
   const defaultLifespanSecs = config.EVENT_QUEUE_IDLE_SECONDS;
   const heartbeatSeconds = config.EVENT_HEARTBEAT_SECONDS;
@@ -69,6 +73,7 @@ export async function buildNotifications({
     beforeDrain: () => parked.release(),
     stop: async () => {
       clearInterval(sweeper);
+      await collectedQueues.stop();
       await decisions.stop();
       await fanout.stop();
       parked.stop();

@@ -1,10 +1,11 @@
-import type { NatsConnection } from "@nats-io/transport-node";
+import { headers, type NatsConnection } from "@nats-io/transport-node";
 import {
   jetstream,
   jetstreamManager,
   StorageType,
   type JetStreamClient,
   type JetStreamManager,
+  type StoredMsg,
 } from "@nats-io/jetstream";
 import {
   EventCache,
@@ -14,6 +15,7 @@ import {
   isWrongLastSequence,
   notifications,
   notificationsEvents,
+  publishNotificationWork,
   subscribeEvent,
   type Audience,
   type EventPublisher,
@@ -31,6 +33,8 @@ export interface StoredEvent {
 
 /** The JetStream stream holding every queue's events, one subject per queue. */
 const STREAM = "EVENT_QUEUES";
+/** On a message event: the sequence of the domain event it was made of (DOMAIN_EVENTS), which the client never sees. */
+const ORIGIN_HEADER = "Domain-Event-Seq";
 export const subjectOf = (queueId: string) => `evq.${queueId}`;
 /** Queue documents kept in memory, by id (GET /events reads its queue on every poll) and by organization (fan-out). */
 const MAX_CACHED_QUEUES = 100_000;
@@ -67,6 +71,12 @@ export function decodeWake(text: string): Wake {
   const [id, previous] = text.slice(0, newline).split(" ").map(Number);
   return { id: id!, carried: { previous: previous!, data: text.slice(newline + 1) } };
 }
+
+const originHeaders = (origin: number) => {
+  const h = headers();
+  h.set(ORIGIN_HEADER, String(origin));
+  return h;
+};
 
 export const badEventQueueId = (queueId: string): ZulipError =>
   new ZulipError("BAD_EVENT_QUEUE_ID", `Bad event queue ID: ${queueId}`, 400, { queue_id: queueId });
@@ -175,7 +185,7 @@ export class EventStore {
       this.cache.drop(queueId);
       q = await this.byId(realmId, queueId);
       if (q && q.expiresAt.getTime() < Date.now()) {
-        await this.remove(realmId, queueId);
+        await this.collect(q);
         q = null;
       }
     }
@@ -195,8 +205,10 @@ export class EventStore {
    * a poll that has everything up to it answers the event from the wake,
    * without reading the stream. Another instance's append in between (a
    * heartbeat) fails the expectation, and the event is appended without one.
+   * `origin`, the sequence of the domain event a message event was made of,
+   * goes with it for the queue's collection (messagesNeverFetched).
    */
-  async append(queueId: string, event: notifications.ClientEvent, msgID?: string): Promise<number> {
+  async append(queueId: string, event: notifications.ClientEvent, msgID?: string, origin?: number): Promise<number> {
     const subject = subjectOf(queueId);
     const data = JSON.stringify(event);
     const previous = this.lastAppended.get(queueId);
@@ -205,11 +217,12 @@ export class EventStore {
     try {
       ack = await this.js.publish(subject, data, {
         ...(msgID && { msgID }),
+        ...(origin !== undefined && { headers: originHeaders(origin) }),
         ...(previous !== undefined && { expect: { lastSubjectSequence: previous } }),
       });
     } catch (err) {
       if (previous === undefined || !isWrongLastSequence(err)) throw err;
-      return this.append(queueId, event, msgID);
+      return this.append(queueId, event, msgID, origin);
     }
     // a duplicate's id is its first copy's, not the queue's newest
     if (!ack.duplicate) {
@@ -262,14 +275,31 @@ export class EventStore {
     if (first >= 0 && carried.at(-1)!.id === knownLast) {
       return carried.slice(first).map((w) => ({ id: w.id, json: w.carried.data }));
     }
-    const events: StoredEvent[] = [];
-    for (let seq = Math.max(1, after + 1); seq <= knownLast;) {
+    return (await this.stored(queueId, after, knownLast)).map((m) => ({ id: m.seq, json: m.string() }));
+  }
+
+  /** The queue's events after `after` (up to `last`) still in the stream, whether or not the queue is. */
+  private async stored(queueId: string, after: number, last = Infinity): Promise<StoredMsg[]> {
+    const events: StoredMsg[] = [];
+    for (let seq = Math.max(1, after + 1); seq <= last;) {
       const m = await this.jsm.direct.getMessage(STREAM, { seq, next_by_subj: subjectOf(queueId) });
       if (!m) break;
-      events.push({ id: m.seq, json: m.string() });
+      events.push(m);
       seq = m.seq + 1;
     }
     return events;
+  }
+
+  /**
+   * A collected queue's message events after `acknowledged`: the sequences of
+   * the domain events they were made of, oldest first. A removed queue's
+   * events stay in the stream until its max_age.
+   */
+  async messagesNeverFetched(queueId: string, acknowledged: number): Promise<number[]> {
+    return (await this.stored(queueId, acknowledged)).flatMap((m) => {
+      const origin = m.header?.get(ORIGIN_HEADER);
+      return origin ? [Number(origin)] : [];
+    });
   }
 
   async remove(realmId: number, queueId: string): Promise<void> {
@@ -280,10 +310,30 @@ export class EventStore {
     this.nc.publish(notifications.queueWakeSubject(queueId));
   }
 
+  /**
+   * Removes a queue its client is done with, idle past its lifespan or
+   * deleted (Zulip's do_gc_event_queues, whose gc hooks both cases run). A
+   * queue that takes messages is first queued for Zulip's missedmessage_hook
+   * (CollectedQueueNotice), durably and once per queue, so that an instance
+   * dying in between only leaves the queue for the next sweep.
+   */
+  async collect(q: EventQueueDoc): Promise<void> {
+    if (q.eventTypes === null || q.eventTypes.includes("message")) {
+      const notice: notifications.CollectedQueueNotice = {
+        realmId: q.realmId,
+        userId: q.userId,
+        queueId: q.queueId,
+        acknowledged: q.prunedThrough,
+      };
+      await publishNotificationWork(this.nc, "queueCollected", notice, `collected:${q.queueId}`);
+    }
+    await this.remove(q.realmId, q.queueId);
+  }
+
   /** Collects queues idle past their lifespan (run periodically by every instance; deletes are idempotent). */
   async sweep(): Promise<number> {
     const expired = await this.queues.expired(new Date());
-    await Promise.all(expired.map((q) => this.remove(q.realmId, q.queueId)));
+    await Promise.all(expired.map((q) => this.collect(q)));
     return expired.length;
   }
 }

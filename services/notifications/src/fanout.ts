@@ -20,8 +20,12 @@ type ClientEventPayload = PayloadOf<(typeof PASS_THROUGH_EVENTS)[number]>;
 type MessageSent = PayloadOf<typeof messagingEvents.messageSent>;
 type MessageUpdated = PayloadOf<typeof messagingEvents.messageUpdated>;
 
-/** A domain event's queue events: for each queue that wants it, what to append. */
-type Plan = Array<{ queueId: string; events: notifications.ClientEvent[] }>;
+/**
+ * A domain event's queue events: for each queue that wants it, what to
+ * append; `withOrigin` stores the domain event's sequence with them (message
+ * events, which a collected queue's unfetched messages are found by).
+ */
+type Plan = Array<{ queueId: string; events: notifications.ClientEvent[]; withOrigin?: true }>;
 
 /** Runs `work` after the earlier work under `key`; settles with it (the chain goes on either way). */
 function chained<K, T>(chains: Map<K, Promise<unknown>>, key: K, work: () => Promise<T>): Promise<T> {
@@ -79,6 +83,7 @@ export async function consumeDomainEvents(
       .filter((q) => acceptsMessage(q, message, flags[q.userId] ?? []))
       .map((q) => ({
         queueId: q.queueId,
+        withOrigin: true as const,
         events: [
           {
             type: "message" as const,
@@ -89,12 +94,18 @@ export async function consumeDomainEvents(
         ],
       }));
 
-  /** The plan's appends, each behind its queue's earlier ones; `origin` names the domain event, for the stream's duplicate check. */
-  const append = (plan: Plan, origin: string) =>
+  /**
+   * The plan's appends, each behind its queue's earlier ones; `eventId` names
+   * the domain event, for the stream's duplicate check, and `seq` is its place
+   * in the domain event stream.
+   */
+  const append = (plan: Plan, eventId: string, seq: number) =>
     Promise.all(
-      plan.map(({ queueId, events }) =>
+      plan.map(({ queueId, events, withOrigin }) =>
         chained(appends, queueId, async () => {
-          for (const [i, event] of events.entries()) await store.append(queueId, event, `${origin}.${queueId}.${i}`);
+          for (const [i, event] of events.entries()) {
+            await store.append(queueId, event, `${eventId}.${queueId}.${i}`, withOrigin ? seq : undefined);
+          }
         }),
       ),
     );
@@ -106,11 +117,11 @@ export async function consumeDomainEvents(
   ) =>
     handlers.set(def.subject, {
       def,
-      handle: async (payload, { eventId }) => {
+      handle: async (payload, { eventId, seq }) => {
         const p = payload as z.output<P>;
         // the realm's chain waits for the plan only, not for its appends
         const { appended } = await chained(plannings, p.realmId, async () => ({
-          appended: append(await plan(p), eventId),
+          appended: append(await plan(p), eventId, seq),
         }));
         await appended;
       },

@@ -19,7 +19,7 @@ import { decide, notifiesOfEveryMessage, type Decision, type RecipientState } fr
 import type { PushNotifiedRepository } from "./push-notified.repository";
 
 type NotifiedUser = notifications.MissedMessageNotices["users"][number];
-type MessageSent = PayloadOf<typeof messagingEvents.messageSent>;
+export type MessageSent = PayloadOf<typeof messagingEvents.messageSent>;
 type FlagsUpdated = PayloadOf<typeof messagingEvents.messageFlagsUpdated>;
 type MessagesDeleted = PayloadOf<typeof messagingEvents.messagesDeleted>;
 type MessageUpdated = PayloadOf<typeof messagingEvents.messageUpdated>;
@@ -27,7 +27,7 @@ type MessageUpdated = PayloadOf<typeof messagingEvents.messageUpdated>;
 /** Zulip's OFFLINE_THRESHOLD_SECS: a user whose last active presence is older is idle. */
 const OFFLINE_THRESHOLD_SECS = 140;
 
-interface Deps {
+export interface Deps {
   nc: NatsConnection;
   bus: BusClient;
   store: EventStore;
@@ -38,7 +38,7 @@ interface Deps {
 }
 
 /** The message as the notices show it: a message event's view and its Markdown source. */
-const snapshotOf = (message: messaging.Message, markdown: string): notifications.MissedMessageSnapshot => ({
+export const snapshotOf = (message: messaging.Message, markdown: string): notifications.MissedMessageSnapshot => ({
   id: message.id,
   senderId: message.sender_id,
   senderFullName: message.sender_full_name,
@@ -53,27 +53,37 @@ const snapshotOf = (message: messaging.Message, markdown: string): notifications
 });
 
 /**
- * Zulip's missed-message decision (zerver/tornado/event_queue.py
- * maybe_enqueue_notifications, with the sets message_send.py computes), made
- * here, where the event queues are, from the message's domain event through a
- * durable consumer: never on POST /messages' path. Each recipient who is not
- * the sender nor a bot and who is away (no event queue that takes messages,
- * or no active presence within OFFLINE_THRESHOLD_SECS) is queued an email
- * and/or a push notice with the trigger Zulip gives; so is a user an edit
- * newly mentions; a message read or deleted after a push has its push
- * withdrawn. A message's notices go as one item per way, whose message id
- * is made of the message (or edit) and the way, so a redelivered event
- * queues nothing twice.
+ * Zulip's maybe_enqueue_notifications for a sent message's recipients: what
+ * decide() gives each, with the group whose mention notified them, which
+ * goes with whichever trigger.
  */
-export async function consumeMissedMessageDecisions(deps: Deps): Promise<{ stop(): Promise<void> }> {
-  const { nc, log } = deps;
+export const sentMessageDecisions = (
+  { message, mentionedUserGroups }: MessageSent,
+  recipients: Array<RecipientState & { userId: number }>,
+  pushConfigured: boolean,
+) =>
+  recipients.map((r) => {
+    const group = mentionedUserGroups?.[r.userId];
+    return {
+      user: { userId: r.userId, ...(group && { mentionedUserGroup: group }) },
+      state: r,
+      decision: decide(message.type === "private", r, pushConfigured),
+    };
+  });
+
+/** What decides and queues missed-message notices, for a message's sending and for a collected event queue. */
+export type MissedMessageQueueing = ReturnType<typeof missedMessageQueueing>;
+
+export function missedMessageQueueing(deps: Deps) {
+  const { nc } = deps;
   const realms = new RealmMailContexts(deps.bus);
   const recipients = new NotificationRecipients(deps.bus, realms);
 
   /**
    * Of `candidates` (recipients of the message other than its sender), those
    * who may be notified now: active, not bots, away or with online push;
-   * with what decide() reads of each.
+   * with what decide() reads of each. `idle` when they are known to be away
+   * (Zulip's missedmessage_hook), else found from their queues and presence.
    */
   const notifiable = async (
     realmId: number,
@@ -81,23 +91,26 @@ export async function consumeMissedMessageDecisions(deps: Deps): Promise<{ stop(
     candidates: number[],
     flags: Record<string, string[]>,
     requestId: string | undefined,
+    idle?: true,
   ): Promise<Array<RecipientState & { userId: number }>> => {
     if (!candidates.length) return [];
     const requestIdOfWork = requestId ?? "missed-message-decision";
     const users = await recipients.of(realmId, candidates, requestIdOfWork);
     const now = Date.now() / 1000;
     const onZulip = new Set(
-      (await deps.store.ofUsers(realmId, candidates))
-        .filter(
-          (q) => q.expiresAt.getTime() > now * 1000 && (q.eventTypes === null || q.eventTypes.includes("message")),
-        )
-        .map((q) => q.userId),
+      idle
+        ? []
+        : (await deps.store.ofUsers(realmId, candidates))
+            .filter(
+              (q) => q.expiresAt.getTime() > now * 1000 && (q.eventTypes === null || q.eventTypes.includes("message")),
+            )
+            .map((q) => q.userId),
     );
-    const idle = (u: identity.NotificationRecipient) =>
+    const isIdle = (u: identity.NotificationRecipient) =>
       !onZulip.has(u.user_id) || u.presence_active_at === null || now - u.presence_active_at > OFFLINE_THRESHOLD_SECS;
     const relevant = users.filter(
       (u) =>
-        u.is_active && !u.is_bot && (idle(u) || (deps.pushConfigured && u.settings.enable_online_push_notifications)),
+        u.is_active && !u.is_bot && (isIdle(u) || (deps.pushConfigured && u.settings.enable_online_push_notifications)),
     );
     if (!relevant.length) return [];
     const channel = message.type === "stream" ? { stream_id: message.stream_id, topic: message.subject } : {};
@@ -110,7 +123,7 @@ export async function consumeMissedMessageDecisions(deps: Deps): Promise<{ stop(
     return relevant.flatMap((u) => {
       const f = factsOf.get(u.user_id);
       return f
-        ? [{ userId: u.user_id, flags: flags[u.user_id] ?? [], settings: u.settings, facts: f, idle: idle(u) }]
+        ? [{ userId: u.user_id, flags: flags[u.user_id] ?? [], settings: u.settings, facts: f, idle: isIdle(u) }]
         : [];
     });
   };
@@ -150,6 +163,31 @@ export async function consumeMissedMessageDecisions(deps: Deps): Promise<{ stop(
     }
   };
 
+  /** The call context of the organization's internal requests. */
+  const context = (realmId: number, requestId: string) => realms.context(realmId, requestId);
+
+  return { notifiable, queue, context };
+}
+
+/**
+ * Zulip's missed-message decision (zerver/tornado/event_queue.py
+ * maybe_enqueue_notifications, with the sets message_send.py computes), made
+ * here, where the event queues are, from the message's domain event through a
+ * durable consumer: never on POST /messages' path. Each recipient who is not
+ * the sender nor a bot and who is away (no event queue that takes messages,
+ * or no active presence within OFFLINE_THRESHOLD_SECS) is queued an email
+ * and/or a push notice with the trigger Zulip gives; so is a user an edit
+ * newly mentions; a message read or deleted after a push has its push
+ * withdrawn. A message's notices go as one item per way, whose message id
+ * is made of the message (or edit) and the way, so a redelivered event
+ * queues nothing twice.
+ */
+export async function consumeMissedMessageDecisions(
+  deps: Deps,
+  { notifiable, queue }: MissedMessageQueueing,
+): Promise<{ stop(): Promise<void> }> {
+  const { nc, log } = deps;
+
   const onMessage = async (payload: MessageSent, requestId?: string) => {
     const { realmId, message, markdown, flags } = payload;
     // Zulip's disable_external_notifications (Welcome Bot's messages): nobody is mailed or pushed it
@@ -157,15 +195,11 @@ export async function consumeMissedMessageDecisions(deps: Deps): Promise<{ stop(
     const candidates = Object.keys(flags)
       .map(Number)
       .filter((id) => id !== message.sender_id);
-    const decisions = (await notifiable(realmId, message, candidates, flags, requestId)).map((r) => {
-      // Zulip's maybe_enqueue_notifications: the mentioned group goes with whichever trigger
-      const group = payload.mentionedUserGroups?.[r.userId];
-      return {
-        user: { userId: r.userId, ...(group && { mentionedUserGroup: group }) },
-        state: r,
-        decision: decide(message.type === "private", r, deps.pushConfigured),
-      };
-    });
+    const decisions = sentMessageDecisions(
+      payload,
+      await notifiable(realmId, message, candidates, flags, requestId),
+      deps.pushConfigured,
+    );
     await queue(realmId, snapshotOf(message, markdown), decisions, (kind) => `${kind}:${realmId}:${message.id}`);
   };
 

@@ -30,3 +30,13 @@ export const getNotificationFacts = defineContract({
   }),
   reply: z.object({ users: z.array(recipientNotificationFactsSchema) }),
 });
+
+/**
+ * Internal: of these messages, those the user has and has not read: a message
+ * read or deleted since it was sent is not notified (Zulip's workers skip it).
+ */
+export const getUnreadMessageIds = defineContract({
+  subject: "messaging.notifications.unread",
+  params: z.object({ user_id: int, message_ids: z.array(int) }),
+  reply: z.object({ message_ids: z.array(int) }),
+});

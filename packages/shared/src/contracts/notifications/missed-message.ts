@@ -104,4 +104,5 @@ export const notificationWorkSubjects = {
   push: "notify.push",
   pushRemoval: "notify.push-removal",
   digest: "notify.digest",
+  queueCollected: "notify.queue-collected",
 } as const;

@@ -58,3 +58,18 @@ export const digestNotice = z.strictObject({
   week: z.string(),
 });
 export type DigestNotice = z.infer<typeof digestNotice>;
+
+/**
+ * An event queue collected (idle past its lifespan, or deleted by its
+ * client), for Zulip's missedmessage_hook: queued before the queue is removed,
+ * with a Nats-Msg-Id of the queue, so the messages its client never fetched
+ * are considered once even when the removing instance dies.
+ */
+export const collectedQueueNotice = z.strictObject({
+  realmId: z.number().int(),
+  userId: z.number().int(),
+  queueId: z.string(),
+  /** the events up to this id were acknowledged by the client */
+  acknowledged: z.number().int(),
+});
+export type CollectedQueueNotice = z.infer<typeof collectedQueueNotice>;

@@ -1,0 +1,173 @@
+/**
+ * Zulip's missedmessage_hook through the HTTP API, on a private system with a
+ * real SMTP server, a local push notification service and short queue
+ * timings: a user with an event queue and an active presence is not notified
+ * when mentioned; when their last queue is collected (idle past its lifespan,
+ * or deleted with DELETE /events) with the message never acknowledged, they
+ * are emailed and pushed it once, naming the group whose mention it was. Not
+ * when they acknowledged it, read it, or still have another live queue.
+ */
+import { identity, messaging, notifications } from "@teamchat/shared";
+import type { TestUser } from "../../../test/support/organization";
+import { startSmtpServer, type ReceivedMail, type TestSmtpServer } from "../../../test/support/smtp";
+import { startTestBouncer, type TestBouncer } from "../../../test/support/push-bouncer";
+import { startSystem, type TestSystem } from "../../../test/support/system";
+
+/** The sweep runs every half of it; a queue's events stay twice as long. */
+const IDLE_SECONDS = 10;
+/** The lifespan of the queues left to expire: their messages arrive well within it. */
+const LIFESPAN_SECONDS = 6;
+
+let smtp: TestSmtpServer;
+let bouncer: TestBouncer;
+let sys: TestSystem;
+let sender: TestUser;
+beforeAll(async () => {
+  smtp = await startSmtpServer();
+  bouncer = await startTestBouncer();
+  sys = await startSystem({
+    env: {
+      ...bouncer.env,
+      SMTP_URL: smtp.url,
+      METRICS_PORT: "0",
+      EVENT_QUEUE_IDLE_SECONDS: String(IDLE_SECONDS),
+    },
+  });
+  sender = await sys.makeUser("Sender", 400, "Ada Sender");
+}, 120_000);
+afterAll(async () => {
+  await sys?.stop();
+  await bouncer?.close();
+  await smtp?.stop();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const mailsTo = (user: TestUser): ReceivedMail[] => smtp.received.filter((m) => m.to.includes(user.email));
+const pushesTo = (user: TestUser) =>
+  bouncer.requests
+    .filter((r) => r.endpoint === "push/notify" && r.body.user_id === user.userId)
+    .map((r) => r.body.gcm_payload as Record<string, unknown>);
+
+async function eventually<T>(read: () => T, done: (value: T) => boolean): Promise<T> {
+  for (const deadline = Date.now() + 20_000; ; await sleep(100)) {
+    const value = read();
+    if (done(value) || Date.now() > deadline) return value;
+  }
+}
+
+/** A user mailed after 1 s batches, with an Android device, and no push while online. */
+async function userWithDevice(name: string): Promise<TestUser> {
+  const user = await sys.makeUser(name, 400, `${name} Person`);
+  await sys.call(
+    identity.updateSettings,
+    { email_notifications_batching_period_seconds: 1, enable_online_push_notifications: false } as never,
+    user,
+  );
+  await sys.call(identity.addAndroidRegId, { token: `fcm-token-of-${name}` }, user);
+  return user;
+}
+
+/** On Zulip: an event queue that takes messages (this lifespan) and an active presence; the queue's id. */
+async function goOnline(user: TestUser, lifespanSecs = LIFESPAN_SECONDS): Promise<string> {
+  const queue = await register(user, lifespanSecs);
+  await sys.call(identity.updatePresence, { status: "active" }, user);
+  return queue;
+}
+
+const register = async (user: TestUser, lifespanSecs: number) =>
+  (await sys.call(notifications.registerQueue, { event_types: ["message"], queue_lifespan_secs: lifespanSecs }, user))
+    .queue_id as string;
+
+const poll = (user: TestUser, queue: string, lastEventId: number) =>
+  sys.call(notifications.getEvents, { queue_id: queue, last_event_id: lastEventId, dont_block: true }, user);
+
+/** Polls (acknowledging nothing) until the message's event is in the queue; its event id. */
+async function eventOf(user: TestUser, queue: string, messageId: number): Promise<number> {
+  for (;;) {
+    const { events } = await poll(user, queue, -1);
+    const event = events.find(
+      (e) => e.type === "message" && (e as { message: { id: number } }).message.id === messageId,
+    );
+    if (event) return event.id;
+    await sleep(100);
+  }
+}
+
+describe("when a user's last event queue is collected", () => {
+  it("the mention they never fetched is emailed and pushed once; not one they acknowledged, read, or still have a queue for", async () => {
+    const [gone, deleter, fetcher, reader, twice] = await Promise.all(
+      ["Gone", "Deleter", "Fetcher", "Reader", "Twice"].map(userWithDevice),
+    );
+    await sys.call(
+      messaging.subscribe,
+      {
+        subscriptions: [{ name: "desk" }],
+        principals: [sender, gone, deleter, fetcher, reader, twice].map((u) => u.userId),
+      },
+      sys.owner,
+    );
+    const { group_id: oncall } = await sys.call(
+      identity.createUserGroup,
+      { name: "oncall", description: "", members: [gone.userId] },
+      sys.owner,
+    );
+    const [, deleterQueue] = await Promise.all([gone, deleter, reader, twice].map((u) => goOnline(u)));
+    // a second queue that outlives the test
+    await register(twice, 600);
+    // a queue this short-lived records every visit, so what it acknowledges: registered last, polled at once
+    const fetcherQueue = await goOnline(fetcher, 2);
+    const { id } = await sys.call(
+      messaging.sendMessage,
+      {
+        type: "stream",
+        to: "desk",
+        topic: "pager",
+        content:
+          "@*oncall* @**Deleter Person** @**Fetcher Person** @**Reader Person** @**Twice Person** the pager went off",
+      },
+      sender,
+    );
+
+    // the fetcher acknowledges the message and goes away
+    await poll(fetcher, fetcherQueue, await eventOf(fetcher, fetcherQueue, id));
+    // the reader reads it elsewhere before the queue is collected
+    await sys.call(messaging.updateMessageFlags, { messages: [id], op: "add", flag: "read" }, reader);
+    // the deleter's client was given the message but never acknowledged it, and deletes its queue
+    await eventOf(deleter, deleterQueue!, id);
+    expect(await sys.call(notifications.deleteQueue, { queue_id: deleterQueue! }, deleter)).toEqual({
+      result: "success",
+      msg: "",
+    });
+    await smtp.waitFor(() => mailsTo(deleter).length > 0, 20_000);
+    // present when the message came: nothing until the queue is gone
+    expect(mailsTo(gone)).toEqual([]);
+    expect(pushesTo(gone)).toEqual([]);
+
+    await smtp.waitFor(() => mailsTo(gone).length > 0, 20_000);
+    const [toGone] = await eventually(
+      () => pushesTo(gone),
+      (p) => p.length > 0,
+    );
+    expect(toGone).toMatchObject({
+      event: "message",
+      zulip_message_id: id,
+      mentioned_user_group_id: oncall,
+      mentioned_user_group_name: "oncall",
+    });
+    // the other queues left to expire are collected by now (same lifespan, or shorter)
+    await sleep(3000);
+    expect(mailsTo(gone).map((m) => [m.subject, m.text.includes("because @oncall was mentioned.")])).toEqual([
+      ["#desk > pager", true],
+    ]);
+    expect(pushesTo(gone)).toHaveLength(1);
+    expect(mailsTo(deleter).map((m) => m.subject)).toEqual(["#desk > pager"]);
+    expect(mailsTo(deleter)[0]!.text).toContain("You are receiving this because you were personally mentioned.");
+    expect(pushesTo(deleter)).toMatchObject([{ event: "message", zulip_message_id: id }]);
+    // emails and pushes of the fetcher, the reader and the user with a live queue
+    expect([fetcher, reader, twice].map((u) => [mailsTo(u).length, pushesTo(u).length])).toEqual([
+      [0, 0],
+      [0, 0],
+      [0, 0],
+    ]);
+  }, 60_000);
+});
