@@ -22,7 +22,14 @@ export class WriteCoalescer<I, O> {
   // made at construction: its scope carries none of the callers' async-local state
   private readonly scope = new AsyncResource("WriteCoalescer");
 
-  constructor(private readonly write: (key: string, inputs: I[]) => Promise<O[]>) {}
+  /**
+   * `lingerMs`: a round waits this long after its first call before writing,
+   * for work that may wait and costs less in larger rounds.
+   */
+  constructor(
+    private readonly write: (key: string, inputs: I[]) => Promise<O[]>,
+    private readonly lingerMs = 0,
+  ) {}
 
   run(key: string, input: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
@@ -39,6 +46,7 @@ export class WriteCoalescer<I, O> {
 
   private async drain(key: string, queue: Array<Waiting<I, O>>): Promise<void> {
     while (queue.length) {
+      if (this.lingerMs) await new Promise((resolve) => setTimeout(resolve, this.lingerMs));
       const round = queue.splice(0);
       try {
         const outputs = await this.write(

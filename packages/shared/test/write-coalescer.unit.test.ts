@@ -71,3 +71,18 @@ it("runs the write outside the caller's async-local state (a transaction or dead
   await store.run("caller's transaction", () => coalescer.run("k", 1));
   expect(seen).toBeUndefined();
 });
+
+it("with a linger, holds a round open that long so that calls made meanwhile share its write", async () => {
+  const calls: number[][] = [];
+  const coalescer = new WriteCoalescer<number, number>(async (_, inputs) => {
+    calls.push(inputs);
+    return inputs.map((n) => n * 10);
+  }, 50);
+  const first = coalescer.run("k", 1);
+  await new Promise((r) => setTimeout(r, 10));
+  const second = coalescer.run("k", 2);
+  expect(await Promise.all([first, second])).toEqual([10, 20]);
+  // a call after the round was written starts a round of its own
+  expect(await coalescer.run("k", 3)).toBe(30);
+  expect(calls).toEqual([[1, 2], [3]]);
+});
