@@ -21,6 +21,8 @@ export const DIGEST_WORK_CONSUMER = { name: "notification-digest", subject: noti
 export const QUEUE_COLLECTED_WORK_CONSUMER = {
   name: "notification-queue-collected",
   subject: notificationWorkSubjects.queueCollected,
+  // a collected queue may hold thousands of events to read back: a few at a time per instance
+  pullBatch: 4,
 } as const;
 
 export type NotificationWorkKind = keyof typeof notificationWorkSubjects;
@@ -65,7 +67,7 @@ export async function publishNotificationWork(
  */
 export async function consumeNotificationWork<S extends z.ZodType>(
   nc: NatsConnection,
-  consumer: { name: string; subject: string },
+  consumer: { name: string; subject: string; pullBatch?: number },
   schema: S,
   handle: (item: z.output<S>) => Promise<void>,
   log: Logger,
@@ -74,7 +76,7 @@ export async function consumeNotificationWork<S extends z.ZodType>(
     stream: NOTIFICATION_WORK_STREAM,
     consumer: consumer.name,
     handlers: new Map([[consumer.subject, { schema, handle: (item) => handle(item as z.output<S>) }]]),
-    pullBatch: 256,
+    pullBatch: consumer.pullBatch ?? 256,
     metrics: { outcomes: metricsOf(nc).notificationWorkHandled, labels: { consumer: consumer.name } },
     log,
   });

@@ -275,19 +275,19 @@ export class EventStore {
     if (first >= 0 && carried.at(-1)!.id === knownLast) {
       return carried.slice(first).map((w) => ({ id: w.id, json: w.carried.data }));
     }
-    return (await this.stored(queueId, after, knownLast)).map((m) => ({ id: m.seq, json: m.string() }));
+    const events: StoredEvent[] = [];
+    for await (const m of this.stored(queueId, after, knownLast)) events.push({ id: m.seq, json: m.string() });
+    return events;
   }
 
-  /** The queue's events after `after` (up to `last`) still in the stream, whether or not the queue is. */
-  private async stored(queueId: string, after: number, last = Infinity): Promise<StoredMsg[]> {
-    const events: StoredMsg[] = [];
+  /** The queue's events after `after` (up to `last`) still in the stream, whether or not the queue is, one at a time. */
+  private async *stored(queueId: string, after: number, last = Infinity): AsyncGenerator<StoredMsg> {
     for (let seq = Math.max(1, after + 1); seq <= last;) {
       const m = await this.jsm.direct.getMessage(STREAM, { seq, next_by_subj: subjectOf(queueId) });
-      if (!m) break;
-      events.push(m);
+      if (!m) return;
+      yield m;
       seq = m.seq + 1;
     }
-    return events;
   }
 
   /**
@@ -296,10 +296,13 @@ export class EventStore {
    * events stay in the stream until its max_age.
    */
   async messagesNeverFetched(queueId: string, acknowledged: number): Promise<number[]> {
-    return (await this.stored(queueId, acknowledged)).flatMap((m) => {
+    // keeping only each event's origin: a queue may hold thousands
+    const origins: number[] = [];
+    for await (const m of this.stored(queueId, acknowledged)) {
       const origin = m.header?.get(ORIGIN_HEADER);
-      return origin ? [Number(origin)] : [];
-    });
+      if (origin) origins.push(Number(origin));
+    }
+    return origins;
   }
 
   async remove(realmId: number, queueId: string): Promise<void> {

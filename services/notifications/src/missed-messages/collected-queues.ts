@@ -17,6 +17,8 @@ import {
 
 /** The request id of the hook's bus calls, in the logs of the services it asks. */
 const REQUEST_ID = "collected-event-queue";
+/** A collected queue's messages are read back and decided this many at a time, so that its memory stays small. */
+const SENDINGS_AT_ONCE = 50;
 
 /**
  * Zulip's missedmessage_hook (zerver/tornado/event_queue.py): a user who had
@@ -51,7 +53,15 @@ export async function consumeCollectedQueues(
     const now = Date.now();
     const others = await store.ofUsers(realmId, [userId]);
     if (others.some((q) => q.queueId !== queueId && q.expiresAt.getTime() > now)) return;
-    const sendings = (await Promise.all((await store.messagesNeverFetched(queueId, acknowledged)).map(messageSentAt)))
+    const origins = await store.messagesNeverFetched(queueId, acknowledged);
+    for (let i = 0; i < origins.length; i += SENDINGS_AT_ONCE) {
+      await decideAgain(realmId, userId, queueId, origins.slice(i, i + SENDINGS_AT_ONCE));
+    }
+  };
+
+  /** A slice of a collected queue's messages, read back from their domain events and decided as for an idle user. */
+  const decideAgain = async (realmId: number, userId: number, queueId: string, origins: number[]) => {
+    const sendings = (await Promise.all(origins.map(messageSentAt)))
       // sent to the user (not only seen by a queue of every public channel) by someone else, and not by Welcome Bot
       .filter(
         (p): p is MessageSent =>
