@@ -6,8 +6,16 @@
  * fields), and a topic wildcard notifies only the topic's participants.
  */
 import { identity, messaging } from "@teamchat/shared";
+import {
+  eventually,
+  mailsTo,
+  postToChannel,
+  pushesTo,
+  sleep,
+  subscribeToChannel,
+} from "../../../test/support/notified";
 import type { TestUser } from "../../../test/support/organization";
-import { startSmtpServer, type ReceivedMail, type TestSmtpServer } from "../../../test/support/smtp";
+import { startSmtpServer, type TestSmtpServer } from "../../../test/support/smtp";
 import { startTestBouncer, type TestBouncer } from "../../../test/support/push-bouncer";
 import { startSystem, type TestSystem } from "../../../test/support/system";
 
@@ -27,20 +35,6 @@ afterAll(async () => {
   await smtp?.stop();
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const mailsTo = (user: TestUser): ReceivedMail[] => smtp.received.filter((m) => m.to.includes(user.email));
-const pushesTo = (user: TestUser) =>
-  bouncer.requests
-    .filter((r) => r.endpoint === "push/notify" && r.body.user_id === user.userId)
-    .map((r) => r.body.gcm_payload as Record<string, unknown>);
-
-async function eventually<T>(read: () => T, done: (value: T) => boolean): Promise<T> {
-  for (const deadline = Date.now() + 15_000; ; await sleep(100)) {
-    const value = read();
-    if (done(value) || Date.now() > deadline) return value;
-  }
-}
-
 /** A user who is away (no event queue, no presence), mailed after 1 s batches, with an Android device. */
 async function awayUser(name: string): Promise<TestUser> {
   const user = await sys.makeUser(name, 400, `${name} Person`);
@@ -49,14 +43,6 @@ async function awayUser(name: string): Promise<TestUser> {
   return user;
 }
 
-const post = async (from: TestUser, channel: string, topic: string, content: string) =>
-  (await sys.call(messaging.sendMessage, { type: "stream", to: channel, topic, content }, from)).id;
-const subscribe = (channel: string, users: TestUser[]) =>
-  sys.call(
-    messaging.subscribe,
-    { subscriptions: [{ name: channel }], principals: users.map((u) => u.userId) },
-    sys.owner,
-  );
 const makeGroup = async (name: string, members: TestUser[]) =>
   (
     await sys.call(
@@ -73,18 +59,18 @@ describe("a group mention", () => {
     const ivy = await awayUser("Ivy");
     const support = await makeGroup("support", [gina, hank, ivy]);
     const leads = await makeGroup("leads", [gina]);
-    await subscribe("ops", [sender, gina, hank, ivy]);
+    await subscribeToChannel(sys, "ops", [sender, gina, hank, ivy]);
     // Ivy is mentioned personally as well: that comes first, and names no group
-    const id = await post(sender, "ops", "incident", "@*support* @*leads* @**Ivy Person** please check");
+    const id = await postToChannel(sys, sender, "ops", "incident", "@*support* @*leads* @**Ivy Person** please check");
 
-    await smtp.waitFor(() => [gina, hank, ivy].every((u) => mailsTo(u).length > 0));
-    expect(mailsTo(gina)[0]!.text).toContain("You are receiving this because @leads was mentioned.");
-    expect(mailsTo(hank)[0]!.text).toContain("You are receiving this because @support was mentioned.");
-    expect(mailsTo(ivy)[0]!.text).toContain("You are receiving this because you were personally mentioned.");
-    for (const u of [gina, hank, ivy]) expect(mailsTo(u)[0]!.text).not.toContain("a group you belong to");
+    await smtp.waitFor(() => [gina, hank, ivy].every((u) => mailsTo(smtp, u).length > 0));
+    expect(mailsTo(smtp, gina)[0]!.text).toContain("You are receiving this because @leads was mentioned.");
+    expect(mailsTo(smtp, hank)[0]!.text).toContain("You are receiving this because @support was mentioned.");
+    expect(mailsTo(smtp, ivy)[0]!.text).toContain("You are receiving this because you were personally mentioned.");
+    for (const u of [gina, hank, ivy]) expect(mailsTo(smtp, u)[0]!.text).not.toContain("a group you belong to");
 
     const [toGina] = await eventually(
-      () => pushesTo(gina),
+      () => pushesTo(bouncer, gina),
       (p) => p.length > 0,
     );
     expect(toGina).toMatchObject({
@@ -94,12 +80,12 @@ describe("a group mention", () => {
       mentioned_user_group_name: "leads",
     });
     const [toHank] = await eventually(
-      () => pushesTo(hank),
+      () => pushesTo(bouncer, hank),
       (p) => p.length > 0,
     );
     expect(toHank).toMatchObject({ mentioned_user_group_id: support, mentioned_user_group_name: "support" });
     const [toIvy] = await eventually(
-      () => pushesTo(ivy),
+      () => pushesTo(bouncer, ivy),
       (p) => p.length > 0,
     );
     expect(toIvy).toMatchObject({ zulip_message_id: id });
@@ -112,23 +98,23 @@ describe("a topic wildcard", () => {
   it("emails and pushes the topic's participants, not the channel's other subscribers", async () => {
     const jo = await awayUser("Jo");
     const kim = await awayUser("Kim");
-    await subscribe("forum", [sender, jo, kim]);
-    await post(jo, "forum", "lunch", "pizza?");
-    await post(sender, "forum", "lunch", "@**topic** where shall we go?");
-    await smtp.waitFor(() => mailsTo(jo).length > 0);
-    expect(mailsTo(jo)[0]!.text).toContain(
+    await subscribeToChannel(sys, "forum", [sender, jo, kim]);
+    await postToChannel(sys, jo, "forum", "lunch", "pizza?");
+    await postToChannel(sys, sender, "forum", "lunch", "@**topic** where shall we go?");
+    await smtp.waitFor(() => mailsTo(smtp, jo).length > 0);
+    expect(mailsTo(smtp, jo)[0]!.text).toContain(
       "You are receiving this because all topic participants were mentioned in #forum > lunch.",
     );
     await eventually(
-      () => pushesTo(jo),
+      () => pushesTo(bouncer, jo),
       (p) => p.length > 0,
     );
     // a later mention of Kim is mailed alone: the topic wildcard never reached her
-    await post(sender, "forum", "dinner", "@**Kim Person** and you?");
-    await smtp.waitFor(() => mailsTo(kim).length > 0);
+    await postToChannel(sys, sender, "forum", "dinner", "@**Kim Person** and you?");
+    await smtp.waitFor(() => mailsTo(smtp, kim).length > 0);
     await sleep(1500);
-    expect(mailsTo(kim).map((m) => m.subject)).toEqual(["#forum > dinner"]);
-    expect(pushesTo(kim)).toHaveLength(1);
+    expect(mailsTo(smtp, kim).map((m) => m.subject)).toEqual(["#forum > dinner"]);
+    expect(pushesTo(bouncer, kim)).toHaveLength(1);
   });
 });
 
@@ -139,7 +125,7 @@ describe("a mention added by an edit", () => {
     const lee = await awayUser("Lee");
     const max = await awayUser("Max");
     const nia = await awayUser("Nia");
-    await subscribe("review", [sender, lee, max, nia]);
+    await subscribeToChannel(sys, "review", [sender, lee, max, nia]);
     const { stream_id } = await sys.call(messaging.getStreamId, { stream: "review" }, nia);
     // Nia has the channel's email notifications on: Zulip takes it she was notified when it was sent
     await sys.call(
@@ -147,33 +133,33 @@ describe("a mention added by an edit", () => {
       { subscription_data: [{ stream_id, property: "email_notifications", value: true }] },
       nia,
     );
-    const id = await post(sender, "review", "draft", "@**Lee Person** please look");
-    await smtp.waitFor(() => mailsTo(lee).length > 0 && mailsTo(nia).length > 0);
+    const id = await postToChannel(sys, sender, "review", "draft", "@**Lee Person** please look");
+    await smtp.waitFor(() => mailsTo(smtp, lee).length > 0 && mailsTo(smtp, nia).length > 0);
     await eventually(
-      () => pushesTo(lee),
+      () => pushesTo(bouncer, lee),
       (p) => p.length > 0,
     );
 
     await edit(id, "@**Lee Person** and @**Max Person** please look");
-    await smtp.waitFor(() => mailsTo(max).length > 0);
+    await smtp.waitFor(() => mailsTo(smtp, max).length > 0);
     const [toMax] = await eventually(
-      () => pushesTo(max),
+      () => pushesTo(bouncer, max),
       (p) => p.length > 0,
     );
     expect(toMax).toMatchObject({ event: "message", zulip_message_id: id });
-    expect(mailsTo(max)[0]!.subject).toBe("#review > draft");
-    expect(mailsTo(max)[0]!.text).toContain("Ada Sender: @**Lee Person** and @**Max Person** please look");
-    expect(mailsTo(max)[0]!.text).toContain("You are receiving this because you were personally mentioned.");
+    expect(mailsTo(smtp, max)[0]!.subject).toBe("#review > draft");
+    expect(mailsTo(smtp, max)[0]!.text).toContain("Ada Sender: @**Lee Person** and @**Max Person** please look");
+    expect(mailsTo(smtp, max)[0]!.text).toContain("You are receiving this because you were personally mentioned.");
 
     // a typo fix keeps both mentions: nobody is notified again
     await edit(id, "@**Lee Person** and @**Max Person** please look!");
     await sleep(2500);
-    expect(mailsTo(lee)).toHaveLength(1);
-    expect(pushesTo(lee)).toHaveLength(1);
-    expect(mailsTo(max)).toHaveLength(1);
-    expect(pushesTo(max)).toHaveLength(1);
-    expect(mailsTo(nia)).toHaveLength(1);
-    expect(pushesTo(nia)).toHaveLength(0);
+    expect(mailsTo(smtp, lee)).toHaveLength(1);
+    expect(pushesTo(bouncer, lee)).toHaveLength(1);
+    expect(mailsTo(smtp, max)).toHaveLength(1);
+    expect(pushesTo(bouncer, max)).toHaveLength(1);
+    expect(mailsTo(smtp, nia)).toHaveLength(1);
+    expect(pushesTo(bouncer, nia)).toHaveLength(0);
   });
 
   it("never for a direct message, whose sending notified its recipients already", async () => {
@@ -184,13 +170,13 @@ describe("a mention added by an edit", () => {
       { type: "direct", to: [olga.userId, pat.userId], content: "plans" },
       sender,
     );
-    await smtp.waitFor(() => mailsTo(olga).length > 0 && mailsTo(pat).length > 0);
+    await smtp.waitFor(() => mailsTo(smtp, olga).length > 0 && mailsTo(smtp, pat).length > 0);
     await edit(id, "plans, @**Pat Person**");
     await sleep(2500);
-    expect(mailsTo(pat)).toHaveLength(1);
+    expect(mailsTo(smtp, pat)).toHaveLength(1);
     expect(
       await eventually(
-        () => pushesTo(pat),
+        () => pushesTo(bouncer, pat),
         (p) => p.length > 0,
       ),
     ).toHaveLength(1);

@@ -8,8 +8,9 @@
  * when they acknowledged it, read it, or still have another live queue.
  */
 import { identity, messaging, notifications } from "@teamchat/shared";
+import { eventually, mailsTo, pushesTo, sleep } from "../../../test/support/notified";
 import type { TestUser } from "../../../test/support/organization";
-import { startSmtpServer, type ReceivedMail, type TestSmtpServer } from "../../../test/support/smtp";
+import { startSmtpServer, type TestSmtpServer } from "../../../test/support/smtp";
 import { startTestBouncer, type TestBouncer } from "../../../test/support/push-bouncer";
 import { startSystem, type TestSystem } from "../../../test/support/system";
 
@@ -40,20 +41,6 @@ afterAll(async () => {
   await bouncer?.close();
   await smtp?.stop();
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const mailsTo = (user: TestUser): ReceivedMail[] => smtp.received.filter((m) => m.to.includes(user.email));
-const pushesTo = (user: TestUser) =>
-  bouncer.requests
-    .filter((r) => r.endpoint === "push/notify" && r.body.user_id === user.userId)
-    .map((r) => r.body.gcm_payload as Record<string, unknown>);
-
-async function eventually<T>(read: () => T, done: (value: T) => boolean): Promise<T> {
-  for (const deadline = Date.now() + 20_000; ; await sleep(100)) {
-    const value = read();
-    if (done(value) || Date.now() > deadline) return value;
-  }
-}
 
 /** A user mailed after 1 s batches, with an Android device, and no push while online. */
 async function userWithDevice(name: string): Promise<TestUser> {
@@ -138,15 +125,16 @@ describe("when a user's last event queue is collected", () => {
       result: "success",
       msg: "",
     });
-    await smtp.waitFor(() => mailsTo(deleter).length > 0, 20_000);
+    await smtp.waitFor(() => mailsTo(smtp, deleter).length > 0, 20_000);
     // present when the message came: nothing until the queue is gone
-    expect(mailsTo(gone)).toEqual([]);
-    expect(pushesTo(gone)).toEqual([]);
+    expect(mailsTo(smtp, gone)).toEqual([]);
+    expect(pushesTo(bouncer, gone)).toEqual([]);
 
-    await smtp.waitFor(() => mailsTo(gone).length > 0, 20_000);
+    await smtp.waitFor(() => mailsTo(smtp, gone).length > 0, 20_000);
     const [toGone] = await eventually(
-      () => pushesTo(gone),
+      () => pushesTo(bouncer, gone),
       (p) => p.length > 0,
+      20_000,
     );
     expect(toGone).toMatchObject({
       event: "message",
@@ -156,15 +144,15 @@ describe("when a user's last event queue is collected", () => {
     });
     // the other queues left to expire are collected by now (same lifespan, or shorter)
     await sleep(3000);
-    expect(mailsTo(gone).map((m) => [m.subject, m.text.includes("because @oncall was mentioned.")])).toEqual([
+    expect(mailsTo(smtp, gone).map((m) => [m.subject, m.text.includes("because @oncall was mentioned.")])).toEqual([
       ["#desk > pager", true],
     ]);
-    expect(pushesTo(gone)).toHaveLength(1);
-    expect(mailsTo(deleter).map((m) => m.subject)).toEqual(["#desk > pager"]);
-    expect(mailsTo(deleter)[0]!.text).toContain("You are receiving this because you were personally mentioned.");
-    expect(pushesTo(deleter)).toMatchObject([{ event: "message", zulip_message_id: id }]);
+    expect(pushesTo(bouncer, gone)).toHaveLength(1);
+    expect(mailsTo(smtp, deleter).map((m) => m.subject)).toEqual(["#desk > pager"]);
+    expect(mailsTo(smtp, deleter)[0]!.text).toContain("You are receiving this because you were personally mentioned.");
+    expect(pushesTo(bouncer, deleter)).toMatchObject([{ event: "message", zulip_message_id: id }]);
     // emails and pushes of the fetcher, the reader and the user with a live queue
-    expect([fetcher, reader, twice].map((u) => [mailsTo(u).length, pushesTo(u).length])).toEqual([
+    expect([fetcher, reader, twice].map((u) => [mailsTo(smtp, u).length, pushesTo(bouncer, u).length])).toEqual([
       [0, 0],
       [0, 0],
       [0, 0],

@@ -12,8 +12,9 @@ import { mongo } from "mongoose";
 import { identity, messaging, notifications } from "@teamchat/shared";
 import { ApiClient } from "@teamchat/shared/src/testing/api";
 import { callContract } from "../../../test/support/call";
+import { mailsTo, postToChannel, sleep, subscribeToChannel } from "../../../test/support/notified";
 import type { TestUser } from "../../../test/support/organization";
-import { startSmtpServer, type ReceivedMail, type TestSmtpServer } from "../../../test/support/smtp";
+import { startSmtpServer, type TestSmtpServer } from "../../../test/support/smtp";
 import { startSystem, type TestSystem } from "../../../test/support/system";
 
 let smtp: TestSmtpServer;
@@ -29,9 +30,6 @@ afterAll(async () => {
   await smtp?.stop();
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const mailsTo = (user: TestUser): ReceivedMail[] => smtp.received.filter((m) => m.to.includes(user.email));
-
 /** A user who is away (no event queue, no presence) with these settings; 1 s batches unless said. */
 async function awayUser(name: string, settings: Record<string, unknown> = {}): Promise<TestUser> {
   const user = await sys.makeUser(name, 400, `${name} Person`);
@@ -45,33 +43,25 @@ async function awayUser(name: string, settings: Record<string, unknown> = {}): P
 
 const dm = async (from: TestUser, to: TestUser[], content: string) =>
   (await sys.call(messaging.sendMessage, { type: "direct", to: to.map((u) => u.userId), content }, from)).id;
-const post = async (from: TestUser, channel: string, topic: string, content: string) =>
-  (await sys.call(messaging.sendMessage, { type: "stream", to: channel, topic, content }, from)).id;
-const subscribe = (channel: string, users: TestUser[]) =>
-  sys.call(
-    messaging.subscribe,
-    { subscriptions: [{ name: channel }], principals: users.map((u) => u.userId) },
-    sys.owner,
-  );
 
 /** Nothing reaches `user` while a mail that `witness` is sent after it arrives, and a batch more. */
 async function expectNoMail(user: TestUser, witness: TestUser): Promise<void> {
   await dm(sender, [witness], "witness");
-  await smtp.waitFor(() => mailsTo(witness).length > 0);
+  await smtp.waitFor(() => mailsTo(smtp, witness).length > 0);
   await sleep(2500);
-  expect(mailsTo(user)).toEqual([]);
+  expect(mailsTo(smtp, user)).toEqual([]);
 }
 
 describe("who is emailed", () => {
   it("a direct message to a user who is away: one email to them, none to the sender", async () => {
     const bob = await awayUser("Bob");
     await dm(sender, [bob], "Are you there, Bob?");
-    const [mail] = await smtp.waitFor(() => mailsTo(bob).length > 0).then(() => mailsTo(bob));
+    const [mail] = await smtp.waitFor(() => mailsTo(smtp, bob).length > 0).then(() => mailsTo(smtp, bob));
     expect(mail!.to).toEqual([bob.email]);
     expect(mail!.subject).toBe("DMs with Ada Sender");
     expect(mail!.text).toContain("Ada Sender: Are you there, Bob?");
     expect(mail!.text).toContain("Reply in Test Organization Zulip:");
-    expect(mailsTo(sender)).toEqual([]);
+    expect(mailsTo(smtp, sender)).toEqual([]);
   });
 
   it("no email with enable_offline_email_notifications off, from a muted user, or to a user who is online", async () => {
@@ -85,14 +75,14 @@ describe("who is emailed", () => {
     for (const user of [quiet, muter, online]) await dm(sender, [user], "Psst");
     const witness = await awayUser("Witness1");
     await expectNoMail(quiet, witness);
-    expect(mailsTo(muter)).toEqual([]);
-    expect(mailsTo(online)).toEqual([]);
+    expect(mailsTo(smtp, muter)).toEqual([]);
+    expect(mailsTo(smtp, online)).toEqual([]);
   });
 
   it("channel messages: mentions, wildcard mentions and channel email notifications, never in a muted topic", async () => {
     const carol = await awayUser("Carol");
     const dave = await awayUser("Dave");
-    await subscribe("alerts", [sender, carol, dave]);
+    await subscribeToChannel(sys, "alerts", [sender, carol, dave]);
     const { stream_id } = await sys.call(messaging.getStreamId, { stream: "alerts" }, carol);
     // dave wants every message of the channel by email, but mutes one topic
     await sys.call(
@@ -101,23 +91,23 @@ describe("who is emailed", () => {
       dave,
     );
     await sys.call(messaging.updateUserTopic, { stream_id, topic: "noise", visibility_policy: 1 }, dave);
-    await post(sender, "alerts", "noise", "@**all** the noise");
-    await post(sender, "alerts", "deploy", "@**Carol Person** the deploy is done");
-    await smtp.waitFor(() => mailsTo(carol).length > 0 && mailsTo(dave).length > 0);
+    await postToChannel(sys, sender, "alerts", "noise", "@**all** the noise");
+    await postToChannel(sys, sender, "alerts", "deploy", "@**Carol Person** the deploy is done");
+    await smtp.waitFor(() => mailsTo(smtp, carol).length > 0 && mailsTo(smtp, dave).length > 0);
     await sleep(1500);
     // carol: mentioned in "deploy", and wildcard-mentioned in "noise" (her topic is not muted)
     expect(
-      mailsTo(carol)
+      mailsTo(smtp, carol)
         .map((m) => m.subject)
         .sort(),
     ).toEqual(["#alerts > deploy", "#alerts > noise"]);
-    const deploy = mailsTo(carol).find((m) => m.subject === "#alerts > deploy")!;
+    const deploy = mailsTo(smtp, carol).find((m) => m.subject === "#alerts > deploy")!;
     expect(deploy.text).toContain("You are receiving this because you were personally mentioned.");
-    const noise = mailsTo(carol).find((m) => m.subject === "#alerts > noise")!;
+    const noise = mailsTo(smtp, carol).find((m) => m.subject === "#alerts > noise")!;
     expect(noise.text).toContain("You are receiving this because everyone was mentioned in #alerts.");
     // dave: the channel's email notifications for "deploy"; nothing for his muted "noise"
-    expect(mailsTo(dave).map((m) => m.subject)).toEqual(["#alerts > deploy"]);
-    expect(mailsTo(dave)[0]!.text).toContain(
+    expect(mailsTo(smtp, dave).map((m) => m.subject)).toEqual(["#alerts > deploy"]);
+    expect(mailsTo(smtp, dave)[0]!.text).toContain(
       "You are receiving this because you have email notifications enabled for #alerts.",
     );
   });
@@ -131,9 +121,9 @@ describe("what the email says", () => {
     await dm(sender, [erin], "second");
     await dm(other, [erin], "from Otto");
     await dm(sender, [erin, other], "to both of you");
-    await smtp.waitFor(() => mailsTo(erin).length >= 3);
+    await smtp.waitFor(() => mailsTo(smtp, erin).length >= 3);
     await sleep(1500);
-    const bySubject = new Map(mailsTo(erin).map((m) => [m.subject, m.text]));
+    const bySubject = new Map(mailsTo(smtp, erin).map((m) => [m.subject, m.text]));
     expect([...bySubject.keys()].sort()).toEqual([
       "DMs with Ada Sender",
       "DMs with Otto Other",
@@ -149,8 +139,8 @@ describe("what the email says", () => {
   it("without the content when message_content_in_email_notifications is off", async () => {
     const frank = await awayUser("Frank", { message_content_in_email_notifications: false });
     await dm(sender, [frank], "the secret plan");
-    await smtp.waitFor(() => mailsTo(frank).length > 0);
-    const [mail] = mailsTo(frank);
+    await smtp.waitFor(() => mailsTo(smtp, frank).length > 0);
+    const [mail] = mailsTo(smtp, frank);
     expect(mail!.subject).toBe("New messages");
     expect(mail!.text).not.toContain("secret plan");
     expect(mail!.text).toContain("you have chosen to hide message content in email notifications");
@@ -176,10 +166,10 @@ describe("a failing mail server", () => {
     smtp.refuseNext(2);
     await dm(sender, [hank], "through the outage");
     // refused twice, then taken after the back-off (1 s, then 2 s)
-    await smtp.waitFor(() => mailsTo(hank).length > 0, 20_000);
+    await smtp.waitFor(() => mailsTo(smtp, hank).length > 0, 20_000);
     expect(smtp.refused).toBe(2);
     await sleep(2000);
-    expect(mailsTo(hank)).toHaveLength(1);
+    expect(mailsTo(smtp, hank)).toHaveLength(1);
     const metrics = await (await fetch(`${sys.metricsUrls("messaging")[0]}/metrics`)).text();
     expect(metrics).toMatch(/teamchat_mail_sent_total\{[^}]*kind="missed_message"[^}]*outcome="failed"[^}]*\} [2-9]/);
   });
@@ -193,10 +183,10 @@ describe("a messaging instance that dies", () => {
     await sleep(1000);
     // the oldest instance drops off as a killed process does; the batch waits in the database
     await sys.killService("messaging");
-    await smtp.waitFor(() => mailsTo(ivy).length > 0, 20_000);
+    await smtp.waitFor(() => mailsTo(smtp, ivy).length > 0, 20_000);
     await sleep(2000);
-    expect(mailsTo(ivy)).toHaveLength(1);
-    expect(mailsTo(ivy)[0]!.text).toContain("Ada Sender: still here after the crash");
+    expect(mailsTo(smtp, ivy)).toHaveLength(1);
+    expect(mailsTo(smtp, ivy)[0]!.text).toContain("Ada Sender: still here after the crash");
   });
 });
 
@@ -226,19 +216,19 @@ describe("new-login mail", () => {
     const kate = await sys.makeUser("Kate");
     await sys.call(identity.updateSettings, { enable_login_emails: false } as never, kate);
     // just made: the logins that made them are not mailed
-    expect(mailsTo(jane)).toEqual([]);
+    expect(mailsTo(smtp, jane)).toEqual([]);
     await ageAccount(jane);
     await ageAccount(kate);
     await login(jane);
     await login(kate);
-    await smtp.waitFor(() => mailsTo(jane).length > 0);
-    const [mail] = mailsTo(jane);
+    await smtp.waitFor(() => mailsTo(smtp, jane).length > 0);
+    const [mail] = mailsTo(smtp, jane);
     // the tests' User-Agent names neither a browser nor an operating system that uap-core knows
     expect(mail!.subject).toBe("New login from An unknown browser on an unknown operating system");
     expect(mail!.text).toContain("We noticed a recent login for the following Zulip account.");
     expect(mail!.text).toContain(`Email: ${jane.email}`);
     await sleep(1000);
-    expect(mailsTo(kate)).toEqual([]);
+    expect(mailsTo(smtp, kate)).toEqual([]);
   });
 
   it("shows the address the login came from, which the client cannot choose", async () => {
@@ -255,9 +245,9 @@ describe("new-login mail", () => {
     expect(res.status).toBe(200);
     // Zulip's fetch_api_key takes username and password only: anything else is listed as ignored
     expect(res.body.ignored_parameters_unsupported).toEqual(["remote_addr"]);
-    await smtp.waitFor(() => mailsTo(mona).length > 0);
+    await smtp.waitFor(() => mailsTo(smtp, mona).length > 0);
     // the tests reach the gateway on 127.0.0.1 (test/support/system.ts)
-    expect(mailsTo(mona)[0]!.text).toContain("\n\nIP address: 127.0.0.1\n\n");
+    expect(mailsTo(smtp, mona)[0]!.text).toContain("\n\nIP address: 127.0.0.1\n\n");
   });
 
   it("names the browser and operating system of the User-Agent as Zulip does, its own apps as Zulip", async () => {
@@ -277,13 +267,13 @@ describe("new-login mail", () => {
       ["ZulipPython/0.9.1 (Debian GNU/Linux; 12)", "Zulip on Debian"],
     ];
     for (const [userAgent, device] of devices) {
-      const sent = mailsTo(lars).length;
+      const sent = mailsTo(smtp, lars).length;
       await callContract(new ApiClient(sys.baseUrl, null, undefined, userAgent), identity.fetchApiKey, {
         username: lars.email,
         password: lars.password,
       });
-      await smtp.waitFor(() => mailsTo(lars).length > sent);
-      const mail = mailsTo(lars)[sent]!;
+      await smtp.waitFor(() => mailsTo(smtp, lars).length > sent);
+      const mail = mailsTo(smtp, lars)[sent]!;
       expect(mail.subject).toBe(`New login from ${device}`);
       expect(mail.text).toContain(`\nDevice: ${device}.\n`);
     }

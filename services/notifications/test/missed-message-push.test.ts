@@ -10,6 +10,7 @@
  */
 import { mongo } from "mongoose";
 import { identity, messaging, notifications, realmConfig } from "@teamchat/shared";
+import { eventually, sleep } from "../../../test/support/notified";
 import type { TestUser } from "../../../test/support/organization";
 import { startTestBouncer, type TestBouncer } from "../../../test/support/push-bouncer";
 import { startSystem, type TestSystem } from "../../../test/support/system";
@@ -30,8 +31,6 @@ afterAll(async () => {
   await bouncer?.close();
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** The messages notifications recorded as pushed to `user`. */
 const pushed = async (user: TestUser): Promise<number[]> =>
   (
@@ -41,13 +40,6 @@ const pushed = async (user: TestUser): Promise<number[]> =>
       .find({ realmId: sys.realm.id, userId: user.userId })
       .toArray()
   ).map((r) => r.messageId as number);
-
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  for (const deadline = Date.now() + 10_000; ; await sleep(100)) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-  }
-}
 
 const published = async (kind: string): Promise<number> => {
   const text = await (await fetch(`${sys.metricsUrls("notifications")[0]}/metrics`)).text();
