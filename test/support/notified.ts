@@ -3,7 +3,7 @@
  * received and the pushes the local bouncer received for a user, waiting for
  * them, and the channel messages that notify.
  */
-import { messaging } from "@teamchat/shared";
+import { identity, messaging } from "@teamchat/shared";
 import type { TestUser } from "./organization";
 import type { TestBouncer } from "./push-bouncer";
 import type { ReceivedMail, TestSmtpServer } from "./smtp";
@@ -38,10 +38,37 @@ export const pushesTo = (bouncer: TestBouncer, user: TestUser) =>
 export const postToChannel = async (sys: TestSystem, from: TestUser, channel: string, topic: string, content: string) =>
   (await sys.call(messaging.sendMessage, { type: "stream", to: channel, topic, content }, from)).id;
 
-/** Subscribes the users to the channel (made if new), as the organization's owner. */
-export const subscribeToChannel = (sys: TestSystem, channel: string, users: TestUser[]) =>
+/** Subscribes the users to the channel (made if new, with `options`' other parameters), as the organization's owner. */
+export const subscribeToChannel = (
+  sys: TestSystem,
+  channel: string,
+  users: TestUser[],
+  options: Record<string, unknown> = {},
+) =>
   sys.call(
     messaging.subscribe,
-    { subscriptions: [{ name: channel }], principals: users.map((u) => u.userId) },
+    { subscriptions: [{ name: channel }], principals: users.map((u) => u.userId), ...options },
     sys.owner,
   );
+
+/**
+ * A new user who is away (no event queue, no presence) until they open a
+ * client, mailed after 1 s batches, with `settings` besides.
+ */
+export async function awayUser(
+  sys: TestSystem,
+  name: string,
+  settings: Record<string, unknown> = {},
+): Promise<TestUser> {
+  const user = await sys.makeUser(name, 400, `${name} Person`);
+  await sys.call(
+    identity.updateSettings,
+    { email_notifications_batching_period_seconds: 1, ...settings } as never,
+    user,
+  );
+  return user;
+}
+
+/** Registers an Android device (FCM token) for the user's pushes. */
+export const addAndroidDevice = (sys: TestSystem, user: TestUser) =>
+  sys.call(identity.addAndroidRegId, { token: `fcm-token-of-${user.userId}` }, user);

@@ -7,6 +7,8 @@
  */
 import { identity, messaging } from "@teamchat/shared";
 import {
+  addAndroidDevice,
+  awayUser,
   eventually,
   mailsTo,
   postToChannel,
@@ -35,11 +37,10 @@ afterAll(async () => {
   await smtp?.stop();
 });
 
-/** A user who is away (no event queue, no presence), mailed after 1 s batches, with an Android device. */
-async function awayUser(name: string): Promise<TestUser> {
-  const user = await sys.makeUser(name, 400, `${name} Person`);
-  await sys.call(identity.updateSettings, { email_notifications_batching_period_seconds: 1 } as never, user);
-  await sys.call(identity.addAndroidRegId, { token: `fcm-token-of-${name}` }, user);
+/** A user who is away, mailed after 1 s batches, with an Android device. */
+async function awayWithDevice(name: string): Promise<TestUser> {
+  const user = await awayUser(sys, name);
+  await addAndroidDevice(sys, user);
   return user;
 }
 
@@ -54,9 +55,9 @@ const makeGroup = async (name: string, members: TestUser[]) =>
 
 describe("a group mention", () => {
   it("names the smallest mentioned group the user is in, in the email and the push payload", async () => {
-    const gina = await awayUser("Gina");
-    const hank = await awayUser("Hank");
-    const ivy = await awayUser("Ivy");
+    const gina = await awayWithDevice("Gina");
+    const hank = await awayWithDevice("Hank");
+    const ivy = await awayWithDevice("Ivy");
     const support = await makeGroup("support", [gina, hank, ivy]);
     const leads = await makeGroup("leads", [gina]);
     await subscribeToChannel(sys, "ops", [sender, gina, hank, ivy]);
@@ -96,8 +97,8 @@ describe("a group mention", () => {
 
 describe("a topic wildcard", () => {
   it("emails and pushes the topic's participants, not the channel's other subscribers", async () => {
-    const jo = await awayUser("Jo");
-    const kim = await awayUser("Kim");
+    const jo = await awayWithDevice("Jo");
+    const kim = await awayWithDevice("Kim");
     await subscribeToChannel(sys, "forum", [sender, jo, kim]);
     await postToChannel(sys, jo, "forum", "lunch", "pizza?");
     await postToChannel(sys, sender, "forum", "lunch", "@**topic** where shall we go?");
@@ -122,9 +123,9 @@ describe("a mention added by an edit", () => {
   const edit = (id: number, content: string) => sys.call(messaging.updateMessage, { message_id: id, content }, sender);
 
   it("notifies the newly mentioned user once, not the one mentioned before nor one notified of every message", async () => {
-    const lee = await awayUser("Lee");
-    const max = await awayUser("Max");
-    const nia = await awayUser("Nia");
+    const lee = await awayWithDevice("Lee");
+    const max = await awayWithDevice("Max");
+    const nia = await awayWithDevice("Nia");
     await subscribeToChannel(sys, "review", [sender, lee, max, nia]);
     const { stream_id } = await sys.call(messaging.getStreamId, { stream: "review" }, nia);
     // Nia has the channel's email notifications on: Zulip takes it she was notified when it was sent
@@ -163,8 +164,8 @@ describe("a mention added by an edit", () => {
   });
 
   it("never for a direct message, whose sending notified its recipients already", async () => {
-    const olga = await awayUser("Olga");
-    const pat = await awayUser("Pat");
+    const olga = await awayWithDevice("Olga");
+    const pat = await awayWithDevice("Pat");
     const { id } = await sys.call(
       messaging.sendMessage,
       { type: "direct", to: [olga.userId, pat.userId], content: "plans" },

@@ -8,7 +8,7 @@
  * when they acknowledged it, read it, or still have another live queue.
  */
 import { identity, messaging, notifications } from "@teamchat/shared";
-import { eventually, mailsTo, pushesTo, sleep } from "../../../test/support/notified";
+import { addAndroidDevice, awayUser, eventually, mailsTo, pushesTo, sleep } from "../../../test/support/notified";
 import type { TestUser } from "../../../test/support/organization";
 import { startSmtpServer, type TestSmtpServer } from "../../../test/support/smtp";
 import { startTestBouncer, type TestBouncer } from "../../../test/support/push-bouncer";
@@ -44,13 +44,8 @@ afterAll(async () => {
 
 /** A user mailed after 1 s batches, with an Android device, and no push while online. */
 async function userWithDevice(name: string): Promise<TestUser> {
-  const user = await sys.makeUser(name, 400, `${name} Person`);
-  await sys.call(
-    identity.updateSettings,
-    { email_notifications_batching_period_seconds: 1, enable_online_push_notifications: false } as never,
-    user,
-  );
-  await sys.call(identity.addAndroidRegId, { token: `fcm-token-of-${name}` }, user);
+  const user = await awayUser(sys, name, { enable_online_push_notifications: false });
+  await addAndroidDevice(sys, user);
   return user;
 }
 

@@ -8,7 +8,8 @@
  * notifications without a mention.
  */
 import { mongo } from "mongoose";
-import { identity, messaging } from "@teamchat/shared";
+import { messaging } from "@teamchat/shared";
+import { awayUser, mailsTo, postToChannel, subscribeToChannel } from "../../../test/support/notified";
 import type { TestUser } from "../../../test/support/organization";
 import { startSmtpServer, type ReceivedMail, type TestSmtpServer } from "../../../test/support/smtp";
 import { startSystem, type TestSystem } from "../../../test/support/system";
@@ -28,30 +29,13 @@ afterAll(async () => {
   await smtp?.stop();
 });
 
-const mailsTo = (user: TestUser): ReceivedMail[] => smtp.received.filter((m) => m.to.includes(user.email));
 /** The messages of a missed-message email: its text before the "--" that starts the footer. */
 const messagesOf = (mail: ReceivedMail): string => mail.text.split("\n--\n")[0]!.trim();
 
 /** A user who is away (no event queue, no presence), mailed after a 1 s batching period. */
-async function awayUser(name: string): Promise<TestUser> {
-  const user = await sys.makeUser(name, 400, `${name} Person`);
-  await sys.call(identity.updateSettings, { email_notifications_batching_period_seconds: 1 } as never, user);
-  return user;
-}
 
-const post = async (from: TestUser, channel: string, topic: string, content: string) =>
-  (await sys.call(messaging.sendMessage, { type: "stream", to: channel, topic, content }, from)).id;
 const subscribe = (channel: string, users: TestUser[], settings: Record<string, unknown> = {}) =>
-  sys.call(
-    messaging.subscribe,
-    {
-      subscriptions: [{ name: channel }],
-      principals: users.map((u) => u.userId),
-      send_new_subscription_messages: false,
-      ...settings,
-    },
-    sys.owner,
-  );
+  subscribeToChannel(sys, channel, users, { send_new_subscription_messages: false, ...settings });
 
 /** Dates a message back by `seconds`, as if sent that long ago. */
 async function sentAgo(messageId: number, seconds: number): Promise<void> {
@@ -70,20 +54,20 @@ async function sentAgo(messageId: number, seconds: number): Promise<void> {
 }
 
 async function mailWithSubject(user: TestUser, subject: string): Promise<ReceivedMail> {
-  await smtp.waitFor(() => mailsTo(user).some((m) => m.subject === subject));
-  return mailsTo(user).find((m) => m.subject === subject)!;
+  await smtp.waitFor(() => mailsTo(smtp, user).some((m) => m.subject === subject));
+  return mailsTo(smtp, user).find((m) => m.subject === subject)!;
 }
 
 describe("a mention's email shows the topic's earlier messages", () => {
   it("the newest ten before it, the topic's name in any case, in order with their senders", async () => {
-    const lena = await awayUser("Lena");
+    const lena = await awayUser(sys, "Lena");
     await subscribe("planning", [ada, max, lena]);
-    await post(ada, "planning", "plans", "plan 1");
+    await postToChannel(sys, ada, "planning", "plans", "plan 1");
     for (let n = 2; n <= 11; n++) {
-      await post(n % 3 === 0 ? max : ada, "planning", n === 5 ? "PLANS" : "plans", `plan ${n}`);
-      if (n === 7) await post(max, "planning", "elsewhere", "another topic");
+      await postToChannel(sys, n % 3 === 0 ? max : ada, "planning", n === 5 ? "PLANS" : "plans", `plan ${n}`);
+      if (n === 7) await postToChannel(sys, max, "planning", "elsewhere", "another topic");
     }
-    await post(max, "planning", "plans", "@**Lena Person** what do you think?");
+    await postToChannel(sys, max, "planning", "plans", "@**Lena Person** what do you think?");
     const mail = await mailWithSubject(lena, "#planning > plans");
     expect(messagesOf(mail)).toBe(
       [
@@ -104,11 +88,11 @@ describe("a mention's email shows the topic's earlier messages", () => {
   });
 
   it("only those sent in the fifteen minutes before it", async () => {
-    const mia = await awayUser("Mia");
+    const mia = await awayUser(sys, "Mia");
     await subscribe("retro", [ada, max, mia]);
-    await sentAgo(await post(ada, "retro", "sprint", "last sprint, long ago"), 16 * 60);
-    await sentAgo(await post(max, "retro", "sprint", "fourteen minutes ago"), 14 * 60);
-    await post(ada, "retro", "sprint", "@**Mia Person** notes?");
+    await sentAgo(await postToChannel(sys, ada, "retro", "sprint", "last sprint, long ago"), 16 * 60);
+    await sentAgo(await postToChannel(sys, max, "retro", "sprint", "fourteen minutes ago"), 14 * 60);
+    await postToChannel(sys, ada, "retro", "sprint", "@**Mia Person** notes?");
     const mail = await mailWithSubject(mia, "#retro > sprint");
     expect(messagesOf(mail)).toBe(
       ["Max Speaker: fourteen minutes ago", "Ada Sender: @**Mia Person** notes?"].join("\n\n"),
@@ -116,12 +100,12 @@ describe("a mention's email shows the topic's earlier messages", () => {
   });
 
   it("not those of a channel's protected history from before the user joined", async () => {
-    const noor = await awayUser("Noor");
+    const noor = await awayUser(sys, "Noor");
     await subscribe("vault", [sys.owner, ada, max], { invite_only: true, history_public_to_subscribers: false });
-    await post(ada, "vault", "secrets", "before Noor joined");
+    await postToChannel(sys, ada, "vault", "secrets", "before Noor joined");
     await subscribe("vault", [noor]);
-    await post(max, "vault", "secrets", "after Noor joined");
-    await post(ada, "vault", "secrets", "@**Noor Person** welcome");
+    await postToChannel(sys, max, "vault", "secrets", "after Noor joined");
+    await postToChannel(sys, ada, "vault", "secrets", "@**Noor Person** welcome");
     const mail = await mailWithSubject(noor, "#vault > secrets");
     expect(messagesOf(mail)).toBe(
       ["Max Speaker: after Noor joined", "Ada Sender: @**Noor Person** welcome"].join("\n\n"),
@@ -131,16 +115,16 @@ describe("a mention's email shows the topic's earlier messages", () => {
 
 describe("no earlier messages", () => {
   it("for a direct message, nor for a channel's email notifications without a mention", async () => {
-    const omar = await awayUser("Omar");
+    const omar = await awayUser(sys, "Omar");
     await subscribe("news", [ada, omar]);
-    await post(ada, "news", "weekly", "before the notifications were on");
+    await postToChannel(sys, ada, "news", "weekly", "before the notifications were on");
     const { stream_id } = await sys.call(messaging.getStreamId, { stream: "news" }, omar);
     await sys.call(
       messaging.updateSubscriptionProperties,
       { subscription_data: [{ stream_id, property: "email_notifications", value: true }] },
       omar,
     );
-    await post(ada, "news", "weekly", "the weekly update");
+    await postToChannel(sys, ada, "news", "weekly", "the weekly update");
     const read = (await sys.call(messaging.sendMessage, { type: "direct", to: [omar.userId], content: "seen" }, ada))
       .id;
     await sys.call(messaging.updateMessageFlags, { messages: [read], op: "add", flag: "read" }, omar);

@@ -12,7 +12,7 @@ import { mongo } from "mongoose";
 import { identity, messaging, notifications } from "@teamchat/shared";
 import { ApiClient } from "@teamchat/shared/src/testing/api";
 import { callContract } from "../../../test/support/call";
-import { mailsTo, postToChannel, sleep, subscribeToChannel } from "../../../test/support/notified";
+import { awayUser, mailsTo, postToChannel, sleep, subscribeToChannel } from "../../../test/support/notified";
 import type { TestUser } from "../../../test/support/organization";
 import { startSmtpServer, type TestSmtpServer } from "../../../test/support/smtp";
 import { startSystem, type TestSystem } from "../../../test/support/system";
@@ -31,15 +31,6 @@ afterAll(async () => {
 });
 
 /** A user who is away (no event queue, no presence) with these settings; 1 s batches unless said. */
-async function awayUser(name: string, settings: Record<string, unknown> = {}): Promise<TestUser> {
-  const user = await sys.makeUser(name, 400, `${name} Person`);
-  await sys.call(
-    identity.updateSettings,
-    { email_notifications_batching_period_seconds: 1, ...settings } as never,
-    user,
-  );
-  return user;
-}
 
 const dm = async (from: TestUser, to: TestUser[], content: string) =>
   (await sys.call(messaging.sendMessage, { type: "direct", to: to.map((u) => u.userId), content }, from)).id;
@@ -54,7 +45,7 @@ async function expectNoMail(user: TestUser, witness: TestUser): Promise<void> {
 
 describe("who is emailed", () => {
   it("a direct message to a user who is away: one email to them, none to the sender", async () => {
-    const bob = await awayUser("Bob");
+    const bob = await awayUser(sys, "Bob");
     await dm(sender, [bob], "Are you there, Bob?");
     const [mail] = await smtp.waitFor(() => mailsTo(smtp, bob).length > 0).then(() => mailsTo(smtp, bob));
     expect(mail!.to).toEqual([bob.email]);
@@ -65,23 +56,23 @@ describe("who is emailed", () => {
   });
 
   it("no email with enable_offline_email_notifications off, from a muted user, or to a user who is online", async () => {
-    const quiet = await awayUser("Quiet", { enable_offline_email_notifications: false });
-    const muter = await awayUser("Muter");
+    const quiet = await awayUser(sys, "Quiet", { enable_offline_email_notifications: false });
+    const muter = await awayUser(sys, "Muter");
     await sys.call(messaging.muteUser, { muted_user_id: sender.userId }, muter);
-    const online = await awayUser("Online");
+    const online = await awayUser(sys, "Online");
     // online: an event queue that takes messages, and an active presence
     await sys.call(notifications.registerQueue, { event_types: ["message"] }, online);
     await sys.call(identity.updatePresence, { status: "active" }, online);
     for (const user of [quiet, muter, online]) await dm(sender, [user], "Psst");
-    const witness = await awayUser("Witness1");
+    const witness = await awayUser(sys, "Witness1");
     await expectNoMail(quiet, witness);
     expect(mailsTo(smtp, muter)).toEqual([]);
     expect(mailsTo(smtp, online)).toEqual([]);
   });
 
   it("channel messages: mentions, wildcard mentions and channel email notifications, never in a muted topic", async () => {
-    const carol = await awayUser("Carol");
-    const dave = await awayUser("Dave");
+    const carol = await awayUser(sys, "Carol");
+    const dave = await awayUser(sys, "Dave");
     await subscribeToChannel(sys, "alerts", [sender, carol, dave]);
     const { stream_id } = await sys.call(messaging.getStreamId, { stream: "alerts" }, carol);
     // dave wants every message of the channel by email, but mutes one topic
@@ -115,7 +106,7 @@ describe("who is emailed", () => {
 
 describe("what the email says", () => {
   it("a batch: one email per conversation, each sender's messages in order", async () => {
-    const erin = await awayUser("Erin", { email_notifications_batching_period_seconds: 3 });
+    const erin = await awayUser(sys, "Erin", { email_notifications_batching_period_seconds: 3 });
     const other = await sys.makeUser("Other", 400, "Otto Other");
     await dm(sender, [erin], "first");
     await dm(sender, [erin], "second");
@@ -137,7 +128,7 @@ describe("what the email says", () => {
   });
 
   it("without the content when message_content_in_email_notifications is off", async () => {
-    const frank = await awayUser("Frank", { message_content_in_email_notifications: false });
+    const frank = await awayUser(sys, "Frank", { message_content_in_email_notifications: false });
     await dm(sender, [frank], "the secret plan");
     await smtp.waitFor(() => mailsTo(smtp, frank).length > 0);
     const [mail] = mailsTo(smtp, frank);
@@ -149,12 +140,12 @@ describe("what the email says", () => {
 
 describe("messages read or deleted within the batching period", () => {
   it("are not mailed", async () => {
-    const gina = await awayUser("Gina", { email_notifications_batching_period_seconds: 3 });
+    const gina = await awayUser(sys, "Gina", { email_notifications_batching_period_seconds: 3 });
     const read = await dm(sender, [gina], "read me now");
     const deleted = await dm(sender, [gina], "oops, deleted");
     await sys.call(messaging.updateMessageFlags, { messages: [read], op: "add", flag: "read" }, gina);
     await sys.call(messaging.deleteMessage, { message_id: deleted }, sender);
-    const witness = await awayUser("Witness2");
+    const witness = await awayUser(sys, "Witness2");
     await sleep(1500);
     await expectNoMail(gina, witness);
   });
@@ -162,7 +153,7 @@ describe("messages read or deleted within the batching period", () => {
 
 describe("a failing mail server", () => {
   it("delays the mail, which is sent once when the server takes it again; the failures are in the metrics", async () => {
-    const hank = await awayUser("Hank");
+    const hank = await awayUser(sys, "Hank");
     smtp.refuseNext(2);
     await dm(sender, [hank], "through the outage");
     // refused twice, then taken after the back-off (1 s, then 2 s)
@@ -178,7 +169,7 @@ describe("a failing mail server", () => {
 describe("a messaging instance that dies", () => {
   it("leaves its users' batches to another instance, which mails each once", async () => {
     await sys.startService("messaging");
-    const ivy = await awayUser("Ivy", { email_notifications_batching_period_seconds: 3 });
+    const ivy = await awayUser(sys, "Ivy", { email_notifications_batching_period_seconds: 3 });
     await dm(sender, [ivy], "still here after the crash");
     await sleep(1000);
     // the oldest instance drops off as a killed process does; the batch waits in the database
