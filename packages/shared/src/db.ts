@@ -284,11 +284,7 @@ export abstract class TenantRepository<T extends { realmId: number }> {
 
   /** Concurrent callers' documents, inserted together (one command per round instead of one each). */
   readonly #insertsKeepingExisting = new WriteCoalescer<Array<T & { _id: unknown }>, void>(async (_, rounds) => {
-    try {
-      await this.#model.insertMany(rounds.flat(), { ordered: false, lean: true });
-    } catch (err) {
-      if (!onlyDuplicateKeys(err)) throw err;
-    }
+    await insertKeepingExisting(this.#model, rounds.flat());
     return rounds.map(() => undefined);
   });
 
@@ -392,3 +388,17 @@ export const onlyDuplicateKeys = (err: unknown): boolean => {
   const writeErrors = (err as { writeErrors?: Array<{ code?: number }> } | undefined)?.writeErrors;
   return Array.isArray(writeErrors) ? writeErrors.every((e) => e.code === 11000) : isDuplicateKey(err);
 };
+
+/**
+ * Inserts the documents whose keys are not taken yet, keeping those that are:
+ * an unordered insert whose duplicates fail. `docs` must be complete as
+ * stored (`lean`: no casting, defaults or validation). Not for a transaction,
+ * which a duplicate-key error aborts.
+ */
+export async function insertKeepingExisting<T>(model: Model<T>, docs: T[]): Promise<void> {
+  try {
+    await model.insertMany(docs, { ordered: false, lean: true });
+  } catch (err) {
+    if (!onlyDuplicateKeys(err)) throw err;
+  }
+}

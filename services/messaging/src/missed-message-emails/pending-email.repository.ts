@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model } from "mongoose";
-import { onlyDuplicateKeys, WriteCoalescer, type notifications } from "@teamchat/shared";
+import { insertKeepingExisting, WriteCoalescer, type notifications } from "@teamchat/shared";
 
 /**
  * One message a user is to be emailed about (Zulip's
@@ -71,15 +71,6 @@ const EPOCH = new Date(0);
 const STORE_ROUND_MS = 200;
 
 const batchId = (realmId: number, userId: number) => `${realmId}:${userId}`;
-
-/** Inserts the documents whose `_id` is not taken yet; the others stay as they are. */
-async function insertKeepingExisting<T>(model: Model<T>, docs: T[]): Promise<void> {
-  try {
-    await model.insertMany(docs, { ordered: false, lean: true });
-  } catch (err) {
-    if (!onlyDuplicateKeys(err)) throw err;
-  }
-}
 
 interface PendingAdd {
   notice: notifications.MissedMessageNotice;

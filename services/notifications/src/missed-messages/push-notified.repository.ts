@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model } from "mongoose";
-import { onlyDuplicateKeys } from "@teamchat/shared";
+import { insertKeepingExisting } from "@teamchat/shared";
 
 /**
  * Messages a user was sent a push notification about (Zulip's
@@ -40,14 +40,10 @@ export class PushNotifiedRepository {
 
   /** These users are pushed this message (kept as it is for those already recorded). */
   async add(realmId: number, userIds: number[], messageId: number): Promise<void> {
-    try {
-      await this.model.insertMany(
-        userIds.map((userId) => ({ _id: `${realmId}:${userId}:${messageId}`, realmId, userId, messageId })),
-        { ordered: false, lean: true },
-      );
-    } catch (err) {
-      if (!onlyDuplicateKeys(err)) throw err;
-    }
+    await insertKeepingExisting(
+      this.model,
+      userIds.map((userId) => ({ _id: `${realmId}:${userId}:${messageId}`, realmId, userId, messageId })),
+    );
   }
 
   /** Of these messages (one user's, or everyone's; all the user's when "all"), those notified, by user. */
