@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, PubHeaders, type JsMsg } from "@nats-io/jetstream";
 import type { Logger } from "pino";
 import type { z } from "zod";
 import { notificationWorkSubjects } from "./contracts/notifications/missed-message";
@@ -60,22 +60,28 @@ export async function publishNotificationWork(
   metricsOf(nc).notificationWorkPublished.inc({ kind });
 }
 
+/** The id publishNotificationWork gave the item; the stream's sequence number for an item published without one. */
+const workIdOf = (delivery: JsMsg): string => delivery.headers?.get(PubHeaders.MsgIdHdr) || `seq:${delivery.seq}`;
+
 /**
  * Consumes one durable consumer of the stream (consumeDurableLoop): each item
- * is parsed and handed to `handle`, acknowledged once that resolves;
+ * is parsed and handed to `handle` with the id it was queued under (every
+ * delivery of an item has the same), acknowledged once that resolves;
  * handlers must be idempotent. Malformed items are logged and dropped.
  */
 export async function consumeNotificationWork<S extends z.ZodType>(
   nc: NatsConnection,
   consumer: { name: string; subject: string; pullBatch?: number },
   schema: S,
-  handle: (item: z.output<S>) => Promise<void>,
+  handle: (item: z.output<S>, workId: string) => Promise<void>,
   log: Logger,
 ): Promise<{ stop(): Promise<void> }> {
   return consumeDurableLoop(nc, {
     stream: NOTIFICATION_WORK_STREAM,
     consumer: consumer.name,
-    handlers: new Map([[consumer.subject, { schema, handle: (item) => handle(item as z.output<S>) }]]),
+    handlers: new Map([
+      [consumer.subject, { schema, handle: (item, delivery) => handle(item as z.output<S>, workIdOf(delivery)) }],
+    ]),
     pullBatch: consumer.pullBatch ?? 256,
     metrics: { outcomes: metricsOf(nc).notificationWorkHandled, labels: { consumer: consumer.name } },
     log,

@@ -121,7 +121,8 @@ import { UserTopicRepository } from "./user-topics/user-topic.repository";
 import { userTopicsState } from "./user-topics/user-topics.state";
 import { UserDirectory } from "./users/user-directory";
 import { MissedMessageMailer } from "./missed-message-emails/missed-message-mailer";
-import { PendingEmailRepository } from "./missed-message-emails/pending-email.repository";
+import { EmailBatchRepository } from "./missed-message-emails/email-batch.repository";
+import { EmailNoticeRepository } from "./missed-message-emails/email-notice.repository";
 import type { TopicContextDeps } from "./missed-message-emails/topic-context";
 import { DigestMailer } from "./digest/digest-mailer";
 import { DigestRepository } from "./digest/digest.repository";
@@ -588,14 +589,16 @@ async function startMissedMessageMailer(
   userMessages: UserMessageRepository,
   topicContext: TopicContextDeps,
 ): Promise<MissedMessageMailer> {
-  const pending = new PendingEmailRepository(db);
-  await pending.init();
+  const notices = new EmailNoticeRepository(db);
+  const batches = new EmailBatchRepository(db);
+  await Promise.all([notices.init(), batches.init()]);
   await ensureNotificationWorkStream(nc, config.NATS_STREAM_REPLICAS);
   const transport = mailTransportFromConfig(config, log);
   const mailer = new MissedMessageMailer({
     nc,
     bus,
-    pending,
+    notices,
+    batches,
     userMessages,
     ...topicContext,
     transport,
