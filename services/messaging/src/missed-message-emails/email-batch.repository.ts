@@ -1,19 +1,18 @@
 import { Schema, type Connection, type Model } from "mongoose";
+import { insertKeepingExisting } from "@teamchat/shared";
 
 /**
- * A user's pending missed-message email batch: the items it is to mail, when
- * (its first item plus the user's batching period), the instance mailing it
- * and its back-off after a failed attempt. It exists while it lists items, so
- * finding due batches and a batch's items are reads of one small document per
- * user.
+ * A user's pending missed-message email batch: when it is mailed (its first
+ * item plus the user's batching period), the instance mailing it and its
+ * back-off after a failed attempt. It exists while the user has pending items,
+ * so that finding due batches and a batch's time are reads of one small
+ * document per user.
  */
 interface EmailBatchDoc {
   /** `<realm>:<user>` */
   _id: string;
   realmId: number;
   userId: number;
-  /** ids of EmailNoticeRepository's items, the earliest stored first */
-  itemIds: string[];
   scheduledAt: Date;
   leaseUntil: Date;
   failures: number;
@@ -25,7 +24,6 @@ const emailBatchSchema = new Schema<EmailBatchDoc>(
     _id: { type: String, required: true },
     realmId: { type: Number, required: true },
     userId: { type: Number, required: true },
-    itemIds: { type: [String], required: true },
     scheduledAt: { type: Date, required: true },
     leaseUntil: { type: Date, required: true },
     failures: { type: Number, default: 0 },
@@ -41,12 +39,6 @@ const EPOCH = new Date(0);
 
 const batchId = (realmId: number, userId: number) => `${realmId}:${userId}`;
 
-/** A batch taken by this instance: its items, and how often mailing it failed before. */
-export interface LeasedBatch {
-  itemIds: string[];
-  failures: number;
-}
-
 export class EmailBatchRepository {
   private readonly model: Model<EmailBatchDoc>;
 
@@ -60,25 +52,23 @@ export class EmailBatchRepository {
   }
 
   /**
-   * Adds items to their users' batches, making a batch due `scheduledAt` for
-   * a user who has none (Zulip schedules a message with the user's pending
-   * batch, else its batching period from now). One command for the lot;
-   * an item added twice is listed once.
+   * Makes a batch due at `scheduledAt` for each user who has none (Zulip
+   * schedules a message with the user's pending batch, else its batching
+   * period from now). An unordered insert whose duplicates keep the pending
+   * batch costs SecantusDB half an upsert.
    */
-  async add(entries: Array<{ realmId: number; userId: number; itemIds: string[]; scheduledAt: Date }>): Promise<void> {
-    if (!entries.length) return;
-    await this.model.bulkWrite(
-      entries.map(({ realmId, userId, itemIds, scheduledAt }) => ({
-        updateOne: {
-          filter: { _id: batchId(realmId, userId) },
-          update: {
-            $addToSet: { itemIds: { $each: itemIds } },
-            $setOnInsert: { realmId, userId, scheduledAt, leaseUntil: EPOCH, failures: 0, retryAt: EPOCH },
-          },
-          upsert: true,
-        },
+  async schedule(entries: Array<{ realmId: number; userId: number; scheduledAt: Date }>): Promise<void> {
+    await insertKeepingExisting(
+      this.model,
+      entries.map(({ realmId, userId, scheduledAt }) => ({
+        _id: batchId(realmId, userId),
+        realmId,
+        userId,
+        scheduledAt,
+        leaseUntil: EPOCH,
+        failures: 0,
+        retryAt: EPOCH,
       })),
-      { ordered: false },
     );
   }
 
@@ -94,34 +84,25 @@ export class EmailBatchRepository {
 
   /**
    * Takes the user's batch for this instance, unless another holds it or it
-   * waits out a back-off; null when not taken. A held batch is due again when
-   * its lease ends (its holder died).
+   * waits out a back-off; returns its failures so far, or null when not
+   * taken. A held batch is due again when its lease ends (its holder died).
    */
-  async lease(realmId: number, userId: number, now: Date): Promise<LeasedBatch | null> {
+  async lease(realmId: number, userId: number, now: Date): Promise<number | null> {
     const leaseUntil = new Date(now.getTime() + LEASE_MS);
     const batch = await this.model
       .findOneAndUpdate(
         { _id: batchId(realmId, userId), leaseUntil: { $lte: now }, retryAt: { $lte: now } },
         { $set: { leaseUntil, scheduledAt: leaseUntil } },
-        { returnDocument: "after", projection: { itemIds: 1, failures: 1 } },
+        { returnDocument: "after", projection: { failures: 1 } },
       )
-      .lean<Pick<EmailBatchDoc, "itemIds" | "failures">>()
+      .lean<Pick<EmailBatchDoc, "failures">>()
       .exec();
-    return batch && { itemIds: batch.itemIds, failures: batch.failures };
+    return batch ? batch.failures : null;
   }
 
-  /**
-   * The batch's items are done. Items added while it was mailed stay, due at
-   * once; a batch left with none is deleted (only then, so an item added
-   * meanwhile is never left without a batch).
-   */
-  async release(realmId: number, userId: number, itemIds: string[], now = new Date()): Promise<void> {
-    const _id = batchId(realmId, userId);
-    await this.model.updateOne(
-      { _id },
-      { $pullAll: { itemIds }, $set: { scheduledAt: now, leaseUntil: EPOCH, failures: 0, retryAt: EPOCH } },
-    );
-    await this.model.deleteOne({ _id, itemIds: { $size: 0 } });
+  /** The batch is done: the user's next item starts a new one. */
+  async remove(realmId: number, userId: number): Promise<void> {
+    await this.model.deleteOne({ _id: batchId(realmId, userId) });
   }
 
   /** The attempt failed: the batch is tried again after `delayMs`. */

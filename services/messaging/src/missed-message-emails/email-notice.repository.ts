@@ -13,10 +13,11 @@ export interface EmailNoticeDoc {
   realmId: number;
   message: notifications.MissedMessageSnapshot;
   users: notifications.MissedMessageEmailNotices["users"];
-  /** users mailed about the message, or for whom it was dropped (read, deleted, notifications turned off) */
-  doneUserIds: number[];
-  /** how many users are not done: the document is pruned once it is 0 and KEEP_DONE_MS has passed */
-  undone: number;
+  /**
+   * users not yet mailed about the message nor done with it otherwise (read,
+   * deleted, notifications turned off); pruned once empty and KEEP_DONE_MS old
+   */
+  pendingUserIds: number[];
   storedAt: Date;
 }
 
@@ -26,18 +27,19 @@ const emailNoticeSchema = new Schema<EmailNoticeDoc>(
     realmId: { type: Number, required: true },
     message: { type: Schema.Types.Mixed, required: true },
     users: { type: Schema.Types.Mixed, required: true },
-    doneUserIds: { type: [Number], default: [] },
-    undone: { type: Number, required: true },
+    pendingUserIds: { type: [Number], required: true },
     storedAt: { type: Date, required: true },
   },
-  // no secondary index: documents are read by _id, and the prune every ten minutes reads the collection
   { collection: "missed_message_email_notices", versionKey: false, minimize: false },
 );
+// a user's pending items: one index entry per user and item costs SecantusDB a third of the per-user row it
+// replaces; the prune every ten minutes reads the collection rather than keep an index on storedAt
+emailNoticeSchema.index({ pendingUserIds: 1 });
 
 /** Done items are kept this long to recognize their delivery again, then deleted. */
 const KEEP_DONE_MS = 24 * 3600_000;
 
-/** The stored missed-message email items; which users' batches list them is EmailBatchRepository's. */
+/** The stored missed-message email items; when each user's are mailed is EmailBatchRepository's. */
 export class EmailNoticeRepository {
   private readonly model: Model<EmailNoticeDoc>;
 
@@ -60,33 +62,33 @@ export class EmailNoticeRepository {
         realmId,
         message,
         users,
-        doneUserIds: [],
-        undone: users.length,
+        pendingUserIds: users.map((u) => u.userId),
         storedAt: now,
       })),
     );
   }
 
-  /** The items of these ids that are still stored. */
-  async byIds(ids: string[]): Promise<EmailNoticeDoc[]> {
-    if (!ids.length) return [];
-    return this.model
-      .find({ _id: { $in: ids } })
-      .lean<EmailNoticeDoc[]>()
-      .exec();
+  /** The items the user is still to be mailed about, the earliest stored first. */
+  async pendingFor(realmId: number, userId: number): Promise<EmailNoticeDoc[]> {
+    const items = await this.model.find({ pendingUserIds: userId, realmId }).lean<EmailNoticeDoc[]>().exec();
+    return items.sort((a, b) => a.storedAt.getTime() - b.storedAt.getTime());
   }
 
-  /** The user is done with these items: mailed, or dropped. Doing it again changes nothing. */
+  async hasPending(realmId: number, userId: number): Promise<boolean> {
+    return (await this.model.exists({ pendingUserIds: userId, realmId })) !== null;
+  }
+
+  /** The user is done with these items: mailed, or dropped. */
   async markDone(userId: number, ids: string[]): Promise<void> {
     if (!ids.length) return;
-    await this.model.updateMany(
-      { _id: { $in: ids }, doneUserIds: { $ne: userId } },
-      { $addToSet: { doneUserIds: userId }, $inc: { undone: -1 } },
-    );
+    await this.model.updateMany({ _id: { $in: ids } }, { $pull: { pendingUserIds: userId } });
   }
 
-  /** Deletes items every user of which was done with long enough ago that no copy of them can still arrive. */
+  /** Deletes items done with, stored long enough ago that no copy of them can still arrive. */
   async prune(now = new Date()): Promise<void> {
-    await this.model.deleteMany({ undone: { $lte: 0 }, storedAt: { $lt: new Date(now.getTime() - KEEP_DONE_MS) } });
+    await this.model.deleteMany({
+      pendingUserIds: { $size: 0 },
+      storedAt: { $lt: new Date(now.getTime() - KEEP_DONE_MS) },
+    });
   }
 }

@@ -16,7 +16,7 @@ import {
 } from "@teamchat/shared";
 import { isMention } from "../user-messages/flags";
 import type { UserMessageRepository } from "../user-messages/user-message.repository";
-import type { EmailBatchRepository, LeasedBatch } from "./email-batch.repository";
+import type { EmailBatchRepository } from "./email-batch.repository";
 import type { EmailNoticeDoc, EmailNoticeRepository } from "./email-notice.repository";
 import { bucketsOf, renderMissedMessageMail } from "./render";
 import { topicContextOf, type TopicContextDeps } from "./topic-context";
@@ -63,17 +63,15 @@ interface Deps extends TopicContextDeps {
 }
 
 /**
- * The user's notices in the batch's items, each message once (the earliest
- * stored item's trigger), leaving out items the user is done with: an item
- * delivered again after its mail went is not mailed twice.
+ * The user's notices in their pending items, each message once (the earliest
+ * stored item's trigger: an edit's or a collected queue's item may repeat a
+ * message).
  */
-function batchNoticesOf(realmId: number, userId: number, itemIds: string[], items: EmailNoticeDoc[]): BatchNotice[] {
-  const byId = new Map(items.map((i) => [i._id, i]));
+function batchNoticesOf(realmId: number, userId: number, items: EmailNoticeDoc[]): BatchNotice[] {
   const byMessage = new Map<number, BatchNotice>();
-  for (const id of itemIds) {
-    const item = byId.get(id);
-    const user = item?.users.find((u) => u.userId === userId);
-    if (!item || !user || item.doneUserIds.includes(userId)) continue;
+  for (const { _id: id, ...item } of items) {
+    const user = item.users.find((u) => u.userId === userId);
+    if (!user) continue;
     const { batchingSeconds: _batching, ...notified } = user;
     const known = byMessage.get(item.message.id);
     if (known) known.itemIds.push(id);
@@ -134,30 +132,41 @@ export class MissedMessageMailer {
 
   /**
    * Items from the queue, stored in one round whatever their organization:
-   * the items first, then each user's batch lists them, so an item is never
-   * listed before it is stored. Each user's batch is made, if missing, with
-   * the batching period the user had when the first item was decided.
+   * the items first, then a batch for each of their users who has none, due
+   * after the batching period the user had when the round's first item for
+   * them was decided. A batch removed meanwhile (release) either sees the
+   * items or is made again here.
    */
   private async keepAll(items: ItemToKeep[]): Promise<void[]> {
     const now = new Date();
     await this.deps.notices.insert(items, now);
-    const batches = new Map<string, { realmId: number; userId: number; itemIds: string[]; scheduledAt: Date }>();
-    for (const { id, item } of items) {
+    const batches = new Map<string, { realmId: number; userId: number; scheduledAt: Date }>();
+    for (const { item } of items) {
       for (const { userId, batchingSeconds } of item.users) {
         const key = `${item.realmId}:${userId}`;
-        const batch = batches.get(key);
-        if (batch) batch.itemIds.push(id);
-        else
+        if (!batches.has(key)) {
           batches.set(key, {
             realmId: item.realmId,
             userId,
-            itemIds: [id],
             scheduledAt: new Date(now.getTime() + batchingSeconds * 1000),
           });
+        }
       }
     }
-    await this.deps.batches.add([...batches.values()]);
+    await this.deps.batches.schedule([...batches.values()]);
     return items.map(() => undefined);
+  }
+
+  /**
+   * The batch is done: the next item starts a new one. Items stored while it
+   * was mailed make a batch due at once (after the removal, so that keepAll()
+   * either sees no batch and makes one, or its items are seen here).
+   */
+  private async release(realmId: number, userId: number): Promise<void> {
+    await this.deps.batches.remove(realmId, userId);
+    if (await this.deps.notices.hasPending(realmId, userId)) {
+      await this.deps.batches.schedule([{ realmId, userId, scheduledAt: new Date() }]);
+    }
   }
 
   private async mailDue(): Promise<void> {
@@ -166,9 +175,9 @@ export class MissedMessageMailer {
     // users backing off or held by another instance are passed over, not counted
     for (const { realmId, userId } of await this.deps.batches.dueUsers(now, BATCHES_PER_PASS * 10)) {
       if (mailed === BATCHES_PER_PASS) break;
-      const batch = await this.deps.batches.lease(realmId, userId, now);
-      if (!batch) continue;
-      await this.mailBatch(realmId, userId, batch);
+      const failures = await this.deps.batches.lease(realmId, userId, now);
+      if (failures === null) continue;
+      await this.mailBatch(realmId, userId, failures);
       mailed++;
     }
     if (now.getTime() - this.prunedAt >= PRUNE_INTERVAL_MS) {
@@ -178,7 +187,7 @@ export class MissedMessageMailer {
   }
 
   /** Zulip's handle_missedmessage_emails for one user. */
-  private async mailBatch(realmId: number, userId: number, batch: LeasedBatch): Promise<void> {
+  private async mailBatch(realmId: number, userId: number, failures: number): Promise<void> {
     const { notices: stored, batches, userMessages, transport, log } = this.deps;
     const sent = metricsOf(this.deps.nc).mailSent;
     const done = (notices: BatchNotice[]) =>
@@ -187,11 +196,11 @@ export class MissedMessageMailer {
         notices.flatMap((n) => n.itemIds),
       );
     try {
-      const notices = batchNoticesOf(realmId, userId, batch.itemIds, await stored.byIds(batch.itemIds));
+      const notices = batchNoticesOf(realmId, userId, await stored.pendingFor(realmId, userId));
       const user = await this.recipient(realmId, userId);
       if (!user || !user.is_active || user.is_bot || !user.settings.enable_offline_email_notifications) {
         await done(notices);
-        return await batches.release(realmId, userId, batch.itemIds);
+        return await this.release(realmId, userId);
       }
       // messages read since, or deleted (the user's row is gone), are not mailed
       const flags = await userMessages.flagsOf(
@@ -242,12 +251,12 @@ export class MissedMessageMailer {
         sent.inc({ kind: "missed_message", outcome: "sent" });
         await done(bucket.map((n) => entryOf.get(n)!));
       }
-      await batches.release(realmId, userId, batch.itemIds);
+      await this.release(realmId, userId);
     } catch (err) {
       sent.inc({ kind: "missed_message", outcome: "failed" });
-      const delay = retryDelayMs(batch.failures + 1);
+      const delay = retryDelayMs(failures + 1);
       log.warn({ err, realmId, userId, retryInMs: delay }, "missed-message email not sent: tried again later");
-      await batches.backOff(realmId, userId, batch.failures + 1, delay);
+      await batches.backOff(realmId, userId, failures + 1, delay);
     }
   }
 }
