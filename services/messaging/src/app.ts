@@ -123,6 +123,7 @@ import { UserDirectory } from "./users/user-directory";
 import { MissedMessageMailer } from "./missed-message-emails/missed-message-mailer";
 import { EmailBatchRepository } from "./missed-message-emails/email-batch.repository";
 import { EmailNoticeRepository } from "./missed-message-emails/email-notice.repository";
+import { PendingEmailRepository } from "./missed-message-emails/pending-email.repository";
 import type { TopicContextDeps } from "./missed-message-emails/topic-context";
 import { DigestMailer } from "./digest/digest-mailer";
 import { DigestRepository } from "./digest/digest.repository";
@@ -590,14 +591,16 @@ async function startMissedMessageMailer(
   topicContext: TopicContextDeps,
 ): Promise<MissedMessageMailer> {
   const notices = new EmailNoticeRepository(db);
+  const pending = new PendingEmailRepository(db);
   const batches = new EmailBatchRepository(db);
-  await Promise.all([notices.init(), batches.init()]);
+  await Promise.all([notices.init(), pending.init(), batches.init()]);
   await ensureNotificationWorkStream(nc, config.NATS_STREAM_REPLICAS);
   const transport = mailTransportFromConfig(config, log);
   const mailer = new MissedMessageMailer({
     nc,
     bus,
     notices,
+    pending,
     batches,
     userMessages,
     ...topicContext,

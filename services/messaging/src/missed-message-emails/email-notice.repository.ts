@@ -32,14 +32,13 @@ const emailNoticeSchema = new Schema<EmailNoticeDoc>(
   },
   { collection: "missed_message_email_notices", versionKey: false, minimize: false },
 );
-// a user's pending items: one index entry per user and item costs SecantusDB a third of the per-user row it
-// replaces; the prune every ten minutes reads the collection rather than keep an index on storedAt
-emailNoticeSchema.index({ pendingUserIds: 1 });
+// no secondary index: items are read by _id (a user's are listed by PendingEmailRepository), and the prune
+// every ten minutes reads the collection rather than keep an index up to date at every item
 
 /** Done items are kept this long to recognize their delivery again, then deleted. */
 const KEEP_DONE_MS = 24 * 3600_000;
 
-/** The stored missed-message email items; when each user's are mailed is EmailBatchRepository's. */
+/** The stored missed-message email items. */
 export class EmailNoticeRepository {
   private readonly model: Model<EmailNoticeDoc>;
 
@@ -68,14 +67,14 @@ export class EmailNoticeRepository {
     );
   }
 
-  /** The items the user is still to be mailed about, the earliest stored first. */
-  async pendingFor(realmId: number, userId: number): Promise<EmailNoticeDoc[]> {
-    const items = await this.model.find({ pendingUserIds: userId, realmId }).lean<EmailNoticeDoc[]>().exec();
+  /** Of these items, those the user is still to be mailed about, the earliest stored first. */
+  async pendingOf(userId: number, ids: string[]): Promise<EmailNoticeDoc[]> {
+    if (!ids.length) return [];
+    const items = await this.model
+      .find({ _id: { $in: ids }, pendingUserIds: userId })
+      .lean<EmailNoticeDoc[]>()
+      .exec();
     return items.sort((a, b) => a.storedAt.getTime() - b.storedAt.getTime());
-  }
-
-  async hasPending(realmId: number, userId: number): Promise<boolean> {
-    return (await this.model.exists({ pendingUserIds: userId, realmId })) !== null;
   }
 
   /** The user is done with these items: mailed, or dropped. */

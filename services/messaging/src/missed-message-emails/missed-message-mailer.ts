@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import {
@@ -18,6 +19,7 @@ import { isMention } from "../user-messages/flags";
 import type { UserMessageRepository } from "../user-messages/user-message.repository";
 import type { EmailBatchRepository } from "./email-batch.repository";
 import type { EmailNoticeDoc, EmailNoticeRepository } from "./email-notice.repository";
+import type { PendingEmailRepository } from "./pending-email.repository";
 import { bucketsOf, renderMissedMessageMail } from "./render";
 import { topicContextOf, type TopicContextDeps } from "./topic-context";
 
@@ -54,6 +56,7 @@ interface Deps extends TopicContextDeps {
   nc: NatsConnection;
   bus: BusClient;
   notices: EmailNoticeRepository;
+  pending: PendingEmailRepository;
   batches: EmailBatchRepository;
   userMessages: UserMessageRepository;
   transport: MailTransport;
@@ -132,39 +135,40 @@ export class MissedMessageMailer {
 
   /**
    * Items from the queue, stored in one round whatever their organization:
-   * the items first, then a batch for each of their users who has none, due
-   * after the batching period the user had when the round's first item for
-   * them was decided. A batch removed meanwhile (release) either sees the
-   * items or is made again here.
+   * the items, then a row per user listing the round's items for them, then a
+   * batch for each user who has none, due after the batching period the user
+   * had when the round's first item for them was decided. A batch removed
+   * meanwhile (release) either sees the rows or is made again here.
    */
   private async keepAll(items: ItemToKeep[]): Promise<void[]> {
     const now = new Date();
     await this.deps.notices.insert(items, now);
-    const batches = new Map<string, { realmId: number; userId: number; scheduledAt: Date }>();
-    for (const { item } of items) {
+    const users = new Map<string, { realmId: number; userId: number; itemIds: string[]; scheduledAt: Date }>();
+    for (const { id, item } of items) {
       for (const { userId, batchingSeconds } of item.users) {
         const key = `${item.realmId}:${userId}`;
-        if (!batches.has(key)) {
-          batches.set(key, {
-            realmId: item.realmId,
-            userId,
-            scheduledAt: new Date(now.getTime() + batchingSeconds * 1000),
-          });
+        const known = users.get(key);
+        if (known) known.itemIds.push(id);
+        else {
+          const scheduledAt = new Date(now.getTime() + batchingSeconds * 1000);
+          users.set(key, { realmId: item.realmId, userId, itemIds: [id], scheduledAt });
         }
       }
     }
-    await this.deps.batches.schedule([...batches.values()]);
+    await this.deps.pending.add(randomUUID(), [...users.values()]);
+    await this.deps.batches.schedule([...users.values()]);
     return items.map(() => undefined);
   }
 
   /**
    * The batch is done: the next item starts a new one. Items stored while it
    * was mailed make a batch due at once (after the removal, so that keepAll()
-   * either sees no batch and makes one, or its items are seen here).
+   * either sees no batch and makes one, or its rows are seen here).
    */
-  private async release(realmId: number, userId: number): Promise<void> {
+  private async release(realmId: number, userId: number, rowIds: string[]): Promise<void> {
+    await this.deps.pending.remove(rowIds);
     await this.deps.batches.remove(realmId, userId);
-    if (await this.deps.notices.hasPending(realmId, userId)) {
+    if (await this.deps.pending.exists(realmId, userId)) {
       await this.deps.batches.schedule([{ realmId, userId, scheduledAt: new Date() }]);
     }
   }
@@ -196,11 +200,12 @@ export class MissedMessageMailer {
         notices.flatMap((n) => n.itemIds),
       );
     try {
-      const notices = batchNoticesOf(realmId, userId, await stored.pendingFor(realmId, userId));
+      const { rowIds, itemIds } = await this.deps.pending.ofUser(realmId, userId);
+      const notices = batchNoticesOf(realmId, userId, await stored.pendingOf(userId, itemIds));
       const user = await this.recipient(realmId, userId);
       if (!user || !user.is_active || user.is_bot || !user.settings.enable_offline_email_notifications) {
         await done(notices);
-        return await this.release(realmId, userId);
+        return await this.release(realmId, userId, rowIds);
       }
       // messages read since, or deleted (the user's row is gone), are not mailed
       const flags = await userMessages.flagsOf(
@@ -251,7 +256,7 @@ export class MissedMessageMailer {
         sent.inc({ kind: "missed_message", outcome: "sent" });
         await done(bucket.map((n) => entryOf.get(n)!));
       }
-      await this.release(realmId, userId);
+      await this.release(realmId, userId, rowIds);
     } catch (err) {
       sent.inc({ kind: "missed_message", outcome: "failed" });
       const delay = retryDelayMs(failures + 1);
