@@ -10,6 +10,9 @@
  *   - re-polls GET /events after every answer (each send reaches the 25 members of a team),
  *   - marks the messages an answer brought as read (POST /messages/flags), as a client
  *     does when it shows them.
+ * Each team's channel also has members who are away (they never open a client) with the
+ * channel's email notifications on, as some of a real team are: every send queues a
+ * missed-message email for each of them, mailed in Zulip's default 2-minute batches.
  * Each interval is jittered by ±20 % and each user starts at a random point of it.
  */
 import { config, say } from "./config";
@@ -18,6 +21,8 @@ import type { Org, User } from "./org";
 import { Poller, recovery, reportUndeleted, settle } from "./scenarios";
 
 const TEAM_SIZE = 25;
+/** members of each team's channel besides its TEAM_SIZE simulated users, away and emailed of every message */
+const AWAY_PER_TEAM = 5;
 const PERIOD_SECONDS = { send: 60, history: 30, presence: 60 } as const;
 type Action = keyof typeof PERIOD_SECONDS;
 
@@ -115,10 +120,12 @@ export class MixedLoad {
     this.users.push(...made);
     for (let t = teamsBefore; t < target / TEAM_SIZE; t++) {
       const members = this.users.slice(t * TEAM_SIZE, (t + 1) * TEAM_SIZE);
-      await this.org.createChannel(
+      const away = await this.org.createUsers(`away${t}-`, AWAY_PER_TEAM);
+      const channel = (await this.org.createChannel(
         `team${t}`,
-        members.map((u) => u.id),
-      );
+        [...members, ...away].map((u) => u.id),
+      )) as { id: number };
+      await this.org.emailFromChannel(channel.id, away);
     }
   }
 

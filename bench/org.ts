@@ -38,6 +38,8 @@ export interface Org {
   createUsers(prefix: string, n: number): Promise<User[]>;
   /** the channel's POST /channels/create reply */
   createChannel(name: string, subscribers: number[]): Promise<Record<string, unknown>>;
+  /** Turns the channel's email notifications on for each of `users` (as that user). */
+  emailFromChannel(channelId: number, users: User[]): Promise<void>;
 }
 
 /**
@@ -69,7 +71,7 @@ const renderedOf = (n: number) =>
 const searchWords = { rare: String(TOPICS), common: "history" };
 
 /** A new organization and what setting it up through the API takes. */
-export type NewOrg = Pick<Org, "subdomain" | "owner" | "as" | "createUsers" | "createChannel">;
+export type NewOrg = Pick<Org, "subdomain" | "owner" | "as" | "createUsers" | "createChannel" | "emailFromChannel">;
 
 /** Creates organization `subdomain` (its owner over the bus) and the API clients that fill it. */
 export async function openOrg(sys: System, subdomain: string): Promise<NewOrg> {
@@ -108,13 +110,25 @@ export async function openOrg(sys: System, subdomain: string): Promise<NewOrg> {
       `POST /channels/create ${name}`,
       await retry(`POST /channels/create ${name}`, () => owner.post("/channels/create", { name, subscribers })),
     );
-  return { subdomain, owner, as, createUsers, createChannel };
+  const emailFromChannel = async (channelId: number, users: User[]) => {
+    await pool(users, 4, async (u) =>
+      ok(
+        "POST /users/me/subscriptions/properties",
+        await retry("POST /users/me/subscriptions/properties", () =>
+          as(u).post("/users/me/subscriptions/properties", {
+            subscription_data: [{ stream_id: channelId, property: "email_notifications", value: true }],
+          }),
+        ),
+      ),
+    );
+  };
+  return { subdomain, owner, as, createUsers, createChannel, emailFromChannel };
 }
 
 export async function setUpOrg(sys: System, size: number): Promise<Org> {
   const subdomain = `h${size}`;
   say(`[${subdomain}] organization ${subdomain} (history ${size}): users and channels through the API...`);
-  const { owner, as, createUsers, createChannel } = await openOrg(sys, subdomain);
+  const { owner, as, createUsers, createChannel, emailFromChannel } = await openOrg(sys, subdomain);
   const ownerCreds = owner.creds;
   const members = await createUsers("member", config.subscribers - 2);
   const [reader] = await createUsers("reader", 1);
@@ -128,16 +142,7 @@ export async function setUpOrg(sys: System, size: number): Promise<Org> {
   const notified = (await createChannel("notified", [ownerCreds.id, reader!.id, ...members.map((u) => u.id)])) as {
     id: number;
   };
-  await pool([reader!, ...members], 4, async (u) =>
-    ok(
-      "POST /users/me/subscriptions/properties",
-      await retry("POST /users/me/subscriptions/properties", () =>
-        as(u).post("/users/me/subscriptions/properties", {
-          subscription_data: [{ stream_id: notified.id, property: "email_notifications", value: true }],
-        }),
-      ),
-    ),
-  );
+  await emailFromChannel(notified.id, [reader!, ...members]);
   const historyChannel = "history";
   await createChannel(historyChannel, [ownerCreds.id, reader!.id]);
   // the reader's other 48 channels (with the owner, so that they are not empty of subscribers)
@@ -218,6 +223,7 @@ export async function setUpOrg(sys: System, size: number): Promise<Org> {
     pinger: pinger!,
     createUsers,
     createChannel,
+    emailFromChannel,
   };
 }
 

@@ -64,6 +64,8 @@ export async function startSystem(): Promise<System> {
     MONGO_URL: infra.mongoUrl,
     ...(infra.searchUrl && { SEARCH_URL: infra.searchUrl }),
     MONGO_DB_PREFIX: dbPrefix,
+    // the mail the development transport writes goes with the rest of the run's data
+    TEAMCHAT_DATA_DIR: dataDir,
     PORT: String(port),
     HOST: "127.0.0.1",
     EXTERNAL_URL: `http://localhost:${port}`,
