@@ -192,7 +192,7 @@ export class MissedMessageMailer {
 
   /** Zulip's handle_missedmessage_emails for one user. */
   private async mailBatch(realmId: number, userId: number, failures: number): Promise<void> {
-    const { notices: stored, batches, userMessages, transport, log } = this.deps;
+    const { notices: stored, pending, batches, userMessages, transport, log } = this.deps;
     const sent = metricsOf(this.deps.nc).mailSent;
     const done = (notices: BatchNotice[]) =>
       stored.markDone(
@@ -200,7 +200,7 @@ export class MissedMessageMailer {
         notices.flatMap((n) => n.itemIds),
       );
     try {
-      const { rowIds, itemIds } = await this.deps.pending.ofUser(realmId, userId);
+      const { rowIds, itemIds } = await pending.ofUser(realmId, userId);
       const notices = batchNoticesOf(realmId, userId, await stored.pendingOf(userId, itemIds));
       const user = await this.recipient(realmId, userId);
       if (!user || !user.is_active || user.is_bot || !user.settings.enable_offline_email_notifications) {
