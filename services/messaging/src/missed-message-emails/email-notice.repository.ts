@@ -32,8 +32,9 @@ const emailNoticeSchema = new Schema<EmailNoticeDoc>(
   },
   { collection: "missed_message_email_notices", versionKey: false, minimize: false },
 );
-// no secondary index: items are read by _id (a user's are listed by PendingEmailRepository), and the prune
-// every ten minutes reads the collection rather than keep an index up to date at every item
+// items are read by _id (a user's are listed by PendingEmailRepository); the prune reads a range of storedAt,
+// so that its cost follows what it deletes, not the day of items kept (one index entry per item, not per user)
+emailNoticeSchema.index({ storedAt: 1 });
 
 /** Done items are kept this long to recognize their delivery again, then deleted. */
 const KEEP_DONE_MS = 24 * 3600_000;
@@ -86,8 +87,8 @@ export class EmailNoticeRepository {
   /** Deletes items done with, stored long enough ago that no copy of them can still arrive. */
   async prune(now = new Date()): Promise<void> {
     await this.model.deleteMany({
-      pendingUserIds: { $size: 0 },
       storedAt: { $lt: new Date(now.getTime() - KEEP_DONE_MS) },
+      pendingUserIds: { $size: 0 },
     });
   }
 }

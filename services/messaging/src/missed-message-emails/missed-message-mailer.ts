@@ -27,10 +27,7 @@ import { topicContextOf, type TopicContextDeps } from "./topic-context";
 const REALM_NAME_ALWAYS = 2;
 /** The request id of the mailer's bus calls, in the logs of the services it asks. */
 const REQUEST_ID = "missed-message-email";
-/**
- * How often sent rows are pruned: the delete reads every row on SecantusDB, so
- * each pass doing it cost more than storing the notices it mails.
- */
+/** How often the items every user is done with are pruned, once a day old. */
 const PRUNE_INTERVAL_MS = 10 * 60_000;
 /** Users whose batch is mailed per pass. */
 const BATCHES_PER_PASS = 20;
