@@ -140,6 +140,16 @@ export interface ReadOptions<T> {
 }
 
 /**
+ * Creates the model's collection if missing and makes its indexes those its
+ * schema declares: an index the schema no longer declares is dropped, not left
+ * to slow every insert. Concurrent calls from several instances are harmless.
+ */
+export async function syncCollection(model: Pick<Model<never>, "createCollection" | "syncIndexes">): Promise<void> {
+  await model.createCollection().catch(() => undefined);
+  await model.syncIndexes();
+}
+
+/**
  * Base of the one repository per realm-owned collection (Novu's base
  * repository is the model). Every read, write and delete takes the realm id as
  * its first argument and adds it to the filter, so no query can cross
@@ -155,9 +165,8 @@ export abstract class TenantRepository<T extends { realmId: number }> {
   }
 
   /** Builds the collection's indexes (each schema file says which query each one serves). */
-  async init(): Promise<void> {
-    await this.#model.createCollection().catch(() => undefined);
-    await this.#model.syncIndexes();
+  init(): Promise<void> {
+    return syncCollection(this.#model);
   }
 
   /** The filter of a read: the realm added, once the caller is known to be still waiting. */

@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model } from "mongoose";
-import { insertKeepingExisting } from "@teamchat/shared";
+import { insertKeepingExisting, syncCollection } from "@teamchat/shared";
 
 /**
  * A user's pending missed-message email batch: when it is mailed (its first
@@ -46,9 +46,8 @@ export class EmailBatchRepository {
     this.model = conn.model<EmailBatchDoc>("EmailBatch", emailBatchSchema);
   }
 
-  async init(): Promise<void> {
-    await this.model.createCollection().catch(() => undefined);
-    await this.model.syncIndexes();
+  init(): Promise<void> {
+    return syncCollection(this.model);
   }
 
   /**

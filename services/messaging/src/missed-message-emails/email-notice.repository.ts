@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model } from "mongoose";
-import { insertKeepingExisting, type notifications } from "@teamchat/shared";
+import { insertKeepingExisting, syncCollection, type notifications } from "@teamchat/shared";
 
 /**
  * One queued item of missed-message emails: a message and the users to email
@@ -47,10 +47,8 @@ export class EmailNoticeRepository {
     this.model = conn.model<EmailNoticeDoc>("EmailNotice", emailNoticeSchema);
   }
 
-  async init(): Promise<void> {
-    await this.model.createCollection().catch(() => undefined);
-    // indexes this schema no longer declares are dropped, not left to slow every insert
-    await this.model.syncIndexes();
+  init(): Promise<void> {
+    return syncCollection(this.model);
   }
 
   /** Stores items, once: an item delivered again keeps what its first delivery stored. */

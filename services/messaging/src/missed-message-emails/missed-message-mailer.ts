@@ -63,9 +63,10 @@ interface Deps extends TopicContextDeps {
 }
 
 /**
- * The user's notices in their pending items, each message once (the earliest
- * stored item's trigger: an edit's or a collected queue's item may repeat a
- * message).
+ * The user's notices in their pending items, each message once: an edit's or
+ * a collected queue's item may repeat a message, and as in Zulip's
+ * handle_missedmessage_emails the latest stored decision's trigger is the one
+ * the email gives.
  */
 function batchNoticesOf(realmId: number, userId: number, items: EmailNoticeDoc[]): BatchNotice[] {
   const byMessage = new Map<number, BatchNotice>();
@@ -73,9 +74,8 @@ function batchNoticesOf(realmId: number, userId: number, items: EmailNoticeDoc[]
     const user = item.users.find((u) => u.userId === userId);
     if (!user) continue;
     const { batchingSeconds: _batching, ...notified } = user;
-    const known = byMessage.get(item.message.id);
-    if (known) known.itemIds.push(id);
-    else byMessage.set(item.message.id, { notice: { realmId, message: item.message, ...notified }, itemIds: [id] });
+    const itemIds = [...(byMessage.get(item.message.id)?.itemIds ?? []), id];
+    byMessage.set(item.message.id, { notice: { realmId, message: item.message, ...notified }, itemIds });
   }
   return [...byMessage.values()];
 }

@@ -1,4 +1,5 @@
 import { Schema, type Connection, type Model } from "mongoose";
+import { syncCollection } from "@teamchat/shared";
 
 /**
  * The items of one round of stores (EmailNoticeRepository) that one user is to
@@ -33,9 +34,8 @@ export class PendingEmailRepository {
     this.model = conn.model<PendingEmailDoc>("PendingEmail", pendingEmailSchema);
   }
 
-  async init(): Promise<void> {
-    await this.model.createCollection().catch(() => undefined);
-    await this.model.syncIndexes();
+  init(): Promise<void> {
+    return syncCollection(this.model);
   }
 
   /** Lists a round's items for their users; `round` is the round's own id. */

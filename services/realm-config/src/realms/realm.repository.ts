@@ -1,6 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Connection, Model } from "mongoose";
-import { EventCache, IdAllocator, isDuplicateKey } from "@teamchat/shared";
+import { EventCache, IdAllocator, isDuplicateKey, syncCollection } from "@teamchat/shared";
 import { realmSchema, type RealmDoc } from "./realm.schema";
 
 /** Organizations whose records an instance keeps. */
@@ -31,9 +31,8 @@ export class RealmRecordRepository {
   }
 
   /** Builds the indexes realm.schema.ts declares. */
-  async init(): Promise<void> {
-    await this.#model.createCollection().catch(() => undefined);
-    await this.#model.syncIndexes();
+  init(): Promise<void> {
+    return syncCollection(this.#model);
   }
 
   /** Every organization, by id (few per server: the push notification service is told of each). */
