@@ -41,8 +41,8 @@ export const FACTORIES: { [S in BusService]: ServiceFactory<S> } = {
 export interface LaunchedSystem {
   baseUrl: string;
   config: Config;
-  /** Starts one more gateway instance on the same bus; returns its base URL. */
-  startGateway(): Promise<string>;
+  /** Starts one more gateway instance on the same bus, with `env` besides the system's; returns its base URL. */
+  startGateway(env?: Record<string, string>): Promise<string>;
   /** Stops the gateway at this base URL as its process does on SIGTERM (close, then drain its NATS connection). */
   stopGateway(url: string): Promise<void>;
   /** Stops one service's instance (to test restarts and "no responders"). */
@@ -78,7 +78,7 @@ export async function launchSystem(
   { env = {}, logs, instances: perService = 1 }: SystemOptions = {},
 ): Promise<LaunchedSystem> {
   const prefix = `t${randomBytes(4).toString("hex")}`;
-  const config = loadConfig({
+  const configEnv = {
     NODE_ENV: "test",
     NATS_URL: natsUrl,
     MONGO_URL: process.env.TEST_MONGO_URL!,
@@ -94,7 +94,8 @@ export async function launchSystem(
     // the image proxy's tests serve images from 127.0.0.1; every other private address stays refused
     CAMO_ALLOWED_PRIVATE_ADDRESSES: "127.0.0.1",
     ...env,
-  });
+  };
+  const config = loadConfig(configEnv);
   const sink = logs && {
     write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>),
   };
@@ -121,9 +122,13 @@ export async function launchSystem(
   for (const name of BUS_SERVICES) for (let n = 0; n < perService; n++) await start(name);
 
   const gateways: Array<{ app: FastifyInstance; nc: NatsConnection; url: string }> = [];
-  const startGateway = async () => {
+  const startGateway = async (env: Record<string, string> = {}) => {
     const gwNats = await connect({ servers: natsServers(natsUrl), name: "gateway" });
-    const app = await buildGateway({ nc: gwNats, config, log: logger("gateway") });
+    const app = await buildGateway({
+      nc: gwNats,
+      config: loadConfig({ ...configEnv, ...env }),
+      log: logger("gateway"),
+    });
     await app.listen({ port: 0, host: "127.0.0.1" });
     const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
     gateways.push({ app, nc: gwNats, url });

@@ -65,6 +65,12 @@ export const envSchema = z.object({
    * public (loopback, private, link-local...): for tests and closed networks. Empty: public addresses only.
    */
   CAMO_ALLOWED_PRIVATE_ADDRESSES: z.string().default(""),
+  /**
+   * Reverse proxies whose X-Forwarded-For the gateway believes: addresses or CIDR ranges, comma-separated
+   * (Zulip's `loadbalancer.ips`). A request through them is then from the address they forwarded, for the
+   * anonymous rate limit and new-login mail. Empty: from the connection's peer, whatever the request says.
+   */
+  TRUSTED_PROXIES: z.string().default(""),
   /** Long-poll wait before a heartbeat event (Zulip: 50 s). */
   EVENT_HEARTBEAT_SECONDS: z.coerce.number().positive().default(50),
   /**

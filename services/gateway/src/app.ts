@@ -7,6 +7,7 @@ import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import type { ZodType } from "zod";
 import {
+  AddressList,
   BUS_SERVICES,
   badRequest,
   busClient,
@@ -115,7 +116,11 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   const feed = EventFeed.of(nc);
   feed.onReset(() => authCache.clear());
 
+  const proxies = new AddressList("TRUSTED_PROXIES", config.TRUSTED_PROXIES);
   const app = Fastify({
+    // a request through a listed proxy is from the address it forwarded (req.ip); any other's X-Forwarded-For is
+    // the client's own say, which would let it pick its rate-limit budget and the address of its login mail
+    trustProxy: proxies.isEmpty ? false : (address: string) => proxies.includes(address),
     // Per-request access lines are Fastify's at info level; keep them out, errors stay in.
     loggerInstance: log.child({}, { level: "warn" }) as FastifyBaseLogger,
     // each request's logger (its id bound) is made only if the request logs something

@@ -105,6 +105,22 @@ describe("rate limit shared by two gateway instances", () => {
     expect(elsewhere.headers.get("x-ratelimit-remaining")).toBe("4");
   });
 
+  it("counts anonymous clients behind a trusted proxy by the address it forwarded; elsewhere X-Forwarded-For is ignored", async () => {
+    const behindProxy = await sys.startGateway({ TRUSTED_PROXIES: "127.0.0.1" });
+    await earlyInWindow();
+    const remainingOf = async (base: string, forwardedFor: string) => {
+      const res = await fetch(`${base}/api/v1/server_settings`, { headers: { "x-forwarded-for": forwardedFor } });
+      expect(res.status).toBe(200);
+      return res.headers.get("x-ratelimit-remaining");
+    };
+    expect(await remainingOf(behindProxy, "203.0.113.7")).toBe("4");
+    expect(await remainingOf(behindProxy, "203.0.113.7")).toBe("3");
+    expect(await remainingOf(behindProxy, "198.51.100.2")).toBe("4");
+    // a gateway that trusts no proxy counts its peer (127.0.0.1), whatever the header says
+    const direct = [await remainingOf(sys.baseUrl, "192.0.2.1"), await remainingOf(sys.baseUrl, "192.0.2.2")];
+    expect(Number(direct[1])).toBe(Number(direct[0]) - 1);
+  });
+
   it("limits each user separately", async () => {
     const other = await newUser(sys, "other@example.com");
     const res = await sys.api(other).get("/users/me");

@@ -241,6 +241,23 @@ describe("new-login mail", () => {
     expect(mailsTo(smtp, mona)[0]!.text).toContain("\n\nIP address: 127.0.0.1\n\n");
   });
 
+  it("behind a proxy TRUSTED_PROXIES lists, shows the client address the proxy forwarded, not one the client wrote", async () => {
+    const nina = await sys.makeUser("Nina");
+    await ageAccount(nina);
+    const behindProxy = await sys.startGateway({ TRUSTED_PROXIES: "127.0.0.1" });
+    // the proxy (127.0.0.1) appends the address it saw to whatever the client sent
+    const res = await new ApiClient(behindProxy, null).request(
+      "POST",
+      "/fetch_api_key",
+      { username: nina.email, password: nina.password },
+      "form",
+      { "x-forwarded-for": "198.51.100.9, 203.0.113.7" },
+    );
+    expect(res.status).toBe(200);
+    await smtp.waitFor(() => mailsTo(smtp, nina).length > 0);
+    expect(mailsTo(smtp, nina)[0]!.text).toContain("\n\nIP address: 203.0.113.7\n\n");
+  });
+
   it("names the browser and operating system of the User-Agent as Zulip does, its own apps as Zulip", async () => {
     const lars = await sys.makeUser("Lars");
     await ageAccount(lars);
