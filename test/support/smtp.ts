@@ -15,6 +15,8 @@ export interface ReceivedMail {
   text: string;
   /** the HTML part, "" when there is none */
   html: string;
+  /** each header as sent, by its name in lower case */
+  headers: Record<string, string>;
 }
 
 export interface TestSmtpServer {
@@ -53,6 +55,9 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
             subject: parsed.subject ?? "",
             text: parsed.text ?? "",
             html: parsed.html || "",
+            headers: Object.fromEntries(
+              parsed.headerLines.map(({ key, line }) => [key, line.slice(line.indexOf(":") + 1).trim()]),
+            ),
           });
           callback();
         },

@@ -12,6 +12,8 @@ export interface OutgoingMail {
   subject: string;
   text: string;
   html?: string;
+  /** headers besides From, To, Subject and Date */
+  headers?: Record<string, string>;
   /** the development transport's file name (without `.eml`); a unique one when unset */
   fileName?: string;
 }
@@ -33,6 +35,7 @@ export class SmtpMailTransport implements MailTransport {
       subject: mail.subject,
       text: mail.text,
       ...(mail.html !== undefined && { html: mail.html }),
+      ...(mail.headers && { headers: mail.headers }),
     });
   }
 
@@ -57,6 +60,7 @@ export class DirectoryMailTransport implements MailTransport {
       `To: ${mail.to}`,
       `Subject: ${mail.subject}`,
       `Date: ${new Date().toUTCString()}`,
+      ...Object.entries(mail.headers ?? {}).map(([name, value]) => `${name}: ${value}`),
     ];
     await writeFile(file, `${headers.join("\n")}\n\n${mail.text}`);
     this.log.info({ to: mail.to, subject: mail.subject, file }, "mail written");
@@ -103,6 +107,16 @@ export function mailTransportFromConfig(config: MailConfig, log: Logger): MailTr
     log,
   );
 }
+
+/**
+ * The headers of a mail whose kind a user may turn off (Zulip's build_email):
+ * List-Unsubscribe names its one-click link, and List-Unsubscribe-Post lets a
+ * mail client's "Unsubscribe" button post to it (RFC 8058).
+ */
+export const listUnsubscribeHeaders = (url: string): Record<string, string> => ({
+  "List-Unsubscribe": `<${url}>`,
+  "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+});
 
 /** Zulip's FromAddress.NOREPLY: `noreply@` the organization's host name. */
 export const noreplyAddress = (realmHost: string): string => `noreply@${realmHost.split(":")[0]}`;

@@ -49,6 +49,7 @@ import { RealmResolver } from "./realm-cache";
 import { retryingRead } from "./retrying-read";
 import { answerOtherMethods, notFound } from "./method-not-allowed";
 import { camoPath, imageProxyKey, imageProxySettings, registerExternalContent } from "./external-content";
+import { UNKNOWN_UNSUBSCRIBE_PAGE, unsubscribedPage } from "./unsubscribe-pages";
 import { registerEmojiData } from "./emoji-data";
 
 export const API_PREFIX = "/api/v1";
@@ -433,6 +434,31 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   };
   app.get("/avatar/:emailOrId", redirectToAvatar(false));
   app.get("/avatar/:emailOrId/medium", redirectToAvatar(true));
+
+  /**
+   * Zulip's email_unsubscribe (zerver/views/unsubscribe.py): the one-click link of a mail's
+   * List-Unsubscribe header, opened in a browser or posted to by a mail client's button (RFC 8058),
+   * without login; answered with Zulip's pages.
+   */
+  app.route({
+    method: ["GET", "POST"],
+    url: "/accounts/unsubscribe/:emailType/:key",
+    handler: async (req, reply) => {
+      const { emailType, key } = req.params as { emailType: string; key: string };
+      const realm = await realms.resolve(req.headers.host ?? "", req.id);
+      const ctx = { realm, actor: null, requestId: req.id };
+      let answer: string;
+      try {
+        answer = unsubscribedPage(
+          await bus.request(identity.unsubscribeByLink, { email_type: emailType, confirmation_key: key }, ctx),
+        );
+      } catch (err) {
+        if (!(err instanceof ZulipError && err.status === 400)) throw err;
+        answer = UNKNOWN_UNSUBSCRIBE_PAGE;
+      }
+      return reply.type("text/html; charset=utf-8").send(answer);
+    },
+  });
 
   const proxyKey = await imageProxyKey(config, () =>
     // file storage: the generated key outlives NATS restarts, so signed URLs in clients' caches stay valid

@@ -91,6 +91,8 @@ import { sendInvitesHandler } from "./handlers/send-invites";
 import { InvitationRepository } from "./invitations/invitation.repository";
 import { TransportInvitationMailer } from "./invitations/mail";
 import { LoginMailer } from "./users/login-mail";
+import { UnsubscribeKeyRepository } from "./unsubscribe/unsubscribe-key.repository";
+import { getUnsubscribeLinkHandler, unsubscribeByLinkHandler } from "./handlers/unsubscribe";
 import { markOnboardingStepAsReadHandler } from "./handlers/mark-onboarding-step-as-read";
 import {
   addAndroidRegIdHandler,
@@ -180,6 +182,7 @@ export async function buildIdentity({
   const files = new FileStore(db);
   const fileChunks = files.handlers();
   const avatarFiles = new AvatarFileRepository(db);
+  const unsubscribeKeys = new UnsubscribeKeyRepository(db);
   await Promise.all([
     userRepository.init(),
     groups.init(),
@@ -195,6 +198,7 @@ export async function buildIdentity({
     pushTokens.init(),
     files.init(),
     avatarFiles.init(),
+    unsubscribeKeys.init(),
   ]);
   // through the push notification service, when configured: the notifier and its work queue consumer
   const push = await startPushNotifications({
@@ -219,11 +223,18 @@ export async function buildIdentity({
     .handle(identity.createOwner, createOwnerHandler({ users, keys, passwordHashCost }))
     .handle(
       identity.fetchApiKey,
-      fetchApiKeyHandler({ users, keys, attempts, loginMail: new LoginMailer(mailTransport, log, metrics) }),
+      fetchApiKeyHandler({
+        users,
+        keys,
+        attempts,
+        loginMail: new LoginMailer(mailTransport, unsubscribeKeys, log, metrics),
+      }),
     )
     .handle(identity.getOwnUser, getOwnUserHandler({ users }))
     .handle(identity.getUserSummaries, getUserSummariesHandler({ users }))
     .handle(identity.getNotificationRecipients, getNotificationRecipientsHandler({ users, presence: presenceStore }))
+    .handle(identity.getUnsubscribeLink, getUnsubscribeLinkHandler({ keys: unsubscribeKeys }))
+    .handle(identity.unsubscribeByLink, unsubscribeByLinkHandler({ keys: unsubscribeKeys, users, events, presence }))
     .handle(identity.getSystemBot, getSystemBotHandler({ users }))
     .handle(identity.createUser, createUserHandler({ users, events, userDefaults, passwordHashCost }))
     .handle(identity.getUsers, getUsersHandler({ users }))

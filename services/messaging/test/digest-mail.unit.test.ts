@@ -89,6 +89,7 @@ it("with message content hidden by the organization: the counts and why, no conv
   const { subject, text } = renderDigestMail({
     realmName: "Acme",
     realmUri: "http://acme.example",
+    unsubscribeUrl: "http://acme.example/accounts/unsubscribe/digest/0123456789abcdef01234567",
     showContent: false,
     contentDisabledByRealm: true,
     contentDisabledByUser: false,
@@ -103,5 +104,11 @@ it("with message content hidden by the organization: the counts and why, no conv
     "This email does not include message content because your organization hides message content in email notifications. See http://acme.example/help/hide-message-content-in-emails for more details.",
     "",
     "Log in to Zulip to catch up: http://acme.example.",
+  ]);
+  expect(text.split("\n").slice(-4)).toEqual([
+    "Unsubscribe from digest emails:",
+    "",
+    "http://acme.example/accounts/unsubscribe/digest/0123456789abcdef01234567",
+    "",
   ]);
 });

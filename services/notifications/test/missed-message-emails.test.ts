@@ -14,7 +14,7 @@ import { ApiClient } from "@teamchat/shared/src/testing/api";
 import { callContract } from "../../../test/support/call";
 import { awayUser, mailsTo, postToChannel, sleep, subscribeToChannel } from "../../../test/support/notified";
 import type { TestUser } from "../../../test/support/organization";
-import { startSmtpServer, type TestSmtpServer } from "../../../test/support/smtp";
+import { startSmtpServer, type ReceivedMail, type TestSmtpServer } from "../../../test/support/smtp";
 import { startSystem, type TestSystem } from "../../../test/support/system";
 
 let smtp: TestSmtpServer;
@@ -181,6 +181,55 @@ describe("a messaging instance that dies", () => {
   });
 });
 
+/** The one-click link of a mail's List-Unsubscribe header, as this test reaches the gateway (the link names the organization's URL). */
+function unsubscribeLinkOf(mail: ReceivedMail): string {
+  expect(mail.headers["list-unsubscribe-post"]).toBe("List-Unsubscribe=One-Click");
+  const link = /^<(.+)>$/.exec(mail.headers["list-unsubscribe"] ?? "")?.[1] ?? "";
+  expect(link).toMatch(/^http:\/\/localhost\/accounts\/unsubscribe\/[a-z_]+\/[0-9a-f]{24}$/);
+  return `${sys.baseUrl}${new URL(link).pathname}`;
+}
+
+describe("one-click unsubscribe", () => {
+  it("a missed-message email's link, posted to as a mail client's button does, stops them; the page says so", async () => {
+    const olive = await awayUser(sys, "Olive");
+    const witness = await awayUser(sys, "Pia");
+    await dm(sender, [olive], "first");
+    await smtp.waitFor(() => mailsTo(smtp, olive).length > 0);
+    const link = unsubscribeLinkOf(mailsTo(smtp, olive)[0]!);
+    expect(link).toContain("/accounts/unsubscribe/missed_messages/");
+    const res = await fetch(link, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "List-Unsubscribe=One-Click",
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    const page = await res.text();
+    expect(page).toContain("<h1>Email settings updated</h1>");
+    expect(page).toContain("and you won't get missed messages emails anymore.");
+    expect(page).toContain('<a href="http://localhost/#settings">Zulip Settings page</a>');
+    await dm(sender, [olive], "second");
+    await expectNoMail(olive, witness);
+  });
+
+  it("a link of an unknown kind or key is refused with Zulip's page, and changes nothing", async () => {
+    const quentin = await awayUser(sys, "Quentin");
+    await dm(sender, [quentin], "one");
+    await smtp.waitFor(() => mailsTo(smtp, quentin).length > 0);
+    const link = unsubscribeLinkOf(mailsTo(smtp, quentin)[0]!);
+    for (const wrong of [
+      link.replace("/missed_messages/", "/everything/"),
+      link.replace(/\/[0-9a-f]{24}$/, "/0123456789abcdef01234567"),
+    ]) {
+      const res = await fetch(wrong);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain("<h1>Unknown email unsubscribe request</h1>");
+    }
+    await dm(sender, [quentin], "two");
+    await smtp.waitFor(() => mailsTo(smtp, quentin).length > 1);
+  });
+});
+
 describe("new-login mail", () => {
   /** Makes the account older than Zulip's JUST_CREATED_THRESHOLD (a login right after creation is not mailed). */
   async function ageAccount(user: TestUser): Promise<void> {
@@ -220,6 +269,20 @@ describe("new-login mail", () => {
     expect(mail!.text).toContain(`Email: ${jane.email}`);
     await sleep(1000);
     expect(mailsTo(smtp, kate)).toEqual([]);
+  });
+
+  it("carries a one-click link that, opened in a browser, stops login mail", async () => {
+    const rosa = await sys.makeUser("Rosa");
+    await ageAccount(rosa);
+    await login(rosa);
+    await smtp.waitFor(() => mailsTo(smtp, rosa).length > 0);
+    const link = unsubscribeLinkOf(mailsTo(smtp, rosa)[0]!);
+    expect(link).toContain("/accounts/unsubscribe/login/");
+    const res = await fetch(link);
+    expect(await res.text()).toContain("and you won't get login emails anymore.");
+    await login(rosa);
+    await sleep(1500);
+    expect(mailsTo(smtp, rosa)).toHaveLength(1);
   });
 
   it("shows the address the login came from, which the client cannot choose", async () => {

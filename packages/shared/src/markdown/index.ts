@@ -19,3 +19,4 @@ export {
   topicLink,
 } from "./link-syntax";
 export { renderMarkdown, renderWithMentions } from "./render";
+export { escapeAttribute, escapeText } from "./escape";

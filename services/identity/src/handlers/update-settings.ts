@@ -93,17 +93,32 @@ export const updateSettingsHandler =
     );
     if (changed.length) set.settings = Object.fromEntries(changed);
     if (Object.keys(set).length === 0) return {};
-
-    const updated = (await users.change(realm.id, user.userId, set))!;
-    publishChanges(events, user, updated, changed, realm, ctx);
-    if (set.settings?.allow_private_data_export !== undefined) {
-      await publishExportConsent(events, users, realm.id, user.userId, set.settings.allow_private_data_export, ctx);
-    }
-    if (set.settings?.presence_enabled !== undefined) {
-      await presence.settingChanged(realm, updated, set.settings.presence_enabled, ctx);
-    }
+    await saveOwnChanges({ users, events, presence }, realm, user, set, changed, ctx);
     return {};
   };
+
+/**
+ * Stores a user's changes to their own account and tells who must know
+ * (Zulip's do_change_user_setting and its kin): `changed` lists the settings
+ * among them, each with its new value.
+ */
+export async function saveOwnChanges(
+  { users, events, presence }: { users: UserDirectory; events: EventPublisher<"identity">; presence: Presences },
+  realm: RealmRef,
+  user: UserDoc,
+  set: UserChanges,
+  changed: Array<[SettingName, SettingValue]>,
+  ctx: HandlerContext,
+): Promise<void> {
+  const updated = (await users.change(realm.id, user.userId, set))!;
+  publishChanges(events, user, updated, changed, realm, ctx);
+  if (set.settings?.allow_private_data_export !== undefined) {
+    await publishExportConsent(events, users, realm.id, user.userId, set.settings.allow_private_data_export, ctx);
+  }
+  if (set.settings?.presence_enabled !== undefined) {
+    await presence.settingChanged(realm, updated, set.settings.presence_enabled, ctx);
+  }
+}
 
 /** Zulip's realm_export_consent: the organization's human administrators hear a member's consent change. */
 async function publishExportConsent(

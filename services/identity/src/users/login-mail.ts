@@ -1,5 +1,12 @@
 import type { Logger } from "pino";
-import { noreplyAddress, type MailTransport, type RealmRef, type ServiceMetrics } from "@teamchat/shared";
+import {
+  listUnsubscribeHeaders,
+  noreplyAddress,
+  type MailTransport,
+  type RealmRef,
+  type ServiceMetrics,
+} from "@teamchat/shared";
+import type { UnsubscribeKeyRepository } from "../unsubscribe/unsubscribe-key.repository";
 import { loginDeviceOf } from "./login-device";
 import { settingsOf } from "./settings";
 import type { UserDoc } from "./user.schema";
@@ -32,6 +39,7 @@ export interface LoginOrigin {
 export class LoginMailer {
   constructor(
     private readonly transport: MailTransport,
+    private readonly unsubscribeKeys: UnsubscribeKeyRepository,
     private readonly log: Logger,
     private readonly metrics: ServiceMetrics,
   ) {}
@@ -63,20 +71,23 @@ export class LoginMailer {
       "Zulip Security",
       "",
     ].join("\n");
-    this.transport
-      .send({
+    const send = async () => {
+      const key = await this.unsubscribeKeys.keyOf(realm.id, user.userId);
+      await this.transport.send({
         to: user.deliveryEmail,
         from: `Zulip Account Security <${noreplyAddress(realm.host)}>`,
         subject: `New login from ${browser} on ${os}`,
         text,
+        headers: listUnsubscribeHeaders(`${realm.uri}/accounts/unsubscribe/login/${key}`),
         fileName: `login-${realm.id}-${user.userId}-${now.getTime()}`,
-      })
-      .then(
-        () => this.metrics.mailSent.inc({ kind: "login", outcome: "sent" }),
-        (err: unknown) => {
-          this.metrics.mailSent.inc({ kind: "login", outcome: "failed" });
-          this.log.warn({ err, userId: user.userId }, "new-login mail not sent");
-        },
-      );
+      });
+    };
+    send().then(
+      () => this.metrics.mailSent.inc({ kind: "login", outcome: "sent" }),
+      (err: unknown) => {
+        this.metrics.mailSent.inc({ kind: "login", outcome: "failed" });
+        this.log.warn({ err, userId: user.userId }, "new-login mail not sent");
+      },
+    );
   }
 }

@@ -5,6 +5,7 @@ import {
   consumeNotificationWork,
   identity,
   isGuest,
+  listUnsubscribeHeaders,
   metricsOf,
   noreplyAddress,
   notifications,
@@ -98,9 +99,15 @@ export class DigestMailer {
     const hotConversations = showContent ? await this.hotConversations(ctx, userId, cutoff) : [];
     const newMessagesCount = showContent ? 0 : await this.newMessagesCount(ctx, userId, cutoff);
     if (!enoughTraffic(hotConversations.length, newChannels.length, newMessagesCount, showContent)) return;
+    const { url: unsubscribeUrl } = await this.deps.bus.request(
+      identity.getUnsubscribeLink,
+      { user_id: userId, email_type: "digest" },
+      ctx,
+    );
     const { subject, text, html } = renderDigestMail({
       realmName: realm.name,
       realmUri: realm.uri,
+      unsubscribeUrl,
       showContent,
       contentDisabledByRealm: !realmAllows,
       contentDisabledByUser: !user.settings.message_content_in_email_notifications,
@@ -116,6 +123,7 @@ export class DigestMailer {
         subject,
         text,
         html,
+        headers: listUnsubscribeHeaders(unsubscribeUrl),
         fileName: `digest-${realmId}-${userId}-${week}`,
       });
     } catch (err) {

@@ -22,6 +22,8 @@ export interface HotConversation {
 export interface DigestMailContext {
   realmName: string;
   realmUri: string;
+  /** the user's one-click link that turns digests off (Zulip's one_click_unsubscribe_link) */
+  unsubscribeUrl: string;
   /** Zulip's message_content_allowed_in_missedmessage_emails: the user's and the organization's settings */
   showContent: boolean;
   contentDisabledByRealm: boolean;
@@ -92,7 +94,7 @@ function noContentLines(ctx: DigestMailContext): { summary: string; why: string 
   return { summary, why };
 }
 
-/** Where digests are turned off: the notification settings (this server has no one-click unsubscribe link). */
+/** Where the user's mail settings are. */
 const settingsUrl = (realmUri: string) => `${realmUri}/#settings/notifications`;
 
 function renderText(ctx: DigestMailContext): string {
@@ -133,7 +135,7 @@ function renderText(ctx: DigestMailContext): string {
     "",
     "Unsubscribe from digest emails:",
     "",
-    settingsUrl(ctx.realmUri),
+    ctx.unsubscribeUrl,
     "",
   );
   return lines.join("\n");
@@ -181,7 +183,7 @@ function renderHtml(ctx: DigestMailContext): string {
   parts.push(
     `<p class="digest_paragraph"><a href="${uri}">Log in</a> to Zulip to catch up.</p>`,
     `<p class="digest_paragraph"><a href="${escapeHtml(settingsUrl(ctx.realmUri))}">Manage email preferences</a> | ` +
-      `<a href="${escapeHtml(settingsUrl(ctx.realmUri))}">Unsubscribe from digest emails</a></p>`,
+      `<a href="${escapeHtml(ctx.unsubscribeUrl)}">Unsubscribe from digest emails</a></p>`,
   );
   return `<!DOCTYPE html>\n<html><body>\n${parts.join("\n")}\n</body></html>\n`;
 }

@@ -5,6 +5,7 @@ import {
   EMAIL_WORK_CONSUMER,
   consumeNotificationWork,
   identity,
+  listUnsubscribeHeaders,
   metricsOf,
   noreplyAddress,
   NotificationRecipients,
@@ -227,7 +228,15 @@ export class MissedMessageMailer {
         includeRealmName: user.settings.realm_name_in_email_notifications_policy === REALM_NAME_ALWAYS,
       };
       const callCtx = await this.realms.context(realmId, REQUEST_ID);
+      let unsubscribeUrl: string | undefined;
       for (const bucket of bucketsOf(unread.map((n) => n.notice))) {
+        unsubscribeUrl ??= (
+          await this.deps.bus.request(
+            identity.getUnsubscribeLink,
+            { user_id: userId, email_type: "missed_messages" },
+            callCtx,
+          )
+        ).url;
         const oldest = bucket[0]!.message;
         const others = (oldest.directRecipientIds ?? []).filter((id) => id !== userId);
         const names =
@@ -248,6 +257,7 @@ export class MissedMessageMailer {
           from: `Zulip notifications <${noreplyAddress(realm.host)}>`,
           subject,
           text,
+          headers: listUnsubscribeHeaders(unsubscribeUrl),
           fileName: `missed-message-${realmId}-${userId}-${bucket[0]!.message.id}`,
         });
         sent.inc({ kind: "missed_message", outcome: "sent" });

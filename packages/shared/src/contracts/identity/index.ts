@@ -16,3 +16,4 @@ export * from "./video-calls";
 export * from "./devices";
 export * from "./realm-export";
 export * from "./realm-import";
+export * from "./unsubscribe";
