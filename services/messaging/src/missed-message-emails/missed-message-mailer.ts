@@ -33,8 +33,9 @@ const PRUNE_INTERVAL_MS = 10 * 60_000;
 /** Users whose batch is mailed per pass. */
 const BATCHES_PER_PASS = 20;
 /**
- * How long a round of items to store waits for more: a round's items cost
- * SecantusDB about half as much each as alone, and a batch waits minutes anyway.
+ * How long a round of items to store waits for more: a round lists its items
+ * with one row per user, which a busy channel's messages then share, and a
+ * batch waits minutes anyway.
  */
 const STORE_ROUND_MS = 200;
 
