@@ -1,9 +1,11 @@
 /**
  * Zulip's missed-message emails as render.ts writes them: buckets per
  * conversation, subjects (group DMs, resolved topics, the organization's name)
- * and the text when content is hidden.
+ * and the text when content is hidden; and a batch's notices as the mailer
+ * gathers them from its stored items.
  */
 import type { notifications } from "@teamchat/shared";
+import { batchNoticesOf } from "../src/missed-message-emails/batch-notices";
 import { bucketsOf, renderMissedMessageMail } from "../src/missed-message-emails/render";
 
 const ctx = {
@@ -105,5 +107,46 @@ describe("renderMissedMessageMail", () => {
     // equal sizes: the first met keeps it, as Zulip's strict comparison does
     expect(reason(groups)).toBe("You are receiving this because @leads was mentioned.");
     expect(reason([...groups, channel("t")])).toBe("You are receiving this because you were personally mentioned.");
+  });
+});
+
+describe("batchNoticesOf", () => {
+  const item = (
+    id: string,
+    message: notifications.MissedMessageSnapshot,
+    users: Array<[number, notifications.MissedMessageTrigger]>,
+  ) => ({
+    _id: id,
+    realmId: 1,
+    message,
+    users: users.map(([userId, trigger]) => ({ userId, trigger, batchingSeconds: 120 })),
+    pendingUserIds: users.map(([userId]) => userId),
+    storedAt: new Date(),
+  });
+
+  it("gives each message once, with the latest stored item's trigger and content, as Zulip's handle_missedmessage_emails keeps the last event per message", () => {
+    const sent = notice({
+      type: "stream",
+      channelId: 3,
+      channelName: "triage",
+      topic: "bugs",
+      content: "a crash",
+    }).message;
+    const other = notice({}).message;
+    const edited = { ...sent, content: "a crash, @**Quinn**" };
+    const notices = batchNoticesOf(1, 9, [
+      item("email:1:sent", sent, [
+        [9, "stream_email_notify"],
+        [10, "stream_email_notify"],
+      ]),
+      item("email:1:other", other, [[10, "private_message"]]),
+      item("email:edit:7", edited, [[9, "mentioned"]]),
+    ]);
+    expect(notices).toEqual([
+      {
+        notice: { realmId: 1, userId: 9, trigger: "mentioned", message: edited },
+        itemIds: ["email:1:sent", "email:edit:7"],
+      },
+    ]);
   });
 });

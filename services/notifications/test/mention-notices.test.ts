@@ -163,27 +163,6 @@ describe("a mention added by an edit", () => {
     expect(pushesTo(bouncer, nia)).toHaveLength(0);
   });
 
-  it("mails a message its sending and the edit both named once, with the edit's reason and content", async () => {
-    const quinn = await awayUser(sys, "Quinn", { email_notifications_batching_period_seconds: 5 });
-    await subscribeToChannel(sys, "triage", [sender, quinn]);
-    const { stream_id } = await sys.call(messaging.getStreamId, { stream: "triage" }, quinn);
-    await sys.call(
-      messaging.updateSubscriptionProperties,
-      { subscription_data: [{ stream_id, property: "email_notifications", value: true }] },
-      quinn,
-    );
-    // the channel's email notifications name it when sent, the mention when edited, within one batch
-    const id = await postToChannel(sys, sender, "triage", "bugs", "a crash on start");
-    await edit(id, "a crash on start, @**Quinn Person**");
-    await smtp.waitFor(() => mailsTo(smtp, quinn).length > 0, 20_000);
-    await sleep(2000);
-    const [mail, ...more] = mailsTo(smtp, quinn);
-    expect(more).toEqual([]);
-    expect(mail!.text.match(/a crash on start/g)).toEqual(["a crash on start"]);
-    expect(mail!.text).toContain("Ada Sender: a crash on start, @**Quinn Person**");
-    expect(mail!.text).toContain("You are receiving this because you were personally mentioned.");
-  });
-
   it("never for a direct message, whose sending notified its recipients already", async () => {
     const olga = await awayWithDevice("Olga");
     const pat = await awayWithDevice("Pat");

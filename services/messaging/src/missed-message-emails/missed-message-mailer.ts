@@ -19,7 +19,8 @@ import {
 import { isMention } from "../user-messages/flags";
 import type { UserMessageRepository } from "../user-messages/user-message.repository";
 import type { EmailBatchRepository } from "./email-batch.repository";
-import type { EmailNoticeDoc, EmailNoticeRepository } from "./email-notice.repository";
+import { batchNoticesOf, type BatchNotice } from "./batch-notices";
+import type { EmailNoticeRepository } from "./email-notice.repository";
 import type { PendingEmailRepository } from "./pending-email.repository";
 import { bucketsOf, renderMissedMessageMail } from "./render";
 import { topicContextOf, type TopicContextDeps } from "./topic-context";
@@ -45,12 +46,6 @@ interface ItemToKeep {
   item: notifications.MissedMessageEmailNotices;
 }
 
-/** One message of a user's batch, with the stored items that notify the user of it (an edit's or a collected queue's may repeat a message). */
-interface BatchNotice {
-  notice: notifications.MissedMessageNotice;
-  itemIds: string[];
-}
-
 interface Deps extends TopicContextDeps {
   nc: NatsConnection;
   bus: BusClient;
@@ -62,24 +57,6 @@ interface Deps extends TopicContextDeps {
   log: Logger;
   /** how often due batches are looked for */
   pollMs: number;
-}
-
-/**
- * The user's notices in their pending items, each message once: an edit's or
- * a collected queue's item may repeat a message, and as in Zulip's
- * handle_missedmessage_emails the latest stored decision's trigger is the one
- * the email gives.
- */
-function batchNoticesOf(realmId: number, userId: number, items: EmailNoticeDoc[]): BatchNotice[] {
-  const byMessage = new Map<number, BatchNotice>();
-  for (const { _id: id, ...item } of items) {
-    const user = item.users.find((u) => u.userId === userId);
-    if (!user) continue;
-    const { batchingSeconds: _batching, ...notified } = user;
-    const itemIds = [...(byMessage.get(item.message.id)?.itemIds ?? []), id];
-    byMessage.set(item.message.id, { notice: { realmId, message: item.message, ...notified }, itemIds });
-  }
-  return [...byMessage.values()];
 }
 
 /**

@@ -1,0 +1,26 @@
+import type { notifications } from "@teamchat/shared";
+import type { EmailNoticeDoc } from "./email-notice.repository";
+
+/** One message of a user's batch, with the stored items that notify the user of it (an edit's or a collected queue's may repeat a message). */
+export interface BatchNotice {
+  notice: notifications.MissedMessageNotice;
+  itemIds: string[];
+}
+
+/**
+ * The user's notices in their pending items, each message once: an edit's or
+ * a collected queue's item may repeat a message, and as in Zulip's
+ * handle_missedmessage_emails the latest stored decision's trigger is the one
+ * the email gives.
+ */
+export function batchNoticesOf(realmId: number, userId: number, items: EmailNoticeDoc[]): BatchNotice[] {
+  const byMessage = new Map<number, BatchNotice>();
+  for (const { _id: id, ...item } of items) {
+    const user = item.users.find((u) => u.userId === userId);
+    if (!user) continue;
+    const { batchingSeconds: _batching, ...notified } = user;
+    const itemIds = [...(byMessage.get(item.message.id)?.itemIds ?? []), id];
+    byMessage.set(item.message.id, { notice: { realmId, message: item.message, ...notified }, itemIds });
+  }
+  return [...byMessage.values()];
+}
