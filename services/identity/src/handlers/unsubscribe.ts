@@ -1,6 +1,7 @@
 import { badRequest, identity, requireRealm, type EventPublisher, type Handler } from "@teamchat/shared";
 import type { Presences } from "../presence/presences";
 import type { UnsubscribeKeyRepository } from "../unsubscribe/unsubscribe-key.repository";
+import { unsubscribeLink } from "../unsubscribe/unsubscribe-link";
 import { settingsOf, type SettingName } from "../users/settings";
 import type { UserDirectory } from "../users/user-directory";
 import { saveOwnChanges } from "./update-settings";
@@ -21,13 +22,12 @@ const SETTING_OF: Record<identity.UnsubscribeEmailType, SettingName | null> = {
 const isEmailType = (type: string): type is identity.UnsubscribeEmailType =>
   Object.hasOwn(identity.UNSUBSCRIBE_EMAIL_TYPES, type);
 
-/** Zulip's one_click_unsubscribe_link: `<realm url>/accounts/unsubscribe/<email type>/<key>`. */
+/** Zulip's one_click_unsubscribe_link, for mail written by other services. */
 export const getUnsubscribeLinkHandler =
   ({ keys }: { keys: UnsubscribeKeyRepository }): Handler<typeof identity.getUnsubscribeLink> =>
-  async ({ user_id, email_type }, ctx) => {
-    const realm = requireRealm(ctx);
-    return { url: `${realm.uri}/accounts/unsubscribe/${email_type}/${await keys.keyOf(realm.id, user_id)}` };
-  };
+  async ({ user_id, email_type }, ctx) => ({
+    url: await unsubscribeLink(keys, requireRealm(ctx), user_id, email_type),
+  });
 
 /**
  * Zulip's email_unsubscribe, which needs no login: the key's user no longer
@@ -43,9 +43,11 @@ export const unsubscribeByLinkHandler =
   }): Handler<typeof identity.unsubscribeByLink> =>
   async ({ email_type, confirmation_key }, ctx) => {
     const realm = requireRealm(ctx);
-    const userId = isEmailType(email_type) ? await deps.keys.userOf(realm.id, confirmation_key) : null;
+    const unknown = () => badRequest("Unknown email unsubscribe request");
+    if (!isEmailType(email_type)) throw unknown();
+    const userId = await deps.keys.userOf(realm.id, confirmation_key);
     const user = userId === null ? null : await deps.users.byId(realm.id, userId);
-    if (!user || !isEmailType(email_type)) throw badRequest("Unknown email unsubscribe request");
+    if (!user) throw unknown();
     const setting = SETTING_OF[email_type];
     if (setting && settingsOf(user)[setting] !== false) {
       await saveOwnChanges(deps, realm, user, { settings: { [setting]: false } }, [[setting, false]], ctx);

@@ -7,6 +7,7 @@ import {
   type ServiceMetrics,
 } from "@teamchat/shared";
 import type { UnsubscribeKeyRepository } from "../unsubscribe/unsubscribe-key.repository";
+import { unsubscribeLink } from "../unsubscribe/unsubscribe-link";
 import { loginDeviceOf } from "./login-device";
 import { settingsOf } from "./settings";
 import type { UserDoc } from "./user.schema";
@@ -72,13 +73,13 @@ export class LoginMailer {
       "",
     ].join("\n");
     const send = async () => {
-      const key = await this.unsubscribeKeys.keyOf(realm.id, user.userId);
+      const unsubscribeUrl = await unsubscribeLink(this.unsubscribeKeys, realm, user.userId, "login");
       await this.transport.send({
         to: user.deliveryEmail,
         from: `Zulip Account Security <${noreplyAddress(realm.host)}>`,
         subject: `New login from ${browser} on ${os}`,
         text,
-        headers: listUnsubscribeHeaders(`${realm.uri}/accounts/unsubscribe/login/${key}`),
+        headers: listUnsubscribeHeaders(unsubscribeUrl),
         fileName: `login-${realm.id}-${user.userId}-${now.getTime()}`,
       });
     };
