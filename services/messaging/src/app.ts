@@ -115,6 +115,8 @@ import { ScheduledMessageDelivery } from "./scheduled-messages/delivery";
 import { ScheduledMessageRepository } from "./scheduled-messages/scheduled-message.repository";
 import { scheduledMessagesState } from "./scheduled-messages/scheduled-messages.state";
 import { PersonalIndex } from "./user-messages/personal-index";
+import { ReadStateRepository } from "./user-messages/read-state.repository";
+import { ChannelMessageCache } from "./messages/channel-message-cache";
 import { UserMessageRepository } from "./user-messages/user-message.repository";
 import { UserTopicIndex } from "./user-topics/user-topic-index";
 import { UserTopicRepository } from "./user-topics/user-topic.repository";
@@ -168,7 +170,9 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   const channels = new ChannelDirectory(channelRepository, events, nc, log);
   const subscriptions = new SubscriptionDirectory(subscriptionRepository, events, nc, log);
   const history = new MessageHistory(messages, recent);
-  const personal = new PersonalIndex(messages, userMessages, conversations, nc, log);
+  const readStates = new ReadStateRepository(db);
+  const channelMessages = new ChannelMessageCache(messages, nc, log);
+  const personal = new PersonalIndex(messages, userMessages, readStates, conversations, channelMessages, nc, log);
   const topics = new TopicRepository(db);
   const userTopics = new UserTopicIndex(userTopicRepository, nc, log);
   const users = new UserDirectory(bus, nc, log);
@@ -212,6 +216,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     subscriptions,
     messages,
     userMessages,
+    readStates,
     conversations,
     topics,
     alertWords,
@@ -335,9 +340,21 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.subscribe, subscribeHandler(posting))
     .handle(
       messaging.unsubscribe,
-      unsubscribeHandler({ channels, subscriptions, userGroups, userMessages, personal, users, events, settings }),
+      unsubscribeHandler({
+        channels,
+        subscriptions,
+        userGroups,
+        messages,
+        userMessages,
+        readStates,
+        channelMessages,
+        personal,
+        users,
+        events,
+        settings,
+      }),
     )
-    .handle(messaging.updateSubscriptions, updateSubscriptionsHandler({ ...posting, personal }))
+    .handle(messaging.updateSubscriptions, updateSubscriptionsHandler({ ...posting, personal, readStates, channelMessages }))
     .handle(
       messaging.updateSubscriptionProperties,
       updateSubscriptionPropertiesHandler({ channels, subscriptions, userGroups, events }),
@@ -418,6 +435,8 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
         userGroups,
         messages,
         userMessages,
+        readStates,
+        channelMessages,
         personal,
         userTopics,
         events,
@@ -432,6 +451,8 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
         messages,
         history,
         userMessages,
+        readStates,
+        channelMessages,
         personal,
         conversations,
         userTopics,
@@ -440,14 +461,34 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
         settings,
       }),
     )
-    .handle(messaging.markAllAsRead, markAllAsReadHandler({ userMessages, events }))
+    .handle(messaging.markAllAsRead, markAllAsReadHandler({ userMessages, readStates, channelMessages, personal, events }))
     .handle(
       messaging.markStreamAsRead,
-      markStreamAsReadHandler({ channels, subscriptions, userGroups, userMessages, personal, events }),
+      markStreamAsReadHandler({
+        channels,
+        subscriptions,
+        userGroups,
+        messages,
+        userMessages,
+        readStates,
+        channelMessages,
+        personal,
+        events,
+      }),
     )
     .handle(
       messaging.markTopicAsRead,
-      markTopicAsReadHandler({ channels, subscriptions, userGroups, messages, userMessages, personal, events }),
+      markTopicAsReadHandler({
+        channels,
+        subscriptions,
+        userGroups,
+        messages,
+        userMessages,
+        readStates,
+        channelMessages,
+        personal,
+        events,
+      }),
     )
     .handle(
       messaging.getStreamTopics,
@@ -468,7 +509,16 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.getAlertWords, getAlertWordsHandler({ alertWords }))
     .handle(messaging.addAlertWords, addAlertWordsHandler({ alertWords, events }))
     .handle(messaging.removeAlertWords, removeAlertWordsHandler({ alertWords, events }))
-    .handle(messaging.muteUser, muteUserHandler({ messages, userMessages, personal, users, mutedUsers, events }))
+    .handle(messaging.muteUser, muteUserHandler({
+        messages,
+        userMessages,
+        readStates,
+        channelMessages,
+        personal,
+        users,
+        mutedUsers,
+        events,
+      }))
     .handle(messaging.uploadFile, uploadFileHandler({ events, attachments, files }))
     .handle(messaging.uploadFiles.putChunk, fileChunks.put)
     .handle(messaging.uploadFiles.readChunk, fileChunks.read)
@@ -565,6 +615,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       await linkPreviewFetching.stop();
       users.stop();
       personal.stop();
+      channelMessages.stop();
       userTopics.stop();
       alertWords.stop();
       mutedUsers.stop();

@@ -339,7 +339,18 @@ const updateMessageFlagsEventSchema = z.object({
 export const messageFlagsUpdated = defineEvent(
   "messaging",
   "update_message_flags",
-  clientEventPayload(updateMessageFlagsEventSchema),
+  clientEventPayload(updateMessageFlagsEventSchema).extend({
+    /**
+     * The user's read state in each channel the change stored, by channel id:
+     * every messaging instance's copy takes it as stored (PersonalIndex)
+     */
+    readStates: z
+      .record(
+        z.string(),
+        z.object({ watermark: int, exceptions: z.array(int), intervals: z.array(z.number().int()) }),
+      )
+      .optional(),
+  }),
 );
 
 /** Zulip's reaction event (notify_reaction_update). */

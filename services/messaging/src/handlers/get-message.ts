@@ -40,6 +40,6 @@ export const getMessageHandler =
     ]);
     return {
       raw_content: message.content,
-      message: Object.assign(messageView(message, vc), { flags: personal.of(message, actor.userId) }),
+      message: Object.assign(messageView(message, vc), { flags: personal.of(message) }),
     };
   };

@@ -68,7 +68,7 @@ export const getMessagesHandler =
       narrow.terms.some(isSearch) ? deps.search.highlight(narrow.terms, rows) : null,
     ]);
     const messages = rows.map((r) =>
-      Object.assign(messageView(r, vc), { flags: flags.of(r, actor.userId) }, matches?.get(r.messageId)),
+      Object.assign(messageView(r, vc), { flags: flags.of(r) }, matches?.get(r.messageId)),
     );
     return {
       found_anchor: range?.found_anchor ?? false,

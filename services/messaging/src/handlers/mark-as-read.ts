@@ -1,3 +1,6 @@
+import { allRead, type ChannelReadState } from "../user-messages/read-state";
+import type { ReadStateRepository } from "../user-messages/read-state.repository";
+import type { ChannelMessageCache } from "../messages/channel-message-cache";
 import {
   badRequest,
   requireUser,
@@ -24,13 +27,18 @@ const MARK_ALL_BATCH = 2000;
 const MARK_ALL_BUDGET_MS = 5000;
 
 /**
- * POST /mark_all_as_read (Zulip's do_mark_all_as_read): batches until none is
- * left or the budget is spent; the update_message_flags event with all=true
- * (clients reload their unread counts) only once every message is read.
+ * POST /mark_all_as_read (Zulip's do_mark_all_as_read): every channel's read
+ * state becomes a bare watermark at the channel's newest message, and direct
+ * messages are marked in batches until none is left or the budget is spent;
+ * the update_message_flags event with all=true (clients reload their unread
+ * counts) only once every message is read.
  */
 export const markAllAsReadHandler =
   (deps: {
     userMessages: UserMessageRepository;
+    readStates: ReadStateRepository;
+    channelMessages: ChannelMessageCache;
+    personal: PersonalIndex;
     events: EventPublisher<"messaging">;
   }): Handler<typeof messaging.markAllAsRead> =>
   async (_p, ctx) => {
@@ -42,7 +50,14 @@ export const markAllAsReadHandler =
       await deps.userMessages.setFlag(realm.id, actor.userId, ids, "read", true);
       if (ids.length < MARK_ALL_BATCH) break;
     }
-    publishFlagsEvent(deps, ctx, realm.id, actor.userId, { op: "add", flag: "read", messages: [], all: true });
+    const { state } = await deps.personal.of(realm.id, actor.userId);
+    const readStates: Record<string, ChannelReadState> = {};
+    for (const streamId of state.channels.keys()) {
+      const channel = await deps.channelMessages.of(realm.id, streamId);
+      const newest = channel.ids[channel.ids.length - 1] ?? 0;
+      readStates[streamId] = await deps.readStates.change(realm.id, actor.userId, streamId, (s) => allRead(s, newest));
+    }
+    publishFlagsEvent(deps, ctx, realm.id, actor.userId, { op: "add", flag: "read", messages: [], all: true }, readStates);
     return { complete: true };
   };
 
@@ -51,7 +66,10 @@ interface ChannelReadDeps {
   channels: ChannelDirectory;
   subscriptions: SubscriptionDirectory;
   userGroups: UserGroupMemberships;
+  messages: MessageRepository;
   userMessages: UserMessageRepository;
+  readStates: ReadStateRepository;
+  channelMessages: ChannelMessageCache;
   personal: PersonalIndex;
   events: EventPublisher<"messaging">;
 }

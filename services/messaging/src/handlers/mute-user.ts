@@ -1,3 +1,5 @@
+import type { ReadStateRepository } from "../user-messages/read-state.repository";
+import type { ChannelMessageCache } from "../messages/channel-message-cache";
 import {
   badRequest,
   isDuplicateKey,
@@ -27,6 +29,8 @@ export const muteUserHandler =
     personal: PersonalIndex;
     messages: MessageRepository;
     userMessages: UserMessageRepository;
+    readStates: ReadStateRepository;
+    channelMessages: ChannelMessageCache;
     events: EventPublisher<"messaging">;
   }): Handler<typeof messaging.muteUser> =>
   async ({ muted_user_id }, ctx) => {

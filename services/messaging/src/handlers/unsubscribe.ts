@@ -1,3 +1,6 @@
+import type { MessageRepository } from "../messages/message.repository";
+import type { ReadStateRepository } from "../user-messages/read-state.repository";
+import type { ChannelMessageCache } from "../messages/channel-message-cache";
 import {
   badRequest,
   isAdmin,
@@ -67,7 +70,10 @@ interface UnsubscribeDeps {
   users: UserDirectory;
   events: EventPublisher<"messaging">;
   settings: RealmSettingsSource;
+  messages: MessageRepository;
   userMessages: UserMessageRepository;
+  readStates: ReadStateRepository;
+  channelMessages: ChannelMessageCache;
   personal: PersonalIndex;
   userGroups: UserGroupMemberships;
 }

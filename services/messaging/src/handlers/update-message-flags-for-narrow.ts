@@ -1,3 +1,5 @@
+import type { ReadStateRepository } from "../user-messages/read-state.repository";
+import type { ChannelMessageCache } from "../messages/channel-message-cache";
 import {
   requireUser,
   type Handler,
@@ -32,6 +34,8 @@ export const updateMessageFlagsForNarrowHandler =
     messages: MessageRepository;
     history: MessageHistory;
     userMessages: UserMessageRepository;
+    readStates: ReadStateRepository;
+    channelMessages: ChannelMessageCache;
     personal: PersonalIndex;
     userTopics: UserTopicIndex;
     channels: ChannelDirectory;

@@ -1,3 +1,5 @@
+import type { ReadStateRepository } from "../user-messages/read-state.repository";
+import type { ChannelMessageCache } from "../messages/channel-message-cache";
 import {
   requireUser,
   type Handler,
@@ -18,6 +20,8 @@ export const updateMessageFlagsHandler =
   (deps: {
     messages: MessageRepository;
     userMessages: UserMessageRepository;
+    readStates: ReadStateRepository;
+    channelMessages: ChannelMessageCache;
     subscriptions: SubscriptionDirectory;
     channels: ChannelDirectory;
     events: EventPublisher<"messaging">;

@@ -1,6 +1,8 @@
 import { badRequest, messaging, type Handler, type UserGroupMemberships } from "@teamchat/shared";
 import type { ChannelDirectory } from "../channels/channel-directory";
 import type { PersonalIndex } from "../user-messages/personal-index";
+import type { ReadStateRepository } from "../user-messages/read-state.repository";
+import type { ChannelMessageCache } from "../messages/channel-message-cache";
 import type { InternalStreamSendDeps } from "../messages/internal-send";
 import { addSubscriptions } from "./subscribe";
 import { removeSubscriptions } from "./unsubscribe";
@@ -15,6 +17,8 @@ export const updateSubscriptionsHandler = (
   deps: InternalStreamSendDeps & {
     channels: ChannelDirectory;
     personal: PersonalIndex;
+    readStates: ReadStateRepository;
+    channelMessages: ChannelMessageCache;
     userGroups: UserGroupMemberships;
   },
 ): Handler<typeof messaging.updateSubscriptions> => {

@@ -227,6 +227,12 @@ const ROWS_PER_READ = 2000;
  * and ignores indexes under `$and`/`$nor`/`$in` with a range; MongoDB serves
  * these same ranges from the compound indexes.
  */
+/** What flags and unread_msgs need of a message (MessageRepository.summaries). */
+export type MessageSummary = Pick<
+  MessageDoc,
+  "messageId" | "senderId" | "type" | "streamId" | "topic" | "topicKey" | "receivers"
+>;
+
 export class MessageRepository extends TenantRepository<MessageDoc> {
   constructor(
     private readonly conn: Connection,
@@ -544,10 +550,10 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
   async summaries(
     realmId: number,
     ids: number[],
-  ): Promise<Array<Pick<MessageDoc, "messageId" | "type" | "streamId" | "topic" | "topicKey" | "receivers">>> {
+  ): Promise<Array<MessageSummary>> {
     const wanted = new Set(ids);
     const rows = await this.find(realmId, idsFilter(ids), {
-      projection: { messageId: 1, type: 1, streamId: 1, topic: 1, topicKey: 1, receivers: 1 },
+      projection: { messageId: 1, senderId: 1, type: 1, streamId: 1, topic: 1, topicKey: 1, receivers: 1 },
     });
     return rows.filter((m) => wanted.has(m.messageId));
   }
@@ -568,6 +574,28 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
       if (page.length < SINCE_PAGE) return found.reverse();
       from = page[page.length - 1]!.messageId;
     }
+  }
+
+  /**
+   * A channel's newest `limit` messages as read state needs them (id, sender,
+   * topic), newest first: ChannelMessageCache's load, one range of the
+   * channel's index shared by every member.
+   */
+  channelEntries(
+    realmId: number,
+    streamId: number,
+    limit: number,
+  ): Promise<Array<Pick<MessageDoc, "messageId" | "senderId" | "topic">>> {
+    return this.find(
+      realmId,
+      { streamId },
+      { projection: { messageId: 1, senderId: 1, topic: 1 }, sort: { messageId: -1 }, limit },
+    );
+  }
+
+  /** The newest message id given out (in any organization): a subscription starting now covers only later ones. */
+  latestId(): Promise<number> {
+    return this.ids.current("message");
   }
 
   /** The id of the newest message the user received; -1 if none (register's max_message_id). */

@@ -23,15 +23,17 @@ import type { AlertWordIndex } from "../alert-words/alert-word-index";
 import type { MutedUserIndex } from "../muted-users/muted-user-index";
 import type { LinkifierSource } from "../render/linkifier-source";
 import { inFlagOrder } from "../user-messages/flags";
+import type { ReadStateRepository } from "../user-messages/read-state.repository";
 import { mentionFlags, mentionedUserGroups, topicParticipants } from "./mentions";
 import { loadViewContext, messageView } from "./message-view";
 import type { MessageDoc } from "./message.schema";
 import { contentFeatures } from "./content-features";
 import { pythonJson, widgetOf, type WidgetData } from "./widgets";
 
-/** What a stored message's delivery uses: its receivers' flags, their rows, and its announcement. */
+/** What a stored message's delivery uses: its receivers' flags, their rows and read states, and its announcement. */
 export interface DeliverDeps extends FlagDeps, AnnounceDeps {
   userMessages: UserMessageRepository;
+  readStates: ReadStateRepository;
 }
 
 /** What sending a message uses: its delivery, and the message stored with its rows in one transaction. */
@@ -170,7 +172,7 @@ export async function postMessage(
       ...(post.sendKey !== undefined && { sendKey: post.sendKey }),
     });
     await stored?.(message.messageId);
-    await deps.userMessages.deliver(realm.id, message.messageId, receiverRows(marks.flags));
+    await storeMarks(deps, realm.id, message, marks.flags);
     return message;
   });
   await announceMessage(deps, ctx, realm, settings, to, message, post, marks);
@@ -203,7 +205,7 @@ export async function deliverMessage(
 ): Promise<void> {
   const { mentions } = await renderMessage(deps, ctx, realm, post.senderId, post.content);
   const marks = await receiverMarks(deps, ctx, realm.id, message, post, mentions);
-  await deps.userMessages.deliver(realm.id, message.messageId, receiverRows(marks.flags));
+  await storeMarks(deps, realm.id, message, marks.flags);
   await announceMessage(deps, ctx, realm, settings, to, message, post, marks);
 }
 
@@ -267,7 +269,40 @@ async function receiverMarks(
   return { flags, mentionedGroups };
 }
 
-const receiverRows = (flags: Map<number, string[]>) => [...flags].map(([userId, f]) => ({ userId, flags: f }));
+/**
+ * What a new message's flags store: a direct message has a row per
+ * participant (a few). A channel message has none per subscriber: a row only
+ * for those with a stored flag (a mention, an alert word, a star), "read" in
+ * it as the read state is not the row's, and an exception in the read state
+ * of those for whom it is not as the default says (read_state.ts: unread but
+ * for the sender), without reading their states. Rows already there (a send
+ * resumed after failing halfway) are kept, and an exception added twice is
+ * one.
+ */
+async function storeMarks(
+  deps: { userMessages: UserMessageRepository; readStates: ReadStateRepository },
+  realmId: number,
+  message: Pick<MessageDoc, "messageId" | "senderId" | "streamId">,
+  flags: Map<number, string[]>,
+): Promise<void> {
+  const { messageId, streamId } = message;
+  if (streamId === null) {
+    await deps.userMessages.deliver(
+      realmId,
+      messageId,
+      [...flags].map(([userId, f]) => ({ userId, flags: f })),
+    );
+    return;
+  }
+  const marked = [...flags].filter(([, f]) => f.some((flag) => flag !== "read"));
+  await deps.userMessages.deliver(
+    realmId,
+    messageId,
+    marked.map(([userId, f]) => ({ userId, flags: f.includes("read") ? f : ["read", ...f] })),
+  );
+  const unlike = [...flags.keys()].filter((userId) => flags.get(userId)!.includes("read") !== (userId === message.senderId));
+  if (unlike.length) await deps.readStates.flip(realmId, streamId, unlike, messageId);
+}
 
 /**
  * A stored message made known: noted as its topic's or conversation's newest

@@ -1,3 +1,6 @@
+import type { MessageRepository } from "../messages/message.repository";
+import { opened } from "../user-messages/read-state";
+import type { ReadStateRepository } from "../user-messages/read-state.repository";
 import { messagingEvents, type HandlerContext, type UserGroupMemberships, type EventPublisher } from "@teamchat/shared";
 import { canSeeMetadata } from "../channels/channel-access";
 import { channelView, subscriptionView } from "../channels/channel-view";
@@ -34,6 +37,8 @@ export interface SubscribedPair {
 export async function subscribeUsers(
   deps: {
     subscriptions: SubscriptionDirectory;
+    messages: MessageRepository;
+    readStates: ReadStateRepository;
     users: UserDirectory;
     events: EventPublisher<"messaging">;
     userGroups: UserGroupMemberships;
@@ -50,6 +55,10 @@ export async function subscribeUsers(
     userIds.map((userId) => ({ userId, streamId: ch.streamId, color: colors.get(ch.streamId) })),
   );
   const addedRows = await deps.subscriptions.add(realmId, pairs);
+  // the new subscriptions receive what is sent from now on (read-state.ts): read after they are stored, so
+  // that every message whose receivers include them is covered
+  const after = addedRows.length ? await deps.messages.latestId() : 0;
+  for (const r of addedRows) await deps.readStates.change(realmId, r.userId, r.streamId, (s) => opened(s, after));
   const isNew = new Set(addedRows.map((r) => `${r.userId}:${r.streamId}`));
   const byId = new Map(channels.map((c) => [c.streamId, c]));
   const result: { added: SubscribedPair[]; already: SubscribedPair[] } = { added: [], already: [] };

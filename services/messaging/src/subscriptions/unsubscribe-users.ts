@@ -1,3 +1,7 @@
+import { closed } from "../user-messages/read-state";
+import type { MessageRepository } from "../messages/message.repository";
+import type { ReadStateRepository } from "../user-messages/read-state.repository";
+import type { ChannelMessageCache } from "../messages/channel-message-cache";
 import {
   isAdmin,
   messagingEvents,
@@ -27,7 +31,10 @@ export async function unsubscribeUsers(
     subscriptions: SubscriptionDirectory;
     users: UserDirectory;
     events: EventPublisher<"messaging">;
+    messages: MessageRepository;
     userMessages: UserMessageRepository;
+    readStates: ReadStateRepository;
+    channelMessages: ChannelMessageCache;
     personal: PersonalIndex;
     userGroups: UserGroupMemberships;
   },
@@ -38,6 +45,8 @@ export async function unsubscribeUsers(
 ): Promise<{ removed: SubscribedPair[]; notRemoved: SubscribedPair[] }> {
   const pairs = users.flatMap((u) => channels.map((ch) => ({ userId: u.user_id, streamId: ch.streamId })));
   const removedRows = await deps.subscriptions.remove(realmId, pairs);
+  const until = removedRows.length ? await deps.messages.latestId() : 0;
+  for (const r of removedRows) await deps.readStates.change(realmId, r.userId, r.streamId, (s) => closed(s, until));
   const wasRemoved = new Set(removedRows.map((r) => `${r.userId}:${r.streamId}`));
   const byId = new Map(channels.map((c) => [c.streamId, c]));
   const result: { removed: SubscribedPair[]; notRemoved: SubscribedPair[] } = { removed: [], notRemoved: [] };

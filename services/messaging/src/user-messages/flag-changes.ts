@@ -17,6 +17,9 @@ import { canSeeMessage } from "../messages/message-access";
 import { topicVisibilityOf } from "../user-topics/topic-visibility";
 import { isMention } from "./flags";
 import type { PersonalIndex } from "./personal-index";
+import { allRead, withStates, type ChannelMessageRef, type ChannelReadState } from "./read-state";
+import type { ReadStateRepository } from "./read-state.repository";
+import type { ChannelMessageCache } from "../messages/channel-message-cache";
 
 /** The flags of Zulip's UserMessage that the API knows (all but is_private and active_mobile_push_notification). */
 const API_FLAGS: readonly string[] = USER_MESSAGE_FLAGS.filter(
@@ -47,34 +50,42 @@ export function publishFlagsEvent(
   realmId: number,
   userId: number,
   event: Omit<FlagsEvent, "type" | "operation">,
+  readStates: Record<string, ChannelReadState> = {},
 ): void {
   deps.events.publish(
     messagingEvents.messageFlagsUpdated,
-    { realmId, userIds: [userId], event: { type: "update_message_flags", operation: event.op, ...event } },
+    {
+      realmId,
+      userIds: [userId],
+      event: { type: "update_message_flags", operation: event.op, ...event },
+      ...(Object.keys(readStates).length > 0 && { readStates }),
+    },
     ctx.requestId,
   );
+}
+
+/** What changing flags uses: the messages, the user's rows and read states, their access, and the flags event. */
+interface FlagChangeDeps extends ReadMarkingDeps {
+  messages: MessageRepository;
+  subscriptions: SubscriptionDirectory;
+  userGroups: UserGroupMemberships;
+  channels: ChannelDirectory;
+  userTopics: UserTopicIndex;
 }
 
 /**
  * Zulip's do_update_message_flags. Marking unread skips messages of channels
  * the user is not subscribed to (unread messages are only ever in subscribed
  * channels) and names those channels. Messages already as asked are left
- * alone. A message the user never received but may see (shared channel
- * history) gets a "historical" row when the change makes it differ from how
- * such a message counts (read); one they may not see is "Invalid message(s)".
- * Returns the messages changed and the channels skipped.
+ * alone. A message the user never received may be changed only if they may
+ * see it (shared channel history); one they may not see is "Invalid
+ * message(s)". Read and unread of a channel message go to the user's read
+ * state in the channel; starred and collapsed to a row of the message, made
+ * when it gets its first such flag. Returns the messages changed and the
+ * channels skipped.
  */
 export async function changeFlags(
-  deps: {
-    messages: MessageRepository;
-    userMessages: UserMessageRepository;
-    subscriptions: SubscriptionDirectory;
-    userGroups: UserGroupMemberships;
-    channels: ChannelDirectory;
-    events: EventPublisher<"messaging">;
-    personal: PersonalIndex;
-    userTopics: UserTopicIndex;
-  },
+  deps: FlagChangeDeps,
   ctx: HandlerContext,
   realmId: number,
   actor: Actor,
@@ -100,38 +111,51 @@ export async function changeFlags(
     ids = ids.filter((id) => unsubscribedChannel(id) === null);
   }
 
-  const rows = await deps.userMessages.flagsOf(realmId, actor.userId, ids);
-  const changed = ids.filter((id) => (rows.get(id) ?? HISTORICAL_FLAGS).includes(flag) !== adding);
-  const historical = changed.filter((id) => !rows.has(id));
-  if (historical.length) {
+  const view = await deps.personal.of(realmId, actor.userId);
+  const flagsOf = (id: number) => {
+    const m = messages.get(id);
+    return m ? view.of(m) : HISTORICAL_FLAGS;
+  };
+  const changed = ids.filter((id) => flagsOf(id).includes(flag) !== adding);
+  const notReceived = changed.filter((id) => !messages.get(id)?.receivers.includes(actor.userId));
+  if (notReceived.length) {
     const visible = await Promise.all(
-      historical.map((id) => {
+      notReceived.map((id) => {
         const m = messages.get(id);
         return m ? canSeeMessage(deps, realmId, actor, m, ctx) : false;
       }),
     );
     if (visible.includes(false)) throw badRequest("Invalid message(s)");
-    const flags = adding ? [...HISTORICAL_FLAGS, flag] : HISTORICAL_FLAGS.filter((f) => f !== flag);
+  }
+  const direct = changed.filter((id) => messages.get(id)!.streamId === null);
+  let readStates: ReadStates = {};
+  if (markingUnread) {
+    await deps.userMessages.setFlag(realmId, actor.userId, direct, "read", false);
+    const byChannel = groupBy(
+      changed.filter((id) => messages.get(id)!.streamId !== null),
+      (id) => messages.get(id)!.streamId!,
+    );
+    readStates = await changeReadStates(deps, realmId, actor.userId, byChannel, (streamId, id) => ({
+      message: view.refOf(streamId, id, messages.get(id)!.senderId),
+      unread: true,
+    }));
+  } else {
+    // a channel message's first stored flag makes its row ("read" in it: the read state is not the row's)
+    const rowless = changed.filter((id) => !direct.includes(id) && view.storedOf(id).length === 0);
     await deps.userMessages.addHistorical(
       realmId,
       actor.userId,
-      historical.map((messageId) => ({ messageId, flags })),
+      rowless.map((messageId) => ({ messageId, flags: ["read"] })),
     );
+    await deps.userMessages.setFlag(realmId, actor.userId, changed, flag, adding);
   }
-  await deps.userMessages.setFlag(
-    realmId,
-    actor.userId,
-    changed.filter((id) => rows.has(id)),
-    flag,
-    adding,
-  );
 
   // Zulip's format_unread_message_details: whether each channel message counts (unmuted_stream_msg), and
   // mentions as unread_msgs counts them (a wildcard mention in a muted topic or channel does not)
   const visibility = markingUnread ? await topicVisibilityOf(deps, realmId, actor.userId) : null;
   const details = (id: number): messagingEvents.UnreadMessageDetails => {
     const m = messages.get(id)!;
-    const flags = rows.get(id) ?? [];
+    const flags = view.storedOf(id);
     if (m.type === "private") {
       return {
         type: "private",
@@ -149,73 +173,130 @@ export async function changeFlags(
       ...mentioned(counted),
     };
   };
-  publishFlagsEvent(deps, ctx, realmId, actor.userId, {
-    op,
-    flag,
-    messages: changed,
-    all: false,
-    ...(markingUnread && { message_details: Object.fromEntries(changed.map((id) => [id, details(id)])) }),
-  });
+  publishFlagsEvent(
+    deps,
+    ctx,
+    realmId,
+    actor.userId,
+    {
+      op,
+      flag,
+      messages: changed,
+      all: false,
+      ...(markingUnread && { message_details: Object.fromEntries(changed.map((id) => [id, details(id)])) }),
+    },
+    readStates,
+  );
   return { changed, ignoredChannels };
 }
 
-/** What marking messages read uses: the user's rows, their unread messages, and the flags event. */
+/** Read states stored by a change, by channel id, as the flags event carries them. */
+type ReadStates = Record<string, ChannelReadState>;
+
+const groupBy = <K>(ids: number[], key: (id: number) => K): Map<K, number[]> => {
+  const groups = new Map<K, number[]>();
+  for (const id of ids) (groups.get(key(id)) ?? groups.set(key(id), []).get(key(id))!).push(id);
+  return groups;
+};
+
+/** Stores the user's read state of each channel with these messages changed (read-state.ts's withStates). */
+async function changeReadStates(
+  deps: { readStates: ReadStateRepository; channelMessages: ChannelMessageCache },
+  realmId: number,
+  userId: number,
+  byChannel: Map<number, number[]>,
+  change: (streamId: number, id: number) => { message: ChannelMessageRef; unread: boolean },
+): Promise<ReadStates> {
+  const stored: ReadStates = {};
+  for (const [streamId, ids] of byChannel) {
+    const channel = await deps.channelMessages.of(realmId, streamId);
+    const changes = ids.map((id) => change(streamId, id));
+    stored[streamId] = await deps.readStates.change(realmId, userId, streamId, (s) =>
+      withStates(s, userId, changes, channel.above(s.watermark)),
+    );
+  }
+  return stored;
+}
+
+/** What marking messages read uses: the user's rows and read states, their unread messages, and the flags event. */
 interface ReadMarkingDeps {
   userMessages: UserMessageRepository;
+  readStates: ReadStateRepository;
+  channelMessages: ChannelMessageCache;
   personal: PersonalIndex;
   events: EventPublisher<"messaging">;
 }
 
 /** Marks these messages read for the user and tells their clients (and every instance's PersonalIndex); the ids changed. */
 export async function markReadFor(
-  deps: ReadMarkingDeps,
+  deps: ReadMarkingDeps & { messages: MessageRepository },
   ctx: HandlerContext,
   realmId: number,
   userId: number,
   ids: number[],
 ): Promise<number[]> {
-  const changed = await markRead(deps, realmId, userId, ids);
-  publishFlagsEvent(deps, ctx, realmId, userId, { op: "add", flag: "read", messages: changed, all: false });
+  const { changed, readStates } = await markRead(deps, realmId, userId, ids);
+  publishFlagsEvent(deps, ctx, realmId, userId, { op: "add", flag: "read", messages: changed, all: false }, readStates);
   return changed;
 }
 
 /**
  * Marking read, what every client does with what it shows: the user's
  * personal state (kept current by every flag event) tells which messages are
- * unread and which have other flags, so it costs one write, no read; only ids
- * older than a truncated unread set (beyond MAX_UNREAD_MESSAGES) are looked up.
- * A message never received counts as read already. Returns the ids changed.
+ * unread, so it costs a write per channel and one for direct messages; only
+ * ids older than a truncated unread list (beyond MAX_UNREAD_MESSAGES) are
+ * looked up. A message never received counts as read already.
  */
 async function markRead(
-  deps: { userMessages: UserMessageRepository; personal: PersonalIndex },
+  deps: ReadMarkingDeps & { messages: MessageRepository },
   realmId: number,
   userId: number,
   ids: number[],
-): Promise<number[]> {
-  const state = await deps.personal.of(realmId, userId);
-  const { unread } = state;
+): Promise<{ changed: number[]; readStates: ReadStates }> {
+  const view = await deps.personal.of(realmId, userId);
+  const { unread } = view;
   const oldestKnown = unread.ids[0] ?? Infinity;
   const unknown = unread.olderMissing ? ids.filter((id) => !unread.has(id) && id < oldestKnown) : [];
-  const rows = unknown.length ? await deps.userMessages.flagsOf(realmId, userId, unknown) : new Map<number, string[]>();
-  const changed = ids.filter((id) => unread.has(id) || (rows.has(id) && !rows.get(id)!.includes("read")));
-  const plain = changed.filter((id) => unread.has(id) && state.storedOf(id).length === 0);
+  const older = new Map(
+    (unknown.length ? await deps.messages.summaries(realmId, unknown) : [])
+      .filter((m) => !view.of(m).includes("read"))
+      .map((m) => [m.messageId, m]),
+  );
+  const changed = ids.filter((id) => unread.has(id) || older.has(id));
+  const channelOf = (id: number) => unread.get(id)?.streamId ?? older.get(id)!.streamId;
+  const direct = changed.filter((id) => channelOf(id) === null);
+  const plain = direct.filter((id) => view.storedOf(id).length === 0);
   if ((await deps.userMessages.markPlainRead(realmId, userId, plain)) < plain.length) {
     // a flag arrived meanwhile on some of them: the general update, which is idempotent
     await deps.userMessages.setFlag(realmId, userId, plain, "read", true);
   }
   const plainSet = new Set(plain);
-  const rest = changed.filter((id) => !plainSet.has(id));
-  await deps.userMessages.setFlag(realmId, userId, rest, "read", true);
-  return changed;
+  await deps.userMessages.setFlag(
+    realmId,
+    userId,
+    direct.filter((id) => !plainSet.has(id)),
+    "read",
+    true,
+  );
+  const byChannel = groupBy(
+    changed.filter((id) => channelOf(id) !== null),
+    (id) => channelOf(id)!,
+  );
+  const readStates = await changeReadStates(deps, realmId, userId, byChannel, (streamId, id) => ({
+    message: view.refOf(streamId, id, older.get(id)?.senderId),
+    unread: false,
+  }));
+  return { changed, readStates };
 }
 
 /**
  * The user's unread messages of a channel (or one of its topics) marked read:
  * the unread messages are the user's personal state's, as register's
- * unread_msgs counts them.
+ * unread_msgs counts them. A whole channel leaves its read state a bare
+ * watermark at the channel's newest message.
  */
 export async function markChannelRead(
-  deps: ReadMarkingDeps,
+  deps: ReadMarkingDeps & { messages: MessageRepository },
   ctx: HandlerContext,
   realmId: number,
   userId: number,
@@ -227,5 +308,16 @@ export async function markChannelRead(
     .messages()
     .filter((m) => m.streamId === streamId && (topicKey === null || m.topicKey === topicKey))
     .map((m) => m.id);
-  if (ids.length) await markReadFor(deps, ctx, realmId, userId, ids);
+  if (topicKey !== null) {
+    if (ids.length) await markReadFor(deps, ctx, realmId, userId, ids);
+    return;
+  }
+  const channel = await deps.channelMessages.of(realmId, streamId);
+  const newest = channel.ids[channel.ids.length - 1] ?? 0;
+  const state = await deps.readStates.change(realmId, userId, streamId, (s) => allRead(s, newest));
+  if (ids.length) {
+    publishFlagsEvent(deps, ctx, realmId, userId, { op: "add", flag: "read", messages: ids, all: false }, {
+      [streamId]: state,
+    });
+  }
 }

@@ -10,7 +10,18 @@ import {
 } from "@teamchat/shared";
 import type { ConversationRepository } from "../conversations/conversation.repository";
 import type { MessageRepository } from "../messages/message.repository";
+import type { MessageDoc } from "../messages/message.schema";
+import type { ChannelMessageCache, ChannelMessages } from "../messages/channel-message-cache";
 import { MENTION_FLAGS, STORED_FLAGS, isMention } from "./flags";
+import {
+  indexOf,
+  isUnread,
+  subscribedNow,
+  unreadIds,
+  type ChannelMessageRef,
+  type ChannelReadState,
+} from "./read-state";
+import type { ReadStateRepository } from "./read-state.repository";
 import type { UserMessageRepository } from "./user-message.repository";
 
 /** An unread message, as register's unread_msgs groups it. */
@@ -28,8 +39,8 @@ export interface UnreadMessage {
 
 /** Zulip's MAX_UNREAD_MESSAGES: the newest this many are kept; older ones are old_unreads_missing. */
 export const MAX_UNREAD_MESSAGES = 50000;
-/** Flagged messages kept in memory over all users; the least recently used users are dropped beyond it. */
-const MAX_CACHED_MESSAGES = 200_000;
+/** What users' states may weigh in all (PersonalState.weight); the least recently used users are dropped beyond it. */
+const MAX_CACHED_WEIGHT = 200_000;
 /**
  * Users' states loaded at once: more wait, so that the first of many users
  * arriving together are served early rather than all of them late, and a
@@ -37,7 +48,7 @@ const MAX_CACHED_MESSAGES = 200_000;
  * (Semaphore.runInTime).
  */
 const CONCURRENT_LOADS = 4;
-/** Message ids per `$in` when a user's unread messages are loaded. */
+/** Message ids per `$in` when a user's unread direct messages are loaded. */
 const LOAD_CHUNK = 1000;
 
 /** One user's unread messages, ascending by id. */
@@ -113,14 +124,29 @@ export interface RecentConversation {
   lastMessageId: number;
 }
 
+/** An unread channel message below its channel's window (ChannelMessages.floor): marked unread long after. */
+interface OutsideMessage {
+  streamId: number;
+  topic: string;
+  senderId: number;
+}
+
 /**
- * What one user's requests read of their own messages: the unread messages,
- * the messages with any of STORED_FLAGS, the newest message received and the
- * direct conversations' newest messages.
+ * What one user's requests read of their own messages, held per user: the
+ * read state of each channel they were subscribed to (watermark and
+ * exceptions, read-state.ts), their unread direct messages, the messages with
+ * any of STORED_FLAGS, the newest message received and the direct
+ * conversations' newest messages. Nothing here grows with unread channel
+ * messages: those are worked out from the channels' shared ChannelMessages.
  */
 export class PersonalState {
   constructor(
-    readonly unread: UnreadSet,
+    /** by channel id */
+    readonly channels: Map<number, ChannelReadState>,
+    /** by message id */
+    readonly outside: Map<number, OutsideMessage>,
+    /** unread direct messages */
+    readonly direct: UnreadSet,
     /** message id → its STORED_FLAGS, for the messages that have any */
     private readonly stored: Map<number, string[]>,
     /** register's max_message_id: -1 before any */
@@ -130,20 +156,14 @@ export class PersonalState {
   ) {}
 
   get weight(): number {
-    return this.unread.size + this.stored.size + this.conversations.size + 1;
+    let exceptions = 0;
+    for (const s of this.channels.values()) exceptions += s.exceptions.length + 1;
+    return exceptions + this.outside.size + this.direct.size + this.stored.size + this.conversations.size + 1;
   }
 
   /** The conversations with messages, the most recent first. */
   recentConversations(): RecentConversation[] {
     return [...this.conversations.values()].sort((a, b) => b.lastMessageId - a.lastMessageId);
-  }
-
-  /** The flags of a message for this user, as GET /messages shows them. */
-  of(message: { messageId: number; receivers: number[] }, userId: number): string[] {
-    const stored = this.stored.get(message.messageId) ?? [];
-    const flags = this.unread.has(message.messageId) ? stored : ["read", ...stored];
-    // Seen through a channel's shared history, never received: Zulip's "historical", its last flag.
-    return message.receivers.includes(userId) ? flags : [...flags, "historical"];
   }
 
   /** Ids of the messages with any of these stored flags, ascending. */
@@ -175,7 +195,7 @@ export class PersonalState {
     flags: string[],
     conversation: { recipientId: number; userIds: number[] } | null,
   ): void {
-    if (unread) this.unread.add(unread);
+    if (unread) this.direct.add(unread);
     const stored = STORED_FLAGS.filter((f) => flags.includes(f));
     if (stored.length) this.stored.set(messageId, stored);
     this.latestReceived = Math.max(this.latestReceived, messageId);
@@ -187,23 +207,151 @@ export class PersonalState {
       });
     }
   }
+
+  /** Messages gone (deleted, or moved out of reach): their flags and exceptions go too. */
+  forget(ids: number[]): void {
+    this.direct.remove(ids);
+    for (const flag of STORED_FLAGS) this.setStored(ids, flag, false);
+    for (const id of ids) this.outside.delete(id);
+    const gone = new Set(ids);
+    for (const [streamId, s] of this.channels) {
+      if (s.exceptions.some((id) => gone.has(id))) {
+        this.channels.set(streamId, { ...s, exceptions: s.exceptions.filter((id) => !gone.has(id)) });
+      }
+    }
+  }
+}
+
+/**
+ * A user's unread messages as one request sees them: worked out once, from
+ * the user's read states and their channels' messages, when first asked.
+ */
+export class UnreadList {
+  readonly ids: number[];
+  readonly olderMissing: boolean;
+  private readonly byId = new Map<number, UnreadMessage>();
+
+  constructor(messages: UnreadMessage[], olderMissing: boolean) {
+    const sorted = messages.sort((a, b) => a.id - b.id);
+    const kept = sorted.slice(-MAX_UNREAD_MESSAGES);
+    for (const m of kept) this.byId.set(m.id, m);
+    this.ids = kept.map((m) => m.id);
+    this.olderMissing = olderMissing || kept.length < sorted.length;
+  }
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  has(id: number): boolean {
+    return this.byId.has(id);
+  }
+
+  get(id: number): UnreadMessage | undefined {
+    return this.byId.get(id);
+  }
+
+  messages(): UnreadMessage[] {
+    return this.ids.map((id) => this.byId.get(id)!);
+  }
+}
+
+/** A user's personal state with the messages of their channels: what one request reads. */
+export class PersonalView {
+  #unread: UnreadList | undefined;
+
+  constructor(
+    readonly state: PersonalState,
+    readonly userId: number,
+    /** the channels of the user's read states, by channel id */
+    readonly channelMessages: ReadonlyMap<number, ChannelMessages>,
+  ) {}
+
+  get latestReceived(): number {
+    return this.state.latestReceived;
+  }
+
+  recentConversations(): RecentConversation[] {
+    return this.state.recentConversations();
+  }
+
+  withAnyFlag(wanted: readonly string[]): number[] {
+    return this.state.withAnyFlag(wanted);
+  }
+
+  storedOf(messageId: number): readonly string[] {
+    return this.state.storedOf(messageId);
+  }
+
+  /** The user's unread messages (the newest MAX_UNREAD_MESSAGES), ascending by id. */
+  get unread(): UnreadList {
+    return (this.#unread ??= this.listUnread());
+  }
+
+  /** A channel message as its read state needs it: its sender, from the channel's messages when held. */
+  refOf(streamId: number, id: number, senderId?: number): ChannelMessageRef {
+    const channel = this.channelMessages.get(streamId);
+    const i = channel ? indexOf(channel.ids, id) : -1;
+    return { id, senderId: senderId ?? (i >= 0 ? channel!.senders[i]! : this.state.outside.get(id)?.senderId ?? -1) };
+  }
+
+  /** The flags of a message for this user, as GET /messages shows them. */
+  of(message: Pick<MessageDoc, "messageId" | "receivers" | "streamId" | "senderId">): string[] {
+    const id = message.messageId;
+    const stored = this.state.storedOf(id);
+    const state = message.streamId === null ? undefined : this.state.channels.get(message.streamId);
+    const unread =
+      message.streamId === null
+        ? this.state.direct.has(id)
+        : state !== undefined && isUnread(state, { id, senderId: message.senderId }, this.userId);
+    const flags = unread ? [...stored] : ["read", ...stored];
+    // Seen through a channel's shared history, never received: Zulip's "historical", its last flag.
+    return message.receivers.includes(this.userId) ? flags : [...flags, "historical"];
+  }
+
+  private listUnread(): UnreadList {
+    const { state, userId } = this;
+    const unread: UnreadMessage[] = [...state.direct.messages()];
+    let olderMissing = false;
+    for (const [streamId, s] of state.channels) {
+      const channel = this.channelMessages.get(streamId);
+      if (!channel) continue;
+      if (s.watermark < channel.floor && subscribedNow(s)) olderMissing = true;
+      const known = (id: number) => channel.has(id) || state.outside.get(id)?.streamId === streamId;
+      for (const id of unreadIds(s, userId, channel.above(s.watermark), known)) {
+        const topic = channel.topicOf(id) ?? state.outside.get(id)!.topic;
+        unread.push({
+          id,
+          streamId,
+          topic,
+          topicKey: topic.toLowerCase(),
+          participants: [],
+          mentioned: isMention(state.storedOf(id)),
+        });
+      }
+    }
+    return new UnreadList(unread, olderMissing);
+  }
 }
 
 type MessageSent = PayloadOf<typeof messagingEvents.messageSent>;
 type FlagsUpdated = PayloadOf<typeof messagingEvents.messageFlagsUpdated>;
 type MessageUpdated = PayloadOf<typeof messagingEvents.messageUpdated>;
 type MessagesDeleted = PayloadOf<typeof messagingEvents.messagesDeleted>;
+type SubscriptionChanged = PayloadOf<typeof messagingEvents.subscriptionChanged>;
 
 /**
  * Each user's personal state (PersonalState), kept in memory: GET /messages'
  * flags, first_unread anchors, is:unread / is:starred / is:mentioned narrows
  * and register's unread_msgs, starred_messages, max_message_id and
- * recent_private_conversations read it here, not from the user's rows.
- * Loaded on first use (the user's marked rows, unread or flagged: one read
- * bounded by what it returns; the newest message received; the user's
- * conversations); kept current by message events (see EventCache for why a
- * message sent through any instance is in every instance's copy by the
- * sender's next request). Flag changes must reach it the same way.
+ * recent_private_conversations read it here. Loaded on first use from a
+ * number of documents that does not grow with the user's unread messages:
+ * their read states (one per channel), their rows (direct messages unread,
+ * and messages with a stored flag), the newest message received and their
+ * conversations; the channels' messages come from ChannelMessageCache, shared
+ * by every member. Kept current by message, flag and subscription events (see
+ * EventCache for why a change made through any instance is in every
+ * instance's copy by the next request).
  */
 export class PersonalIndex {
   private readonly cache: EventCache<PersonalState>;
@@ -213,16 +361,19 @@ export class PersonalIndex {
   constructor(
     private readonly messages: MessageRepository,
     private readonly userMessages: UserMessageRepository,
+    private readonly readStates: ReadStateRepository,
     private readonly conversations: ConversationRepository,
+    private readonly channels: ChannelMessageCache,
     nc: NatsConnection,
     log: Logger,
   ) {
-    this.cache = new EventCache(nc, { name: "personal-index", maxWeight: MAX_CACHED_MESSAGES, weigh: (f) => f.weight });
+    this.cache = new EventCache(nc, { name: "personal-index", maxWeight: MAX_CACHED_WEIGHT, weigh: (f) => f.weight });
     this.subs = [
       subscribeEvent(nc, messagingEvents.messageSent, (e) => this.onMessage(e), { log }),
       subscribeEvent(nc, messagingEvents.messageFlagsUpdated, (e) => this.onFlags(e), { log }),
       subscribeEvent(nc, messagingEvents.messageUpdated, (e) => this.onUpdate(e), { log }),
       subscribeEvent(nc, messagingEvents.messagesDeleted, (e) => this.onDelete(e), { log }),
+      subscribeEvent(nc, messagingEvents.subscriptionChanged, (e) => this.onSubscription(e), { log }),
     ];
   }
 
@@ -230,15 +381,25 @@ export class PersonalIndex {
     for (const sub of this.subs) sub.unsubscribe();
   }
 
-  /** The user's personal state. */
-  of(realmId: number, userId: number): Promise<PersonalState> {
-    return this.cache.get(`${realmId}:${userId}`, () => this.loads.runInTime(() => this.load(realmId, userId)));
+  /** The user's personal state, with the messages of the channels it covers. */
+  async of(realmId: number, userId: number): Promise<PersonalView> {
+    const state = await this.cache.get(`${realmId}:${userId}`, () =>
+      this.loads.runInTime(() => this.load(realmId, userId)),
+    );
+    const channels = new Map<number, ChannelMessages>();
+    await Promise.all(
+      [...state.channels].map(async ([streamId, s]) => {
+        if (subscribedNow(s) || s.exceptions.length) channels.set(streamId, await this.channels.of(realmId, streamId));
+      }),
+    );
+    return new PersonalView(state, userId, channels);
   }
 
-  /** The user's state from the database: their unread or flagged rows, newest received message and conversations. */
+  /** The user's state from the database: read states, rows, newest received message and conversations. */
   private async load(realmId: number, userId: number): Promise<PersonalState> {
-    const [marked, latestReceived, conversations] = await Promise.all([
+    const [marked, readStates, latestReceived, conversations] = await Promise.all([
       this.userMessages.markedOf(realmId, userId),
+      this.readStates.ofUser(realmId, userId),
       this.messages.latestReceivedId(realmId, userId),
       this.conversations.recentOf(realmId, userId),
     ]);
@@ -247,8 +408,11 @@ export class PersonalIndex {
       const flags = STORED_FLAGS.filter((f) => row.flags.includes(f));
       if (flags.length) stored.set(row.messageId, flags);
     }
+    const channels = new Map(readStates.map((r) => [r.streamId, r.state]));
     return new PersonalState(
-      await this.loadUnread(
+      channels,
+      await this.loadOutside(realmId, channels),
+      await this.loadDirect(
         realmId,
         marked.filter((r) => r.unread),
       ),
@@ -258,46 +422,69 @@ export class PersonalIndex {
     );
   }
 
-  private async loadUnread(
-    realmId: number,
-    unreadRows: Array<{ messageId: number; flags: string[] }>,
-  ): Promise<UnreadSet> {
-    const rows = unreadRows.sort((a, b) => a.messageId - b.messageId);
-    const kept = rows.slice(-MAX_UNREAD_MESSAGES);
-    const mentioned = new Set(kept.filter((r) => isMention(r.flags)).map((r) => r.messageId));
+  /** The unread exceptions below their channel's window: what the channel's messages cannot tell of them. */
+  private async loadOutside(realmId: number, states: Map<number, ChannelReadState>): Promise<Map<number, OutsideMessage>> {
+    const wanted: number[] = [];
+    for (const [streamId, s] of states) {
+      const below = s.exceptions.filter((id) => id <= s.watermark);
+      if (!below.length) continue;
+      const channel = await this.channels.of(realmId, streamId);
+      wanted.push(...below.filter((id) => id <= channel.floor));
+    }
+    const outside = new Map<number, OutsideMessage>();
+    for (let i = 0; i < wanted.length; i += LOAD_CHUNK) {
+      for (const m of await this.messages.summaries(realmId, wanted.slice(i, i + LOAD_CHUNK))) {
+        if (m.streamId !== null) outside.set(m.messageId, { streamId: m.streamId, topic: m.topic, senderId: m.senderId });
+      }
+    }
+    return outside;
+  }
+
+  /** The user's unread direct messages, from their rows (a direct message has a row per participant). */
+  private async loadDirect(realmId: number, unreadRows: Array<{ messageId: number; flags: string[] }>): Promise<UnreadSet> {
+    const mentioned = new Set(unreadRows.filter((r) => isMention(r.flags)).map((r) => r.messageId));
     const unread: UnreadMessage[] = [];
-    for (let i = 0; i < kept.length; i += LOAD_CHUNK) {
-      const ids = kept.slice(i, i + LOAD_CHUNK).map((r) => r.messageId);
-      for (const m of await this.messages.summaries(realmId, ids)) {
+    const ids = unreadRows.map((r) => r.messageId);
+    for (let i = 0; i < ids.length; i += LOAD_CHUNK) {
+      for (const m of await this.messages.summaries(realmId, ids.slice(i, i + LOAD_CHUNK))) {
+        if (m.type !== "private") continue;
         unread.push({
           id: m.messageId,
-          streamId: m.streamId,
-          topic: m.topic,
-          topicKey: m.topicKey,
-          participants: m.type === "private" ? m.receivers : [],
+          streamId: null,
+          topic: "",
+          topicKey: "",
+          participants: m.receivers,
           mentioned: mentioned.has(m.messageId),
         });
       }
     }
-    return new UnreadSet(unread, rows.length > kept.length);
+    return new UnreadSet(unread, false);
   }
 
-  /** A flag change, as the user's clients hear it (update_message_flags). */
-  private onFlags({ realmId, userIds, event }: FlagsUpdated): void {
+  /** A flag change, as the user's clients hear it (update_message_flags), with the read states it stored. */
+  private onFlags({ realmId, userIds, event, readStates }: FlagsUpdated): void {
     if (userIds === "all") return;
     for (const userId of userIds) {
       this.cache.update(`${realmId}:${userId}`, (s) => {
         if (event.flag !== "read") return s.setStored(event.messages, event.flag, event.op === "add");
-        if (event.all) return s.unread.clear();
-        if (event.op === "add") return s.unread.remove(event.messages);
+        for (const [streamId, state] of Object.entries(readStates ?? {})) s.channels.set(Number(streamId), state);
+        if (event.all) return s.direct.clear();
+        if (event.op === "add") {
+          for (const id of event.messages) s.outside.delete(id);
+          return s.direct.remove(event.messages);
+        }
         for (const [id, d] of Object.entries(event.message_details ?? {})) {
-          const topic = d.topic ?? "";
-          s.unread.add({
+          if (d.type === "stream") {
+            // the channel's messages tell the rest; one below its window is remembered here
+            s.outside.set(Number(id), { streamId: d.stream_id!, topic: d.topic ?? "", senderId: -1 });
+            continue;
+          }
+          s.direct.add({
             id: Number(id),
-            streamId: d.stream_id ?? null,
-            topic,
-            topicKey: topic.toLowerCase(),
-            participants: d.type === "private" ? [...(d.user_ids ?? []), userId].sort((a, b) => a - b) : [],
+            streamId: null,
+            topic: "",
+            topicKey: "",
+            participants: [...(d.user_ids ?? []), userId].sort((a, b) => a - b),
             mentioned: d.mentioned === true,
           });
         }
@@ -305,16 +492,22 @@ export class PersonalIndex {
     }
   }
 
-  /** Moved messages keep their unread entries, in their new place; an edit's mentions replace the old ones. */
+  /**
+   * A move to another channel changes read states, which are loaded again; an
+   * edit's mentions replace the old ones.
+   */
   private onUpdate({ realmId, userIds, event, flags }: MessageUpdated): void {
-    const to = { streamId: event.new_stream_id, topic: event.subject };
     for (const userId of userIds) {
-      this.cache.update(`${realmId}:${userId}`, (s) => {
-        s.unread.move(event.message_ids, to);
-        if (event.content === undefined) return;
+      const key = `${realmId}:${userId}`;
+      if (event.new_stream_id !== undefined) {
+        this.cache.drop(key);
+        continue;
+      }
+      if (event.content === undefined) continue;
+      this.cache.update(key, (s) => {
         const userFlags = flags[userId] ?? [];
         for (const flag of MENTION_FLAGS) s.setStored([event.message_id], flag, userFlags.includes(flag));
-        s.unread.setMentioned(event.message_id, isMention(userFlags));
+        s.direct.setMentioned(event.message_id, isMention(userFlags));
       });
     }
   }
@@ -328,32 +521,39 @@ export class PersonalIndex {
     const ids = event.message_ids ?? [];
     for (const userId of userIds) {
       const key = `${realmId}:${userId}`;
-      if (event.message_type === "private") {
-        this.cache.drop(key);
-        continue;
-      }
-      this.cache.update(key, (s) => {
-        s.unread.remove(ids);
-        for (const flag of STORED_FLAGS) s.setStored(ids, flag, false);
-      });
+      if (event.message_type === "private") this.cache.drop(key);
+      else this.cache.update(key, (s) => s.forget(ids));
     }
   }
 
+  /** A subscription opened or closed changes the user's read state there: loaded again. */
+  private onSubscription({ realmId, userIds, event }: SubscriptionChanged): void {
+    if (userIds === "all" || (event.op !== "add" && event.op !== "remove")) return;
+    for (const userId of userIds) this.cache.drop(`${realmId}:${userId}`);
+  }
+
   private onMessage({ realmId, message, flags }: MessageSent): void {
-    // the same for every recipient: only their flags differ
     const participants =
       message.type === "private" ? message.display_recipient.map((r) => r.id).sort((a, b) => a - b) : [];
-    const where =
-      message.type === "stream"
-        ? { streamId: message.stream_id, topic: message.subject, topicKey: message.subject.toLowerCase() }
-        : { streamId: null, topic: "", topicKey: "" };
     const conversation =
       message.type === "private" ? { recipientId: message.recipient_id, userIds: participants } : null;
     for (const [user, userFlags] of Object.entries(flags)) {
-      const unread: UnreadMessage | null = userFlags.includes("read")
-        ? null
-        : { id: message.id, ...where, participants, mentioned: isMention(userFlags) };
-      this.cache.update(`${realmId}:${user}`, (s) => s.note(unread, message.id, userFlags, conversation));
+      const userId = Number(user);
+      const unread: UnreadMessage | null =
+        message.type === "private" && !userFlags.includes("read")
+          ? { id: message.id, streamId: null, topic: "", topicKey: "", participants, mentioned: isMention(userFlags) }
+          : null;
+      this.cache.update(`${realmId}:${user}`, (s) => {
+        s.note(unread, message.id, userFlags, conversation);
+        if (message.type !== "stream") return;
+        // read (or unread) against the default: the exception the send stored (ReadStateRepository.flip)
+        const state = s.channels.get(message.stream_id);
+        if (!state) return;
+        const ref = { id: message.id, senderId: message.sender_id };
+        if (isUnread(state, ref, userId) === !userFlags.includes("read")) return;
+        if (state.exceptions.includes(message.id)) return;
+        s.channels.set(message.stream_id, { ...state, exceptions: [...state.exceptions, message.id] });
+      });
     }
   }
 }

@@ -1,0 +1,151 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+import type { Logger } from "pino";
+import { EventCache, messagingEvents, subscribeEvent, type EventSubscription, type PayloadOf } from "@teamchat/shared";
+import { indexOf, type ChannelMessageRef } from "../user-messages/read-state";
+import type { MessageRepository } from "./message.repository";
+
+/**
+ * Zulip's MAX_UNREAD_MESSAGES: register lists a user's newest this many
+ * unread, so no channel needs more of its history in memory to answer it.
+ */
+export const CHANNEL_WINDOW = 50_000;
+/** Channel messages kept in memory over all channels; the least recently used channels go first. */
+const MAX_CACHED_ENTRIES = 2_000_000;
+
+/**
+ * A channel's newest messages (up to CHANNEL_WINDOW), ascending by id, as read
+ * state and unread_msgs need them: one copy per channel, shared by all its
+ * members, instead of a row per member and message.
+ */
+export class ChannelMessages {
+  readonly ids: number[] = [];
+  readonly senders: number[] = [];
+  readonly topics: string[] = [];
+
+  constructor(
+    entries: Array<{ messageId: number; senderId: number; topic: string }>,
+    /** messages at or below it are not held (the window is full); 0 when the whole history is */
+    public floor: number,
+  ) {
+    for (const e of [...entries].sort((a, b) => a.messageId - b.messageId)) this.add(e.messageId, e.senderId, e.topic);
+  }
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  /** Whether message `id` is one of the channel's held messages. */
+  has(id: number): boolean {
+    return indexOf(this.ids, id) >= 0;
+  }
+
+  topicOf(id: number): string | undefined {
+    const i = indexOf(this.ids, id);
+    return i < 0 ? undefined : this.topics[i];
+  }
+
+  /** The held messages above `id`, ascending. */
+  above(id: number): ChannelMessageRef[] {
+    let lo = 0;
+    let hi = this.ids.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.ids[mid]! <= id) lo = mid + 1;
+      else hi = mid;
+    }
+    const refs: ChannelMessageRef[] = [];
+    for (let i = lo; i < this.ids.length; i++) refs.push({ id: this.ids[i]!, senderId: this.senders[i]! });
+    return refs;
+  }
+
+  add(id: number, senderId: number, topic: string): void {
+    if (id <= this.floor || this.has(id)) return;
+    // new messages come in id order; an older one (moved in, or an event overtaken) is placed by search
+    let i = this.ids.length;
+    while (i > 0 && this.ids[i - 1]! > id) i--;
+    this.ids.splice(i, 0, id);
+    this.senders.splice(i, 0, senderId);
+    this.topics.splice(i, 0, topic);
+    if (this.ids.length > CHANNEL_WINDOW) {
+      this.floor = this.ids[0]!;
+      for (const list of [this.ids, this.senders, this.topics]) list.shift();
+    }
+  }
+
+  remove(ids: Iterable<number>): void {
+    for (const id of ids) {
+      const i = indexOf(this.ids, id);
+      if (i < 0) continue;
+      for (const list of [this.ids, this.senders, this.topics]) list.splice(i, 1);
+    }
+  }
+
+  retopic(ids: Iterable<number>, topic: string): void {
+    for (const id of ids) {
+      const i = indexOf(this.ids, id);
+      if (i >= 0) this.topics[i] = topic;
+    }
+  }
+}
+
+type MessageSent = PayloadOf<typeof messagingEvents.messageSent>;
+type MessageUpdated = PayloadOf<typeof messagingEvents.messageUpdated>;
+type MessagesDeleted = PayloadOf<typeof messagingEvents.messagesDeleted>;
+
+/**
+ * Every active channel's ChannelMessages, loaded on first use by one range
+ * read of the channel's newest messages and kept current by message events
+ * (EventCache): a restart costs one read per active channel, however many
+ * members and unread messages it has.
+ */
+export class ChannelMessageCache {
+  private readonly cache: EventCache<ChannelMessages>;
+  private readonly subs: EventSubscription[];
+
+  constructor(
+    private readonly messages: MessageRepository,
+    nc: NatsConnection,
+    log: Logger,
+  ) {
+    this.cache = new EventCache(nc, { name: "channel-messages", maxWeight: MAX_CACHED_ENTRIES, weigh: (c) => c.size + 1 });
+    this.subs = [
+      subscribeEvent(nc, messagingEvents.messageSent, (e) => this.onMessage(e), { log }),
+      subscribeEvent(nc, messagingEvents.messageUpdated, (e) => this.onUpdate(e), { log }),
+      subscribeEvent(nc, messagingEvents.messagesDeleted, (e) => this.onDelete(e), { log }),
+    ];
+  }
+
+  stop(): void {
+    for (const sub of this.subs) sub.unsubscribe();
+  }
+
+  of(realmId: number, streamId: number): Promise<ChannelMessages> {
+    return this.cache.get(`${realmId}:${streamId}`, async () => {
+      const entries = await this.messages.channelEntries(realmId, streamId, CHANNEL_WINDOW);
+      return new ChannelMessages(entries, entries.length < CHANNEL_WINDOW ? 0 : entries[entries.length - 1]!.messageId - 1);
+    });
+  }
+
+  private onMessage({ realmId, message }: MessageSent): void {
+    if (message.type !== "stream") return;
+    this.cache.update(`${realmId}:${message.stream_id}`, (c) => c.add(message.id, message.sender_id, message.subject));
+  }
+
+  /** A move within a channel renames its messages' topic; a move to another channel loads both again. */
+  private onUpdate({ realmId, event }: MessageUpdated): void {
+    if (event.stream_id === undefined) return;
+    if (event.new_stream_id !== undefined) {
+      this.cache.drop(`${realmId}:${event.stream_id}`);
+      this.cache.drop(`${realmId}:${event.new_stream_id}`);
+    } else if (event.subject !== undefined) {
+      const topic = event.subject;
+      this.cache.update(`${realmId}:${event.stream_id}`, (c) => c.retopic(event.message_ids, topic));
+    }
+  }
+
+  private onDelete({ realmId, event }: MessagesDeleted): void {
+    if (event.message_type !== "stream" || event.stream_id === undefined) return;
+    const ids = event.message_ids ?? [];
+    this.cache.update(`${realmId}:${event.stream_id}`, (c) => c.remove(ids));
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * One user's read state in one channel, as `.newsrc` keeps a newsgroup's:
+ * a watermark and the exceptions to it, not a row per message. A channel
+ * message counts as unread by default when the user received it (their
+ * subscription covered it), did not send it, and it is above the watermark;
+ * an exception flips that default. Zulip's exact per-message read flag is
+ * kept (any message can be marked read or unread), and reading everything
+ * collapses the record back to a bare watermark (canonical()).
+ */
+export interface ChannelReadState {
+  /** received messages up to it are read, but for exceptions */
+  watermark: number;
+  /** ascending ids whose state is the opposite of the default */
+  exceptions: number[];
+  /**
+   * The user's subscriptions to the channel as flat pairs `[after, until, ...]`:
+   * a message with `after < id <= until` was received; an open subscription's
+   * `until` is OPEN.
+   */
+  intervals: number[];
+}
+
+/** The `until` of a subscription still open. */
+export const OPEN = Number.MAX_SAFE_INTEGER;
+
+/** A channel message as read state needs it. */
+export interface ChannelMessageRef {
+  id: number;
+  senderId: number;
+}
+
+export const emptyReadState = (): ChannelReadState => ({ watermark: 0, exceptions: [], intervals: [] });
+
+/** Index of `id` in an ascending list, or -1. */
+export function indexOf(sorted: readonly number[], id: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return sorted[lo] === id ? lo : -1;
+}
+
+/** Whether the user's subscriptions covered message `id` when it was sent. */
+export function received(state: ChannelReadState, id: number): boolean {
+  const { intervals } = state;
+  for (let i = 0; i < intervals.length; i += 2) if (intervals[i]! < id && id <= intervals[i + 1]!) return true;
+  return false;
+}
+
+export const subscribedNow = (state: ChannelReadState): boolean => state.intervals[state.intervals.length - 1] === OPEN;
+
+/** What the message counts as without an exception: unread when received, not the user's own, above the watermark. */
+const unreadByDefault = (state: ChannelReadState, m: ChannelMessageRef, userId: number): boolean =>
+  m.id > state.watermark && m.senderId !== userId && received(state, m.id);
+
+export const isUnread = (state: ChannelReadState, m: ChannelMessageRef, userId: number): boolean =>
+  unreadByDefault(state, m, userId) !== indexOf(state.exceptions, m.id) >= 0;
+
+/**
+ * The state with these messages read or unread, in canonical form. `above`
+ * is the channel's messages above the watermark, ascending (ChannelMessageCache):
+ * the watermark moves up over every message that is read, so that reading
+ * what arrived leaves no exception behind.
+ */
+export function withStates(
+  state: ChannelReadState,
+  userId: number,
+  changes: ReadonlyArray<{ message: ChannelMessageRef; unread: boolean }>,
+  above: readonly ChannelMessageRef[],
+): ChannelReadState {
+  const exceptions = new Set(state.exceptions);
+  for (const { message, unread } of changes) {
+    const flip = unreadByDefault(state, message, userId) !== unread;
+    if (flip) exceptions.add(message.id);
+    else exceptions.delete(message.id);
+  }
+  return canonical({ ...state, exceptions: [...exceptions].sort((a, b) => a - b) }, userId, above);
+}
+
+/**
+ * Moves the watermark up over the read messages above it (`above`: the
+ * channel's messages above the watermark, ascending), dropping the exceptions
+ * that moving it makes the default.
+ */
+export function canonical(state: ChannelReadState, userId: number, above: readonly ChannelMessageRef[]): ChannelReadState {
+  const exceptions = new Set(state.exceptions);
+  let { watermark } = state;
+  for (const m of above) {
+    if (m.id <= watermark) continue;
+    const flipped = exceptions.has(m.id);
+    const unread = unreadByDefault({ ...state, watermark }, m, userId) !== flipped;
+    if (unread) break;
+    // read: below the new watermark it is read by default, so an exception that made it read goes
+    if (flipped && unreadByDefault({ ...state, watermark }, m, userId)) exceptions.delete(m.id);
+    watermark = m.id;
+  }
+  return { ...state, watermark, exceptions: [...exceptions].sort((a, b) => a - b) };
+}
+
+/**
+ * The unread ids among the channel's messages `above` the watermark plus the
+ * exceptions below it (which are unread there by definition of the default),
+ * ascending; `known` tells whether an exception below is still a message of the
+ * channel (a deleted or moved one is not).
+ */
+export function unreadIds(
+  state: ChannelReadState,
+  userId: number,
+  above: readonly ChannelMessageRef[],
+  known: (id: number) => boolean,
+): number[] {
+  const below = state.exceptions.filter((id) => id <= state.watermark && known(id));
+  const after = above.filter((m) => m.id > state.watermark && isUnread(state, m, userId)).map((m) => m.id);
+  return [...below, ...after];
+}
+
+/** The state with a subscription opened after message `after` (a no-op while one is open). */
+export function opened(state: ChannelReadState, after: number): ChannelReadState {
+  if (subscribedNow(state)) return state;
+  return { ...state, intervals: [...state.intervals, after, OPEN] };
+}
+
+/** The state with its open subscription closed at message `until`. */
+export function closed(state: ChannelReadState, until: number): ChannelReadState {
+  if (!subscribedNow(state)) return state;
+  return { ...state, intervals: [...state.intervals.slice(0, -1), until] };
+}
+
+/** The state with every message up to `newest` read: a bare watermark (exceptions above it stay). */
+export const allRead = (state: ChannelReadState, newest: number): ChannelReadState => ({
+  ...state,
+  watermark: Math.max(state.watermark, newest),
+  exceptions: state.exceptions.filter((id) => id > newest),
+});
