@@ -256,6 +256,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       subscriptionRepository,
       messages,
       userMessages,
+      readStates,
       conversations,
       topics,
       userTopicRepository,
@@ -422,6 +423,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
         userGroups,
         messages,
         userMessages,
+        readStates,
         users,
         mutedUsers,
         settings,
@@ -584,7 +586,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.editSavedSnippet, editSavedSnippetHandler({ savedSnippets, events }))
     .handle(messaging.deleteSavedSnippet, deleteSavedSnippetHandler({ savedSnippets, events }))
     .handle(messaging.getNotificationFacts, getNotificationFactsHandler({ mutedUsers, subscriptions, userTopics }))
-    .handle(messaging.getUnreadMessageIds, getUnreadMessageIdsHandler({ userMessages }))
+    .handle(messaging.getUnreadMessageIds, getUnreadMessageIdsHandler({ messages, userMessages, readStates }))
     .handle(messaging.exportRealm, exportRealmHandler({ exports, users, events, queue: exportQueue, bus }))
     .handle(messaging.getRealmExports, getRealmExportsHandler({ exports }))
     .handle(messaging.deleteRealmExport, deleteRealmExportHandler({ exports, users, events, files }))
@@ -597,7 +599,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.registerState, registerStateHandler(messaging.registerState, stateProviders));
   delivery.start();
   startRealmExportWorker({ ...posting, queue: exportQueue, exporter, exports }, log);
-  const mailer = await startMissedMessageMailer(deps, userMessages, {
+  const mailer = await startMissedMessageMailer(deps, { userMessages, readStates }, {
     messages,
     channels,
     subscriptions,
@@ -638,7 +640,7 @@ const MISSED_MESSAGE_POLL_MS = 1000;
 
 async function startMissedMessageMailer(
   { db, nc, bus, config, log }: ServiceDeps<"messaging">,
-  userMessages: UserMessageRepository,
+  flags: { userMessages: UserMessageRepository; readStates: ReadStateRepository },
   topicContext: TopicContextDeps,
 ): Promise<MissedMessageMailer> {
   const notices = new EmailNoticeRepository(db);
@@ -653,7 +655,7 @@ async function startMissedMessageMailer(
     notices,
     pending,
     batches,
-    userMessages,
+    ...flags,
     ...topicContext,
     transport,
     log,

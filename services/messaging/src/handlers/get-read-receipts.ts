@@ -1,3 +1,5 @@
+import { flagsOfUsers } from "../user-messages/message-flags";
+import type { ReadStateRepository } from "../user-messages/read-state.repository";
 import { badRequest, requireUser, type Handler, type messaging, type UserGroupMemberships } from "@teamchat/shared";
 import type { MessageRepository } from "../messages/message.repository";
 import type { UserMessageRepository } from "../user-messages/user-message.repository";
@@ -21,6 +23,7 @@ export const getReadReceiptsHandler =
   (deps: {
     messages: MessageRepository;
     userMessages: UserMessageRepository;
+    readStates: ReadStateRepository;
     channels: ChannelDirectory;
     subscriptions: SubscriptionDirectory;
     userGroups: UserGroupMemberships;
@@ -44,6 +47,6 @@ export const getReadReceiptsHandler =
       const muting = muted.has(id) || muters.has(id);
       return id !== message.senderId && u !== undefined && u.is_active && u.send_read_receipts && !muting;
     });
-    const readers = new Set(await deps.userMessages.readersOf(realm.id, message.messageId, candidates));
-    return { user_ids: candidates.filter((id) => readers.has(id)) };
+    const flags = await flagsOfUsers(deps, realm.id, message, candidates);
+    return { user_ids: candidates.filter((id) => flags.get(id)?.includes("read")) };
   };

@@ -1,3 +1,4 @@
+import { flagsOfUsers } from "../user-messages/message-flags";
 import {
   Role,
   badRequest,
@@ -156,7 +157,7 @@ export const updateMessageHandler =
     const priorMentionUserIds =
       content === undefined
         ? []
-        : [...(await deps.userMessages.flagsByUser(realm.id, message.messageId, message.receivers))]
+        : [...(await flagsOfUsers(deps, realm.id, message, message.receivers))]
             .filter(([, flags]) => isMention(flags))
             .map(([userId]) => userId);
     const receivers = move?.channelChanged ? await receiverChange(deps, ctx, realm.id, move, plan) : undefined;
@@ -171,6 +172,7 @@ export const updateMessageHandler =
           realm.id,
           message.messageId,
           new Map(message.receivers.map((u) => [u, mentions.get(u) ?? []])),
+          message.streamId !== null,
         );
       } else {
         await deps.messages.applyEdit(realm.id, plan.ids, plan.set, plan.entry);
@@ -213,7 +215,7 @@ export const updateMessageHandler =
     const audience = (await messageAudience(deps, realm.id, message.streamId, after.receivers)).filter(
       (u) => !lost.has(u),
     );
-    const rowFlags = await deps.userMessages.flagsByUser(realm.id, message.messageId, after.receivers);
+    const rowFlags = await flagsOfUsers(deps, realm.id, after, after.receivers);
     const event: UpdateMessageEvent = {
       type: "update_message",
       user_id: actor.userId,

@@ -1,3 +1,5 @@
+import type { ReadStateRepository } from "../user-messages/read-state.repository";
+import { flagsOfUsers } from "../user-messages/message-flags";
 import { randomUUID } from "node:crypto";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
@@ -24,6 +26,7 @@ type Wanted = PayloadOf<typeof messagingEvents.linkPreviewsWanted>;
 export interface LinkPreviewDeps extends RenderDeps {
   messages: MessageRepository;
   userMessages: UserMessageRepository;
+  readStates: ReadStateRepository;
   channels: ChannelDirectory;
   subscriptions: SubscriptionDirectory;
   linkPreviews: LinkPreviewRepository;
@@ -73,7 +76,7 @@ export function fetchLinkPreviews(
     if (html === message.renderedContent) return;
     if (!(await deps.messages.storeRendering(realm.id, messageId, content, html))) return;
     const audience = await messageAudience(deps, realm.id, message.streamId, message.receivers);
-    const rowFlags = await deps.userMessages.flagsByUser(realm.id, messageId, message.receivers);
+    const rowFlags = await flagsOfUsers(deps, realm.id, message, message.receivers);
     deps.events.publish(
       messagingEvents.messageUpdated,
       {

@@ -1,3 +1,5 @@
+import { unreadOfUser } from "../user-messages/message-flags";
+import type { ReadStateRepository } from "../user-messages/read-state.repository";
 import { randomUUID } from "node:crypto";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
@@ -53,6 +55,7 @@ interface Deps extends TopicContextDeps {
   pending: PendingEmailRepository;
   batches: EmailBatchRepository;
   userMessages: UserMessageRepository;
+  readStates: ReadStateRepository;
   transport: MailTransport;
   log: Logger;
   /** how often due batches are looked for */
@@ -168,7 +171,7 @@ export class MissedMessageMailer {
 
   /** Zulip's handle_missedmessage_emails for one user. */
   private async mailBatch(realmId: number, userId: number, failures: number): Promise<void> {
-    const { notices: stored, pending, batches, userMessages, transport, log } = this.deps;
+    const { notices: stored, pending, batches, transport, log } = this.deps;
     const sent = metricsOf(this.deps.nc).mailSent;
     const done = (notices: BatchNotice[]) =>
       stored.markDone(
@@ -183,16 +186,27 @@ export class MissedMessageMailer {
         await done(notices);
         return await this.release(realmId, userId, rowIds);
       }
-      // messages read since, or deleted (the user's row is gone), are not mailed
-      const flags = await userMessages.flagsOf(
-        realmId,
-        userId,
-        notices.map((n) => n.notice.message.id),
+      // messages read since, or deleted, are not mailed
+      const stillUnread = new Set(
+        await unreadOfUser(
+          this.deps,
+          realmId,
+          userId,
+          await this.deps.messages.summaries(
+            realmId,
+            notices.map((n) => n.notice.message.id),
+          ),
+        ),
       );
-      const isUnread = ({ notice: { message } }: BatchNotice) =>
-        flags.has(message.id) && !flags.get(message.id)!.includes("read");
+      const isUnread = ({ notice: { message } }: BatchNotice) => stillUnread.has(message.id);
       await done(notices.filter((n) => !isUnread(n)));
       const unread = notices.filter(isUnread);
+      // the mention flags, from the rows that hold them
+      const flags = await this.deps.userMessages.flagsOf(
+        realmId,
+        userId,
+        unread.map((n) => n.notice.message.id),
+      );
       const entryOf = new Map(unread.map((n) => [n.notice, n]));
       const { realm, message_content_allowed_in_email_notifications: realmAllows } = await this.realms.get(
         realmId,
@@ -224,7 +238,7 @@ export class MissedMessageMailer {
         // Zulip's handle_missedmessage_emails: when the conversation's oldest message mentions the
         // user (has_any_mentions), the topic's messages leading up to it are shown too
         const context =
-          ctx.showContent && isMention(flags.get(oldest.id)!)
+          ctx.showContent && isMention(flags.get(oldest.id) ?? [])
             ? (await topicContextOf(this.deps, realmId, userId, oldest, callCtx)).filter(
                 (m) => !bucket.some((n) => n.message.id === m.id),
               )

@@ -263,7 +263,7 @@ async function markRead(
       .map((m) => [m.messageId, m]),
   );
   const changed = ids.filter((id) => unread.has(id) || older.has(id));
-  const channelOf = (id: number) => unread.get(id)?.streamId ?? older.get(id)!.streamId;
+  const channelOf = (id: number) => (unread.has(id) ? unread.get(id)!.streamId : older.get(id)!.streamId);
   const direct = changed.filter((id) => channelOf(id) === null);
   const plain = direct.filter((id) => view.storedOf(id).length === 0);
   if ((await deps.userMessages.markPlainRead(realmId, userId, plain)) < plain.length) {

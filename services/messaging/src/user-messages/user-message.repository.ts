@@ -126,10 +126,23 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
 
   /**
    * Sets each given user's mention flags on a message (an edit re-renders
-   * mentions), keeping their other flags; users without a row are skipped.
+   * mentions), keeping their other flags. A channel message's receivers have
+   * a row only while they have a stored flag: one newly mentioned gets one
+   * ("read" in it, as the read state is not the row's); for a direct message,
+   * users without a row are skipped.
    */
-  async setMentionFlags(realmId: number, messageId: number, mentions: Map<number, string[]>): Promise<void> {
-    const before = await this.flagsByUser(realmId, messageId, [...mentions.keys()]);
+  async setMentionFlags(
+    realmId: number,
+    messageId: number,
+    mentions: Map<number, string[]>,
+    channel: boolean,
+  ): Promise<void> {
+    let before = await this.flagsByUser(realmId, messageId, [...mentions.keys()]);
+    const rowless = [...mentions].filter(([userId, flags]) => flags.length > 0 && !before.has(userId));
+    if (channel && rowless.length) {
+      await this.insertKeepingExisting(rowless.map(([userId]) => userMessageRow(realmId, userId, messageId, ["read"])));
+      before = await this.flagsByUser(realmId, messageId, [...mentions.keys()]);
+    }
     // one at a time: an edit runs in a transaction (update-message.ts), whose operations cannot run in parallel
     for (const [userId, flags] of before) {
       const after = inFlagOrder([...flags.filter((f) => !MENTION_FLAGS.includes(f)), ...(mentions.get(userId) ?? [])]);

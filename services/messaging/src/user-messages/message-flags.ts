@@ -1,0 +1,53 @@
+import type { MessageDoc } from "../messages/message.schema";
+import { inFlagOrder } from "./flags";
+import { isUnread } from "./read-state";
+import type { ReadStateRepository } from "./read-state.repository";
+import type { UserMessageRepository } from "./user-message.repository";
+
+type Flagged = Pick<MessageDoc, "messageId" | "streamId" | "senderId" | "receivers">;
+
+/**
+ * These users' flags on one message, for those who received it or have a row
+ * of it, as Zulip's UserMessage rows hold them: a direct message's from its
+ * rows; a channel message's read flag from each user's read state in the
+ * channel (one document per user asked), its other flags from their rows.
+ */
+export async function flagsOfUsers(
+  deps: { userMessages: UserMessageRepository; readStates: ReadStateRepository },
+  realmId: number,
+  message: Flagged,
+  userIds: number[],
+): Promise<Map<number, string[]>> {
+  const rows = await deps.userMessages.flagsByUser(realmId, message.messageId, userIds);
+  if (message.streamId === null) return rows;
+  const states = await deps.readStates.ofUsers(realmId, message.streamId, userIds);
+  const ref = { id: message.messageId, senderId: message.senderId };
+  const flags = new Map<number, string[]>();
+  for (const userId of userIds) {
+    if (!rows.has(userId) && !message.receivers.includes(userId)) continue;
+    const state = states.get(userId)?.state;
+    const read = state === undefined || !isUnread(state, ref, userId);
+    const stored = (rows.get(userId) ?? []).filter((f) => f !== "read");
+    flags.set(userId, inFlagOrder(read ? ["read", ...stored] : stored));
+  }
+  return flags;
+}
+
+/** Of these messages, those the user still has unread (a deleted message has none). */
+export async function unreadOfUser(
+  deps: { userMessages: UserMessageRepository; readStates: ReadStateRepository },
+  realmId: number,
+  userId: number,
+  messages: Flagged[],
+): Promise<number[]> {
+  const direct = messages.filter((m) => m.streamId === null).map((m) => m.messageId);
+  const rows = await deps.userMessages.flagsOf(realmId, userId, direct);
+  const states = new Map((await deps.readStates.ofUser(realmId, userId)).map((r) => [r.streamId, r.state]));
+  return messages
+    .filter((m) => {
+      if (m.streamId === null) return rows.has(m.messageId) && !rows.get(m.messageId)!.includes("read");
+      const state = states.get(m.streamId);
+      return state !== undefined && isUnread(state, { id: m.messageId, senderId: m.senderId }, userId);
+    })
+    .map((m) => m.messageId);
+}
