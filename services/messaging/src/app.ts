@@ -217,6 +217,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     messages,
     userMessages,
     readStates,
+    channelMessages,
     conversations,
     topics,
     alertWords,
@@ -355,7 +356,10 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
         settings,
       }),
     )
-    .handle(messaging.updateSubscriptions, updateSubscriptionsHandler({ ...posting, personal, readStates, channelMessages }))
+    .handle(
+      messaging.updateSubscriptions,
+      updateSubscriptionsHandler({ ...posting, personal, readStates, channelMessages }),
+    )
     .handle(
       messaging.updateSubscriptionProperties,
       updateSubscriptionPropertiesHandler({ channels, subscriptions, userGroups, events }),
@@ -463,7 +467,10 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
         settings,
       }),
     )
-    .handle(messaging.markAllAsRead, markAllAsReadHandler({ userMessages, readStates, channelMessages, personal, events }))
+    .handle(
+      messaging.markAllAsRead,
+      markAllAsReadHandler({ userMessages, readStates, channelMessages, personal, events }),
+    )
     .handle(
       messaging.markStreamAsRead,
       markStreamAsReadHandler({
@@ -511,7 +518,9 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.getAlertWords, getAlertWordsHandler({ alertWords }))
     .handle(messaging.addAlertWords, addAlertWordsHandler({ alertWords, events }))
     .handle(messaging.removeAlertWords, removeAlertWordsHandler({ alertWords, events }))
-    .handle(messaging.muteUser, muteUserHandler({
+    .handle(
+      messaging.muteUser,
+      muteUserHandler({
         messages,
         userMessages,
         readStates,
@@ -520,7 +529,8 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
         users,
         mutedUsers,
         events,
-      }))
+      }),
+    )
     .handle(messaging.uploadFile, uploadFileHandler({ events, attachments, files }))
     .handle(messaging.uploadFiles.putChunk, fileChunks.put)
     .handle(messaging.uploadFiles.readChunk, fileChunks.read)
@@ -599,13 +609,17 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.registerState, registerStateHandler(messaging.registerState, stateProviders));
   delivery.start();
   startRealmExportWorker({ ...posting, queue: exportQueue, exporter, exports }, log);
-  const mailer = await startMissedMessageMailer(deps, { userMessages, readStates }, {
-    messages,
-    channels,
-    subscriptions,
-    userGroups,
-    users,
-  });
+  const mailer = await startMissedMessageMailer(
+    deps,
+    { userMessages, readStates },
+    {
+      messages,
+      channels,
+      subscriptions,
+      userGroups,
+      users,
+    },
+  );
   const digest = await startDigest(deps, { users, channels, subscriptions, messages });
   return {
     stop: async () => {

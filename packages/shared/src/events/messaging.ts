@@ -345,10 +345,7 @@ export const messageFlagsUpdated = defineEvent(
      * every messaging instance's copy takes it as stored (PersonalIndex)
      */
     readStates: z
-      .record(
-        z.string(),
-        z.object({ watermark: int, exceptions: z.array(int), intervals: z.array(z.number().int()) }),
-      )
+      .record(z.string(), z.object({ watermark: int, exceptions: z.array(int), intervals: z.array(z.number().int()) }))
       .optional(),
   }),
 );

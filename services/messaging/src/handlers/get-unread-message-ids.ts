@@ -13,6 +13,8 @@ export const getUnreadMessageIdsHandler =
   }): Handler<typeof messaging.getUnreadMessageIds> =>
   async ({ user_id, message_ids }, ctx) => {
     const realmId = requireRealm(ctx).id;
-    const unread = new Set(await unreadOfUser(deps, realmId, user_id, await deps.messages.summaries(realmId, message_ids)));
+    const unread = new Set(
+      await unreadOfUser(deps, realmId, user_id, await deps.messages.summaries(realmId, message_ids)),
+    );
     return { message_ids: message_ids.filter((id) => unread.has(id)) };
   };

@@ -57,7 +57,14 @@ export const markAllAsReadHandler =
       const newest = channel.ids[channel.ids.length - 1] ?? 0;
       readStates[streamId] = await deps.readStates.change(realm.id, actor.userId, streamId, (s) => allRead(s, newest));
     }
-    publishFlagsEvent(deps, ctx, realm.id, actor.userId, { op: "add", flag: "read", messages: [], all: true }, readStates);
+    publishFlagsEvent(
+      deps,
+      ctx,
+      realm.id,
+      actor.userId,
+      { op: "add", flag: "read", messages: [], all: true },
+      readStates,
+    );
     return { complete: true };
   };
 

@@ -1,3 +1,7 @@
+import type { MessageDoc } from "../messages/message.schema";
+import { isUnread, withStates } from "../user-messages/read-state";
+import type { ReadStateRepository } from "../user-messages/read-state.repository";
+import type { ChannelMessageCache } from "../messages/channel-message-cache";
 import { flagsOfUsers } from "../user-messages/message-flags";
 import {
   Role,
@@ -73,7 +77,7 @@ async function receiverChange(
   return { losing, gaining, losingAccess: mayHaveSeen.filter((u) => users.get(u)?.role === Role.GUEST) };
 }
 
-/** Stores a receiverChange: the messages' receivers, and the rows lost and gained. */
+/** Stores a receiverChange: the messages' receivers, and the rows of those losing them. */
 async function changeReceivers(
   deps: { messages: MessageRepository; userMessages: UserMessageRepository },
   realmId: number,
@@ -82,7 +86,46 @@ async function changeReceivers(
 ) {
   await deps.messages.changeReceivers(realmId, ids, change.losing, change.gaining);
   await deps.userMessages.remove(realmId, change.losing, ids);
-  if (change.gaining.length) await deps.userMessages.addRead(realmId, change.gaining, ids);
+}
+
+/**
+ * The moved messages in the read states of the new channel's subscribers
+ * (Zulip's do_update_message): those who had them keep them as they were (read
+ * or unread in the old channel), everyone else sees them read, whether they
+ * gain them (history not shared) or see them as the channel's history. One
+ * document per subscriber, as Zulip updates a row per subscriber.
+ */
+async function moveReadStates(
+  deps: {
+    subscriptions: SubscriptionDirectory;
+    readStates: ReadStateRepository;
+    channelMessages: ChannelMessageCache;
+  },
+  realmId: number,
+  move: MoveDecision,
+  moved: MessageDoc[],
+): Promise<void> {
+  const subscribers = [...(await deps.subscriptions.subscriberIds(realmId, move.to.streamId))];
+  const before = await deps.readStates.ofUsers(realmId, move.from.streamId, subscribers);
+  const channel = await deps.channelMessages.of(realmId, move.to.streamId);
+  const refs = moved.map((m) => ({ id: m.messageId, senderId: m.senderId })).sort((a, b) => a.id - b.id);
+  for (const userId of subscribers) {
+    const old = before.get(userId)?.state;
+    const changes = moved.map((m) => {
+      const message = { id: m.messageId, senderId: m.senderId };
+      return { message, unread: old !== undefined && m.receivers.includes(userId) && isUnread(old, message, userId) };
+    });
+    await deps.readStates.change(realmId, userId, move.to.streamId, (s) => {
+      // the moved messages are among the channel's now: the watermark must not pass over one left unread
+      const above = [...channel.above(s.watermark), ...refs.filter((r) => r.id > s.watermark)];
+      return withStates(
+        s,
+        userId,
+        changes,
+        above.sort((a, b) => a.id - b.id),
+      );
+    });
+  }
 }
 
 /**
@@ -95,7 +138,9 @@ async function changeReceivers(
  * notice and move breadcrumbs (move-notices.ts).
  */
 export const updateMessageHandler =
-  (deps: MoveNoticeDeps & LinkDeps & RenderDeps): Handler<typeof messaging.updateMessage> =>
+  (
+    deps: MoveNoticeDeps & LinkDeps & RenderDeps & { channelMessages: ChannelMessageCache },
+  ): Handler<typeof messaging.updateMessage> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);
     const [settings, message] = await Promise.all([
@@ -189,6 +234,7 @@ export const updateMessageHandler =
       }
     });
     if (content !== undefined) await updateAttachmentLinks(deps, ctx, realm.id, actor, message, content);
+    if (move?.channelChanged) await moveReadStates(deps, realm.id, move, plan.messages);
 
     const losingAccess = receivers?.losingAccess ?? [];
     if (losingAccess.length) {

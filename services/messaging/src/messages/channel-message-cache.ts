@@ -107,7 +107,11 @@ export class ChannelMessageCache {
     nc: NatsConnection,
     log: Logger,
   ) {
-    this.cache = new EventCache(nc, { name: "channel-messages", maxWeight: MAX_CACHED_ENTRIES, weigh: (c) => c.size + 1 });
+    this.cache = new EventCache(nc, {
+      name: "channel-messages",
+      maxWeight: MAX_CACHED_ENTRIES,
+      weigh: (c) => c.size + 1,
+    });
     this.subs = [
       subscribeEvent(nc, messagingEvents.messageSent, (e) => this.onMessage(e), { log }),
       subscribeEvent(nc, messagingEvents.messageUpdated, (e) => this.onUpdate(e), { log }),
@@ -122,7 +126,10 @@ export class ChannelMessageCache {
   of(realmId: number, streamId: number): Promise<ChannelMessages> {
     return this.cache.get(`${realmId}:${streamId}`, async () => {
       const entries = await this.messages.channelEntries(realmId, streamId, CHANNEL_WINDOW);
-      return new ChannelMessages(entries, entries.length < CHANNEL_WINDOW ? 0 : entries[entries.length - 1]!.messageId - 1);
+      return new ChannelMessages(
+        entries,
+        entries.length < CHANNEL_WINDOW ? 0 : entries[entries.length - 1]!.messageId - 1,
+      );
     });
   }
 

@@ -547,10 +547,7 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
   }
 
   /** What register's unread_msgs needs of these messages (any order). */
-  async summaries(
-    realmId: number,
-    ids: number[],
-  ): Promise<Array<MessageSummary>> {
+  async summaries(realmId: number, ids: number[]): Promise<Array<MessageSummary>> {
     const wanted = new Set(ids);
     const rows = await this.find(realmId, idsFilter(ids), {
       projection: { messageId: 1, senderId: 1, type: 1, streamId: 1, topic: 1, topicKey: 1, receivers: 1 },

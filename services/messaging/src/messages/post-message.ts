@@ -300,7 +300,9 @@ async function storeMarks(
     messageId,
     marked.map(([userId, f]) => ({ userId, flags: f.includes("read") ? f : ["read", ...f] })),
   );
-  const unlike = [...flags.keys()].filter((userId) => flags.get(userId)!.includes("read") !== (userId === message.senderId));
+  const unlike = [...flags.keys()].filter(
+    (userId) => flags.get(userId)!.includes("read") !== (userId === message.senderId),
+  );
   if (unlike.length) await deps.readStates.flip(realmId, streamId, unlike, messageId);
 }
 

@@ -316,8 +316,15 @@ export async function markChannelRead(
   const newest = channel.ids[channel.ids.length - 1] ?? 0;
   const state = await deps.readStates.change(realmId, userId, streamId, (s) => allRead(s, newest));
   if (ids.length) {
-    publishFlagsEvent(deps, ctx, realmId, userId, { op: "add", flag: "read", messages: ids, all: false }, {
-      [streamId]: state,
-    });
+    publishFlagsEvent(
+      deps,
+      ctx,
+      realmId,
+      userId,
+      { op: "add", flag: "read", messages: ids, all: false },
+      {
+        [streamId]: state,
+      },
+    );
   }
 }

@@ -292,7 +292,7 @@ export class PersonalView {
   refOf(streamId: number, id: number, senderId?: number): ChannelMessageRef {
     const channel = this.channelMessages.get(streamId);
     const i = channel ? indexOf(channel.ids, id) : -1;
-    return { id, senderId: senderId ?? (i >= 0 ? channel!.senders[i]! : this.state.outside.get(id)?.senderId ?? -1) };
+    return { id, senderId: senderId ?? (i >= 0 ? channel!.senders[i]! : (this.state.outside.get(id)?.senderId ?? -1)) };
   }
 
   /** The flags of a message for this user, as GET /messages shows them. */
@@ -423,7 +423,10 @@ export class PersonalIndex {
   }
 
   /** The unread exceptions below their channel's window: what the channel's messages cannot tell of them. */
-  private async loadOutside(realmId: number, states: Map<number, ChannelReadState>): Promise<Map<number, OutsideMessage>> {
+  private async loadOutside(
+    realmId: number,
+    states: Map<number, ChannelReadState>,
+  ): Promise<Map<number, OutsideMessage>> {
     const wanted: number[] = [];
     for (const [streamId, s] of states) {
       const below = s.exceptions.filter((id) => id <= s.watermark);
@@ -434,14 +437,18 @@ export class PersonalIndex {
     const outside = new Map<number, OutsideMessage>();
     for (let i = 0; i < wanted.length; i += LOAD_CHUNK) {
       for (const m of await this.messages.summaries(realmId, wanted.slice(i, i + LOAD_CHUNK))) {
-        if (m.streamId !== null) outside.set(m.messageId, { streamId: m.streamId, topic: m.topic, senderId: m.senderId });
+        if (m.streamId !== null)
+          outside.set(m.messageId, { streamId: m.streamId, topic: m.topic, senderId: m.senderId });
       }
     }
     return outside;
   }
 
   /** The user's unread direct messages, from their rows (a direct message has a row per participant). */
-  private async loadDirect(realmId: number, unreadRows: Array<{ messageId: number; flags: string[] }>): Promise<UnreadSet> {
+  private async loadDirect(
+    realmId: number,
+    unreadRows: Array<{ messageId: number; flags: string[] }>,
+  ): Promise<UnreadSet> {
     const mentioned = new Set(unreadRows.filter((r) => isMention(r.flags)).map((r) => r.messageId));
     const unread: UnreadMessage[] = [];
     const ids = unreadRows.map((r) => r.messageId);
@@ -493,18 +500,15 @@ export class PersonalIndex {
   }
 
   /**
-   * A move to another channel changes read states, which are loaded again; an
-   * edit's mentions replace the old ones.
+   * A move to another channel changes read states, which the organization's
+   * users load again (a rare change); an edit's mentions replace the old ones.
    */
   private onUpdate({ realmId, userIds, event, flags }: MessageUpdated): void {
+    // every subscriber of the new channel, not only those told of the move, had their read state changed
+    if (event.new_stream_id !== undefined) return this.cache.dropPrefix(`${realmId}:`);
+    if (event.content === undefined) return;
     for (const userId of userIds) {
-      const key = `${realmId}:${userId}`;
-      if (event.new_stream_id !== undefined) {
-        this.cache.drop(key);
-        continue;
-      }
-      if (event.content === undefined) continue;
-      this.cache.update(key, (s) => {
+      this.cache.update(`${realmId}:${userId}`, (s) => {
         const userFlags = flags[userId] ?? [];
         for (const flag of MENTION_FLAGS) s.setStored([event.message_id], flag, userFlags.includes(flag));
         s.direct.setMentioned(event.message_id, isMention(userFlags));

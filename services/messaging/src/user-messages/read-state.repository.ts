@@ -54,7 +54,13 @@ export class ReadStateRepository extends TenantRepository<ReadStateDoc> {
    * Stores the state computed from `version`; false when another write came
    * in between (the caller reads again and computes again).
    */
-  async save(realmId: number, userId: number, streamId: number, state: ChannelReadState, version: number): Promise<boolean> {
+  async save(
+    realmId: number,
+    userId: number,
+    streamId: number,
+    state: ChannelReadState,
+    version: number,
+  ): Promise<boolean> {
     const _id = readStateId(realmId, userId, streamId);
     const fields = { watermark: state.watermark, exceptions: state.exceptions, intervals: state.intervals };
     if (version === 0) {

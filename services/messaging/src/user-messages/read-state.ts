@@ -85,7 +85,11 @@ export function withStates(
  * channel's messages above the watermark, ascending), dropping the exceptions
  * that moving it makes the default.
  */
-export function canonical(state: ChannelReadState, userId: number, above: readonly ChannelMessageRef[]): ChannelReadState {
+export function canonical(
+  state: ChannelReadState,
+  userId: number,
+  above: readonly ChannelMessageRef[],
+): ChannelReadState {
   const exceptions = new Set(state.exceptions);
   let { watermark } = state;
   for (const m of above) {

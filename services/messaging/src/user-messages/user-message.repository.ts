@@ -58,12 +58,6 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
     return new Map(rows.map((r) => [r.userId, r.flags]));
   }
 
-  /** Of these users, those who have the message and have read it. */
-  async readersOf(realmId: number, messageId: number, userIds: number[]): Promise<number[]> {
-    const rows = await this.findByKeys(realmId, keysOfUsers(realmId, messageId, userIds), { userId: 1, unread: 1 });
-    return rows.filter((r) => !r.unread).map((r) => r.userId);
-  }
-
   /** Up to `limit` of the user's unread message ids (any order). */
   async unreadIds(realmId: number, userId: number, limit: number): Promise<number[]> {
     const rows = await this.find(
@@ -103,17 +97,6 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
    */
   addHistorical(realmId: number, userId: number, rows: Array<{ messageId: number; flags: string[] }>): Promise<void> {
     return this.insertKeepingExisting(rows.map((r) => userMessageRow(realmId, userId, r.messageId, r.flags)));
-  }
-
-  /**
-   * Read rows for users who gain messages moved into a channel whose history
-   * is not shared with subscribers (Zulip gives every subscriber one); rows
-   * the users already have are kept.
-   */
-  addRead(realmId: number, userIds: number[], messageIds: number[]): Promise<void> {
-    return this.insertKeepingExisting(
-      userIds.flatMap((userId) => messageIds.map((id) => userMessageRow(realmId, userId, id, ["read"]))),
-    );
   }
 
   /** Drops these users' rows of these messages (deleted, or moved where the users lose them). */
