@@ -121,10 +121,19 @@ export function unreadIds(
   return [...below, ...after];
 }
 
-/** The state with a subscription opened after message `after` (a no-op while one is open). */
+/**
+ * The state with a subscription opened after message `after` (a no-op while
+ * one is open); a first subscription starts its watermark there, as nothing
+ * before it was received.
+ */
 export function opened(state: ChannelReadState, after: number): ChannelReadState {
   if (subscribedNow(state)) return state;
-  return { ...state, intervals: [...state.intervals, after, OPEN] };
+  const first = state.intervals.length === 0 && state.exceptions.length === 0;
+  return {
+    ...state,
+    watermark: first ? Math.max(state.watermark, after) : state.watermark,
+    intervals: [...state.intervals, after, OPEN],
+  };
 }
 
 /** The state with its open subscription closed at message `until`. */
