@@ -2,8 +2,9 @@
  * The bulk path for a large history: messaging's documents written directly with the
  * MongoDB driver (mongoose's copy of it) into messaging's database, because the API
  * sends too slowly for it (docs/adr/0030-bench-method.md). It must write exactly what
- * services/messaging/src/messages/message.schema.ts and
- * user-messages/user-message.schema.ts define (and topics/topic.schema.ts' row per topic), with ids taken from the `counters`
+ * services/messaging/src/messages/message.schema.ts defines (a channel message has no row per
+ * receiver: each receiver's read state in the channel, user-messages/read-state.schema.ts, gets its
+ * watermark moved as marking read would; and topics/topic.schema.ts' row per topic), with ids taken from the `counters`
  * document `{_id: "message", seq}` as packages/shared/src/ids.ts allocates them.
  * It copies the fixed fields from a message the API wrote (the template) and refuses
  * to run when that message's fields differ from the ones written here; the caller
@@ -15,9 +16,9 @@ import { mongo } from "mongoose";
 import type { MessageDoc } from "../services/messaging/src/messages/message.schema";
 import { contentFeatures } from "../services/messaging/src/messages/content-features";
 import { PostgresSearch } from "../services/messaging/src/search/postgres-search";
-import { userMessageRow } from "../services/messaging/src/user-messages/user-message.schema";
+import { readStateId } from "../services/messaging/src/user-messages/read-state.schema";
 
-/** The fields of a `messages` document and of a `usermessages` row, as the schemas define them today. */
+/** The fields of a `messages` document and of a `readstates` document, as the schemas define them today. */
 export const MESSAGE_FIELDS = [
   "_id",
   "realmId",
@@ -38,7 +39,16 @@ export const MESSAGE_FIELDS = [
   "client",
   "reactions",
 ] as const;
-export const USER_MESSAGE_FIELDS = ["_id", "realmId", "userId", "messageId", "flags", "unread", "marked"] as const;
+export const READ_STATE_FIELDS = [
+  "_id",
+  "realmId",
+  "userId",
+  "streamId",
+  "watermark",
+  "exceptions",
+  "intervals",
+  "version",
+] as const;
 
 export interface SeedPlan {
   mongoUrl: string;
@@ -54,20 +64,20 @@ export interface SeedPlan {
   /** content(n) rendered, as the Markdown renderer would store it */
   rendered: (n: number) => string;
   topic: (n: number) => string;
-  /** flags of user `userId`'s row for the n-th seeded message */
-  flags: (userId: number, n: number) => string[];
+  /** the last seeded message (1-based n) user `userId` has read, every one before it too; 0 for none */
+  readThrough: (userId: number) => number;
   progress: (line: string) => void;
 }
 
 export class SchemaDrift extends Error {}
 
-/** usermessage rows per insertMany, at most (and 500 messages) */
-const ROWS_PER_BATCH = 10_000;
+/** messages per insertMany: SecantusDB takes large ones more slowly per document (and holds each whole in memory) */
+const BATCH = 500;
 
 const sameFields = (doc: object, fields: readonly string[]) =>
   Object.keys(doc).sort().join(",") === [...fields].sort().join(",");
 
-/** Writes `count` messages (and their usermessage rows); returns the first and last message id. */
+/** Writes `count` messages (and moves their receivers' read states); returns the first and last message id. */
 export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastId: number }> {
   const client = await mongo.MongoClient.connect(plan.mongoUrl);
   // the schema messaging's search uses: named after its database (services/messaging/src/search/open-search.ts)
@@ -75,7 +85,7 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
   try {
     const db = client.db(plan.dbName);
     const messages = db.collection("messages");
-    const userMessages = db.collection<{ _id: string }>("usermessages");
+    const readStates = db.collection<{ _id: string }>("readstates");
     const topics = db.collection("topics");
     const counters = db.collection<{ _id: string; seq: number }>("counters");
 
@@ -91,11 +101,11 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
           `[${MESSAGE_FIELDS.join(", ")}]: update bench/seed.ts to match services/messaging/src/messages/message.schema.ts`,
       );
     }
-    const row = await userMessages.findOne({ messageId: plan.templateMessageId });
-    if (!row || !sameFields(row, USER_MESSAGE_FIELDS)) {
+    const state = await readStates.findOne({});
+    if (!state || !sameFields(state, READ_STATE_FIELDS)) {
       throw new SchemaDrift(
-        `messaging's usermessage rows now have fields [${Object.keys(row ?? {}).join(", ")}], bench/seed.ts writes ` +
-          `[${USER_MESSAGE_FIELDS.join(", ")}]: update bench/seed.ts to match user-messages/user-message.schema.ts`,
+        `messaging's read states now have fields [${Object.keys(state ?? {}).join(", ")}], bench/seed.ts writes ` +
+          `[${READ_STATE_FIELDS.join(", ")}]: update bench/seed.ts to match user-messages/read-state.schema.ts`,
       );
     }
 
@@ -110,8 +120,7 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
     const firstId = lastId - plan.count + 1;
 
     const receivers = template.receivers as number[];
-    // small batches: SecantusDB takes large ones more slowly per document (and holds each whole in memory)
-    const batch = Math.max(1, Math.min(500, Math.floor(ROWS_PER_BATCH / receivers.length)));
+    const batch = BATCH;
     const now = Math.floor(Date.now() / 1000);
     const started = Date.now();
     let lastSaid = started;
@@ -120,7 +129,6 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
     for (let from = 1; from <= plan.count; from += batch) {
       const to = Math.min(plan.count, from + batch - 1);
       const msgs: MessageDoc[] = [];
-      const rows = [];
       for (let n = from; n <= to; n++) {
         const messageId = firstId + n - 1;
         const content = plan.content(n);
@@ -145,23 +153,28 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
           client: "API",
           reactions: [],
         });
-        for (const userId of receivers) {
-          rows.push(userMessageRow(template.realmId as number, userId, messageId, plan.flags(userId, n)));
-        }
       }
       await messages.insertMany(msgs, { ordered: false });
-      await userMessages.insertMany(rows, { ordered: false });
       await search?.index(msgs);
       if (Date.now() - lastSaid > 5000 || to === plan.count) {
         lastSaid = Date.now();
         const s = (Date.now() - started) / 1000;
         const left = to < plan.count ? `, ~${(((plan.count - to) / to) * s).toFixed(0)} s left` : "";
-        plan.progress(
-          `  bulk: ${to}/${plan.count} messages (+${to * receivers.length} usermessage rows), ${s.toFixed(0)} s, ` +
-            `${(to / s).toFixed(0)} msg/s, ${((to * receivers.length) / s).toFixed(0)} rows/s${left}`,
-        );
+        plan.progress(`  bulk: ${to}/${plan.count} messages, ${s.toFixed(0)} s, ${(to / s).toFixed(0)} msg/s${left}`);
       }
     }
+    // what marking read would leave: the watermark at the last message read (read-state.ts)
+    const realmId = template.realmId as number;
+    const streamId = template.streamId as number;
+    const marks = receivers
+      .filter((userId) => plan.readThrough(userId) > 0)
+      .map((userId) => ({
+        updateOne: {
+          filter: { _id: readStateId(realmId, userId, streamId) },
+          update: { $max: { watermark: firstId + plan.readThrough(userId) - 1 }, $inc: { version: 1 } },
+        },
+      }));
+    for (let i = 0; i < marks.length; i += BATCH) await readStates.bulkWrite(marks.slice(i, i + BATCH));
     for (const [topicKey, { name, maxId }] of newestInTopic) {
       const where = { realmId: template.realmId, streamId: template.streamId, topicKey };
       await topics.updateOne(where, { $set: { name, maxId } }, { upsert: true });

@@ -16,7 +16,8 @@ const CLIENT_TIMEOUT_MS = 60_000;
 const MAX_SENDS_IN_FLIGHT = 20;
 /** 1,000 members × 10,000 unread: how long seeding it takes here is reported beside a smaller run. */
 const [FULL_SIZE_MEMBERS, FULL_SIZE_UNREAD] = [1000, 10_000];
-const FULL_SIZE_ROWS = (FULL_SIZE_MEMBERS + 1) * FULL_SIZE_UNREAD;
+/** what seeding it writes in bulk: the messages and one read state per member (team.ts) */
+const FULL_SIZE_ROWS = FULL_SIZE_UNREAD + FULL_SIZE_MEMBERS;
 
 export async function runSteady(sys: System, memory: MemorySampler): Promise<SteadyResult> {
   const { steadyMembers: members, steadyUnread: unread, steadySeconds: seconds } = config;
@@ -29,7 +30,7 @@ export async function runSteady(sys: System, memory: MemorySampler): Promise<Ste
   const setupPerMember = (team.seedSeconds - team.bulkSeconds) / members;
   const fullSizeSeedMinutes = (FULL_SIZE_ROWS / rowsPerSecond + FULL_SIZE_MEMBERS * setupPerMember) / 60;
   say(
-    `[steady] ${team.seededRows} usermessage rows at ${rowsPerSecond.toFixed(0)} rows/s` +
+    `[steady] ${team.seededRows} documents at ${rowsPerSecond.toFixed(0)} documents/s` +
       (members < FULL_SIZE_MEMBERS || unread < FULL_SIZE_UNREAD
         ? `; 1,000 members × 10,000 unread would take ~${fullSizeSeedMinutes.toFixed(0)} min to seed here ` +
           "(BENCH_STEADY_MEMBERS=1000)"
