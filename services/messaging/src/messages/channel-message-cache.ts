@@ -4,11 +4,10 @@ import { EventCache, messagingEvents, subscribeEvent, type EventSubscription, ty
 import { indexOf, type ChannelMessageRef } from "../user-messages/read-state";
 import type { MessageRepository } from "./message.repository";
 
-/**
- * Zulip's MAX_UNREAD_MESSAGES: register lists a user's newest this many
- * unread, so no channel needs more of its history in memory to answer it.
- */
-export const CHANNEL_WINDOW = 50_000;
+/** Zulip's MAX_UNREAD_MESSAGES: the newest this many unread are listed; older ones are old_unreads_missing. */
+export const MAX_UNREAD_MESSAGES = 50_000;
+/** No channel needs more of its history in memory than a user is ever listed of their unread. */
+const CHANNEL_WINDOW = MAX_UNREAD_MESSAGES;
 /** Channel messages kept in memory over all channels; the least recently used channels go first. */
 const MAX_CACHED_ENTRIES = 2_000_000;
 

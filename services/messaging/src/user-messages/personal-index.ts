@@ -11,7 +11,7 @@ import {
 import type { ConversationRepository } from "../conversations/conversation.repository";
 import type { MessageRepository } from "../messages/message.repository";
 import type { MessageDoc } from "../messages/message.schema";
-import type { ChannelMessageCache, ChannelMessages } from "../messages/channel-message-cache";
+import { MAX_UNREAD_MESSAGES, type ChannelMessageCache, type ChannelMessages } from "../messages/channel-message-cache";
 import { MENTION_FLAGS, STORED_FLAGS, isMention } from "./flags";
 import {
   indexOf,
@@ -37,8 +37,6 @@ export interface UnreadMessage {
   mentioned: boolean;
 }
 
-/** Zulip's MAX_UNREAD_MESSAGES: the newest this many are kept; older ones are old_unreads_missing. */
-export const MAX_UNREAD_MESSAGES = 50000;
 /** What users' states may weigh in all (PersonalState.weight); the least recently used users are dropped beyond it. */
 const MAX_CACHED_WEIGHT = 200_000;
 /**
@@ -51,16 +49,12 @@ const CONCURRENT_LOADS = 4;
 /** Message ids per `$in` when a user's unread direct messages are loaded. */
 const LOAD_CHUNK = 1000;
 
-/** One user's unread messages, ascending by id. */
+/** One user's unread direct messages, ascending by id. */
 export class UnreadSet {
   readonly ids: number[] = [];
   private readonly byId = new Map<number, UnreadMessage>();
 
-  constructor(
-    messages: UnreadMessage[],
-    /** there were more than MAX_UNREAD_MESSAGES: the oldest are not here */
-    readonly olderMissing: boolean,
-  ) {
+  constructor(messages: UnreadMessage[]) {
     for (const m of messages.sort((a, b) => a.id - b.id)) this.add(m);
   }
 
@@ -89,16 +83,6 @@ export class UnreadSet {
   clear(): void {
     this.byId.clear();
     this.ids.length = 0;
-  }
-
-  /** These messages moved to another channel or topic. */
-  move(ids: number[], to: { streamId?: number; topic?: string }): void {
-    for (const id of ids) {
-      const m = this.byId.get(id);
-      if (!m) continue;
-      const topic = to.topic ?? m.topic;
-      this.byId.set(id, { ...m, streamId: to.streamId ?? m.streamId, topic, topicKey: topic.toLowerCase() });
-    }
   }
 
   /** Whether the user is mentioned in this unread message, after an edit re-rendered it. */
@@ -465,7 +449,7 @@ export class PersonalIndex {
         });
       }
     }
-    return new UnreadSet(unread, false);
+    return new UnreadSet(unread);
   }
 
   /** A flag change, as the user's clients hear it (update_message_flags), with the read states it stored. */
