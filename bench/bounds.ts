@@ -9,6 +9,7 @@ import type { ColdCase } from "./config";
 import {
   caseLabel,
   COLD_STEPS,
+  type ChannelSizesResult,
   type ColdCaseResult,
   type Report,
   type SizeResult,
@@ -122,7 +123,7 @@ const PER_SIZE: Bound[] = [
 
 const SERVICE_PEAK_MIB = 200;
 const SYSTEM_PEAK_MIB = 800;
-/** a figure at 100,000 messages against 10,000; a soak's minute against its first minutes */
+/** a figure at 100,000 messages against 10,000; a soak's minute against its first minutes; a send at 1,000 subscribers against 10 */
 const GROWTH = 1.5;
 
 /**
@@ -180,6 +181,41 @@ const COLD: Array<{
   },
 ];
 const coldStep = (c: ColdCaseResult, i: number) => c.rounds[0]!.steps[i]!;
+
+/**
+ * Sends by channel size, against the 10-subscriber channel of the same run: what a send writes must
+ * not grow with its channel's subscribers (each within CHANNEL_SIZE_WRITES of it), nor its p99 much.
+ */
+const CHANNEL_SIZE_BASE = 10;
+const CHANNEL_SIZE_WRITES = 0.1;
+const CHANNEL_SIZE_P99_AT = 1000;
+
+function channelSizeChecks(c: ChannelSizesResult): BoundCheck[] {
+  const base = c.sizes.find((s) => s.subscribers === CHANNEL_SIZE_BASE);
+  if (!base) return [];
+  const checks: BoundCheck[] = [];
+  const larger = c.sizes.filter((s) => s.subscribers > CHANNEL_SIZE_BASE);
+  const writes = larger.map((s) => [s.subscribers, s.documentsWrittenPerSend / base.documentsWrittenPerSend] as const);
+  if (writes.length) {
+    checks.push({
+      what: `channel sizes: messaging's documents written per send / at ${CHANNEL_SIZE_BASE} subscribers`,
+      limit: `within ${CHANNEL_SIZE_WRITES * 100} % (${1 - CHANNEL_SIZE_WRITES}–${1 + CHANNEL_SIZE_WRITES})`,
+      figures: writes.map(([n, r]) => `${r.toFixed(2)} (${n})`).join(", "),
+      holds: writes.every(([, r]) => Math.abs(r - 1) <= CHANNEL_SIZE_WRITES),
+    });
+  }
+  const at = c.sizes.find((s) => s.subscribers === CHANNEL_SIZE_P99_AT);
+  if (at) {
+    const ratio = at.p99 / base.p99;
+    checks.push({
+      what: `channel sizes: send p99 at ${CHANNEL_SIZE_P99_AT.toLocaleString("en")} subscribers / at ${CHANNEL_SIZE_BASE}`,
+      limit: `≤ ${GROWTH}`,
+      figures: ratio.toFixed(2),
+      holds: ratio <= GROWTH,
+    });
+  }
+  return checks;
+}
 
 /** The soak's limits besides GROWTH: each minute is compared with its first minutes; memory stays flat. */
 const SOAK_START_MINUTES = 5;
@@ -305,6 +341,7 @@ export function checkBounds(r: Report): BoundCheck[] {
     });
   }
   if (r.soak?.minutes.length) checks.push(...soakChecks(r.soak));
+  if (r.channelSizes) checks.push(...channelSizeChecks(r.channelSizes));
   const services = r.memory.processes.filter((p) => (PROCESSES as readonly string[]).includes(p.process));
   checks.push({
     what: "each service's peak RSS",

@@ -30,6 +30,8 @@ export interface Report {
   cold?: ColdResult;
   steady?: SteadyResult;
   soak?: SoakResult;
+  /** sends by channel size (`--channel-sizes`, BENCH_CHANNEL_SIZES) */
+  channelSizes?: ChannelSizesResult;
   /** steps that could not run, and why */
   failures: string[];
 }
@@ -142,4 +144,39 @@ export interface SoakResult {
   history: number;
   minutes: SoakMinute[];
   total: MixedResult;
+}
+
+/** Sends to a channel of one size. */
+export interface ChannelSizeFigures {
+  subscribers: number;
+  /** successful sends during the measurement, and the others */
+  sends: number;
+  errors: number;
+  seconds: number;
+  sendsPerSecond: number;
+  /** latency of every send, errors included, ms */
+  p50: number;
+  p99: number;
+  /** messaging's database work per successful send, the work that goes on after its reply included */
+  commandsPerSend: number;
+  statementsPerSend: number;
+  documentsWrittenPerSend: number;
+  /** of which per collection, most first */
+  documentsWrittenByCollection: Record<string, number>;
+  documentsReturnedPerSend: number;
+  /** every service's documents written per send (notifications' and the others' besides messaging's) */
+  allServicesDocumentsWrittenPerSend: number;
+  /** each process's CPU ms per send */
+  cpuMsPerSend: Record<string, number>;
+  systemPeakMiB: number;
+}
+
+export interface ChannelSizesResult {
+  senders: number;
+  /** per size */
+  seconds: number;
+  /** creating the members and the channels */
+  seedSeconds: number;
+  /** smallest first */
+  sizes: ChannelSizeFigures[];
 }

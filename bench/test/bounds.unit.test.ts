@@ -2,10 +2,11 @@
  * The bench's bounds table: each bound judged on every history size's figure,
  * the growth bound only when the run has both 10,000 and 100,000, memory on
  * the services alone (not NATS, the database or the baseline), the cold start
- * on each case's round right after the restart, the soak's minutes against its first ones.
+ * on each case's round right after the restart, the soak's minutes against its first ones, a
+ * send's writes and p99 by its channel's size against 10 subscribers.
  */
 import { checkBounds } from "../bounds";
-import type { ColdCaseResult, Report, SizeResult, SoakMinute } from "../figures";
+import type { ChannelSizeFigures, ColdCaseResult, Report, SizeResult, SoakMinute } from "../figures";
 import type { LoadResult } from "../scenarios";
 
 const loadOf = (scenario: string, rps: number, p50: number, p99: number): LoadResult => ({
@@ -242,4 +243,32 @@ it("judges each soak minute against minutes 1–5, and memory over the last 30 m
     what: "soak: each process's peak RSS growth over the last 10 minutes (the last half: a soak shorter than 60)",
     figures: "messaging 4.8 %",
   });
+});
+
+/** Sends to a channel of `subscribers`: `written` documents per send, p99 `p99` ms. */
+const channelSize = (subscribers: number, written: number, p99: number) =>
+  ({ subscribers, documentsWrittenPerSend: written, p99 }) as ChannelSizeFigures;
+const withChannelSizes = (...sizes: ChannelSizeFigures[]): Report =>
+  ({ ...report([size(1_000)]), channelSizes: { senders: 4, seconds: 15, seedSeconds: 1, sizes } }) as Report;
+
+it("judges a send's writes and p99 by its channel's size against the 10-subscriber channel", () => {
+  const flat = withChannelSizes(channelSize(10, 4, 100), channelSize(100, 4.36, 120), channelSize(1000, 3.64, 150));
+  expect(failing(flat)).toEqual([]);
+  const perRecipient = withChannelSizes(
+    channelSize(10, 13, 100),
+    channelSize(100, 103, 300),
+    channelSize(1000, 1003, 151),
+  );
+  expect(failing(perRecipient).map((c) => [c.what, c.limit, c.figures])).toEqual([
+    [
+      "channel sizes: messaging's documents written per send / at 10 subscribers",
+      "within 10 % (0.9–1.1)",
+      "7.92 (100), 77.15 (1000)",
+    ],
+    ["channel sizes: send p99 at 1,000 subscribers / at 10", "≤ 1.5", "1.51"],
+  ]);
+  // without the 10-subscriber channel nothing is judged
+  expect(checkBounds(withChannelSizes(channelSize(100, 103, 300))).some((c) => c.what.startsWith("channel"))).toBe(
+    false,
+  );
 });
