@@ -93,6 +93,8 @@ export const config = {
   cold,
   /** the cold start's organizations, each seeded before the services restart */
   coldCases: coldCases(process.env.BENCH_COLD_CASES || COLD_CASES),
+  /** the cold start's members opening a client at the same time, each next one as soon as one is done */
+  coldClients: num("BENCH_COLD_CLIENTS", 50),
   steady,
   /** the steady state's members, each with this many unread messages in their one channel */
   steadyMembers: num("BENCH_STEADY_MEMBERS", 400),

@@ -81,12 +81,16 @@ export interface ColdRound {
 /** One organization of the cold start (config.ts' ColdCase) and its rounds. */
 export interface ColdCaseResult extends ColdCase {
   seedSeconds: number;
+  /** of which writing the history in bulk (bench/seed.ts); the rest is the members and their channel, through the API */
+  seedBulkSeconds?: number;
   /** until the restarted services answered /health */
   restartSeconds: number;
   rounds: ColdRound[];
 }
 
 export interface ColdResult {
+  /** members opening a client at the same time (BENCH_COLD_CLIENTS); absent: all of them */
+  clients?: number;
   cases: ColdCaseResult[];
 }
 

@@ -89,11 +89,11 @@ function coldSection(c: ColdResult): string[] {
   return [
     "### Cold start",
     "",
-    "Per case (members × unread @ history): every member at once `POST /register`, `GET /messages` at " +
+    `Per case (members × unread @ history): every member (${c.clients ? `at most ${c.clients} at a time, the next as soon as one is done` : "all at once"}) \`POST /register\`, \`GET /messages\` at ` +
       "`first_unread` (channel narrow, 100 after), the channel's newest 100, right after a restart of the services " +
       "(cold) and again right after (warm); latency of every attempt, errors included.",
     "",
-    "| case | seeded s | restart s | round | register p50 / p99 ms | first_unread p50 / p99 ms | channel page p50 / p99 ms | errors | members done | every member done s | system peak MiB |",
+    "| case | seeded s (of which bulk) | restart s | round | register p50 / p99 ms | first_unread p50 / p99 ms | channel page p50 / p99 ms | errors | members done | every member done s | system peak MiB |",
     "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|",
     ...cases.flatMap((k) =>
       k.rounds.map((r, i) => {
@@ -101,7 +101,7 @@ function coldSection(c: ColdResult): string[] {
         const errors = r.steps.reduce((n, s) => n + s.errors, 0);
         const done = `${r.completedMembers} of ${k.members}${r.wrongFirstUnread ? ` (${r.wrongFirstUnread} first_unread pages not at the first unread)` : ""}`;
         return (
-          `| ${i ? "" : caseLabel(k)} | ${i ? "" : f(k.seedSeconds, 0)} | ${i ? "" : f(k.restartSeconds)} | ${r.round} | ` +
+          `| ${i ? "" : caseLabel(k)} | ${i ? "" : `${f(k.seedSeconds, 0)} (${f(k.seedBulkSeconds, 0)})`} | ${i ? "" : f(k.restartSeconds)} | ${r.round} | ` +
           `${steps} | ${errors} | ${done} | ${r.allDoneSeconds === null ? "not all" : f(r.allDoneSeconds, 2)} | ${f(r.systemPeakMiB, 0)} |`
         );
       }),
