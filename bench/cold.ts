@@ -1,8 +1,8 @@
 /**
  * The cold start: organizations whose members each have many unread messages in their one
  * channel (BENCH_COLD_CASES, all seeded first), then for each: the services restarted on the same
- * data, every member opening a client at once (POST /register, the first_unread page, the
- * channel's newest page), measured cold, and once more warm right after.
+ * data, every member opening a client (POST /register, the first_unread page, the channel's
+ * newest page), BENCH_COLD_CLIENTS of them at a time, measured cold, and once more warm right after.
  */
 import { config, say } from "./config";
 import {
@@ -14,7 +14,7 @@ import {
   type ColdRound,
   type ColdStep,
 } from "./figures";
-import { pct, type Http, type Reply } from "./http";
+import { pct, pool, type Http, type Reply } from "./http";
 import type { User } from "./org";
 import { reportUndeleted } from "./scenarios";
 import { seedTeam } from "./team";
@@ -55,13 +55,18 @@ export async function runCold(sys: System, memory: MemorySampler): Promise<ColdR
       say(`    whole system's peak: ${r.systemPeakMiB.toFixed(0)} MiB`);
       rounds.push(r);
     }
-    cases.push({ ...c, seedSeconds: team.seedSeconds, restartSeconds, rounds });
+    cases.push({ ...c, seedSeconds: team.seedSeconds, seedBulkSeconds: team.bulkSeconds, restartSeconds, rounds });
   }
   memory.mark("after the cold start");
-  return { cases };
+  return { clients: config.coldClients, cases };
 }
 
-/** Every member at once: register, the first_unread page, the channel's newest page, each step after the last. */
+/**
+ * Every member: register, the first_unread page, the channel's newest page, each step after the
+ * last; BENCH_COLD_CLIENTS members at a time, the next starting as soon as one is done, so that
+ * a case of 1,000 members measures the server working through them rather than 1,000
+ * connections opened in one instant (a case of fewer members starts them all at once).
+ */
 async function clientsStart(
   as: (u: User) => Http,
   narrow: unknown[],
@@ -69,35 +74,32 @@ async function clientsStart(
   firstUnreadId: number,
   round: string,
 ): Promise<ColdRound> {
-  say(`  ${round}: ${users.length} members at once...`);
+  const atOnce = Math.min(users.length, config.coldClients);
+  say(`  ${round}: ${users.length} members, ${atOnce === users.length ? "all" : atOnce} at once...`);
   const replies: Reply[][] = COLD_STEPS.map(() => []);
   const queues: Array<() => Promise<Reply>> = [];
   let wrongFirstUnread = 0;
   const t0 = performance.now();
-  const finished = await Promise.all(
-    users.map(async (u) => {
-      const http = as(u);
-      const steps = [
-        () => http.post("/register", { queue_lifespan_secs: 60 }, CLIENT_TIMEOUT_MS),
-        () =>
-          http.get("/messages", { anchor: "first_unread", num_before: 0, num_after: 100, narrow }, CLIENT_TIMEOUT_MS),
-        () => http.get("/messages", { anchor: "newest", num_before: 100, num_after: 0, narrow }, CLIENT_TIMEOUT_MS),
-      ];
-      let failed = false;
-      for (const [i, step] of steps.entries()) {
-        const r = await step();
-        replies[i]!.push(r);
-        if (r.status !== 200) failed = true;
-        if (i === 0 && r.status === 200)
-          queues.push(() => http.delete("/events", { queue_id: r.body.queue_id }, 10_000));
-        // the page starts at the first message the member has not read
-        if (i === 1 && r.status === 200 && (r.body.messages as Array<{ id: number }>)[0]?.id !== firstUnreadId) {
-          wrongFirstUnread++;
-        }
+  const finished = await pool(users, atOnce, async (u) => {
+    const http = as(u);
+    const steps = [
+      () => http.post("/register", { queue_lifespan_secs: 60 }, CLIENT_TIMEOUT_MS),
+      () => http.get("/messages", { anchor: "first_unread", num_before: 0, num_after: 100, narrow }, CLIENT_TIMEOUT_MS),
+      () => http.get("/messages", { anchor: "newest", num_before: 100, num_after: 0, narrow }, CLIENT_TIMEOUT_MS),
+    ];
+    let failed = false;
+    for (const [i, step] of steps.entries()) {
+      const r = await step();
+      replies[i]!.push(r);
+      if (r.status !== 200) failed = true;
+      if (i === 0 && r.status === 200) queues.push(() => http.delete("/events", { queue_id: r.body.queue_id }, 10_000));
+      // the page starts at the first message the member has not read
+      if (i === 1 && r.status === 200 && (r.body.messages as Array<{ id: number }>)[0]?.id !== firstUnreadId) {
+        wrongFirstUnread++;
       }
-      return failed ? null : performance.now() - t0;
-    }),
-  );
+    }
+    return failed ? null : performance.now() - t0;
+  });
   const done = finished.filter((ms): ms is number => ms !== null);
   const steps: ColdStep[] = COLD_STEPS.map((step, i) => {
     const ms = replies[i]!.map((r) => r.ms).sort((a, b) => a - b);

@@ -1,4 +1,4 @@
-/** The benchmark's settings, from the environment (and `--mixed`, `--cold`, `--steady`, `--soak MINUTES`); docs/benchmarks.md describes them. */
+/** The benchmark's settings, from the environment (and `--mixed`, `--cold`, `--steady`, `--soak MINUTES`, `--channel-sizes`); docs/benchmarks.md describes them. */
 
 const num = (name: string, fallback: number): number => {
   const raw = process.env[name];
@@ -61,6 +61,20 @@ sizes.sort((a, b) => a - b);
 
 const mixed = process.argv.includes("--mixed") || process.env.BENCH_MIXED === "1";
 
+/** Sends by channel size: BENCH_CHANNEL_SIZES (subscribers, a comma list), or `--channel-sizes` for 10, 100 and 1,000. */
+function channelSizes(): number[] {
+  const raw = process.env.BENCH_CHANNEL_SIZES;
+  if (raw === undefined || raw === "" || raw === "none") {
+    return process.argv.includes("--channel-sizes") ? [10, 100, 1000] : [];
+  }
+  const list = raw.split(",").map((s) => Number(s.trim().replace(/_/g, "")));
+  // 4 senders, each a subscriber
+  if (list.some((n) => !Number.isInteger(n) || n < 4)) {
+    throw new Error(`BENCH_CHANNEL_SIZES=${raw}: expected a comma list of subscriber counts, each at least 4`);
+  }
+  return [...new Set(list)].sort((a, b) => a - b);
+}
+
 export const config = {
   /** history sizes, smallest first: one organization each */
   history: sizes,
@@ -79,6 +93,8 @@ export const config = {
   cold,
   /** the cold start's organizations, each seeded before the services restart */
   coldCases: coldCases(process.env.BENCH_COLD_CASES || COLD_CASES),
+  /** the cold start's members opening a client at the same time, each next one as soon as one is done */
+  coldClients: num("BENCH_COLD_CLIENTS", 50),
   steady,
   /** the steady state's members, each with this many unread messages in their one channel */
   steadyMembers: num("BENCH_STEADY_MEMBERS", 400),
@@ -88,6 +104,11 @@ export const config = {
   steadyClients: num("BENCH_STEADY_CLIENTS", 4),
   /** messages a second the other members send to the channel meanwhile */
   steadySendsPerSecond: num("BENCH_STEADY_SENDS_PER_SECOND", 2),
+  /** channel sizes (subscribers), smallest first; empty: the scenario does not run */
+  channelSizes: channelSizes(),
+  /** members sending at once to each of those channels, in a closed loop */
+  channelSenders: 4,
+  channelSizeSeconds: num("BENCH_CHANNEL_SIZE_SECONDS", 15),
   soakMinutes: soakMinutes(),
   /** simulated users of the soak (unset: half the largest user count the mixed load held) */
   soakUsers: process.env.BENCH_SOAK_USERS ? num("BENCH_SOAK_USERS", 0) : undefined,

@@ -30,6 +30,8 @@ export interface Report {
   cold?: ColdResult;
   steady?: SteadyResult;
   soak?: SoakResult;
+  /** sends by channel size (`--channel-sizes`, BENCH_CHANNEL_SIZES) */
+  channelSizes?: ChannelSizesResult;
   /** steps that could not run, and why */
   failures: string[];
 }
@@ -79,12 +81,16 @@ export interface ColdRound {
 /** One organization of the cold start (config.ts' ColdCase) and its rounds. */
 export interface ColdCaseResult extends ColdCase {
   seedSeconds: number;
+  /** of which writing the history in bulk (bench/seed.ts); the rest is the members and their channel, through the API */
+  seedBulkSeconds?: number;
   /** until the restarted services answered /health */
   restartSeconds: number;
   rounds: ColdRound[];
 }
 
 export interface ColdResult {
+  /** members opening a client at the same time (BENCH_COLD_CLIENTS); absent: all of them */
+  clients?: number;
   cases: ColdCaseResult[];
 }
 
@@ -142,4 +148,39 @@ export interface SoakResult {
   history: number;
   minutes: SoakMinute[];
   total: MixedResult;
+}
+
+/** Sends to a channel of one size. */
+export interface ChannelSizeFigures {
+  subscribers: number;
+  /** successful sends during the measurement, and the others */
+  sends: number;
+  errors: number;
+  seconds: number;
+  sendsPerSecond: number;
+  /** latency of every send, errors included, ms */
+  p50: number;
+  p99: number;
+  /** messaging's database work per successful send, the work that goes on after its reply included */
+  commandsPerSend: number;
+  statementsPerSend: number;
+  documentsWrittenPerSend: number;
+  /** of which per collection, most first */
+  documentsWrittenByCollection: Record<string, number>;
+  documentsReturnedPerSend: number;
+  /** every service's documents written per send (notifications' and the others' besides messaging's) */
+  allServicesDocumentsWrittenPerSend: number;
+  /** each process's CPU ms per send */
+  cpuMsPerSend: Record<string, number>;
+  systemPeakMiB: number;
+}
+
+export interface ChannelSizesResult {
+  senders: number;
+  /** per size */
+  seconds: number;
+  /** creating the members and the channels */
+  seedSeconds: number;
+  /** smallest first */
+  sizes: ChannelSizeFigures[];
 }

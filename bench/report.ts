@@ -13,6 +13,8 @@ import { requestTimeoutFor, say } from "./config";
 import {
   caseLabel,
   errorsByStatus,
+  type ChannelSizeFigures,
+  type ChannelSizesResult,
   type ColdResult,
   type Report,
   type SizeResult,
@@ -55,6 +57,7 @@ interface Parts {
   cold: boolean;
   steady: boolean;
   soak: boolean;
+  channelSizes: boolean;
 }
 
 const ALL: Parts = {
@@ -66,6 +69,7 @@ const ALL: Parts = {
   cold: true,
   steady: true,
   soak: true,
+  channelSizes: true,
 };
 const NONE: Parts = {
   bounds: false,
@@ -76,6 +80,7 @@ const NONE: Parts = {
   cold: false,
   steady: false,
   soak: false,
+  channelSizes: false,
 };
 
 /** The cold start: per case, each round's steps; then each process's peak RSS per case's cold round. */
@@ -84,11 +89,11 @@ function coldSection(c: ColdResult): string[] {
   return [
     "### Cold start",
     "",
-    "Per case (members × unread @ history): every member at once `POST /register`, `GET /messages` at " +
+    `Per case (members × unread @ history): every member (${c.clients ? `at most ${c.clients} at a time, the next as soon as one is done` : "all at once"}) \`POST /register\`, \`GET /messages\` at ` +
       "`first_unread` (channel narrow, 100 after), the channel's newest 100, right after a restart of the services " +
       "(cold) and again right after (warm); latency of every attempt, errors included.",
     "",
-    "| case | seeded s | restart s | round | register p50 / p99 ms | first_unread p50 / p99 ms | channel page p50 / p99 ms | errors | members done | every member done s | system peak MiB |",
+    "| case | seeded s (of which bulk) | restart s | round | register p50 / p99 ms | first_unread p50 / p99 ms | channel page p50 / p99 ms | errors | members done | every member done s | system peak MiB |",
     "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|",
     ...cases.flatMap((k) =>
       k.rounds.map((r, i) => {
@@ -96,7 +101,7 @@ function coldSection(c: ColdResult): string[] {
         const errors = r.steps.reduce((n, s) => n + s.errors, 0);
         const done = `${r.completedMembers} of ${k.members}${r.wrongFirstUnread ? ` (${r.wrongFirstUnread} first_unread pages not at the first unread)` : ""}`;
         return (
-          `| ${i ? "" : caseLabel(k)} | ${i ? "" : f(k.seedSeconds, 0)} | ${i ? "" : f(k.restartSeconds)} | ${r.round} | ` +
+          `| ${i ? "" : caseLabel(k)} | ${i ? "" : `${f(k.seedSeconds, 0)} (${f(k.seedBulkSeconds, 0)})`} | ${i ? "" : f(k.restartSeconds)} | ${r.round} | ` +
           `${steps} | ${errors} | ${done} | ${r.allDoneSeconds === null ? "not all" : f(r.allDoneSeconds, 2)} | ${f(r.systemPeakMiB, 0)} |`
         );
       }),
@@ -166,6 +171,58 @@ function soakSection(s: SoakResult): string[] {
     "",
     `In all: ${s.total.requests} actions (${f(s.total.rps)}/s), avg ${f(s.total.avg)} ms, p99 ${f(s.total.p99)} ms, ` +
       `errors ${f(s.total.errorRate * 100, 2)} %.`,
+    "",
+  ];
+}
+
+/** Sends by channel size: a figure per row, a column per size, then each size's ratio to the smallest. */
+function channelSizesSection(c: ChannelSizesResult): string[] {
+  const [base, ...rest] = c.sizes as [ChannelSizeFigures, ...ChannelSizeFigures[]];
+  const cpuTotal = (s: ChannelSizeFigures) => Object.values(s.cpuMsPerSend).reduce((a, b) => a + b, 0);
+  const collections = [...new Set(c.sizes.flatMap((s) => Object.keys(s.documentsWrittenByCollection)))];
+  /** what, its figure, decimals, whether a ratio to the smallest size says something */
+  const rows: Array<[string, (s: ChannelSizeFigures) => number, number, boolean]> = [
+    ["sends/s", (s) => s.sendsPerSecond, 1, true],
+    ["p50 ms", (s) => s.p50, 0, true],
+    ["p99 ms", (s) => s.p99, 0, true],
+    ["errors", (s) => s.errors, 0, false],
+    ["database commands / send", (s) => s.commandsPerSend, 1, true],
+    ["statements / send", (s) => s.statementsPerSend, 1, true],
+    ["**documents written / send**", (s) => s.documentsWrittenPerSend, 1, true],
+    ...collections.map((col): [string, (s: ChannelSizeFigures) => number, number, boolean] => [
+      `… of which ${col}`,
+      (s) => s.documentsWrittenByCollection[col] ?? 0,
+      1,
+      true,
+    ]),
+    ["documents returned / send", (s) => s.documentsReturnedPerSend, 1, true],
+    ["every service's documents written / send", (s) => s.allServicesDocumentsWrittenPerSend, 1, true],
+    ["CPU ms / send (all processes)", cpuTotal, 1, true],
+    ["system peak MiB", (s) => s.systemPeakMiB, 0, false],
+  ];
+  const processes = Object.keys(base.cpuMsPerSend);
+  return [
+    `### Sends by channel size (${c.senders} senders, ${c.seconds} s per size; members and channels created in ${f(c.seedSeconds, 0)} s)`,
+    "",
+    `Per channel size (subscribers), ${c.senders} of its members each sending \`POST /messages\` in a closed loop; ` +
+      "latency of every send, errors included; messaging's database work per successful send from its own counters " +
+      "(`teamchat_db_*`, scraped before and after, the work after each reply included).",
+    "",
+    `| figure | ${[...c.sizes.map((s) => `${s.subscribers}`), ...rest.map((s) => `${s.subscribers} / ${base.subscribers}`)].join(" | ")} |`,
+    `|---|${[...c.sizes, ...rest].map(() => "---:").join("|")}|`,
+    ...rows.map(([what, get, d, ratio]) => {
+      const cells = [...c.sizes.map((s) => f(get(s), d)), ...rest.map((s) => (ratio ? x(get(s), get(base), 2) : ""))];
+      return `| ${what} | ${cells.join(" | ")} |`;
+    }),
+    "",
+    "CPU ms per send (user + system, from /proc):",
+    "",
+    `| subscribers | ${processes.join(" | ")} | all |`,
+    `|---:|${processes.map(() => "---:").join("|")}|---:|`,
+    ...c.sizes.map(
+      (s) =>
+        `| ${s.subscribers} | ${processes.map((p) => f(s.cpuMsPerSend[p], 2)).join(" | ")} | ${f(cpuTotal(s), 2)} |`,
+    ),
     "",
   ];
 }
@@ -302,6 +359,7 @@ function renderRun(title: string, r: Report, bounds: BoundCheck[], parts: Parts 
   if (parts.cold && r.cold) L.push(...coldSection(r.cold));
   if (parts.steady && r.steady) L.push(...steadySection(r.steady));
   if (parts.soak && r.soak?.minutes.length) L.push(...soakSection(r.soak));
+  if (parts.channelSizes && r.channelSizes) L.push(...channelSizesSection(r.channelSizes));
   if (r.failures.length) L.push("### Failed steps", "", ...r.failures.map((f) => `- ${f}`), "");
   return L.join("\n");
 }
@@ -320,6 +378,7 @@ const APART = [
   { file: "soak.json", title: "Latest soak", part: "soak", bounds: "soak" },
   { file: "steady-state.json", title: "Latest steady state", part: "steady", bounds: "steady" },
   { file: "cold-start.json", title: "Latest cold start", part: "cold", bounds: "cold" },
+  { file: "channel-sizes.json", title: "Latest sends by channel size", part: "channelSizes", bounds: "channel sizes" },
 ] as const;
 
 function readStored(file: string): StoredReport | undefined {

@@ -4,14 +4,17 @@
  * fresh organization seeded with that history, then every scenario, each followed by
  * an overload-recovery probe; process and whole-system memory; with `--mixed` /
  * BENCH_MIXED=1 a mixed load of simulated users and the largest user count that
- * keeps latency and errors within limits; with `--soak MINUTES` that load for as long (soak.ts);
- * with `--steady` the steady state (steady.ts); with `--cold` / BENCH_COLD=1, last (it restarts
- * the services), the cold start (cold.ts). Writes bench/results/*.json and docs/benchmarks.md
- * (report.ts). Settings: bench/config.ts; what each scenario measures: docs/benchmarks.md.
+ * keeps latency and errors within limits; with `--channel-sizes` / BENCH_CHANNEL_SIZES sends
+ * to channels of 10, 100 and 1,000 subscribers (channel-sizes.ts); with `--soak MINUTES` the
+ * mixed load for as long (soak.ts); with `--steady` the steady state (steady.ts); with `--cold` /
+ * BENCH_COLD=1, last (it restarts the services), the cold start (cold.ts). Writes
+ * bench/results/*.json and docs/benchmarks.md (report.ts). Settings: bench/config.ts; what each
+ * scenario measures: docs/benchmarks.md.
  */
+import { runChannelSizes } from "./channel-sizes";
 import { runCold } from "./cold";
 import { config, say } from "./config";
-import { caseLabel, type SizeResult, type SoakResult } from "./figures";
+import { caseLabel, type ChannelSizesResult, type SizeResult, type SoakResult } from "./figures";
 import { runMixed, type MixedReport } from "./mixed";
 import { setUpOrg, type Org } from "./org";
 import { recordedMixedLargestN, writeReport } from "./report";
@@ -27,6 +30,7 @@ async function main() {
   say(
     `history ${config.history.join(", ") || "none"}; ${config.seconds} s per scenario, ${config.connections} connections` +
       (config.mixed ? `; mixed load: ${config.mixedUsers} users, ${config.mixedSeconds} s per step` : "") +
+      (config.channelSizes.length ? `; channel sizes: ${config.channelSizes.join(", ")}` : "") +
       (config.cold ? `; cold start: ${config.coldCases.map(caseLabel).join(", ")}` : "") +
       (config.steady ? `; steady state: ${config.steadyMembers} × ${config.steadyUnread} unread` : "") +
       (config.soakMinutes ? `; soak: ${config.soakMinutes} min` : ""),
@@ -76,6 +80,10 @@ async function main() {
         return undefined;
       }
     };
+    let channelSizes: ChannelSizesResult | undefined;
+    if (config.channelSizes.length) {
+      channelSizes = await attempt("channel sizes", () => runChannelSizes(sys, memory));
+    }
     let mixed: MixedReport | undefined;
     if (config.mixed) {
       memory.mark("mixed load");
@@ -116,6 +124,7 @@ async function main() {
       cold,
       steady,
       soak,
+      channelSizes,
       failures,
     });
     say(

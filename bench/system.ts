@@ -30,6 +30,8 @@ export interface System {
    */
   processes: Array<{ name: string; pid: number }>;
   helloPid: number;
+  /** each service's metrics listener (`/metrics`, `/health`) on loopback, by name: the same port after a restart */
+  metricsUrls: Record<string, string>;
   /** Creates organization `subdomain` and its owner over the bus, as `npm run manage` does. */
   createOrganization(subdomain: string): Promise<{ owner: Credentials & { id: number } }>;
   /**
@@ -74,10 +76,13 @@ export async function startSystem(): Promise<System> {
     // The limiter still runs (and costs) on every request; the bench only must not hit it.
     RATE_LIMIT_REQUESTS: "100000000",
   };
+  // a listener of its own per service, whose database counters tell what a scenario wrote (channel-sizes.ts)
+  const metricsPorts = Object.fromEntries(await Promise.all(PROCESSES.map(async (name) => [name, await freePort()])));
+  const envOf = (name: string) => ({ ...env, METRICS_PORT: String(metricsPorts[name]), METRICS_HOST: "127.0.0.1" });
   say("building the service bundles...");
   await buildBundles(PROCESSES, { hello: "bench/hello.ts" });
   say("starting the five services (NODE_ENV=production) and the hello-world baseline...");
-  const procs: ServiceProcess[] = PROCESSES.map((name, i) => spawnService(name, env, i));
+  const procs: ServiceProcess[] = PROCESSES.map((name, i) => spawnService(name, envOf(name), i));
   const hello: ChildProcess = spawn(process.execPath, [bundlePath("hello")], {
     env: { ...process.env, PORT: String(helloPort) },
     stdio: ["ignore", "pipe", "inherit"],
@@ -113,11 +118,12 @@ export async function startSystem(): Promise<System> {
     dbPrefix,
     processes,
     helloPid: hello.pid!,
+    metricsUrls: Object.fromEntries(PROCESSES.map((name) => [name, `http://127.0.0.1:${metricsPorts[name]}`])),
     stoppedPeaks,
     async restartServices() {
       for (const p of procs) stoppedPeaks[p.name] = Math.max(stoppedPeaks[p.name] ?? 0, peakMiB(p.child.pid!));
       await stopServices(procs);
-      procs.splice(0, procs.length, ...PROCESSES.map((name, i) => spawnService(name, env, i)));
+      procs.splice(0, procs.length, ...PROCESSES.map((name, i) => spawnService(name, envOf(name), i)));
       procs.forEach((p, i) => (processes[i] = { name: p.name, pid: p.child.pid! }));
       await waitForHealth(`http://127.0.0.1:${port}`, 120_000, procs);
     },

@@ -2,10 +2,12 @@
  * The bench's bounds table: each bound judged on every history size's figure,
  * the growth bound only when the run has both 10,000 and 100,000, memory on
  * the services alone (not NATS, the database or the baseline), the cold start
- * on each case's round right after the restart, the soak's minutes against its first ones.
+ * on each case's round right after the restart (and the warm round's register),
+ * the soak's minutes against its first ones, a send's writes and p99 by its
+ * channel's size against 10 subscribers.
  */
 import { checkBounds } from "../bounds";
-import type { ColdCaseResult, Report, SizeResult, SoakMinute } from "../figures";
+import type { ChannelSizeFigures, ColdCaseResult, Report, SizeResult, SoakMinute } from "../figures";
 import type { LoadResult } from "../scenarios";
 
 const loadOf = (scenario: string, rps: number, p50: number, p99: number): LoadResult => ({
@@ -123,13 +125,14 @@ it("fails memory on one service past 200 MiB, or the whole system past 800 MiB",
   expect(failing(report([size(1_000)], 150, 893)).map((c) => c.what)).toEqual(["whole system's peak (physical)"]);
 });
 
-/** A cold-start case whose cold round has these figures (the warm round is never judged). */
+/** A cold-start case whose cold round has these figures (of the warm round only the register p50 is judged). */
 function coldCase(
   [members, unread, history]: [number, number, number],
   p99s: [number, number, number],
   allDoneSeconds: number | null = 5,
   errors = 0,
   systemPeakMiB = 700,
+  { warmRegisterP50 = 40, seedSeconds = 1 } = {},
 ): ColdCaseResult {
   const round = (p99: number[], done: number | null, errs: number) => ({
     round: "",
@@ -147,13 +150,15 @@ function coldCase(
     memory: [],
     systemPeakMiB,
   });
+  const warm = round([10_000, 10_000, 10_000], null, members);
+  warm.steps[0]!.p50 = warmRegisterP50;
   return {
     members,
     unread,
     history,
-    seedSeconds: 1,
+    seedSeconds,
     restartSeconds: 1,
-    rounds: [round(p99s, allDoneSeconds, errors), round([10_000, 10_000, 10_000], null, members)],
+    rounds: [round(p99s, allDoneSeconds, errors), warm],
   };
 }
 
@@ -173,7 +178,7 @@ it("judges the cold start on its cold round only, each case, and only when the r
   expect(failing(misses).map((c) => [c.what, c.figures])).toEqual([
     ["cold POST /register p99, up to 20 members × 10,000 unread", "10012.5 (20x10000@10000)"],
     ["cold GET /messages (channel, newest) p99", "201 (20x10000@10000)"],
-    ["cold start: every member done", "not all (20x10000@10000)"],
+    ["cold start: every member done, fewer than 1,000 members", "not all (20x10000@10000)"],
     ["cold start errors", "20 (20x10000@10000)"],
     ["cold start: whole system's peak (both rounds)", "801 (20x10000@10000)"],
   ]);
@@ -187,6 +192,25 @@ it("bounds cold register by the members' unread: 300 ms up to 10,000, 1 s up to 
   );
   expect(failing(r).map((c) => [c.what, c.figures])).toEqual([
     ["cold POST /register p99, up to 20 members × 10,000 unread", "350 (20x10000@10000)"],
+  ]);
+});
+
+it("bounds the large cold start: seeding and every member done at 1,000 × 10,000, the warm register at 10,000 unread", () => {
+  const large = (allDoneSeconds: number, seedSeconds: number, warmRegisterP50 = 40) =>
+    coldCase([1_000, 10_000, 10_000], [100, 100, 100], allDoneSeconds, 0, 700, { seedSeconds, warmRegisterP50 });
+  expect(failing(withCold(large(60, 300)))).toEqual([]);
+  expect(failing(withCold(large(61, 301, 51))).map((c) => [c.what, c.figures])).toEqual([
+    ["cold start: warm POST /register p50, 10,000 unread", "51 (1000x10000@10000)"],
+    ["cold start: every member done, 1,000 members × 10,000 unread", "61 (1000x10000@10000)"],
+    ["cold start: seeding 1,000 members × 10,000 unread", "301 (1000x10000@10000)"],
+  ]);
+  // fewer members keep the 10 s bound; the warm register is judged at 10,000 unread only
+  const smaller = withCold(
+    coldCase([100, 10_000, 10_000], [100, 100, 100], 11),
+    coldCase([20, 50_000, 50_000], [100, 100, 100], 5, 0, 700, { warmRegisterP50: 500 }),
+  );
+  expect(failing(smaller).map((c) => [c.what, c.figures])).toEqual([
+    ["cold start: every member done, fewer than 1,000 members", "11 (100x10000@10000), 5 (20x50000@50000)"],
   ]);
 });
 
@@ -242,4 +266,32 @@ it("judges each soak minute against minutes 1–5, and memory over the last 30 m
     what: "soak: each process's peak RSS growth over the last 10 minutes (the last half: a soak shorter than 60)",
     figures: "messaging 4.8 %",
   });
+});
+
+/** Sends to a channel of `subscribers`: `written` documents per send, p99 `p99` ms. */
+const channelSize = (subscribers: number, written: number, p99: number) =>
+  ({ subscribers, documentsWrittenPerSend: written, p99 }) as ChannelSizeFigures;
+const withChannelSizes = (...sizes: ChannelSizeFigures[]): Report =>
+  ({ ...report([size(1_000)]), channelSizes: { senders: 4, seconds: 15, seedSeconds: 1, sizes } }) as Report;
+
+it("judges a send's writes and p99 by its channel's size against the 10-subscriber channel", () => {
+  const flat = withChannelSizes(channelSize(10, 4, 100), channelSize(100, 4.36, 120), channelSize(1000, 3.64, 150));
+  expect(failing(flat)).toEqual([]);
+  const perRecipient = withChannelSizes(
+    channelSize(10, 13, 100),
+    channelSize(100, 103, 300),
+    channelSize(1000, 1003, 151),
+  );
+  expect(failing(perRecipient).map((c) => [c.what, c.limit, c.figures])).toEqual([
+    [
+      "channel sizes: messaging's documents written per send / at 10 subscribers",
+      "within 10 % (0.9–1.1)",
+      "7.92 (100), 77.15 (1000)",
+    ],
+    ["channel sizes: send p99 at 1,000 subscribers / at 10", "≤ 1.5", "1.51"],
+  ]);
+  // without the 10-subscriber channel nothing is judged
+  expect(checkBounds(withChannelSizes(channelSize(100, 103, 300))).some((c) => c.what.startsWith("channel"))).toBe(
+    false,
+  );
 });

@@ -158,7 +158,7 @@ describe("/metrics", () => {
     ).toBeGreaterThan(0);
   });
 
-  it("a send: the event published and stored, its fan-out lag, the database commands, and the caches' look-ups", async () => {
+  it("a send: the event published and stored, its fan-out lag, the database commands and documents written, and the caches' look-ups", async () => {
     const [messagingBefore, notificationsBefore] = await Promise.all([scrape("messaging"), scrape("notifications")]);
     const sent = await sys
       .api(sys.owner)
@@ -177,6 +177,18 @@ describe("/metrics", () => {
       service: "messaging",
     });
     expect(growth(messagingBefore, messagingAfter, [inserts])[inserts]).toBeGreaterThanOrEqual(1);
+    // a direct message between two users: the message and a usermessage row for each of them
+    const db = (metric: string, collection: string) =>
+      sample(metric, { command: "insert", collection, service: "messaging" });
+    const rows = [
+      db("teamchat_db_statements_total", "messages"),
+      db("teamchat_db_documents_written_total", "messages"),
+      db("teamchat_db_statements_total", "usermessages"),
+      db("teamchat_db_documents_written_total", "usermessages"),
+    ];
+    expect(growth(messagingBefore, messagingAfter, rows)).toEqual(
+      Object.fromEntries(rows.map((k, i) => [k, i < 2 ? 1 : 2])),
+    );
     const lookups = [...messagingAfter.keys()].filter((k) => k.startsWith("teamchat_cache_lookups_total{"));
     expect(lookups.some((k) => k.includes('result="hit"'))).toBe(true);
 
@@ -190,6 +202,24 @@ describe("/metrics", () => {
     );
     expect(growth(notificationsBefore, fannedOut, [handled, lagCount])).toEqual({ [handled]: 1, [lagCount]: 1 });
     expect(fannedOut.get(sample("teamchat_event_consumer_pending", consumer))).toBe(0);
+  });
+  it("one update statement that writes several documents: the statement counted once, each document written", async () => {
+    const owner = sys.api(sys.owner);
+    const ids: number[] = [];
+    for (const content of ["first", "second"]) {
+      const sent = await owner.post("/messages", { type: "private", to: JSON.stringify([member.userId]), content });
+      expect(sent.status).toBe(200);
+      ids.push(sent.body.id as number);
+    }
+    const before = await scrape("messaging");
+    const read = await sys
+      .api(member)
+      .post("/messages/flags", { messages: JSON.stringify(ids), op: "add", flag: "read" });
+    expect(read.status).toBe(200);
+    const update = (metric: string) =>
+      sample(metric, { command: "update", collection: "usermessages", service: "messaging" });
+    const keys = [update("teamchat_db_statements_total"), update("teamchat_db_documents_written_total")];
+    expect(growth(before, await scrape("messaging"), keys)).toEqual({ [keys[0]!]: 1, [keys[1]!]: 2 });
   });
 });
 

@@ -81,26 +81,87 @@ export async function connectDatabase(url: string, dbName: string, metrics?: Ser
  * One place for every database call, whichever repository, model or helper
  * made it: the driver reports each command's start and end. The collection is
  * the value of the command's own field (`{find: "users"}`), so it is known at
- * the start only; a `getMore` names it in `collection`.
+ * the start only; a `getMore` names it in `collection`. So are the statements
+ * a write sends; the documents it wrote, and those a read returned, are in the
+ * reply.
  */
 function measureCommands(client: ReturnType<Connection["getClient"]>, metrics: ServiceMetrics): void {
-  const collections = new Map<number, string>();
+  const started = new Map<number, { collection: string; statements: number }>();
   client.on("commandStarted", (e) => {
     const named = e.command[e.commandName] as unknown;
     const collection = typeof named === "string" ? named : e.command.collection;
-    collections.set(e.requestId, typeof collection === "string" ? collection : "");
+    started.set(e.requestId, {
+      collection: typeof collection === "string" ? collection : "",
+      statements: statementsOf(e.commandName, e.command),
+    });
   });
-  const labels = (e: { requestId: number; commandName: string }) => {
-    const collection = collections.get(e.requestId) ?? "";
-    collections.delete(e.requestId);
-    return { command: e.commandName, collection };
+  const startOf = (e: { requestId: number; commandName: string }) => {
+    const start = started.get(e.requestId);
+    started.delete(e.requestId);
+    return { labels: { command: e.commandName, collection: start?.collection ?? "" }, statements: start?.statements };
   };
-  client.on("commandSucceeded", (e) => metrics.dbCommandSeconds.observe(labels(e), e.duration / 1000));
-  client.on("commandFailed", (e) => {
-    const l = labels(e);
-    metrics.dbCommandSeconds.observe(l, e.duration / 1000);
-    metrics.dbCommandFailures.inc(l);
+  client.on("commandSucceeded", (e) => {
+    const { labels, statements } = startOf(e);
+    metrics.dbCommandSeconds.observe(labels, e.duration / 1000);
+    if (statements !== undefined) metrics.dbStatements.inc(labels, statements);
+    const reply = (e.reply ?? {}) as CommandReply;
+    const written = documentsWritten(e.commandName, reply);
+    if (written) metrics.dbDocumentsWritten.inc(labels, written);
+    const returned = documentsReturned(e.commandName, reply);
+    if (returned) metrics.dbDocumentsReturned.inc(labels, returned);
   });
+  client.on("commandFailed", (e) => {
+    const { labels, statements } = startOf(e);
+    metrics.dbCommandSeconds.observe(labels, e.duration / 1000);
+    metrics.dbCommandFailures.inc(labels);
+    if (statements !== undefined) metrics.dbStatements.inc(labels, statements);
+  });
+}
+
+/** The field of a write command that lists its statements. */
+const STATEMENT_LISTS: Record<string, string> = { insert: "documents", update: "updates", delete: "deletes" };
+
+/** The statements a command sends: an insert's documents, an update's or delete's statements; 1 for any other. */
+function statementsOf(commandName: string, command: Record<string, unknown>): number {
+  const field = STATEMENT_LISTS[commandName];
+  const list = field === undefined ? undefined : command[field];
+  return Array.isArray(list) ? list.length : 1;
+}
+
+/** The parts of a command's reply that say how many documents it wrote or returned. */
+interface CommandReply {
+  n?: number;
+  nModified?: number;
+  upserted?: unknown[];
+  lastErrorObject?: { n?: number };
+  value?: unknown;
+  cursor?: { firstBatch?: unknown[]; nextBatch?: unknown[] };
+}
+
+/**
+ * The documents a command wrote, from its reply: an update's `n` counts the
+ * documents it matched, changed or not, so what it modified and upserted is
+ * counted instead (findAndModify tells only what it matched or upserted).
+ */
+function documentsWritten(commandName: string, reply: CommandReply): number {
+  switch (commandName) {
+    case "insert":
+    case "delete":
+      return reply.n ?? 0;
+    case "update":
+      return reply.nModified === undefined ? (reply.n ?? 0) : reply.nModified + (reply.upserted?.length ?? 0);
+    case "findAndModify":
+      return reply.lastErrorObject?.n ?? 0;
+    default:
+      return 0;
+  }
+}
+
+/** The documents a command returned: a cursor's batch, or findAndModify's document. */
+function documentsReturned(commandName: string, reply: CommandReply): number {
+  if (commandName === "findAndModify") return reply.value ? 1 : 0;
+  const batch = reply.cursor?.firstBatch ?? reply.cursor?.nextBatch;
+  return Array.isArray(batch) ? batch.length : 0;
 }
 
 /** The transaction the current async call chain runs in, with the connection it belongs to. */

@@ -41,6 +41,14 @@ export class ServiceMetrics {
   /** Database commands as the driver saw them: round trip by command and collection, and failures. */
   readonly dbCommandSeconds: Histogram<"command" | "collection">;
   readonly dbCommandFailures: Counter<"command" | "collection">;
+  /**
+   * What the database commands carried, by command and collection: statements (an insert's documents, an
+   * update's or delete's statements, 1 for any other command), the documents they wrote as the server
+   * reported them (one multi-document update statement can write many), and the documents they returned.
+   */
+  readonly dbStatements: Counter<"command" | "collection">;
+  readonly dbDocumentsWritten: Counter<"command" | "collection">;
+  readonly dbDocumentsReturned: Counter<"command" | "collection">;
   /** Notification work (NOTIFICATION_WORK stream) published by kind, and its items handled here by consumer and outcome. */
   readonly notificationWorkPublished: Counter<"kind">;
   readonly notificationWorkHandled: Counter<"consumer" | "outcome">;
@@ -128,6 +136,24 @@ export class ServiceMetrics {
     this.dbCommandFailures = new Counter({
       name: name("db_command_failures_total"),
       help: "Database commands that failed, by command and collection",
+      labelNames: ["command", "collection"],
+      registers,
+    });
+    this.dbStatements = new Counter({
+      name: name("db_statements_total"),
+      help: "Statements sent in database commands: an insert's documents, an update's or delete's statements, else 1",
+      labelNames: ["command", "collection"],
+      registers,
+    });
+    this.dbDocumentsWritten = new Counter({
+      name: name("db_documents_written_total"),
+      help: "Documents inserted, modified, upserted or deleted by database commands, as the server reported them",
+      labelNames: ["command", "collection"],
+      registers,
+    });
+    this.dbDocumentsReturned = new Counter({
+      name: name("db_documents_returned_total"),
+      help: "Documents database commands returned (cursor batches, findAndModify's document)",
       labelNames: ["command", "collection"],
       registers,
     });
