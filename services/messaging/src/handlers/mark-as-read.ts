@@ -52,8 +52,8 @@ export const markAllAsReadHandler =
     }
     const { state } = await deps.personal.of(realm.id, actor.userId);
     const readStates: Record<string, ChannelReadState> = {};
-    for (const streamId of state.channels.keys()) {
-      const channel = await deps.channelMessages.of(realm.id, streamId);
+    for (const [streamId, { watermark }] of state.channels) {
+      const channel = await deps.channelMessages.of(realm.id, streamId, watermark);
       const newest = channel.ids[channel.ids.length - 1] ?? 0;
       readStates[streamId] = await deps.readStates.change(realm.id, actor.userId, streamId, (s) => allRead(s, newest));
     }

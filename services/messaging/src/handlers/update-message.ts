@@ -107,7 +107,8 @@ async function moveReadStates(
 ): Promise<void> {
   const subscribers = [...(await deps.subscriptions.subscriberIds(realmId, move.to.streamId))];
   const before = await deps.readStates.ofUsers(realmId, move.from.streamId, subscribers);
-  const channel = await deps.channelMessages.of(realmId, move.to.streamId);
+  const lowest = Math.min(...moved.map((m) => m.messageId)) - 1;
+  const channel = await deps.channelMessages.of(realmId, move.to.streamId, lowest);
   const refs = moved.map((m) => ({ id: m.messageId, senderId: m.senderId })).sort((a, b) => a.id - b.id);
   for (const userId of subscribers) {
     const old = before.get(userId)?.state;
@@ -117,7 +118,7 @@ async function moveReadStates(
     });
     await deps.readStates.change(realmId, userId, move.to.streamId, (s) => {
       // the moved messages are among the channel's now: the watermark must not pass over one left unread
-      const above = [...channel.above(s.watermark), ...refs.filter((r) => r.id > s.watermark)];
+      const above = [...channel.allAbove(s.watermark), ...refs.filter((r) => r.id > s.watermark)];
       return withStates(
         s,
         userId,

@@ -11,22 +11,49 @@ const CHANNEL_WINDOW = MAX_UNREAD_MESSAGES;
 /** Channel messages kept in memory over all channels; the least recently used channels go first. */
 const MAX_CACHED_ENTRIES = 2_000_000;
 
+/** A channel message as ChannelMessages holds it. */
+export type ChannelEntry = { messageId: number; senderId: number; topic: string };
+
 /**
- * A channel's newest messages (up to CHANNEL_WINDOW), ascending by id, as read
- * state and unread_msgs need them: one copy per channel, shared by all its
- * members, instead of a row per member and message.
+ * A channel's messages above `floor` (at most CHANNEL_WINDOW, the newest),
+ * ascending by id, as read state and unread_msgs need them: one copy per
+ * channel, shared by all its members, instead of a row per member and
+ * message. It holds what its members' watermarks need, loaded further back
+ * when a member's watermark is lower (ChannelMessageCache.of).
  */
 export class ChannelMessages {
-  readonly ids: number[] = [];
-  readonly senders: number[] = [];
-  readonly topics: string[] = [];
+  ids: number[] = [];
+  senders: number[] = [];
+  topics: string[] = [];
 
   constructor(
-    entries: Array<{ messageId: number; senderId: number; topic: string }>,
-    /** messages at or below it are not held (the window is full); 0 when the whole history is */
+    entries: ChannelEntry[],
+    /** messages at or below it are not held */
     public floor: number,
   ) {
-    for (const e of [...entries].sort((a, b) => a.messageId - b.messageId)) this.add(e.messageId, e.senderId, e.topic);
+    this.prepend(entries);
+  }
+
+  /** Adds the messages between `floor` and the current floor (`entries` may hold more). */
+  extend(entries: ChannelEntry[], floor: number): void {
+    const held = this.floor;
+    if (floor >= held) return;
+    this.floor = floor;
+    this.prepend(entries.filter((e) => e.messageId > floor && e.messageId <= held));
+  }
+
+  /** Adds messages older than every one held, keeping the newest CHANNEL_WINDOW. */
+  private prepend(entries: ChannelEntry[]): void {
+    const older = [...entries].sort((a, b) => a.messageId - b.messageId);
+    this.ids = [...older.map((e) => e.messageId), ...this.ids];
+    this.senders = [...older.map((e) => e.senderId), ...this.senders];
+    this.topics = [...older.map((e) => e.topic), ...this.topics];
+    const extra = this.ids.length - CHANNEL_WINDOW;
+    if (extra <= 0) return;
+    this.floor = this.ids[extra - 1]!;
+    this.ids = this.ids.slice(extra);
+    this.senders = this.senders.slice(extra);
+    this.topics = this.topics.slice(extra);
   }
 
   get size(): number {
@@ -41,6 +68,15 @@ export class ChannelMessages {
   topicOf(id: number): string | undefined {
     const i = indexOf(this.ids, id);
     return i < 0 ? undefined : this.topics[i];
+  }
+
+  /**
+   * Every message above `watermark`, ascending, when all are held; none when
+   * some are not (a read state's watermark then moves over nothing: it must
+   * not pass a message it cannot see).
+   */
+  allAbove(watermark: number): ChannelMessageRef[] {
+    return watermark >= this.floor ? this.above(watermark) : [];
   }
 
   /** The held messages above `id`, ascending. */
@@ -67,7 +103,9 @@ export class ChannelMessages {
     this.topics.splice(i, 0, topic);
     if (this.ids.length > CHANNEL_WINDOW) {
       this.floor = this.ids[0]!;
-      for (const list of [this.ids, this.senders, this.topics]) list.shift();
+      this.ids.shift();
+      this.senders.shift();
+      this.topics.shift();
     }
   }
 
@@ -122,14 +160,24 @@ export class ChannelMessageCache {
     for (const sub of this.subs) sub.unsubscribe();
   }
 
-  of(realmId: number, streamId: number): Promise<ChannelMessages> {
-    return this.cache.get(`${realmId}:${streamId}`, async () => {
-      const entries = await this.messages.channelEntries(realmId, streamId, CHANNEL_WINDOW);
-      return new ChannelMessages(
-        entries,
-        entries.length < CHANNEL_WINDOW ? 0 : entries[entries.length - 1]!.messageId - 1,
-      );
-    });
+  /**
+   * The channel's messages, holding every one above `from` (up to the window):
+   * first loaded by one range read above it, then further back when a member
+   * whose watermark is lower asks. A member whose read state is recent costs
+   * the channel only the messages above it.
+   */
+  async of(realmId: number, streamId: number, from: number): Promise<ChannelMessages> {
+    const key = `${realmId}:${streamId}`;
+    const channel = await this.cache.get(
+      key,
+      async () => new ChannelMessages(await this.messages.channelEntries(realmId, streamId, from, Infinity), from),
+    );
+    if (from < channel.floor && channel.size < CHANNEL_WINDOW) {
+      const floor = channel.floor;
+      channel.extend(await this.messages.channelEntries(realmId, streamId, from, floor), from);
+      this.cache.update(key, () => undefined);
+    }
+    return channel;
   }
 
   private onMessage({ realmId, message }: MessageSent): void {

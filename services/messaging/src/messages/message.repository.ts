@@ -574,20 +574,18 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
   }
 
   /**
-   * A channel's newest `limit` messages as read state needs them (id, sender,
-   * topic), newest first: ChannelMessageCache's load, one range of the
+   * A channel's messages with `from < id <= to` as read state needs them (id,
+   * sender, topic), in any order: ChannelMessageCache's load, one range of the
    * channel's index shared by every member.
    */
   channelEntries(
     realmId: number,
     streamId: number,
-    limit: number,
+    from: number,
+    to: number,
   ): Promise<Array<Pick<MessageDoc, "messageId" | "senderId" | "topic">>> {
-    return this.find(
-      realmId,
-      { streamId },
-      { projection: { messageId: 1, senderId: 1, topic: 1 }, sort: { messageId: -1 }, limit },
-    );
+    const range = Number.isFinite(to) ? { $gt: from, $lte: to } : { $gt: from };
+    return this.find(realmId, { streamId, messageId: range }, { projection: { messageId: 1, senderId: 1, topic: 1 } });
   }
 
   /** The newest message id given out (in any organization): a subscription starting now covers only later ones. */

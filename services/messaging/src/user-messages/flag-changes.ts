@@ -135,10 +135,17 @@ export async function changeFlags(
       changed.filter((id) => messages.get(id)!.streamId !== null),
       (id) => messages.get(id)!.streamId!,
     );
-    readStates = await changeReadStates(deps, realmId, actor.userId, byChannel, (streamId, id) => ({
-      message: view.refOf(streamId, id, messages.get(id)!.senderId),
-      unread: true,
-    }));
+    readStates = await changeReadStates(
+      deps,
+      realmId,
+      actor.userId,
+      view.state.channels,
+      byChannel,
+      (streamId, id) => ({
+        message: view.refOf(streamId, id, messages.get(id)!.senderId),
+        unread: true,
+      }),
+    );
   } else {
     // a channel message's first stored flag makes its row ("read" in it: the read state is not the row's)
     const rowless = changed.filter((id) => !direct.includes(id) && view.storedOf(id).length === 0);
@@ -204,15 +211,17 @@ async function changeReadStates(
   deps: { readStates: ReadStateRepository; channelMessages: ChannelMessageCache },
   realmId: number,
   userId: number,
+  /** the user's read states as their personal state holds them: how far back each channel's messages are needed */
+  known: ReadonlyMap<number, ChannelReadState>,
   byChannel: Map<number, number[]>,
   change: (streamId: number, id: number) => { message: ChannelMessageRef; unread: boolean },
 ): Promise<ReadStates> {
   const stored: ReadStates = {};
   for (const [streamId, ids] of byChannel) {
-    const channel = await deps.channelMessages.of(realmId, streamId);
+    const channel = await deps.channelMessages.of(realmId, streamId, known.get(streamId)?.watermark ?? 0);
     const changes = ids.map((id) => change(streamId, id));
     stored[streamId] = await deps.readStates.change(realmId, userId, streamId, (s) =>
-      withStates(s, userId, changes, channel.above(s.watermark)),
+      withStates(s, userId, changes, channel.allAbove(s.watermark)),
     );
   }
   return stored;
@@ -282,7 +291,7 @@ async function markRead(
     changed.filter((id) => channelOf(id) !== null),
     (id) => channelOf(id)!,
   );
-  const readStates = await changeReadStates(deps, realmId, userId, byChannel, (streamId, id) => ({
+  const readStates = await changeReadStates(deps, realmId, userId, view.state.channels, byChannel, (streamId, id) => ({
     message: view.refOf(streamId, id, older.get(id)?.senderId),
     unread: false,
   }));
@@ -303,8 +312,8 @@ export async function markChannelRead(
   streamId: number,
   topicKey: string | null,
 ): Promise<void> {
-  const { unread } = await deps.personal.of(realmId, userId);
-  const ids = unread
+  const view = await deps.personal.of(realmId, userId);
+  const ids = view.unread
     .messages()
     .filter((m) => m.streamId === streamId && (topicKey === null || m.topicKey === topicKey))
     .map((m) => m.id);
@@ -312,7 +321,7 @@ export async function markChannelRead(
     if (ids.length) await markReadFor(deps, ctx, realmId, userId, ids);
     return;
   }
-  const channel = await deps.channelMessages.of(realmId, streamId);
+  const channel = await deps.channelMessages.of(realmId, streamId, view.state.channels.get(streamId)?.watermark ?? 0);
   const newest = channel.ids[channel.ids.length - 1] ?? 0;
   const state = await deps.readStates.change(realmId, userId, streamId, (s) => allRead(s, newest));
   if (ids.length) {

@@ -373,7 +373,9 @@ export class PersonalIndex {
     const channels = new Map<number, ChannelMessages>();
     await Promise.all(
       [...state.channels].map(async ([streamId, s]) => {
-        if (subscribedNow(s) || s.exceptions.length) channels.set(streamId, await this.channels.of(realmId, streamId));
+        if (subscribedNow(s) || s.exceptions.length) {
+          channels.set(streamId, await this.channels.of(realmId, streamId, s.watermark));
+        }
       }),
     );
     return new PersonalView(state, userId, channels);
@@ -415,7 +417,7 @@ export class PersonalIndex {
     for (const [streamId, s] of states) {
       const below = s.exceptions.filter((id) => id <= s.watermark);
       if (!below.length) continue;
-      const channel = await this.channels.of(realmId, streamId);
+      const channel = await this.channels.of(realmId, streamId, s.watermark);
       wanted.push(...below.filter((id) => id <= channel.floor));
     }
     const outside = new Map<number, OutsideMessage>();

@@ -1,0 +1,33 @@
+/** A channel's messages as read state holds them in memory (ChannelMessages): loaded from a floor, extended back. */
+import { ChannelMessages } from "../src/messages/channel-message-cache";
+
+const entries = (ids: number[]) => ids.map((id) => ({ messageId: id, senderId: id % 2, topic: `t${id % 3}` }));
+
+describe("ChannelMessages", () => {
+  it("holds the messages above its floor in order, and tells what is above a watermark only when it holds all of it", () => {
+    const c = new ChannelMessages(entries([30, 10, 20]), 5);
+    expect(c.ids).toEqual([10, 20, 30]);
+    expect(c.topicOf(20)).toBe("t2");
+    expect(c.allAbove(10).map((m) => m.id)).toEqual([20, 30]);
+    // below the floor some messages may be missing: the watermark must not move over them
+    expect(c.allAbove(3)).toEqual([]);
+    expect(c.above(3).map((m) => m.id)).toEqual([10, 20, 30]);
+  });
+
+  it("extends back to a lower floor, ignoring what it holds already, and keeps new messages in order", () => {
+    const c = new ChannelMessages(entries([10, 20]), 5);
+    c.extend(entries([2, 4, 10, 20]), 1);
+    expect(c.ids).toEqual([2, 4, 10, 20]);
+    expect(c.floor).toBe(1);
+    c.extend(entries([0]), 3);
+    expect(c.ids).toEqual([2, 4, 10, 20]);
+    c.add(25, 1, "x");
+    c.add(22, 1, "y");
+    expect(c.ids).toEqual([2, 4, 10, 20, 22, 25]);
+    c.remove([4, 22]);
+    c.retopic([25], "z");
+    expect(c.ids).toEqual([2, 10, 20, 25]);
+    expect(c.senders).toEqual([0, 0, 0, 1]);
+    expect(c.topicOf(25)).toBe("z");
+  });
+});
