@@ -134,6 +134,7 @@ import { getNotificationFactsHandler } from "./handlers/get-notification-facts";
 import { getUnreadMessageIdsHandler } from "./handlers/get-unread-message-ids";
 import { backfillCopies } from "./copies-backfill";
 import { backfillContentFeatures } from "./messages/content-features-backfill";
+import { migrateToReadStates } from "./user-messages/read-state-migration";
 import { openSearchEngine } from "./search/open-search";
 import { startSearchBackfill } from "./search/search-backfill";
 import { ExportQueue } from "./realm-exports/export-queue";
@@ -282,6 +283,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     log,
   });
   await backfillContentFeatures({ db, messages, ids, log });
+  await migrateToReadStates({ db, messages, subscriptions: subscriptionRepository, userMessages, readStates, log });
   const draftsCleanup = await deleteDraftsWhenSynchronizationStops({ drafts }, nc, log);
   const linkPreviewFetching = await fetchLinkPreviews(
     { ...posting, linkPreviews },
