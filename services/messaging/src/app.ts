@@ -592,10 +592,10 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.exportRealm, exportRealmHandler({ exports, users, events, queue: exportQueue, bus }))
     .handle(messaging.getRealmExports, getRealmExportsHandler({ exports }))
     .handle(messaging.deleteRealmExport, deleteRealmExportHandler({ exports, users, events, files }))
-    .handle(messaging.importChannels, importChannelsHandler({ channels, subscriptions }))
+    .handle(messaging.importChannels, importChannelsHandler({ channels, subscriptions, messages, readStates }))
     .handle(
       messaging.importMessages,
-      importMessagesHandler({ channels, messages, userMessages, conversations, topics }),
+      importMessagesHandler({ channels, subscriptions, messages, userMessages, readStates, conversations, topics }),
     )
     .handle(messaging.importAttachments, importAttachmentsHandler({ attachments, messages }))
     .handle(messaging.registerState, registerStateHandler(messaging.registerState, stateProviders));

@@ -110,6 +110,35 @@ export class ReadStateRepository extends TenantRepository<ReadStateDoc> {
     await this.upsertByKeys(realmId, updates);
   }
 
+  /**
+   * Imported history in a channel: each user's watermark raised to `newest`,
+   * the channel's newest imported message, with their unread messages up to
+   * it as exceptions. A user with no state (not subscribed: the subscribed
+   * got theirs with the channel, openWhereMissing) gets one without a
+   * subscription.
+   */
+  raiseImported(
+    realmId: number,
+    streamId: number,
+    newest: number,
+    entries: Array<{ userId: number; unread: number[] }>,
+  ): Promise<void> {
+    return this.upsertByKeys(
+      realmId,
+      entries.map(({ userId, unread }) => ({
+        userId,
+        streamId,
+        update: {
+          $setOnInsert: { realmId, userId, streamId, intervals: [] },
+          $max: { watermark: newest },
+          // new messages: none of them is there yet
+          $push: { exceptions: { $each: unread } },
+          $inc: { version: 1 },
+        },
+      })),
+    );
+  }
+
   /** Every channel's state of the user. */
   async ofUser(realmId: number, userId: number): Promise<VersionedReadState[]> {
     return (await this.find(realmId, { userId })).map(versioned);
