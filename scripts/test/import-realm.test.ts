@@ -10,10 +10,15 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { identity } from "@teamchat/shared";
+import { flagsMask, identity, messaging } from "@teamchat/shared";
 import { REPO_ROOT } from "../lib/infra";
 import { createOrganization } from "../lib/organization";
-import { organizationClient, testOrganization, type TestOrganization } from "../../test/support/organization";
+import {
+  organizationClient,
+  testOrganization,
+  type TestOrganization,
+  type TestUser,
+} from "../../test/support/organization";
 import { exportThroughApi, generateOrganization, jsonOf } from "../../test/support/realm-export";
 
 type Row = Record<string, unknown>;
@@ -162,12 +167,22 @@ function normalized(files: Map<string, Buffer>) {
 
 test("export, import through the CLI, export again: the same organization, ids remapped", async () => {
   const g = await generateOrganization(org);
+  // a flag of each kind the round trip keeps: Bob's star on an unread message, a mention, channel and direct
+  // messages read by their receivers (the senders' own are read), others left unread
+  await org.call(
+    messaging.sendMessage,
+    { type: "stream", to: "general talk", topic: "plans", content: "@**Alice Anders** have a look" },
+    g.bob,
+  );
+  const [first, , , , group] = g.messageIds;
+  await org.call(messaging.updateMessageFlags, { messages: [first!], op: "add", flag: "read" }, g.admin);
+  await org.call(messaging.updateMessageFlags, { messages: [group!], op: "add", flag: "read" }, g.bob);
   for (const person of [org.owner, g.alice, g.bob, g.admin]) {
     await org.call(identity.updateSettings, { allow_private_data_export: true }, person);
   }
-  const first = await exportThroughApi(org, g.admin, 2);
+  const exported = await exportThroughApi(org, g.admin, 2);
   const tarball = join(scratch, "export.tar.gz");
-  await writeFile(tarball, first.tarball);
+  await writeFile(tarball, exported.tarball);
 
   const subdomain = `${org.subdomain}-imported`;
   const { stdout } = await promisify(execFile)(
@@ -200,8 +215,20 @@ test("export, import through the CLI, export again: the same organization, ids r
   });
   const second = await exportThroughApi(imported, imported.owner, 2);
 
-  const before = normalized(first.files);
+  const before = normalized(exported.files);
   const after = normalized(second.files);
+  // each receiver's row with their flags (Zulip's UserMessage.flags as flags_mask), the same after the round trip
+  const flagsOf = (content: string) => before.messages.find((m) => m.content === content)!.flags;
+  const row = (user: TestUser, ...flags: string[]) => `${user.email}:${flagsMask(flags)}`;
+  const rows = (...expected: string[]) => expected.sort();
+  expect(flagsOf("We **ship** on Monday")).toEqual(
+    rows(row(g.admin, "read"), row(g.alice, "read"), row(g.bob, "starred")),
+  );
+  expect(flagsOf("@**Alice Anders** have a look")).toEqual(
+    rows(row(g.admin), row(g.alice, "mentioned"), row(g.bob, "read")),
+  );
+  expect(flagsOf("psst")).toEqual(rows(row(g.alice, "read"), row(g.bob)));
+  expect(flagsOf("a group")).toEqual(rows(row(g.admin), row(g.alice, "read"), row(g.bob, "read")));
   expect(after.users).toEqual(before.users);
   expect(after.profileFields).toEqual(before.profileFields);
   expect(after.profileValues).toEqual(before.profileValues);

@@ -134,6 +134,7 @@ import { getNotificationFactsHandler } from "./handlers/get-notification-facts";
 import { getUnreadMessageIdsHandler } from "./handlers/get-unread-message-ids";
 import { backfillCopies } from "./copies-backfill";
 import { backfillContentFeatures } from "./messages/content-features-backfill";
+import { migrateToReadStates } from "./user-messages/read-state-migration";
 import { openSearchEngine } from "./search/open-search";
 import { startSearchBackfill } from "./search/search-backfill";
 import { ExportQueue } from "./realm-exports/export-queue";
@@ -283,6 +284,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     log,
   });
   await backfillContentFeatures({ db, messages, ids, log });
+  await migrateToReadStates({ db, messages, subscriptions: subscriptionRepository, userMessages, readStates, log });
   const draftsCleanup = await deleteDraftsWhenSynchronizationStops({ drafts }, nc, log);
   const linkPreviewFetching = await fetchLinkPreviews(
     { ...posting, linkPreviews },
@@ -600,10 +602,10 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.exportRealm, exportRealmHandler({ exports, users, events, queue: exportQueue, bus }))
     .handle(messaging.getRealmExports, getRealmExportsHandler({ exports }))
     .handle(messaging.deleteRealmExport, deleteRealmExportHandler({ exports, users, events, files }))
-    .handle(messaging.importChannels, importChannelsHandler({ channels, subscriptions }))
+    .handle(messaging.importChannels, importChannelsHandler({ channels, subscriptions, messages, readStates }))
     .handle(
       messaging.importMessages,
-      importMessagesHandler({ channels, messages, userMessages, conversations, topics }),
+      importMessagesHandler({ channels, subscriptions, messages, userMessages, readStates, conversations, topics }),
     )
     .handle(messaging.importAttachments, importAttachmentsHandler({ attachments, messages }))
     .handle(messaging.registerState, registerStateHandler(messaging.registerState, stateProviders));

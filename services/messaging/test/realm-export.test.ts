@@ -4,7 +4,7 @@
  * GET /export/realm/consents, the realm_export and realm_export_consent
  * events, and the tarball in Zulip's layout, served at export_url.
  */
-import { identity, messaging } from "@teamchat/shared";
+import { flagsMask, identity, messaging } from "@teamchat/shared";
 import { badRequestError, expectZulipError } from "../../../test/support/call";
 import { download } from "../../../test/support/download";
 import { EventReader } from "../../../test/support/events";
@@ -112,9 +112,15 @@ test("a public export: administrators hear it pending then done, and the tarball
     expect.objectContaining({ prev_topic: "plans", topic: "release plans" }),
     expect.objectContaining({ prev_content: "We **ship** on Friday" }),
   ]);
-  const starredBit = 1 << 1;
-  const bobsRow = zerver_usermessage!.find((r) => r.user_profile === g.bob.userId && r.message === first.id)!;
-  expect((bobsRow.flags_mask as number) & starredBit).toBe(starredBit);
+  // one row per receiver with their flags (Zulip's UserMessage): Bob starred it unread, Alice sent it (read)
+  const rowsOfFirst = zerver_usermessage!.filter((r) => r.message === first.id);
+  expect(new Map(rowsOfFirst.map((r) => [r.user_profile, r.flags_mask]))).toEqual(
+    new Map([
+      [g.alice.userId, flagsMask(["read"])],
+      [g.bob.userId, flagsMask(["starred"])],
+      [g.admin.userId, flagsMask([])],
+    ]),
+  );
 
   const attachments = jsonOf<Record<string, Row[]>>(files, "attachment.json");
   const [attachment] = attachments.zerver_attachment!;

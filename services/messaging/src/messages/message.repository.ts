@@ -546,6 +546,17 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     return this.walk(realmId, [...narrow, { kind: "ids", in: ids }], 0, 1, limit);
   }
 
+  /**
+   * The channel of each of these messages that exists, null for a direct
+   * message (maintenance: the read-state migration's rows).
+   */
+  async channelsOf(realmId: number, ids: number[]): Promise<Map<number, number | null>> {
+    if (!ids.length) return new Map();
+    const wanted = new Set(ids);
+    const rows = await this.find(realmId, idsFilter(ids), { projection: { messageId: 1, streamId: 1 } });
+    return new Map(rows.filter((m) => wanted.has(m.messageId)).map((m) => [m.messageId, m.streamId]));
+  }
+
   /** What register's unread_msgs needs of these messages (any order). */
   async summaries(realmId: number, ids: number[]): Promise<Array<MessageSummary>> {
     const wanted = new Set(ids);

@@ -5,7 +5,10 @@ import type { ChannelDoc } from "../channels/channel.schema";
 import type { ConversationDoc } from "../conversations/conversation.schema";
 import type { MessageDoc } from "../messages/message.schema";
 import type { SubscriptionDoc } from "../subscriptions/subscription.schema";
-import { userMessageId, type UserMessageDoc } from "../user-messages/user-message.schema";
+import { inFlagOrder } from "../user-messages/flags";
+import { isUnread, type ChannelReadState } from "../user-messages/read-state";
+import type { ReadStateDoc } from "../user-messages/read-state.schema";
+import type { UserMessageDoc } from "../user-messages/user-message.schema";
 
 /** Zulip's Message.MessageType. */
 const MessageType = { NORMAL: 1, RESOLVE_TOPIC_NOTIFICATION: 2 } as const;
@@ -19,8 +22,8 @@ const MESSAGE_PAGE = 1000;
  * Messaging's records of one organization as Zulip's export tables
  * (zerver/lib/export.py): channels, recipients, subscriptions, direct message
  * groups, messages and their user rows, reactions, attachments. Reads go
- * straight to the collections, in pages by id, so a big organization is read
- * a page at a time.
+ * straight to the collections, messages in pages by id, so a big
+ * organization's history is read a page at a time.
  */
 export class MessagingTables {
   constructor(
@@ -65,17 +68,46 @@ export class MessagingTables {
   }
 
   /**
-   * The user rows of these messages, each found by its key from the message's
-   * receivers (no scan of the organization's rows; a range of keys per receiver
-   * scans the whole collection on the embedded engine).
+   * Each message's UserMessage rows as Zulip exports them (export.py): one per
+   * receiver with their flags. A direct message's are its rows; a channel
+   * message's read flag is the receiver's read state in the channel
+   * (read-state.ts), its other flags the receiver's sparse row. Both are read
+   * once for the whole organization, the realm's read states and rows, as an
+   * export reads every message: looking rows up by key per receiver would ask
+   * for a row per receiver of every channel message, which almost none has.
+   * Rows of users who never received the message (Zulip's "historical") are
+   * left out, as the import makes receivers of every row it is given.
    */
-  userMessages(realmId: number, messages: MessageDoc[]): Promise<UserMessageDoc[]> {
-    const keys = messages.flatMap((m) => m.receivers.map((u) => userMessageId(realmId, u, m.messageId)));
-    return keys.length
-      ? this.collection<UserMessageDoc>("usermessages")
-          .find({ _id: { $in: keys } })
-          .toArray()
-      : Promise.resolve([]);
+  async userMessageFlags(realmId: number): Promise<(m: MessageDoc) => Array<{ userId: number; flags: string[] }>> {
+    const [rows, states] = await Promise.all([
+      this.collection<UserMessageDoc>("usermessages")
+        .find({ realmId }, { projection: { _id: 0, userId: 1, messageId: 1, flags: 1 } })
+        .toArray(),
+      this.collection<ReadStateDoc>("readstates").find({ realmId }).toArray(),
+    ]);
+    const rowsOf = new Map<number, Map<number, string[]>>();
+    for (const r of rows) {
+      const ofMessage = rowsOf.get(r.messageId) ?? rowsOf.set(r.messageId, new Map()).get(r.messageId)!;
+      ofMessage.set(r.userId, r.flags);
+    }
+    const stateOf = new Map<string, ChannelReadState>(
+      states.map((s) => [
+        `${s.userId}:${s.streamId}`,
+        // exceptions added by a send ($addToSet) come last: isUnread wants them ascending
+        { watermark: s.watermark, exceptions: [...s.exceptions].sort((a, b) => a - b), intervals: s.intervals },
+      ]),
+    );
+    return (m) => {
+      const stored = rowsOf.get(m.messageId) ?? new Map<number, string[]>();
+      if (m.streamId === null)
+        return m.receivers.flatMap((userId) => (stored.has(userId) ? [{ userId, flags: stored.get(userId)! }] : []));
+      return m.receivers.map((userId) => {
+        const state = stateOf.get(`${userId}:${m.streamId}`);
+        const read = state === undefined || !isUnread(state, { id: m.messageId, senderId: m.senderId }, userId);
+        const others = (stored.get(userId) ?? []).filter((f) => f !== "read");
+        return { userId, flags: inFlagOrder(read ? ["read", ...others] : others) };
+      });
+    };
   }
 }
 

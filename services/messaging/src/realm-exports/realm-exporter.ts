@@ -46,8 +46,9 @@ const exportPathId = (realmId: number) =>
  * as Zulip does, with the reactions gathered on the way), messages-NNNNNN.json
  * of MESSAGES_PER_FILE messages each with their user rows, attachment.json,
  * uploads/records.json and every upload's bytes under uploads/<path id>.
- * Messages, user rows and uploads pass through a page at a time; reactions
- * wait in a temporary file, so memory does not grow with the history.
+ * Messages and uploads pass through a page at a time; reactions wait in a
+ * temporary file. The user rows are worked out from the organization's read
+ * states and rows, held for the whole export (MessagingTables.userMessageFlags).
  */
 export class RealmExporter {
   constructor(
@@ -148,6 +149,7 @@ export class RealmExporter {
       (e.type === messaging.ExportType.FULL_WITH_CONSENT && m.receivers.some((u) => consenting.has(u)));
     const clients = new Map<string, number>();
     const clientId = (name: string) => clients.get(name) ?? clients.set(name, clients.size + 1).get(name)!;
+    const userMessagesOf = await tables.userMessageFlags(realmId);
     const reactionsFile = join(scratch, "reactions.json");
     await writeFile(reactionsFile, "");
     let reactionCount = 0;
@@ -158,15 +160,16 @@ export class RealmExporter {
     const writeBatch = async () => {
       signal.throwIfAborted();
       if (!batch.length) return;
-      const rows = await tables.userMessages(realmId, batch);
       const file = {
         zerver_message: batch.map((m) => messageRow(realmId, m, clientId(m.client))),
-        zerver_usermessage: rows.map((r) => ({
-          id: ++userMessageId,
-          user_profile: r.userId,
-          message: r.messageId,
-          flags_mask: flagsMask(r.flags),
-        })),
+        zerver_usermessage: batch.flatMap((m) =>
+          userMessagesOf(m).map((r) => ({
+            id: ++userMessageId,
+            user_profile: r.userId,
+            message: m.messageId,
+            flags_mask: flagsMask(r.flags),
+          })),
+        ),
       };
       const reactions = batch.flatMap((m) =>
         (m.reactions ?? []).map((r) => ({
