@@ -5,8 +5,8 @@ import type { ChannelDoc } from "../channels/channel.schema";
 import type { ConversationDoc } from "../conversations/conversation.schema";
 import type { MessageDoc } from "../messages/message.schema";
 import type { SubscriptionDoc } from "../subscriptions/subscription.schema";
-import { inFlagOrder } from "../user-messages/flags";
-import { isUnread, type ChannelReadState } from "../user-messages/read-state";
+import { channelMessageFlags } from "../user-messages/message-flags";
+import { storedState, type ChannelReadState } from "../user-messages/read-state";
 import type { ReadStateDoc } from "../user-messages/read-state.schema";
 import type { UserMessageDoc } from "../user-messages/user-message.schema";
 
@@ -90,23 +90,15 @@ export class MessagingTables {
       const ofMessage = rowsOf.get(r.messageId) ?? rowsOf.set(r.messageId, new Map()).get(r.messageId)!;
       ofMessage.set(r.userId, r.flags);
     }
-    const stateOf = new Map<string, ChannelReadState>(
-      states.map((s) => [
-        `${s.userId}:${s.streamId}`,
-        // exceptions added by a send ($addToSet) come last: isUnread wants them ascending
-        { watermark: s.watermark, exceptions: [...s.exceptions].sort((a, b) => a - b), intervals: s.intervals },
-      ]),
-    );
+    const stateOf = new Map<string, ChannelReadState>(states.map((s) => [`${s.userId}:${s.streamId}`, storedState(s)]));
     return (m) => {
       const stored = rowsOf.get(m.messageId) ?? new Map<number, string[]>();
       if (m.streamId === null)
         return m.receivers.flatMap((userId) => (stored.has(userId) ? [{ userId, flags: stored.get(userId)! }] : []));
-      return m.receivers.map((userId) => {
-        const state = stateOf.get(`${userId}:${m.streamId}`);
-        const read = state === undefined || !isUnread(state, { id: m.messageId, senderId: m.senderId }, userId);
-        const others = (stored.get(userId) ?? []).filter((f) => f !== "read");
-        return { userId, flags: inFlagOrder(read ? ["read", ...others] : others) };
-      });
+      return m.receivers.map((userId) => ({
+        userId,
+        flags: channelMessageFlags(m, userId, stateOf.get(`${userId}:${m.streamId}`), stored.get(userId)),
+      }));
     };
   }
 }

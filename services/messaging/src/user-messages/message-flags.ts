@@ -1,6 +1,6 @@
 import type { MessageDoc } from "../messages/message.schema";
 import { inFlagOrder } from "./flags";
-import { isUnread } from "./read-state";
+import { isUnread, type ChannelReadState } from "./read-state";
 import type { ReadStateRepository } from "./read-state.repository";
 import type { UserMessageRepository } from "./user-message.repository";
 
@@ -21,16 +21,28 @@ export async function flagsOfUsers(
   const rows = await deps.userMessages.flagsByUser(realmId, message.messageId, userIds);
   if (message.streamId === null) return rows;
   const states = await deps.readStates.ofUsers(realmId, message.streamId, userIds);
-  const ref = { id: message.messageId, senderId: message.senderId };
   const flags = new Map<number, string[]>();
   for (const userId of userIds) {
     if (!rows.has(userId) && !message.receivers.includes(userId)) continue;
-    const state = states.get(userId)?.state;
-    const read = state === undefined || !isUnread(state, ref, userId);
-    const stored = (rows.get(userId) ?? []).filter((f) => f !== "read");
-    flags.set(userId, inFlagOrder(read ? ["read", ...stored] : stored));
+    flags.set(userId, channelMessageFlags(message, userId, states.get(userId)?.state, rows.get(userId)));
   }
   return flags;
+}
+
+/**
+ * A user's flags on a channel message, as Zulip's UserMessage row holds them:
+ * read from their read state in the channel (read without one), the others
+ * from their row of the message, if any ("read" in it is only its marker).
+ */
+export function channelMessageFlags(
+  message: Pick<MessageDoc, "messageId" | "senderId">,
+  userId: number,
+  state: ChannelReadState | undefined,
+  row: readonly string[] | undefined,
+): string[] {
+  const read = state === undefined || !isUnread(state, { id: message.messageId, senderId: message.senderId }, userId);
+  const stored = (row ?? []).filter((f) => f !== "read");
+  return inFlagOrder(read ? ["read", ...stored] : stored);
 }
 
 /** Of these messages, those the user still has unread (a deleted message has none). */

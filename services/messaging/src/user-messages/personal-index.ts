@@ -373,9 +373,8 @@ export class PersonalIndex {
     const channels = new Map<number, ChannelMessages>();
     await Promise.all(
       [...state.channels].map(async ([streamId, s]) => {
-        if (subscribedNow(s) || s.exceptions.length) {
-          channels.set(streamId, await this.channels.of(realmId, streamId, s.watermark));
-        }
+        // Zulip's get_raw_unread_data lists the unread of the channels the user is subscribed to
+        if (subscribedNow(s)) channels.set(streamId, await this.channels.of(realmId, streamId, s.watermark));
       }),
     );
     return new PersonalView(state, userId, channels);

@@ -1,6 +1,6 @@
 import type { Connection } from "mongoose";
 import { TenantRepository, isDuplicateKey } from "@teamchat/shared";
-import { OPEN, emptyReadState, type ChannelReadState } from "./read-state";
+import { OPEN, emptyReadState, storedState, type ChannelReadState } from "./read-state";
 import { readStateId, readStateSchema, type ReadStateDoc } from "./read-state.schema";
 
 /** A user's read state in a channel, with the version it was read at (0: none stored yet). */
@@ -17,12 +17,7 @@ const BULK = 1000;
 
 const versioned = (doc: ReadStateDoc): VersionedReadState => ({
   streamId: doc.streamId,
-  // exceptions added by a send ($addToSet) come last: the state is kept ascending
-  state: {
-    watermark: doc.watermark,
-    exceptions: [...doc.exceptions].sort((a, b) => a - b),
-    intervals: doc.intervals,
-  },
+  state: storedState(doc),
   version: doc.version,
 });
 

@@ -31,6 +31,13 @@ export interface ChannelMessageRef {
 
 export const emptyReadState = (): ChannelReadState => ({ watermark: 0, exceptions: [], intervals: [] });
 
+/** A stored state as the rules want it: exceptions a send added ($addToSet) come last, and are put in order. */
+export const storedState = (doc: ChannelReadState): ChannelReadState => ({
+  watermark: doc.watermark,
+  exceptions: [...doc.exceptions].sort((a, b) => a - b),
+  intervals: doc.intervals,
+});
+
 /** Index of `id` in an ascending list, or -1. */
 export function indexOf(sorted: readonly number[], id: number): number {
   let lo = 0;
