@@ -228,6 +228,8 @@ it("converts rows per receiver to read states: the same flags as before, new mes
   expect(carolNow.flags).toEqual(new Map([...expected.carol.flags, [m2, ["mentioned"]]]));
   expect(carolNow.unread).toEqual([...expected.carol.unread, m2].sort((a, b) => a - b));
   expect(carolNow.starred).toEqual(expected.carol.starred);
+  // unread_msgs leaves out the channel she left, as Zulip's get_raw_unread_data does
+  expect(carolNow.unreadMsgs).toEqual(expected.carol.unreadMsgs);
 
   // stored as read states want it: a record per subscription, unread below the watermark as exceptions, rows
   // for channel messages only where a flag besides "read" is, with "read" as their sentinel

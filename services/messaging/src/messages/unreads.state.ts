@@ -45,6 +45,9 @@ export const unreadsState = (deps: {
     let count = 0;
     for (const msg of unread.messages()) {
       let muted = false;
+      // Zulip's get_raw_unread_data: only the channels the user is subscribed to (a left channel's unread
+      // messages, which converted data may hold, are still is:unread)
+      if (msg.streamId !== null && !personal.subscribedTo(msg.streamId)) continue;
       if (msg.streamId !== null) {
         let ofChannel = topics.get(msg.streamId);
         if (!ofChannel) topics.set(msg.streamId, (ofChannel = new Map()));

@@ -267,6 +267,12 @@ export class PersonalView {
     return this.state.storedOf(messageId);
   }
 
+  /** Whether the user is subscribed to the channel now. */
+  subscribedTo(streamId: number): boolean {
+    const state = this.state.channels.get(streamId);
+    return state !== undefined && subscribedNow(state);
+  }
+
   /** The user's unread messages (the newest MAX_UNREAD_MESSAGES), ascending by id. */
   get unread(): UnreadList {
     return (this.#unread ??= this.listUnread());
@@ -373,8 +379,9 @@ export class PersonalIndex {
     const channels = new Map<number, ChannelMessages>();
     await Promise.all(
       [...state.channels].map(async ([streamId, s]) => {
-        // Zulip's get_raw_unread_data lists the unread of the channels the user is subscribed to
-        if (subscribedNow(s)) channels.set(streamId, await this.channels.of(realmId, streamId, s.watermark));
+        if (subscribedNow(s) || s.exceptions.length) {
+          channels.set(streamId, await this.channels.of(realmId, streamId, s.watermark));
+        }
       }),
     );
     return new PersonalView(state, userId, channels);
