@@ -8,7 +8,7 @@ import {
   isUnread,
   opened,
   received,
-  unreadIds,
+  forEachUnreadAbove,
   withStates,
   type ChannelMessageRef,
 } from "../src/user-messages/read-state";
@@ -20,7 +20,20 @@ const msg = (id: number, senderId = OTHER): ChannelMessageRef => ({ id, senderId
 const channel = Array.from({ length: 10 }, (_, i) => msg(11 + i, 11 + i === 15 ? ME : OTHER));
 const subscribedAt10 = opened(emptyReadState(), 10);
 const above = (watermark: number) => channel.filter((m) => m.id > watermark);
-const unread = (s: typeof subscribedAt10) => unreadIds(s, ME, above(s.watermark), () => true);
+/** The unread: the exceptions below the watermark, then the unread above it. */
+const unreadIds = (s: typeof subscribedAt10, messages: ChannelMessageRef[], known: (id: number) => boolean) => {
+  const found = s.exceptions.filter((id) => id <= s.watermark && known(id));
+  const ids = messages.map((m) => m.id);
+  forEachUnreadAbove(
+    s,
+    ME,
+    ids,
+    messages.map((m) => m.senderId),
+    (i) => found.push(ids[i]!),
+  );
+  return found;
+};
+const unread = (s: typeof subscribedAt10) => unreadIds(s, channel, () => true);
 
 describe("the default", () => {
   it("is unread for messages received above the watermark, but the user's own", () => {
@@ -128,6 +141,6 @@ describe("changes", () => {
 
   it("ignores exceptions of messages no longer in the channel", () => {
     const s = withStates(allRead(subscribedAt10, 20), ME, [{ message: msg(12), unread: true }], []);
-    expect(unreadIds(s, ME, [], (id) => id !== 12)).toEqual([]);
+    expect(unreadIds(s, [], (id) => id !== 12)).toEqual([]);
   });
 });

@@ -14,10 +14,10 @@ import type { MessageDoc } from "../messages/message.schema";
 import { MAX_UNREAD_MESSAGES, type ChannelMessageCache, type ChannelMessages } from "../messages/channel-message-cache";
 import { MENTION_FLAGS, STORED_FLAGS, isMention } from "./flags";
 import {
+  forEachUnreadAbove,
   indexOf,
   isUnread,
   subscribedNow,
-  unreadIds,
   type ChannelMessageRef,
   type ChannelReadState,
 } from "./read-state";
@@ -32,7 +32,7 @@ export interface UnreadMessage {
   topic: string;
   topicKey: string;
   /** a direct message's participants, ascending; empty for a channel message */
-  participants: number[];
+  participants: readonly number[];
   /** the user was mentioned (personally or by a wildcard) */
   mentioned: boolean;
 }
@@ -48,6 +48,9 @@ const MAX_CACHED_WEIGHT = 200_000;
 const CONCURRENT_LOADS = 4;
 /** Message ids per `$in` when a user's unread direct messages are loaded. */
 const LOAD_CHUNK = 1000;
+
+/** A channel message's participants, as unread_msgs groups it: none (shared, never changed). */
+const NO_PARTICIPANTS: readonly number[] = Object.freeze([]);
 
 /** One user's unread direct messages, ascending by id. */
 export class UnreadSet {
@@ -213,14 +216,14 @@ export class PersonalState {
 export class UnreadList {
   readonly ids: number[];
   readonly olderMissing: boolean;
-  private readonly byId = new Map<number, UnreadMessage>();
+  private readonly kept: UnreadMessage[];
+  #byId: Map<number, UnreadMessage> | undefined;
 
   constructor(messages: UnreadMessage[], olderMissing: boolean) {
     const sorted = messages.sort((a, b) => a.id - b.id);
-    const kept = sorted.slice(-MAX_UNREAD_MESSAGES);
-    for (const m of kept) this.byId.set(m.id, m);
-    this.ids = kept.map((m) => m.id);
-    this.olderMissing = olderMissing || kept.length < sorted.length;
+    this.kept = sorted.length > MAX_UNREAD_MESSAGES ? sorted.slice(-MAX_UNREAD_MESSAGES) : sorted;
+    this.ids = this.kept.map((m) => m.id);
+    this.olderMissing = olderMissing || this.kept.length < sorted.length;
   }
 
   get size(): number {
@@ -235,8 +238,13 @@ export class UnreadList {
     return this.byId.get(id);
   }
 
-  messages(): UnreadMessage[] {
-    return this.ids.map((id) => this.byId.get(id)!);
+  messages(): readonly UnreadMessage[] {
+    return this.kept;
+  }
+
+  /** Built when first asked: most requests only list the ids. */
+  private get byId(): Map<number, UnreadMessage> {
+    return (this.#byId ??= new Map(this.kept.map((m) => [m.id, m])));
   }
 }
 
@@ -299,6 +307,11 @@ export class PersonalView {
     return message.receivers.includes(this.userId) ? flags : [...flags, "historical"];
   }
 
+  /**
+   * The unread messages, worked out from the read states and the channels'
+   * messages in one pass over each channel's messages above the watermark
+   * (read-state.ts's rule, inlined: this runs for every register).
+   */
   private listUnread(): UnreadList {
     const { state, userId } = this;
     const unread: UnreadMessage[] = [...state.direct.messages()];
@@ -307,18 +320,25 @@ export class PersonalView {
       const channel = this.channelMessages.get(streamId);
       if (!channel) continue;
       if (s.watermark < channel.floor && subscribedNow(s)) olderMissing = true;
-      const known = (id: number) => channel.has(id) || state.outside.get(id)?.streamId === streamId;
-      for (const id of unreadIds(s, userId, channel.above(s.watermark), known)) {
-        const topic = channel.topicOf(id) ?? state.outside.get(id)!.topic;
+      const { ids, senders, topics } = channel;
+      const push = (id: number, topic: string) =>
         unread.push({
           id,
           streamId,
           topic,
           topicKey: topic.toLowerCase(),
-          participants: [],
+          participants: NO_PARTICIPANTS,
           mentioned: isMention(state.storedOf(id)),
         });
+      // below the watermark, the exceptions are the unread, if still the channel's
+      for (const id of s.exceptions) {
+        if (id > s.watermark) break;
+        const topic =
+          channel.topicOf(id) ??
+          (state.outside.get(id)?.streamId === streamId ? state.outside.get(id)!.topic : undefined);
+        if (topic !== undefined) push(id, topic);
       }
+      forEachUnreadAbove(s, userId, ids, senders, (i) => push(ids[i]!, topics[i]!));
     }
     return new UnreadList(unread, olderMissing);
   }

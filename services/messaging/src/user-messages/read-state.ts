@@ -112,20 +112,32 @@ export function canonical(
 }
 
 /**
- * The unread ids among the channel's messages `above` the watermark plus the
- * exceptions below it (which are unread there by definition of the default),
- * ascending; `known` tells whether an exception below is still a message of the
- * channel (a deleted or moved one is not).
+ * Calls `unread(i)` for each unread message among a channel's messages
+ * (`ids` ascending, `senders` beside them) above the watermark: the rule of
+ * isUnread in one pass, as register works it out for every channel.
  */
-export function unreadIds(
+export function forEachUnreadAbove(
   state: ChannelReadState,
   userId: number,
-  above: readonly ChannelMessageRef[],
-  known: (id: number) => boolean,
-): number[] {
-  const below = state.exceptions.filter((id) => id <= state.watermark && known(id));
-  const after = above.filter((m) => m.id > state.watermark && isUnread(state, m, userId)).map((m) => m.id);
-  return [...below, ...after];
+  ids: readonly number[],
+  senders: readonly number[],
+  unread: (i: number) => void,
+): void {
+  const { watermark, exceptions, intervals } = state;
+  let lo = 0;
+  let hi = ids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ids[mid]! <= watermark) lo = mid + 1;
+    else hi = mid;
+  }
+  const single = intervals.length === 2;
+  for (let i = lo; i < ids.length; i++) {
+    const id = ids[i]!;
+    const inSubscription = single ? intervals[0]! < id && id <= intervals[1]! : received(state, id);
+    const byDefault = inSubscription && senders[i] !== userId;
+    if (byDefault !== (exceptions.length > 0 && indexOf(exceptions, id) >= 0)) unread(i);
+  }
 }
 
 /**
