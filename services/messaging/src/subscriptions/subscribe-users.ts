@@ -1,5 +1,4 @@
 import type { MessageRepository } from "../messages/message.repository";
-import { opened } from "../user-messages/read-state";
 import type { ReadStateRepository } from "../user-messages/read-state.repository";
 import { messagingEvents, type HandlerContext, type UserGroupMemberships, type EventPublisher } from "@teamchat/shared";
 import { canSeeMetadata } from "../channels/channel-access";
@@ -58,7 +57,7 @@ export async function subscribeUsers(
   // the new subscriptions receive what is sent from now on (read-state.ts): read after they are stored, so
   // that every message whose receivers include them is covered
   const after = addedRows.length ? await deps.messages.latestId() : 0;
-  for (const r of addedRows) await deps.readStates.change(realmId, r.userId, r.streamId, (s) => opened(s, after));
+  await deps.readStates.open(realmId, addedRows, after);
   const isNew = new Set(addedRows.map((r) => `${r.userId}:${r.streamId}`));
   const byId = new Map(channels.map((c) => [c.streamId, c]));
   const result: { added: SubscribedPair[]; already: SubscribedPair[] } = { added: [], already: [] };

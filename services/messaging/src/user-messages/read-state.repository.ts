@@ -1,6 +1,6 @@
 import type { Connection } from "mongoose";
 import { TenantRepository, isDuplicateKey } from "@teamchat/shared";
-import { OPEN, emptyReadState, storedState, type ChannelReadState } from "./read-state";
+import { OPEN, emptyReadState, opened, storedState, type ChannelReadState } from "./read-state";
 import { readStateId, readStateSchema, type ReadStateDoc } from "./read-state.schema";
 
 /** A user's read state in a channel, with the version it was read at (0: none stored yet). */
@@ -14,6 +14,8 @@ export interface VersionedReadState {
 const MAX_ATTEMPTS = 20;
 /** Upserts per bulk command (upsertByKeys). */
 const BULK = 1000;
+/** Keys per read by key (ofUsers, open). */
+const KEYS_PER_READ = 50;
 
 const versioned = (doc: ReadStateDoc): VersionedReadState => ({
   streamId: doc.streamId,
@@ -147,11 +149,38 @@ export class ReadStateRepository extends TenantRepository<ReadStateDoc> {
 
   /** These users' states in one channel, by user id (absent: none stored). */
   async ofUsers(realmId: number, streamId: number, userIds: number[]): Promise<Map<number, VersionedReadState>> {
-    const docs = await this.findByKeys(
-      realmId,
+    const docs = await this.findInSlices(
       userIds.map((u) => readStateId(realmId, u, streamId)),
+      realmId,
     );
     return new Map(docs.map((d) => [d.userId, versioned(d)]));
+  }
+
+  /** Documents by key, KEYS_PER_READ at a time: SecantusDB's cost of a `$in` grows faster than its length. */
+  private async findInSlices(keys: string[], realmId: number): Promise<ReadStateDoc[]> {
+    const docs: ReadStateDoc[] = [];
+    for (let i = 0; i < keys.length; i += KEYS_PER_READ) {
+      docs.push(...(await this.findByKeys(realmId, keys.slice(i, i + KEYS_PER_READ))));
+    }
+    return docs;
+  }
+
+  /**
+   * Opens a subscription after message `after` in each of these users' states
+   * (read-state.ts's opened): the states there are none of yet in one write,
+   * a state of an earlier subscription reopened.
+   */
+  async open(realmId: number, pairs: Array<{ userId: number; streamId: number }>, after: number): Promise<void> {
+    const keyOf = (p: { userId: number; streamId: number }) => readStateId(realmId, p.userId, p.streamId);
+    const existing = new Set((await this.findInSlices(pairs.map(keyOf), realmId)).map((d) => d._id));
+    await this.openWhereMissing(
+      realmId,
+      pairs.filter((p) => !existing.has(keyOf(p))),
+      after,
+    );
+    for (const p of pairs.filter((p) => existing.has(keyOf(p)))) {
+      await this.change(realmId, p.userId, p.streamId, (s) => opened(s, after));
+    }
   }
 
   /**
