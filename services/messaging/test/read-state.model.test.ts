@@ -19,33 +19,28 @@
  * Where this server answers otherwise than Zulip, the reference still
  * follows Zulip, and the case is left out of what is sent or compared where
  * it would arise ("see the header, N"):
- * 1. GET /messages is:starred and GET /messages/matches_narrow (is:unread)
- *    search only the messages the user received; Zulip searches all their
- *    UserMessage rows, historical ones too (a message starred or marked
- *    unread through a channel's shared history). Historical rows are left
- *    out of those two comparisons.
- * 2. A narrow to a channel the user may not read (a private one they left,
+ * 1. A narrow to a channel the user may not read (a private one they left,
  *    a public one for a guest) is "unknown channel" here; Zulip reads it
  *    unchecked, from the user's rows. Such channels are not compared, and
  *    POST /messages/flags/narrow goes only over channels the user may read.
- * 3. A move to another channel: Zulip deletes the rows of everyone who ever
+ * 2. A move to another channel: Zulip deletes the rows of everyone who ever
  *    subscribed to the old channel and is not subscribed to the new one.
  *    Here a historical row stays, and a user who may still read the new
  *    channel keeps the unread and flagged state of the rows lost. Such moves
  *    are not sent when a row lost is unread or flagged.
- * 4. A move into a channel with protected history: Zulip gives each
+ * 3. A move into a channel with protected history: Zulip gives each
  *    subscriber a read row and keeps the rows they have (ON CONFLICT DO
  *    NOTHING); here a subscriber's historical row becomes a received one
  *    (no "historical"). Not sent when a subscriber has a historical row.
- * 5. POST /mark_topic_as_read answers "No such topic" when the user has only
+ * 4. POST /mark_topic_as_read answers "No such topic" when the user has only
  *    historical rows in the topic; Zulip's user_message_exists_for_topic
  *    counts any row. Not sent then.
- * 6. A deletion: who has an unread or flagged row of the message but is not
+ * 5. A deletion: who has an unread or flagged row of the message but is not
  *    told (delete_message goes to fewer users than have rows: not to one
  *    who left a private channel, nor to a holder of a historical row who is
  *    not subscribed) keeps it in GET /messages' flags, register's
  *    unread_msgs and starred_messages. Not sent then.
- * 7. An edit of a message's mentions: Zulip's update_message_content sets
+ * 6. An edit of a message's mentions: Zulip's update_message_content sets
  *    the mention flags of every row; here historical rows keep theirs, and a
  *    row holder not told of the edit (as in 6) keeps the old ones in their
  *    personal state. Not sent when such a row's flags would change.
@@ -377,7 +372,7 @@ class Reference {
 
   /**
    * Whether moving the topic to another channel takes from someone a row
-   * that this server keeps (see the header, 3): a historical row not plainly
+   * that this server keeps (see the header, 2): a historical row not plainly
    * read, or an unread or flagged received row of a user who may still read
    * the new channel.
    */
@@ -413,7 +408,7 @@ class Reference {
    * protected channel's subscribers who received it, a shared channel's
    * subscribers, a public channel's subscribers and those who received it.
    * Those it does not tell keep the message's old state in their personal
-   * state (see the header, 6 and 7).
+   * state (see the header, 5 and 6).
    */
   hears(userId: number, m: Msg): boolean {
     if (m.channel === null) return true;
@@ -423,7 +418,7 @@ class Reference {
     return this.subscribed(userId, m.channel) || (kind === "public" && received);
   }
 
-  /** Whether deleting the message leaves an unread or flagged row with someone not told (see the header, 6). */
+  /** Whether deleting the message leaves an unread or flagged row with someone not told (see the header, 5). */
   keepsDeletedRows(m: Msg): boolean {
     return this.world.people.some(({ userId: u }) => {
       const row = this.rows(u).get(m.id);
@@ -446,7 +441,7 @@ class Reference {
     const entry = (m: Msg): [number, string[]] => [m.id, this.flagsOf(p.userId, m)];
     const channels: View["channels"] = {};
     for (const c of this.world.channels) {
-      // only channels the user may read (see the header, 2)
+      // only channels the user may read (see the header, 1)
       if (!this.contentAccess(p.userId, c.id)) continue;
       channels[c.name] = this.visibleIn(p.userId, c.id, null).map((id) => entry(this.messages.get(id)!));
     }
@@ -479,9 +474,9 @@ class Reference {
     return {
       channels,
       dms: withRow.filter((m) => m.channel === null).map(entry),
-      // is:starred and is:unread (matches_narrow) without historical rows (see the header, 1)
-      starred: starred.filter((m) => !rows.get(m.id)!.has("historical")).map(entry),
-      unread: unreadRows.filter((m) => !rows.get(m.id)!.has("historical")).map((m) => m.id),
+      // is:starred and is:unread (matches_narrow), historical rows included, as Zulip searches every row
+      starred: starred.map(entry),
+      unread: unreadRows.map((m) => m.id),
       unread_msgs: normalizeUnread({
         streams: [...streams.values()],
         pms: [...pms].map(([other_user_id, unread_message_ids]) => ({ other_user_id, unread_message_ids })),
@@ -898,7 +893,7 @@ class Run {
       }
       case "flagsNarrow": {
         const p = pick(people, op.user);
-        // channels the user may not read are left out (see the header, 2)
+        // channels the user may not read are left out (see the header, 1)
         const readable = channels.filter((c) => ref.contentAccess(p.userId, c.id));
         if (!readable.length) return null;
         const channel = pick(readable, op.channel);
@@ -984,7 +979,7 @@ class Run {
         const known = rowsThere.length > 0;
         const readable = ref.contentAccess(p.userId, channel.id);
         if (readable && known && rowsThere.every(([, flags]) => flags.has("historical"))) {
-          return this.leftOut("only historical rows in the topic (see the header, 5)");
+          return this.leftOut("only historical rows in the topic (see the header, 4)");
         }
         const reply = await outcome(
           this.org.call(messaging.markTopicAsRead, { stream_id: channel.id, topic_name: topic }, p),
@@ -1045,10 +1040,10 @@ class Run {
         const others = channels.filter((c) => c.id !== from);
         const to = op.kind === "move" && op.otherChannel ? pick(others, op.channel).id : from;
         if (to !== from && ref.keepsLostRows(from, topic, to)) {
-          return this.leftOut("a move that takes rows (see the header, 3)");
+          return this.leftOut("a move that takes rows (see the header, 2)");
         }
         if (to !== from && ref.turnsHistorical(from, topic, to)) {
-          return this.leftOut("a move onto historical rows in a protected channel (see the header, 4)");
+          return this.leftOut("a move onto historical rows in a protected channel (see the header, 3)");
         }
         let newTopic: string;
         if (op.kind === "resolve") newTopic = toggled(topic);
@@ -1135,7 +1130,7 @@ class Run {
         const changes = ({ row, after }: { row: Set<string>; after: Set<string> }) =>
           shown(row).join() !== shown(after).join();
         if (rows.some((r) => (r.row.has("historical") || !ref.hears(r.userId, m)) && changes(r))) {
-          return this.leftOut("an edit of mentions some row holder does not get (see the header, 7)");
+          return this.leftOut("an edit of mentions some row holder does not get (see the header, 6)");
         }
         await this.org.call(messaging.updateMessage, { message_id: m.id, content }, this.user(m.sender));
         this.log.push(`${this.name(m.sender)} edits ${m.id}: "${content}"`);
@@ -1191,7 +1186,7 @@ class Run {
         if (!candidates.length) return null;
         const m = pick(candidates, op.message);
         if (ref.keepsDeletedRows(m))
-          return this.leftOut("a deletion some row holder does not hear of (see the header, 6)");
+          return this.leftOut("a deletion some row holder does not hear of (see the header, 5)");
         await this.org.call(
           messaging.deleteMessage,
           { message_id: m.id },
