@@ -218,6 +218,9 @@ export async function syncCollection(model: Pick<Model<never>, "createCollection
  * domain-named methods and build their filters with these helpers; handlers
  * never see a filter.
  */
+/** Keys per command of TenantRepository's by-key reads and writes (see #slices). */
+const KEYS_PER_COMMAND = 50;
+
 export abstract class TenantRepository<T extends { realmId: number }> {
   readonly #model: Model<T>;
 
@@ -374,15 +377,34 @@ export abstract class TenantRepository<T extends { realmId: number }> {
     return { _id: { $in: keys } } as QueryFilter<T>;
   }
 
+  /**
+   * The filters of a by-key call, KEYS_PER_COMMAND keys each, run one after
+   * another (a transaction's operations cannot run in parallel): SecantusDB's
+   * cost of an `$in` of keys grows with its square (500 keys: 2 s to delete,
+   * against 0.13 s as ten commands of 50). None for no keys.
+   */
+  #slices(realmId: number, keys: string[]): Array<QueryFilter<T>> {
+    const slices: Array<QueryFilter<T>> = [];
+    for (let i = 0; i < keys.length; i += KEYS_PER_COMMAND) {
+      slices.push(this.#keysFilter(realmId, keys.slice(i, i + KEYS_PER_COMMAND)));
+    }
+    return slices;
+  }
+
   /** The documents with these keys (see #keysFilter). */
-  protected findByKeys(realmId: number, keys: string[], projection?: ProjectionType<T>): Promise<T[]> {
+  protected async findByKeys(realmId: number, keys: string[], projection?: ProjectionType<T>): Promise<T[]> {
     ensureCallerWaiting();
-    if (!keys.length) return Promise.resolve([]);
-    return this.#model
-      .find(this.#keysFilter(realmId, keys), projection)
-      .session(this.session ?? null)
-      .lean<T[]>()
-      .exec();
+    const found: T[] = [];
+    for (const slice of this.#slices(realmId, keys)) {
+      found.push(
+        ...(await this.#model
+          .find(slice, projection)
+          .session(this.session ?? null)
+          .lean<T[]>()
+          .exec()),
+      );
+    }
+    return found;
   }
 
   /**
@@ -396,17 +418,24 @@ export abstract class TenantRepository<T extends { realmId: number }> {
     update: UpdateQuery<T> | Array<Record<string, unknown>>,
   ): Promise<number> {
     noteWrite();
-    if (!keys.length) return 0;
-    const filter = this.#keysFilter(realmId, keys) as Parameters<Model<T>["collection"]["updateMany"]>[0];
-    return (await this.#model.collection.updateMany(filter, update as never, { session: this.session })).modifiedCount;
+    let modified = 0;
+    for (const slice of this.#slices(realmId, keys)) {
+      const filter = slice as Parameters<Model<T>["collection"]["updateMany"]>[0];
+      modified += (await this.#model.collection.updateMany(filter, update as never, { session: this.session }))
+        .modifiedCount;
+    }
+    return modified;
   }
 
   /** Deletes the documents with these keys (see #keysFilter); returns how many there were. */
   protected async deleteByKeys(realmId: number, keys: string[]): Promise<number> {
     noteWrite();
-    if (!keys.length) return 0;
-    const filter = this.#keysFilter(realmId, keys) as Parameters<Model<T>["collection"]["deleteMany"]>[0];
-    return (await this.#model.collection.deleteMany(filter, { session: this.session })).deletedCount;
+    let deleted = 0;
+    for (const slice of this.#slices(realmId, keys)) {
+      const filter = slice as Parameters<Model<T>["collection"]["deleteMany"]>[0];
+      deleted += (await this.#model.collection.deleteMany(filter, { session: this.session })).deletedCount;
+    }
+    return deleted;
   }
 
   /** Updates the first match; returns the document after the update (or as it was before), or null when none matched. */

@@ -14,8 +14,6 @@ export interface VersionedReadState {
 const MAX_ATTEMPTS = 20;
 /** Upserts per bulk command (upsertByKeys). */
 const BULK = 1000;
-/** Keys per read by key (ofUsers, open). */
-const KEYS_PER_READ = 50;
 
 const versioned = (doc: ReadStateDoc): VersionedReadState => ({
   streamId: doc.streamId,
@@ -149,20 +147,11 @@ export class ReadStateRepository extends TenantRepository<ReadStateDoc> {
 
   /** These users' states in one channel, by user id (absent: none stored). */
   async ofUsers(realmId: number, streamId: number, userIds: number[]): Promise<Map<number, VersionedReadState>> {
-    const docs = await this.findInSlices(
-      userIds.map((u) => readStateId(realmId, u, streamId)),
+    const docs = await this.findByKeys(
       realmId,
+      userIds.map((u) => readStateId(realmId, u, streamId)),
     );
     return new Map(docs.map((d) => [d.userId, versioned(d)]));
-  }
-
-  /** Documents by key, KEYS_PER_READ at a time: SecantusDB's cost of a `$in` grows faster than its length. */
-  private async findInSlices(keys: string[], realmId: number): Promise<ReadStateDoc[]> {
-    const docs: ReadStateDoc[] = [];
-    for (let i = 0; i < keys.length; i += KEYS_PER_READ) {
-      docs.push(...(await this.findByKeys(realmId, keys.slice(i, i + KEYS_PER_READ))));
-    }
-    return docs;
   }
 
   /**
@@ -172,7 +161,7 @@ export class ReadStateRepository extends TenantRepository<ReadStateDoc> {
    */
   async open(realmId: number, pairs: Array<{ userId: number; streamId: number }>, after: number): Promise<void> {
     const keyOf = (p: { userId: number; streamId: number }) => readStateId(realmId, p.userId, p.streamId);
-    const existing = new Set((await this.findInSlices(pairs.map(keyOf), realmId)).map((d) => d._id));
+    const existing = new Set((await this.findByKeys(realmId, pairs.map(keyOf))).map((d) => d._id));
     await this.openWhereMissing(
       realmId,
       pairs.filter((p) => !existing.has(keyOf(p))),

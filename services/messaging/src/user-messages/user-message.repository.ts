@@ -11,21 +11,6 @@ const keysOf = (realmId: number, userId: number, messageIds: number[]) =>
 const keysOfUsers = (realmId: number, messageId: number, userIds: number[]) =>
   userIds.map((u) => userMessageId(realmId, u, messageId));
 
-/**
- * Keys per write of a maintenance pass over many rows: SecantusDB's cost of an
- * `$in` of keys grows with its square (500 keys: 2 s to delete, against
- * 0.13 s in ten writes of 50).
- */
-const KEYS_PER_WRITE = 50;
-
-/** The keys of these rows, KEYS_PER_WRITE at a time. */
-function keyChunks(realmId: number, rows: Array<Pick<UserMessageDoc, "userId" | "messageId">>): string[][] {
-  const keys = rows.map((r) => userMessageId(realmId, r.userId, r.messageId));
-  const chunks: string[][] = [];
-  for (let i = 0; i < keys.length; i += KEYS_PER_WRITE) chunks.push(keys.slice(i, i + KEYS_PER_WRITE));
-  return chunks;
-}
-
 const holdsRead = { $in: ["read", "$flags"] };
 /**
  * The update pipeline's last stage: `unread` and `marked` from the row's flags
@@ -68,7 +53,10 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
 
   /** Drops these rows (by user and message). */
   async removeRows(realmId: number, rows: Array<Pick<UserMessageDoc, "userId" | "messageId">>): Promise<void> {
-    for (const keys of keyChunks(realmId, rows)) await this.deleteByKeys(realmId, keys);
+    await this.deleteByKeys(
+      realmId,
+      rows.map((r) => userMessageId(realmId, r.userId, r.messageId)),
+    );
   }
 
   /**
@@ -78,12 +66,11 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
    */
   async markChannelRows(realmId: number, rows: Array<Pick<UserMessageDoc, "userId" | "messageId">>): Promise<void> {
     const others = { $filter: { input: "$flags", cond: { $ne: ["$$this", "read"] } } };
-    for (const keys of keyChunks(realmId, rows)) {
-      await this.updateByKeys(realmId, keys, [
-        { $set: { flags: { $concatArrays: [["read"], others] } } },
-        STATE_FROM_FLAGS,
-      ]);
-    }
+    await this.updateByKeys(
+      realmId,
+      rows.map((r) => userMessageId(realmId, r.userId, r.messageId)),
+      [{ $set: { flags: { $concatArrays: [["read"], others] } } }, STATE_FROM_FLAGS],
+    );
   }
 
   /** One row per recipient of a new message, with their flags. */
