@@ -2,8 +2,9 @@
  * The bulk path for a large history: messaging's documents written directly with the
  * MongoDB driver (mongoose's copy of it) into messaging's database, because the API
  * sends too slowly for it (docs/adr/0030-bench-method.md). It must write exactly what
- * services/messaging/src/messages/message.schema.ts defines (a channel message has no row per
- * receiver: each receiver's read state in the channel, user-messages/read-state.schema.ts, gets its
+ * services/messaging/src/messages/message.schema.ts defines (a channel message has no row or list
+ * of receivers: its receivers are the members whose read state's intervals hold it, and each one's read
+ * state in the channel, user-messages/read-state.schema.ts, gets its
  * watermark moved as marking read would; and topics/topic.schema.ts' row per topic), with ids taken from the `counters`
  * document `{_id: "message", seq}` as packages/shared/src/ids.ts allocates them.
  * It copies the fixed fields from a message the API wrote (the template) and refuses
@@ -17,6 +18,7 @@ import type { MessageDoc } from "../services/messaging/src/messages/message.sche
 import { contentFeatures } from "../services/messaging/src/messages/content-features";
 import { PostgresSearch } from "../services/messaging/src/search/postgres-search";
 import { readStateId } from "../services/messaging/src/user-messages/read-state.schema";
+import { OPEN } from "../services/messaging/src/user-messages/read-state";
 
 /** The fields of a `messages` document and of a `readstates` document, as the schemas define them today. */
 export const MESSAGE_FIELDS = [
@@ -30,6 +32,7 @@ export const MESSAGE_FIELDS = [
   "topic",
   "topicKey",
   "receivers",
+  "receivedBySubscription",
   "content",
   "renderedContent",
   "hasLink",
@@ -119,7 +122,19 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
     const lastId = after.seq;
     const firstId = lastId - plan.count + 1;
 
-    const receivers = template.receivers as number[];
+    if (template.receivedBySubscription !== true) {
+      throw new SchemaDrift(
+        `message ${plan.templateMessageId} does not have receivedBySubscription: update bench/seed.ts`,
+      );
+    }
+    // the channel's subscribers now: the seeded ids come after the template's, within their open intervals
+    const receivers = (
+      await readStates
+        .find<{ userId: number; intervals: number[] }>({ realmId: template.realmId, streamId: template.streamId })
+        .toArray()
+    )
+      .filter((s) => s.intervals[s.intervals.length - 1] === OPEN)
+      .map((s) => s.userId);
     const batch = BATCH;
     const now = Math.floor(Date.now() / 1000);
     const started = Date.now();
@@ -144,7 +159,8 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
           streamId: template.streamId as number,
           topic,
           topicKey: topic.toLowerCase(),
-          receivers,
+          receivers: [],
+          receivedBySubscription: true,
           content,
           renderedContent,
           ...contentFeatures(renderedContent),

@@ -115,6 +115,7 @@ import { ScheduledMessageDelivery } from "./scheduled-messages/delivery";
 import { ScheduledMessageRepository } from "./scheduled-messages/scheduled-message.repository";
 import { scheduledMessagesState } from "./scheduled-messages/scheduled-messages.state";
 import { PersonalIndex } from "./user-messages/personal-index";
+import { ReceiverCache } from "./user-messages/receiver-cache";
 import { ReadStateRepository } from "./user-messages/read-state.repository";
 import { ChannelMessageCache } from "./messages/channel-message-cache";
 import { UserMessageRepository } from "./user-messages/user-message.repository";
@@ -173,6 +174,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   const history = new MessageHistory(messages, recent);
   const readStates = new ReadStateRepository(db);
   const channelMessages = new ChannelMessageCache(messages, nc, log);
+  const receivers = new ReceiverCache(readStates, nc, log);
   const personal = new PersonalIndex(messages, userMessages, readStates, conversations, channelMessages, nc, log);
   const topics = new TopicRepository(db);
   const userTopics = new UserTopicIndex(userTopicRepository, nc, log);
@@ -219,6 +221,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     userMessages,
     readStates,
     channelMessages,
+    receivers,
     conversations,
     topics,
     alertWords,
@@ -234,6 +237,8 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     userGroups,
     messages,
     userMessages,
+    readStates,
+    receivers,
     conversations,
     topics,
     users,
@@ -370,6 +375,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(
       messaging.getMessages,
       getMessagesHandler({
+        receivers,
         channels,
         subscriptions,
         userGroups,
@@ -386,7 +392,17 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     )
     .handle(
       messaging.getMessage,
-      getMessageHandler({ channels, subscriptions, userGroups, messages, personal, users, settings, linkifiers }),
+      getMessageHandler({
+        receivers,
+        channels,
+        subscriptions,
+        userGroups,
+        messages,
+        personal,
+        users,
+        settings,
+        linkifiers,
+      }),
     )
     .handle(messaging.updateMessage, updateMessageHandler({ ...posting, attachments }))
     .handle(messaging.deleteMessage, deleteMessageHandler(deleting))
@@ -394,21 +410,35 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.deleteTopic, deleteTopicHandler({ ...deleting, timeBudgetSeconds }))
     .handle(
       messaging.getMessageHistory,
-      getMessageHistoryHandler({ channels, subscriptions, userGroups, messages, settings }),
+      getMessageHistoryHandler({ receivers, channels, subscriptions, userGroups, messages, settings }),
     )
     .handle(
       messaging.addReaction,
-      addReactionHandler({ channels, subscriptions, userGroups, messages, userMessages, users, events, realmEmoji }),
+      addReactionHandler({
+        receivers,
+        channels,
+        subscriptions,
+        userGroups,
+        messages,
+        userMessages,
+        users,
+        events,
+        realmEmoji,
+      }),
     )
     .handle(
       messaging.removeReaction,
-      removeReactionHandler({ channels, subscriptions, userGroups, messages, users, events, realmEmoji }),
+      removeReactionHandler({ receivers, channels, subscriptions, userGroups, messages, users, events, realmEmoji }),
     )
-    .handle(messaging.sendSubmessage, sendSubmessageHandler({ channels, subscriptions, userGroups, messages, events }))
+    .handle(
+      messaging.sendSubmessage,
+      sendSubmessageHandler({ receivers, channels, subscriptions, userGroups, messages, events }),
+    )
     .handle(messaging.renderMessage, renderMessageHandler(rendering))
     .handle(
       messaging.matchesNarrow,
       matchesNarrowHandler({
+        receivers,
         channels,
         subscriptions,
         userGroups,
@@ -424,6 +454,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(
       messaging.getReadReceipts,
       getReadReceiptsHandler({
+        receivers,
         channels,
         subscriptions,
         userGroups,
@@ -438,6 +469,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(
       messaging.updateMessageFlags,
       updateMessageFlagsHandler({
+        receivers,
         channels,
         subscriptions,
         userGroups,
@@ -453,6 +485,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(
       messaging.updateMessageFlagsForNarrow,
       updateMessageFlagsForNarrowHandler({
+        receivers,
         channels,
         subscriptions,
         userGroups,
@@ -503,7 +536,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     )
     .handle(
       messaging.getStreamTopics,
-      getStreamTopicsHandler({ channels, subscriptions, userGroups, messages, topics, settings }),
+      getStreamTopicsHandler({ channels, subscriptions, userGroups, messages, topics, readStates, settings }),
     )
     .handle(
       messaging.updateMutedTopic,
@@ -515,7 +548,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     )
     .handle(
       messaging.getConversationAudience,
-      getConversationAudienceHandler({ channels, subscriptions, userGroups, messages, users }),
+      getConversationAudienceHandler({ receivers, channels, subscriptions, userGroups, messages, users }),
     )
     .handle(messaging.getAlertWords, getAlertWordsHandler({ alertWords }))
     .handle(messaging.addAlertWords, addAlertWordsHandler({ alertWords, events }))
@@ -538,11 +571,19 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.uploadFiles.readChunk, fileChunks.read)
     .handle(
       messaging.openUpload,
-      openUploadHandler({ channels, subscriptions, userGroups, messages, attachments, exports }),
+      openUploadHandler({ receivers, channels, subscriptions, userGroups, messages, attachments, exports }),
     )
     .handle(
       messaging.temporaryUploadUrl,
-      temporaryUploadUrlHandler({ channels, subscriptions, userGroups, messages, attachments, uploadTokens }),
+      temporaryUploadUrlHandler({
+        receivers,
+        channels,
+        subscriptions,
+        userGroups,
+        messages,
+        attachments,
+        uploadTokens,
+      }),
     )
     .handle(messaging.openTemporaryUpload, openTemporaryUploadHandler({ attachments, uploadTokens }))
     .handle(messaging.listAttachments, listAttachmentsHandler({ attachments }))
@@ -562,6 +603,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(
       messaging.createScheduledMessage,
       createScheduledMessageHandler({
+        receivers,
         subscriptions,
         conversations,
         scheduledMessages,
@@ -572,6 +614,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(
       messaging.updateScheduledMessage,
       updateScheduledMessageHandler({
+        receivers,
         subscriptions,
         conversations,
         scheduledMessages,
@@ -583,6 +626,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(
       messaging.createReminder,
       createReminderHandler({
+        receivers,
         subscriptions,
         conversations,
         messages,
@@ -614,15 +658,9 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   const mailer = await startMissedMessageMailer(
     deps,
     { userMessages, readStates },
-    {
-      messages,
-      channels,
-      subscriptions,
-      userGroups,
-      users,
-    },
+    { receivers, messages, channels, subscriptions, userGroups, users },
   );
-  const digest = await startDigest(deps, { users, channels, subscriptions, messages });
+  const digest = await startDigest(deps, { users, channels, subscriptions, messages, readStates });
   return {
     stop: async () => {
       await digest.stop();
@@ -633,6 +671,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       await linkPreviewFetching.stop();
       users.stop();
       personal.stop();
+      receivers.stop();
       channelMessages.stop();
       userTopics.stop();
       alertWords.stop();
@@ -688,7 +727,10 @@ async function startMissedMessageMailer(
  */
 async function startDigest(
   { db, nc, bus, config, log }: ServiceDeps<"messaging">,
-  data: Pick<ConstructorParameters<typeof DigestMailer>[0], "users" | "channels" | "subscriptions" | "messages">,
+  data: Pick<
+    ConstructorParameters<typeof DigestMailer>[0],
+    "users" | "channels" | "subscriptions" | "messages" | "readStates"
+  >,
 ): Promise<{ stop(): Promise<void> }> {
   const digests = new DigestRepository(db);
   await digests.init();

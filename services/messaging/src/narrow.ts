@@ -70,6 +70,13 @@ export interface TopicRef {
   key: string;
 }
 
+/**
+ * A user's subscription intervals per channel (ChannelReadState.intervals, by
+ * channel id): which of the channel messages received by subscription they
+ * received.
+ */
+export type ReceivedRanges = ReadonlyMap<number, readonly number[]>;
+
 /** What translating a narrow needs to look up; the handler answers from its repositories. */
 export interface NarrowResolver {
   userId: number;
@@ -87,6 +94,8 @@ export interface NarrowResolver {
   flagged(flags: readonly string[]): Promise<number[]>;
   /** ids of the user's unread messages, ascending */
   unread(): Promise<number[]>;
+  /** the user's subscription intervals, for the messages they received */
+  received(): Promise<ReceivedRanges>;
   /** the user's topics with one of these visibility policies */
   topicsWithPolicy(policies: readonly messaging.VisibilityPolicy[]): Promise<TopicRef[]>;
   /** the channels the user muted (Zulip's subscription is_muted) */
@@ -108,8 +117,8 @@ export type NarrowCondition =
   /** a channel message in this topic (lowercased: topics compare case-insensitively) */
   | { kind: "topic"; key: string }
   | { kind: "sender"; userId: number }
-  /** the user received it: their personal history */
-  | { kind: "receivers"; userId: number }
+  /** the user received it (their personal history): a stored receiver, or subscribed when it was sent */
+  | { kind: "receivers"; userId: number; channels: ReceivedRanges }
   /** a direct message of this conversation */
   | { kind: "conversation"; recipientId: number }
   /** a direct message whose participants include all these users; only group conversations when groupOnly */
@@ -335,6 +344,6 @@ export async function narrowToQuery(narrow: NarrowTerm[], r: NarrowResolver): Pr
   // Zulip's ok_to_include_history: is: filters other than is:resolved are properties of the user's own rows.
   if (terms.some((t) => t.operator === "is" && t.operand !== "resolved")) includeHistory = false;
   // Without a readable channel, a narrow searches the user's personal history (what they received).
-  if (!includeHistory) conds.unshift({ kind: "receivers", userId: r.userId });
+  if (!includeHistory) conds.unshift({ kind: "receivers", userId: r.userId, channels: await r.received() });
   return { terms: conds, includeHistory };
 }

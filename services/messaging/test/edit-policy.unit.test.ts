@@ -389,7 +389,7 @@ describe("the messages a move takes (propagate_mode)", () => {
       message(),
       over.move ?? topicMove(),
       propagateMode,
-      { subscribed: over.subscribed ?? true, topicMessages: topic },
+      { subscribed: over.subscribed ?? true, topicMessages: topic, intervals: [] },
       NOW,
     );
 

@@ -543,6 +543,31 @@ describe("channel history", () => {
     ]);
   });
 
+  it("a member who leaves and comes back keeps what they received while subscribed, and only that", async () => {
+    await createChannel(alice, "comings", [alice.userId, bob.userId], { invite_only: true });
+    const word = "goingsandcomings";
+    const sent = (content: string) => sendOk(alice, { type: "stream", to: "comings", topic: "t", content });
+    const whileIn = await sent(`${word} while in`);
+    await org.call(messaging.unsubscribe, { subscriptions: ["comings"] }, bob);
+    const whileOut = await sent(`${word} while out`);
+    await subscribe(alice, "comings", [bob.userId]);
+    const back = await sent(`${word} back`);
+    const flagsOf = async (id: number) => (await org.call(messaging.getMessage, { message_id: id }, bob)).message.flags;
+    // received, not historical; read, as leaving marks the channel read (Zulip's bulk_remove_subscriptions)
+    expect(await flagsOf(whileIn)).toEqual(["read"]);
+    expect(await flagsOf(back)).toEqual([]);
+    await expectZulipError(
+      org.call(messaging.getMessage, { message_id: whileOut }, bob),
+      badRequest("Invalid message(s)"),
+    );
+    // personal history, the channel's, and a search (PostgreSQL's index): the same two
+    expect(ids(await fetch(bob, {}))).toEqual(expect.arrayContaining([whileIn, back]));
+    expect(ids(await fetch(bob, {}))).not.toContain(whileOut);
+    expect(ids(await fetch(bob, { narrow: [["stream", "comings"], notChannelEvents] }))).toEqual([whileIn, back]);
+    expect(ids(await fetch(bob, { narrow: [["search", word]] }))).toEqual([whileIn, back]);
+    expect(ids(await fetch(alice, { narrow: [["search", word]] }))).toEqual([whileIn, whileOut, back]);
+  });
+
   it("private channels with shared history: a later subscriber sees everything", async () => {
     await createChannel(alice, "shared-vault", [alice.userId], {
       invite_only: true,

@@ -1,9 +1,15 @@
 import { narrowMatch, narrowSource } from "../src/messages/message.repository";
 import { contentFeatures } from "../src/messages/content-features";
 import type { MessageDoc } from "../src/messages/message.schema";
+import { OPEN } from "../src/user-messages/read-state";
 import { narrowToQuery, normalizeNarrow, type NarrowCondition, type NarrowResolver } from "../src/narrow";
 
 const ME = 10;
+/** ME's subscription intervals: channel 1 since message 50, channel 2 never */
+const RECEIVED = new Map([
+  [1, [50, OPEN]],
+  [2, []],
+]);
 const resolver: NarrowResolver = {
   userId: ME,
   emptyTopicName: "general chat",
@@ -20,6 +26,7 @@ const resolver: NarrowResolver = {
     id === 90 ? { streamId: 1, topic: "Moved here" } : id === 91 ? { participants: [ME, 20] } : null,
   flagged: async (flags) => (flags.includes("starred") ? [3] : flags.includes("wildcard_mentioned") ? [5, 6] : []),
   unread: async () => [7, 8],
+  received: async () => RECEIVED,
   topicsWithPolicy: async (policies) => [
     ...(policies.includes(1) ? [{ streamId: 1, key: "noise" }] : []),
     ...(policies.includes(3) ? [{ streamId: 2, key: "watch" }] : []),
@@ -29,7 +36,7 @@ const resolver: NarrowResolver = {
 };
 const query = (raw: unknown[]) =>
   narrowToQuery(normalizeNarrow(raw as Parameters<typeof normalizeNarrow>[0]), resolver);
-const mine: NarrowCondition = { kind: "receivers", userId: ME };
+const mine: NarrowCondition = { kind: "receivers", userId: ME, channels: RECEIVED };
 
 describe("normalizeNarrow", () => {
   it("turns legacy pairs and old operator names into object terms", () => {
@@ -278,12 +285,30 @@ const dm = message({
 });
 
 describe("MessageRepository's reading of a narrow", () => {
+  it("counts a channel message received by subscription as received within the user's intervals only", () => {
+    const bySubscription = (messageId: number, streamId: number) =>
+      message({ messageId, streamId, receivers: [], receivedBySubscription: true });
+    expect(narrowMatch([mine])(bySubscription(51, 1))).toBe(true);
+    expect(narrowMatch([mine])(bySubscription(50, 1))).toBe(false);
+    expect(narrowMatch([mine])(bySubscription(51, 2))).toBe(false);
+    expect(narrowMatch([mine])(bySubscription(51, 3))).toBe(false);
+    // a stored list is the message's receivers, whatever the intervals say
+    expect(narrowMatch([mine])(message({ messageId: 40, receivers: [ME] }))).toBe(true);
+    expect(narrowMatch([mine])(message({ messageId: 60, receivers: [20] }))).toBe(false);
+  });
+
+  it("reads what a user received from their stored receipts and their channels' indexes", () => {
+    expect(narrowSource([mine])).toEqual({ union: [{ receivers: ME }, { streamId: 1 }] });
+    const many = new Map(Array.from({ length: 20 }, (_, i) => [i + 1, [0, OPEN]]));
+    expect(narrowSource([{ kind: "receivers", userId: ME, channels: many }])).toEqual({ index: {} });
+  });
+
   it("matches a message only when every condition holds", () => {
     const m = message({});
     expect(narrowMatch([])(m)).toBe(true);
     expect(narrowMatch([mine, { kind: "channel", streamId: 1 }, { kind: "topic", key: "hello" }])(m)).toBe(true);
     expect(narrowMatch([mine, { kind: "channel", streamId: 2 }])(m)).toBe(false);
-    expect(narrowMatch([{ kind: "receivers", userId: 99 }])(m)).toBe(false);
+    expect(narrowMatch([{ kind: "receivers", userId: 99, channels: new Map() }])(m)).toBe(false);
     expect(narrowMatch([{ kind: "ids", in: [7, 100] }])(m)).toBe(true);
     expect(narrowMatch([{ kind: "ids", in: [7, 8] }])(m)).toBe(false);
     expect(narrowMatch([{ kind: "channels", streamIds: [1, 4] }])(m)).toBe(true);
@@ -322,7 +347,9 @@ describe("MessageRepository's reading of a narrow", () => {
     const selects = (c: NarrowCondition) => c.kind === "has" && c.feature === "link";
     expect(narrowSource([mine, { kind: "channel", streamId: 1 }, link], selects)).toEqual({ search: true });
     expect(narrowSource([mine, { kind: "channel", streamId: 1 }, link])).toEqual({ index: { streamId: 1 } });
-    expect(narrowSource([mine, { kind: "not", term: link }], selects)).toEqual({ index: { receivers: ME } });
+    expect(narrowSource([mine, { kind: "not", term: link }], selects)).toEqual({
+      union: [{ receivers: ME }, { streamId: 1 }],
+    });
   });
 
   it("reads from the most selective index the narrow allows", () => {
@@ -407,7 +434,9 @@ describe("has:, is:resolved, is:followed and muting", () => {
     expect(narrowSource([mine, muted])).toEqual({ union: [{ streamId: 1 }, { streamId: 2, topicKey: "b" }] });
     // too many topics to read one by one: the narrow's other index, tested in memory
     const many = Array.from({ length: 17 }, (_, i) => ({ streamId: 1, key: `t${i}` }));
-    expect(narrowSource([mine, { kind: "topics", topics: many }])).toEqual({ index: { receivers: ME } });
+    expect(narrowSource([mine, { kind: "topics", topics: many }])).toEqual({
+      union: [{ receivers: ME }, { streamId: 1 }],
+    });
   });
 });
 

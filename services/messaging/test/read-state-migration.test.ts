@@ -19,7 +19,7 @@ import { SubscriptionRepository } from "../src/subscriptions/subscription.reposi
 import { migrateToReadStates } from "../src/user-messages/read-state-migration";
 import { ReadStateRepository } from "../src/user-messages/read-state.repository";
 import { UserMessageRepository } from "../src/user-messages/user-message.repository";
-import { OPEN } from "../src/user-messages/read-state";
+import { OPEN, inIntervals } from "../src/user-messages/read-state";
 import type { ReadStateDoc } from "../src/user-messages/read-state.schema";
 import { createChannel, makeCast } from "./helpers";
 
@@ -128,7 +128,8 @@ async function stored() {
 
 /**
  * Rewrites messaging's database as the code before read states kept the same
- * flags: no read states, and a row per receiver of every channel message (and
+ * flags: no read states, each channel message's receivers stored with it (the
+ * subscribers of the time), and a row per receiver of every channel message (and
  * per user who flagged one they never received: Zulip's historical rows), its
  * flags what the API shows the user ("historical" is not stored) or
  * `overrides` (by `user:message`). Direct messages' rows were the same then.
@@ -136,12 +137,20 @@ async function stored() {
 async function rewriteAsBefore(overrides: Map<string, string[]>): Promise<number[]> {
   const realmId = sys.realm.id;
   const users = [sys.owner, alice, bob, carol];
-  const channelMessages = await conn
-    .collection<{ messageId: number; receivers: number[] }>("messages")
-    .find({ realmId, type: "stream" })
-    .toArray();
+  const messages = () =>
+    conn.collection<{ messageId: number; streamId: number; receivers: number[]; receivedBySubscription?: true }>(
+      "messages",
+    );
+  const channelMessages = await messages().find({ realmId, type: "stream" }).toArray();
+  const intervals = new Map(
+    (await readStates().find({ realmId }).toArray()).map((s) => [`${s.userId}:${s.streamId}`, s]),
+  );
   const oldRows: Row[] = [];
   for (const m of channelMessages) {
+    expect(m.receivedBySubscription).toBe(true);
+    m.receivers = users
+      .map((u) => u.userId)
+      .filter((u) => inIntervals(intervals.get(`${u}:${m.streamId}`)?.intervals, m.messageId));
     const flagged = new Set((await rows().find({ realmId, messageId: m.messageId }).toArray()).map((r) => r.userId));
     for (const user of users) {
       if (!m.receivers.includes(user.userId) && !flagged.has(user.userId)) continue;
@@ -161,6 +170,12 @@ async function rewriteAsBefore(overrides: Map<string, string[]>): Promise<number
     }
   }
   await sys.stopService("messaging");
+  for (const m of channelMessages) {
+    await messages().updateOne(
+      { messageId: m.messageId },
+      { $set: { receivers: m.receivers }, $unset: { receivedBySubscription: 1 } },
+    );
+  }
   await readStates().deleteMany({});
   await progress().deleteMany({});
   await rows().deleteMany({ messageId: { $in: channelMessages.map((m) => m.messageId) } });

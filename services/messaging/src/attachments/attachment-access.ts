@@ -12,6 +12,7 @@ import type { AttachmentRepository } from "./attachment.repository";
 import { canSeeMessage } from "../messages/message-access";
 import { attachmentView } from "./attachment-view";
 import type { AttachmentDoc } from "./attachment.schema";
+import type { ReceiverCache } from "../user-messages/receiver-cache";
 
 /**
  * Zulip's validate_attachment_request for a user: the uploader, or anyone who
@@ -24,6 +25,7 @@ export async function mayAccessAttachment(
     channels: ChannelDirectory;
     subscriptions: SubscriptionDirectory;
     userGroups: UserGroupMemberships;
+    receivers: ReceiverCache;
   },
   realmId: number,
   actor: Actor,

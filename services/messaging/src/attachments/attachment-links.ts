@@ -5,6 +5,7 @@ import type { ChannelDirectory } from "../channels/channel-directory";
 import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
 import type { MessageDoc } from "../messages/message.schema";
 import { mayAccessAttachment, publishAttachmentEvent } from "./attachment-access";
+import type { ReceiverCache } from "../user-messages/receiver-cache";
 
 export interface LinkDeps {
   attachments: AttachmentRepository;
@@ -13,6 +14,7 @@ export interface LinkDeps {
   channels: ChannelDirectory;
   subscriptions: SubscriptionDirectory;
   userGroups: UserGroupMemberships;
+  receivers: ReceiverCache;
 }
 
 /**

@@ -16,6 +16,8 @@ import {
 } from "@teamchat/shared";
 import type { ChannelDirectory } from "../channels/channel-directory";
 import type { ChannelDoc } from "../channels/channel.schema";
+import type { ReadStateRepository } from "../user-messages/read-state.repository";
+import { receivedWith } from "../user-messages/receiver-cache";
 import type { MessageRepository } from "../messages/message.repository";
 import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
 import type { UserDirectory } from "../users/user-directory";
@@ -42,6 +44,7 @@ interface Deps {
   channels: ChannelDirectory;
   subscriptions: SubscriptionDirectory;
   messages: MessageRepository;
+  readStates: ReadStateRepository;
   digests: DigestRepository;
   transport: MailTransport;
   log: Logger;
@@ -158,10 +161,13 @@ export class DigestMailer {
       .filter((c) => !c.isArchived)
       .sort((a, b) => a.streamId - b.streamId);
     const byId = new Map(channels.map((c) => [c.streamId, c]));
+    const received = await this.deps.readStates.received(realmId, userId);
     const topics = (
       await Promise.all(
         channels.map((c) =>
-          sharedHistory(c) ? this.cachedTopics(ctx, c, cutoff) : this.channelTopicsFor(ctx, c, cutoff, userId),
+          sharedHistory(c)
+            ? this.cachedTopics(ctx, c, cutoff)
+            : this.channelTopicsFor(ctx, c, cutoff, { userId, intervals: received.get(c.streamId) }),
         ),
       )
     ).flat();
@@ -198,16 +204,16 @@ export class DigestMailer {
     return topics;
   }
 
-  /** A channel's topics since the cutoff; with `receiverId`, of the messages that user received only. */
+  /** A channel's topics since the cutoff; with a `receiver`, of the messages that user received only. */
   private async channelTopicsFor(
     ctx: CallContext,
     channel: ChannelDoc,
     cutoff: number,
-    receiverId?: number,
+    receiver?: { userId: number; intervals: readonly number[] | undefined },
   ): Promise<DigestTopic[]> {
     const messages = (
       await this.deps.messages.sentSince(channel.realmId, [{ kind: "channel", streamId: channel.streamId }], cutoff)
-    ).filter((m) => receiverId === undefined || m.receivers.includes(receiverId));
+    ).filter((m) => receiver === undefined || receivedWith(m, receiver.userId, receiver.intervals));
     return topicsOf(channel.streamId, messages, await this.senders(ctx, messages));
   }
 
@@ -219,7 +225,12 @@ export class DigestMailer {
 
   /** Zulip's get_new_messages_count: the messages the user received since the cutoff, from humans. */
   private async newMessagesCount(ctx: CallContext, userId: number, cutoff: number): Promise<number> {
-    const messages = await this.deps.messages.sentSince(ctx.realm!.id, [{ kind: "receivers", userId }], cutoff);
+    const channels = await this.deps.readStates.received(ctx.realm!.id, userId);
+    const messages = await this.deps.messages.sentSince(
+      ctx.realm!.id,
+      [{ kind: "receivers", userId, channels }],
+      cutoff,
+    );
     const senders = await this.senders(ctx, messages);
     return messages.filter((m) => senders.get(m.senderId)?.isBot === false).length;
   }

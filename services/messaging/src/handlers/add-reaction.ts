@@ -19,6 +19,7 @@ import { accessMessage } from "../messages/message-access";
 import { publishReaction } from "../messages/message-reactions";
 import type { Reaction } from "../messages/message.schema";
 import { HISTORICAL_FLAGS } from "../user-messages/flag-changes";
+import type { ReceiverCache } from "../user-messages/receiver-cache";
 
 const reactionExists = () => new ZulipError("REACTION_ALREADY_EXISTS", "Reaction already exists.");
 
@@ -33,6 +34,7 @@ export const addReactionHandler =
     channels: ChannelDirectory;
     subscriptions: SubscriptionDirectory;
     userGroups: UserGroupMemberships;
+    receivers: ReceiverCache;
     userMessages: UserMessageRepository;
     users: UserDirectory;
     events: EventPublisher<"messaging">;
@@ -65,7 +67,7 @@ export const addReactionHandler =
       reaction = { emojiName: p.emoji_name, emojiCode, reactionType, userId: actor.userId };
     }
 
-    if (!message.receivers.includes(actor.userId)) {
+    if (!(await deps.receivers.received(realm.id, message, actor.userId))) {
       await deps.userMessages.addHistorical(realm.id, actor.userId, [
         { messageId: message.messageId, flags: HISTORICAL_FLAGS },
       ]);

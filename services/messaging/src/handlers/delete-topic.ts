@@ -3,6 +3,7 @@ import { accessChannelById, canReadHistory } from "../channels/channel-access";
 import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
 import { deleteMessages, type DeleteDeps } from "../messages/delete-messages";
 import type { NarrowCondition } from "../narrow";
+import type { ReadStateRepository } from "../user-messages/read-state.repository";
 
 /** Messages deleted together, newest first (Zulip's RETENTION_STREAM_MESSAGE_BATCH_SIZE). */
 const BATCH_SIZE = 100;
@@ -15,7 +16,7 @@ const BATCH_SIZE = 100;
  */
 export const deleteTopicHandler =
   (
-    deps: DeleteDeps & { settings: RealmSettingsSource; timeBudgetSeconds: number },
+    deps: DeleteDeps & { readStates: ReadStateRepository; settings: RealmSettingsSource; timeBudgetSeconds: number },
   ): Handler<typeof messaging.deleteTopic> =>
   async (p, ctx) => {
     const started = Date.now();
@@ -35,7 +36,18 @@ export const deleteTopicHandler =
       // without the channel's history, only the messages the administrator received
       ...(canReadHistory(actor, channel, subscribed, groups)
         ? []
-        : [{ kind: "receivers" as const, userId: actor.userId }]),
+        : [
+            {
+              kind: "receivers" as const,
+              userId: actor.userId,
+              channels: new Map([
+                [
+                  channel.streamId,
+                  (await deps.readStates.of(realm.id, actor.userId, channel.streamId)).state.intervals,
+                ],
+              ]),
+            },
+          ]),
     ];
     for (;;) {
       const batch = await deps.messages.walk(realm.id, narrow, Infinity, -1, BATCH_SIZE);

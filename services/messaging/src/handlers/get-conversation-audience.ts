@@ -5,6 +5,7 @@ import type { ChannelDirectory } from "../channels/channel-directory";
 import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
 import type { UserDirectory } from "../users/user-directory";
 import { accessMessage } from "../messages/message-access";
+import type { ReceiverCache } from "../user-messages/receiver-cache";
 
 /**
  * Internal, for typing notifications (Zulip's zerver/views/typing.py): who is in a
@@ -17,6 +18,7 @@ export const getConversationAudienceHandler =
     channels: ChannelDirectory;
     subscriptions: SubscriptionDirectory;
     userGroups: UserGroupMemberships;
+    receivers: ReceiverCache;
     users: UserDirectory;
   }): Handler<typeof messaging.getConversationAudience> =>
   async (p, ctx) => {

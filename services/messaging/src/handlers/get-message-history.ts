@@ -12,6 +12,7 @@ import type { SubscriptionDirectory } from "../subscriptions/subscription-direct
 import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
 import { accessMessage } from "../messages/message-access";
 import { topicForClient } from "../messages/message-view";
+import type { ReceiverCache } from "../user-messages/receiver-cache";
 
 type Version = ReplyOf<typeof messaging.getMessageHistory>["message_history"][number];
 
@@ -27,6 +28,7 @@ export const getMessageHistoryHandler =
     channels: ChannelDirectory;
     subscriptions: SubscriptionDirectory;
     userGroups: UserGroupMemberships;
+    receivers: ReceiverCache;
     settings: RealmSettingsSource;
   }): Handler<typeof messaging.getMessageHistory> =>
   async (p, ctx) => {

@@ -8,6 +8,7 @@ import type { RealmSettingsSource } from "../realm-settings/realm-settings-sourc
 import type { LinkifierSource } from "../render/linkifier-source";
 import { accessMessage } from "../messages/message-access";
 import { loadViewContext, messageView } from "../messages/message-view";
+import type { ReceiverCache } from "../user-messages/receiver-cache";
 
 /**
  * GET /messages/{message_id} (Zulip's json_fetch_raw_message): the message as
@@ -22,6 +23,7 @@ export const getMessageHandler =
     channels: ChannelDirectory;
     subscriptions: SubscriptionDirectory;
     userGroups: UserGroupMemberships;
+    receivers: ReceiverCache;
     users: UserDirectory;
     settings: RealmSettingsSource;
     linkifiers: LinkifierSource;

@@ -9,6 +9,7 @@ import type { UserDirectory } from "../users/user-directory";
 import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
 import type { MutedUserIndex } from "../muted-users/muted-user-index";
 import { accessMessage } from "../messages/message-access";
+import type { ReceiverCache } from "../user-messages/receiver-cache";
 
 /**
  * GET /messages/{message_id}/read_receipts (Zulip's read_receipts view): the
@@ -27,6 +28,7 @@ export const getReadReceiptsHandler =
     channels: ChannelDirectory;
     subscriptions: SubscriptionDirectory;
     userGroups: UserGroupMemberships;
+    receivers: ReceiverCache;
     users: UserDirectory;
     settings: RealmSettingsSource;
     mutedUsers: MutedUserIndex;
@@ -37,12 +39,13 @@ export const getReadReceiptsHandler =
     if (!(await deps.settings.get(ctx)).enable_read_receipts) {
       throw badRequest("Read receipts are disabled in this organization.");
     }
+    const receivers = await deps.receivers.receiversOf(realm.id, message);
     const [users, muted, muters] = await Promise.all([
-      deps.users.byIds(ctx, realm.id, message.receivers),
+      deps.users.byIds(ctx, realm.id, receivers),
       deps.mutedUsers.mutedBy(realm.id, actor.userId),
       deps.mutedUsers.mutersOf(realm.id, actor.userId),
     ]);
-    const candidates = message.receivers.filter((id) => {
+    const candidates = receivers.filter((id) => {
       const u = users.get(id);
       const muting = muted.has(id) || muters.has(id);
       return id !== message.senderId && u !== undefined && u.is_active && u.send_read_receipts && !muting;

@@ -111,7 +111,11 @@ export const markTopicAsReadHandler =
         [
           { kind: "channel", streamId: p.stream_id },
           { kind: "topic", key: topicKey },
-          { kind: "receivers", userId: actor.userId },
+          {
+            kind: "receivers",
+            userId: actor.userId,
+            channels: (await deps.personal.of(realm.id, actor.userId)).received,
+          },
         ],
         Infinity,
         -1,

@@ -15,7 +15,14 @@ export const matchesNarrowHandler =
     const narrow = await resolveNarrow(deps, ctx, realm, actor, p.narrow);
     const rows = await deps.messages.byIds(
       realm.id,
-      [...narrow.terms, { kind: "receivers", userId: actor.userId }],
+      [
+        ...narrow.terms,
+        {
+          kind: "receivers",
+          userId: actor.userId,
+          channels: (await deps.personal.of(realm.id, actor.userId)).received,
+        },
+      ],
       p.msg_ids,
     );
     const matches = await deps.search.highlight(narrow.terms, rows);

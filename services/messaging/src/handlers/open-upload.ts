@@ -17,6 +17,7 @@ import type { MessageRepository } from "../messages/message.repository";
 import type { ChannelDirectory } from "../channels/channel-directory";
 import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
 import type { RealmExportRepository } from "../realm-exports/realm-export.repository";
+import type { ReceiverCache } from "../user-messages/receiver-cache";
 
 interface AccessDeps {
   attachments: AttachmentRepository;
@@ -24,6 +25,7 @@ interface AccessDeps {
   channels: ChannelDirectory;
   subscriptions: SubscriptionDirectory;
   userGroups: UserGroupMemberships;
+  receivers: ReceiverCache;
 }
 
 /**

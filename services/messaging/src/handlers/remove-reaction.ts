@@ -17,6 +17,7 @@ import type { SubscriptionDirectory } from "../subscriptions/subscription-direct
 import type { UserDirectory } from "../users/user-directory";
 import { accessMessage } from "../messages/message-access";
 import { publishReaction } from "../messages/message-reactions";
+import type { ReceiverCache } from "../user-messages/receiver-cache";
 
 /**
  * DELETE /messages/{message_id}/reactions (Zulip's remove_reaction): the
@@ -30,6 +31,7 @@ export const removeReactionHandler =
     channels: ChannelDirectory;
     subscriptions: SubscriptionDirectory;
     userGroups: UserGroupMemberships;
+    receivers: ReceiverCache;
     users: UserDirectory;
     events: EventPublisher<"messaging">;
     realmEmoji: RealmEmojiSource;

@@ -2,6 +2,7 @@ import { badRequest, requireUser, type Handler, type messaging } from "@teamchat
 import { internalSendStreamMessage, type InternalStreamSendDeps } from "../messages/internal-send";
 import { accessMessage } from "../messages/message-access";
 import { reportContent } from "../message-reports/report-content";
+import type { ReceiverCache } from "../user-messages/receiver-cache";
 
 /**
  * POST /messages/{message_id}/report (Zulip's report_message_backend and
@@ -11,7 +12,7 @@ import { reportContent } from "../message-reports/report-content";
  * moderation" (the empty topic where the channel allows only that).
  */
 export const reportMessageHandler =
-  (deps: InternalStreamSendDeps): Handler<typeof messaging.reportMessage> =>
+  (deps: InternalStreamSendDeps & { receivers: ReceiverCache }): Handler<typeof messaging.reportMessage> =>
   async ({ message_id, report_type, description }, ctx) => {
     const { realm, actor } = requireUser(ctx);
     if (report_type === "other" && description === "") throw badRequest("An explanation is required.");

@@ -13,6 +13,7 @@ import type { StoredSubmessage } from "../messages/message.schema";
 import { publishSubmessage } from "../messages/message-submessages";
 import { checkWidgetEvent, widgetTypeOf } from "../messages/widgets";
 import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
+import type { ReceiverCache } from "../user-messages/receiver-cache";
 
 /**
  * POST /submessage (Zulip's process_submessage and do_add_submessage): anyone
@@ -26,6 +27,7 @@ export const sendSubmessageHandler =
     channels: ChannelDirectory;
     subscriptions: SubscriptionDirectory;
     userGroups: UserGroupMemberships;
+    receivers: ReceiverCache;
     events: EventPublisher<"messaging">;
   }): Handler<typeof messaging.sendSubmessage> =>
   async (p, ctx) => {
@@ -54,6 +56,6 @@ export const sendSubmessageHandler =
     if (!(await deps.messages.addSubmessage(realm.id, message.messageId, submessage))) {
       throw badRequest("Invalid message(s)");
     }
-    publishSubmessage(deps, ctx, realm.id, message, submessage);
+    await publishSubmessage(deps, ctx, realm.id, message, submessage);
     return {};
   };

@@ -19,6 +19,7 @@ import type { UserDirectory } from "../users/user-directory";
 import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
 import { checkAnchorExclusion, messageRange, parseAnchor, resolveNarrow } from "../messages/message-range";
 import { changeFlags, checkFlagChange } from "../user-messages/flag-changes";
+import type { ReceiverCache } from "../user-messages/receiver-cache";
 
 /** Zulip's MAX_MESSAGES_PER_UPDATE: one call's range is lowered to at most this many messages. */
 const MAX_MESSAGES_PER_UPDATE = 5000;
@@ -45,6 +46,7 @@ export const updateMessageFlagsForNarrowHandler =
     settings: RealmSettingsSource;
     events: EventPublisher<"messaging">;
     userGroups: UserGroupMemberships;
+    receivers: ReceiverCache;
   }): Handler<typeof messaging.updateMessageFlagsForNarrow> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);

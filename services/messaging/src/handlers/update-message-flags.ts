@@ -14,6 +14,7 @@ import type { ChannelDirectory } from "../channels/channel-directory";
 import type { PersonalIndex } from "../user-messages/personal-index";
 import type { UserTopicIndex } from "../user-topics/user-topic-index";
 import { changeFlags, checkFlagChange } from "../user-messages/flag-changes";
+import type { ReceiverCache } from "../user-messages/receiver-cache";
 
 /** POST /messages/flags: the named messages, as Zulip answers (the ids asked for, whatever changed). */
 export const updateMessageFlagsHandler =
@@ -28,6 +29,7 @@ export const updateMessageFlagsHandler =
     personal: PersonalIndex;
     userTopics: UserTopicIndex;
     userGroups: UserGroupMemberships;
+    receivers: ReceiverCache;
   }): Handler<typeof messaging.updateMessageFlags> =>
   async (p, ctx) => {
     const { realm, actor } = requireUser(ctx);

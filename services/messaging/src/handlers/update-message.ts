@@ -39,13 +39,15 @@ import { contentChange, planMove, type MovePlan } from "../messages/move-plan";
 import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
 import type { UserMessageRepository } from "../user-messages/user-message.repository";
 import type { UserDirectory } from "../users/user-directory";
+import { receivedWith, type ReceiverCache } from "../user-messages/receiver-cache";
 
 type UpdateMessageEvent = PayloadOf<typeof messagingEvents.messageUpdated>["event"];
 
 /** Who a move to another channel takes the messages from and gives them to (receiverChange). */
 interface ReceiverChange {
   losing: number[];
-  gaining: number[];
+  /** the messages' receivers after the move: messages with the same list together */
+  stored: Array<{ ids: number[]; receivers: number[] }>;
   /** who may no longer see the messages at all, told they are deleted */
   losingAccess: number[];
 }
@@ -58,7 +60,7 @@ interface ReceiverChange {
  * private channel, guests in a public one.
  */
 async function receiverChange(
-  deps: { subscriptions: SubscriptionDirectory; users: UserDirectory },
+  deps: { subscriptions: SubscriptionDirectory; users: UserDirectory; receivers: ReceiverCache },
   ctx: HandlerContext,
   realmId: number,
   move: MoveDecision,
@@ -69,12 +71,22 @@ async function receiverChange(
     deps.subscriptions.subscriberIds(realmId, move.from.streamId),
   ]);
   const staying = new Set(newSubscribers);
-  const losing = idSet(plan.messages.flatMap((m) => m.receivers)).filter((u) => !staying.has(u));
+  const before = await Promise.all(plan.messages.map((m) => deps.receivers.receiversOf(realmId, m)));
+  const losing = idSet(before.flat()).filter((u) => !staying.has(u));
   const gaining = move.to.historyPublicToSubscribers ? [] : newSubscribers;
+  // each message's receivers stored from now on, as Zulip's rows are after the move
+  const lists = new Map<string, { ids: number[]; receivers: number[] }>();
+  plan.messages.forEach((m, i) => {
+    const receivers = idSet([...before[i]!.filter((u) => staying.has(u)), ...gaining]);
+    const key = receivers.join(",");
+    const list = lists.get(key) ?? lists.set(key, { ids: [], receivers }).get(key)!;
+    list.ids.push(m.messageId);
+  });
+  const stored = [...lists.values()];
   const mayHaveSeen = idSet([...losing, ...oldSubscribers]).filter((u) => !staying.has(u));
-  if (move.to.inviteOnly) return { losing, gaining, losingAccess: mayHaveSeen };
+  if (move.to.inviteOnly) return { losing, stored, losingAccess: mayHaveSeen };
   const users = await deps.users.byIds(ctx, realmId, mayHaveSeen);
-  return { losing, gaining, losingAccess: mayHaveSeen.filter((u) => users.get(u)?.role === Role.GUEST) };
+  return { losing, stored, losingAccess: mayHaveSeen.filter((u) => users.get(u)?.role === Role.GUEST) };
 }
 
 /** Stores a receiverChange: the messages' receivers, and the rows of those losing them. */
@@ -84,7 +96,7 @@ async function changeReceivers(
   ids: number[],
   change: ReceiverChange,
 ) {
-  await deps.messages.changeReceivers(realmId, ids, change.losing, change.gaining);
+  await deps.messages.storeReceivers(realmId, change.stored);
   await deps.userMessages.remove(realmId, change.losing, ids);
 }
 
@@ -114,7 +126,8 @@ async function moveReadStates(
     const old = before.get(userId)?.state;
     const changes = moved.map((m) => {
       const message = { id: m.messageId, senderId: m.senderId };
-      return { message, unread: old !== undefined && m.receivers.includes(userId) && isUnread(old, message, userId) };
+      const had = receivedWith(m, userId, old?.intervals);
+      return { message, unread: old !== undefined && had && isUnread(old, message, userId) };
     });
     await deps.readStates.change(realmId, userId, move.to.streamId, (s) => {
       // the moved messages are among the channel's now: the watermark must not pass over one left unread
@@ -175,11 +188,18 @@ export const updateMessageHandler =
         message,
         move,
         p.propagate_mode,
-        { subscribed, topicMessages },
+        {
+          subscribed,
+          topicMessages,
+          intervals: topicMessages.length
+            ? (await deps.readStates.of(realm.id, actor.userId, from.streamId)).state.intervals
+            : [],
+        },
         now,
       );
     }
     const plan = planMove(actor.userId, message, move, moved, now);
+    const receiversBefore = await deps.receivers.receiversOf(realm.id, message);
     const rendered =
       content === undefined ? undefined : await renderMessage(deps, ctx, realm, message.senderId, content);
     if (rendered) await checkGroupMentions(deps, ctx, realm, actor.userId, rendered.mentions);
@@ -189,7 +209,7 @@ export const updateMessageHandler =
         ? new Map<number, string[]>()
         : mentionFlags(
             rendered.mentions,
-            [...(await deps.users.byIds(ctx, realm.id, message.receivers)).values()],
+            [...(await deps.users.byIds(ctx, realm.id, receiversBefore)).values()],
             await deps.userGroups.get(ctx),
             await topicParticipants(
               deps,
@@ -203,7 +223,7 @@ export const updateMessageHandler =
     const priorMentionUserIds =
       content === undefined
         ? []
-        : [...(await flagsOfUsers(deps, realm.id, message, message.receivers))]
+        : [...(await flagsOfUsers(deps, realm.id, message, receiversBefore))]
             .filter(([, flags]) => isMention(flags))
             .map(([userId]) => userId);
     const receivers = move?.channelChanged ? await receiverChange(deps, ctx, realm.id, move, plan) : undefined;
@@ -217,7 +237,7 @@ export const updateMessageHandler =
         await deps.userMessages.setMentionFlags(
           realm.id,
           message.messageId,
-          new Map(message.receivers.map((u) => [u, mentions.get(u) ?? []])),
+          new Map(receiversBefore.map((u) => [u, mentions.get(u) ?? []])),
           message.streamId !== null,
         );
       } else {
@@ -259,10 +279,11 @@ export const updateMessageHandler =
     // after the move: those who have the message now, and the old channel's readers of shared history
     const after = (await deps.messages.byId(realm.id, message.messageId)) ?? message;
     const lost = new Set(losingAccess);
-    const audience = (await messageAudience(deps, realm.id, message.streamId, after.receivers)).filter(
+    const receiversAfter = await deps.receivers.receiversOf(realm.id, after);
+    const audience = (await messageAudience(deps, realm.id, message.streamId, receiversAfter)).filter(
       (u) => !lost.has(u),
     );
-    const rowFlags = await flagsOfUsers(deps, realm.id, after, after.receivers);
+    const rowFlags = await flagsOfUsers(deps, realm.id, after, receiversAfter);
     const event: UpdateMessageEvent = {
       type: "update_message",
       user_id: actor.userId,

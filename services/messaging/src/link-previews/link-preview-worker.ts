@@ -20,6 +20,7 @@ import type { UserMessageRepository } from "../user-messages/user-message.reposi
 import { renderMessage, type RenderDeps } from "../render/message-rendering";
 import type { LinkPreviewRepository } from "./link-preview.repository";
 import { fetchPagePreview, type PageFetchSettings } from "./page-preview";
+import type { ReceiverCache } from "../user-messages/receiver-cache";
 
 type Wanted = PayloadOf<typeof messagingEvents.linkPreviewsWanted>;
 
@@ -27,6 +28,7 @@ export interface LinkPreviewDeps extends RenderDeps {
   messages: MessageRepository;
   userMessages: UserMessageRepository;
   readStates: ReadStateRepository;
+  receivers: ReceiverCache;
   channels: ChannelDirectory;
   subscriptions: SubscriptionDirectory;
   linkPreviews: LinkPreviewRepository;
@@ -75,8 +77,9 @@ export function fetchLinkPreviews(
     const { html } = await renderMessage(deps, ctx, realm, senderId, content, embeds);
     if (html === message.renderedContent) return;
     if (!(await deps.messages.storeRendering(realm.id, messageId, content, html))) return;
-    const audience = await messageAudience(deps, realm.id, message.streamId, message.receivers);
-    const rowFlags = await flagsOfUsers(deps, realm.id, message, message.receivers);
+    const receivers = await deps.receivers.receiversOf(realm.id, message);
+    const audience = await messageAudience(deps, realm.id, message.streamId, receivers);
+    const rowFlags = await flagsOfUsers(deps, realm.id, message, receivers);
     deps.events.publish(
       messagingEvents.messageUpdated,
       {

@@ -15,6 +15,7 @@ import type { ChannelDirectory } from "../channels/channel-directory";
 import type { ConversationRepository } from "../conversations/conversation.repository";
 import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
 import { channelDestination, directDestination, type Destination } from "./post-message";
+import type { ReceiverCache } from "../user-messages/receiver-cache";
 
 type SendParams = ParamsOf<typeof messaging.sendMessage>;
 
@@ -60,6 +61,7 @@ export interface CheckMessageDeps {
   channels: ChannelDirectory;
   subscriptions: SubscriptionDirectory;
   userGroups: UserGroupMemberships;
+  receivers: ReceiverCache;
   conversations: ConversationRepository;
   users: UserDirectory;
 }

@@ -12,6 +12,7 @@ import type { ChannelDirectory } from "../channels/channel-directory";
 import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
 import type { MessageRepository } from "./message.repository";
 import type { UserMessageRepository } from "../user-messages/user-message.repository";
+import type { ReceiverCache } from "../user-messages/receiver-cache";
 import type { TopicRepository } from "../topics/topic.repository";
 import type { UserDirectory } from "../users/user-directory";
 import type { AttachmentRepository } from "../attachments/attachment.repository";
@@ -26,6 +27,7 @@ export interface DeleteDeps {
   userGroups: UserGroupMemberships;
   messages: MessageRepository;
   userMessages: UserMessageRepository;
+  receivers: ReceiverCache;
   topics: TopicRepository;
   conversations: ConversationRepository;
   users: UserDirectory;
@@ -48,7 +50,7 @@ export async function deleteMessages(
   const [first] = messages;
   if (!first) return 0;
   const ids = messages.map((m) => m.messageId);
-  const received = messages.flatMap((m) => m.receivers);
+  const received = (await Promise.all(messages.map((m) => deps.receivers.receiversOf(realmId, m)))).flat();
   const audience = await messageAudience(deps, realmId, first.streamId, received);
   // Zulip's do_delete_messages deletes the messages, their rows and their topics' notes in one transaction:
   // without one, a retry after a failure halfway would find no message left and leave the rows behind

@@ -22,6 +22,7 @@ import type { ChannelDoc } from "../channels/channel.schema";
 import { groupSetting } from "../channels/channel-view";
 import { checkTopicAllowed, normalizeContent, normalizeStoredTopic, normalizeTopic } from "./message-content";
 import type { MessageDoc } from "./message.schema";
+import { receivedWith } from "../user-messages/receiver-cache";
 
 type Settings = realmConfig.RealmSettings;
 
@@ -254,13 +255,18 @@ export function movedMessages(
   message: MessageDoc,
   move: MoveDecision,
   propagateMode: EditRequest["propagate_mode"],
-  access: { subscribed: boolean; topicMessages: MessageDoc[] },
+  access: {
+    subscribed: boolean;
+    topicMessages: MessageDoc[];
+    /** the actor's subscription intervals in the channel moved from: which of its messages they received */
+    intervals: readonly number[];
+  },
   now: number,
 ): MessageDoc[] {
   if (!movesOtherMessages(move, propagateMode)) return [message];
   const visible = canReadHistory(actor, move.from, access.subscribed, groups)
     ? access.topicMessages
-    : access.topicMessages.filter((m) => m.receivers.includes(actor.userId));
+    : access.topicMessages.filter((m) => receivedWith(m, actor.userId, access.intervals));
   if (propagateMode === "change_all" && !isModerator(actor) && !move.resolveToggle) {
     checkWholeTopicMovable(settings, visible, move, now);
   }

@@ -10,23 +10,29 @@ import type { ChannelDirectory } from "../channels/channel-directory";
 import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
 import type { MessageRepository } from "./message.repository";
 import type { MessageDoc } from "./message.schema";
+import type { ReceivedMessage, ReceiverCache } from "../user-messages/receiver-cache";
 
 /** Zulip's has_message_access: received it, or may read the channel's whole history. */
 export async function canSeeMessage(
-  deps: { channels: ChannelDirectory; subscriptions: SubscriptionDirectory; userGroups: UserGroupMemberships },
+  deps: {
+    channels: ChannelDirectory;
+    subscriptions: SubscriptionDirectory;
+    userGroups: UserGroupMemberships;
+    receivers: ReceiverCache;
+  },
   realmId: number,
   actor: GroupMember,
-  msg: Pick<MessageDoc, "receivers" | "streamId">,
+  msg: ReceivedMessage,
   ctx: CallContext,
 ): Promise<boolean> {
-  if (msg.receivers.includes(actor.userId)) return true;
-  if (msg.streamId === null) return false;
+  if (msg.streamId === null) return msg.receivers.includes(actor.userId);
   const [channel, subscribed, groups] = await Promise.all([
     deps.channels.byId(realmId, msg.streamId),
     deps.subscriptions.isSubscribed(realmId, actor.userId, msg.streamId),
     deps.userGroups.get(ctx),
   ]);
-  return !!channel && canReadHistory(actor, channel, subscribed, groups);
+  if (channel && canReadHistory(actor, channel, subscribed, groups)) return true;
+  return deps.receivers.received(realmId, msg, actor.userId);
 }
 
 /** Zulip's access_message: the message, or "Invalid message(s)" when it does not exist or the actor may not see it. */
@@ -36,6 +42,7 @@ export async function accessMessage(
     channels: ChannelDirectory;
     subscriptions: SubscriptionDirectory;
     userGroups: UserGroupMemberships;
+    receivers: ReceiverCache;
   },
   realmId: number,
   actor: Actor,

@@ -11,6 +11,7 @@ import type { MessageHistory } from "./message-history";
 import { narrowToQuery, normalizeNarrow, type NarrowCondition, type NarrowResolver } from "../narrow";
 import { narrowResolver } from "./narrow-resolver";
 import type { MessageDoc } from "./message.schema";
+import type { ReceiverCache } from "../user-messages/receiver-cache";
 
 /** Zulip's LARGER_THAN_MAX_MESSAGE_ID: the anchor "newest" stands for. */
 const LARGER_THAN_MAX_MESSAGE_ID = 10000000000000000;
@@ -45,6 +46,7 @@ export interface NarrowDeps {
   personal: PersonalIndex;
   settings: RealmSettingsSource;
   userGroups: UserGroupMemberships;
+  receivers: ReceiverCache;
 }
 
 /** A narrow as the caller may see it: its conditions, and the resolver that answered them. */

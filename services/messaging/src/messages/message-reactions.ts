@@ -10,6 +10,7 @@ import type { SubscriptionDirectory } from "../subscriptions/subscription-direct
 import type { UserDirectory } from "../users/user-directory";
 import { messageAudience } from "./message-audience";
 import type { MessageDoc, Reaction } from "./message.schema";
+import type { ReceiverCache } from "../user-messages/receiver-cache";
 
 /** What identifies a reaction: Zulip keeps one per user, emoji code and reaction type. */
 export type ReactionKey = Pick<Reaction, "userId" | "emojiCode" | "reactionType">;
@@ -50,6 +51,7 @@ export async function publishReaction(
     channels: ChannelDirectory;
     subscriptions: SubscriptionDirectory;
     users: UserDirectory;
+    receivers: ReceiverCache;
     events: EventPublisher<"messaging">;
   },
   ctx: HandlerContext,
@@ -60,7 +62,9 @@ export async function publishReaction(
 ): Promise<void> {
   const [userIds, users] = await Promise.all([
     // the reacting user may just have gained a historical row
-    messageAudience(deps, realmId, message.streamId, [...message.receivers, reaction.userId]),
+    deps.receivers
+      .receiversOf(realmId, message)
+      .then((receivers) => messageAudience(deps, realmId, message.streamId, [...receivers, reaction.userId])),
     deps.users.byIds(ctx, realmId, [reaction.userId]),
   ]);
   const user = users.get(reaction.userId);

@@ -6,6 +6,7 @@ import {
   type PayloadOf,
 } from "@teamchat/shared";
 import type { MessageDoc, StoredSubmessage } from "./message.schema";
+import type { ReceiverCache } from "../user-messages/receiver-cache";
 
 /** Zulip's submessage object, as messages carry it. */
 export const submessageView = (messageId: number, s: StoredSubmessage): messaging.Submessage => ({
@@ -45,18 +46,18 @@ export function applySubmessage(message: MessageDoc, { event }: SubmessageAdded)
  * Zulip's submessage event, to the users who received the message (its
  * UserMessage rows), published before the reply (see EventCache).
  */
-export function publishSubmessage(
-  deps: { events: EventPublisher<"messaging"> },
+export async function publishSubmessage(
+  deps: { events: EventPublisher<"messaging">; receivers: ReceiverCache },
   ctx: HandlerContext,
   realmId: number,
   message: MessageDoc,
   submessage: StoredSubmessage,
-): void {
+): Promise<void> {
   deps.events.publish(
     messagingEvents.submessageAdded,
     {
       realmId,
-      userIds: message.receivers,
+      userIds: await deps.receivers.receiversOf(realmId, message),
       streamId: message.streamId,
       event: {
         type: "submessage",

@@ -1,6 +1,8 @@
 import type { Connection } from "mongoose";
 import { IdAllocator, TenantRepository, type TenantFilter, type messaging } from "@teamchat/shared";
-import type { ContentFeature, NarrowCondition, TopicRef } from "../narrow";
+import type { ContentFeature, NarrowCondition, ReceivedRanges, TopicRef } from "../narrow";
+import { receivedWith } from "../user-messages/receiver-cache";
+import { OPEN } from "../user-messages/read-state";
 import { RESOLVED_TOPIC_PREFIX } from "./edit-policy";
 import { isSearchTerm, type SearchEngine } from "../search/search-engine";
 import type { MessageCache } from "./message-cache";
@@ -16,7 +18,7 @@ const SINCE_PAGE = 500;
 
 const isAscending = (ids: number[]): boolean => ids.every((id, i) => i === 0 || ids[i - 1]! < id);
 
-function sortedIncludes(ids: number[], id: number): boolean {
+function sortedIncludes(ids: readonly number[], id: number): boolean {
   let lo = 0;
   let hi = ids.length - 1;
   while (lo <= hi) {
@@ -59,7 +61,7 @@ function conditionMatch(c: NarrowCondition): Match {
     case "sender":
       return (m) => m.senderId === c.userId;
     case "receivers":
-      return (m) => m.receivers.includes(c.userId);
+      return (m) => receivedWith(m, c.userId, m.streamId === null ? undefined : c.channels.get(m.streamId));
     case "conversation":
       return (m) => m.type === "private" && m.recipientId === c.recipientId;
     case "dm-including":
@@ -168,8 +170,21 @@ export function narrowSource(
   const sender = of("sender");
   if (sender) return { index: { senderId: sender.userId } };
   const receivers = of("receivers");
-  if (receivers) return { index: { receivers: receivers.userId } };
+  // direct messages always store their receivers
+  if (receivers && (of("direct") || of("dm-including"))) return { index: { receivers: receivers.userId } };
+  if (receivers) return receivedSource(receivers.userId, receivers.channels);
   return { index: {} };
+}
+
+/**
+ * The indexes holding what a user received: their stored receipts, and each
+ * channel they were subscribed to (its messages received by subscription);
+ * beyond MAX_UNION channels, the organization's messages tested in memory.
+ */
+function receivedSource(userId: number, channels: ReceivedRanges): NarrowSource {
+  const subscribed = [...channels].filter(([, intervals]) => intervals.length > 0).map(([streamId]) => ({ streamId }));
+  if (subscribed.length + 1 > MAX_UNION) return { index: {} };
+  return { union: [{ receivers: userId }, ...subscribed] };
 }
 
 const topicNarrow = (streamId: number, key: string): NarrowCondition[] => [
@@ -230,7 +245,7 @@ const ROWS_PER_READ = 2000;
 /** What flags and unread_msgs need of a message (MessageRepository.summaries). */
 export type MessageSummary = Pick<
   MessageDoc,
-  "messageId" | "senderId" | "type" | "streamId" | "topic" | "topicKey" | "receivers"
+  "messageId" | "senderId" | "type" | "streamId" | "topic" | "topicKey" | "receivers" | "receivedBySubscription"
 >;
 
 export class MessageRepository extends TenantRepository<MessageDoc> {
@@ -506,14 +521,22 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
   }
 
   /**
-   * Changes who received these messages (a move to another channel): users
-   * who lose them, then users who gain them.
+   * Stores who received these messages (a move to another channel, after
+   * which Zulip's rows are no longer the channel's subscribers of the time):
+   * one update per list of receivers.
    */
-  async changeReceivers(realmId: number, messageIds: number[], losing: number[], gaining: number[]): Promise<void> {
-    const filter = { messageId: { $in: messageIds } };
-    if (losing.length) await this.updateMany(realmId, filter, { $pull: { receivers: { $in: losing } } });
-    if (gaining.length) await this.updateMany(realmId, filter, { $addToSet: { receivers: { $each: gaining } } });
-    await this.reindex(realmId, messageIds);
+  async storeReceivers(realmId: number, lists: Array<{ ids: number[]; receivers: number[] }>): Promise<void> {
+    for (const { ids, receivers } of lists) {
+      await this.updateMany(
+        realmId,
+        { messageId: { $in: ids } },
+        { $set: { receivers }, $unset: { receivedBySubscription: 1 } },
+      );
+    }
+    await this.reindex(
+      realmId,
+      lists.flatMap((l) => l.ids),
+    );
   }
 
   /**
@@ -561,7 +584,16 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
   async summaries(realmId: number, ids: number[]): Promise<Array<MessageSummary>> {
     const wanted = new Set(ids);
     const rows = await this.find(realmId, idsFilter(ids), {
-      projection: { messageId: 1, senderId: 1, type: 1, streamId: 1, topic: 1, topicKey: 1, receivers: 1 },
+      projection: {
+        messageId: 1,
+        senderId: 1,
+        type: 1,
+        streamId: 1,
+        topic: 1,
+        topicKey: 1,
+        receivers: 1,
+        receivedBySubscription: 1,
+      },
     });
     return rows.filter((m) => wanted.has(m.messageId));
   }
@@ -605,8 +637,8 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
   }
 
   /** The id of the newest message the user received; -1 if none (register's max_message_id). */
-  async latestReceivedId(realmId: number, userId: number): Promise<number> {
-    const [last] = await this.walk(realmId, [{ kind: "receivers", userId }], Infinity, -1, 1);
+  async latestReceivedId(realmId: number, userId: number, channels: ReceivedRanges): Promise<number> {
+    const [last] = await this.walk(realmId, [{ kind: "receivers", userId, channels }], Infinity, -1, 1);
     return last?.messageId ?? -1;
   }
 
@@ -620,11 +652,19 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     realmId: number,
     streamId: number,
     userId: number,
+    intervals: readonly number[],
   ): Promise<Array<{ name: string; max_id: number }>> {
-    const rows = await this.find(
-      realmId,
-      { streamId, receivers: userId },
-      { projection: { topic: 1, topicKey: 1, messageId: 1 }, sort: { messageId: -1 } },
+    const projection = { topic: 1, topicKey: 1, messageId: 1, receivedBySubscription: 1 };
+    const ranges: Array<{ $gt: number; $lte?: number }> = [];
+    for (let i = 0; i < intervals.length; i += 2) {
+      ranges.push(intervals[i + 1]! >= OPEN ? { $gt: intervals[i]! } : { $gt: intervals[i]!, $lte: intervals[i + 1]! });
+    }
+    const [stored, ...bySubscription] = await Promise.all([
+      this.find(realmId, { streamId, receivers: userId }, { projection }),
+      ...ranges.map((messageId) => this.find(realmId, { streamId, messageId }, { projection })),
+    ]);
+    const rows = [...stored!, ...bySubscription.flat().filter((m) => m.receivedBySubscription)].sort(
+      (a, b) => b.messageId - a.messageId,
     );
     const seen = new Map<string, { name: string; max_id: number }>();
     for (const r of rows) if (!seen.has(r.topicKey)) seen.set(r.topicKey, { name: r.topic, max_id: r.messageId });

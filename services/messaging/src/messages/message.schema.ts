@@ -34,12 +34,19 @@ export interface MessageDoc {
   /** lowercased topic: topic narrows and topic lists compare case-insensitively, as in Zulip */
   topicKey: string;
   /**
-   * Who received it (the users with a usermessage row): a direct message's participants, a
-   * channel's subscribers at send time. It is the user's "personal history" that most
-   * narrows search (Zulip joins usermessage rows; here one query on messages serves it),
-   * and what keeps protected channel history from later subscribers.
+   * Who received it (the users with a usermessage row), where it is stored: a direct
+   * message's participants; a channel message's when it is not receivedBySubscription
+   * (sent before read states, imported, or moved to another channel, where Zulip gives
+   * the new channel's subscribers rows). It is the user's "personal history" that most
+   * narrows search, and what keeps protected channel history from later subscribers.
    */
   receivers: number[];
+  /**
+   * A channel message whose receivers are not stored: they are the users whose read
+   * state's subscription intervals hold it (ReceiverCache), so that a send to a channel
+   * writes nothing per subscriber (docs/adr/0053-receivers-by-subscription.md).
+   */
+  receivedBySubscription?: true;
   content: string;
   renderedContent: string;
   /** has:link, has:image, has:attachment (contentFeatures of renderedContent); absent until backfilled on older messages */
@@ -99,6 +106,7 @@ export const messageSchema = new Schema<MessageDoc>(
     topic: { type: String, default: "" },
     topicKey: { type: String, default: "" },
     receivers: { type: [Number], default: [] },
+    receivedBySubscription: { type: Boolean },
     content: { type: String, required: true },
     renderedContent: { type: String, required: true },
     hasLink: { type: Boolean },
@@ -128,6 +136,6 @@ messageSchema.index({ realmId: 1, streamId: 1, topicKey: 1, messageId: 1 });
 messageSchema.index({ realmId: 1, recipientId: 1, messageId: 1 });
 // sender: narrows
 messageSchema.index({ realmId: 1, senderId: 1, messageId: 1 });
-// personal history (what the user received: narrows without a readable channel, is:dm, dm-including:),
-// latestReceivedId, topicsReceivedBy
+// personal history where stored (what the user received: narrows without a readable channel, is:dm,
+// dm-including:), latestReceivedId, topicsReceivedBy
 messageSchema.index({ realmId: 1, receivers: 1, messageId: 1 });

@@ -13,6 +13,7 @@ import type { MessageRepository } from "./message.repository";
 import { deleteMessages, type DeleteDeps } from "./delete-messages";
 import { internalSendStreamMessage, type InternalStreamSendDeps } from "./internal-send";
 import type { MessageDoc } from "./message.schema";
+import type { ReceiverCache } from "../user-messages/receiver-cache";
 
 /** Zulip's settings.RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS: an undo this soon deletes the notice instead. */
 export const RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS = 60;
@@ -40,7 +41,12 @@ export type MoveNoticeDeps = InternalStreamSendDeps & DeleteDeps;
 
 /** The messages of a channel's topic the actor may see (bulk_access_stream_messages_query), those in `except` left out. */
 async function visibleInTopic(
-  deps: { messages: MessageRepository; subscriptions: SubscriptionDirectory; userGroups: UserGroupMemberships },
+  deps: {
+    messages: MessageRepository;
+    subscriptions: SubscriptionDirectory;
+    userGroups: UserGroupMemberships;
+    receivers: ReceiverCache;
+  },
   ctx: HandlerContext,
   channel: ChannelDoc,
   topic: string,
@@ -53,7 +59,10 @@ async function visibleInTopic(
     deps.userGroups.get(ctx),
   ]);
   const allVisible = canReadHistory(actor, channel, subscribed, groups);
-  return messages.filter((m) => !except.has(m.messageId) && (allVisible || m.receivers.includes(actor.userId)));
+  const kept = messages.filter((m) => !except.has(m.messageId));
+  if (allVisible) return kept;
+  const received = await Promise.all(kept.map((m) => deps.receivers.received(realm.id, m, actor.userId)));
+  return kept.filter((_, i) => received[i]);
 }
 
 /**

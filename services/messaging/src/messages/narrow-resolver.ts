@@ -9,6 +9,7 @@ import type { UserTopicIndex } from "../user-topics/user-topic-index";
 import type { NarrowResolver } from "../narrow";
 import type { MessageRepository } from "./message.repository";
 import { canSeeMessage } from "./message-access";
+import type { ReceiverCache } from "../user-messages/receiver-cache";
 
 /** Answers narrow.ts' look-ups from messaging's repositories for one user. */
 export async function narrowResolver(
@@ -21,6 +22,7 @@ export async function narrowResolver(
     userTopics: UserTopicIndex;
     messages: MessageRepository;
     userGroups: UserGroupMemberships;
+    receivers: ReceiverCache;
   },
   ctx: CallContext,
   realmId: number,
@@ -66,6 +68,7 @@ export async function narrowResolver(
     },
     flagged: async (flags) => (await deps.personal.of(realmId, actor.userId)).withAnyFlag(flags),
     unread: async () => (await deps.personal.of(realmId, actor.userId)).unread.ids,
+    received: async () => (await deps.personal.of(realmId, actor.userId)).received,
     async topicsWithPolicy(policies) {
       return (await deps.userTopics.of(realmId, actor.userId))
         .all()

@@ -162,6 +162,8 @@ export async function postMessage(
       realmId: realm.id,
       senderId: post.senderId,
       ...target,
+      // a channel's subscribers hold it by their read states' intervals: nothing stored per subscriber
+      ...(target.streamId !== null && { receivers: [], receivedBySubscription: true as const }),
       content: post.content,
       renderedContent,
       ...contentFeatures(renderedContent),
@@ -204,7 +206,7 @@ export async function deliverMessage(
   post: Post,
 ): Promise<void> {
   const { mentions } = await renderMessage(deps, ctx, realm, post.senderId, post.content);
-  const marks = await receiverMarks(deps, ctx, realm.id, message, post, mentions);
+  const marks = await receiverMarks(deps, ctx, realm.id, to, post, mentions);
   await storeMarks(deps, realm.id, message, marks.flags);
   await announceMessage(deps, ctx, realm, settings, to, message, post, marks);
 }
@@ -338,7 +340,7 @@ async function announceMessage(
   await Promise.all([
     channel
       ? deps.topics.noteMessage(realm.id, channel.streamId, message.topic, message.messageId)
-      : deps.conversations.noteMessage(realm.id, conversationKey(message.receivers), message.messageId),
+      : deps.conversations.noteMessage(realm.id, conversationKey(to.receivers), message.messageId),
     channel && channel.firstMessageId === null
       ? deps.channels.setFirstMessage(realm.id, channel.streamId, message.messageId)
       : undefined,
@@ -346,10 +348,10 @@ async function announceMessage(
       messagingEvents.messageSent,
       {
         realmId: realm.id,
-        userIds: message.receivers,
+        userIds: to.receivers,
         message: messageView(message, vc),
         markdown: message.content,
-        flags: Object.fromEntries(message.receivers.map((id) => [id, flags.get(id) ?? []])),
+        flags: Object.fromEntries(to.receivers.map((id) => [id, flags.get(id) ?? []])),
         ...(mentionedGroups.size > 0 && { mentionedUserGroups: Object.fromEntries(mentionedGroups) }),
         ...(post.localEcho && { localEcho: post.localEcho }),
         ...(post.disableExternalNotifications && { disableExternalNotifications: true }),

@@ -49,7 +49,9 @@ function storedMessage({ realmId, userIds, message, markdown }: MessageSent): Me
     streamId: message.stream_id,
     topic: message.subject,
     topicKey: message.subject.toLowerCase(),
-    receivers: userIds,
+    // as stored: its receivers are its channel's subscribers, by their read states (ReceiverCache)
+    receivers: [],
+    receivedBySubscription: true,
     content: markdown,
     renderedContent: message.content,
     ...contentFeatures(message.content),

@@ -4,6 +4,7 @@ import { canSeeMessage } from "../messages/message-access";
 import type { MessageRepository } from "../messages/message.repository";
 import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
 import type { UserDirectory } from "../users/user-directory";
+import type { ReceiverCache } from "../user-messages/receiver-cache";
 
 type MissedMessageSnapshot = notifications.MissedMessageSnapshot;
 
@@ -18,6 +19,7 @@ export interface TopicContextDeps {
   subscriptions: SubscriptionDirectory;
   userGroups: UserGroupMemberships;
   users: UserDirectory;
+  receivers: ReceiverCache;
 }
 
 /**
@@ -52,10 +54,11 @@ export async function topicContextOf(
   const user = users.get(userId);
   if (!user) return [];
   // all from one channel: the messages the user did not receive are readable alike, or not at all
-  const notReceived = earlier.find((m) => !m.receivers.includes(userId));
+  const received = await Promise.all(earlier.map((m) => deps.receivers.received(realmId, m, userId)));
+  const notReceived = earlier.find((_, i) => !received[i]);
   const historyReadable =
     notReceived !== undefined && (await canSeeMessage(deps, realmId, { userId, role: user.role }, notReceived, ctx));
-  const visible = earlier.filter((m) => historyReadable || m.receivers.includes(userId));
+  const visible = earlier.filter((_, i) => historyReadable || received[i]);
   return visible.reverse().map((m) => ({
     id: m.messageId,
     senderId: m.senderId,

@@ -6,7 +6,7 @@ import type { ConversationDoc } from "../conversations/conversation.schema";
 import type { MessageDoc } from "../messages/message.schema";
 import type { SubscriptionDoc } from "../subscriptions/subscription.schema";
 import { channelMessageFlags } from "../user-messages/message-flags";
-import { storedState, type ChannelReadState } from "../user-messages/read-state";
+import { inIntervals, storedState, type ChannelReadState } from "../user-messages/read-state";
 import type { ReadStateDoc } from "../user-messages/read-state.schema";
 import type { UserMessageDoc } from "../user-messages/user-message.schema";
 
@@ -91,11 +91,21 @@ export class MessagingTables {
       ofMessage.set(r.userId, r.flags);
     }
     const stateOf = new Map<string, ChannelReadState>(states.map((s) => [`${s.userId}:${s.streamId}`, storedState(s)]));
+    // a message received by subscription: received by each member whose intervals hold it (ReceiverCache)
+    const membersOf = new Map<number, Array<{ userId: number; intervals: number[] }>>();
+    for (const s of [...states].sort((a, b) => a.userId - b.userId)) {
+      const members = membersOf.get(s.streamId) ?? membersOf.set(s.streamId, []).get(s.streamId)!;
+      members.push({ userId: s.userId, intervals: s.intervals });
+    }
+    const receiversOf = (m: MessageDoc): number[] =>
+      m.receivedBySubscription && m.streamId !== null
+        ? (membersOf.get(m.streamId) ?? []).filter((s) => inIntervals(s.intervals, m.messageId)).map((s) => s.userId)
+        : m.receivers;
     return (m) => {
       const stored = rowsOf.get(m.messageId) ?? new Map<number, string[]>();
       if (m.streamId === null)
         return m.receivers.flatMap((userId) => (stored.has(userId) ? [{ userId, flags: stored.get(userId)! }] : []));
-      return m.receivers.map((userId) => ({
+      return receiversOf(m).map((userId) => ({
         userId,
         flags: channelMessageFlags(m, userId, stateOf.get(`${userId}:${m.streamId}`), stored.get(userId)),
       }));

@@ -144,12 +144,12 @@ export class RealmExporter {
     }
 
     // Zulip's public export holds only public channels' messages; a full one adds what consenting members received.
+    const userMessagesOf = await tables.userMessageFlags(realmId);
     const exported = (m: MessageDoc) =>
       (m.streamId !== null && publicChannels.has(m.streamId)) ||
-      (e.type === messaging.ExportType.FULL_WITH_CONSENT && m.receivers.some((u) => consenting.has(u)));
+      (e.type === messaging.ExportType.FULL_WITH_CONSENT && userMessagesOf(m).some((r) => consenting.has(r.userId)));
     const clients = new Map<string, number>();
     const clientId = (name: string) => clients.get(name) ?? clients.set(name, clients.size + 1).get(name)!;
-    const userMessagesOf = await tables.userMessageFlags(realmId);
     const reactionsFile = join(scratch, "reactions.json");
     await writeFile(reactionsFile, "");
     let reactionCount = 0;

@@ -13,6 +13,7 @@ import {
   type SearchEngine,
   type SearchMatch,
 } from "./search-engine";
+import { OPEN } from "../user-messages/read-state";
 
 /**
  * PostgreSQL's English configuration: Snowball's English stemmer and its stop
@@ -52,7 +53,7 @@ function matchLocations(delimited: string): Array<[number, number]> {
 const REPLACE = `UPDATE SET
   stream_id = EXCLUDED.stream_id, recipient_id = EXCLUDED.recipient_id, topic = EXCLUDED.topic,
   topic_key = EXCLUDED.topic_key, content = EXCLUDED.content, rendered_content = EXCLUDED.rendered_content,
-  receivers = EXCLUDED.receivers, has_link = EXCLUDED.has_link, has_image = EXCLUDED.has_image,
+  receivers = EXCLUDED.receivers, received_by_subscription = EXCLUDED.received_by_subscription, has_link = EXCLUDED.has_link, has_image = EXCLUDED.has_image,
   has_attachment = EXCLUDED.has_attachment`;
 
 /**
@@ -118,8 +119,18 @@ function conditionSql(c: NarrowCondition, q: Conditions): string | null {
       return `stream_id IS NOT NULL AND topic_key = ${q.param(c.key)}`;
     case "sender":
       return `sender_id = ${q.param(c.userId)}`;
-    case "receivers":
-      return `receivers @> ARRAY[${q.param(c.userId)}::int]`;
+    case "receivers": {
+      // stored receivers, or a message received by subscription within one of the user's intervals
+      const ranges: string[] = [];
+      for (const [streamId, intervals] of c.channels) {
+        for (let i = 0; i < intervals.length; i += 2) {
+          const until = intervals[i + 1]! >= OPEN ? "" : ` AND message_id <= ${q.param(intervals[i + 1]!)}`;
+          ranges.push(`(stream_id = ${q.param(streamId)} AND message_id > ${q.param(intervals[i]!)}${until})`);
+        }
+      }
+      const stored = `receivers @> ARRAY[${q.param(c.userId)}::int]`;
+      return ranges.length ? `(${stored} OR (received_by_subscription AND (${ranges.join(" OR ")})))` : stored;
+    }
     case "conversation":
       return `stream_id IS NULL AND recipient_id = ${q.param(c.recipientId)}`;
     case "dm-including":
@@ -218,6 +229,10 @@ export class PostgresSearch implements SearchEngine {
       // finer word statistics: the planner then sees how rare a rare word is, and reads its few matches
       // through the GIN index instead of walking the ids
       await client.query(`ALTER TABLE ${table} ALTER COLUMN search_tsvector SET STATISTICS 1000`);
+      // added after the table: an index made before it holds none received by subscription, as nothing was
+      await client.query(
+        `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS received_by_subscription boolean NOT NULL DEFAULT false`,
+      );
       await client.query(`CREATE INDEX IF NOT EXISTS messages_receivers ON ${table} USING gin (receivers)`);
       await client.query(
         `CREATE INDEX IF NOT EXISTS messages_stream ON ${table} (realm_id, stream_id, topic_key, message_id)`,
@@ -297,14 +312,14 @@ export class PostgresSearch implements SearchEngine {
     await this.pool.query(
       `INSERT INTO ${this.table}
          (message_id, realm_id, stream_id, recipient_id, sender_id, topic, topic_key, content, rendered_content, receivers,
-          has_link, has_image, has_attachment)
+          received_by_subscription, has_link, has_image, has_attachment)
        SELECT m.message_id, m.realm_id, m.stream_id, m.recipient_id, m.sender_id, m.topic, m.topic_key, m.content,
               m.rendered_content, ARRAY(SELECT jsonb_array_elements_text(m.receivers)::int),
-              m.has_link, m.has_image, m.has_attachment
+              m.received_by_subscription, m.has_link, m.has_image, m.has_attachment
        FROM unnest($1::bigint[], $2::int[], $3::int[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[],
-                   $9::text[], $10::jsonb[], $11::boolean[], $12::boolean[], $13::boolean[])
+                   $9::text[], $10::jsonb[], $11::boolean[], $12::boolean[], $13::boolean[], $14::boolean[])
          AS m(message_id, realm_id, stream_id, recipient_id, sender_id, topic, topic_key, content, rendered_content, receivers,
-              has_link, has_image, has_attachment)
+              received_by_subscription, has_link, has_image, has_attachment)
        ON CONFLICT (message_id) DO ${existing === "keep" ? "NOTHING" : REPLACE}`,
       [
         column((m) => m.messageId),
@@ -317,6 +332,7 @@ export class PostgresSearch implements SearchEngine {
         column((m) => storable(m.content)),
         column((m) => storable(m.renderedContent)),
         column((m) => JSON.stringify(m.receivers)),
+        column((m) => m.receivedBySubscription === true),
         features.map((f) => f.hasLink),
         features.map((f) => f.hasImage),
         features.map((f) => f.hasAttachment),

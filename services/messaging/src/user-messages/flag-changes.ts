@@ -20,6 +20,7 @@ import type { PersonalIndex } from "./personal-index";
 import { allRead, withStates, type ChannelMessageRef, type ChannelReadState } from "./read-state";
 import type { ReadStateRepository } from "./read-state.repository";
 import type { ChannelMessageCache } from "../messages/channel-message-cache";
+import type { ReceiverCache } from "./receiver-cache";
 
 /** The flags of Zulip's UserMessage that the API knows (all but is_private and active_mobile_push_notification). */
 const API_FLAGS: readonly string[] = USER_MESSAGE_FLAGS.filter(
@@ -69,6 +70,7 @@ interface FlagChangeDeps extends ReadMarkingDeps {
   messages: MessageRepository;
   subscriptions: SubscriptionDirectory;
   userGroups: UserGroupMemberships;
+  receivers: ReceiverCache;
   channels: ChannelDirectory;
   userTopics: UserTopicIndex;
 }
@@ -117,7 +119,10 @@ export async function changeFlags(
     return m ? view.of(m) : HISTORICAL_FLAGS;
   };
   const changed = ids.filter((id) => flagsOf(id).includes(flag) !== adding);
-  const notReceived = changed.filter((id) => !messages.get(id)?.receivers.includes(actor.userId));
+  const notReceived = changed.filter((id) => {
+    const m = messages.get(id);
+    return !m || !view.hasReceived(m);
+  });
   if (notReceived.length) {
     const visible = await Promise.all(
       notReceived.map((id) => {

@@ -3,8 +3,9 @@ import { inFlagOrder } from "./flags";
 import { isUnread, type ChannelReadState } from "./read-state";
 import type { ReadStateRepository } from "./read-state.repository";
 import type { UserMessageRepository } from "./user-message.repository";
+import { receivedWith, type ReceivedMessage } from "./receiver-cache";
 
-type Flagged = Pick<MessageDoc, "messageId" | "streamId" | "senderId" | "receivers">;
+type Flagged = ReceivedMessage & Pick<MessageDoc, "senderId">;
 
 /**
  * These users' flags on one message, for those who received it or have a row
@@ -23,8 +24,9 @@ export async function flagsOfUsers(
   const states = await deps.readStates.ofUsers(realmId, message.streamId, userIds);
   const flags = new Map<number, string[]>();
   for (const userId of userIds) {
-    if (!rows.has(userId) && !message.receivers.includes(userId)) continue;
-    flags.set(userId, channelMessageFlags(message, userId, states.get(userId)?.state, rows.get(userId)));
+    const state = states.get(userId)?.state;
+    if (!rows.has(userId) && !receivedWith(message, userId, state?.intervals)) continue;
+    flags.set(userId, channelMessageFlags(message, userId, state, rows.get(userId)));
   }
   return flags;
 }

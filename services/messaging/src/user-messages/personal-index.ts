@@ -11,6 +11,8 @@ import {
 import type { ConversationRepository } from "../conversations/conversation.repository";
 import type { MessageRepository } from "../messages/message.repository";
 import type { MessageDoc } from "../messages/message.schema";
+import type { ReceivedRanges } from "../narrow";
+import { receivedWith, type ReceivedMessage } from "./receiver-cache";
 import { MAX_UNREAD_MESSAGES, type ChannelMessageCache, type ChannelMessages } from "../messages/channel-message-cache";
 import { MENTION_FLAGS, STORED_FLAGS, isMention } from "./flags";
 import {
@@ -275,6 +277,17 @@ export class PersonalView {
     return this.state.storedOf(messageId);
   }
 
+  /** The user's subscription intervals per channel: which messages received by subscription they received. */
+  get received(): ReceivedRanges {
+    return new Map([...this.state.channels].map(([streamId, s]) => [streamId, s.intervals]));
+  }
+
+  /** Whether the user received the message (else they see it in a channel's history). */
+  hasReceived(message: ReceivedMessage): boolean {
+    const state = message.streamId === null ? undefined : this.state.channels.get(message.streamId);
+    return receivedWith(message, this.userId, state?.intervals);
+  }
+
   /** Whether the user is subscribed to the channel now. */
   subscribedTo(streamId: number): boolean {
     const state = this.state.channels.get(streamId);
@@ -294,7 +307,7 @@ export class PersonalView {
   }
 
   /** The flags of a message for this user, as GET /messages shows them. */
-  of(message: Pick<MessageDoc, "messageId" | "receivers" | "streamId" | "senderId">): string[] {
+  of(message: ReceivedMessage & Pick<MessageDoc, "senderId">): string[] {
     const id = message.messageId;
     const stored = this.state.storedOf(id);
     const state = message.streamId === null ? undefined : this.state.channels.get(message.streamId);
@@ -304,7 +317,7 @@ export class PersonalView {
         : state !== undefined && isUnread(state, { id, senderId: message.senderId }, this.userId);
     const flags = unread ? [...stored] : ["read", ...stored];
     // Seen through a channel's shared history, never received: Zulip's "historical", its last flag.
-    return message.receivers.includes(this.userId) ? flags : [...flags, "historical"];
+    return this.hasReceived(message) ? flags : [...flags, "historical"];
   }
 
   /**
@@ -409,18 +422,22 @@ export class PersonalIndex {
 
   /** The user's state from the database: read states, rows, newest received message and conversations. */
   private async load(realmId: number, userId: number): Promise<PersonalState> {
-    const [marked, readStates, latestReceived, conversations] = await Promise.all([
+    const [marked, readStates, conversations] = await Promise.all([
       this.userMessages.markedOf(realmId, userId),
       this.readStates.ofUser(realmId, userId),
-      this.messages.latestReceivedId(realmId, userId),
       this.conversations.recentOf(realmId, userId),
     ]);
+    const channels = new Map(readStates.map((r) => [r.streamId, r.state]));
+    const latestReceived = await this.messages.latestReceivedId(
+      realmId,
+      userId,
+      new Map(readStates.map((r) => [r.streamId, r.state.intervals])),
+    );
     const stored = new Map<number, string[]>();
     for (const row of marked) {
       const flags = STORED_FLAGS.filter((f) => row.flags.includes(f));
       if (flags.length) stored.set(row.messageId, flags);
     }
-    const channels = new Map(readStates.map((r) => [r.streamId, r.state]));
     return new PersonalState(
       channels,
       await this.loadOutside(realmId, channels),

@@ -139,10 +139,22 @@ export class ReadStateRepository extends TenantRepository<ReadStateDoc> {
     return (await this.find(realmId, { userId })).map(versioned);
   }
 
+  /** The user's subscription intervals per channel: which messages received by subscription they received. */
+  async received(realmId: number, userId: number): Promise<Map<number, number[]>> {
+    const docs = await this.find(realmId, { userId }, { projection: { streamId: 1, intervals: 1 } });
+    return new Map(docs.map((d) => [d.streamId, d.intervals]));
+  }
+
   /** The user's state in a channel (an empty one, version 0, when none is stored). */
   async of(realmId: number, userId: number, streamId: number): Promise<VersionedReadState> {
     const [doc] = await this.findByKeys(realmId, [readStateId(realmId, userId, streamId)]);
     return doc ? versioned(doc) : { streamId, state: emptyReadState(), version: 0 };
+  }
+
+  /** Every user's subscription intervals in a channel, by user id: who received its messages (ReceiverCache). */
+  async intervalsIn(realmId: number, streamId: number): Promise<Map<number, number[]>> {
+    const docs = await this.find(realmId, { streamId }, { projection: { userId: 1, intervals: 1 } });
+    return new Map(docs.map((d) => [d.userId, d.intervals]));
   }
 
   /** These users' states in one channel, by user id (absent: none stored). */

@@ -30,3 +30,5 @@ export const readStateSchema = new Schema<ReadStateDoc>(
 );
 // ReadStateRepository.ofUser (a user's load): one document per channel they were ever subscribed to
 readStateSchema.index({ realmId: 1, userId: 1 });
+// ReadStateRepository.intervalsIn (ReceiverCache): every member's intervals in a channel
+readStateSchema.index({ realmId: 1, streamId: 1 });

@@ -50,12 +50,15 @@ export function indexOf(sorted: readonly number[], id: number): number {
   return sorted[lo] === id ? lo : -1;
 }
 
-/** Whether the user's subscriptions covered message `id` when it was sent. */
-export function received(state: ChannelReadState, id: number): boolean {
-  const { intervals } = state;
+/** Whether `id` falls in one of these subscription intervals (ChannelReadState.intervals). */
+export function inIntervals(intervals: readonly number[] | undefined, id: number): boolean {
+  if (!intervals) return false;
   for (let i = 0; i < intervals.length; i += 2) if (intervals[i]! < id && id <= intervals[i + 1]!) return true;
   return false;
 }
+
+/** Whether the user's subscriptions covered message `id` when it was sent. */
+export const received = (state: ChannelReadState, id: number): boolean => inIntervals(state.intervals, id);
 
 export const subscribedNow = (state: ChannelReadState): boolean => state.intervals[state.intervals.length - 1] === OPEN;
 
