@@ -94,8 +94,8 @@ export interface NarrowResolver {
   flagged(flags: readonly string[]): Promise<number[]>;
   /** ids of the user's unread messages, ascending */
   unread(): Promise<number[]>;
-  /** the user's subscription intervals, for the messages they received */
-  received(): Promise<ReceivedRanges>;
+  /** the user's subscription intervals, and the ids of the messages they have a row of (ascending) */
+  received(): Promise<{ channels: ReceivedRanges; rows: readonly number[] }>;
   /** the user's topics with one of these visibility policies */
   topicsWithPolicy(policies: readonly messaging.VisibilityPolicy[]): Promise<TopicRef[]>;
   /** the channels the user muted (Zulip's subscription is_muted) */
@@ -117,8 +117,12 @@ export type NarrowCondition =
   /** a channel message in this topic (lowercased: topics compare case-insensitively) */
   | { kind: "topic"; key: string }
   | { kind: "sender"; userId: number }
-  /** the user received it (their personal history): a stored receiver, or subscribed when it was sent */
-  | { kind: "receivers"; userId: number; channels: ReceivedRanges }
+  /**
+   * The user's personal history (Zulip's UserMessage rows): they received it (a stored receiver, or
+   * subscribed when it was sent), or it is among `rows` (ascending), messages they have a row of
+   * though they never received them (Zulip's historical rows: starred through a channel's history).
+   */
+  | { kind: "receivers"; userId: number; channels: ReceivedRanges; rows?: readonly number[] }
   /** a direct message of this conversation */
   | { kind: "conversation"; recipientId: number }
   /** a direct message whose participants include all these users; only group conversations when groupOnly */
@@ -344,6 +348,6 @@ export async function narrowToQuery(narrow: NarrowTerm[], r: NarrowResolver): Pr
   // Zulip's ok_to_include_history: is: filters other than is:resolved are properties of the user's own rows.
   if (terms.some((t) => t.operator === "is" && t.operand !== "resolved")) includeHistory = false;
   // Without a readable channel, a narrow searches the user's personal history (what they received).
-  if (!includeHistory) conds.unshift({ kind: "receivers", userId: r.userId, channels: await r.received() });
+  if (!includeHistory) conds.unshift({ kind: "receivers", userId: r.userId, ...(await r.received()) });
   return { terms: conds, includeHistory };
 }

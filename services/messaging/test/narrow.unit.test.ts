@@ -26,7 +26,7 @@ const resolver: NarrowResolver = {
     id === 90 ? { streamId: 1, topic: "Moved here" } : id === 91 ? { participants: [ME, 20] } : null,
   flagged: async (flags) => (flags.includes("starred") ? [3] : flags.includes("wildcard_mentioned") ? [5, 6] : []),
   unread: async () => [7, 8],
-  received: async () => RECEIVED,
+  received: async () => ({ channels: RECEIVED, rows: [3] }),
   topicsWithPolicy: async (policies) => [
     ...(policies.includes(1) ? [{ streamId: 1, key: "noise" }] : []),
     ...(policies.includes(3) ? [{ streamId: 2, key: "watch" }] : []),
@@ -36,7 +36,7 @@ const resolver: NarrowResolver = {
 };
 const query = (raw: unknown[]) =>
   narrowToQuery(normalizeNarrow(raw as Parameters<typeof normalizeNarrow>[0]), resolver);
-const mine: NarrowCondition = { kind: "receivers", userId: ME, channels: RECEIVED };
+const mine: NarrowCondition = { kind: "receivers", userId: ME, channels: RECEIVED, rows: [3] };
 
 describe("normalizeNarrow", () => {
   it("turns legacy pairs and old operator names into object terms", () => {
@@ -295,6 +295,8 @@ describe("MessageRepository's reading of a narrow", () => {
     // a stored list is the message's receivers, whatever the intervals say
     expect(narrowMatch([mine])(message({ messageId: 40, receivers: [ME] }))).toBe(true);
     expect(narrowMatch([mine])(message({ messageId: 60, receivers: [20] }))).toBe(false);
+    // a row of a message never received (Zulip's historical row: starred through the channel's history)
+    expect(narrowMatch([mine])(message({ messageId: 3, receivers: [20] }))).toBe(true);
   });
 
   it("reads what a user received from their stored receipts and their channels' indexes", () => {

@@ -60,8 +60,12 @@ function conditionMatch(c: NarrowCondition): Match {
       return (m) => m.type === "stream" && m.topicKey === c.key;
     case "sender":
       return (m) => m.senderId === c.userId;
-    case "receivers":
-      return (m) => receivedWith(m, c.userId, m.streamId === null ? undefined : c.channels.get(m.streamId));
+    case "receivers": {
+      const rows = c.rows ?? [];
+      return (m) =>
+        receivedWith(m, c.userId, m.streamId === null ? undefined : c.channels.get(m.streamId)) ||
+        sortedIncludes(rows, m.messageId);
+    }
     case "conversation":
       return (m) => m.type === "private" && m.recipientId === c.recipientId;
     case "dm-including":

@@ -9,6 +9,7 @@ import type { UserTopicIndex } from "../user-topics/user-topic-index";
 import type { NarrowResolver } from "../narrow";
 import type { MessageRepository } from "./message.repository";
 import { canSeeMessage } from "./message-access";
+import { STORED_FLAGS } from "../user-messages/flags";
 import type { ReceiverCache } from "../user-messages/receiver-cache";
 
 /** Answers narrow.ts' look-ups from messaging's repositories for one user. */
@@ -68,7 +69,10 @@ export async function narrowResolver(
     },
     flagged: async (flags) => (await deps.personal.of(realmId, actor.userId)).withAnyFlag(flags),
     unread: async () => (await deps.personal.of(realmId, actor.userId)).unread.ids,
-    received: async () => (await deps.personal.of(realmId, actor.userId)).received,
+    async received() {
+      const view = await deps.personal.of(realmId, actor.userId);
+      return { channels: view.received, rows: view.withAnyFlag(STORED_FLAGS) };
+    },
     async topicsWithPolicy(policies) {
       return (await deps.userTopics.of(realmId, actor.userId))
         .all()

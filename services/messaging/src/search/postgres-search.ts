@@ -128,8 +128,9 @@ function conditionSql(c: NarrowCondition, q: Conditions): string | null {
           ranges.push(`(stream_id = ${q.param(streamId)} AND message_id > ${q.param(intervals[i]!)}${until})`);
         }
       }
-      const stored = `receivers @> ARRAY[${q.param(c.userId)}::int]`;
-      return ranges.length ? `(${stored} OR (received_by_subscription AND (${ranges.join(" OR ")})))` : stored;
+      const rows = c.rows?.length ? [`message_id = ANY(${q.param(c.rows)}::bigint[])`] : [];
+      const bySubscription = ranges.length ? [`(received_by_subscription AND (${ranges.join(" OR ")}))`] : [];
+      return `(${[`receivers @> ARRAY[${q.param(c.userId)}::int]`, ...bySubscription, ...rows].join(" OR ")})`;
     }
     case "conversation":
       return `stream_id IS NULL AND recipient_id = ${q.param(c.recipientId)}`;
