@@ -229,6 +229,8 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     events,
     ...rendering,
   };
+  // what deciding whether a user may see a message needs (message-access.ts), which most reads of one do
+  const messageAccess = { receivers, channels, subscriptions, userGroups, messages };
   // what deleting messages needs: a message, or a topic's in batches
   const deleting = {
     db,
@@ -375,11 +377,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(
       messaging.getMessages,
       getMessagesHandler({
-        receivers,
-        channels,
-        subscriptions,
-        userGroups,
-        messages,
+        ...messageAccess,
         history,
         personal,
         conversations,
@@ -390,90 +388,28 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
         search,
       }),
     )
-    .handle(
-      messaging.getMessage,
-      getMessageHandler({
-        receivers,
-        channels,
-        subscriptions,
-        userGroups,
-        messages,
-        personal,
-        users,
-        settings,
-        linkifiers,
-      }),
-    )
+    .handle(messaging.getMessage, getMessageHandler({ ...messageAccess, personal, users, settings, linkifiers }))
     .handle(messaging.updateMessage, updateMessageHandler({ ...posting, attachments }))
     .handle(messaging.deleteMessage, deleteMessageHandler(deleting))
     .handle(messaging.reportMessage, reportMessageHandler(posting))
     .handle(messaging.deleteTopic, deleteTopicHandler({ ...deleting, timeBudgetSeconds }))
-    .handle(
-      messaging.getMessageHistory,
-      getMessageHistoryHandler({ receivers, channels, subscriptions, userGroups, messages, settings }),
-    )
-    .handle(
-      messaging.addReaction,
-      addReactionHandler({
-        receivers,
-        channels,
-        subscriptions,
-        userGroups,
-        messages,
-        userMessages,
-        users,
-        events,
-        realmEmoji,
-      }),
-    )
-    .handle(
-      messaging.removeReaction,
-      removeReactionHandler({ receivers, channels, subscriptions, userGroups, messages, users, events, realmEmoji }),
-    )
-    .handle(
-      messaging.sendSubmessage,
-      sendSubmessageHandler({ receivers, channels, subscriptions, userGroups, messages, events }),
-    )
+    .handle(messaging.getMessageHistory, getMessageHistoryHandler({ ...messageAccess, settings }))
+    .handle(messaging.addReaction, addReactionHandler({ ...messageAccess, userMessages, users, events, realmEmoji }))
+    .handle(messaging.removeReaction, removeReactionHandler({ ...messageAccess, users, events, realmEmoji }))
+    .handle(messaging.sendSubmessage, sendSubmessageHandler({ ...messageAccess, events }))
     .handle(messaging.renderMessage, renderMessageHandler(rendering))
     .handle(
       messaging.matchesNarrow,
-      matchesNarrowHandler({
-        receivers,
-        channels,
-        subscriptions,
-        userGroups,
-        messages,
-        personal,
-        conversations,
-        userTopics,
-        users,
-        settings,
-        search,
-      }),
+      matchesNarrowHandler({ ...messageAccess, personal, conversations, userTopics, users, settings, search }),
     )
     .handle(
       messaging.getReadReceipts,
-      getReadReceiptsHandler({
-        receivers,
-        channels,
-        subscriptions,
-        userGroups,
-        messages,
-        userMessages,
-        readStates,
-        users,
-        mutedUsers,
-        settings,
-      }),
+      getReadReceiptsHandler({ ...messageAccess, userMessages, readStates, users, mutedUsers, settings }),
     )
     .handle(
       messaging.updateMessageFlags,
       updateMessageFlagsHandler({
-        receivers,
-        channels,
-        subscriptions,
-        userGroups,
-        messages,
+        ...messageAccess,
         userMessages,
         readStates,
         channelMessages,
@@ -485,11 +421,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(
       messaging.updateMessageFlagsForNarrow,
       updateMessageFlagsForNarrowHandler({
-        receivers,
-        channels,
-        subscriptions,
-        userGroups,
-        messages,
+        ...messageAccess,
         history,
         userMessages,
         readStates,
@@ -546,10 +478,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       messaging.updateUserTopic,
       updateUserTopicHandler({ channels, subscriptions, userGroups, userTopics, events, settings }),
     )
-    .handle(
-      messaging.getConversationAudience,
-      getConversationAudienceHandler({ receivers, channels, subscriptions, userGroups, messages, users }),
-    )
+    .handle(messaging.getConversationAudience, getConversationAudienceHandler({ ...messageAccess, users }))
     .handle(messaging.getAlertWords, getAlertWordsHandler({ alertWords }))
     .handle(messaging.addAlertWords, addAlertWordsHandler({ alertWords, events }))
     .handle(messaging.removeAlertWords, removeAlertWordsHandler({ alertWords, events }))
@@ -569,22 +498,8 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.uploadFile, uploadFileHandler({ events, attachments, files }))
     .handle(messaging.uploadFiles.putChunk, fileChunks.put)
     .handle(messaging.uploadFiles.readChunk, fileChunks.read)
-    .handle(
-      messaging.openUpload,
-      openUploadHandler({ receivers, channels, subscriptions, userGroups, messages, attachments, exports }),
-    )
-    .handle(
-      messaging.temporaryUploadUrl,
-      temporaryUploadUrlHandler({
-        receivers,
-        channels,
-        subscriptions,
-        userGroups,
-        messages,
-        attachments,
-        uploadTokens,
-      }),
-    )
+    .handle(messaging.openUpload, openUploadHandler({ ...messageAccess, attachments, exports }))
+    .handle(messaging.temporaryUploadUrl, temporaryUploadUrlHandler({ ...messageAccess, attachments, uploadTokens }))
     .handle(messaging.openTemporaryUpload, openTemporaryUploadHandler({ attachments, uploadTokens }))
     .handle(messaging.listAttachments, listAttachmentsHandler({ attachments }))
     .handle(messaging.removeAttachment, removeAttachmentHandler({ events, attachments, files }))
