@@ -640,9 +640,25 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     return this.ids.current("message");
   }
 
-  /** The id of the newest message the user received; -1 if none (register's max_message_id). */
-  async latestReceivedId(realmId: number, userId: number, channels: ReceivedRanges): Promise<number> {
-    const [last] = await this.walk(realmId, [{ kind: "receivers", userId, channels }], Infinity, -1, 1);
+  /**
+   * The id of the newest message below `from` that the user received; -1 if
+   * none. Without a channel, among the messages that store their receivers
+   * (direct messages, moved ones); with one, among the channel's by the
+   * user's intervals there. Register's max_message_id is the largest of them.
+   */
+  async newestReceived(
+    realmId: number,
+    userId: number,
+    from: number,
+    channel?: { streamId: number; intervals: readonly number[] },
+  ): Promise<number> {
+    const narrow: NarrowCondition[] = channel
+      ? [
+          { kind: "channel", streamId: channel.streamId },
+          { kind: "receivers", userId, channels: new Map([[channel.streamId, channel.intervals]]) },
+        ]
+      : [{ kind: "receivers", userId, channels: new Map() }];
+    const [last] = await this.walk(realmId, narrow, from, -1, 1);
     return last?.messageId ?? -1;
   }
 

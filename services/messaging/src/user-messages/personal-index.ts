@@ -428,10 +428,9 @@ export class PersonalIndex {
       this.conversations.recentOf(realmId, userId),
     ]);
     const channels = new Map(readStates.map((r) => [r.streamId, r.state]));
-    const latestReceived = await this.messages.latestReceivedId(
-      realmId,
-      userId,
-      new Map(readStates.map((r) => [r.streamId, r.state.intervals])),
+    const latestReceived = Math.max(
+      await this.messages.newestReceived(realmId, userId, Infinity),
+      ...(await Promise.all([...channels].map(([streamId, s]) => this.newestReceivedIn(realmId, userId, streamId, s)))),
     );
     const stored = new Map<number, string[]>();
     for (const row of marked) {
@@ -449,6 +448,29 @@ export class PersonalIndex {
       latestReceived,
       new Map(conversations.map((c) => [c.recipientId, { userIds: c.userIds, lastMessageId: c.lastMessageId }])),
     );
+  }
+
+  /**
+   * The newest message of a channel the user received, read from just above
+   * the newest the channel can hold for them (its newest message while they
+   * are subscribed, from the shared ChannelMessageCache, else the end of their
+   * last subscription): ids are one counter over every organization, and a
+   * walk from the newest id would cross every later organization's messages.
+   */
+  private async newestReceivedIn(
+    realmId: number,
+    userId: number,
+    streamId: number,
+    state: ChannelReadState,
+  ): Promise<number> {
+    const { intervals } = state;
+    if (!intervals.length) return -1;
+    let from = intervals[intervals.length - 1]! + 1;
+    if (subscribedNow(state)) {
+      const channel = await this.channels.of(realmId, streamId, state.watermark);
+      from = (channel.ids[channel.ids.length - 1] ?? channel.floor) + 1;
+    }
+    return this.messages.newestReceived(realmId, userId, from, { streamId, intervals });
   }
 
   /** The unread exceptions below their channel's window: what the channel's messages cannot tell of them. */
