@@ -68,8 +68,11 @@ export class ReceiverCache {
 
   /** Whether the user received the message. */
   async received(realmId: number, m: ReceivedMessage, userId: number): Promise<boolean> {
-    if (!m.receivedBySubscription || m.streamId === null) return m.receivers.includes(userId);
-    return inIntervals((await this.intervalsOf(realmId, m.streamId)).get(userId), m.messageId);
+    const intervals =
+      m.receivedBySubscription && m.streamId !== null
+        ? (await this.intervalsOf(realmId, m.streamId)).get(userId)
+        : undefined;
+    return receivedWith(m, userId, intervals);
   }
 
   private intervalsOf(realmId: number, streamId: number): Promise<ChannelIntervals> {
