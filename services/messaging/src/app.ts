@@ -599,6 +599,8 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       subscriptions.stop();
       userGroups.stop();
       realmEmoji.stop();
+      scheduledLists.stop();
+      snippetLists.stop();
       await searchBackfill.stop();
       await search.close();
     },
