@@ -11,6 +11,7 @@ import {
   registerStateHandler,
   ensureNotificationWorkStream,
   mailTransportFromConfig,
+  type MailTransport,
   type RunningService,
   type ServiceDeps,
 } from "@teamchat/shared";
@@ -570,16 +571,20 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.registerState, registerStateHandler(messaging.registerState, stateProviders));
   delivery.start();
   startRealmExportWorker({ ...posting, queue: exportQueue, exporter, exports }, log);
+  // one transport (one SMTP connection pool) for both mailers, closed once both have stopped
+  const mailTransport = mailTransportFromConfig(deps.config, log);
   const mailer = await startMissedMessageMailer(
     deps,
+    mailTransport,
     { userMessages, readStates },
     { receivers, messages, channels, subscriptions, userGroups, users },
   );
-  const digest = await startDigest(deps, { users, channels, subscriptions, messages, readStates });
+  const digest = await startDigest(deps, mailTransport, { users, channels, subscriptions, messages, readStates });
   return {
     stop: async () => {
       await digest.stop();
       await mailer.stop();
+      mailTransport.close();
       await delivery.stop();
       await exportQueue.stop();
       await draftsCleanup.stop();
@@ -612,6 +617,7 @@ const MISSED_MESSAGE_POLL_MS = 1000;
 
 async function startMissedMessageMailer(
   { db, nc, bus, config, log }: ServiceDeps<"messaging">,
+  transport: MailTransport,
   flags: { userMessages: UserMessageRepository; readStates: ReadStateRepository },
   topicContext: TopicContextDeps,
 ): Promise<MissedMessageMailer> {
@@ -620,7 +626,6 @@ async function startMissedMessageMailer(
   const batches = new EmailBatchRepository(db);
   await Promise.all([notices.init(), pending.init(), batches.init()]);
   await ensureNotificationWorkStream(nc, config.NATS_STREAM_REPLICAS);
-  const transport = mailTransportFromConfig(config, log);
   const mailer = new MissedMessageMailer({
     nc,
     bus,
@@ -644,6 +649,7 @@ async function startMissedMessageMailer(
  */
 async function startDigest(
   { db, nc, bus, config, log }: ServiceDeps<"messaging">,
+  transport: MailTransport,
   data: Pick<
     ConstructorParameters<typeof DigestMailer>[0],
     "users" | "channels" | "subscriptions" | "messages" | "readStates"
@@ -651,7 +657,6 @@ async function startDigest(
 ): Promise<{ stop(): Promise<void> }> {
   const digests = new DigestRepository(db);
   await digests.init();
-  const transport = mailTransportFromConfig(config, log);
   const mailer = new DigestMailer({ nc, bus, digests, transport, log, ...data });
   await mailer.start();
   const schedule = new DigestSchedule({
@@ -667,7 +672,6 @@ async function startDigest(
     stop: async () => {
       await schedule.stop();
       await mailer.stop();
-      transport.close();
     },
   };
 }

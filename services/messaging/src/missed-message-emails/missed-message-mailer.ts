@@ -105,7 +105,6 @@ export class MissedMessageMailer {
     clearInterval(this.timer);
     await this.consumer?.stop();
     await this.pass;
-    this.deps.transport.close();
   }
 
   private async recipient(realmId: number, userId: number): Promise<identity.NotificationRecipient | undefined> {
