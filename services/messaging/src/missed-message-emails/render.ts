@@ -1,4 +1,4 @@
-import type { notifications } from "@teamchat/shared";
+import { messaging, type notifications } from "@teamchat/shared";
 
 type MissedMessageNotice = notifications.MissedMessageNotice;
 type MissedMessageSnapshot = notifications.MissedMessageSnapshot;
@@ -54,8 +54,6 @@ function groupDisplayName(others: string[]): string {
   return `${others.slice(0, 2).join(", ")}, and ${others.length - 2} others`;
 }
 
-const RESOLVED_PREFIX = "✔ ";
-
 /**
  * One conversation's missed-message email, as Zulip's
  * do_send_missedmessage_events_reply_in_zulip and its missed_message
@@ -76,8 +74,8 @@ export function renderMissedMessageMail(
   const personalMention = bucket.some((n) => n.trigger === "mentioned" && n.mentionedUserGroup === undefined);
   const isGroup = first.type === "private" && (first.directRecipientIds?.length ?? 0) > 2;
   const topic = first.topic ?? "";
-  const resolved = topic.startsWith(RESOLVED_PREFIX);
-  const bareTopic = resolved ? topic.slice(RESOLVED_PREFIX.length) : topic;
+  const resolved = topic.startsWith(messaging.RESOLVED_TOPIC_PREFIX);
+  const bareTopic = resolved ? topic.slice(messaging.RESOLVED_TOPIC_PREFIX.length) : topic;
   const senders = [
     ...new Set(
       bucket
