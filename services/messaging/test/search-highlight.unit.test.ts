@@ -1,4 +1,5 @@
-import { escapeHtml, highlightString, quotedPhrases } from "../src/search/search-engine";
+import { escapeHtml } from "@teamchat/shared";
+import { highlightString, quotedPhrases } from "../src/search/search-engine";
 
 describe("highlightString (Zulip's highlight_string)", () => {
   it("wraps each match, given as [offset, length], in a highlight span", () => {

@@ -1,6 +1,6 @@
 import type { MarkdownIt, StateBlock, StateCore, Token } from "markdown-it";
 import { renderEnv, type RenderEnv } from "./context";
-import { escapeAttribute } from "./escape";
+import { escapeAttribute, escapeHtml } from "./escape";
 import { renderTex } from "./inline";
 import { isImageUrl, realmRelativeUrl, thumbnailUrl } from "./urls";
 
@@ -148,9 +148,6 @@ function codeBlock(code: string, lang: string): string {
   return `<div class="codehilite"${language}><pre><span></span><code>${escapeCode(body)}</code></pre></div>\n`;
 }
 
-/** Python's html.escape, as Zulip escapes the source of TeX it cannot render. */
-const escapePython = (text: string): string => escapeAttribute(text).replace(/'/g, "&#x27;");
-
 /** Zulip's fenced blocks: code, quotes, spoilers and display math. */
 function renderFence(md: MarkdownIt, token: Token, env: RenderEnv): string {
   const lang = token.info;
@@ -163,7 +160,7 @@ function renderFence(md: MarkdownIt, token: Token, env: RenderEnv): string {
   }
   if (lang === "math") {
     const tex = content.replace(/\n$/, "");
-    return `<p>${renderTex(tex, true) ?? `<span class="tex-error">${escapePython(tex)}</span>`}</p>\n`;
+    return `<p>${renderTex(tex, true) ?? `<span class="tex-error">${escapeHtml(tex)}</span>`}</p>\n`;
   }
   return codeBlock(content, lang === "" ? (env.defaultCodeBlockLanguage ?? "") : lang);
 }

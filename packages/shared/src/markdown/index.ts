@@ -19,4 +19,4 @@ export {
   topicLink,
 } from "./link-syntax";
 export { renderMarkdown, renderWithMentions } from "./render";
-export { escapeAttribute, escapeText } from "./escape";
+export { escapeAttribute, escapeHtml, escapeText } from "./escape";

@@ -1,5 +1,5 @@
+import { escapeHtml } from "@teamchat/shared";
 import { channelNarrowUrl, topicNarrowUrl } from "../missed-message-emails/render";
-import { escapeHtml } from "../search/search-engine";
 
 export interface DigestChannel {
   id: number;

@@ -1,8 +1,8 @@
 import type { Connection } from "mongoose";
+import { escapeHtml } from "@teamchat/shared";
 import { badNarrow, type NarrowCondition } from "../narrow";
 import { messageSchema, type MessageDoc } from "../messages/message.schema";
 import {
-  escapeHtml,
   highlightString,
   isSearch,
   searchText,

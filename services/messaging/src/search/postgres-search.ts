@@ -1,10 +1,9 @@
 import { Pool } from "pg";
-import { messaging } from "@teamchat/shared";
+import { escapeHtml, messaging } from "@teamchat/shared";
 import type { NarrowCondition } from "../narrow";
 import { contentFeatures } from "../messages/content-features";
 import type { MessageDoc } from "../messages/message.schema";
 import {
-  escapeHtml,
   highlightString,
   isSearch,
   quotedPhrases,

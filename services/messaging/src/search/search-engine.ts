@@ -1,4 +1,5 @@
 import type { Schema } from "mongoose";
+import { escapeHtml } from "@teamchat/shared";
 import type { NarrowCondition } from "../narrow";
 import type { MessageDoc } from "../messages/message.schema";
 
@@ -70,10 +71,6 @@ export const quotedPhrases = (operand: string): string[] =>
   [...operand.matchAll(/"[^"]+"|\S+/g)].flatMap((m) =>
     m[0].length > 1 && m[0].startsWith('"') && m[0].endsWith('"') ? [m[0].slice(1, -1)] : [],
   );
-
-/** Django's escape(), which Zulip applies to a topic before highlighting it. */
-export const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" })[c]!);
 
 /**
  * Zulip's highlight_string (zerver/views/message_fetch.py): each match, given as
