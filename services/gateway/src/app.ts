@@ -45,7 +45,7 @@ import { measureHttp } from "./http-metrics";
 import { UploadedFile, contentDisposition, sendStoredFile, storeFiles } from "./files";
 import { AuthCache } from "./auth-cache";
 import { InstanceRateLimiter, RateLimiter, type RateDecision } from "./rate-limiter";
-import { RealmResolver } from "./realm-cache";
+import { RealmResolver } from "./realm-resolver";
 import { retryingRead } from "./retrying-read";
 import { answerOtherMethods, notFound } from "./method-not-allowed";
 import { camoPath, imageProxyKey, imageProxySettings, registerExternalContent } from "./external-content";
