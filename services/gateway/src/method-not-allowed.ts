@@ -1,13 +1,11 @@
 import type { FastifyInstance } from "fastify";
-import { ZulipError } from "@teamchat/shared";
+import { notFound } from "./error-replies";
 
 /** The methods Zulip's rest_dispatch routes, HEAD aside, in the order its urls.py lists a path's methods. */
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
 /** Whether the route of `method` at the route pattern `url` takes these path values (a typed one may not). */
 export type AcceptsPath = (method: string, url: string, pathValues: string[]) => boolean;
-
-export const notFound = () => new ZulipError("BAD_REQUEST", "Not Found", 404);
 
 /**
  * Records the methods of every route added from now on; the function returned
