@@ -27,14 +27,11 @@ import {
   subscribeEvent,
   EventFeed,
   lazyChild,
-  unauthorized,
-  type Actor,
   type CallContext,
   type StoredFileLocation,
   type Config,
   type Contract,
   type Logger,
-  type RealmRef,
 } from "@teamchat/shared";
 import { parseForm, registerBodyParsers } from "./body-parsers";
 import { clientName } from "./client-name";
@@ -44,6 +41,7 @@ import { AuthCache } from "./auth-cache";
 import { InstanceRateLimiter, RateLimiter, type RateDecision } from "./rate-limiter";
 import { RealmResolver } from "./realm-resolver";
 import { retryingRead } from "./retrying-read";
+import { requestContexts } from "./request-context";
 import { answerOtherMethods } from "./method-not-allowed";
 import { answerMalformedRequest, notFound, registerErrorReplies } from "./error-replies";
 import { camoPath, imageProxyKey, imageProxySettings, registerExternalContent } from "./external-content";
@@ -112,6 +110,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   });
   const feed = EventFeed.of(nc);
   feed.onReset(() => authCache.clear());
+  const contextOf = requestContexts({ bus, realms, authCache, feed });
 
   const proxies = new AddressList("TRUSTED_PROXIES", config.TRUSTED_PROXIES);
   const app = Fastify({
@@ -188,25 +187,6 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
 
   registerErrorReplies(app);
 
-  async function authenticate(req: FastifyRequest, realm: RealmRef): Promise<Actor> {
-    const header = req.headers.authorization;
-    if (!header) throw unauthorized();
-    const match = /^Basic\s+(\S+)$/i.exec(header);
-    const decoded = match ? Buffer.from(match[1]!, "base64").toString("utf8") : "";
-    const colon = decoded.indexOf(":");
-    if (colon < 1) throw unauthorized("Invalid authorization header for basic auth");
-    const email = decoded.slice(0, colon);
-    const apiKey = decoded.slice(colon + 1);
-    const cacheKey = AuthCache.keyOf(realm.id, email, apiKey);
-    const cached = feed.current ? authCache.get(cacheKey) : undefined;
-    if (cached) return cached;
-    const actor = await retryingRead(() =>
-      bus.request(identity.authenticate, { email, api_key: apiKey }, { realm, actor: null, requestId: req.id }),
-    );
-    authCache.set(cacheKey, actor);
-    return actor;
-  }
-
   function applyRateLimit(reply: FastifyReply, d: RateDecision): void {
     reply.header("X-RateLimit-Limit", d.limit);
     reply.header("X-RateLimit-Remaining", d.remaining);
@@ -219,8 +199,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
 
   async function serve(route: Route, req: FastifyRequest, reply: FastifyReply, pathValues: string[]) {
     const { contract } = route;
-    const realm = await realms.resolve(req.headers.host ?? "", req.id);
-    const actor = contract.http!.auth === "user" ? await authenticate(req, realm) : null;
+    const { realm, actor, requestId } = await contextOf(req, contract.http!.auth === "user" ? "required" : "none");
     const rateKey = actor ? `user.${actor.realmId}.${actor.userId}` : `ip.${req.ip.replace(/[.:]/g, "_")}`;
     applyRateLimit(
       reply,
@@ -247,7 +226,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     const { params } = decoded;
     const ignored = [...decoded.ignored, ...shadowed].sort();
     const client = clientName(clientParam, req.headers["user-agent"]);
-    const ctx = { realm, actor, client, requestId: req.id };
+    const ctx = { realm, actor, client, requestId };
     // Zulip reads files from request.FILES only: the gateway's references replace any field of that name
     if (contract.http!.upload) params.files = await storeFiles(bus, contract.http!.upload, uploaded, ctx);
     const forward = () => forwardRetryingSafely(contract, params, ctx);
@@ -332,9 +311,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   // Zulip's serve_file_backend: the file itself, outside /api/v1, with the API's Basic auth
   app.get("/user_uploads/:realmIdStr/*", async (req, reply) => {
     const { realmIdStr, "*": rest } = req.params as { realmIdStr: string; "*": string };
-    const realm = await realms.resolve(req.headers.host ?? "", req.id);
-    const actor = req.headers.authorization ? await authenticate(req, realm) : null;
-    const ctx = { realm, actor, requestId: req.id };
+    const ctx = await contextOf(req, "optional");
     return serveFile(
       reply,
       ctx,
@@ -347,8 +324,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   // Zulip's serve_local_file_unauthed: a URL from GET /api/v1/user_uploads/..., without credentials
   app.get("/user_uploads/temporary/:token/:filename", async (req, reply) => {
     const { token, filename } = req.params as { token: string; filename: string };
-    const realm = await realms.resolve(req.headers.host ?? "", req.id);
-    const ctx = { realm, actor: null, requestId: req.id };
+    const ctx = await contextOf(req, "none");
     return serveFile(
       reply,
       ctx,
@@ -369,8 +345,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   ) =>
     app.get(path, async (req, reply) => {
       const { realmId, fileName } = req.params as { realmId: string; fileName: string };
-      const realm = await realms.resolve(req.headers.host ?? "", req.id);
-      const ctx = { realm, actor: null, requestId: req.id };
+      const ctx = await contextOf(req, "none");
       return serveFile(
         reply,
         ctx,
@@ -395,9 +370,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
    */
   const redirectToAvatar = (medium: boolean) => async (req: FastifyRequest, reply: FastifyReply) => {
     const { emailOrId } = req.params as { emailOrId: string };
-    const realm = await realms.resolve(req.headers.host ?? "", req.id);
-    const actor = await authenticate(req, realm);
-    const ctx = { realm, actor, requestId: req.id };
+    const ctx = await contextOf(req, "required");
     const { url } = await bus.request(identity.findAvatar, { email_or_id: emailOrId, medium }, ctx);
     const query = req.url.split("?")[1] ?? "";
     return reply.redirect(query ? `${url}${url.includes("?") ? "&" : "?"}${query}` : url);
@@ -415,8 +388,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     url: "/accounts/unsubscribe/:emailType/:key",
     handler: async (req, reply) => {
       const { emailType, key } = req.params as { emailType: string; key: string };
-      const realm = await realms.resolve(req.headers.host ?? "", req.id);
-      const ctx = { realm, actor: null, requestId: req.id };
+      const ctx = await contextOf(req, "none");
       let answer: string;
       try {
         answer = unsubscribedPage(
@@ -451,8 +423,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
    * routes are not: a page of image previews would use it up.
    */
   app.get("/thumbnail", async (req, reply) => {
-    const realm = await realms.resolve(req.headers.host ?? "", req.id);
-    const actor = await authenticate(req, realm);
+    const ctx = await contextOf(req, "required");
     const query = req.query as Record<string, unknown>;
     const [url, size] = ["url", "size"].map((name) => [query[name]].flat().at(-1));
     if (typeof url !== "string") throw missingArgument("url");
@@ -464,7 +435,6 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       return reply.redirect(camoPath(imageProxy.key, url));
     }
     if (url.startsWith("user_uploads/")) {
-      const ctx = { realm, actor, requestId: req.id };
       try {
         await bus.request(messaging.openUpload, { path_id: url.slice("user_uploads/".length) }, ctx);
       } catch (err) {
