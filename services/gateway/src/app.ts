@@ -42,6 +42,7 @@ import { InstanceRateLimiter, RateLimiter, type RateDecision } from "./rate-limi
 import { RealmResolver } from "./realm-resolver";
 import { retryingRead } from "./retrying-read";
 import { requestContexts } from "./request-context";
+import { stoppableReplies } from "./stoppable-replies";
 import { answerOtherMethods } from "./method-not-allowed";
 import { answerMalformedRequest, notFound, registerErrorReplies } from "./error-replies";
 import { camoPath, imageProxyKey, imageProxySettings, registerExternalContent } from "./external-content";
@@ -135,29 +136,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   });
   // every route added from here on is known to the 405 answers, which are added last
   const answerOtherMethodsOfRoutes = answerOtherMethods(app);
-  // stopping: parked long waits are answered at once (answerWhenStopping), so close() does not wait for them
-  let stopping = false;
-  const releases = new Set<() => void>();
-  app.addHook("preClose", async () => {
-    stopping = true;
-    releases.forEach((release) => release());
-  });
-  /**
-   * The forwarded request's reply, or `answer` once the gateway stops. Each wait
-   * holds its own release, dropped when it ends: a reaction on one promise for
-   * the gateway's stop would keep every request's closure until then.
-   */
-  async function replyUnlessStopping(forward: () => Promise<RawJson>, answer: object): Promise<RawJson | object> {
-    if (stopping) return answer;
-    let release!: () => void;
-    const released = new Promise<object>((resolve) => (release = () => resolve(answer)));
-    releases.add(release);
-    try {
-      return await Promise.race([forward(), released]);
-    } finally {
-      releases.delete(release);
-    }
-  }
+  const replyUnlessStopping = stoppableReplies(app);
   app.addHook("onClose", async () => invalidations.unsubscribe());
   const http = measureHttp(app, metrics);
   // discovery only: the gateway answers HTTP, not bus operations
