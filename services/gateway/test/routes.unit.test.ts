@@ -1,7 +1,7 @@
 /** Route precedence is declared on the contracts, not taken from the order they are listed in. */
 import { allContracts, defineContract, identity } from "@teamchat/shared";
 import { z } from "zod";
-import { groupRoutes } from "../src/app";
+import { groupRoutes } from "../src/routes/api";
 
 const usersRoute = (contracts = allContracts) =>
   groupRoutes(contracts).find((g) => g.method === "GET" && g.url === "/api/v1/users/:p0")!;
