@@ -94,27 +94,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   feed.onReset(() => authCache.clear());
   const contextOf = requestContexts({ bus, realms, authCache, feed });
 
-  const proxies = new AddressList("TRUSTED_PROXIES", config.TRUSTED_PROXIES);
-  const app = Fastify({
-    // a request through a listed proxy is from the address it forwarded (req.ip); any other's X-Forwarded-For is
-    // the client's own say, which would let it pick its rate-limit budget and the address of its login mail
-    trustProxy: proxies.isEmpty ? false : (address: string) => proxies.includes(address),
-    // Per-request access lines are Fastify's at info level; keep them out, errors stay in.
-    loggerInstance: log.child({}, { level: "warn" }) as FastifyBaseLogger,
-    // each request's logger (its id bound) is made only if the request logs something
-    childLoggerFactory: (logger, bindings, opts) =>
-      Object.keys(opts).length > 0
-        ? logger.child(bindings, opts)
-        : (lazyChild(logger as Logger, bindings) as FastifyBaseLogger),
-    requestIdHeader: "x-request-id",
-    genReqId: () => randomUUID(),
-    bodyLimit: config.REQUEST_BODY_LIMIT_MIB * 1024 * 1024,
-    routerOptions: { querystringParser: parseForm },
-    clientErrorHandler: answerMalformedRequest,
-    // a request on a kept-alive connection while stopping is served (and the connection closed after it)
-    // rather than refused with Fastify's own 503 body, which is not Zulip's error shape
-    return503OnClosing: false,
-  });
+  const app = newFastify(config, log);
   // every route added from here on is known to the 405 answers, which are added last
   const answerOtherMethodsOfRoutes = answerOtherMethods(app);
   const replyUnlessStopping = stoppableReplies(app);
@@ -172,4 +152,29 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   registerHealth(app, { nc, bus });
   answerOtherMethodsOfRoutes(acceptsPath);
   return app;
+}
+
+/** The Fastify instance, with what Zulip's clients and the gateway's proxies need of its options. */
+function newFastify(config: Config, log: Logger): FastifyInstance {
+  const proxies = new AddressList("TRUSTED_PROXIES", config.TRUSTED_PROXIES);
+  return Fastify({
+    // a request through a listed proxy is from the address it forwarded (req.ip); any other's X-Forwarded-For is
+    // the client's own say, which would let it pick its rate-limit budget and the address of its login mail
+    trustProxy: proxies.isEmpty ? false : (address: string) => proxies.includes(address),
+    // Per-request access lines are Fastify's at info level; keep them out, errors stay in.
+    loggerInstance: log.child({}, { level: "warn" }) as FastifyBaseLogger,
+    // each request's logger (its id bound) is made only if the request logs something
+    childLoggerFactory: (logger, bindings, opts) =>
+      Object.keys(opts).length > 0
+        ? logger.child(bindings, opts)
+        : (lazyChild(logger as Logger, bindings) as FastifyBaseLogger),
+    requestIdHeader: "x-request-id",
+    genReqId: () => randomUUID(),
+    bodyLimit: config.REQUEST_BODY_LIMIT_MIB * 1024 * 1024,
+    routerOptions: { querystringParser: parseForm },
+    clientErrorHandler: answerMalformedRequest,
+    // a request on a kept-alive connection while stopping is served (and the connection closed after it)
+    // rather than refused with Fastify's own 503 body, which is not Zulip's error shape
+    return503OnClosing: false,
+  });
 }
