@@ -172,9 +172,9 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   const mutedUserRepository = new MutedUserRepository(db, ids);
   const channels = new ChannelDirectory(channelRepository, events, nc, log);
   const subscriptions = new SubscriptionDirectory(subscriptionRepository, events, nc, log);
-  const history = new MessageHistory(messages, recent);
   const readStates = new ReadStateRepository(db);
   const channelMessages = new ChannelMessageCache(messages, nc, log);
+  const history = new MessageHistory(messages, recent, channelMessages);
   const receivers = new ReceiverCache(readStates, nc, log);
   const personal = new PersonalIndex(messages, userMessages, readStates, conversations, channelMessages, nc, log);
   const topics = new TopicRepository(db);

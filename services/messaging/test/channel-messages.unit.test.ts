@@ -30,4 +30,13 @@ describe("ChannelMessages", () => {
     expect(c.senders).toEqual([0, 0, 0, 1]);
     expect(c.topicOf(25)).toBe("z");
   });
+
+  it("lists the ids between two bounds, of one topic (any case) and one sender when asked", () => {
+    const c = new ChannelMessages(entries([1, 2, 3, 4, 5, 6, 7, 8, 9]), 0);
+    c.retopic([4], "T1");
+    expect(c.between(2, 8)).toEqual([3, 4, 5, 6, 7]);
+    expect(c.between(0, Infinity, { topicKey: "t1" })).toEqual([1, 4, 7]);
+    expect(c.between(0, Infinity, { topicKey: "t1", senderId: 1 })).toEqual([1, 7]);
+    expect(c.between(9, Infinity)).toEqual([]);
+  });
 });

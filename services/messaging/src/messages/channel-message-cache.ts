@@ -81,6 +81,14 @@ export class ChannelMessages {
 
   /** The held messages above `id`, ascending. */
   above(id: number): ChannelMessageRef[] {
+    const refs: ChannelMessageRef[] = [];
+    for (let i = this.firstAbove(id); i < this.ids.length; i++)
+      refs.push({ id: this.ids[i]!, senderId: this.senders[i]! });
+    return refs;
+  }
+
+  /** The position of the first held id above `id`. */
+  private firstAbove(id: number): number {
     let lo = 0;
     let hi = this.ids.length;
     while (lo < hi) {
@@ -88,9 +96,23 @@ export class ChannelMessages {
       if (this.ids[mid]! <= id) lo = mid + 1;
       else hi = mid;
     }
-    const refs: ChannelMessageRef[] = [];
-    for (let i = lo; i < this.ids.length; i++) refs.push({ id: this.ids[i]!, senderId: this.senders[i]! });
-    return refs;
+    return lo;
+  }
+
+  /**
+   * The held ids above `after` and below `before`, ascending, of one topic
+   * (by its key, Zulip's case-insensitive match) and one sender when given.
+   */
+  between(after: number, before: number, only: { topicKey?: string; senderId?: number } = {}): number[] {
+    const ids: number[] = [];
+    for (let i = this.firstAbove(after); i < this.ids.length; i++) {
+      const id = this.ids[i]!;
+      if (id >= before) break;
+      if (only.topicKey !== undefined && this.topics[i]!.toLowerCase() !== only.topicKey) continue;
+      if (only.senderId !== undefined && this.senders[i] !== only.senderId) continue;
+      ids.push(id);
+    }
+    return ids;
   }
 
   add(id: number, senderId: number, topic: string): void {
@@ -158,6 +180,15 @@ export class ChannelMessageCache {
 
   stop(): void {
     for (const sub of this.subs) sub.unsubscribe();
+  }
+
+  /**
+   * The channel's messages if this instance holds them, without loading them:
+   * for reads that go faster with them but do not need them.
+   */
+  async held(realmId: number, streamId: number): Promise<ChannelMessages | null> {
+    const key = `${realmId}:${streamId}`;
+    return this.cache.has(key) ? this.of(realmId, streamId, Infinity) : null;
   }
 
   /**

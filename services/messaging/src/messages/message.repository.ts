@@ -414,6 +414,22 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
    * a range of ids when the chunk is dense (a range is several times cheaper
    * than `$in` on SecantusDB).
    */
+  /**
+   * walk() among `ids` (ascending), which hold every match of the narrow beyond
+   * `from` and mostly match: read by id, what other users just read from memory
+   * (MessageCache).
+   */
+  walkAmong(
+    realmId: number,
+    narrow: NarrowCondition[],
+    ids: number[],
+    from: number,
+    direction: 1 | -1,
+    limit: number,
+  ): Promise<MessageDoc[]> {
+    return this.walkIds(realmId, ids, narrowMatch(narrow), from, direction, limit, limit);
+  }
+
   private async walkIds(
     realmId: number,
     ids: number[],
@@ -421,10 +437,11 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     from: number,
     direction: 1 | -1,
     limit: number,
+    firstChunk = limit * FIRST_RANGE_PER_MATCH,
   ): Promise<MessageDoc[]> {
     const candidates = direction < 0 ? ids.filter((id) => id < from).reverse() : ids.filter((id) => id > from);
     const found: MessageDoc[] = [];
-    let chunk = Math.max(limit * FIRST_RANGE_PER_MATCH, 16);
+    let chunk = Math.max(firstChunk, 16);
     for (let i = 0; i < candidates.length && found.length < limit; i += chunk, chunk *= 2) {
       const rows = await this.cache.byIds(realmId, candidates.slice(i, i + chunk), (ids) =>
         this.find(realmId, idsFilter(ids)),
