@@ -68,6 +68,7 @@ import { dropProfileFieldValues } from "./users/profile-field-values";
 import { backfillUserGroupCopies } from "./user-groups/user-groups-backfill";
 import { SubscriptionCopy } from "./subscriptions/subscription-copy";
 import { UserRepository } from "./users/user.repository";
+import { RealmUserLists } from "./users/realm-user-lists";
 import { usersState } from "./users/users.state";
 import { UserGroupRepository } from "./user-groups/user-group.repository";
 import { userGroupsState, type UserGroupLists } from "./user-groups/user-groups.state";
@@ -132,6 +133,7 @@ export async function buildIdentity({
   const userRepository = new UserRepository(db, ids);
   const userDefaultRepository = new RealmUserDefaultRepository(db);
   const users = new UserDirectory(userRepository, events, nc, log);
+  const userLists = new RealmUserLists(users, nc, log);
   const presenceStore = await PresenceStore.open(nc, log, config.NATS_STREAM_REPLICAS);
   // messaging's channels and subscriptions, which identity (below messaging) never asks for (docs/architecture.md)
   const channels = await ChannelCopy.start(nc, db, DURABLE_CONSUMERS.identityChannels, log);
@@ -339,7 +341,7 @@ export async function buildIdentity({
     .handle(
       identity.registerState,
       registerStateHandler(identity.registerState, [
-        ...usersState({ users }),
+        ...usersState({ users, lists: userLists }),
         ...userGroupsState({ groupLists, groups, users }),
         ...botsState({ users, keys }),
         ...presenceState({ presence }),
@@ -359,6 +361,7 @@ export async function buildIdentity({
       viewLists.stop();
       onboardingLists.stop();
       users.stop();
+      userLists.stop();
       userDefaults.stop();
       presenceStore.stop();
       mailTransport.close();

@@ -4,7 +4,7 @@
  * over the two by NATS queue groups, so each check is repeated until both
  * instances have answered it many times over.
  */
-import { identity } from "@teamchat/shared";
+import { identity, notifications } from "@teamchat/shared";
 import { startSystem, type TestSystem } from "../../../test/support/system";
 
 let sys: TestSystem;
@@ -30,6 +30,24 @@ it("a new user and a changed name are seen at once through both instances", asyn
       expect((await sys.call(identity.getOwnUser, {}, dana)).full_name).toBe(`Dana ${n}`);
       const { user } = await sys.call(identity.getUser, { user_id: dana.userId }, sys.owner);
       expect(user.full_name).toBe(`Dana ${n}`);
+    }
+  }
+});
+
+it("register's shared user lists show a changed name at once through both instances", async () => {
+  const realmUsers = async () =>
+    (
+      (await sys.call(notifications.registerQueue, { fetch_event_types: ["realm_user"] }, sys.owner)) as unknown as {
+        realm_users: Array<{ user_id: number; full_name: string }>;
+      }
+    ).realm_users;
+  const erin = await sys.makeUser("Erin", 400, "Erin");
+  for (let n = 0; n < 3; n++) {
+    // both instances hold the lists before the change
+    for (let i = 0; i < ROUNDS; i++) await realmUsers();
+    await sys.call(identity.updateSettings, { full_name: `Erin ${n}` }, erin);
+    for (let i = 0; i < ROUNDS; i++) {
+      expect((await realmUsers()).find((u) => u.user_id === erin.userId)?.full_name).toBe(`Erin ${n}`);
     }
   }
 });

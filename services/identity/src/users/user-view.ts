@@ -64,6 +64,16 @@ const VISIBLE_TO: Record<number, number[]> = {
   [EmailVisibility.NOBODY]: [],
 };
 
+/**
+ * The visibility settings whose addresses a role may see, as a key: viewers of
+ * one key see every other user's User resource alike (see toUserResource).
+ * Owners and administrators share one.
+ */
+export const emailAccessKey = (role: number): string =>
+  Object.keys(VISIBLE_TO)
+    .filter((visibility) => VISIBLE_TO[Number(visibility)]!.includes(role))
+    .join(",");
+
 /** May `viewer` see `target`'s real address? Bots' addresses are always visible, and one's own. */
 export function canSeeRealEmail(viewer: Pick<Actor, "userId" | "role">, target: UserDoc): boolean {
   if (target.isBot || viewer.userId === target.userId) return true;
@@ -76,7 +86,12 @@ export interface UserViewOptions {
   include_custom_profile_fields: boolean;
 }
 
-/** Zulip's User resource of `target` as `viewer` sees it (zerver/lib/users.py format_user_row). */
+/**
+ * Zulip's User resource of `target` as `viewer` sees it (zerver/lib/users.py
+ * format_user_row). The viewer matters only through canSeeRealEmail (Zulip's
+ * can_access_delivery_email): delivery_email, and avatar_url under
+ * client_gravatar; `email` is the target's own choice (its API email).
+ */
 export function toUserResource(
   target: UserDoc,
   viewer: Pick<Actor, "userId" | "role">,
