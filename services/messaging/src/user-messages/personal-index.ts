@@ -406,25 +406,40 @@ export class PersonalIndex {
 
   /** The user's personal state, with the messages of the channels it covers. */
   async of(realmId: number, userId: number): Promise<PersonalView> {
-    const state = await this.cache.get(`${realmId}:${userId}`, () =>
-      this.loads.runInTime(() => this.load(realmId, userId)),
-    );
+    const state = await this.cache.get(`${realmId}:${userId}`, async () => {
+      const readStates = await this.readStates.ofUser(realmId, userId);
+      // The channels' messages are shared by their members: loaded (or joined) before the user's
+      // turn, whose wait is estimated from what turns took, and one channel's load is not a turn's.
+      await this.channelsOf(realmId, new Map(readStates.map((r) => [r.streamId, r.state])));
+      return this.loads.runInTime(() => this.load(realmId, userId, readStates));
+    });
+    return new PersonalView(state, userId, await this.channelsOf(realmId, state.channels));
+  }
+
+  /** The messages of the channels whose read state needs them: those subscribed to, or with exceptions. */
+  private async channelsOf(
+    realmId: number,
+    states: Map<number, ChannelReadState>,
+  ): Promise<Map<number, ChannelMessages>> {
     const channels = new Map<number, ChannelMessages>();
     await Promise.all(
-      [...state.channels].map(async ([streamId, s]) => {
+      [...states].map(async ([streamId, s]) => {
         if (subscribedNow(s) || s.exceptions.length) {
           channels.set(streamId, await this.channels.of(realmId, streamId, s.watermark));
         }
       }),
     );
-    return new PersonalView(state, userId, channels);
+    return channels;
   }
 
-  /** The user's state from the database: read states, rows, newest received message and conversations. */
-  private async load(realmId: number, userId: number): Promise<PersonalState> {
-    const [marked, readStates, conversations] = await Promise.all([
+  /** The user's state from the database: their read states, rows, newest received message and conversations. */
+  private async load(
+    realmId: number,
+    userId: number,
+    readStates: Array<{ streamId: number; state: ChannelReadState }>,
+  ): Promise<PersonalState> {
+    const [marked, conversations] = await Promise.all([
       this.userMessages.markedOf(realmId, userId),
-      this.readStates.ofUser(realmId, userId),
       this.conversations.recentOf(realmId, userId),
     ]);
     const channels = new Map(readStates.map((r) => [r.streamId, r.state]));
