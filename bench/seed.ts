@@ -5,7 +5,8 @@
  * services/messaging/src/messages/message.schema.ts defines (a channel message has no row or list
  * of receivers: its receivers are the members whose read state's intervals hold it, and each one's read
  * state in the channel, user-messages/read-state.schema.ts, gets its
- * watermark moved as marking read would; and topics/topic.schema.ts' row per topic), with ids taken from the `counters`
+ * watermark moved as marking read would; topics/topic.schema.ts' row per topic; and the channel's runs,
+ * messages/channel-run.schema.ts, as sends append to them), with ids taken from the `counters`
  * document `{_id: "message", seq}` as packages/shared/src/ids.ts allocates them.
  * It copies the fixed fields from a message the API wrote (the template) and refuses
  * to run when that message's fields differ from the ones written here; the caller
@@ -16,6 +17,7 @@
 import { mongo } from "mongoose";
 import type { MessageDoc } from "../services/messaging/src/messages/message.schema";
 import { contentFeatures } from "../services/messaging/src/messages/content-features";
+import { RUN_SIZE } from "../services/messaging/src/messages/channel-run.repository";
 import { PostgresSearch } from "../services/messaging/src/search/postgres-search";
 import { readStateId } from "../services/messaging/src/user-messages/read-state.schema";
 import { OPEN } from "../services/messaging/src/user-messages/read-state";
@@ -50,6 +52,20 @@ export const READ_STATE_FIELDS = [
   "watermark",
   "exceptions",
   "intervals",
+  "version",
+] as const;
+
+export const CHANNEL_RUN_FIELDS = [
+  "_id",
+  "realmId",
+  "streamId",
+  "since",
+  "minId",
+  "maxId",
+  "count",
+  "ids",
+  "senders",
+  "topics",
   "version",
 ] as const;
 
@@ -90,6 +106,7 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
     const messages = db.collection("messages");
     const readStates = db.collection<{ _id: string }>("readstates");
     const topics = db.collection("topics");
+    const runs = db.collection("channel_message_runs");
     const counters = db.collection<{ _id: string; seq: number }>("counters");
 
     const template = await messages.findOne({ messageId: plan.templateMessageId });
@@ -109,6 +126,14 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
       throw new SchemaDrift(
         `messaging's read states now have fields [${Object.keys(state ?? {}).join(", ")}], bench/seed.ts writes ` +
           `[${READ_STATE_FIELDS.join(", ")}]: update bench/seed.ts to match user-messages/read-state.schema.ts`,
+      );
+    }
+
+    const run = await runs.findOne({ ids: plan.templateMessageId });
+    if (!run || !sameFields(run, CHANNEL_RUN_FIELDS)) {
+      throw new SchemaDrift(
+        `messaging's channel runs now have fields [${Object.keys(run ?? {}).join(", ")}], bench/seed.ts writes ` +
+          `[${CHANNEL_RUN_FIELDS.join(", ")}]: update bench/seed.ts to match messages/channel-run.schema.ts`,
       );
     }
 
@@ -171,6 +196,24 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
         });
       }
       await messages.insertMany(msgs, { ordered: false });
+      // full runs, as the sends would have filled them (a send appends to a run of fewer than RUN_SIZE)
+      const seededRuns = [];
+      for (let i = 0; i < msgs.length; i += RUN_SIZE) {
+        const part = msgs.slice(i, i + RUN_SIZE);
+        seededRuns.push({
+          realmId: template.realmId,
+          streamId: template.streamId,
+          since: firstId - 1,
+          minId: part[0]!.messageId,
+          maxId: part[part.length - 1]!.messageId,
+          count: RUN_SIZE,
+          ids: part.map((m) => m.messageId),
+          senders: part.map((m) => m.senderId),
+          topics: part.map((m) => m.topic),
+          version: 0,
+        });
+      }
+      await runs.insertMany(seededRuns);
       await search?.index(msgs);
       if (Date.now() - lastSaid > 5000 || to === plan.count) {
         lastSaid = Date.now();

@@ -119,6 +119,7 @@ import { PersonalIndex } from "./user-messages/personal-index";
 import { ReceiverCache } from "./user-messages/receiver-cache";
 import { ReadStateRepository } from "./user-messages/read-state.repository";
 import { ChannelMessageCache } from "./messages/channel-message-cache";
+import { ChannelRunRepository } from "./messages/channel-run.repository";
 import { UserMessageRepository } from "./user-messages/user-message.repository";
 import { UserTopicIndex } from "./user-topics/user-topic-index";
 import { UserTopicRepository } from "./user-topics/user-topic.repository";
@@ -160,7 +161,8 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   const ids = new IdAllocator(db);
   const messageCache = new MessageCache(nc, log);
   const search = await openSearchEngine(deps.config, db, log);
-  const messages = new MessageRepository(db, ids, messageCache, search);
+  const channelRuns = new ChannelRunRepository(db);
+  const messages = new MessageRepository(db, ids, messageCache, search, channelRuns);
   const searchBackfill = await startSearchBackfill({ messages, search, ids, log });
   const userMessages = new UserMessageRepository(db);
   const conversations = new ConversationRepository(db, ids);
@@ -173,7 +175,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   const channels = new ChannelDirectory(channelRepository, events, nc, log);
   const subscriptions = new SubscriptionDirectory(subscriptionRepository, events, nc, log);
   const readStates = new ReadStateRepository(db);
-  const channelMessages = new ChannelMessageCache(messages, nc, log);
+  const channelMessages = new ChannelMessageCache(messages, channelRuns, nc, log);
   const history = new MessageHistory(messages, recent, channelMessages);
   const receivers = new ReceiverCache(readStates, nc, log);
   const personal = new PersonalIndex(messages, userMessages, readStates, conversations, channelMessages, nc, log);
@@ -281,6 +283,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       uploadTokens,
       linkPreviews,
       exports,
+      channelRuns,
     ].map((r) => r.init()),
   );
   await backfillCopies({

@@ -14,6 +14,7 @@ import { startSystem, type TestSystem } from "../../../test/support/system";
 import type { TestUser } from "../../../test/support/organization";
 import { MessageCache } from "../src/messages/message-cache";
 import { MessageRepository } from "../src/messages/message.repository";
+import { ChannelRunRepository } from "../src/messages/channel-run.repository";
 import { openSearchEngine } from "../src/search/open-search";
 import { SubscriptionRepository } from "../src/subscriptions/subscription.repository";
 import { migrateToReadStates } from "../src/user-messages/read-state-migration";
@@ -90,7 +91,7 @@ beforeAll(async () => {
   const cache = new MessageCache(sys.nc, log);
   const deps = {
     db: conn,
-    messages: new MessageRepository(conn, new IdAllocator(conn), cache, search),
+    messages: new MessageRepository(conn, new IdAllocator(conn), cache, search, new ChannelRunRepository(conn)),
     subscriptions: new SubscriptionRepository(conn),
     userMessages: new UserMessageRepository(conn),
     readStates: new ReadStateRepository(conn),

@@ -3,6 +3,8 @@ import type { Logger } from "pino";
 import { EventCache, messagingEvents, subscribeEvent, type EventSubscription, type PayloadOf } from "@teamchat/shared";
 import { indexOf, type ChannelMessageRef } from "../user-messages/read-state";
 import type { MessageRepository } from "./message.repository";
+import type { ChannelRunRepository } from "./channel-run.repository";
+import type { ChannelEntry } from "./channel-run.schema";
 
 /** Zulip's MAX_UNREAD_MESSAGES: the newest this many unread are listed; older ones are old_unreads_missing. */
 export const MAX_UNREAD_MESSAGES = 50_000;
@@ -10,9 +12,6 @@ export const MAX_UNREAD_MESSAGES = 50_000;
 const CHANNEL_WINDOW = MAX_UNREAD_MESSAGES;
 /** Channel messages kept in memory over all channels; the least recently used channels go first. */
 const MAX_CACHED_ENTRIES = 2_000_000;
-
-/** A channel message as ChannelMessages holds it. */
-export type ChannelEntry = { messageId: number; senderId: number; topic: string };
 
 /**
  * A channel's messages above `floor` (at most CHANNEL_WINDOW, the newest),
@@ -163,6 +162,7 @@ export class ChannelMessageCache {
 
   constructor(
     private readonly messages: MessageRepository,
+    private readonly runs: ChannelRunRepository,
     nc: NatsConnection,
     log: Logger,
   ) {
@@ -201,14 +201,31 @@ export class ChannelMessageCache {
     const key = `${realmId}:${streamId}`;
     const channel = await this.cache.get(
       key,
-      async () => new ChannelMessages(await this.messages.channelEntries(realmId, streamId, from, Infinity), from),
+      async () => new ChannelMessages(await this.entries(realmId, streamId, from, Infinity), from),
     );
     if (from < channel.floor && channel.size < CHANNEL_WINDOW) {
       const floor = channel.floor;
-      channel.extend(await this.messages.channelEntries(realmId, streamId, from, floor), from);
+      channel.extend(await this.entries(realmId, streamId, from, floor), from);
       this.cache.update(key, () => undefined);
     }
     return channel;
+  }
+
+  /**
+   * The channel's messages above `from` up to `to`: from its runs, and from
+   * the messages where the runs do not reach (a channel older than the runs),
+   * then kept in runs so that the next load reads the runs alone.
+   */
+  private async entries(realmId: number, streamId: number, from: number, to: number): Promise<ChannelEntry[]> {
+    const { entries, coveredAbove } = await this.runs.above(realmId, streamId, from);
+    if (coveredAbove > from) {
+      const older = await this.messages.channelEntries(realmId, streamId, from, coveredAbove);
+      await this.runs.store(realmId, streamId, from, older);
+      entries.push(...older);
+    }
+    // two loads that stored the same messages at once leave them in two runs
+    const byId = new Map(entries.filter((e) => e.messageId <= to).map((e) => [e.messageId, e]));
+    return [...byId.values()];
   }
 
   private onMessage({ realmId, message }: MessageSent): void {

@@ -6,6 +6,7 @@ import { OPEN } from "../user-messages/read-state";
 import { RESOLVED_TOPIC_PREFIX } from "./edit-policy";
 import { isSearchTerm, type SearchEngine } from "../search/search-engine";
 import type { MessageCache } from "./message-cache";
+import type { ChannelRunRepository } from "./channel-run.repository";
 import { contentFeatures, type ContentFeatures } from "./content-features";
 import { sameReaction, type ReactionKey } from "./message-reactions";
 import { messageSchema, type MessageDoc, type Reaction, type StoredSubmessage } from "./message.schema";
@@ -258,6 +259,8 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     private readonly ids: IdAllocator,
     private readonly cache: MessageCache,
     private readonly search: SearchEngine,
+    /** the channels' runs, changed with the messages they hold */
+    private readonly runs: ChannelRunRepository,
   ) {
     super(conn.model<MessageDoc>("Message", search.messageSchema ?? messageSchema));
   }
@@ -283,6 +286,7 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
 
   async insert(message: Omit<MessageDoc, "messageId">): Promise<MessageDoc> {
     const stored = await this.insertOne({ ...message, messageId: await this.ids.next("message") });
+    if (stored.streamId !== null) await this.runs.append(stored.realmId, stored.streamId, [stored]);
     await this.search.index([stored]);
     return stored;
   }
@@ -527,6 +531,22 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     entry: messaging.EditHistoryEntry,
   ): Promise<void> {
     await this.updateMany(realmId, { messageId: { $in: messageIds } }, { $set: set, $push: { editHistory: entry } });
+    if (set.streamId !== undefined && set.streamId !== null && set.topic !== undefined) {
+      // moved: renamed in the runs of their channel, or out of another's and into the new one's as they now are
+      const renamed = await this.runs.rewrite(realmId, messageIds, { streamId: set.streamId, topic: set.topic });
+      const arrived = messageIds.filter((id) => !renamed.has(id));
+      if (arrived.length) {
+        const wanted = new Set(arrived);
+        const moved = await this.find(realmId, idsFilter(arrived), {
+          projection: { messageId: 1, senderId: 1, topic: 1 },
+        });
+        await this.runs.append(
+          realmId,
+          set.streamId,
+          moved.filter((m) => wanted.has(m.messageId)),
+        );
+      }
+    }
     if (SEARCHED_FIELDS.some((f) => f in set)) await this.reindex(realmId, messageIds);
   }
 
@@ -581,6 +601,7 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
   /** Deletes these messages; returns how many there were. */
   async delete(realmId: number, messageIds: number[]): Promise<number> {
     const deleted = await this.deleteMany(realmId, { messageId: { $in: messageIds } });
+    await this.runs.rewrite(realmId, messageIds);
     await this.search.remove(realmId, messageIds);
     return deleted;
   }

@@ -1,0 +1,126 @@
+import type { Connection } from "mongoose";
+import { TenantRepository } from "@teamchat/shared";
+import { channelRunSchema, type ChannelEntry, type ChannelRunDoc } from "./channel-run.schema";
+
+/**
+ * Entries per run: a send rewrites its run (on the embedded database, the
+ * whole document), and a load reads a channel's newest 50,000 messages in
+ * 50,000 / RUN_SIZE documents.
+ */
+export const RUN_SIZE = 256;
+/** Rewrites of a run that concurrent sends got ahead of, before giving up. */
+const MAX_REWRITES = 10;
+
+/** What a channel's load found in its runs, and from where down they cannot tell. */
+export interface RunsAbove {
+  entries: ChannelEntry[];
+  /** the runs hold every message of the channel above it (Infinity: none) */
+  coveredAbove: number;
+}
+
+/**
+ * The channel's messages as ChannelMessageCache loads them, in runs of
+ * RUN_SIZE (channel-run.schema.ts): a send appends to a run with room, and
+ * an edit, move or deletion rewrites the runs holding its messages.
+ */
+export class ChannelRunRepository extends TenantRepository<ChannelRunDoc> {
+  constructor(conn: Connection) {
+    super(conn.model<ChannelRunDoc>("ChannelRun", channelRunSchema));
+  }
+
+  /** Records a new message of the channel (or one moved in): one write. */
+  async append(realmId: number, streamId: number, entries: ChannelEntry[]): Promise<void> {
+    if (!entries.length) return;
+    const ids = entries.map((e) => e.messageId);
+    await this.upsertOne(
+      realmId,
+      { streamId, count: { $lt: RUN_SIZE } },
+      {
+        $push: {
+          ids: { $each: ids },
+          senders: { $each: entries.map((e) => e.senderId) },
+          topics: { $each: entries.map((e) => e.topic) },
+        },
+        $inc: { count: entries.length, version: 1 },
+        $min: { minId: Math.min(...ids) },
+        $max: { maxId: Math.max(...ids) },
+        // a run made now covers from the first message it holds; the channel's older ones may be in no run
+        $setOnInsert: { since: Math.min(...ids) - 1 },
+      },
+    );
+  }
+
+  /** Stores messages a load read from the messages, which the runs did not cover above `since`. */
+  async store(realmId: number, streamId: number, since: number, entries: ChannelEntry[]): Promise<void> {
+    const runs: ChannelRunDoc[] = [];
+    for (let i = 0; i < entries.length || !runs.length; i += RUN_SIZE) {
+      const part = entries.slice(i, i + RUN_SIZE);
+      const ids = part.map((e) => e.messageId);
+      runs.push({
+        realmId,
+        streamId,
+        since,
+        minId: ids.length ? Math.min(...ids) : since,
+        maxId: ids.length ? Math.max(...ids) : since,
+        // full: sends append to the runs they make
+        count: RUN_SIZE,
+        ids,
+        senders: part.map((e) => e.senderId),
+        topics: part.map((e) => e.topic),
+        version: 0,
+      });
+    }
+    await this.insertMany(runs);
+  }
+
+  /** The channel's messages above `from` that its runs hold (any order, an id possibly twice), and how far down they go. */
+  async above(realmId: number, streamId: number, from: number): Promise<RunsAbove> {
+    const runs = await this.find(realmId, { streamId, maxId: { $gt: from } });
+    let coveredAbove = Math.min(Infinity, ...runs.map((r) => r.since));
+    // a run wholly below `from` began below it (its since is below its ids): the runs cover everything above
+    if (coveredAbove > from && (await this.findOne(realmId, { streamId, maxId: { $lte: from } }))) coveredAbove = from;
+    const entries: ChannelEntry[] = [];
+    for (const r of runs) {
+      r.ids.forEach((id, i) => {
+        if (id > from) entries.push({ messageId: id, senderId: r.senders[i]!, topic: r.topics[i]! });
+      });
+    }
+    return { entries, coveredAbove };
+  }
+
+  /**
+   * Messages deleted (`to` undefined), or moved to a channel and topic: in the
+   * runs of that channel renamed where they are, in others' runs removed.
+   * Returns the ids renamed where they were; the caller appends the rest to
+   * the new channel's runs.
+   */
+  async rewrite(realmId: number, messageIds: number[], to?: { streamId: number; topic: string }): Promise<Set<number>> {
+    const wanted = new Set(messageIds);
+    const renamed = new Set<number>();
+    for (let attempt = 0; attempt < MAX_REWRITES; attempt++) {
+      let stale = false;
+      for (const r of await this.find(realmId, { ids: { $in: messageIds } })) {
+        const stays = to?.streamId === r.streamId;
+        const kept = { ids: [] as number[], senders: [] as number[], topics: [] as string[] };
+        r.ids.forEach((id, i) => {
+          if (wanted.has(id) && !stays) return;
+          kept.ids.push(id);
+          kept.senders.push(r.senders[i]!);
+          kept.topics.push(wanted.has(id) ? to!.topic : r.topics[i]!);
+        });
+        const written = await this.updateOne(
+          realmId,
+          { _id: r._id, version: r.version },
+          { $set: { ...kept, count: Math.max(r.count - (r.ids.length - kept.ids.length), 0) }, $inc: { version: 1 } },
+        );
+        if (!written) stale = true;
+        else if (stays) r.ids.filter((id) => wanted.has(id)).forEach((id) => renamed.add(id));
+      }
+      // a send appended to a run meanwhile: the runs still holding the messages are read and rewritten again
+      if (!stale) return renamed;
+    }
+    throw new Error(
+      `channel runs of realm ${realmId} kept changing while ${messageIds.length} messages were rewritten`,
+    );
+  }
+}
