@@ -13,18 +13,29 @@ import { subscribeEvent, type EventSubscription } from "./events/feed";
  */
 export class EventKeyedCache<V, P extends z.ZodType> {
   private readonly cache: EventCache<V>;
-  private readonly sub: EventSubscription;
+  private readonly subs: EventSubscription[];
 
   constructor(
-    nc: NatsConnection,
-    log: Logger,
+    private readonly nc: NatsConnection,
+    private readonly log: Logger,
     def: EventDefinition<P>,
     /** the keys an event's payload makes stale */
     staleKeys: (payload: z.output<P>) => string[],
     opts: EventCacheOptions<V>,
   ) {
     this.cache = new EventCache(nc, opts);
-    this.sub = subscribeEvent(nc, def, (payload) => staleKeys(payload).forEach((k) => this.cache.drop(k)), { log });
+    this.subs = [subscribeEvent(nc, def, (payload) => staleKeys(payload).forEach((k) => this.cache.drop(k)), { log })];
+  }
+
+  /**
+   * Also drops the entries of the users that `def`'s events name: for a
+   * per-user list some of whose writes send its owner's clients no event (as
+   * in Zulip), and so publish one that is not a client event instead.
+   */
+  alsoDroppedBy<Q extends z.ZodType<{ realmId: number; userIds: Audience }>>(def: EventDefinition<Q>): this {
+    const drop = (payload: z.output<Q>) => audienceKeys(payload).forEach((k) => this.cache.drop(k));
+    this.subs.push(subscribeEvent(this.nc, def, drop, { log: this.log }));
+    return this;
   }
 
   /** One list per organization (keyed `${realmId}`), dropped on `def`'s events for the organization. */
@@ -54,7 +65,7 @@ export class EventKeyedCache<V, P extends z.ZodType> {
   }
 
   stop(): void {
-    this.sub.unsubscribe();
+    this.subs.forEach((sub) => sub.unsubscribe());
   }
 }
 
