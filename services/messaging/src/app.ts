@@ -148,7 +148,7 @@ import { startRealmExportWorker } from "./realm-exports/realm-export-worker";
 import { deleteRealmExportHandler, exportRealmHandler, getRealmExportsHandler } from "./handlers/realm-exports";
 import { importAttachmentsHandler, importChannelsHandler, importMessagesHandler } from "./handlers/import-realm";
 
-/** Scheduled messages and saved snippets kept for register, over all users; least recently used users go first. */
+/** Scheduled messages, reminders and saved snippets kept for register, over all users; least recently used users go first. */
 const MAX_CACHED_USER_LIST_ITEMS = 100_000;
 
 /** Composition root: real connections in, a serving bus endpoint out. */
@@ -192,6 +192,13 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     messaging.ScheduledMessage,
     typeof messagingEvents.scheduledMessagesChanged.payload
   >(nc, log, messagingEvents.scheduledMessagesChanged, "scheduled-message-lists", MAX_CACHED_USER_LIST_ITEMS);
+  /** register's reminders per user, dropped on the reminders events of every change and on a failure's user_lists_changed */
+  const reminderLists = EventKeyedCache.listsByUser<
+    messaging.Reminder,
+    typeof messagingEvents.remindersChanged.payload
+  >(nc, log, messagingEvents.remindersChanged, "reminder-lists", MAX_CACHED_USER_LIST_ITEMS).alsoDroppedBy(
+    messagingEvents.userListsChanged,
+  );
   const savedSnippets = new SavedSnippetRepository(db, ids);
   /** register's saved_snippets per user, dropped on the saved_snippets events of every change */
   const snippetLists = EventKeyedCache.listsByUser<
@@ -320,7 +327,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     ...channelPermissionsState({ userGroups, settings }),
     ...draftsState({ users, drafts }),
     ...scheduledMessagesState({ scheduledMessages, scheduledLists }),
-    ...remindersState({ scheduledMessages }),
+    ...remindersState({ scheduledMessages, reminderLists }),
     ...savedSnippetsState({ savedSnippets, snippetLists }),
   ];
 
@@ -608,6 +615,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       userGroups.stop();
       realmEmoji.stop();
       scheduledLists.stop();
+      reminderLists.stop();
       snippetLists.stop();
       await searchBackfill.stop();
       await search.close();

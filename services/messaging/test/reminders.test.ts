@@ -5,7 +5,7 @@
  * and at its time Notification Bot sends it through the scheduled messages'
  * delivery.
  */
-import { messaging, notifications, type ParamsIn } from "@teamchat/shared";
+import { identity, messaging, notifications, type ParamsIn } from "@teamchat/shared";
 import type { Credentials } from "@teamchat/shared/src/testing/api";
 import { badRequestError, expectZulipError } from "../../../test/support/call";
 import { EventReader, type ZulipEvent } from "../../../test/support/events";
@@ -156,6 +156,8 @@ describe("reminders", () => {
     expect(await org.call(messaging.deleteReminder, { reminder_id }, alice)).toEqual({ result: "success", msg: "" });
     expect(withoutIds(await r.until((e) => e.length >= 1))).toEqual([{ type: "reminders", op: "remove", reminder_id }]);
     expect(await list(alice)).toEqual([]);
+    // register's copy (kept in memory, read when the queue above was registered) follows the deletion
+    expect(await registered(alice)).toEqual([]);
     await expectZulipError(org.call(messaging.deleteReminder, { reminder_id }, alice), notFound);
     await org.call(messaging.deleteScheduledMessage, { scheduled_message_id: scheduled.scheduled_message_id }, alice);
   });
@@ -165,6 +167,8 @@ describe("reminders", () => {
     const r = await EventReader.register(org.api(alice), { event_types: ["reminders", "message"] });
     const { reminder_id } = await remind(alice, { message_id: id, scheduled_delivery_timestamp: soon() });
     const [stored] = await list(alice);
+    // register's copy lists it until it is sent
+    expect(await registered(alice)).toEqual([stored]);
     const events = await r.until((e) => e.some((x) => x.type === "reminders" && x.op === "remove"), 20_000);
     expect(events.find((e) => e.type === "reminders" && e.op === "remove")).toMatchObject({ reminder_id });
     const delivered = events.find((e) => e.type === "message")!;
@@ -182,5 +186,27 @@ describe("reminders", () => {
     expect(fetched.raw_content).toBe(stored!.content);
     expect(await list(alice)).toEqual([]);
     expect(await registered(alice)).toEqual([]);
+  });
+
+  it("a reminder whose owner was deactivated at its time fails, and register shows it failed once they are back", async () => {
+    const id = await send(bob, { type: "stream", to: "design", topic: "away", content: "later" });
+    const at = soon();
+    const { reminder_id } = await remind(carol, { message_id: id, scheduled_delivery_timestamp: at });
+    const [stored] = await list(carol);
+    expect(stored).toMatchObject({ reminder_id, failed: false });
+    expect(await registered(carol)).toEqual([stored]);
+    await org.call(identity.deactivateUser, { user_id: carol.userId }, org.owner);
+    // the time passes while Carol is deactivated (this waits for the clock, not for the system)
+    while (Date.now() / 1000 <= at + 3) await new Promise((resolve) => setTimeout(resolve, 100));
+    await org.call(identity.reactivateUser, { user_id: carol.userId }, org.owner);
+    const deadline = Date.now() + 20_000;
+    while ((await list(carol)).some((r) => !r.failed) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // Zulip sends no event for the failure: register's copy is dropped all the same
+    expect(await list(carol)).toEqual([{ ...stored, failed: true }]);
+    expect(await registered(carol)).toEqual([{ ...stored, failed: true }]);
+    await org.call(messaging.deleteReminder, { reminder_id }, carol);
+    expect(await registered(carol)).toEqual([]);
   });
 });

@@ -507,6 +507,19 @@ export const remindersChanged = defineEvent(
 );
 
 /**
+ * Not a client event: a user's reminders, scheduled messages or drafts changed
+ * where Zulip sends the user's clients no event (a failed reminder, a
+ * deactivated sender's failed scheduled message, drafts deleted as their
+ * synchronization stopped): every messaging instance drops its copy of the
+ * user's lists that register reads.
+ */
+export const userListsChanged = defineEvent(
+  "messaging",
+  "user_lists_changed",
+  z.object({ realmId: int, userIds: z.array(int) }),
+);
+
+/**
  * One of a user's uploads was added, linked by a message (update) or deleted,
  * for the uploader's queues (Zulip's notify_attachment_update), with the
  * organization's total upload size.

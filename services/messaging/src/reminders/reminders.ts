@@ -3,6 +3,8 @@ import {
   messagingEvents,
   provideState,
   requireUser,
+  userKey,
+  type EventKeyedCache,
   type EventPublisher,
   type StateProvider,
 } from "@teamchat/shared";
@@ -27,12 +29,21 @@ export function publishReminders(
   );
 }
 
-/** register's reminders: the caller's undelivered ones (failed included), soonest first. */
-export const remindersState = (deps: { scheduledMessages: ScheduledMessageRepository }): StateProvider[] => [
+/**
+ * register's reminders: the caller's undelivered ones (failed included),
+ * soonest first, from memory (every register reads them). Each change
+ * publishes the reminders event that drops them (a delivery included); a
+ * failure, which Zulip tells no client of, publishes user_lists_changed.
+ */
+export const remindersState = (deps: {
+  scheduledMessages: ScheduledMessageRepository;
+  /** each user's list, dropped on the reminders events of every change and on user_lists_changed */
+  reminderLists: EventKeyedCache<messaging.Reminder[], typeof messagingEvents.remindersChanged.payload>;
+}): StateProvider[] => [
   provideState(messaging.remindersState, async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);
-    return {
-      reminders: (await deps.scheduledMessages.undeliveredOf(realm.id, actor.userId, "remind")).map(toReminder),
-    };
+    const load = async () =>
+      (await deps.scheduledMessages.undeliveredOf(realm.id, actor.userId, "remind")).map(toReminder);
+    return { reminders: await deps.reminderLists.get(userKey(realm.id, actor.userId), load) };
   }),
 ];

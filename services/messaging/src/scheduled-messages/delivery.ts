@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import { ZulipError, badRequest, type Actor, type HandlerContext } from "@teamchat/shared";
+import { ZulipError, badRequest, messagingEvents, type Actor, type HandlerContext } from "@teamchat/shared";
 import { internalSendPrivateMessage, type InternalSendDeps } from "../messages/internal-send";
 import { checkMessage, type CheckMessageDeps } from "../messages/check-message";
 import { postMessage } from "../messages/post-message";
@@ -140,7 +140,17 @@ export class ScheduledMessageDelivery {
     if (err instanceof ZulipError) ctx.log.info({ failureMessage }, "scheduled message failed");
     else ctx.log.error({ err, scheduledMessageId: m.scheduledMessageId }, "unexpected error sending scheduled message");
     const failed = await this.deps.scheduledMessages.markFailed(m, claimedAt, failureMessage);
-    if (!failed || err instanceof SenderGone || m.deliveryType === "remind") return;
+    if (!failed) return;
+    if (m.deliveryType === "remind") {
+      // no client hears of it, but every instance's copy of the user's reminders for register must go
+      this.deps.events.publish(
+        messagingEvents.userListsChanged,
+        { realmId: m.realmId, userIds: [m.senderId] },
+        ctx.requestId,
+      );
+      return;
+    }
+    if (err instanceof SenderGone) return;
     publishScheduledMessages(this.deps, ctx.requestId, failed, { op: "update", message: failed });
     await internalSendPrivateMessage(
       this.deps,
