@@ -187,11 +187,20 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   const sendReceipts = new SendReceiptRepository(db, new InstanceLiveness(nc));
   const drafts = new DraftRepository(db, ids);
   const scheduledMessages = new ScheduledMessageRepository(db, ids);
-  /** register's scheduled_messages per user, dropped on the scheduled_messages events of every change */
+  /**
+   * register's scheduled_messages per user, dropped on the scheduled_messages events of every change
+   * and on user_lists_changed (the failure of a deactivated sender's message)
+   */
   const scheduledLists = EventKeyedCache.listsByUser<
     messaging.ScheduledMessage,
     typeof messagingEvents.scheduledMessagesChanged.payload
-  >(nc, log, messagingEvents.scheduledMessagesChanged, "scheduled-message-lists", MAX_CACHED_USER_LIST_ITEMS);
+  >(
+    nc,
+    log,
+    messagingEvents.scheduledMessagesChanged,
+    "scheduled-message-lists",
+    MAX_CACHED_USER_LIST_ITEMS,
+  ).alsoDroppedBy(messagingEvents.userListsChanged);
   /** register's reminders per user, dropped on the reminders events of every change and on a failure's user_lists_changed */
   const reminderLists = EventKeyedCache.listsByUser<
     messaging.Reminder,

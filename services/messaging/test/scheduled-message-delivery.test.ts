@@ -5,7 +5,7 @@
  * can no longer be sent is marked failed and its sender told; messages due
  * while no instance runs are sent at the next start. Waits on events only.
  */
-import { messaging, notifications, type ParamsIn } from "@teamchat/shared";
+import { identity, messaging, notifications, type ParamsIn } from "@teamchat/shared";
 import { badRequestError, expectZulipError } from "../../../test/support/call";
 import { EventReader, type ZulipEvent } from "../../../test/support/events";
 import type { TestUser } from "../../../test/support/organization";
@@ -34,6 +34,10 @@ const messagesOf = (events: ZulipEvent[]) =>
   events.filter((e) => e.type === "message").map((e) => e.message as Record<string, unknown>);
 const scheduledOf = async (user: TestUser) =>
   (await sys.call(messaging.getScheduledMessages, {}, user)).scheduled_messages;
+const registered = async (user: TestUser) =>
+  (await sys.call(notifications.registerQueue, { fetch_event_types: ["scheduled_messages"] }, user)) as unknown as {
+    scheduled_messages: unknown;
+  };
 
 describe("delivery", () => {
   it("sends each due message once, as its sender, with two instances running", async () => {
@@ -174,6 +178,33 @@ describe("delivery", () => {
     );
     expect(await scheduledOf(alice)).toEqual([{ ...failed, scheduled_delivery_timestamp: next, failed: false }]);
     await sys.call(messaging.deleteScheduledMessage, { scheduled_message_id: id }, alice);
+  });
+
+  it("fails a deactivated sender's message quietly; register shows it failed once they are back", async () => {
+    const dora = await sys.makeUser("Dora", 400, "Dora");
+    const at = soon();
+    const id = await schedule(
+      { type: "stream", to: design, topic: "away", content: "while away", scheduled_delivery_timestamp: at },
+      dora,
+    );
+    const [stored] = await scheduledOf(dora);
+    expect(stored).toMatchObject({ scheduled_message_id: id, failed: false });
+    // register's copy in both instances (each register may reach either)
+    for (let n = 0; n < 4; n++) expect((await registered(dora)).scheduled_messages).toEqual([stored]);
+    await sys.call(identity.deactivateUser, { user_id: dora.userId }, sys.owner);
+    // the time passes while Dora is deactivated (this waits for the clock, not for the system)
+    while (Date.now() / 1000 <= at + 3) await new Promise((resolve) => setTimeout(resolve, 100));
+    await sys.call(identity.reactivateUser, { user_id: dora.userId }, sys.owner);
+    const deadline = Date.now() + 20_000;
+    while ((await scheduledOf(dora)).some((m) => !m.failed) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // Zulip sends no event for it (nor a notice); register's copies are dropped all the same
+    expect(await scheduledOf(dora)).toEqual([{ ...stored, failed: true }]);
+    for (let n = 0; n < 4; n++) {
+      expect((await registered(dora)).scheduled_messages).toEqual([{ ...stored, failed: true }]);
+    }
+    await sys.call(messaging.deleteScheduledMessage, { scheduled_message_id: id }, dora);
   });
 
   it("sends the messages that fell due while no instance ran when messaging starts again", async () => {

@@ -141,8 +141,9 @@ export class ScheduledMessageDelivery {
     else ctx.log.error({ err, scheduledMessageId: m.scheduledMessageId }, "unexpected error sending scheduled message");
     const failed = await this.deps.scheduledMessages.markFailed(m, claimedAt, failureMessage);
     if (!failed) return;
-    if (m.deliveryType === "remind") {
-      // no client hears of it, but every instance's copy of the user's reminders for register must go
+    if (m.deliveryType === "remind" || err instanceof SenderGone) {
+      // no client hears of it (a deactivated sender may be reactivated), but every instance's copy
+      // of the user's reminders or scheduled messages for register must go
       this.deps.events.publish(
         messagingEvents.userListsChanged,
         { realmId: m.realmId, userIds: [m.senderId] },
@@ -150,7 +151,6 @@ export class ScheduledMessageDelivery {
       );
       return;
     }
-    if (err instanceof SenderGone) return;
     publishScheduledMessages(this.deps, ctx.requestId, failed, { op: "update", message: failed });
     await internalSendPrivateMessage(
       this.deps,

@@ -12,13 +12,13 @@ import { toScheduledMessage, type ScheduledMessageRepository } from "./scheduled
 /**
  * register's scheduled_messages: the caller's undelivered ones, soonest first,
  * from memory (every register reads them); each change, a delivery or a
- * failure included, publishes the scheduled_messages event that drops them
- * (but the failure of a deactivated sender's message: they register no more,
- * and their entry goes with the cache's least recently used ones).
+ * failure included, publishes the scheduled_messages event that drops them,
+ * but the failure of a deactivated sender's message, which Zulip tells no
+ * client of, publishes user_lists_changed instead (they may be reactivated).
  */
 export const scheduledMessagesState = (deps: {
   scheduledMessages: ScheduledMessageRepository;
-  /** each user's list, dropped on the scheduled_messages events of every change */
+  /** each user's list, dropped on the scheduled_messages events of every change and on user_lists_changed */
   scheduledLists: EventKeyedCache<
     messaging.ScheduledMessage[],
     typeof messagingEvents.scheduledMessagesChanged.payload
