@@ -6,6 +6,7 @@ import {
   ReachableAddresses,
   UserGroupMemberships,
   ZULIP_VERSION,
+  identityEvents,
   messaging,
   messagingEvents,
   registerStateHandler,
@@ -148,7 +149,7 @@ import { startRealmExportWorker } from "./realm-exports/realm-export-worker";
 import { deleteRealmExportHandler, exportRealmHandler, getRealmExportsHandler } from "./handlers/realm-exports";
 import { importAttachmentsHandler, importChannelsHandler, importMessagesHandler } from "./handlers/import-realm";
 
-/** Scheduled messages, reminders and saved snippets kept for register, over all users; least recently used users go first. */
+/** Drafts, scheduled messages, reminders and saved snippets kept for register, over all users; least recently used users go first. */
 const MAX_CACHED_USER_LIST_ITEMS = 100_000;
 
 /** Composition root: real connections in, a serving bus endpoint out. */
@@ -186,6 +187,20 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   const mutedUsers = new MutedUserIndex(mutedUserRepository, nc, log);
   const sendReceipts = new SendReceiptRepository(db, new InstanceLiveness(nc));
   const drafts = new DraftRepository(db, ids);
+  /**
+   * register's drafts per user, dropped on the drafts events of every change, on user_lists_changed
+   * (drafts deleted as synchronization stops) and on user_settings: turning synchronization on
+   * again must not show a copy taken before that deletion
+   */
+  const draftLists = EventKeyedCache.listsByUser<messaging.Draft, typeof messagingEvents.draftsChanged.payload>(
+    nc,
+    log,
+    messagingEvents.draftsChanged,
+    "draft-lists",
+    MAX_CACHED_USER_LIST_ITEMS,
+  )
+    .alsoDroppedBy(messagingEvents.userListsChanged)
+    .alsoDroppedBy(identityEvents.userSettings);
   const scheduledMessages = new ScheduledMessageRepository(db, ids);
   /**
    * register's scheduled_messages per user, dropped on the scheduled_messages events of every change
@@ -312,7 +327,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   });
   await backfillContentFeatures({ db, messages, ids, log });
   await migrateToReadStates({ db, messages, subscriptions: subscriptionRepository, userMessages, readStates, log });
-  const draftsCleanup = await deleteDraftsWhenSynchronizationStops({ drafts }, nc, log);
+  const draftsCleanup = await deleteDraftsWhenSynchronizationStops({ drafts, events }, nc, log);
   const linkPreviewFetching = await fetchLinkPreviews(
     { ...posting, linkPreviews },
     {
@@ -334,7 +349,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     ...alertWordsState({ alertWords }),
     ...mutedUsersState({ mutedUsers }),
     ...channelPermissionsState({ userGroups, settings }),
-    ...draftsState({ users, drafts }),
+    ...draftsState({ users, drafts, draftLists }),
     ...scheduledMessagesState({ scheduledMessages, scheduledLists }),
     ...remindersState({ scheduledMessages, reminderLists }),
     ...savedSnippetsState({ savedSnippets, snippetLists }),
@@ -623,6 +638,7 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       subscriptions.stop();
       userGroups.stop();
       realmEmoji.stop();
+      draftLists.stop();
       scheduledLists.stop();
       reminderLists.stop();
       snippetLists.stop();

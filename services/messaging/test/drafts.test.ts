@@ -102,8 +102,11 @@ describe("/drafts", () => {
     expect(await org.call(messaging.editDraft, { draft_id: first!.id, draft }, alice)).toEqual(success);
     const edited = { id: first!.id, ...draft };
     expect((await draftsOf(alice)).find((d) => d.id === first!.id)).toEqual(edited);
+    // register's copy (kept in memory, read when the queue above was registered) follows each change
+    expect((await registered(alice)).find((d) => d.id === first!.id)).toEqual(edited);
     expect(await org.call(messaging.deleteDraft, { draft_id: first!.id }, alice)).toEqual(success);
     expect((await draftsOf(alice)).map((d) => d.id)).not.toContain(first!.id);
+    expect((await registered(alice)).map((d) => d.id)).not.toContain(first!.id);
     expect(withoutIds(await r.until((e) => e.length >= 2))).toEqual([
       { type: "drafts", op: "update", draft: edited },
       { type: "drafts", op: "remove", draft_id: first!.id },
@@ -165,6 +168,8 @@ describe("/drafts", () => {
   it("turning synchronization off deletes the server's drafts without events, and refuses /drafts until it is on", async () => {
     const [kept] = (await create(carol, { type: "", to: [], topic: "", content: "mine", timestamp: 10 })).ids;
     const r = await EventReader.register(org.api(carol), { event_types: ["drafts"] });
+    // register's copy, which the deletion below must drop though no client hears of it
+    expect((await registered(carol)).map((d) => d.id)).toEqual([kept]);
     expect(await setSync(carol, false)).toEqual(success);
     const refused = badRequestError("User has disabled synchronizing drafts.");
     await expectZulipError(org.call(messaging.getDrafts, {}, carol), refused);
