@@ -42,7 +42,7 @@ import { createBigBlueButtonCallHandler, createWebexCallHandler, createZoomCallH
 import { CallSigningKeyRepository } from "./video-calls/call-signing-key.repository";
 import { registerClientDeviceHandler, removeClientDeviceHandler } from "./handlers/client-devices";
 import { DeviceRepository } from "./devices/device.repository";
-import { devicesState } from "./devices/devices.state";
+import { devicesState, type DeviceLists } from "./devices/devices.state";
 import { updateBotHandler } from "./handlers/update-bot";
 import { updateRealmUserSettingsDefaultsHandler } from "./handlers/update-realm-user-settings-defaults";
 import { updatePresenceHandler } from "./handlers/update-presence";
@@ -117,6 +117,7 @@ import { startPushNotifications } from "./push-notifications/push-notifications"
 const MAX_CACHED_GROUPS = 50_000;
 const MAX_CACHED_VIEWS = 50_000;
 const MAX_CACHED_ONBOARDING_LISTS = 50_000;
+const MAX_CACHED_DEVICES = 50_000;
 
 /** Composition root: real connections in, a serving bus endpoint out. */
 export async function buildIdentity({
@@ -168,6 +169,13 @@ export async function buildIdentity({
   const onboardingSteps = new OnboardingStepRepository(db);
   const signingKeys = new CallSigningKeyRepository(db);
   const devices = new DeviceRepository(db, ids);
+  const deviceLists: DeviceLists = EventKeyedCache.listsByUser(
+    nc,
+    log,
+    identityEvents.device,
+    "device-lists",
+    MAX_CACHED_DEVICES,
+  );
   const onboardingLists: OnboardingStepLists = EventKeyedCache.listsByUser(
     nc,
     log,
@@ -350,7 +358,7 @@ export async function buildIdentity({
         ...navigationViewsState({ navigationViews, viewLists }),
         ...onboardingStepsState({ onboardingSteps, onboardingLists }),
         ...pushDevicesState({ pushDevices }),
-        ...devicesState({ devices }),
+        ...devicesState({ devices, deviceLists }),
       ]),
     );
   return {
@@ -360,6 +368,7 @@ export async function buildIdentity({
       realmEmoji.stop();
       viewLists.stop();
       onboardingLists.stop();
+      deviceLists.stop();
       users.stop();
       userLists.stop();
       userDefaults.stop();

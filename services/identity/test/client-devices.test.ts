@@ -56,6 +56,8 @@ describe("client devices", () => {
   it("removes only the caller's own device, with a device remove event", async () => {
     const mine = await registerDevice(alice);
     const r = await EventReader.register(org.api(alice), { event_types: ["device"] });
+    // register's copy (kept in memory) lists it until it is removed
+    expect(await registered(alice)).toHaveProperty(String(mine));
     await expectZulipError(
       org.call(identity.removeClientDevice, { device_id: mine }, bob),
       badRequestError("Invalid `device_id`"),
