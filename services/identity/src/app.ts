@@ -110,7 +110,7 @@ import { OnboardingStepRepository } from "./onboarding-steps/onboarding-step.rep
 import { onboardingStepsState, type OnboardingStepLists } from "./onboarding-steps/onboarding-steps";
 import { PushDeviceRepository } from "./push-devices/push-device.repository";
 import { PushDeviceTokenRepository } from "./push-devices/push-device-token.repository";
-import { pushDevicesState } from "./push-devices/push-devices.state";
+import { pushDevicesState, type PushDeviceLists } from "./push-devices/push-devices.state";
 import { startPushNotifications } from "./push-notifications/push-notifications";
 
 /** Cached over all organizations; the least recently used are dropped beyond these. */
@@ -118,6 +118,7 @@ const MAX_CACHED_GROUPS = 50_000;
 const MAX_CACHED_VIEWS = 50_000;
 const MAX_CACHED_ONBOARDING_LISTS = 50_000;
 const MAX_CACHED_DEVICES = 50_000;
+const MAX_CACHED_PUSH_DEVICES = 50_000;
 
 /** Composition root: real connections in, a serving bus endpoint out. */
 export async function buildIdentity({
@@ -185,6 +186,15 @@ export async function buildIdentity({
   );
   // end-to-end encrypted push registrations, and the legacy APNs / FCM tokens
   const pushDevices = new PushDeviceRepository(db);
+  const pushDeviceLists: PushDeviceLists = EventKeyedCache.listsByUser(
+    nc,
+    log,
+    identityEvents.pushDevice,
+    "push-device-lists",
+    MAX_CACHED_PUSH_DEVICES,
+  );
+  // a registration, and the bouncer's deletions, publish no client event (as in Zulip) but this one
+  pushDeviceLists.alsoDroppedBy(identityEvents.pushDevicesChanged);
   const pushTokens = new PushDeviceTokenRepository(db);
   // the organization's custom emoji, for statuses (dropped on realm_emoji events)
   const realmEmoji = new RealmEmojiSource(nc, bus, log);
@@ -332,7 +342,7 @@ export async function buildIdentity({
     .handle(identity.markOnboardingStepAsRead, markOnboardingStepAsReadHandler({ onboardingSteps, events }))
     .handle(
       identity.registerPushDevice,
-      registerPushDeviceHandler({ pushDevices, queueRegistration: push?.queueRegistration }),
+      registerPushDeviceHandler({ pushDevices, events, queueRegistration: push?.queueRegistration }),
     )
     .handle(identity.addApnsDeviceToken, addApnsDeviceTokenHandler({ pushTokens, notifier }))
     .handle(identity.removeApnsDeviceToken, removeApnsDeviceTokenHandler({ pushTokens, notifier }))
@@ -357,7 +367,7 @@ export async function buildIdentity({
         ...settingsState({ users, userDefaults }),
         ...navigationViewsState({ navigationViews, viewLists }),
         ...onboardingStepsState({ onboardingSteps, onboardingLists }),
-        ...pushDevicesState({ pushDevices }),
+        ...pushDevicesState({ pushDevices, pushDeviceLists }),
         ...devicesState({ devices, deviceLists }),
       ]),
     );
@@ -369,6 +379,7 @@ export async function buildIdentity({
       viewLists.stop();
       onboardingLists.stop();
       deviceLists.stop();
+      pushDeviceLists.stop();
       users.stop();
       userLists.stop();
       userDefaults.stop();

@@ -293,6 +293,18 @@ export const pushDevice = defineEvent(
   ),
 );
 
+/**
+ * Not a client event: a user's E2EE push registrations changed where Zulip
+ * sends no push_device event (one registered, pending; ones the push
+ * notification service no longer has, deleted): every identity instance
+ * drops its copy of them for register.
+ */
+export const pushDevicesChanged = defineEvent(
+  "identity",
+  "push_devices_changed",
+  z.object({ realmId: int, userIds: z.array(int) }),
+);
+
 /** A user's allow_private_data_export changed: Zulip's realm_export_consent, to human administrators. */
 export const realmExportConsent = defineEvent(
   "identity",

@@ -267,6 +267,10 @@ export class PushNotifier {
     });
     const gone = Array.isArray(reply.delete_device_ids) ? (reply.delete_device_ids as number[]) : [];
     await this.deps.pushDevices.forget(to.realm.id, to.userId, gone);
+    // Zulip deletes them with no event; every instance's copy for register must still go
+    if (gone.length > 0) {
+      this.deps.events.publish(identityEvents.pushDevicesChanged, { realmId: to.realm.id, userIds: [to.userId] });
+    }
     return active.length - gone.length;
   }
 
