@@ -212,3 +212,38 @@ describe("linkifiers, kept compiled by each instance", () => {
     for (let i = 0; i < ROUNDS; i++) expect(await render()).toBe("<p>see #12</p>");
   });
 });
+
+describe("a user's lists that register keeps in memory", () => {
+  const lists = async (user: TestUser) =>
+    (await sys.call(notifications.registerQueue, { fetch_event_types: ["drafts", "reminders"] }, user)) as unknown as {
+      drafts: Array<{ id: number; content: string }>;
+      reminders: Array<{ reminder_id: number }>;
+    };
+  const expectEverywhere = async (check: (state: Awaited<ReturnType<typeof lists>>) => void) => {
+    for (let i = 0; i < ROUNDS; i++) check(await lists(alice));
+  };
+
+  it("drafts and reminders created, edited or deleted through either instance show in register on both", async () => {
+    await expectEverywhere((s) => expect(s.drafts).toEqual([]));
+    const draft = { type: "" as const, to: [], topic: "", content: "first" };
+    const [id] = (await sys.call(messaging.createDrafts, { drafts: [draft] }, alice)).ids;
+    await expectEverywhere((s) => expect(s.drafts.map((d) => [d.id, d.content])).toEqual([[id, "first"]]));
+    await sys.call(messaging.editDraft, { draft_id: id!, draft: { ...draft, content: "second" } }, alice);
+    await expectEverywhere((s) => expect(s.drafts.map((d) => [d.id, d.content])).toEqual([[id, "second"]]));
+    await sys.call(messaging.deleteDraft, { draft_id: id! }, alice);
+    await expectEverywhere((s) => expect(s.drafts).toEqual([]));
+
+    const message = (
+      await sys.call(messaging.sendMessage, { type: "stream", to: "design", topic: "t", content: "hi" }, bob)
+    ).id;
+    const at = Math.floor(Date.now() / 1000) + 86_400;
+    const { reminder_id } = await sys.call(
+      messaging.createReminder,
+      { message_id: message, scheduled_delivery_timestamp: at },
+      alice,
+    );
+    await expectEverywhere((s) => expect(s.reminders.map((r) => r.reminder_id)).toEqual([reminder_id]));
+    await sys.call(messaging.deleteReminder, { reminder_id }, alice);
+    await expectEverywhere((s) => expect(s.reminders).toEqual([]));
+  });
+});
