@@ -51,3 +51,20 @@ it("register's shared user lists show a changed name at once through both instan
     }
   }
 });
+
+it("a device registered or removed through either instance shows in register on both", async () => {
+  const fay = await sys.makeUser("Fay", 400, "Fay");
+  const devices = async () =>
+    Object.keys(
+      (
+        (await sys.call(notifications.registerQueue, { fetch_event_types: ["device"] }, fay)) as unknown as {
+          devices: Record<string, unknown>;
+        }
+      ).devices,
+    );
+  for (let i = 0; i < ROUNDS; i++) expect(await devices()).toEqual([]);
+  const { device_id } = await sys.call(identity.registerClientDevice, {}, fay);
+  for (let i = 0; i < ROUNDS; i++) expect(await devices()).toEqual([String(device_id)]);
+  await sys.call(identity.removeClientDevice, { device_id }, fay);
+  for (let i = 0; i < ROUNDS; i++) expect(await devices()).toEqual([]);
+});
