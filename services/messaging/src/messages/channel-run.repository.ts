@@ -7,7 +7,7 @@ import { channelRunSchema, type ChannelEntry, type ChannelRunDoc } from "./chann
  * whole document), and a load reads a channel's newest 50,000 messages in
  * 50,000 / RUN_SIZE documents.
  */
-export const RUN_SIZE = 256;
+export const RUN_SIZE = 128;
 /** Rewrites of a run that concurrent sends got ahead of, before giving up. */
 const MAX_REWRITES = 10;
 
@@ -89,17 +89,30 @@ export class ChannelRunRepository extends TenantRepository<ChannelRunDoc> {
   }
 
   /**
-   * Messages deleted (`to` undefined), or moved to a channel and topic: in the
-   * runs of that channel renamed where they are, in others' runs removed.
+   * Messages of these channels deleted (`to` undefined), or moved to a channel
+   * and topic: in the runs of that channel renamed where they are, in others'
+   * runs removed.
    * Returns the ids renamed where they were; the caller appends the rest to
    * the new channel's runs.
    */
-  async rewrite(realmId: number, messageIds: number[], to?: { streamId: number; topic: string }): Promise<Set<number>> {
+  async rewrite(
+    realmId: number,
+    streamIds: number[],
+    messageIds: number[],
+    to?: { streamId: number; topic: string },
+  ): Promise<Set<number>> {
     const wanted = new Set(messageIds);
     const renamed = new Set<number>();
+    // the runs of their channels whose span holds them
+    const spanning = {
+      streamId: { $in: [...new Set([...streamIds, ...(to ? [to.streamId] : [])])] },
+      maxId: { $gte: Math.min(...messageIds) },
+      minId: { $lte: Math.max(...messageIds) },
+    };
     for (let attempt = 0; attempt < MAX_REWRITES; attempt++) {
       let stale = false;
-      for (const r of await this.find(realmId, { ids: { $in: messageIds } })) {
+      for (const r of await this.find(realmId, spanning)) {
+        if (!r.ids.some((id) => wanted.has(id))) continue;
         const stays = to?.streamId === r.streamId;
         const kept = { ids: [] as number[], senders: [] as number[], topics: [] as string[] };
         r.ids.forEach((id, i) => {

@@ -530,20 +530,23 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     set: Partial<MessageDoc>,
     entry: messaging.EditHistoryEntry,
   ): Promise<void> {
+    const moved = set.streamId !== undefined && set.streamId !== null && set.topic !== undefined;
+    const from = moved ? await this.channelIdsOf(realmId, messageIds) : [];
     await this.updateMany(realmId, { messageId: { $in: messageIds } }, { $set: set, $push: { editHistory: entry } });
-    if (set.streamId !== undefined && set.streamId !== null && set.topic !== undefined) {
-      // moved: renamed in the runs of their channel, or out of another's and into the new one's as they now are
-      const renamed = await this.runs.rewrite(realmId, messageIds, { streamId: set.streamId, topic: set.topic });
+    if (moved) {
+      // renamed in the runs of their channel, or out of another's and into the new one's as they now are
+      const to = { streamId: set.streamId!, topic: set.topic! };
+      const renamed = await this.runs.rewrite(realmId, from, messageIds, to);
       const arrived = messageIds.filter((id) => !renamed.has(id));
       if (arrived.length) {
         const wanted = new Set(arrived);
-        const moved = await this.find(realmId, idsFilter(arrived), {
+        const entries = await this.find(realmId, idsFilter(arrived), {
           projection: { messageId: 1, senderId: 1, topic: 1 },
         });
         await this.runs.append(
           realmId,
-          set.streamId,
-          moved.filter((m) => wanted.has(m.messageId)),
+          to.streamId,
+          entries.filter((m) => wanted.has(m.messageId)),
         );
       }
     }
@@ -600,8 +603,9 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
 
   /** Deletes these messages; returns how many there were. */
   async delete(realmId: number, messageIds: number[]): Promise<number> {
+    const from = await this.channelIdsOf(realmId, messageIds);
     const deleted = await this.deleteMany(realmId, { messageId: { $in: messageIds } });
-    await this.runs.rewrite(realmId, messageIds);
+    if (from.length) await this.runs.rewrite(realmId, from, messageIds);
     await this.search.remove(realmId, messageIds);
     return deleted;
   }
@@ -620,6 +624,12 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     const wanted = new Set(ids);
     const rows = await this.find(realmId, idsFilter(ids), { projection: { messageId: 1, streamId: 1 } });
     return new Map(rows.filter((m) => wanted.has(m.messageId)).map((m) => [m.messageId, m.streamId]));
+  }
+
+  /** The channels these messages are in (their runs'). */
+  private async channelIdsOf(realmId: number, ids: number[]): Promise<number[]> {
+    const channels = await this.channelsOf(realmId, ids);
+    return [...new Set(channels.values())].filter((s): s is number => s !== null);
   }
 
   /** What register's unread_msgs needs of these messages (any order). */
