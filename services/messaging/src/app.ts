@@ -235,53 +235,8 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   const attachments = new AttachmentRepository(db, ids);
   const files = new FileStore(db);
   const realmEmoji = new RealmEmojiSource(nc, bus, log);
-  // what rendering a message reads (render/message-rendering.ts)
-  const rendering = {
-    settings,
-    users,
-    userGroups,
-    channels,
-    realmEmoji,
-    linkifiers,
-    linkPreviewsAllowed: deps.config.INLINE_URL_EMBED_PREVIEW,
-  };
-  // What posting a message needs, with the checks of the channel it goes to: channel creation,
-  // subscription and a new user's set-up take exactly this (each announces itself as the Notification
-  // Bot), and scheduled delivery this and its own repository.
-  const posting = {
-    db,
-    subscriptions,
-    messages,
-    userMessages,
-    readStates,
-    channelMessages,
-    receivers,
-    conversations,
-    topics,
-    alertWords,
-    mutedUsers,
-    events,
-    ...rendering,
-  };
-  // what deciding whether a user may see a message needs (message-access.ts), which most reads of one do
-  const messageAccess = { receivers, channels, subscriptions, userGroups, messages };
-  // what deleting messages needs: a message, or a topic's in batches
-  const deleting = {
-    db,
-    channels,
-    subscriptions,
-    userGroups,
-    messages,
-    userMessages,
-    readStates,
-    receivers,
-    conversations,
-    topics,
-    users,
-    events,
-    settings,
-    attachments,
-  };
+  // the server's INLINE_URL_EMBED_PREVIEW: whether organizations may turn link previews on
+  const linkPreviewsAllowed = deps.config.INLINE_URL_EMBED_PREVIEW;
   const fileChunks = files.handlers();
   const uploadTokens = new UploadTokenRepository(db);
   const linkPreviews = new LinkPreviewRepository(db);
@@ -329,7 +284,22 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   await migrateToReadStates({ db, messages, subscriptions: subscriptionRepository, userMessages, readStates, log });
   const draftsCleanup = await deleteDraftsWhenSynchronizationStops({ drafts, events }, nc, log);
   const linkPreviewFetching = await fetchLinkPreviews(
-    { ...posting, linkPreviews },
+    {
+      messages,
+      userMessages,
+      channels,
+      subscriptions,
+      userGroups,
+      readStates,
+      receivers,
+      users,
+      settings,
+      linkifiers,
+      realmEmoji,
+      linkPreviewsAllowed,
+      linkPreviews,
+      events,
+    },
     {
       addresses: new ReachableAddresses(deps.config.CAMO_ALLOWED_PRIVATE_ADDRESSES),
       timeoutMs: LINK_PREVIEW_TIMEOUT_MS,
@@ -338,7 +308,30 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     nc,
     log,
   );
-  const delivery = new ScheduledMessageDelivery({ ...posting, scheduledMessages }, log);
+  const delivery = new ScheduledMessageDelivery(
+    {
+      db,
+      messages,
+      userMessages,
+      conversations,
+      channels,
+      subscriptions,
+      userGroups,
+      readStates,
+      receivers,
+      topics,
+      users,
+      alertWords,
+      mutedUsers,
+      scheduledMessages,
+      settings,
+      linkifiers,
+      realmEmoji,
+      linkPreviewsAllowed,
+      events,
+    },
+    log,
+  );
 
   const stateProviders = [
     ...messagesState({ personal, search }),
@@ -356,7 +349,28 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
   ];
 
   deps.server
-    .handle(messaging.createChannel, createChannelHandler(posting))
+    .handle(
+      messaging.createChannel,
+      createChannelHandler({
+        db,
+        messages,
+        userMessages,
+        conversations,
+        channels,
+        subscriptions,
+        userGroups,
+        readStates,
+        topics,
+        users,
+        alertWords,
+        mutedUsers,
+        settings,
+        linkifiers,
+        realmEmoji,
+        linkPreviewsAllowed,
+        events,
+      }),
+    )
     .handle(messaging.getStreams, getStreamsHandler({ channels, subscriptions, userGroups, users }))
     .handle(messaging.getStreamById, getStreamHandler({ channels, subscriptions, userGroups }))
     .handle(messaging.getStreamId, getStreamIdHandler({ channels, subscriptions, userGroups }))
@@ -379,11 +393,73 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       messaging.removeDefaultStream,
       removeDefaultStreamHandler({ channels, subscriptions, userGroups, users, events }),
     )
-    .handle(messaging.setUpNewHumanUser, setUpNewHumanUserHandler(posting))
-    .handle(messaging.testWelcomeBotCustomMessage, testWelcomeBotCustomMessageHandler(posting))
+    .handle(
+      messaging.setUpNewHumanUser,
+      setUpNewHumanUserHandler({
+        db,
+        messages,
+        userMessages,
+        conversations,
+        channels,
+        subscriptions,
+        userGroups,
+        readStates,
+        topics,
+        users,
+        alertWords,
+        mutedUsers,
+        settings,
+        linkifiers,
+        realmEmoji,
+        linkPreviewsAllowed,
+        events,
+      }),
+    )
+    .handle(
+      messaging.testWelcomeBotCustomMessage,
+      testWelcomeBotCustomMessageHandler({
+        db,
+        messages,
+        userMessages,
+        conversations,
+        channels,
+        userGroups,
+        readStates,
+        topics,
+        users,
+        alertWords,
+        mutedUsers,
+        settings,
+        linkifiers,
+        realmEmoji,
+        linkPreviewsAllowed,
+        events,
+      }),
+    )
     .handle(messaging.getSubscriptions, getSubscriptionsHandler({ channels, subscriptions, userGroups }))
     .handle(messaging.getUserChannels, getUserChannelsHandler({ channels, subscriptions, userGroups, users }))
-    .handle(messaging.subscribe, subscribeHandler(posting))
+    .handle(
+      messaging.subscribe,
+      subscribeHandler({
+        db,
+        messages,
+        userMessages,
+        conversations,
+        channels,
+        subscriptions,
+        userGroups,
+        readStates,
+        topics,
+        users,
+        alertWords,
+        mutedUsers,
+        settings,
+        linkifiers,
+        realmEmoji,
+        linkPreviewsAllowed,
+        events,
+      }),
+    )
     .handle(
       messaging.unsubscribe,
       unsubscribeHandler({
@@ -402,52 +478,247 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     )
     .handle(
       messaging.updateSubscriptions,
-      updateSubscriptionsHandler({ ...posting, personal, readStates, channelMessages }),
+      updateSubscriptionsHandler({
+        db,
+        messages,
+        userMessages,
+        conversations,
+        channels,
+        subscriptions,
+        userGroups,
+        readStates,
+        channelMessages,
+        personal,
+        topics,
+        users,
+        alertWords,
+        mutedUsers,
+        settings,
+        linkifiers,
+        realmEmoji,
+        linkPreviewsAllowed,
+        events,
+      }),
     )
     .handle(
       messaging.updateSubscriptionProperties,
       updateSubscriptionPropertiesHandler({ channels, subscriptions, userGroups, events }),
     )
-    .handle(messaging.sendMessage, sendMessageHandler({ ...posting, sendReceipts, attachments }))
+    .handle(
+      messaging.sendMessage,
+      sendMessageHandler({
+        db,
+        messages,
+        userMessages,
+        conversations,
+        channels,
+        subscriptions,
+        userGroups,
+        readStates,
+        receivers,
+        topics,
+        users,
+        alertWords,
+        mutedUsers,
+        sendReceipts,
+        settings,
+        linkifiers,
+        realmEmoji,
+        linkPreviewsAllowed,
+        attachments,
+        events,
+      }),
+    )
     .handle(
       messaging.getMessages,
       getMessagesHandler({
-        ...messageAccess,
-        history,
-        personal,
+        search,
+        messages,
         conversations,
+        channels,
+        subscriptions,
+        userGroups,
+        history,
+        receivers,
+        personal,
         userTopics,
         users,
         settings,
         linkifiers,
-        search,
       }),
     )
-    .handle(messaging.getMessage, getMessageHandler({ ...messageAccess, personal, users, settings, linkifiers }))
-    .handle(messaging.updateMessage, updateMessageHandler({ ...posting, attachments }))
-    .handle(messaging.deleteMessage, deleteMessageHandler(deleting))
-    .handle(messaging.reportMessage, reportMessageHandler(posting))
-    .handle(messaging.deleteTopic, deleteTopicHandler({ ...deleting, timeBudgetSeconds }))
-    .handle(messaging.getMessageHistory, getMessageHistoryHandler({ ...messageAccess, settings }))
-    .handle(messaging.addReaction, addReactionHandler({ ...messageAccess, userMessages, users, events, realmEmoji }))
-    .handle(messaging.removeReaction, removeReactionHandler({ ...messageAccess, users, events, realmEmoji }))
-    .handle(messaging.sendSubmessage, sendSubmessageHandler({ ...messageAccess, events }))
-    .handle(messaging.renderMessage, renderMessageHandler(rendering))
+    .handle(
+      messaging.getMessage,
+      getMessageHandler({
+        messages,
+        channels,
+        subscriptions,
+        userGroups,
+        receivers,
+        personal,
+        users,
+        settings,
+        linkifiers,
+      }),
+    )
+    .handle(
+      messaging.updateMessage,
+      updateMessageHandler({
+        db,
+        messages,
+        userMessages,
+        conversations,
+        channels,
+        subscriptions,
+        userGroups,
+        readStates,
+        channelMessages,
+        receivers,
+        topics,
+        users,
+        alertWords,
+        mutedUsers,
+        settings,
+        linkifiers,
+        realmEmoji,
+        linkPreviewsAllowed,
+        attachments,
+        events,
+      }),
+    )
+    .handle(
+      messaging.deleteMessage,
+      deleteMessageHandler({
+        db,
+        messages,
+        userMessages,
+        conversations,
+        channels,
+        subscriptions,
+        userGroups,
+        receivers,
+        topics,
+        users,
+        settings,
+        attachments,
+        events,
+      }),
+    )
+    .handle(
+      messaging.reportMessage,
+      reportMessageHandler({
+        db,
+        messages,
+        userMessages,
+        conversations,
+        channels,
+        subscriptions,
+        userGroups,
+        readStates,
+        receivers,
+        topics,
+        users,
+        alertWords,
+        mutedUsers,
+        settings,
+        linkifiers,
+        realmEmoji,
+        linkPreviewsAllowed,
+        events,
+      }),
+    )
+    .handle(
+      messaging.deleteTopic,
+      deleteTopicHandler({
+        db,
+        messages,
+        userMessages,
+        conversations,
+        channels,
+        subscriptions,
+        userGroups,
+        readStates,
+        receivers,
+        topics,
+        users,
+        settings,
+        attachments,
+        events,
+        timeBudgetSeconds,
+      }),
+    )
+    .handle(
+      messaging.getMessageHistory,
+      getMessageHistoryHandler({ messages, channels, subscriptions, userGroups, receivers, settings }),
+    )
+    .handle(
+      messaging.addReaction,
+      addReactionHandler({
+        messages,
+        userMessages,
+        channels,
+        subscriptions,
+        userGroups,
+        receivers,
+        users,
+        realmEmoji,
+        events,
+      }),
+    )
+    .handle(
+      messaging.removeReaction,
+      removeReactionHandler({ messages, channels, subscriptions, userGroups, receivers, users, realmEmoji, events }),
+    )
+    .handle(
+      messaging.sendSubmessage,
+      sendSubmessageHandler({ messages, channels, subscriptions, userGroups, receivers, events }),
+    )
+    .handle(
+      messaging.renderMessage,
+      renderMessageHandler({ channels, userGroups, users, settings, linkifiers, realmEmoji, linkPreviewsAllowed }),
+    )
     .handle(
       messaging.matchesNarrow,
-      matchesNarrowHandler({ ...messageAccess, personal, conversations, userTopics, users, settings, search }),
+      matchesNarrowHandler({
+        search,
+        messages,
+        conversations,
+        channels,
+        subscriptions,
+        userGroups,
+        receivers,
+        personal,
+        userTopics,
+        users,
+        settings,
+      }),
     )
     .handle(
       messaging.getReadReceipts,
-      getReadReceiptsHandler({ ...messageAccess, userMessages, readStates, users, mutedUsers, settings }),
+      getReadReceiptsHandler({
+        messages,
+        userMessages,
+        channels,
+        subscriptions,
+        userGroups,
+        readStates,
+        receivers,
+        users,
+        mutedUsers,
+        settings,
+      }),
     )
     .handle(
       messaging.updateMessageFlags,
       updateMessageFlagsHandler({
-        ...messageAccess,
+        messages,
         userMessages,
+        channels,
+        subscriptions,
+        userGroups,
         readStates,
         channelMessages,
+        receivers,
         personal,
         userTopics,
         events,
@@ -456,17 +727,21 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(
       messaging.updateMessageFlagsForNarrow,
       updateMessageFlagsForNarrowHandler({
-        ...messageAccess,
-        history,
+        messages,
         userMessages,
+        conversations,
+        channels,
+        subscriptions,
+        userGroups,
         readStates,
         channelMessages,
+        history,
+        receivers,
         personal,
-        conversations,
         userTopics,
         users,
-        events,
         settings,
+        events,
       }),
     )
     .handle(
@@ -513,7 +788,10 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
       messaging.updateUserTopic,
       updateUserTopicHandler({ channels, subscriptions, userGroups, userTopics, events, settings }),
     )
-    .handle(messaging.getConversationAudience, getConversationAudienceHandler({ ...messageAccess, users }))
+    .handle(
+      messaging.getConversationAudience,
+      getConversationAudienceHandler({ messages, channels, subscriptions, userGroups, receivers, users }),
+    )
     .handle(messaging.getAlertWords, getAlertWordsHandler({ alertWords }))
     .handle(messaging.addAlertWords, addAlertWordsHandler({ alertWords, events }))
     .handle(messaging.removeAlertWords, removeAlertWordsHandler({ alertWords, events }))
@@ -533,8 +811,22 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.uploadFile, uploadFileHandler({ events, attachments, files }))
     .handle(messaging.uploadFiles.putChunk, fileChunks.put)
     .handle(messaging.uploadFiles.readChunk, fileChunks.read)
-    .handle(messaging.openUpload, openUploadHandler({ ...messageAccess, attachments, exports }))
-    .handle(messaging.temporaryUploadUrl, temporaryUploadUrlHandler({ ...messageAccess, attachments, uploadTokens }))
+    .handle(
+      messaging.openUpload,
+      openUploadHandler({ messages, channels, subscriptions, userGroups, receivers, attachments, exports }),
+    )
+    .handle(
+      messaging.temporaryUploadUrl,
+      temporaryUploadUrlHandler({
+        messages,
+        channels,
+        subscriptions,
+        userGroups,
+        receivers,
+        attachments,
+        uploadTokens,
+      }),
+    )
     .handle(messaging.openTemporaryUpload, openTemporaryUploadHandler({ attachments, uploadTokens }))
     .handle(messaging.listAttachments, listAttachmentsHandler({ attachments }))
     .handle(messaging.removeAttachment, removeAttachmentHandler({ events, attachments, files }))
@@ -553,36 +845,54 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(
       messaging.createScheduledMessage,
       createScheduledMessageHandler({
-        receivers,
-        subscriptions,
         conversations,
+        channels,
+        subscriptions,
+        userGroups,
+        receivers,
+        users,
         scheduledMessages,
+        settings,
+        linkifiers,
+        realmEmoji,
+        linkPreviewsAllowed,
         events,
-        ...rendering,
       }),
     )
     .handle(
       messaging.updateScheduledMessage,
       updateScheduledMessageHandler({
-        receivers,
-        subscriptions,
         conversations,
+        channels,
+        subscriptions,
+        userGroups,
+        receivers,
+        users,
         scheduledMessages,
+        settings,
+        linkifiers,
+        realmEmoji,
+        linkPreviewsAllowed,
         events,
-        ...rendering,
       }),
     )
     .handle(messaging.deleteScheduledMessage, deleteScheduledMessageHandler({ scheduledMessages, events }))
     .handle(
       messaging.createReminder,
       createReminderHandler({
-        receivers,
-        subscriptions,
-        conversations,
         messages,
+        conversations,
+        channels,
+        subscriptions,
+        userGroups,
+        receivers,
+        users,
         scheduledMessages,
+        settings,
+        linkifiers,
+        realmEmoji,
+        linkPreviewsAllowed,
         events,
-        ...rendering,
       }),
     )
     .handle(messaging.getReminders, getRemindersHandler({ scheduledMessages }))
@@ -604,7 +914,30 @@ export async function buildMessaging(deps: ServiceDeps<"messaging">): Promise<Ru
     .handle(messaging.importAttachments, importAttachmentsHandler({ attachments, messages }))
     .handle(messaging.registerState, registerStateHandler(messaging.registerState, stateProviders));
   delivery.start();
-  startRealmExportWorker({ ...posting, queue: exportQueue, exporter, exports }, log);
+  startRealmExportWorker(
+    {
+      db,
+      messages,
+      userMessages,
+      conversations,
+      channels,
+      userGroups,
+      readStates,
+      topics,
+      users,
+      alertWords,
+      mutedUsers,
+      settings,
+      linkifiers,
+      realmEmoji,
+      linkPreviewsAllowed,
+      exports,
+      queue: exportQueue,
+      exporter,
+      events,
+    },
+    log,
+  );
   // one transport (one SMTP connection pool) for both mailers, closed once both have stopped
   const mailTransport = mailTransportFromConfig(deps.config, log);
   const mailer = await startMissedMessageMailer(
