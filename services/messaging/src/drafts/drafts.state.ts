@@ -13,6 +13,9 @@ import { toDraft, type DraftRepository } from "./draft.repository";
 /** Zulip's MAX_DRAFTS_IN_REGISTER_RESPONSE: more are fetched with GET /drafts. */
 const MAX_DRAFTS_IN_REGISTER = 1000;
 
+/** register's drafts of each user, kept by user key */
+export type DraftLists = EventKeyedCache<messaging.Draft[], typeof messagingEvents.draftsChanged.payload>;
+
 /**
  * register's drafts: the most recently edited first (Zulip's fetch_initial_state_data),
  * from memory (every register reads them); none while synchronization is off,
@@ -24,7 +27,7 @@ export const draftsState = (deps: {
   drafts: DraftRepository;
   users: UserDirectory;
   /** each user's list as register shows it, dropped on drafts, user_settings and user_lists_changed events */
-  draftLists: EventKeyedCache<messaging.Draft[], typeof messagingEvents.draftsChanged.payload>;
+  draftLists: DraftLists;
 }): StateProvider[] => [
   provideState(messaging.draftsState, async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);

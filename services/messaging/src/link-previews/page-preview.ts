@@ -8,7 +8,7 @@ import type { IncomingMessage } from "node:http";
 import { MIMEType } from "node:util";
 import { parseDocument, DomUtils } from "htmlparser2";
 import type { Element } from "domhandler";
-import { fetchChecked, type LinkEmbed, type ReachableAddresses } from "@teamchat/shared";
+import { ReachableAddresses, ZULIP_VERSION, fetchChecked, type LinkEmbed } from "@teamchat/shared";
 
 /** Zulip's url_preview link_regex: http(s) to a domain name or an IPv4 address. */
 const LINK =
@@ -24,6 +24,16 @@ export interface PageFetchSettings {
   /** Zulip's ZULIP_URL_PREVIEW_USER_AGENT */
   userAgent: string;
 }
+
+/** Zulip's url_preview TIMEOUT: how long one page's fetch may take. */
+const LINK_PREVIEW_TIMEOUT_MS = 15_000;
+
+/** Zulip's page fetch settings, reaching the private addresses of CAMO_ALLOWED_PRIVATE_ADDRESSES. */
+export const zulipPageFetchSettings = (allowedPrivateAddresses: string): PageFetchSettings => ({
+  addresses: new ReachableAddresses(allowedPrivateAddresses),
+  timeoutMs: LINK_PREVIEW_TIMEOUT_MS,
+  userAgent: `Mozilla/5.0 (compatible; ZulipURLPreview/${ZULIP_VERSION})`,
+});
 
 /** The body's first MAX_PAGE_BYTES. */
 async function pageBody(response: IncomingMessage): Promise<Buffer> {

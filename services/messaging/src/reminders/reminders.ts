@@ -29,6 +29,9 @@ export function publishReminders(
   );
 }
 
+/** register's reminders of each user, kept by user key */
+export type ReminderLists = EventKeyedCache<messaging.Reminder[], typeof messagingEvents.remindersChanged.payload>;
+
 /**
  * register's reminders: the caller's undelivered ones (failed included),
  * soonest first, from memory (every register reads them). Each change
@@ -38,7 +41,7 @@ export function publishReminders(
 export const remindersState = (deps: {
   scheduledMessages: ScheduledMessageRepository;
   /** each user's list, dropped on the reminders events of every change and on user_lists_changed */
-  reminderLists: EventKeyedCache<messaging.Reminder[], typeof messagingEvents.remindersChanged.payload>;
+  reminderLists: ReminderLists;
 }): StateProvider[] => [
   provideState(messaging.remindersState, async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);

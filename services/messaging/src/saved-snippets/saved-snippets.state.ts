@@ -9,11 +9,17 @@ import {
 } from "@teamchat/shared";
 import { toSavedSnippet, type SavedSnippetRepository } from "./saved-snippet.repository";
 
+/** register's saved snippets of each user, kept by user key */
+export type SavedSnippetLists = EventKeyedCache<
+  messaging.SavedSnippet[],
+  typeof messagingEvents.savedSnippetsChanged.payload
+>;
+
 /** register's saved_snippets: the caller's, oldest first, from memory (every register reads them). */
 export const savedSnippetsState = (deps: {
   savedSnippets: SavedSnippetRepository;
   /** each user's list, dropped on the saved_snippets events of every change */
-  snippetLists: EventKeyedCache<messaging.SavedSnippet[], typeof messagingEvents.savedSnippetsChanged.payload>;
+  snippetLists: SavedSnippetLists;
 }): StateProvider[] => [
   provideState(messaging.savedSnippetsState, async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);

@@ -9,6 +9,12 @@ import {
 } from "@teamchat/shared";
 import { toScheduledMessage, type ScheduledMessageRepository } from "./scheduled-message.repository";
 
+/** register's scheduled messages of each user, kept by user key */
+export type ScheduledMessageLists = EventKeyedCache<
+  messaging.ScheduledMessage[],
+  typeof messagingEvents.scheduledMessagesChanged.payload
+>;
+
 /**
  * register's scheduled_messages: the caller's undelivered ones, soonest first,
  * from memory (every register reads them); each change, a delivery or a
@@ -19,10 +25,7 @@ import { toScheduledMessage, type ScheduledMessageRepository } from "./scheduled
 export const scheduledMessagesState = (deps: {
   scheduledMessages: ScheduledMessageRepository;
   /** each user's list, dropped on the scheduled_messages events of every change and on user_lists_changed */
-  scheduledLists: EventKeyedCache<
-    messaging.ScheduledMessage[],
-    typeof messagingEvents.scheduledMessagesChanged.payload
-  >;
+  scheduledLists: ScheduledMessageLists;
 }): StateProvider[] => [
   provideState(messaging.scheduledMessagesState, async (_p, ctx) => {
     const { realm, actor } = requireUser(ctx);
