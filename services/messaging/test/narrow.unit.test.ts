@@ -2,7 +2,7 @@ import { narrowMatch, narrowSource } from "../src/messages/message.repository";
 import { contentFeatures } from "../src/messages/content-features";
 import type { MessageDoc } from "../src/messages/message.schema";
 import { OPEN } from "../src/user-messages/read-state";
-import { narrowToQuery, normalizeNarrow, type NarrowCondition, type NarrowResolver } from "../src/narrow";
+import { narrowToQuery, normalizeNarrow, type NarrowCondition, type NarrowResolver } from "../src/narrow/conditions";
 
 const ME = 10;
 /** ME's subscription intervals: channel 1 since message 50, channel 2 never */

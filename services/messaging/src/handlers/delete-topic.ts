@@ -2,7 +2,7 @@ import { isAdmin, mustBeAdmin, requireUser, type Handler, type messaging } from 
 import { accessChannelById, canReadHistory } from "../channels/channel-access";
 import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
 import { deleteMessages, type DeleteDeps } from "../messages/delete-messages";
-import type { NarrowCondition } from "../narrow";
+import type { NarrowCondition } from "../narrow/conditions";
 import type { ReadStateRepository } from "../user-messages/read-state.repository";
 
 /** Messages deleted together, newest first (Zulip's RETENTION_STREAM_MESSAGE_BATCH_SIZE). */

@@ -1,4 +1,4 @@
-import type { NarrowCondition } from "../narrow";
+import type { NarrowCondition } from "../narrow/conditions";
 import { narrowMatch, type MessageRepository } from "./message.repository";
 import type { MessageDoc } from "./message.schema";
 import type { ChannelTail, RecentMessages } from "./recent-messages";

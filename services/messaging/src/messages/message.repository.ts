@@ -1,6 +1,6 @@
 import type { Connection } from "mongoose";
 import { IdAllocator, TenantRepository, type TenantFilter, type messaging } from "@teamchat/shared";
-import type { ContentFeature, NarrowCondition, ReceivedRanges, TopicRef } from "../narrow";
+import type { ContentFeature, NarrowCondition, ReceivedRanges, TopicRef } from "../narrow/conditions";
 import { receivedWith } from "../user-messages/receiver-cache";
 import { OPEN } from "../user-messages/read-state";
 import { RESOLVED_TOPIC_PREFIX } from "./edit-policy";

@@ -1,6 +1,6 @@
 import type { Connection } from "mongoose";
 import { escapeHtml } from "@teamchat/shared";
-import { badNarrow, type NarrowCondition } from "../narrow";
+import { badNarrow, type NarrowCondition } from "../narrow/conditions";
 import { messageSchema, type MessageDoc } from "../messages/message.schema";
 import {
   highlightString,

@@ -1,6 +1,6 @@
 import { databaseName, type Config, type Logger } from "@teamchat/shared";
 import type { Connection } from "mongoose";
-import { badNarrow } from "../narrow";
+import { badNarrow } from "../narrow/conditions";
 import { MongoTextSearch } from "./mongo-text-search";
 import { PostgresSearch } from "./postgres-search";
 import type { SearchEngine } from "./search-engine";

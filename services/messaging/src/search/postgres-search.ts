@@ -1,6 +1,6 @@
 import { Pool } from "pg";
 import { escapeHtml, messaging } from "@teamchat/shared";
-import type { NarrowCondition } from "../narrow";
+import type { NarrowCondition } from "../narrow/conditions";
 import { contentFeatures } from "../messages/content-features";
 import type { MessageDoc } from "../messages/message.schema";
 import {

@@ -1,6 +1,6 @@
 import type { Schema } from "mongoose";
 import { escapeHtml } from "@teamchat/shared";
-import type { NarrowCondition } from "../narrow";
+import type { NarrowCondition } from "../narrow/conditions";
 import type { MessageDoc } from "../messages/message.schema";
 
 /** A search narrow's matches in one message, as GET /messages and /messages/matches_narrow return them. */

@@ -11,7 +11,7 @@ import {
 import type { ConversationRepository } from "../conversations/conversation.repository";
 import type { MessageRepository } from "../messages/message.repository";
 import type { MessageDoc } from "../messages/message.schema";
-import type { ReceivedRanges } from "../narrow";
+import type { ReceivedRanges } from "../narrow/conditions";
 import { receivedWith, type ReceivedMessage } from "./receiver-cache";
 import { MAX_UNREAD_MESSAGES, type ChannelMessageCache, type ChannelMessages } from "../messages/channel-message-cache";
 import { MENTION_FLAGS, STORED_FLAGS, isMention } from "./flags";

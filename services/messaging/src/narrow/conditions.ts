@@ -1,5 +1,5 @@
 import { badRequest, messaging, ZulipError } from "@teamchat/shared";
-import { MENTION_FLAGS } from "./user-messages/flags";
+import { MENTION_FLAGS } from "../user-messages/flags";
 
 /** A narrow term in Zulip's object form (legacy pairs are converted by normalizeNarrow). */
 export interface NarrowTerm {
