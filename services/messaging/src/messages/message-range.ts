@@ -9,7 +9,7 @@ import type { RealmSettingsSource } from "../realm-settings/realm-settings-sourc
 import type { MessageRepository } from "./message.repository";
 import type { MessageHistory } from "./message-history";
 import { narrowToQuery, normalizeNarrow, type NarrowCondition, type NarrowResolver } from "../narrow/conditions";
-import { narrowResolver } from "./narrow-resolver";
+import { narrowResolver } from "../narrow/resolver";
 import type { MessageDoc } from "./message.schema";
 import type { ReceiverCache } from "../user-messages/receiver-cache";
 

@@ -6,13 +6,13 @@ import type { UserDirectory } from "../users/user-directory";
 import type { ConversationRepository } from "../conversations/conversation.repository";
 import type { PersonalIndex } from "../user-messages/personal-index";
 import type { UserTopicIndex } from "../user-topics/user-topic-index";
-import type { NarrowResolver } from "../narrow/conditions";
-import type { MessageRepository } from "./message.repository";
-import { canSeeMessage } from "./message-access";
+import type { NarrowResolver } from "./conditions";
+import type { MessageRepository } from "../messages/message.repository";
+import { canSeeMessage } from "../messages/message-access";
 import { STORED_FLAGS } from "../user-messages/flags";
 import type { ReceiverCache } from "../user-messages/receiver-cache";
 
-/** Answers narrow/conditions.ts' look-ups from messaging's repositories for one user. */
+/** Answers conditions.ts' look-ups from messaging's repositories for one user. */
 export async function narrowResolver(
   deps: {
     channels: ChannelDirectory;
