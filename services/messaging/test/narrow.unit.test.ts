@@ -1,4 +1,4 @@
-import { narrowMatch, narrowSource } from "../src/messages/message.repository";
+import { narrowMatch, narrowSource } from "../src/narrow/plan";
 import { contentFeatures } from "../src/messages/content-features";
 import type { MessageDoc } from "../src/messages/message.schema";
 import { OPEN } from "../src/user-messages/read-state";

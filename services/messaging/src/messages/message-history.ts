@@ -1,5 +1,6 @@
 import type { NarrowCondition } from "../narrow/conditions";
-import { narrowMatch, type MessageRepository } from "./message.repository";
+import { narrowMatch } from "../narrow/plan";
+import type { MessageRepository } from "./message.repository";
 import type { MessageDoc } from "./message.schema";
 import type { ChannelTail, RecentMessages } from "./recent-messages";
 import type { ChannelMessageCache, ChannelMessages } from "./channel-message-cache";
