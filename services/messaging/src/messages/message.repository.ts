@@ -51,6 +51,12 @@ const MAX_GROWTH = 8;
 /** ...and kept to about this many documents read, however sparse the matches among them. */
 const ROWS_PER_READ = 2000;
 
+/** What flags and unread_msgs need of a message (MessageRepository.summaries). */
+export type MessageSummary = Pick<
+  MessageDoc,
+  "messageId" | "senderId" | "type" | "streamId" | "topic" | "topicKey" | "receivers" | "receivedBySubscription"
+>;
+
 /**
  * Messages, and the reads that answer narrows.
  *
@@ -70,12 +76,6 @@ const ROWS_PER_READ = 2000;
  * and ignores indexes under `$and`/`$nor`/`$in` with a range; MongoDB serves
  * these same ranges from the compound indexes.
  */
-/** What flags and unread_msgs need of a message (MessageRepository.summaries). */
-export type MessageSummary = Pick<
-  MessageDoc,
-  "messageId" | "senderId" | "type" | "streamId" | "topic" | "topicKey" | "receivers" | "receivedBySubscription"
->;
-
 export class MessageRepository extends TenantRepository<MessageDoc> {
   constructor(
     private readonly conn: Connection,
@@ -236,12 +236,6 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
   }
 
   /**
-   * walk() over a known, ascending list of candidate ids (`match` tests
-   * membership): read in growing chunks, from memory (MessageCache) or else as
-   * a range of ids when the chunk is dense (a range is several times cheaper
-   * than `$in` on SecantusDB).
-   */
-  /**
    * walk() among `ids` (ascending), which hold every match of the narrow beyond
    * `from` and mostly match: read by id, what other users just read from memory
    * (MessageCache).
@@ -257,6 +251,12 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     return this.walkIds(realmId, ids, narrowMatch(narrow), from, direction, limit, limit);
   }
 
+  /**
+   * walk() over a known, ascending list of candidate ids (`match` tests
+   * membership): read in growing chunks, from memory (MessageCache) or else as
+   * a range of ids when the chunk is dense (a range is several times cheaper
+   * than `$in` on SecantusDB).
+   */
   private async walkIds(
     realmId: number,
     ids: number[],
