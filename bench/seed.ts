@@ -17,7 +17,7 @@
 import { mongo } from "mongoose";
 import type { MessageDoc } from "../services/messaging/src/messages/message.schema";
 import { contentFeatures } from "../services/messaging/src/messages/content-features";
-import { RUN_SIZE } from "../services/messaging/src/messages/channel-run.repository";
+import { fullRuns } from "../services/messaging/src/messages/channel-run.repository";
 import { PostgresSearch } from "../services/messaging/src/search/postgres-search";
 import { readStateId } from "../services/messaging/src/user-messages/read-state.schema";
 import { OPEN } from "../services/messaging/src/user-messages/read-state";
@@ -197,23 +197,7 @@ export async function bulkSeed(plan: SeedPlan): Promise<{ firstId: number; lastI
       }
       await messages.insertMany(msgs, { ordered: false });
       // full runs, as the sends would have filled them (a send appends to a run of fewer than RUN_SIZE)
-      const seededRuns = [];
-      for (let i = 0; i < msgs.length; i += RUN_SIZE) {
-        const part = msgs.slice(i, i + RUN_SIZE);
-        seededRuns.push({
-          realmId: template.realmId,
-          streamId: template.streamId,
-          since: firstId - 1,
-          minId: part[0]!.messageId,
-          maxId: part[part.length - 1]!.messageId,
-          count: RUN_SIZE,
-          ids: part.map((m) => m.messageId),
-          senders: part.map((m) => m.senderId),
-          topics: part.map((m) => m.topic),
-          version: 0,
-        });
-      }
-      await runs.insertMany(seededRuns);
+      await runs.insertMany(fullRuns(template.realmId as number, template.streamId as number, firstId - 1, msgs));
       await search?.index(msgs);
       if (Date.now() - lastSaid > 5000 || to === plan.count) {
         lastSaid = Date.now();

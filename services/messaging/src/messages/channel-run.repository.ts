@@ -11,6 +11,33 @@ export const RUN_SIZE = 128;
 /** Rewrites of a run that concurrent sends got ahead of, before giving up. */
 const MAX_REWRITES = 10;
 
+/**
+ * These entries as full runs covering the channel above `since` (one empty
+ * run when there are none, which still records the coverage): what a load
+ * stores, and what the bench's bulk seeder writes as sends would have.
+ */
+export function fullRuns(realmId: number, streamId: number, since: number, entries: ChannelEntry[]): ChannelRunDoc[] {
+  const runs: ChannelRunDoc[] = [];
+  for (let i = 0; i < entries.length || !runs.length; i += RUN_SIZE) {
+    const part = entries.slice(i, i + RUN_SIZE);
+    const ids = part.map((e) => e.messageId);
+    runs.push({
+      realmId,
+      streamId,
+      since,
+      minId: ids.length ? Math.min(...ids) : since,
+      maxId: ids.length ? Math.max(...ids) : since,
+      // full: sends append to the runs they make
+      count: RUN_SIZE,
+      ids,
+      senders: part.map((e) => e.senderId),
+      topics: part.map((e) => e.topic),
+      version: 0,
+    });
+  }
+  return runs;
+}
+
 /** What a channel's load found in its runs, and from where down they cannot tell. */
 export interface RunsAbove {
   entries: ChannelEntry[];
@@ -52,25 +79,7 @@ export class ChannelRunRepository extends TenantRepository<ChannelRunDoc> {
 
   /** Stores messages a load read from the messages, which the runs did not cover above `since`. */
   async store(realmId: number, streamId: number, since: number, entries: ChannelEntry[]): Promise<void> {
-    const runs: ChannelRunDoc[] = [];
-    for (let i = 0; i < entries.length || !runs.length; i += RUN_SIZE) {
-      const part = entries.slice(i, i + RUN_SIZE);
-      const ids = part.map((e) => e.messageId);
-      runs.push({
-        realmId,
-        streamId,
-        since,
-        minId: ids.length ? Math.min(...ids) : since,
-        maxId: ids.length ? Math.max(...ids) : since,
-        // full: sends append to the runs they make
-        count: RUN_SIZE,
-        ids,
-        senders: part.map((e) => e.senderId),
-        topics: part.map((e) => e.topic),
-        version: 0,
-      });
-    }
-    await this.insertMany(runs);
+    await this.insertMany(fullRuns(realmId, streamId, since, entries));
   }
 
   /** The channel's messages above `from` that its runs hold (any order, an id possibly twice), and how far down they go. */
