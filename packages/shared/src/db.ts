@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { ensureCallerWaiting, noteWrite } from "./deadline";
 import type { ServiceMetrics } from "./metrics";
-import { WriteCoalescer } from "./write-coalescer";
+import { Coalescer } from "./coalescer";
 import mongoose, {
   type ClientSession,
   type Connection,
@@ -200,6 +200,14 @@ export interface ReadOptions<T> {
   projection?: ProjectionType<T>;
 }
 
+/** One caller of TenantRepository.findOfUser. */
+interface UserRead<T> {
+  field: keyof T & string;
+  filter: TenantFilter<T>;
+  sort: ReadOptions<T>["sort"];
+  userId: number;
+}
+
 /**
  * Creates the model's collection if missing and makes its indexes those its
  * schema declares: an index the schema no longer declares is dropped, not left
@@ -269,6 +277,43 @@ export abstract class TenantRepository<T extends { realmId: number }> {
   }
 
   /**
+   * One user's documents: those whose `field` is the user (or an array holding
+   * them) and that match `filter`, in `sort`'s order. Concurrent calls for
+   * users of one realm with the same filter share one `$in` query: after a
+   * restart, clients of many users open at once, and on SecantusDB each
+   * command has a fixed cost (docs/adr/0055-per-user-reads-coalesced.md).
+   * Documents may be shared with another caller's result: read them only.
+   */
+  protected findOfUser(
+    realmId: number,
+    field: keyof T & string,
+    userId: number,
+    filter: TenantFilter<T> = {} as TenantFilter<T>,
+    sort?: ReadOptions<T>["sort"],
+  ): Promise<T[]> {
+    if (this.session) return this.find(realmId, { ...filter, [field]: userId }, { sort });
+    ensureCallerWaiting();
+    return this.#userReads.run(JSON.stringify([realmId, field, filter, sort ?? null]), { field, filter, sort, userId });
+  }
+
+  readonly #userReads = new Coalescer<UserRead<T>, T[]>(async (key, reads) => {
+    const [realmId] = JSON.parse(key) as [number];
+    const { field, filter, sort } = reads[0]!;
+    const users = [...new Set(reads.map((r) => r.userId))];
+    const rows = await this.find(
+      realmId,
+      { ...filter, [field]: users.length > 1 ? { $in: users } : users[0] },
+      { sort },
+    );
+    const byUser = new Map(users.map((u) => [u, [] as T[]]));
+    for (const row of rows) {
+      const value = row[field] as unknown;
+      for (const u of Array.isArray(value) ? (value as unknown[]) : [value]) byUser.get(u as number)?.push(row);
+    }
+    return reads.map((r) => byUser.get(r.userId)!);
+  });
+
+  /**
    * The one read without a realm, for maintenance that spans organizations (an
    * expiry sweep): each document carries its realmId, so what follows is
    * realm-scoped again.
@@ -312,7 +357,7 @@ export abstract class TenantRepository<T extends { realmId: number }> {
     return doc;
   }
 
-  readonly #insertsOne = new WriteCoalescer<object, Error | undefined>(async (_, docs) => {
+  readonly #insertsOne = new Coalescer<object, Error | undefined>(async (_, docs) => {
     try {
       await this.#model.insertMany(docs, { ordered: false, lean: true });
       return docs.map(() => undefined);
@@ -356,7 +401,7 @@ export abstract class TenantRepository<T extends { realmId: number }> {
   }
 
   /** Concurrent callers' documents, inserted together (one command per round instead of one each). */
-  readonly #insertsKeepingExisting = new WriteCoalescer<Array<T & { _id: unknown }>, void>(async (_, rounds) => {
+  readonly #insertsKeepingExisting = new Coalescer<Array<T & { _id: unknown }>, void>(async (_, rounds) => {
     await insertKeepingExisting(this.#model, rounds.flat());
     return rounds.map(() => undefined);
   });

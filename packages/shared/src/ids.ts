@@ -1,6 +1,6 @@
 import type { Connection } from "mongoose";
 import { isDuplicateKey } from "./db";
-import { WriteCoalescer } from "./write-coalescer";
+import { Coalescer } from "./coalescer";
 
 /**
  * Integer IDs as in Zulip, increasing from 1, unique across instances: one
@@ -14,10 +14,10 @@ import { WriteCoalescer } from "./write-coalescer";
  */
 export class IdAllocator {
   private readonly created = new Map<string, Promise<void>>();
-  private readonly taken: WriteCoalescer<void, number>;
+  private readonly taken: Coalescer<void, number>;
 
   constructor(private readonly conn: Connection) {
-    this.taken = new WriteCoalescer(async (kind, calls) => {
+    this.taken = new Coalescer(async (kind, calls) => {
       const doc = await this.counters().findOneAndUpdate(
         { _id: kind },
         { $inc: { seq: calls.length } },

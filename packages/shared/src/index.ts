@@ -11,7 +11,7 @@ export * from "./discovery";
 export * from "./domain";
 export * from "./errors";
 export * from "./ids";
-export * from "./write-coalescer";
+export * from "./coalescer";
 export * from "./event-cache";
 export * from "./semaphore";
 export * from "./event-keyed-cache";

@@ -1,7 +1,7 @@
 import { getNotificationRecipients, type NotificationRecipient } from "./contracts/identity/notification-recipients";
 import type { BusClient } from "./bus";
 import type { RealmMailContexts } from "./realm-mail-contexts";
-import { WriteCoalescer } from "./write-coalescer";
+import { Coalescer } from "./coalescer";
 
 interface Lookup {
   userIds: number[];
@@ -16,10 +16,10 @@ interface Lookup {
  * without taking identity's and the database's time from it.
  */
 export class NotificationRecipients {
-  private readonly rounds: WriteCoalescer<Lookup, NotificationRecipient[]>;
+  private readonly rounds: Coalescer<Lookup, NotificationRecipient[]>;
 
   constructor(bus: BusClient, realms: RealmMailContexts) {
-    this.rounds = new WriteCoalescer(async (realm, lookups) => {
+    this.rounds = new Coalescer(async (realm, lookups) => {
       const userIds = [...new Set(lookups.flatMap((l) => l.userIds))];
       const { users } = await bus.request(
         getNotificationRecipients,

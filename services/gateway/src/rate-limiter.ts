@@ -1,5 +1,5 @@
 import type { KV, KvEntry } from "@nats-io/kv";
-import { WriteCoalescer, isWrongLastSequence, type Logger } from "@teamchat/shared";
+import { Coalescer, isWrongLastSequence, type Logger } from "@teamchat/shared";
 
 /** Between two attempts to make the bucket again. */
 const REOPEN_PAUSE_MS = 1_000;
@@ -24,7 +24,7 @@ export interface RateDecision {
  */
 export class RateLimiter {
   /** a key's requests arriving while its count runs are counted together by the next one */
-  private readonly counts = new WriteCoalescer<void, RateDecision>((key, calls) => this.count(key, calls.length));
+  private readonly counts = new Coalescer<void, RateDecision>((key, calls) => this.count(key, calls.length));
   /** each key's count and revision as this instance last wrote them (current window keys only) */
   private readonly lastWritten = new Map<string, { used: number; revision: number }>();
   private kv: KV;

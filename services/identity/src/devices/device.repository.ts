@@ -12,7 +12,7 @@ export class DeviceRepository extends TenantRepository<DeviceDoc> {
 
   /** The user's devices, oldest first. */
   async ofUser(realmId: number, userId: number): Promise<DeviceDoc[]> {
-    return (await this.find(realmId, { userId })).sort((a, b) => a.deviceId - b.deviceId);
+    return (await this.findOfUser(realmId, "userId", userId)).sort((a, b) => a.deviceId - b.deviceId);
   }
 
   async insert(realmId: number, userId: number): Promise<DeviceDoc> {

@@ -12,7 +12,7 @@ export class NavigationViewRepository extends TenantRepository<NavigationViewDoc
 
   /** The user's views, oldest first. */
   async ofUser(realmId: number, userId: number): Promise<NavigationViewDoc[]> {
-    return (await this.find(realmId, { userId })).sort((a, b) => a.viewId - b.viewId);
+    return (await this.findOfUser(realmId, "userId", userId)).sort((a, b) => a.viewId - b.viewId);
   }
 
   byFragment(realmId: number, userId: number, fragment: string): Promise<NavigationViewDoc | null> {

@@ -9,7 +9,7 @@ export class OnboardingStepRepository extends TenantRepository<OnboardingStepDoc
 
   /** The names of the steps the user has seen. */
   async seenBy(realmId: number, userId: number): Promise<Set<string>> {
-    return new Set((await this.find(realmId, { userId })).map((s) => s.step));
+    return new Set((await this.findOfUser(realmId, "userId", userId)).map((s) => s.step));
   }
 
   /** Records the step as seen; seeing it again changes nothing (Zulip's get_or_create). */

@@ -19,7 +19,7 @@ export class PushDeviceRepository extends TenantRepository<PushDeviceDoc> {
   }
 
   ofUser(realmId: number, userId: number): Promise<PushDeviceDoc[]> {
-    return this.find(realmId, { userId });
+    return this.findOfUser(realmId, "userId", userId);
   }
 
   /** The user's registrations the bouncer accepted, or the one of this push_account_id (Zulip's bouncer_device_id__isnull=False). */

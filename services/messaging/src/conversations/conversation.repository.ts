@@ -47,7 +47,7 @@ export class ConversationRepository extends TenantRepository<ConversationDoc> {
 
   /** The user's conversations that have messages, the most recent first. */
   async recentOf(realmId: number, userId: number): Promise<ConversationDoc[]> {
-    const rows = await this.find(realmId, { userIds: userId, lastMessageId: { $gt: 0 } });
+    const rows = await this.findOfUser(realmId, "userIds", userId, { lastMessageId: { $gt: 0 } });
     return rows.sort((a, b) => b.lastMessageId - a.lastMessageId);
   }
 }

@@ -27,7 +27,7 @@ export class DraftRepository extends TenantRepository<DraftDoc> {
 
   /** The user's drafts, least recently edited first (a user's drafts are few: sorted here). */
   async ofUser(realmId: number, userId: number): Promise<DraftDoc[]> {
-    return (await this.find(realmId, { userId })).sort(byEditTime);
+    return (await this.findOfUser(realmId, "userId", userId)).sort(byEditTime);
   }
 
   async exists(realmId: number, userId: number, draftId: number): Promise<boolean> {

@@ -14,7 +14,7 @@ import {
   notifications,
   RealmMailContexts,
   retryDelayMs,
-  WriteCoalescer,
+  Coalescer,
   type BusClient,
   type MailTransport,
 } from "@teamchat/shared";
@@ -77,7 +77,7 @@ export class MissedMessageMailer {
   private pass: Promise<void> = Promise.resolve();
   private consumer: { stop(): Promise<void> } | undefined;
   private prunedAt = 0;
-  private readonly stores = new WriteCoalescer<ItemToKeep, void>((_, items) => this.keepAll(items), STORE_ROUND_MS);
+  private readonly stores = new Coalescer<ItemToKeep, void>((_, items) => this.keepAll(items), STORE_ROUND_MS);
 
   constructor(private readonly deps: Deps) {
     this.realms = new RealmMailContexts(deps.bus);

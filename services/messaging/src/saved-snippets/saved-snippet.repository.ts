@@ -20,7 +20,7 @@ export class SavedSnippetRepository extends TenantRepository<SavedSnippetDoc> {
 
   /** The user's snippets, oldest first (Zulip's do_get_saved_snippets, by id). */
   ofUser(realmId: number, userId: number): Promise<SavedSnippetDoc[]> {
-    return this.find(realmId, { userId }, { sort: { savedSnippetId: 1 } });
+    return this.findOfUser(realmId, "userId", userId, {}, { savedSnippetId: 1 });
   }
 
   async insert(realmId: number, userId: number, title: string, content: string): Promise<SavedSnippetDoc> {

@@ -64,10 +64,15 @@ export class ScheduledMessageRepository extends TenantRepository<ScheduledMessag
    * soonest first (Zulip's get_undelivered_scheduled_messages, get_undelivered_reminders).
    */
   undeliveredOf(realmId: number, senderId: number, deliveryType: DeliveryType): Promise<ScheduledMessageDoc[]> {
-    return this.find(
+    return this.findOfUser(
       realmId,
-      { senderId, delivered: false, ...ofType(deliveryType) },
-      { sort: { scheduledTimestamp: 1, scheduledMessageId: 1 } },
+      "senderId",
+      senderId,
+      { delivered: false, ...ofType(deliveryType) },
+      {
+        scheduledTimestamp: 1,
+        scheduledMessageId: 1,
+      },
     );
   }
 

@@ -16,7 +16,7 @@ export class SubscriptionRepository extends TenantRepository<SubscriptionDoc> {
 
   /** The user's subscription rows, former ones (inactive) included. */
   ofUser(realmId: number, userId: number): Promise<SubscriptionDoc[]> {
-    return this.find(realmId, { userId });
+    return this.findOfUser(realmId, "userId", userId);
   }
 
   /** Every active subscription of every organization: the one-time backfill of other services' copies. */

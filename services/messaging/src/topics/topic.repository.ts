@@ -1,17 +1,16 @@
 import type { Connection } from "mongoose";
-import { TenantRepository, WriteCoalescer, isDuplicateKey } from "@teamchat/shared";
+import { TenantRepository, Coalescer, isDuplicateKey } from "@teamchat/shared";
 import { topicSchema, type TopicDoc } from "./topic.schema";
 
 export class TopicRepository extends TenantRepository<TopicDoc> {
   /** Concurrent sends to one topic are noted by one write for the newest of them. */
-  private readonly notes = new WriteCoalescer<
-    { realmId: number; streamId: number; name: string; messageId: number },
-    void
-  >(async (_key, notes) => {
-    const newest = notes.reduce((a, b) => (b.messageId > a.messageId ? b : a));
-    await this.noteNewest(newest.realmId, newest.streamId, newest.name, newest.messageId);
-    return notes.map(() => undefined);
-  });
+  private readonly notes = new Coalescer<{ realmId: number; streamId: number; name: string; messageId: number }, void>(
+    async (_key, notes) => {
+      const newest = notes.reduce((a, b) => (b.messageId > a.messageId ? b : a));
+      await this.noteNewest(newest.realmId, newest.streamId, newest.name, newest.messageId);
+      return notes.map(() => undefined);
+    },
+  );
 
   constructor(conn: Connection) {
     super(conn.model<TopicDoc>("Topic", topicSchema));

@@ -136,7 +136,7 @@ export class ReadStateRepository extends TenantRepository<ReadStateDoc> {
 
   /** Every channel's state of the user. */
   async ofUser(realmId: number, userId: number): Promise<VersionedReadState[]> {
-    return (await this.find(realmId, { userId })).map(versioned);
+    return (await this.findOfUser(realmId, "userId", userId)).map(versioned);
   }
 
   /** The user's subscription intervals per channel: which messages received by subscription they received. */

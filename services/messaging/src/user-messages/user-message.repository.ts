@@ -87,7 +87,7 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
 
   /** The user's unread or flagged rows: message id, flags and whether unread. */
   markedOf(realmId: number, userId: number): Promise<Array<Pick<UserMessageDoc, "messageId" | "flags" | "unread">>> {
-    return this.find(realmId, { userId, marked: true }, { projection: { messageId: 1, flags: 1, unread: 1 } });
+    return this.findOfUser(realmId, "userId", userId, { marked: true });
   }
 
   /** The user's rows of these messages (none for a message they never received), by message id. */

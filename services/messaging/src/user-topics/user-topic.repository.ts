@@ -9,7 +9,7 @@ export class UserTopicRepository extends TenantRepository<UserTopicDoc> {
 
   /** Every topic the user set a visibility policy for. */
   ofUser(realmId: number, userId: number): Promise<UserTopicDoc[]> {
-    return this.find(realmId, { userId });
+    return this.findOfUser(realmId, "userId", userId);
   }
 
   /**

@@ -7,20 +7,22 @@ interface Waiting<I, O> {
 }
 
 /**
- * One write per key at a time in this process: calls that arrive while the
- * key's write runs wait, and the next write serves all of them at once
- * (`write` gets their inputs in arrival order and returns each one's result).
- * Alone, a call costs one write as before; under load, the sends to one topic,
- * the ids of one kind or a user's rate-limit counts cost one write per round
- * instead of one each (on SecantusDB each command has a fixed cost, the
- * bottleneck of a send: docs/adr/0022-write-coalescing.md). The write runs
- * outside its callers' async context, so it never joins a caller's
- * transaction or deadline.
+ * One database command per key at a time in this process: calls that arrive
+ * while the key's command runs wait, and the next command serves all of them
+ * at once (`write` gets their inputs in arrival order and returns each one's
+ * result). Alone, a call costs one command as before; under load, the sends
+ * to one topic, the ids of one kind, a user's rate-limit counts or many users'
+ * loads cost one command per round instead of one each (on SecantusDB each
+ * command has a fixed cost: docs/adr/0022-write-coalescing.md,
+ * docs/adr/0055-per-user-reads-coalesced.md). A read that arrives after a
+ * write finished is served by a round that starts after it, so it sees the
+ * write. The command runs outside its callers' async context, so it never
+ * joins a caller's transaction or deadline.
  */
-export class WriteCoalescer<I, O> {
+export class Coalescer<I, O> {
   private readonly queues = new Map<string, Array<Waiting<I, O>>>();
   // made at construction: its scope carries none of the callers' async-local state
-  private readonly scope = new AsyncResource("WriteCoalescer");
+  private readonly scope = new AsyncResource("Coalescer");
 
   /**
    * `lingerMs`: a round waits this long after its first call before writing,

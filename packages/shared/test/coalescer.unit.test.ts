@@ -1,16 +1,16 @@
 /**
- * WriteCoalescer: one write per key at a time; what arrives meanwhile is served
+ * Coalescer: one write per key at a time; what arrives meanwhile is served
  * by the next write, each caller getting its own result, outside the callers'
  * async context.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { WriteCoalescer } from "../src/write-coalescer";
+import { Coalescer } from "../src/coalescer";
 
 /** A write that waits until released, recording what each call of it got. */
 function gatedWrites() {
   const calls: Array<{ key: string; inputs: number[] }> = [];
   const gates: Array<() => void> = [];
-  const coalescer = new WriteCoalescer<number, string>(async (key, inputs) => {
+  const coalescer = new Coalescer<number, string>(async (key, inputs) => {
     calls.push({ key, inputs });
     await new Promise<void>((release) => gates.push(release));
     if (inputs.includes(-1)) throw new Error("refused");
@@ -64,7 +64,7 @@ it("fails only the round whose write failed; the next round still runs", async (
 it("runs the write outside the caller's async-local state (a transaction or deadline stays the caller's)", async () => {
   const store = new AsyncLocalStorage<string>();
   let seen: string | undefined = "not run";
-  const coalescer = new WriteCoalescer<number, number>(async (_key, inputs) => {
+  const coalescer = new Coalescer<number, number>(async (_key, inputs) => {
     seen = store.getStore();
     return inputs;
   });
@@ -74,7 +74,7 @@ it("runs the write outside the caller's async-local state (a transaction or dead
 
 it("with a linger, holds a round open that long so that calls made meanwhile share its write", async () => {
   const calls: number[][] = [];
-  const coalescer = new WriteCoalescer<number, number>(async (_, inputs) => {
+  const coalescer = new Coalescer<number, number>(async (_, inputs) => {
     calls.push(inputs);
     return inputs.map((n) => n * 10);
   }, 50);
