@@ -96,7 +96,16 @@ export async function openCollaborators({ db, nc, log, bus, events, config }: So
   const channelMessages = new ChannelMessageCache(messages, channelRuns, nc, log);
   const history = new MessageHistory(messages, recent, channelMessages);
   const receivers = new ReceiverCache(readStates, nc, log);
-  const personal = new PersonalIndex(messages, userMessages, readStates, conversations, channelMessages, nc, log);
+  const personal = new PersonalIndex(
+    messages,
+    userMessages,
+    readStates,
+    conversations,
+    channelMessages,
+    recent,
+    nc,
+    log,
+  );
   const topics = new TopicRepository(db);
   const userTopics = new UserTopicIndex(userTopicRepository, nc, log);
   const users = new UserDirectory(bus, nc, log);

@@ -148,4 +148,34 @@ describe("conversation audience (POST /typing)", () => {
     // a public channel's message: anyone who may read the channel's history
     await editTyping(carol, sent.topic!);
   });
+
+  it("max_message_id at a user's first load counts messages moved out of, and into, their channel", async () => {
+    // each user's state is loaded on their first register: Dave's and Erin's come after the move
+    // (last in this file: the channels it makes would change the other tests' lists)
+    const dave = await org.makeUser("Dave", 400, "Dave");
+    const erin = await org.makeUser("Erin", 400, "Erin");
+    await createChannel(org, alice, "lab", [alice.userId, dave.userId]);
+    // private with protected history: its subscribers gain the messages moved in (Zulip adds their rows)
+    const yard = await createChannel(org, alice, "yard", [alice.userId, erin.userId], {
+      invite_only: true,
+      history_public_to_subscribers: false,
+    });
+    const send = async (to: string, content: string) =>
+      (await org.call(messaging.sendMessage, { type: "stream", to, topic: "t", content }, alice)).id;
+    const older = await send("yard", "older");
+    const stays = await send("lab", "stays");
+    const moved = await send("lab", "moved");
+    // without Notification Bot's notice in yard, which would be newer still
+    await org.call(
+      messaging.updateMessage,
+      { message_id: moved, stream_id: yard, send_notification_to_new_thread: false },
+      alice,
+    );
+    const maxOf = async (user: TestUser) => (await register(user, { fetch_event_types: ["message"] })).max_message_id;
+    expect([older, stays]).toEqual([moved - 2, moved - 1]);
+    // Dave loses the message moved to a channel he is not in (Zulip deletes his row)
+    expect(await maxOf(dave)).toBe(stays);
+    // Erin gains the message moved into her channel
+    expect(await maxOf(erin)).toBe(moved);
+  });
 });

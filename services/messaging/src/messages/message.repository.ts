@@ -512,25 +512,40 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
   }
 
   /**
-   * The id of the newest message below `from` that the user received; -1 if
-   * none. Without a channel, among the messages that store their receivers
-   * (direct messages, moved ones); with one, among the channel's by the
-   * user's intervals there. Register's max_message_id is the largest of them.
+   * The id of the newest message of the channel below `from` that the user
+   * received by the user's intervals there, or as a stored receiver; -1 if none.
    */
-  async newestReceived(
+  async newestReceivedIn(
     realmId: number,
     userId: number,
     from: number,
-    channel?: { streamId: number; intervals: readonly number[] },
+    channel: { streamId: number; intervals: readonly number[] },
   ): Promise<number> {
-    const narrow: NarrowCondition[] = channel
-      ? [
-          { kind: "channel", streamId: channel.streamId },
-          { kind: "receivers", userId, channels: new Map([[channel.streamId, channel.intervals]]) },
-        ]
-      : [{ kind: "receivers", userId, channels: new Map() }];
-    const [last] = await this.walk(realmId, narrow, from, -1, 1);
+    const [last] = await this.walk(
+      realmId,
+      [
+        { kind: "channel", streamId: channel.streamId },
+        { kind: "receivers", userId, channels: new Map([[channel.streamId, channel.intervals]]) },
+      ],
+      from,
+      -1,
+      1,
+    );
     return last?.messageId ?? -1;
+  }
+
+  /**
+   * The id of the newest message above `above` that stores the user among its
+   * receivers (a direct message, a moved one); -1 if none. One range of the
+   * receivers index: `above` is a message the user is known to have received.
+   */
+  async newestReceivedAbove(realmId: number, userId: number, above: number): Promise<number> {
+    const newest = await this.findOne(
+      realmId,
+      { receivers: userId, messageId: { $gt: above } },
+      { sort: { messageId: -1 }, projection: { messageId: 1 } },
+    );
+    return newest?.messageId ?? -1;
   }
 
   /**

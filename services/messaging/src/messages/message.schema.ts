@@ -137,5 +137,5 @@ messageSchema.index({ realmId: 1, recipientId: 1, messageId: 1 });
 // sender: narrows
 messageSchema.index({ realmId: 1, senderId: 1, messageId: 1 });
 // personal history where stored (what the user received: narrows without a readable channel, is:dm,
-// dm-including:), newestReceived, topicsReceivedBy
+// dm-including:), newestReceivedIn, newestReceivedAbove, topicsReceivedBy
 messageSchema.index({ realmId: 1, receivers: 1, messageId: 1 });

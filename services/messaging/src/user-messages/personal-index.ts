@@ -11,6 +11,7 @@ import {
 import type { ConversationRepository } from "../conversations/conversation.repository";
 import type { MessageRepository } from "../messages/message.repository";
 import type { MessageDoc } from "../messages/message.schema";
+import type { RecentMessages } from "../messages/recent-messages";
 import type { ReceivedRanges } from "../narrow/conditions";
 import { receivedWith, type ReceivedMessage } from "./receiver-cache";
 import { MAX_UNREAD_MESSAGES, type ChannelMessageCache, type ChannelMessages } from "../messages/channel-message-cache";
@@ -387,6 +388,7 @@ export class PersonalIndex {
     private readonly readStates: ReadStateRepository,
     private readonly conversations: ConversationRepository,
     private readonly channels: ChannelMessageCache,
+    private readonly recent: RecentMessages,
     nc: NatsConnection,
     log: Logger,
   ) {
@@ -443,10 +445,13 @@ export class PersonalIndex {
       this.conversations.recentOf(realmId, userId),
     ]);
     const channels = new Map(readStates.map((r) => [r.streamId, r.state]));
-    const latestReceived = Math.max(
-      await this.messages.newestReceived(realmId, userId, Infinity),
+    // the newest of its channels and of its direct conversations, then any stored receiver above it (a moved message)
+    const known = Math.max(
+      -1,
+      ...conversations.map((c) => c.lastMessageId),
       ...(await Promise.all([...channels].map(([streamId, s]) => this.newestReceivedIn(realmId, userId, streamId, s)))),
     );
+    const latestReceived = Math.max(known, await this.messages.newestReceivedAbove(realmId, userId, known));
     const stored = new Map<number, string[]>();
     for (const row of marked) {
       const flags = STORED_FLAGS.filter((f) => row.flags.includes(f));
@@ -466,11 +471,12 @@ export class PersonalIndex {
   }
 
   /**
-   * The newest message of a channel the user received, read from just above
-   * the newest the channel can hold for them (its newest message while they
-   * are subscribed, from the shared ChannelMessageCache, else the end of their
-   * last subscription): ids are one counter over every organization, and a
-   * walk from the newest id would cross every later organization's messages.
+   * The newest message of a channel the user received. While subscribed, it
+   * is nearly always among the channel's newest messages, which RecentMessages
+   * holds for every member at once; below them, or after the subscription
+   * ended, a walk down from the newest the channel can hold for them: ids are
+   * one counter over every organization, and a walk from the newest id would
+   * cross every later organization's messages.
    */
   private async newestReceivedIn(
     realmId: number,
@@ -482,10 +488,14 @@ export class PersonalIndex {
     if (!intervals.length) return -1;
     let from = intervals[intervals.length - 1]! + 1;
     if (subscribedNow(state)) {
-      const channel = await this.channels.of(realmId, streamId, state.watermark);
-      from = (channel.ids[channel.ids.length - 1] ?? channel.floor) + 1;
+      const tail = await this.recent.of(realmId, streamId);
+      for (let i = tail.messages.length - 1; i >= 0; i--) {
+        if (receivedWith(tail.messages[i]!, userId, intervals)) return tail.messages[i]!.messageId;
+      }
+      if (tail.from === 0) return -1;
+      from = tail.from;
     }
-    return this.messages.newestReceived(realmId, userId, from, { streamId, intervals });
+    return this.messages.newestReceivedIn(realmId, userId, from, { streamId, intervals });
   }
 
   /** The unread exceptions below their channel's window: what the channel's messages cannot tell of them. */
