@@ -8,6 +8,7 @@
 import { config, say } from "./config";
 import type { ChannelSizeFigures, ChannelSizesResult } from "./figures";
 import { ok, pct, pool, type Reply } from "./http";
+import { growthBy, scrape, total, type Samples } from "./metrics";
 import { openOrg, retry, type NewOrg, type User } from "./org";
 import { CpuMeter, MemorySampler, waitForIdle, type System } from "./system";
 
@@ -23,41 +24,6 @@ const SETTLE_MAX_MS = 30_000;
  * it is tried again; subscribing is idempotent, and each request stays short.
  */
 const SUBSCRIBE_BATCH = 100;
-
-/** One scrape of a `/metrics`: each sample's value by its line's name and labels as written. */
-type Samples = Map<string, number>;
-
-async function scrape(url: string): Promise<Samples> {
-  const res = await fetch(`${url}/metrics`);
-  if (!res.ok) throw new Error(`${url}/metrics: HTTP ${res.status}`);
-  const samples: Samples = new Map();
-  for (const line of (await res.text()).split("\n")) {
-    if (!line || line.startsWith("#")) continue;
-    const at = line.lastIndexOf(" ");
-    samples.set(line.slice(0, at), Number(line.slice(at + 1)));
-  }
-  return samples;
-}
-
-/** The sum of `metric`'s samples, every label's. */
-function total(samples: Samples, metric: string): number {
-  let sum = 0;
-  for (const [key, value] of samples) if (key.startsWith(`${metric}{`) || key === metric) sum += value;
-  return sum;
-}
-
-/** A metric's growth from `before` to `after`, by the value of one of its labels. */
-function growthBy(before: Samples, after: Samples, metric: string, label: string): Record<string, number> {
-  const out: Record<string, number> = {};
-  const pattern = new RegExp(`[{,]${label}="([^"]*)"`);
-  for (const [key, value] of after) {
-    if (!key.startsWith(`${metric}{`)) continue;
-    const grown = value - (before.get(key) ?? 0);
-    const name = pattern.exec(key)?.[1] ?? "";
-    if (grown) out[name] = (out[name] ?? 0) + grown;
-  }
-  return out;
-}
 
 /** Every service's counters, once they have stopped moving (at most SETTLE_MAX_MS). */
 async function settledScrape(sys: System): Promise<Record<string, Samples>> {
