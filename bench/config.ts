@@ -1,4 +1,7 @@
-/** The benchmark's settings, from the environment (and `--mixed`, `--cold`, `--steady`, `--soak MINUTES`, `--channel-sizes`); docs/benchmarks.md describes them. */
+/**
+ * The benchmark's settings, from the environment (and `--mixed`, `--cold`, `--steady`, `--soak MINUTES`,
+ * `--channel-sizes`, `--export [MESSAGES]`); docs/benchmarks.md describes them.
+ */
 
 const num = (name: string, fallback: number): number => {
   const raw = process.env[name];
@@ -46,7 +49,23 @@ function soakMinutes(): number {
   return n;
 }
 
-// `none`: no history sizes, for a run of the cold start, the steady state or the soak alone
+/** The realm export's history when `--export` gives none: the size its bound is stated for. */
+const EXPORT_HISTORY = 100_000;
+
+/** `--export [MESSAGES]` or BENCH_EXPORT=MESSAGES: the realm export of an organization of that history (0: none). */
+function realmExportHistory(): number {
+  const at = process.argv.indexOf("--export");
+  const next = at >= 0 ? process.argv[at + 1] : undefined;
+  const raw = at >= 0 ? (next && /^\d/.test(next) ? next : String(EXPORT_HISTORY)) : process.env.BENCH_EXPORT;
+  if (raw === undefined || raw === "" || raw === "0") return 0;
+  const n = Number(raw.replace(/_/g, ""));
+  if (!Number.isInteger(n) || n <= 0) {
+    throw new Error(`--export / BENCH_EXPORT ${raw}: expected a whole number of messages`);
+  }
+  return n;
+}
+
+// `none`: no history sizes, for a run of the cold start, the steady state, the soak or the realm export alone
 const sizes =
   process.env.BENCH_HISTORY === "none"
     ? []
@@ -112,6 +131,10 @@ export const config = {
   soakMinutes: soakMinutes(),
   /** simulated users of the soak (unset: half the largest user count the mixed load held) */
   soakUsers: process.env.BENCH_SOAK_USERS ? num("BENCH_SOAK_USERS", 0) : undefined,
+  /** messages of the realm export's organization (0: the scenario does not run) */
+  realmExport: realmExportHistory(),
+  /** its members besides the owner, each receiving every message */
+  realmExportMembers: 2,
   /** the last messages of each history go through POST /messages, the rest through bench/seed.ts */
   apiTail: 200,
   /** unread messages of the reader (fewer when the history is smaller) */

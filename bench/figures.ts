@@ -32,6 +32,8 @@ export interface Report {
   soak?: SoakResult;
   /** sends by channel size (`--channel-sizes`, BENCH_CHANNEL_SIZES) */
   channelSizes?: ChannelSizesResult;
+  /** the realm export (`--export`, BENCH_EXPORT) */
+  realmExport?: RealmExportResult;
   /** steps that could not run, and why */
   failures: string[];
 }
@@ -183,4 +185,29 @@ export interface ChannelSizesResult {
   seedSeconds: number;
   /** smallest first */
   sizes: ChannelSizeFigures[];
+}
+
+/** The realm export of one organization, as an owner asks for it and downloads it. */
+export interface RealmExportResult {
+  /** messages of the organization's one channel, sent by its owner */
+  history: number;
+  /** the channel's members besides the owner: each message has members + 1 receivers */
+  members: number;
+  seedSeconds: number;
+  /** from POST /export/realm until GET /export/realm said it was done */
+  seconds: number;
+  /** in the tarball: messages, their UserMessage rows (zerver_usermessage), its compressed size */
+  messages: number;
+  userMessages: number;
+  tarballMiB: number;
+  /** messaging's RSS right before the export, and its highest sampled every 100 ms until done */
+  rssBeforeMiB: number;
+  rssPeakMiB: number;
+  /** messaging's database work meanwhile, from its own counters (`teamchat_db_*`) */
+  dbCommands: number;
+  documentsReturned: number;
+  /** each process's CPU seconds meanwhile (user + system) */
+  cpuSeconds: Record<string, number>;
+  /** the whole system's physical peak meanwhile */
+  systemPeakMiB: number;
 }

@@ -16,6 +16,7 @@ import {
   type ChannelSizeFigures,
   type ChannelSizesResult,
   type ColdResult,
+  type RealmExportResult,
   type Report,
   type SizeResult,
   type SoakResult,
@@ -58,6 +59,7 @@ interface Parts {
   steady: boolean;
   soak: boolean;
   channelSizes: boolean;
+  realmExport: boolean;
 }
 
 const ALL: Parts = {
@@ -70,6 +72,7 @@ const ALL: Parts = {
   steady: true,
   soak: true,
   channelSizes: true,
+  realmExport: true,
 };
 const NONE: Parts = {
   bounds: false,
@@ -81,6 +84,7 @@ const NONE: Parts = {
   steady: false,
   soak: false,
   channelSizes: false,
+  realmExport: false,
 };
 
 /** The cold start: per case, each round's steps; then each process's peak RSS per case's cold round. */
@@ -227,6 +231,33 @@ function channelSizesSection(c: ChannelSizesResult): string[] {
   ];
 }
 
+/** The realm export: its time against its bound's rate, what the tarball holds, and what it cost each process. */
+function realmExportSection(e: RealmExportResult): string[] {
+  const cpu = Object.entries(e.cpuSeconds);
+  return [
+    `### Realm export (${e.history} messages, ${e.members + 1} receivers each; seeded in ${f(e.seedSeconds, 0)} s)`,
+    "",
+    "A full export (`POST /export/realm`, `export_type=2`, the owner consenting) of an organization whose one channel " +
+      "holds the history, from the request until `GET /export/realm` (polled every 250 ms) says it is done; the " +
+      "tarball then downloaded and its message files counted. Messaging's RSS sampled every 100 ms meanwhile, its " +
+      "database work from its own counters, each process's CPU from /proc.",
+    "",
+    "| figure | value |",
+    "|---|---:|",
+    `| **seconds** | **${f(e.seconds)}** |`,
+    `| seconds per 100,000 messages | ${f((e.seconds * 100_000) / e.history)} |`,
+    `| messages in the tarball | ${e.messages} |`,
+    `| user rows (zerver_usermessage) | ${e.userMessages} |`,
+    `| tarball MiB | ${f(e.tarballMiB)} |`,
+    `| messaging RSS before / at its peak MiB | ${f(e.rssBeforeMiB, 0)} / ${f(e.rssPeakMiB, 0)} (+${f(e.rssPeakMiB - e.rssBeforeMiB, 0)}) |`,
+    `| messaging's database commands | ${e.dbCommands} |`,
+    `| documents returned to messaging | ${e.documentsReturned} |`,
+    ...cpu.map(([process, seconds]) => `| CPU s, ${process} | ${f(seconds)} |`),
+    `| whole system's peak MiB | ${f(e.systemPeakMiB, 0)} |`,
+    "",
+  ];
+}
+
 /** One run as a section of docs/benchmarks.md; `bounds` is checkBounds(r) as stored with the run. */
 function renderRun(title: string, r: Report, bounds: BoundCheck[], parts: Parts = ALL): string {
   const cfg = r.settings;
@@ -360,6 +391,7 @@ function renderRun(title: string, r: Report, bounds: BoundCheck[], parts: Parts 
   if (parts.steady && r.steady) L.push(...steadySection(r.steady));
   if (parts.soak && r.soak?.minutes.length) L.push(...soakSection(r.soak));
   if (parts.channelSizes && r.channelSizes) L.push(...channelSizesSection(r.channelSizes));
+  if (parts.realmExport && r.realmExport) L.push(...realmExportSection(r.realmExport));
   if (r.failures.length) L.push("### Failed steps", "", ...r.failures.map((f) => `- ${f}`), "");
   return L.join("\n");
 }
@@ -379,6 +411,7 @@ const APART = [
   { file: "steady-state.json", title: "Latest steady state", part: "steady", bounds: "steady" },
   { file: "cold-start.json", title: "Latest cold start", part: "cold", bounds: "cold" },
   { file: "channel-sizes.json", title: "Latest sends by channel size", part: "channelSizes", bounds: "channel sizes" },
+  { file: "realm-export.json", title: "Latest realm export", part: "realmExport", bounds: "realm export" },
 ] as const;
 
 function readStored(file: string): StoredReport | undefined {

@@ -6,7 +6,8 @@
  * BENCH_MIXED=1 a mixed load of simulated users and the largest user count that
  * keeps latency and errors within limits; with `--channel-sizes` / BENCH_CHANNEL_SIZES sends
  * to channels of 10, 100 and 1,000 subscribers (channel-sizes.ts); with `--soak MINUTES` the
- * mixed load for as long (soak.ts); with `--steady` the steady state (steady.ts); with `--cold` /
+ * mixed load for as long (soak.ts); with `--export` / BENCH_EXPORT the realm export of a large
+ * organization (realm-export.ts); with `--steady` the steady state (steady.ts); with `--cold` /
  * BENCH_COLD=1, last (it restarts the services), the cold start (cold.ts). Writes
  * bench/results/*.json and docs/benchmarks.md (report.ts). Settings: bench/config.ts; what each
  * scenario measures: docs/benchmarks.md.
@@ -17,6 +18,7 @@ import { config, say } from "./config";
 import { caseLabel, type ChannelSizesResult, type SizeResult, type SoakResult } from "./figures";
 import { runMixed, type MixedReport } from "./mixed";
 import { setUpOrg, type Org } from "./org";
+import { runRealmExport } from "./realm-export";
 import { recordedMixedLargestN, writeReport } from "./report";
 import { runScenarios } from "./scenarios";
 import { SchemaDrift } from "./seed";
@@ -33,7 +35,8 @@ async function main() {
       (config.channelSizes.length ? `; channel sizes: ${config.channelSizes.join(", ")}` : "") +
       (config.cold ? `; cold start: ${config.coldCases.map(caseLabel).join(", ")}` : "") +
       (config.steady ? `; steady state: ${config.steadyMembers} × ${config.steadyUnread} unread` : "") +
-      (config.soakMinutes ? `; soak: ${config.soakMinutes} min` : ""),
+      (config.soakMinutes ? `; soak: ${config.soakMinutes} min` : "") +
+      (config.realmExport ? `; realm export: ${config.realmExport} messages` : ""),
   );
   const sys = await startSystem();
   const memory = new MemorySampler(sys.processes).start();
@@ -96,6 +99,9 @@ async function main() {
       soak = await attempt("soak", async () => runSoak(sys, memory, await mixedOrg(), users, from));
     }
     // last, as they seed large organizations (and the cold start restarts the services)
+    const realmExport = config.realmExport
+      ? await attempt("realm export", () => runRealmExport(sys, memory))
+      : undefined;
     const steady = config.steady ? await attempt("steady state", () => runSteady(sys, memory)) : undefined;
     const cold = config.cold ? await attempt("cold start", () => runCold(sys, memory)) : undefined;
     memory.stop();
@@ -125,6 +131,7 @@ async function main() {
       steady,
       soak,
       channelSizes,
+      realmExport,
       failures,
     });
     say(
