@@ -11,6 +11,7 @@ import {
   COLD_STEPS,
   type ChannelSizesResult,
   type ColdCaseResult,
+  type RealmExportResult,
   type Report,
   type SizeResult,
   type SoakMinute,
@@ -238,6 +239,32 @@ function channelSizeChecks(c: ChannelSizesResult): BoundCheck[] {
   return checks;
 }
 
+/**
+ * The realm export: a time linear in the history (60 s per 100,000 messages, the size it is stated
+ * for; a smaller history's fixed costs weigh more), and messaging's memory not growing with it.
+ */
+const EXPORT_SECONDS_PER_100K = 60;
+const EXPORT_RSS_GROWTH_MIB = 150;
+
+function realmExportChecks(e: RealmExportResult): BoundCheck[] {
+  const seconds = (EXPORT_SECONDS_PER_100K * e.history) / 100_000;
+  const growth = e.rssPeakMiB - e.rssBeforeMiB;
+  return [
+    {
+      what: `realm export of ${e.history.toLocaleString("en")} messages`,
+      limit: `≤ ${Number(seconds.toFixed(1))} s${e.history === 100_000 ? "" : ` (${EXPORT_SECONDS_PER_100K} s per 100,000)`}`,
+      figures: `${e.seconds.toFixed(1)} s`,
+      holds: e.seconds <= seconds,
+    },
+    {
+      what: "realm export: messaging's RSS growth during it",
+      limit: `≤ ${EXPORT_RSS_GROWTH_MIB} MiB`,
+      figures: `${growth.toFixed(0)} MiB (${e.rssBeforeMiB.toFixed(0)} → ${e.rssPeakMiB.toFixed(0)})`,
+      holds: growth <= EXPORT_RSS_GROWTH_MIB,
+    },
+  ];
+}
+
 /** The soak's limits besides GROWTH: each minute is compared with its first minutes; memory stays flat. */
 const SOAK_START_MINUTES = 5;
 const SOAK_MEMORY_GROWTH = 0.1;
@@ -363,6 +390,7 @@ export function checkBounds(r: Report): BoundCheck[] {
   }
   if (r.soak?.minutes.length) checks.push(...soakChecks(r.soak));
   if (r.channelSizes) checks.push(...channelSizeChecks(r.channelSizes));
+  if (r.realmExport) checks.push(...realmExportChecks(r.realmExport));
   const services = r.memory.processes.filter((p) => (PROCESSES as readonly string[]).includes(p.process));
   checks.push({
     what: "each service's peak RSS",

@@ -4,10 +4,11 @@
  * the services alone (not NATS, the database or the baseline), the cold start
  * on each case's round right after the restart (and the warm round's register),
  * the soak's minutes against its first ones, a send's writes and p99 by its
- * channel's size against 10 subscribers.
+ * channel's size against 10 subscribers, the realm export's time per 100,000
+ * messages and messaging's memory growth during it.
  */
 import { checkBounds } from "../bounds";
-import type { ChannelSizeFigures, ColdCaseResult, Report, SizeResult, SoakMinute } from "../figures";
+import type { ChannelSizeFigures, ColdCaseResult, RealmExportResult, Report, SizeResult, SoakMinute } from "../figures";
 import type { LoadResult } from "../scenarios";
 
 const loadOf = (scenario: string, rps: number, p50: number, p99: number): LoadResult => ({
@@ -294,4 +295,34 @@ it("judges a send's writes and p99 by its channel's size against the 10-subscrib
   expect(checkBounds(withChannelSizes(channelSize(100, 103, 300))).some((c) => c.what.startsWith("channel"))).toBe(
     false,
   );
+});
+
+/** A realm export of `history` messages that took `seconds`, messaging's RSS going from 100 MiB to `peakMiB`. */
+const withRealmExport = (history: number, seconds: number, peakMiB = 150): Report => ({
+  ...report([size(1_000)]),
+  realmExport: { history, seconds, rssBeforeMiB: 100, rssPeakMiB: peakMiB } as RealmExportResult,
+});
+
+it("bounds the realm export at 60 s per 100,000 messages, and messaging's RSS growth during it at 150 MiB", () => {
+  expect(checkBounds(report([size(1_000)])).some((c) => c.what.startsWith("realm export"))).toBe(false);
+  const meets = withRealmExport(100_000, 60, 250);
+  expect(failing(meets)).toEqual([]);
+  expect(checkBounds(meets).filter((c) => c.what.startsWith("realm export"))).toEqual([
+    { what: "realm export of 100,000 messages", limit: "≤ 60 s", figures: "60.0 s", holds: true },
+    {
+      what: "realm export: messaging's RSS growth during it",
+      limit: "≤ 150 MiB",
+      figures: "150 MiB (100 → 250)",
+      holds: true,
+    },
+  ]);
+  expect(failing(withRealmExport(100_000, 60.1, 251)).map((c) => [c.what, c.figures])).toEqual([
+    ["realm export of 100,000 messages", "60.1 s"],
+    ["realm export: messaging's RSS growth during it", "151 MiB (100 → 251)"],
+  ]);
+  // another size is judged at the same rate
+  expect(failing(withRealmExport(20_000, 12.5)).map((c) => [c.what, c.limit, c.figures])).toEqual([
+    ["realm export of 20,000 messages", "≤ 12 s (60 s per 100,000)", "12.5 s"],
+  ]);
+  expect(failing(withRealmExport(250_000, 150))).toEqual([]);
 });
