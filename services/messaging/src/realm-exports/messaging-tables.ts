@@ -17,6 +17,8 @@ const MessageType = { NORMAL: 1, RESOLVE_TOPIC_NOTIFICATION: 2 } as const;
 const RENDERED_CONTENT_VERSION = 1;
 
 const MESSAGE_PAGE = 1000;
+/** The widest range of message ids read at once (MessagingTables.messagePages). */
+const MAX_RANGE = 8 * MESSAGE_PAGE;
 
 /**
  * Messaging's records of one organization as Zulip's export tables
@@ -52,17 +54,22 @@ export class MessagingTables {
   }
 
   /**
-   * Every message of the organization in id order, a range of MESSAGE_PAGE ids at a
-   * time on the realmId/messageId index: a sorted, limited query would have the
-   * embedded engine sort every later message of the organization for each page.
+   * Every message of the organization in id order, a range of ids at a time on the
+   * realmId/messageId index, from the first id given out to the last: the embedded engine
+   * reads every document a filter matches before it sorts and limits (ADR 0010), so asking
+   * for the organization's first message by sort and limit read its whole history at once.
+   * A range holds MESSAGE_PAGE ids after one that held messages, and after an empty one
+   * (other organizations' ids) twice as many, up to MAX_RANGE: a long stretch of other
+   * organizations' ids costs a read per MAX_RANGE ids, and no read holds more messages.
    */
   async *messagePages(realmId: number): AsyncGenerator<MessageDoc[]> {
     const messages = this.collection<MessageDoc>("messages");
-    const [first] = await messages.find({ realmId }).sort({ messageId: 1 }).limit(1).toArray();
-    if (!first) return;
     const last = await this.ids.current("message");
-    for (let from = first.messageId; from <= last; from += MESSAGE_PAGE) {
-      const page = await messages.find({ realmId, messageId: { $gte: from, $lt: from + MESSAGE_PAGE } }).toArray();
+    let width = MESSAGE_PAGE;
+    for (let from = 1; from <= last;) {
+      const page = await messages.find({ realmId, messageId: { $gte: from, $lt: from + width } }).toArray();
+      from += width;
+      width = page.length ? MESSAGE_PAGE : Math.min(width * 2, MAX_RANGE);
       if (page.length) yield page.sort((a, b) => a.messageId - b.messageId);
     }
   }
