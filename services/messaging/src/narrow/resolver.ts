@@ -68,7 +68,7 @@ export async function narrowResolver(
       return m.streamId === null ? { participants: m.receivers } : { streamId: m.streamId, topic: m.topic };
     },
     flagged: async (flags) => (await deps.personal.of(realmId, actor.userId)).withAnyFlag(flags),
-    unread: async () => (await deps.personal.of(realmId, actor.userId)).unread.ids,
+    unread: async () => (await deps.personal.of(realmId, actor.userId)).unreadIds,
     async received() {
       const view = await deps.personal.of(realmId, actor.userId);
       return { channels: view.received, rows: view.withAnyFlag(STORED_FLAGS) };

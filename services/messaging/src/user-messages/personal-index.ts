@@ -322,39 +322,63 @@ export class PersonalView {
   }
 
   /**
-   * The unread messages, worked out from the read states and the channels'
-   * messages in one pass over each channel's messages above the watermark
-   * (read-state.ts's rule, inlined: this runs for every register).
+   * The ids of the unread messages, as `unread.ids`, without an entry built for
+   * each message when that list is not at hand: a first_unread anchor or an
+   * is:unread narrow needs only the ids.
    */
+  get unreadIds(): number[] {
+    if (this.#unread) return this.#unread.ids;
+    const ids = [...this.state.direct.ids];
+    this.forEachChannelUnread((id) => ids.push(id));
+    ids.sort((a, b) => a - b);
+    return ids.length > MAX_UNREAD_MESSAGES ? ids.slice(-MAX_UNREAD_MESSAGES) : ids;
+  }
+
+  /** The unread messages with what register's unread_msgs groups them by. */
   private listUnread(): UnreadList {
-    const { state, userId } = this;
+    const { state } = this;
     const unread: UnreadMessage[] = [...state.direct.messages()];
+    // a channel's messages share a few hundred topics at most
+    const keys = new Map<string, string>();
+    const olderMissing = this.forEachChannelUnread((id, streamId, topic) => {
+      let topicKey = keys.get(topic);
+      if (topicKey === undefined) keys.set(topic, (topicKey = topic.toLowerCase()));
+      unread.push({
+        id,
+        streamId,
+        topic,
+        topicKey,
+        participants: NO_PARTICIPANTS,
+        mentioned: isMention(state.storedOf(id)),
+      });
+    });
+    return new UnreadList(unread, olderMissing);
+  }
+
+  /**
+   * Visits each unread channel message, worked out from the read states and
+   * the channels' messages in one pass over each channel's messages above the
+   * watermark (read-state.ts's rule, inlined: this runs for every register).
+   * True when a channel's older unread messages are beyond what it holds.
+   */
+  private forEachChannelUnread(visit: (id: number, streamId: number, topic: string) => void): boolean {
+    const { state, userId } = this;
     let olderMissing = false;
     for (const [streamId, s] of state.channels) {
       const channel = this.channelMessages.get(streamId);
       if (!channel) continue;
       if (s.watermark < channel.floor && subscribedNow(s)) olderMissing = true;
       const { ids, senders, topics } = channel;
-      const push = (id: number, topic: string) =>
-        unread.push({
-          id,
-          streamId,
-          topic,
-          topicKey: topic.toLowerCase(),
-          participants: NO_PARTICIPANTS,
-          mentioned: isMention(state.storedOf(id)),
-        });
       // below the watermark, the exceptions are the unread, if still the channel's
       for (const id of s.exceptions) {
         if (id > s.watermark) break;
-        const topic =
-          channel.topicOf(id) ??
-          (state.outside.get(id)?.streamId === streamId ? state.outside.get(id)!.topic : undefined);
-        if (topic !== undefined) push(id, topic);
+        const outside = state.outside.get(id);
+        const topic = channel.topicOf(id) ?? (outside?.streamId === streamId ? outside.topic : undefined);
+        if (topic !== undefined) visit(id, streamId, topic);
       }
-      forEachUnreadAbove(s, userId, ids, senders, (i) => push(ids[i]!, topics[i]!));
+      forEachUnreadAbove(s, userId, ids, senders, (i) => visit(ids[i]!, streamId, topics[i]!));
     }
-    return new UnreadList(unread, olderMissing);
+    return olderMissing;
   }
 }
 
