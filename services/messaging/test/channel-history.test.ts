@@ -31,11 +31,14 @@ beforeAll(async () => {
   sys = await startSystem({ env: { LOG_LEVEL: "error", RATE_LIMIT_REQUESTS: "10000" } });
   ({ alice, bob, carol } = await makeCast(sys));
   longId = await createChannel(sys, alice, "long", [alice.userId, bob.userId, carol.userId]);
-  for (let i = 0; i < MESSAGES; i++) {
-    const sender = i % 5 < 3 ? alice : bob;
-    const topic = TOPICS[i % TOPICS.length]!;
-    await sys.call(messaging.sendMessage, { type: "stream", to: "long", topic, content: `message ${i}` }, sender);
-  }
+  // five at a time: concurrent sends append to the channel's runs side by side
+  const send = (i: number) =>
+    sys.call(
+      messaging.sendMessage,
+      { type: "stream", to: "long", topic: TOPICS[i % TOPICS.length]!, content: `message ${i}` },
+      i % 5 < 3 ? alice : bob,
+    );
+  for (let i = 0; i < MESSAGES; i += 5) await Promise.all([0, 1, 2, 3, 4].map((k) => send(i + k)));
   // runs changed: a topic moved within the channel, messages deleted, one moved to another channel
   const ids = (await sys.call(messaging.getMessages, window(), alice)).messages.map((m) => m.id);
   const gamma = (await sys.call(messaging.getMessages, window([["topic", "gamma"]]), alice)).messages[0]!.id;
