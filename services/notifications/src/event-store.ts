@@ -175,6 +175,17 @@ export class EventStore {
   }
 
   /**
+   * One user's queues: filtered from the organization's when this instance
+   * holds them, else read alone. Every queue created or removed drops the
+   * organization's list, so each of a thousand queues collected in a row
+   * read a thousand queues to find its owner's others.
+   */
+  async ofUser(realmId: number, userId: number): Promise<EventQueueDoc[]> {
+    if (this.ofRealms.has(`${realmId}`)) return this.ofUsers(realmId, [userId]);
+    return this.queues.ofUser(realmId, userId);
+  }
+
+  /**
    * The caller's live queue; BAD_EVENT_QUEUE_ID when unknown or expired, and
    * Zulip's refusal (fetch_events) when it is another user's.
    */

@@ -20,6 +20,11 @@ export class EventQueueRepository extends TenantRepository<EventQueueDoc> {
     return this.find(realmId, {});
   }
 
+  /** One user's queues. */
+  ofUser(realmId: number, userId: number): Promise<EventQueueDoc[]> {
+    return this.find(realmId, { userId });
+  }
+
   /**
    * Records a client's visit at `now`: keeps the queue alive for its lifespan
    * (+ the poll's wait) and notes what it acknowledged; returns what it wrote.

@@ -51,7 +51,7 @@ export async function consumeCollectedQueues(
   const onCollected = async ({ realmId, userId, queueId, acknowledged }: notifications.CollectedQueueNotice) => {
     // Zulip's last_for_client: a live queue of the user's has the messages too, and is still theirs to fetch
     const now = Date.now();
-    const others = await store.ofUsers(realmId, [userId]);
+    const others = await store.ofUser(realmId, userId);
     if (others.some((q) => q.queueId !== queueId && q.expiresAt.getTime() > now)) return;
     const origins = await store.messagesNeverFetched(queueId, acknowledged);
     for (let i = 0; i < origins.length; i += SENDINGS_AT_ONCE) {
