@@ -201,7 +201,7 @@ export class BusServer {
       }
       reply =
         data instanceof RawJson
-          ? Buffer.concat([OK_PREFIX_BYTES, data.bytes, CLOSE_BRACE])
+          ? data.framed(OK_PREFIX_BYTES, CLOSE_BRACE)
           : // a handler with nothing to say replies with an empty object
             encoder.encode(`${OK_PREFIX}${JSON.stringify(data) ?? "{}"}}`);
     } catch (err) {

@@ -80,7 +80,8 @@ export class RealmUserLists {
     const own = Buffer.from(JSON.stringify(toUserResource(me, viewer, realm, opts)));
     const [start, end] = at;
     if (own.equals(lists.bytes.subarray(start, end))) return new RawJson(lists.bytes);
-    return new RawJson(Buffer.concat([lists.bytes.subarray(0, start), own, lists.bytes.subarray(end)]));
+    // the shared list is not copied: the reply's bytes are put together as it is sent
+    return new RawJson([lists.bytes.subarray(0, start), own, lists.bytes.subarray(end)]);
   }
 }
 
