@@ -202,6 +202,7 @@ export interface ReadOptions<T> {
 
 /** One caller of TenantRepository.findOfUser. */
 interface UserRead<T> {
+  realmId: number;
   field: keyof T & string;
   filter: TenantFilter<T>;
   sort: ReadOptions<T>["sort"];
@@ -293,12 +294,13 @@ export abstract class TenantRepository<T extends { realmId: number }> {
   ): Promise<T[]> {
     if (this.session) return this.find(realmId, { ...filter, [field]: userId }, { sort });
     ensureCallerWaiting();
-    return this.#userReads.run(JSON.stringify([realmId, field, filter, sort ?? null]), { field, filter, sort, userId });
+    const key = JSON.stringify([realmId, field, filter, sort ?? null]);
+    return this.#userReads.run(key, { realmId, field, filter, sort, userId });
   }
 
-  readonly #userReads = new Coalescer<UserRead<T>, T[]>(async (key, reads) => {
-    const [realmId] = JSON.parse(key) as [number];
-    const { field, filter, sort } = reads[0]!;
+  readonly #userReads = new Coalescer<UserRead<T>, T[]>(async (_key, reads) => {
+    // one key, one query: every read of the round shares its realm, field, filter and sort
+    const { realmId, field, filter, sort } = reads[0]!;
     const users = [...new Set(reads.map((r) => r.userId))];
     const rows = await this.find(
       realmId,
