@@ -172,7 +172,9 @@ describe("conversation audience (POST /typing)", () => {
       alice,
     );
     const maxOf = async (user: TestUser) => (await register(user, { fetch_event_types: ["message"] })).max_message_id;
-    expect([older, stays]).toEqual([moved - 2, moved - 1]);
+    // ids come from one counter shared with other organizations: only their order is known
+    expect(older).toBeLessThan(stays);
+    expect(stays).toBeLessThan(moved);
     // Dave loses the message moved to a channel he is not in (Zulip deletes his row)
     expect(await maxOf(dave)).toBe(stays);
     // Erin gains the message moved into her channel
