@@ -18,7 +18,7 @@ import { pct, pool, type Http, type Reply } from "./http";
 import type { User } from "./org";
 import { reportUndeleted } from "./scenarios";
 import { seedTeam } from "./team";
-import { MemorySampler, waitForIdle, type System } from "./system";
+import { CpuMeter, MemorySampler, waitForIdle, type System } from "./system";
 
 /** A client's patience: long enough that the server's own answer (a 504 after its timeout, say) is seen. */
 const CLIENT_TIMEOUT_MS = 60_000;
@@ -48,7 +48,15 @@ export async function runCold(sys: System, memory: MemorySampler): Promise<ColdR
       if (rounds.length) await waitForIdle(WARM_PAUSE_SECONDS);
       const phase = `cold start ${label}: ${round}`;
       memory.mark(phase);
+      const cpu = new CpuMeter(sys.processes);
+      cpu.start();
+      const own = process.cpuUsage();
       const r = await clientsStart(team.org.as, team.narrow, team.members, team.firstUnreadId, round);
+      // the bench's own client (it parses every answer) shares the cores: counted beside the services
+      // (from this process alone: the services are its children, which CpuMeter would add to it)
+      const { user, system } = process.cpuUsage(own);
+      r.cpuMsPerMember = { ...cpu.perRequest(team.members.length), "bench client": (user + system) / 1000 / team.members.length };
+      say(`    CPU ms per member: ${Object.entries(r.cpuMsPerMember).map(([p, ms]) => `${p} ${ms.toFixed(1)}`).join(", ")}`);
       const peaks = memory.processPeaks(phase);
       r.memory = sys.processes.map((p, i) => ({ process: p.name, peakMiB: peaks[i] ?? NaN }));
       r.systemPeakMiB = memory.systemPeak(phase).physical;

@@ -78,6 +78,8 @@ export interface ColdRound {
   memory: Array<{ process: string; peakMiB: number }>;
   /** the whole system's physical peak during the round, MiB */
   systemPeakMiB: number;
+  /** each process's CPU ms per member over the round (the bench's own client as "bench client"); absent in older runs */
+  cpuMsPerMember?: Record<string, number>;
 }
 
 /** One organization of the cold start (config.ts' ColdCase) and its rounds. */

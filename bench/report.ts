@@ -15,7 +15,9 @@ import {
   errorsByStatus,
   type ChannelSizeFigures,
   type ChannelSizesResult,
+  type ColdCaseResult,
   type ColdResult,
+  type ColdRound,
   type RealmExportResult,
   type Report,
   type SizeResult,
@@ -124,6 +126,24 @@ function coldSection(c: ColdResult): string[] {
     ...cases[0]!.rounds[0]!.memory.map(
       ({ process }, i) => `| ${process} | ${cases.map((k) => f(k.rounds[0]!.memory[i]?.peakMiB)).join(" | ")} |`,
     ),
+    "",
+    ...cpuPerMember(cases),
+  ];
+}
+
+/** Each process's CPU ms per member, per case and round: where a client's start costs. */
+function cpuPerMember(cases: ColdCaseResult[]): string[] {
+  const processes = Object.keys(cases[0]!.rounds[0]!.cpuMsPerMember ?? {});
+  if (!processes.length) return [];
+  const columns = cases.flatMap((k) => k.rounds.map((r) => ({ label: `${caseLabel(k)} ${r.round.split(" ")[0]}`, r })));
+  const total = (r: ColdRound) => Object.values(r.cpuMsPerMember ?? {}).reduce((a, b) => a + b, 0);
+  return [
+    "CPU ms per member (user + system, from /proc, over each round; the bench's client parses every answer on the same cores):",
+    "",
+    `| process | ${columns.map((c) => c.label).join(" | ")} |`,
+    `|---|${columns.map(() => "---:").join("|")}|`,
+    ...processes.map((p) => `| ${p} | ${columns.map((c) => f(c.r.cpuMsPerMember?.[p])).join(" | ")} |`),
+    `| all | ${columns.map((c) => f(total(c.r))).join(" | ")} |`,
     "",
   ];
 }
