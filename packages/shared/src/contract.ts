@@ -44,6 +44,16 @@ export interface HttpBinding {
    * Its failure is logged; the reply stands.
    */
   followUp?: Contract;
+  /**
+   * Operations of other services whose replies complete the owner's (POST
+   * /register: the state parts of identity, realm-config and messaging). The
+   * gateway asks each at once with the `params` of the reply's `completion`
+   * field (which clients never see) and merges their replies into the owner's
+   * as bytes, so that a large state crosses the bus once rather than through
+   * the owner too. If one fails, the gateway asks `undo` with the completion's
+   * `undo` parameters and answers with that failure: never a partial reply.
+   */
+  completedBy?: { parts: readonly Contract[]; undo: Contract };
   /** The last path parameter takes the rest of the path, slashes included (Zulip's `<path:...>`). */
   restOfPath?: true;
   /**
@@ -100,6 +110,13 @@ export type ReplyOf<C extends Contract> = z.output<C["reply"]>;
 
 /** An empty reply: `{"result":"success","msg":""}`. */
 export const emptyReply = z.object({});
+
+/** The field of an owner's reply that HttpBinding.completedBy reads: its parts' parameters and its undo's. */
+export const completionSchema = z.object({
+  params: z.record(z.string(), z.unknown()),
+  undo: z.record(z.string(), z.unknown()),
+});
+export type Completion = z.infer<typeof completionSchema>;
 
 /** Every service answers `<service>.health.ping`; the gateway's /health asks each. */
 export const healthContract = (service: string) =>

@@ -1,3 +1,4 @@
+import { mongo } from "mongoose";
 import { messaging, notifications, type ParamsIn } from "@teamchat/shared";
 import { expectZulipError } from "../../../test/support/call";
 import { testOrganization, type TestOrganization } from "../../../test/support/organization";
@@ -73,7 +74,14 @@ describe("a service that does not answer (a private system: it stops messaging)"
   });
   afterAll(() => sys?.stop());
 
-  it("a part no one answers fails the registration with 503 (never a partial state)", async () => {
+  it("a part no one answers fails the registration with 503 (never a partial state), its queue removed", async () => {
+    const db = await mongo.MongoClient.connect(process.env.TEST_MONGO_URL!);
+    const queues = () =>
+      db
+        .db(`${sys.config.MONGO_DB_PREFIX}_notifications`)
+        .collection("event_queues")
+        .countDocuments({ realmId: sys.realm.id, userId: sys.owner.userId });
+    const before = await queues();
     await sys.stopService("messaging");
     try {
       await expectZulipError(r.register({}), {
@@ -81,8 +89,11 @@ describe("a service that does not answer (a private system: it stops messaging)"
         code: "SERVICE_UNAVAILABLE",
         msg: "Service unavailable: messaging",
       });
+      // the gateway asked notifications to remove the queue it had made for the state that never came
+      expect(await queues()).toBe(before);
     } finally {
       await sys.startService("messaging");
+      await db.close();
     }
     // a new instance answers again
     expect(r.general(await r.register({ fetch_event_types: ["subscription"] }))).toMatchObject({ name: "general" });

@@ -6,7 +6,9 @@ import {
   decodeParams,
   type BusClient,
   type CallContext,
+  type Completion,
   type Contract,
+  type HttpBinding,
   type Logger,
 } from "@teamchat/shared";
 import { clientName } from "../client-name";
@@ -92,8 +94,10 @@ export function registerApiRoutes(
     const forward = () => forwardRetryingSafely(contract, params, ctx);
     const whenStopping = contract.http!.answerWhenStopping?.(params);
     const answer = whenStopping ? await replyUnlessStopping(forward, whenStopping) : await forward();
-    const next = contract.http!.followUp;
-    const data = next && answer instanceof RawJson ? await followUp(next, answer, ctx) : answer;
+    const { followUp: next, completedBy } = contract.http!;
+    let data = answer;
+    if (next && answer instanceof RawJson) data = await followUp(next, answer, ctx);
+    else if (completedBy && answer instanceof RawJson) data = await complete(completedBy, answer, ctx);
     const success = {
       result: "success",
       msg: "",
@@ -115,6 +119,32 @@ export function registerApiRoutes(
       log.error({ err, subject: next.subject, requestId: ctx.requestId }, "follow-up of the reply failed");
     }
     return new RawJson(JSON.stringify(reply));
+  }
+
+  /**
+   * The owner's reply without its `completion`, merged with the replies of the
+   * operations that complete it (HttpBinding.completedBy), as bytes; a key
+   * both have is the owner's (the merged JSON has it last). If one
+   * fails, the owner's work is undone before the failure is answered.
+   */
+  async function complete(
+    by: NonNullable<HttpBinding["completedBy"]>,
+    answer: RawJson,
+    ctx: CallContext,
+  ): Promise<RawJson> {
+    const { completion, ...reply } = JSON.parse(answer.json) as { completion: Completion };
+    try {
+      const parts = await Promise.all(by.parts.map((part) => bus.requestJson(part, completion.params, ctx)));
+      return RawJson.merge([...parts, reply]);
+    } catch (err) {
+      await bus.request(by.undo, completion.undo, ctx).catch((undoErr: unknown) => {
+        log.error(
+          { err: undoErr, subject: by.undo.subject, requestId: ctx.requestId },
+          "undo of a failed completion failed",
+        );
+      });
+      throw err;
+    }
   }
 
   /** A read (or a write its contract says is safe to repeat), asked again while unavailable (see retryingRead). */

@@ -2,9 +2,7 @@ import { randomUUID } from "node:crypto";
 import {
   notifications,
   partWanted,
-  RawJson,
   realmConfig,
-  REGISTER_STATE_CONTRACTS,
   requireUser,
   type BusClient,
   type Handler,
@@ -19,9 +17,11 @@ import { checkEventNarrow } from "../accepts";
 const MAX_QUEUE_LIFESPAN_SECS = 7 * 24 * 60 * 60;
 
 /**
- * POST /register: the queue first, then the state, so that no event between
- * the two is lost (the client applies queued events on top of the state). A
- * part that cannot be had fails the whole call: a partial state would be wrong.
+ * POST /register: the queue, and the parameters the gateway asks the state's
+ * owners with once it exists (the contract's completedBy), so that no event
+ * between the two is lost: the client applies queued events on top of the
+ * state. The state does not pass through here: a busy user's is large
+ * (docs/adr/0028-replies-as-json-bytes.md).
  */
 export const registerQueueHandler =
   ({
@@ -65,23 +65,14 @@ export const registerQueueHandler =
       slim_presence: p.slim_presence,
       client_capabilities: p.client_capabilities,
     };
-    let parts: RawJson[];
-    try {
-      // passed on as the services wrote them: a busy user's state is large (docs/adr/0028-replies-as-json-bytes.md)
-      parts = await Promise.all(REGISTER_STATE_CONTRACTS.map((c) => bus.requestJson(c, stateParams, ctx)));
-    } catch (err) {
-      await store.remove(realm.id, queue.queueId);
-      throw err;
-    }
-    return RawJson.merge([
-      { zulip_version: ZULIP_VERSION, zulip_feature_level: ZULIP_FEATURE_LEVEL },
-      ...parts,
-      {
-        ...(partWanted(notifications.longpollState, stateParams) && {
-          event_queue_longpoll_timeout_seconds: notifications.getEvents.timeoutMs! / 1000,
-        }),
-        queue_id: queue.queueId,
-        last_event_id: -1,
-      },
-    ]);
+    return {
+      zulip_version: ZULIP_VERSION,
+      zulip_feature_level: ZULIP_FEATURE_LEVEL,
+      ...(partWanted(notifications.longpollState, stateParams) && {
+        event_queue_longpoll_timeout_seconds: notifications.getEvents.timeoutMs! / 1000,
+      }),
+      queue_id: queue.queueId,
+      last_event_id: -1,
+      completion: { params: stateParams, undo: { queue_id: queue.queueId } },
+    };
   };

@@ -14,9 +14,22 @@ export const queueWakeSubject = (queueId: string): string => `notifications.wake
 
 export const QUEUE_WAKE_ALL = "notifications.wake.*";
 
+export const deleteQueue = defineContract({
+  subject: "notifications.queues.delete",
+  http: { method: "DELETE", path: "/events", auth: "user", rateLimit: "instance" },
+  params: z.object({ queue_id: z.string() }),
+  reply: emptyReply,
+});
+
 export const registerQueue = defineContract({
   subject: "notifications.queues.register",
-  http: { method: "POST", path: "/register", auth: "user" },
+  // the queue here, then the state from its owners (asked by the gateway), so that no event between the two is lost
+  http: {
+    method: "POST",
+    path: "/register",
+    auth: "user",
+    completedBy: { parts: REGISTER_STATE_CONTRACTS, undo: deleteQueue },
+  },
   params: z.object({
     /** null (as zulip-js sends it) = every type */
     event_types: eventTypesSchema.default(null),
@@ -32,6 +45,7 @@ export const registerQueue = defineContract({
     /** Zulip's intentionally undocumented idle timeout; 0 = the server default */
     queue_lifespan_secs: z.number().int().min(0).default(0),
   }),
+  // what the client gets: the parts' keys are the state owners' (HttpBinding.completedBy)
   reply: registerReplySchema(REGISTER_STATE_CONTRACTS),
 });
 
@@ -84,11 +98,4 @@ export const getEvents = defineContract({
   }),
   timeoutMs: EVENTS_BUS_TIMEOUT_MS,
   keepAlive: { everyMs: 5_000 },
-});
-
-export const deleteQueue = defineContract({
-  subject: "notifications.queues.delete",
-  http: { method: "DELETE", path: "/events", auth: "user", rateLimit: "instance" },
-  params: z.object({ queue_id: z.string() }),
-  reply: emptyReply,
 });

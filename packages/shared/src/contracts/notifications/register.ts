@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { completionSchema } from "../../contract";
 import { int } from "../common";
 import { statePart, type RegisterStateContract, type StatePart } from "../register";
 
@@ -21,12 +22,14 @@ export type RegisterReply = z.output<z.ZodObject<typeof queueShape>> & Record<st
 /**
  * POST /register's reply: the queue and version fields and the keys of every
  * state part (each optional: a part is there only when the client wants it),
- * nothing else.
+ * nothing else; and on the bus, before the gateway completes it with the
+ * state, the `completion` it asks the parts with (HttpBinding.completedBy).
  */
 export function registerReplySchema(stateContracts: readonly RegisterStateContract[]): z.ZodType<RegisterReply> {
   const parts: StatePart[] = [longpollState, ...stateContracts.flatMap((c) => c.parts)];
   return z.strictObject({
     ...(Object.assign({}, ...parts.map((p) => p.schema.partial().shape)) as z.ZodRawShape),
     ...queueShape,
+    completion: completionSchema.optional(),
   }) as z.ZodType<RegisterReply>;
 }
