@@ -13,6 +13,7 @@ export * from "./errors";
 export * from "./ids";
 export * from "./coalescer";
 export * from "./event-cache";
+export * from "./realm-settings-cache";
 export * from "./semaphore";
 export * from "./event-keyed-cache";
 export * from "./event-fed-copy";

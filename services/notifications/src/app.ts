@@ -1,4 +1,10 @@
-import { ensureNotificationWorkStream, notifications, type RunningService, type ServiceDeps } from "@teamchat/shared";
+import {
+  ensureNotificationWorkStream,
+  notifications,
+  RealmSettingsCache,
+  type RunningService,
+  type ServiceDeps,
+} from "@teamchat/shared";
 import { EventQueueRepository } from "./event-queues/event-queue.repository";
 import { EventStore } from "./event-store";
 import { consumeDomainEvents } from "./fanout";
@@ -50,10 +56,11 @@ export async function buildNotifications({
   const decisions = await consumeMissedMessageDecisions(decisionDeps, queueing);
   const collectedQueues = await consumeCollectedQueues(decisionDeps, queueing);
 
+  const settings = new RealmSettingsCache(bus, nc, log);
   const defaultLifespanSecs = config.EVENT_QUEUE_IDLE_SECONDS;
   const heartbeatSeconds = config.EVENT_HEARTBEAT_SECONDS;
   server
-    .handle(notifications.registerQueue, registerQueueHandler({ store, bus, defaultLifespanSecs }))
+    .handle(notifications.registerQueue, registerQueueHandler({ store, settings, defaultLifespanSecs }))
     .handle(notifications.getEvents, getEventsHandler({ store, parked, heartbeatSeconds }))
     .handle(notifications.deleteQueue, deleteQueueHandler({ store }))
     .handle(notifications.setTypingStatus, setTypingStatusHandler({ bus, events }))
@@ -77,6 +84,7 @@ export async function buildNotifications({
       await decisions.stop();
       await fanout.stop();
       parked.stop();
+      settings.stop();
       store.stop();
     },
   };

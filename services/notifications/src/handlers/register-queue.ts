@@ -2,9 +2,8 @@ import { randomUUID } from "node:crypto";
 import {
   notifications,
   partWanted,
-  realmConfig,
   requireUser,
-  type BusClient,
+  type RealmSettingsCache,
   type Handler,
   type RegisterStateParams,
   ZULIP_VERSION,
@@ -26,11 +25,11 @@ const MAX_QUEUE_LIFESPAN_SECS = 7 * 24 * 60 * 60;
 export const registerQueueHandler =
   ({
     store,
-    bus,
+    settings,
     defaultLifespanSecs,
   }: {
     store: EventStore;
-    bus: BusClient;
+    settings: RealmSettingsCache;
     /** a queue's lifespan when the client does not ask for one (EVENT_QUEUE_IDLE_SECONDS) */
     defaultLifespanSecs: number;
   }): Handler<typeof notifications.registerQueue> =>
@@ -40,7 +39,7 @@ export const registerQueueHandler =
     const now = Date.now();
     const lifespanSecs = Math.min(p.queue_lifespan_secs || defaultLifespanSecs, MAX_QUEUE_LIFESPAN_SECS);
     // what this client is told the empty topic is called, for its message events
-    const settings = await bus.request(realmConfig.getRealmSettings, {}, ctx);
+    const { realm_empty_topic_display_name } = await settings.get(ctx);
     const queue = {
       realmId: realm.id,
       queueId: randomUUID(),
@@ -51,7 +50,7 @@ export const registerQueueHandler =
       clientGravatar: p.client_gravatar,
       applyMarkdown: p.apply_markdown,
       clientCapabilities: p.client_capabilities,
-      emptyTopicName: settings.realm_empty_topic_display_name,
+      emptyTopicName: realm_empty_topic_display_name,
       prunedThrough: -1,
       lifespanSecs,
       lastAccess: new Date(now),
