@@ -1,5 +1,7 @@
+import { request as httpRequest } from "node:http";
 import { mongo } from "mongoose";
 import { messaging, notifications, type ParamsIn } from "@teamchat/shared";
+import { basicAuth } from "@teamchat/shared/src/testing/api";
 import { expectZulipError } from "../../../test/support/call";
 import { testOrganization, type TestOrganization } from "../../../test/support/organization";
 import { startSystem, type TestSystem } from "../../../test/support/system";
@@ -61,6 +63,35 @@ describe("POST /register assembles the state from every service", () => {
     });
     expect(typeof ownerIn(chosen).avatar_url).toBe("string");
     expect(general(chosen).subscribers).toEqual([org.owner.userId]);
+  });
+
+  it("answers in one body of the length it announces, merged from the parts' pieces", async () => {
+    const url = new URL(`${org.api(org.owner).baseUrl}/api/v1/register`);
+    const res = await new Promise<{ headers: Record<string, unknown>; body: Buffer }>((resolve, reject) => {
+      const req = httpRequest(
+        url,
+        {
+          method: "POST",
+          agent: false,
+          headers: { authorization: basicAuth(org.owner), host: org.api(org.owner).host ?? url.host },
+        },
+        (reply) => {
+          const chunks: Buffer[] = [];
+          reply.on("data", (c: Buffer) => chunks.push(c));
+          reply.on("end", () => resolve({ headers: reply.headers, body: Buffer.concat(chunks) }));
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
+    // larger than the gateway's STREAMED_REPLY_BYTES (16 KiB): written as the parts' pieces
+    expect(res.body.length).toBeGreaterThan(16 * 1024);
+    expect(res.headers["transfer-encoding"]).toBeUndefined();
+    expect(res.headers["content-length"]).toBe(String(res.body.length));
+    expect(res.headers["content-type"]).toBe("application/json; charset=utf-8");
+    const state = JSON.parse(res.body.toString("utf8")) as State;
+    expect(state).toMatchObject({ result: "success", msg: "", last_event_id: -1, realm_name: "Test Organization" });
+    expect(r.ownerIn(state)).toMatchObject({ email: org.owner.email });
   });
 });
 

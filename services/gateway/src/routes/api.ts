@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ZodType } from "zod";
 import {
@@ -21,6 +22,8 @@ import { retryingRead } from "../retrying-read";
 import type { ReplyUnlessStopping } from "../stoppable-replies";
 
 const API_PREFIX = "/api/v1";
+/** Replies from this size on are written piece by piece. */
+const STREAMED_REPLY_BYTES = 16 * 1024;
 
 interface Route {
   contract: Contract;
@@ -103,7 +106,11 @@ export function registerApiRoutes(
       msg: "",
       ...(ignored.length > 0 && { ignored_parameters_unsupported: ignored }),
     };
-    return reply.type("application/json; charset=utf-8").send(RawJson.merge([success, data]).bytes);
+    const body = RawJson.merge([success, data]);
+    reply.type("application/json; charset=utf-8").header("content-length", body.length);
+    // a large reply (a register's state) is written as the pieces that came off the bus, not first
+    // copied into one more buffer of its size; a small one in one piece, cheaper than a stream
+    return reply.send(body.length < STREAMED_REPLY_BYTES ? body.bytes : Readable.from(body.chunks));
   }
 
   /**
