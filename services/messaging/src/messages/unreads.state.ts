@@ -1,4 +1,5 @@
 import { messaging, provideState, requireUser, type StateProvider } from "@teamchat/shared";
+import { MENTION_FLAGS } from "../user-messages/flags";
 import type { PersonalIndex } from "../user-messages/personal-index";
 import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
 import type { UserTopicIndex } from "../user-topics/user-topic-index";
@@ -33,54 +34,50 @@ export const unreadsState = (deps: {
       deps.personal.of(realm.id, me),
       topicVisibilityOf(deps, realm.id, me),
     ]);
-    const { unread } = personal;
-    const pms: Grouped<{ other_user_id: number; sender_id: number }> = new Map();
-    // by channel, then topic key: a user's 5,000 unread sit in a few hundred topics at most, so what
-    // depends on the topic only (its muting, its spelling for the client) is worked out once per topic
-    const topics = new Map<number, Map<string, { unreads: TopicUnreads; muted: boolean }>>();
-    const streams: TopicUnreads[] = [];
+    const { direct, topics, olderMissing } = personal.unreadGroups();
+    // the few messages the user has a mention flag on, instead of each unread message's flags
+    const mentionIds = new Set(personal.withAnyFlag(MENTION_FLAGS));
     const emptyTopicName = Boolean(p.client_capabilities.empty_topic_name);
+    const streams: TopicUnreads[] = [];
+    const pms: Grouped<{ other_user_id: number; sender_id: number }> = new Map();
     const huddles: Grouped<{ user_ids_string: string }> = new Map();
     const mentions: number[] = [];
     let count = 0;
-    for (const msg of unread.messages()) {
-      let muted = false;
+    for (const t of topics) {
       // Zulip's get_raw_unread_data: only the channels the user is subscribed to (a left channel's unread
       // messages, which converted data may hold, are still is:unread)
-      if (msg.streamId !== null && !personal.subscribedTo(msg.streamId)) continue;
-      if (msg.streamId !== null) {
-        let ofChannel = topics.get(msg.streamId);
-        if (!ofChannel) topics.set(msg.streamId, (ofChannel = new Map()));
-        let group = ofChannel.get(msg.topicKey);
-        if (!group) {
-          const topic = topicForClient(msg.topic, emptyTopicName, settings);
-          group = {
-            unreads: { stream_id: msg.streamId, topic, unread_message_ids: [] },
-            muted: visibility.isMuted(msg.streamId, msg.topic),
-          };
-          ofChannel.set(msg.topicKey, group);
-          streams.push(group.unreads);
-        }
-        group.unreads.unread_message_ids.push(msg.id);
-        muted = group.muted;
-      } else if (msg.participants.length <= 2) {
+      if (!personal.subscribedTo(t.streamId)) continue;
+      const muted = visibility.isMuted(t.streamId, t.topic);
+      streams.push({
+        stream_id: t.streamId,
+        topic: topicForClient(t.topic, emptyTopicName, settings),
+        unread_message_ids: t.ids,
+      });
+      if (!muted) count += t.ids.length;
+      if (!mentionIds.size) continue;
+      for (const id of t.ids) {
+        if (mentionIds.has(id) && (!muted || personal.storedOf(id).includes("mentioned"))) mentions.push(id);
+      }
+    }
+    for (const msg of direct) {
+      if (msg.participants.length <= 2) {
         const other = msg.participants.find((id) => id !== me) ?? me;
         addTo(pms, String(other), { other_user_id: other, sender_id: other }, msg.id);
       } else {
         const key = msg.participants.join(",");
         addTo(huddles, key, { user_ids_string: key }, msg.id);
       }
-      if (!muted) count++;
-      if (msg.mentioned && (!muted || personal.storedOf(msg.id).includes("mentioned"))) mentions.push(msg.id);
+      count++;
+      if (msg.mentioned) mentions.push(msg.id);
     }
     return {
       unread_msgs: {
         pms: [...pms.values()],
         streams,
         huddles: [...huddles.values()],
-        mentions,
+        mentions: mentions.sort((a, b) => a - b),
         count,
-        old_unreads_missing: unread.olderMissing,
+        old_unreads_missing: olderMissing,
       },
     };
   }),

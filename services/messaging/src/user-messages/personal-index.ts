@@ -40,6 +40,15 @@ export interface UnreadMessage {
   mentioned: boolean;
 }
 
+/** A channel's topic with unread messages, as register's unread_msgs lists it. */
+export interface UnreadTopic {
+  streamId: number;
+  /** as its first unread message spells it */
+  topic: string;
+  /** ascending */
+  ids: number[];
+}
+
 /** What users' states may weigh in all (PersonalState.weight); the least recently used users are dropped beyond it. */
 const MAX_CACHED_WEIGHT = 200_000;
 /**
@@ -51,6 +60,8 @@ const MAX_CACHED_WEIGHT = 200_000;
 const CONCURRENT_LOADS = 4;
 /** Message ids per `$in` when a user's unread direct messages are loaded. */
 const LOAD_CHUNK = 1000;
+
+const byFirstId = (a: UnreadTopic, b: UnreadTopic) => a.ids[0]! - b.ids[0]!;
 
 /** A channel message's participants, as unread_msgs groups it: none (shared, never changed). */
 const NO_PARTICIPANTS: readonly number[] = Object.freeze([]);
@@ -332,6 +343,41 @@ export class PersonalView {
     this.forEachChannelUnread((id) => ids.push(id));
     ids.sort((a, b) => a - b);
     return ids.length > MAX_UNREAD_MESSAGES ? ids.slice(-MAX_UNREAD_MESSAGES) : ids;
+  }
+
+  /**
+   * The unread messages as register's unread_msgs groups them: the direct
+   * ones, and the channel ones by topic, the topics in the order of their
+   * first message, without an entry built for each message (a busy user has
+   * 10,000). The newest MAX_UNREAD_MESSAGES in all, as `unread` keeps.
+   */
+  unreadGroups(): { direct: readonly UnreadMessage[]; topics: UnreadTopic[]; olderMissing: boolean } {
+    let direct = this.state.direct.messages();
+    let topics: UnreadTopic[] = [];
+    // each channel is visited in one run: its topics by key, each key's lowercasing done once
+    let streamOfTopics = -1;
+    let ofChannel = new Map<string, UnreadTopic>();
+    const keys = new Map<string, string>();
+    let count = direct.length;
+    const olderMissing = this.forEachChannelUnread((id, streamId, topic) => {
+      if (streamId !== streamOfTopics) [streamOfTopics, ofChannel] = [streamId, new Map()];
+      let key = keys.get(topic);
+      if (key === undefined) keys.set(topic, (key = topic.toLowerCase()));
+      let group = ofChannel.get(key);
+      if (!group) {
+        group = { streamId, topic, ids: [] };
+        ofChannel.set(key, group);
+        topics.push(group);
+      }
+      group.ids.push(id);
+      count++;
+    });
+    if (count <= MAX_UNREAD_MESSAGES) return { direct, topics: topics.sort(byFirstId), olderMissing };
+    const newestFirst = [...direct.map((m) => m.id), ...topics.flatMap((t) => t.ids)].sort((a, b) => b - a);
+    const oldestKept = newestFirst[MAX_UNREAD_MESSAGES - 1]!;
+    direct = direct.filter((m) => m.id >= oldestKept);
+    topics = topics.map((t) => ({ ...t, ids: t.ids.filter((id) => id >= oldestKept) })).filter((t) => t.ids.length);
+    return { direct, topics: topics.sort(byFirstId), olderMissing: true };
   }
 
   /** The unread messages with what register's unread_msgs groups them by. */
