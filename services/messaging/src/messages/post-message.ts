@@ -25,6 +25,7 @@ import type { LinkifierSource } from "../render/linkifier-source";
 import { inFlagOrder } from "../user-messages/flags";
 import type { ReadStateRepository } from "../user-messages/read-state.repository";
 import { mentionFlags, mentionedUserGroups, topicParticipants } from "./mentions";
+import type { NotificationCandidateCache } from "./notification-candidates";
 import { loadViewContext, messageView } from "./message-view";
 import type { MessageDoc } from "./message.schema";
 import { contentFeatures } from "./content-features";
@@ -50,6 +51,7 @@ interface FlagDeps extends RenderDeps {
 
 interface AnnounceDeps {
   users: UserDirectory;
+  notificationCandidates: Pick<NotificationCandidateCache, "of">;
   channels: ChannelDirectory;
   linkifiers: LinkifierSource;
   topics: TopicRepository;
@@ -62,7 +64,7 @@ export type Destination = Pick<MessageDoc, "type" | "recipientId" | "streamId" |
   channel?: ChannelDoc;
 };
 
-/** A channel topic as a destination: received by the channel's subscribers at send time. */
+/** A channel topic as a destination: received by the channel's subscribers at send time (`receivers`, ascending). */
 export async function channelDestination(
   deps: { subscriptions: SubscriptionDirectory },
   realmId: number,
@@ -337,6 +339,11 @@ async function announceMessage(
     clientGravatar: false,
     allowEmptyTopicName: true,
   });
+  // Zulip's get_recipient_info: who the channel's or the topic's settings may notify without a mention
+  const notifiable =
+    channel && !post.disableExternalNotifications
+      ? await deps.notificationCandidates.of(ctx, realm.id, channel.streamId, message.topicKey, to.receivers)
+      : undefined;
   await Promise.all([
     channel
       ? deps.topics.noteMessage(realm.id, channel.streamId, message.topic, message.messageId)
@@ -352,6 +359,7 @@ async function announceMessage(
         message: messageView(message, vc),
         markdown: message.content,
         flags: Object.fromEntries(to.receivers.map((id) => [id, flags.get(id) ?? []])),
+        ...(notifiable && { notifiableUserIds: notifiable }),
         ...(mentionedGroups.size > 0 && { mentionedUserGroups: Object.fromEntries(mentionedGroups) }),
         ...(post.localEcho && { localEcho: post.localEcho }),
         ...(post.disableExternalNotifications && { disableExternalNotifications: true }),
