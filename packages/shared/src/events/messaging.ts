@@ -32,7 +32,11 @@ export const messageSent = defineEvent(
     message: messageSchema,
     /** the Markdown source */
     markdown: z.string(),
-    /** each recipient's flags, by user id */
+    /**
+     * the flags of each recipient who has any, by user id; a recipient left
+     * out has none (a channel message lists only its sender and those it
+     * marks: a mention, an alert word, read for a muted sender)
+     */
     flags: z.record(z.string(), z.array(z.string())),
     /**
      * A channel message: the recipients whose settings may notify them of it

@@ -213,16 +213,24 @@ export async function deliverMessage(
   await announceMessage(deps, ctx, realm, settings, to, message, post, marks);
 }
 
-/** What a new message marks its receivers with: their flags, and the group that notifies those mentioned through one. */
+/**
+ * What a new message marks its receivers with: the flags of those it marks,
+ * and the group that notifies those mentioned through one. A channel
+ * message's receivers left out have no flag (unread, unmentioned): only its
+ * sender and those it marks are listed, so that a message that mentions
+ * nobody costs the same in a channel of a thousand as in one of ten. A
+ * direct message, and a message with limit_unread_user_ids, lists every
+ * receiver.
+ */
 interface ReceiverMarks {
   flags: Map<number, string[]>;
   mentionedGroups: Map<number, notifications.MentionedUserGroup>;
 }
 
 /**
- * Each receiver's flags on a new message: read (the sender, muted senders,
- * limit_unread_user_ids), starred, mentions, alert words; and the mentioned
- * group of those mentioned through one.
+ * Each marked receiver's flags on a new message: read (the sender, muted
+ * senders, limit_unread_user_ids), starred, mentions, alert words; and the
+ * mentioned group of those mentioned through one.
  */
 async function receiverMarks(
   deps: FlagDeps,
@@ -233,12 +241,18 @@ async function receiverMarks(
   rendered: RenderedMentions,
 ): Promise<ReceiverMarks> {
   const { receivers } = to;
-  const [recipientsById, groups, participants] = await Promise.all([
-    deps.users.byIds(ctx, realmId, receivers),
-    deps.userGroups.get(ctx),
+  const isReceiver = new Set(receivers);
+  // Only a group or channel wildcard mention can concern any receiver; otherwise those mentioned
+  // by name, or the topic's participants, are the only ones whose flags a mention may set.
+  const anyReceiver = rendered.groupIds.size > 0 || rendered.streamWildcard;
+  const [participants, groups] = await Promise.all([
     topicParticipants(deps, realmId, rendered, to, post.senderId),
+    deps.userGroups.get(ctx),
   ]);
-  const recipients = [...recipientsById.values()];
+  const concerned = anyReceiver
+    ? receivers
+    : [...new Set([...rendered.userIds, ...participants])].filter((id) => isReceiver.has(id));
+  const recipients = [...(await deps.users.byIds(ctx, realmId, concerned)).values()];
   const mentions = mentionFlags(rendered, recipients, groups, participants);
   const mentionedGroups =
     rendered.groupIds.size === 0
@@ -252,15 +266,21 @@ async function receiverMarks(
         );
   // Zulip's has_alert_word, and its muted senders: their messages arrive read for the users who muted them
   const [alerted, muters] = await Promise.all([
-    deps.alertWords.usersAlerted(realmId, post.content, receivers),
+    deps.alertWords.usersAlerted(realmId, post.content, isReceiver),
     deps.mutedUsers.mutersOf(realmId, post.senderId),
   ]);
   const read = new Set(post.readBy);
   const starred = new Set(post.starredBy);
   const isRead = (userId: number) =>
     read.has(userId) || muters.has(userId) || (post.unreadOnly !== undefined && !post.unreadOnly.has(userId));
+  const marked =
+    to.streamId === null || post.unreadOnly !== undefined
+      ? receivers
+      : [...new Set([post.senderId, ...read, ...muters, ...starred, ...mentions.keys(), ...alerted])].filter((id) =>
+          isReceiver.has(id),
+        );
   const flags = new Map(
-    receivers.map((userId) => [
+    marked.map((userId) => [
       userId,
       inFlagOrder([
         ...(isRead(userId) ? ["read"] : []),
@@ -304,6 +324,7 @@ async function storeMarks(
     messageId,
     marked.map(([userId, f]) => ({ userId, flags: f.includes("read") ? f : ["read", ...f] })),
   );
+  // a receiver without flags is unread, as the default has it but for the sender, who is always listed
   const unlike = [...flags.keys()].filter(
     (userId) => flags.get(userId)!.includes("read") !== (userId === message.senderId),
   );
@@ -358,7 +379,7 @@ async function announceMessage(
         userIds: to.receivers,
         message: messageView(message, vc),
         markdown: message.content,
-        flags: Object.fromEntries(to.receivers.map((id) => [id, flags.get(id) ?? []])),
+        flags: Object.fromEntries(flags),
         ...(notifiable && { notifiableUserIds: notifiable }),
         ...(mentionedGroups.size > 0 && { mentionedUserGroups: Object.fromEntries(mentionedGroups) }),
         ...(post.localEcho && { localEcho: post.localEcho }),
