@@ -32,7 +32,7 @@ export async function buildMessaging({
   const collaborators = await openCollaborators({ db, nc, log, bus, events, config });
   const { messages, userMessages, readStates, conversations, topics, receivers, users, channels } = collaborators;
   const { subscriptions, userGroups, alertWords, mutedUsers, settings, linkifiers, realmEmoji, drafts } = collaborators;
-  const { scheduledMessages, linkPreviews, exports, exportQueue, exporter } = collaborators;
+  const { scheduledMessages, linkPreviews, exports, exportQueue, exporter, notificationCandidates } = collaborators;
   const draftsCleanup = await deleteDraftsWhenSynchronizationStops({ drafts, events }, nc, log);
   const linkPreviewFetching = await fetchLinkPreviews(
     {
@@ -68,6 +68,7 @@ export async function buildMessaging({
       receivers,
       topics,
       users,
+      notificationCandidates,
       alertWords,
       mutedUsers,
       scheduledMessages,
@@ -96,6 +97,7 @@ export async function buildMessaging({
       readStates,
       topics,
       users,
+      notificationCandidates,
       alertWords,
       mutedUsers,
       settings,
@@ -147,6 +149,7 @@ function registerChannelAndMessageOperations(
   const { search, messages, userMessages, conversations, channels, subscriptions, userGroups } = collaborators;
   const { readStates, channelMessages, history, receivers, personal, topics, userTopics, users } = collaborators;
   const { alertWords, mutedUsers, sendReceipts, settings, linkifiers, realmEmoji, attachments } = collaborators;
+  const { notificationCandidates } = collaborators;
   registerChannelOperations(server, {
     db,
     messages,
@@ -160,6 +163,7 @@ function registerChannelAndMessageOperations(
     personal,
     topics,
     users,
+    notificationCandidates,
     alertWords,
     mutedUsers,
     settings,
@@ -185,6 +189,7 @@ function registerChannelAndMessageOperations(
     topics,
     userTopics,
     users,
+    notificationCandidates,
     alertWords,
     mutedUsers,
     sendReceipts,

@@ -30,6 +30,7 @@ import { MessageHistory } from "./messages/message-history";
 import { MessageRepository } from "./messages/message.repository";
 import { RecentMessages } from "./messages/recent-messages";
 import { MutedUserIndex } from "./muted-users/muted-user-index";
+import { NotificationCandidateCache } from "./messages/notification-candidates";
 import { MutedUserRepository } from "./muted-users/muted-user.repository";
 import { InstanceLiveness } from "./send-receipts/instance-liveness";
 import { SendReceiptRepository } from "./send-receipts/send-receipt.repository";
@@ -109,6 +110,13 @@ export async function openCollaborators({ db, nc, log, bus, events, config }: So
   const topics = new TopicRepository(db);
   const userTopics = new UserTopicIndex(userTopicRepository, nc, log);
   const users = new UserDirectory(bus, nc, log);
+  const notificationCandidates = new NotificationCandidateCache(
+    subscriptionRepository,
+    userTopicRepository,
+    bus,
+    nc,
+    log,
+  );
   const alertWords = new AlertWordIndex(alertWordRepository, nc, log);
   const mutedUsers = new MutedUserIndex(mutedUserRepository, nc, log);
   const sendReceipts = new SendReceiptRepository(db, new InstanceLiveness(nc));
@@ -167,6 +175,7 @@ export async function openCollaborators({ db, nc, log, bus, events, config }: So
     topics,
     userTopics,
     users,
+    notificationCandidates,
     alertWords,
     mutedUsers,
     sendReceipts,
@@ -183,6 +192,7 @@ export async function openCollaborators({ db, nc, log, bus, events, config }: So
     exporter,
     stop: async () => {
       users.stop();
+      notificationCandidates.stop();
       personal.stop();
       receivers.stop();
       channelMessages.stop();

@@ -98,7 +98,10 @@ describe("POST /messages to a channel", () => {
     recorder.stop();
     expect(events).toHaveLength(1);
     expect(events[0]!.userIds).toEqual([alice.userId, bob.userId].sort((a, b) => a - b));
-    expect(events[0]!.flags).toEqual({ [alice.userId]: ["read"], [bob.userId]: [] });
+    // only the receivers the message marks are listed: bob, unread and unmentioned, has no flags
+    expect(events[0]!.flags).toEqual({ [alice.userId]: ["read"] });
+    // nobody's settings ask for every message of the channel
+    expect(events[0]!.notifiableUserIds).toEqual([]);
     expect(events[0]!.message).toEqual({
       ...raw.messages[0],
       ...body.messages[0],

@@ -104,6 +104,78 @@ describe("who is emailed", () => {
   });
 });
 
+describe("channel messages that mention nobody", () => {
+  /** The subjects of the mails `user` got, in order. */
+  const subjects = (user: TestUser) => mailsTo(smtp, user).map((m) => m.subject);
+  const reason = (user: TestUser) => mailsTo(smtp, user).at(-1)!.text;
+  /** Until a mail sent after what came before has arrived, and a batch more. */
+  const settled = async (witnessName: string) => {
+    const witness = await awayUser(sys, witnessName);
+    await dm(sender, [witness], "witness");
+    await smtp.waitFor(() => mailsTo(smtp, witness).length > 0);
+    await sleep(2500);
+  };
+
+  it("email those whose own, channel or followed-topic settings ask for every message, as they change between sends", async () => {
+    const erin = await awayUser(sys, "Uma");
+    const frank = await awayUser(sys, "Vera");
+    const gina = await awayUser(sys, "Walt");
+    const hank = await awayUser(sys, "Xena", { enable_stream_email_notifications: true });
+    const quiet = await awayUser(sys, "Yann");
+    await subscribeToChannel(sys, "updates", [sender, erin, frank, gina, quiet], {
+      send_new_subscription_messages: false,
+    });
+    const { stream_id } = await sys.call(messaging.getStreamId, { stream: "updates" }, erin);
+    // a first message, which nobody's settings ask for
+    await postToChannel(sys, sender, "updates", "news", "first");
+    await settled("Witness4");
+    for (const user of [erin, frank, gina, quiet]) expect(subjects(user)).toEqual([]);
+
+    // erin turns every channel's email notifications on, frank follows the topic, gina turns the
+    // channel's on; hank, whose own settings have them on, subscribes
+    await sys.call(identity.updateSettings, { enable_stream_email_notifications: true } as never, erin);
+    await sys.call(messaging.updateUserTopic, { stream_id, topic: "News", visibility_policy: 3 }, frank);
+    await sys.call(
+      messaging.updateSubscriptionProperties,
+      { subscription_data: [{ stream_id, property: "email_notifications", value: true }] },
+      gina,
+    );
+    await subscribeToChannel(sys, "updates", [hank], { send_new_subscription_messages: false });
+    await postToChannel(sys, sender, "updates", "news", "second");
+    await smtp.waitFor(() => [erin, frank, gina, hank].every((u) => mailsTo(smtp, u).length > 0));
+    for (const user of [erin, frank, gina, hank]) expect(subjects(user)).toEqual(["#updates > news"]);
+    expect(reason(erin)).toContain("You are receiving this because you have email notifications enabled for #updates.");
+    expect(reason(frank)).toContain(
+      "You are receiving this because you have email notifications enabled for topics you follow.",
+    );
+    expect(reason(gina)).toContain("email notifications enabled for #updates.");
+    expect(reason(hank)).toContain("email notifications enabled for #updates.");
+
+    // another topic: frank follows only "news"; then erin turns hers off again, gina the channel's,
+    // and hank mutes the channel
+    await postToChannel(sys, sender, "updates", "other", "third");
+    await smtp.waitFor(() => [erin, gina, hank].every((u) => mailsTo(smtp, u).length > 1));
+    await sys.call(identity.updateSettings, { enable_stream_email_notifications: false } as never, erin);
+    await sys.call(
+      messaging.updateSubscriptionProperties,
+      { subscription_data: [{ stream_id, property: "email_notifications", value: false }] },
+      gina,
+    );
+    await sys.call(
+      messaging.updateSubscriptionProperties,
+      { subscription_data: [{ stream_id, property: "is_muted", value: true }] },
+      hank,
+    );
+    await postToChannel(sys, sender, "updates", "other", "fourth");
+    await settled("Witness5");
+    expect(subjects(erin)).toEqual(["#updates > news", "#updates > other"]);
+    expect(subjects(gina)).toEqual(["#updates > news", "#updates > other"]);
+    expect(subjects(hank)).toEqual(["#updates > news", "#updates > other"]);
+    expect(subjects(frank)).toEqual(["#updates > news"]);
+    expect(subjects(quiet)).toEqual([]);
+  });
+});
+
 describe("what the email says", () => {
   it("a batch: one email per conversation, each sender's messages in order", async () => {
     const erin = await awayUser(sys, "Erin", { email_notifications_batching_period_seconds: 3 });

@@ -122,6 +122,44 @@ describe("push notices", () => {
     expect(await published("pushRemoval")).toBe(removalsBefore + 1);
   });
 
+  it("a channel message that mentions nobody: to those whose own or channel push settings ask, as they change", async () => {
+    const own = await sys.makeUser("OwnPush");
+    const channelPush = await sys.makeUser("ChannelPush");
+    const plain = await sys.makeUser("PlainPush");
+    await sys.call(
+      messaging.subscribe,
+      {
+        subscriptions: [{ name: "pushed" }],
+        principals: [sender, own, channelPush, plain].map((u) => u.userId),
+        send_new_subscription_messages: false,
+      },
+      sys.owner,
+    );
+    const { stream_id } = await sys.call(messaging.getStreamId, { stream: "pushed" }, plain);
+    const post = async (content: string) =>
+      (await sys.call(messaging.sendMessage, { type: "stream", to: "pushed", topic: "t", content }, sender)).id;
+    // pushed to nobody; then one user turns every channel's push on, another this channel's
+    const first = await post("first");
+    await sys.call(identity.updateSettings, { enable_stream_push_notifications: true } as never, own);
+    await sys.call(
+      messaging.updateSubscriptionProperties,
+      { subscription_data: [{ stream_id, property: "push_notifications", value: true }] },
+      channelPush,
+    );
+    const second = await post("second");
+    for (const user of [own, channelPush]) {
+      expect(
+        await eventually(
+          () => pushed(user),
+          (ids) => ids.length > 0,
+        ),
+      ).toEqual([second]);
+    }
+    await sleep(500);
+    expect(await pushed(plain)).toEqual([]);
+    expect(first).toBeLessThan(second);
+  });
+
   it("never for Welcome Bot's messages (Zulip's disable_external_notifications)", async () => {
     await sys.call(realmConfig.updateRealm, { welcome_message_custom_text: "Read the guidelines." }, sys.owner);
     try {

@@ -32,8 +32,21 @@ export const messageSent = defineEvent(
     message: messageSchema,
     /** the Markdown source */
     markdown: z.string(),
-    /** each recipient's flags, by user id */
+    /**
+     * the flags of each recipient who has any, by user id; a recipient left
+     * out has none (a channel message lists only its sender and those it
+     * marks: a mention, an alert word, read for a muted sender)
+     */
     flags: z.record(z.string(), z.array(z.string())),
+    /**
+     * A channel message: the recipients whose settings may notify them of it
+     * though it mentions nobody (the channel's or a followed topic's email or
+     * push notifications: Zulip's stream_email_user_ids, stream_push_user_ids
+     * and followed_topic_* sets, as get_recipient_info selects them). The
+     * missed-message decision looks at these and at those the flags mention,
+     * not at every subscriber. Absent (direct messages): every recipient.
+     */
+    notifiableUserIds: z.array(int).optional(),
     /** the recipients notified through a mentioned group, by user id: the group (Zulip's mentioned_user_groups_map) */
     mentionedUserGroups: z.record(z.string(), mentionedUserGroupSchema).optional(),
     /** Zulip's local echo: the sending client's queue gets `local_message_id` = localId */

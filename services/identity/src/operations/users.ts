@@ -5,6 +5,7 @@ import { createOwnerHandler } from "../handlers/create-owner";
 import { createUserHandler } from "../handlers/create-user";
 import { fetchApiKeyHandler } from "../handlers/fetch-api-key";
 import { getNotificationRecipientsHandler } from "../handlers/get-notification-recipients";
+import { getChannelNotificationUsersHandler } from "../handlers/get-channel-notification-users";
 import { getOwnUserHandler } from "../handlers/get-own-user";
 import { getSystemBotHandler } from "../handlers/get-system-bot";
 import { getUserByEmailHandler, getUserHandler } from "../handlers/get-user";
@@ -75,6 +76,7 @@ export function registerUserOperations(
     .handle(identity.getOwnUser, getOwnUserHandler({ users }))
     .handle(identity.getUserSummaries, getUserSummariesHandler({ users }))
     .handle(identity.getNotificationRecipients, getNotificationRecipientsHandler({ users, presence: presenceStore }))
+    .handle(identity.getChannelNotificationUsers, getChannelNotificationUsersHandler({ users }))
     .handle(identity.getUnsubscribeLink, getUnsubscribeLinkHandler({ keys: unsubscribeKeys }))
     .handle(identity.unsubscribeByLink, unsubscribeByLinkHandler({ keys: unsubscribeKeys, users, events, presence }))
     .handle(identity.getSystemBot, getSystemBotHandler({ users }))

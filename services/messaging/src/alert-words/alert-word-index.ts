@@ -25,8 +25,16 @@ export class AlertWordIndex extends PerUserLists<string, { alert_words: string[]
     );
   }
 
-  /** The recipients whose alert words appear in the message's content. */
-  async usersAlerted(realmId: number, content: string, userIds: readonly number[]): Promise<Set<number>> {
-    return usersAlerted(content, userIds, await this.of(realmId));
+  /**
+   * The recipients whose alert words appear in the message's content: those
+   * with alert words are looked at, not every recipient of a large channel.
+   */
+  async usersAlerted(realmId: number, content: string, recipients: ReadonlySet<number>): Promise<Set<number>> {
+    const words = await this.of(realmId);
+    return usersAlerted(
+      content,
+      [...words.keys()].filter((id) => recipients.has(id)),
+      words,
+    );
   }
 }

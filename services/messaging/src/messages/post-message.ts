@@ -25,6 +25,7 @@ import type { LinkifierSource } from "../render/linkifier-source";
 import { inFlagOrder } from "../user-messages/flags";
 import type { ReadStateRepository } from "../user-messages/read-state.repository";
 import { mentionFlags, mentionedUserGroups, topicParticipants } from "./mentions";
+import type { NotificationCandidateCache } from "./notification-candidates";
 import { loadViewContext, messageView } from "./message-view";
 import type { MessageDoc } from "./message.schema";
 import { contentFeatures } from "./content-features";
@@ -50,6 +51,7 @@ interface FlagDeps extends RenderDeps {
 
 interface AnnounceDeps {
   users: UserDirectory;
+  notificationCandidates: Pick<NotificationCandidateCache, "of">;
   channels: ChannelDirectory;
   linkifiers: LinkifierSource;
   topics: TopicRepository;
@@ -62,7 +64,7 @@ export type Destination = Pick<MessageDoc, "type" | "recipientId" | "streamId" |
   channel?: ChannelDoc;
 };
 
-/** A channel topic as a destination: received by the channel's subscribers at send time. */
+/** A channel topic as a destination: received by the channel's subscribers at send time (`receivers`, ascending). */
 export async function channelDestination(
   deps: { subscriptions: SubscriptionDirectory },
   realmId: number,
@@ -211,16 +213,24 @@ export async function deliverMessage(
   await announceMessage(deps, ctx, realm, settings, to, message, post, marks);
 }
 
-/** What a new message marks its receivers with: their flags, and the group that notifies those mentioned through one. */
+/**
+ * What a new message marks its receivers with: the flags of those it marks,
+ * and the group that notifies those mentioned through one. A channel
+ * message's receivers left out have no flag (unread, unmentioned): only its
+ * sender and those it marks are listed, so that a message that mentions
+ * nobody costs the same in a channel of a thousand as in one of ten. A
+ * direct message, and a message with limit_unread_user_ids, lists every
+ * receiver.
+ */
 interface ReceiverMarks {
   flags: Map<number, string[]>;
   mentionedGroups: Map<number, notifications.MentionedUserGroup>;
 }
 
 /**
- * Each receiver's flags on a new message: read (the sender, muted senders,
- * limit_unread_user_ids), starred, mentions, alert words; and the mentioned
- * group of those mentioned through one.
+ * Each marked receiver's flags on a new message: read (the sender, muted
+ * senders, limit_unread_user_ids), starred, mentions, alert words; and the
+ * mentioned group of those mentioned through one.
  */
 async function receiverMarks(
   deps: FlagDeps,
@@ -231,12 +241,18 @@ async function receiverMarks(
   rendered: RenderedMentions,
 ): Promise<ReceiverMarks> {
   const { receivers } = to;
-  const [recipientsById, groups, participants] = await Promise.all([
-    deps.users.byIds(ctx, realmId, receivers),
-    deps.userGroups.get(ctx),
+  const isReceiver = new Set(receivers);
+  // Only a group or channel wildcard mention can concern any receiver; otherwise those mentioned
+  // by name, or the topic's participants, are the only ones whose flags a mention may set.
+  const anyReceiver = rendered.groupIds.size > 0 || rendered.streamWildcard;
+  const [participants, groups] = await Promise.all([
     topicParticipants(deps, realmId, rendered, to, post.senderId),
+    deps.userGroups.get(ctx),
   ]);
-  const recipients = [...recipientsById.values()];
+  const concerned = anyReceiver
+    ? receivers
+    : [...new Set([...rendered.userIds, ...participants])].filter((id) => isReceiver.has(id));
+  const recipients = [...(await deps.users.byIds(ctx, realmId, concerned)).values()];
   const mentions = mentionFlags(rendered, recipients, groups, participants);
   const mentionedGroups =
     rendered.groupIds.size === 0
@@ -250,15 +266,21 @@ async function receiverMarks(
         );
   // Zulip's has_alert_word, and its muted senders: their messages arrive read for the users who muted them
   const [alerted, muters] = await Promise.all([
-    deps.alertWords.usersAlerted(realmId, post.content, receivers),
+    deps.alertWords.usersAlerted(realmId, post.content, isReceiver),
     deps.mutedUsers.mutersOf(realmId, post.senderId),
   ]);
   const read = new Set(post.readBy);
   const starred = new Set(post.starredBy);
   const isRead = (userId: number) =>
     read.has(userId) || muters.has(userId) || (post.unreadOnly !== undefined && !post.unreadOnly.has(userId));
+  const marked =
+    to.streamId === null || post.unreadOnly !== undefined
+      ? receivers
+      : [...new Set([post.senderId, ...read, ...muters, ...starred, ...mentions.keys(), ...alerted])].filter((id) =>
+          isReceiver.has(id),
+        );
   const flags = new Map(
-    receivers.map((userId) => [
+    marked.map((userId) => [
       userId,
       inFlagOrder([
         ...(isRead(userId) ? ["read"] : []),
@@ -302,6 +324,7 @@ async function storeMarks(
     messageId,
     marked.map(([userId, f]) => ({ userId, flags: f.includes("read") ? f : ["read", ...f] })),
   );
+  // a receiver without flags is unread, as the default has it but for the sender, who is always listed
   const unlike = [...flags.keys()].filter(
     (userId) => flags.get(userId)!.includes("read") !== (userId === message.senderId),
   );
@@ -337,6 +360,11 @@ async function announceMessage(
     clientGravatar: false,
     allowEmptyTopicName: true,
   });
+  // Zulip's get_recipient_info: who the channel's or the topic's settings may notify without a mention
+  const notifiable =
+    channel && !post.disableExternalNotifications
+      ? await deps.notificationCandidates.of(ctx, realm.id, channel.streamId, message.topicKey, to.receivers)
+      : undefined;
   await Promise.all([
     channel
       ? deps.topics.noteMessage(realm.id, channel.streamId, message.topic, message.messageId)
@@ -351,7 +379,8 @@ async function announceMessage(
         userIds: to.receivers,
         message: messageView(message, vc),
         markdown: message.content,
-        flags: Object.fromEntries(to.receivers.map((id) => [id, flags.get(id) ?? []])),
+        flags: Object.fromEntries(flags),
+        ...(notifiable && { notifiableUserIds: notifiable }),
         ...(mentionedGroups.size > 0 && { mentionedUserGroups: Object.fromEntries(mentionedGroups) }),
         ...(post.localEcho && { localEcho: post.localEcho }),
         ...(post.disableExternalNotifications && { disableExternalNotifications: true }),

@@ -12,6 +12,7 @@ import type { ConversationRepository } from "../conversations/conversation.repos
 import type { ChannelMessageCache } from "../messages/channel-message-cache";
 import type { MessageRepository } from "../messages/message.repository";
 import type { MutedUserIndex } from "../muted-users/muted-user-index";
+import type { NotificationCandidateCache } from "../messages/notification-candidates";
 import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
 import type { LinkifierSource } from "../render/linkifier-source";
 import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
@@ -52,6 +53,7 @@ interface ChannelOperationDeps {
   personal: PersonalIndex;
   topics: TopicRepository;
   users: UserDirectory;
+  notificationCandidates: NotificationCandidateCache;
   alertWords: AlertWordIndex;
   mutedUsers: MutedUserIndex;
   settings: RealmSettingsSource;
@@ -87,6 +89,7 @@ function registerChannels(
     readStates,
     topics,
     users,
+    notificationCandidates,
     alertWords,
     mutedUsers,
     settings,
@@ -110,6 +113,7 @@ function registerChannels(
         readStates,
         topics,
         users,
+        notificationCandidates,
         alertWords,
         mutedUsers,
         settings,
@@ -157,6 +161,7 @@ function registerNewUserSetUp(
     readStates,
     topics,
     users,
+    notificationCandidates,
     alertWords,
     mutedUsers,
     settings,
@@ -180,6 +185,7 @@ function registerNewUserSetUp(
         readStates,
         topics,
         users,
+        notificationCandidates,
         alertWords,
         mutedUsers,
         settings,
@@ -201,6 +207,7 @@ function registerNewUserSetUp(
         readStates,
         topics,
         users,
+        notificationCandidates,
         alertWords,
         mutedUsers,
         settings,
@@ -228,6 +235,7 @@ function registerSubscriptions(
     personal,
     topics,
     users,
+    notificationCandidates,
     alertWords,
     mutedUsers,
     settings,
@@ -253,6 +261,7 @@ function registerSubscriptions(
         readStates,
         topics,
         users,
+        notificationCandidates,
         alertWords,
         mutedUsers,
         settings,
@@ -293,6 +302,7 @@ function registerSubscriptions(
         personal,
         topics,
         users,
+        notificationCandidates,
         alertWords,
         mutedUsers,
         settings,

@@ -14,6 +14,7 @@ import type { ChannelMessageCache } from "../messages/channel-message-cache";
 import type { MessageHistory } from "../messages/message-history";
 import type { MessageRepository } from "../messages/message.repository";
 import type { MutedUserIndex } from "../muted-users/muted-user-index";
+import type { NotificationCandidateCache } from "../messages/notification-candidates";
 import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
 import type { LinkifierSource } from "../render/linkifier-source";
 import type { SearchEngine } from "../search/search-engine";
@@ -65,6 +66,7 @@ interface MessageOperationDeps {
   topics: TopicRepository;
   userTopics: UserTopicIndex;
   users: UserDirectory;
+  notificationCandidates: NotificationCandidateCache;
   alertWords: AlertWordIndex;
   mutedUsers: MutedUserIndex;
   sendReceipts: SendReceiptRepository;
@@ -112,6 +114,7 @@ function registerSendingAndReading(
     topics,
     userTopics,
     users,
+    notificationCandidates,
     alertWords,
     mutedUsers,
     sendReceipts,
@@ -138,6 +141,7 @@ function registerSendingAndReading(
         receivers,
         topics,
         users,
+        notificationCandidates,
         alertWords,
         mutedUsers,
         sendReceipts,
@@ -196,6 +200,7 @@ function registerSendingAndReading(
         receivers,
         topics,
         users,
+        notificationCandidates,
         alertWords,
         mutedUsers,
         settings,
@@ -223,6 +228,7 @@ function registerDeletingAndReporting(
     receivers,
     topics,
     users,
+    notificationCandidates,
     alertWords,
     mutedUsers,
     settings,
@@ -267,6 +273,7 @@ function registerDeletingAndReporting(
         receivers,
         topics,
         users,
+        notificationCandidates,
         alertWords,
         mutedUsers,
         settings,

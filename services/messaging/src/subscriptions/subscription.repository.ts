@@ -28,6 +28,20 @@ export class SubscriptionRepository extends TenantRepository<SubscriptionDoc> {
     return (await this.find(realmId, { streamId, active: true })).map((s) => s.userId).sort((a, b) => a - b);
   }
 
+  /**
+   * The channel's subscribers whose subscription turns its email or push
+   * notifications on, whatever their own defaults: one read per setting, as
+   * SecantusDB serves no index under `$or` (docs/adr/0010-query-shapes.md);
+   * each returns the few rows it matches.
+   */
+  async notifiedOfEveryMessage(realmId: number, streamId: number): Promise<number[]> {
+    const [email, push] = await Promise.all([
+      this.find(realmId, { streamId, active: true, emailNotifications: true }, { projection: { userId: 1 } }),
+      this.find(realmId, { streamId, active: true, pushNotifications: true }, { projection: { userId: 1 } }),
+    ]);
+    return [...new Set([...email, ...push].map((s) => s.userId))];
+  }
+
   /** Active subscriber ids per channel, for several channels at once. */
   async subscribersByChannel(realmId: number, streamIds: number[]): Promise<Map<number, number[]>> {
     const rows = await this.find(realmId, { streamId: { $in: streamIds }, active: true });

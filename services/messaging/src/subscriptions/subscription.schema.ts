@@ -49,5 +49,6 @@ export const subscriptionSchema = new Schema<SubscriptionDoc>(
 );
 // SubscriptionRepository.ofUser / add / remove / setSettings: a user's subscriptions; one row per user and channel
 subscriptionSchema.index({ realmId: 1, userId: 1, streamId: 1 }, { unique: true });
-// SubscriptionRepository.subscriberIds / subscribersByChannel: a channel's subscribers (message recipients, include_subscribers)
+// SubscriptionRepository.subscriberIds / subscribersByChannel: a channel's subscribers (message recipients, include_subscribers);
+// notifiedOfEveryMessage: those with the channel's email or push notifications on, tested on this prefix's rows
 subscriptionSchema.index({ realmId: 1, streamId: 1, active: 1 });

@@ -682,18 +682,20 @@ export class PersonalIndex {
     for (const userId of userIds) this.cache.drop(`${realmId}:${userId}`);
   }
 
-  private onMessage({ realmId, message, flags }: MessageSent): void {
+  private onMessage({ realmId, userIds, message, flags }: MessageSent): void {
     const participants =
       message.type === "private" ? message.display_recipient.map((r) => r.id).sort((a, b) => a - b) : [];
     const conversation =
       message.type === "private" ? { recipientId: message.recipient_id, userIds: participants } : null;
-    for (const [user, userFlags] of Object.entries(flags)) {
-      const userId = Number(user);
+    // every receiver: the flags list only those the message marks (the others have none)
+    const receivers = userIds === "all" ? Object.keys(flags).map(Number) : userIds;
+    for (const userId of receivers) {
+      const userFlags = flags[userId] ?? [];
       const unread: UnreadMessage | null =
         message.type === "private" && !userFlags.includes("read")
           ? { id: message.id, streamId: null, topic: "", topicKey: "", participants, mentioned: isMention(userFlags) }
           : null;
-      this.cache.update(`${realmId}:${user}`, (s) => {
+      this.cache.update(`${realmId}:${userId}`, (s) => {
         s.note(unread, message.id, userFlags, conversation);
         if (message.type !== "stream") return;
         // read (or unread) against the default: the exception the send stored (ReadStateRepository.flip)

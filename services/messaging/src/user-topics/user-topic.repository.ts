@@ -1,6 +1,8 @@
 import type { Connection } from "mongoose";
-import { TenantRepository, isDuplicateKey, type messaging } from "@teamchat/shared";
+import { TenantRepository, isDuplicateKey, messaging } from "@teamchat/shared";
 import { userTopicSchema, type UserTopicDoc } from "./user-topic.schema";
+
+const { FOLLOWED } = messaging.VISIBILITY_POLICY;
 
 export class UserTopicRepository extends TenantRepository<UserTopicDoc> {
   constructor(conn: Connection) {
@@ -10,6 +12,16 @@ export class UserTopicRepository extends TenantRepository<UserTopicDoc> {
   /** Every topic the user set a visibility policy for. */
   ofUser(realmId: number, userId: number): Promise<UserTopicDoc[]> {
     return this.findOfUser(realmId, "userId", userId);
+  }
+
+  /** The channel's topics some user follows: each follower and the topic's key. */
+  async followersIn(realmId: number, streamId: number): Promise<Array<{ userId: number; topicKey: string }>> {
+    const rows = await this.find(
+      realmId,
+      { streamId, visibilityPolicy: FOLLOWED },
+      { projection: { userId: 1, topicKey: 1 } },
+    );
+    return rows.map((r) => ({ userId: r.userId, topicKey: r.topicKey }));
   }
 
   /**

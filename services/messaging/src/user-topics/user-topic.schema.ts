@@ -32,3 +32,6 @@ export const userTopicSchema = new Schema<UserTopicDoc>(
 // UserTopicRepository.ofUser (a user's topics in one read: the realmId+userId prefix) and
 // set/remove (one row per user, channel and topic, as Zulip's unique (user, stream, lower(topic)))
 userTopicSchema.index({ realmId: 1, userId: 1, streamId: 1, topicKey: 1 }, { unique: true });
+// UserTopicRepository.followersIn: a channel's followed topics (who a channel message may notify
+// without mentioning them, NotificationCandidateCache)
+userTopicSchema.index({ realmId: 1, streamId: 1, visibilityPolicy: 1 });

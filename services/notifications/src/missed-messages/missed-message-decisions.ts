@@ -71,6 +71,23 @@ export const sentMessageDecisions = (
     };
   });
 
+/**
+ * The recipients a sent message may notify, whom the decision looks at: as
+ * Zulip's get_recipient_info selects them, those the message mentions (its
+ * flags) and those whose settings ask for every message of its channel or
+ * topic (notifiableUserIds, which messaging gives for a channel message);
+ * for a direct message, or an event without that list, every recipient.
+ * decide() gives nothing to the others: an unmentioned channel message
+ * notifies only through the channel's or a followed topic's settings.
+ */
+export function notificationCandidates({ userIds, flags, notifiableUserIds }: MessageSent): number[] {
+  if (notifiableUserIds === undefined) return userIds === "all" ? Object.keys(flags).map(Number) : userIds;
+  const mentioned = Object.entries(flags)
+    .filter(([, f]) => messaging.MENTION_FLAGS.some((m) => f.includes(m)))
+    .map(([id]) => Number(id));
+  return [...new Set([...notifiableUserIds, ...mentioned])];
+}
+
 /** What decides and queues missed-message notices, for a message's sending and for a collected event queue. */
 export type MissedMessageQueueing = ReturnType<typeof missedMessageQueueing>;
 
@@ -192,9 +209,7 @@ export async function consumeMissedMessageDecisions(
     const { realmId, message, markdown, flags } = payload;
     // Zulip's disable_external_notifications (Welcome Bot's messages): nobody is mailed or pushed it
     if (payload.disableExternalNotifications) return;
-    const candidates = Object.keys(flags)
-      .map(Number)
-      .filter((id) => id !== message.sender_id);
+    const candidates = notificationCandidates(payload).filter((id) => id !== message.sender_id);
     const decisions = sentMessageDecisions(
       payload,
       await notifiable(realmId, message, candidates, flags, requestId),

@@ -57,3 +57,17 @@ export const getNotificationRecipients = defineContract({
   params: z.object({ user_ids: z.array(int) }),
   reply: z.object({ users: z.array(notificationRecipientSchema) }),
 });
+
+/**
+ * Internal: the organization's active human users whose own settings ask to
+ * be notified of every channel message (enable_stream_email_notifications or
+ * enable_stream_push_notifications on): the users Zulip's get_recipient_info
+ * puts in stream_email_user_ids / stream_push_user_ids unless their
+ * subscription says otherwise. Few in most organizations (Zulip's defaults
+ * are off), so a send looks at them instead of at every subscriber.
+ */
+export const getChannelNotificationUsers = defineContract({
+  subject: "identity.users.channel_notification_users",
+  params: z.object({}),
+  reply: z.object({ user_ids: z.array(int) }),
+});
