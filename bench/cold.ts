@@ -55,8 +55,15 @@ export async function runCold(sys: System, memory: MemorySampler): Promise<ColdR
       // the bench's own client (it parses every answer) shares the cores: counted beside the services
       // (from this process alone: the services are its children, which CpuMeter would add to it)
       const { user, system } = process.cpuUsage(own);
-      r.cpuMsPerMember = { ...cpu.perRequest(team.members.length), "bench client": (user + system) / 1000 / team.members.length };
-      say(`    CPU ms per member: ${Object.entries(r.cpuMsPerMember).map(([p, ms]) => `${p} ${ms.toFixed(1)}`).join(", ")}`);
+      r.cpuMsPerMember = {
+        ...cpu.perRequest(team.members.length),
+        "bench client": (user + system) / 1000 / team.members.length,
+      };
+      say(
+        `    CPU ms per member: ${Object.entries(r.cpuMsPerMember)
+          .map(([p, ms]) => `${p} ${ms.toFixed(1)}`)
+          .join(", ")}`,
+      );
       const peaks = memory.processPeaks(phase);
       r.memory = sys.processes.map((p, i) => ({ process: p.name, peakMiB: peaks[i] ?? NaN }));
       r.systemPeakMiB = memory.systemPeak(phase).physical;
