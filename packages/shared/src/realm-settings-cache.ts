@@ -2,7 +2,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import type { BusClient } from "./bus/client";
 import { requireRealm, type CallContext } from "./bus/context";
-import * as realmConfig from "./contracts/realm-config";
+import { getRealmSettings, type RealmSettings } from "./contracts/realm-config";
 import { EventCache } from "./event-cache";
 import { realmConfigEvents } from "./events";
 import { subscribeEvent, type EventSubscription } from "./events/feed";
@@ -17,7 +17,7 @@ const MAX_CACHED_REALMS = 10_000;
  * so a change applies to the next request.
  */
 export class RealmSettingsCache {
-  private readonly settings: EventCache<realmConfig.RealmSettings>;
+  private readonly settings: EventCache<RealmSettings>;
   private readonly sub: EventSubscription;
 
   constructor(
@@ -35,7 +35,7 @@ export class RealmSettingsCache {
     this.sub.unsubscribe();
   }
 
-  get(ctx: CallContext): Promise<realmConfig.RealmSettings> {
-    return this.settings.get(`${requireRealm(ctx).id}`, () => this.bus.request(realmConfig.getRealmSettings, {}, ctx));
+  get(ctx: CallContext): Promise<RealmSettings> {
+    return this.settings.get(`${requireRealm(ctx).id}`, () => this.bus.request(getRealmSettings, {}, ctx));
   }
 }
