@@ -8,6 +8,9 @@ interface Waiter {
   deadline: number;
 }
 
+/** Runs per slot, the first a semaphore ends, whose durations it does not go by (Semaphore.meanRunMs). */
+const WARM_RUNS_PER_SLOT = 2;
+
 /** The refusal of a caller who would wait past its deadline, with the seconds to wait before trying again. */
 function busy(expectedMs: number): ZulipError {
   const seconds = Math.max(1, Math.ceil(expectedMs / 1000));
@@ -28,10 +31,18 @@ function busy(expectedMs: number): ZulipError {
 export class Semaphore {
   private running = 0;
   private readonly waiting: Waiter[] = [];
-  /** a run's recent duration in ms (exponentially weighted): what a caller can expect to wait */
+  /**
+   * a run's recent duration in ms (exponentially weighted), what a caller can expect to wait; 0
+   * until the first runs are over: those of a process just started are its slowest (its code not
+   * yet optimized, every client arriving at once), and refused callers who were then served in time
+   */
   private meanRunMs = 0;
+  /** runs not measured yet, of the first WARM_RUNS_PER_SLOT per slot */
+  private unmeasured: number;
 
-  constructor(private readonly limit: number) {}
+  constructor(private readonly limit: number) {
+    this.unmeasured = WARM_RUNS_PER_SLOT * limit;
+  }
 
   async run<T>(work: () => Promise<T>, deadline = Infinity): Promise<T> {
     if (this.running >= this.limit) {
@@ -42,7 +53,8 @@ export class Semaphore {
       return await work();
     } finally {
       const ms = Date.now() - started;
-      this.meanRunMs = this.meanRunMs ? 0.8 * this.meanRunMs + 0.2 * ms : ms;
+      if (this.unmeasured > 0) this.unmeasured--;
+      else this.meanRunMs = this.meanRunMs ? 0.8 * this.meanRunMs + 0.2 * ms : ms;
       this.refuseLate();
       const next = this.waiting.shift();
       if (next) next.resolve();
