@@ -14,7 +14,7 @@ import { attachmentSchema } from "../contracts/messaging/uploads";
 import { mentionedUserGroupSchema } from "../contracts/notifications/missed-message";
 import { submessageSchema } from "../contracts/messaging/submessages";
 import { realmExportSchema } from "../contracts/messaging/realm-exports";
-import { audienceSchema, clientEventPayload, defineEvent } from "./define";
+import { audienceSchema, clientEventPayload, defineEvent, type PayloadOf } from "./define";
 
 const int = z.number().int();
 
@@ -55,6 +55,14 @@ export const messageSent = defineEvent(
     disableExternalNotifications: z.boolean().optional(),
   }),
 );
+
+/**
+ * Who received a sent message: its audience. The flags do not say it (a
+ * channel message's list only those it marks); an audience of "all" lists
+ * every receiver in them.
+ */
+export const receiversOf = ({ userIds, flags }: Pick<PayloadOf<typeof messageSent>, "userIds" | "flags">): number[] =>
+  userIds === "all" ? Object.keys(flags).map(Number) : userIds;
 
 /**
  * Zulip's embed_links queue: a message links web pages whose previews are not

@@ -12,6 +12,7 @@ import {
 } from "@teamchat/shared";
 import type { SubscriptionRepository } from "../subscriptions/subscription.repository";
 import type { UserTopicRepository } from "../user-topics/user-topic.repository";
+import { indexOf } from "../user-messages/read-state";
 
 /** What a channel's own settings say about notifying its subscribers of every message. */
 interface ChannelSettings {
@@ -25,20 +26,6 @@ interface ChannelSettings {
 
 /** Users kept in the caches' lists, over all channels and organizations. */
 const MAX_CACHED_USERS = 100_000;
-
-/** Whether `id` is in `ids`, which is ascending. */
-function includesSorted(ids: readonly number[], id: number): boolean {
-  let lo = 0;
-  let hi = ids.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const at = ids[mid]!;
-    if (at === id) return true;
-    if (at < id) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return false;
-}
 
 /**
  * Who a channel message may notify although it mentions nobody: Zulip's
@@ -127,7 +114,7 @@ export class NotificationCandidateCache {
       ...(channel.followers.get(topicKey) ?? []),
       ...everyChannel,
     ]);
-    return [...candidates].filter((id) => includesSorted(receivers, id)).sort((a, b) => a - b);
+    return [...candidates].filter((id) => indexOf(receivers, id) >= 0).sort((a, b) => a - b);
   }
 
   private async loadChannel(realmId: number, streamId: number): Promise<ChannelSettings> {
@@ -136,7 +123,11 @@ export class NotificationCandidateCache {
       this.userTopics.followersIn(realmId, streamId),
     ]);
     const followers = new Map<string, number[]>();
-    for (const { userId, topicKey } of followed) followers.set(topicKey, [...(followers.get(topicKey) ?? []), userId]);
+    for (const { userId, topicKey } of followed) {
+      const ofTopic = followers.get(topicKey);
+      if (ofTopic) ofTopic.push(userId);
+      else followers.set(topicKey, [userId]);
+    }
     return { bySubscription, followers, size: bySubscription.length + followed.length };
   }
 }

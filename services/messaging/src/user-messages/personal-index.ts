@@ -688,8 +688,7 @@ export class PersonalIndex {
     const conversation =
       message.type === "private" ? { recipientId: message.recipient_id, userIds: participants } : null;
     // every receiver: the flags list only those the message marks (the others have none)
-    const receivers = userIds === "all" ? Object.keys(flags).map(Number) : userIds;
-    for (const userId of receivers) {
+    for (const userId of messagingEvents.receiversOf({ userIds, flags })) {
       const userFlags = flags[userId] ?? [];
       const unread: UnreadMessage | null =
         message.type === "private" && !userFlags.includes("read")

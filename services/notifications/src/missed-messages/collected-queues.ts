@@ -15,10 +15,6 @@ import {
   type MissedMessageQueueing,
 } from "./missed-message-decisions";
 
-/** Whether the message was sent to the user: its audience (its flags list only the recipients it marks). */
-const received = ({ userIds, flags }: MessageSent, userId: number): boolean =>
-  userIds === "all" ? userId in flags : userIds.includes(userId);
-
 /** The request id of the hook's bus calls, in the logs of the services it asks. */
 const REQUEST_ID = "collected-event-queue";
 /** A collected queue's messages are read back and decided this many at a time, so that its memory stays small. */
@@ -69,7 +65,10 @@ export async function consumeCollectedQueues(
       // sent to the user (not only seen by a queue of every public channel) by someone else, and not by Welcome Bot
       .filter(
         (p): p is MessageSent =>
-          p !== null && received(p, userId) && p.message.sender_id !== userId && !p.disableExternalNotifications,
+          p !== null &&
+          messagingEvents.receiversOf(p).includes(userId) &&
+          p.message.sender_id !== userId &&
+          !p.disableExternalNotifications,
       );
     if (!sendings.length) return;
     const { message_ids } = await bus.request(

@@ -81,7 +81,7 @@ export const sentMessageDecisions = (
  * notifies only through the channel's or a followed topic's settings.
  */
 export function notificationCandidates({ userIds, flags, notifiableUserIds }: MessageSent): number[] {
-  if (notifiableUserIds === undefined) return userIds === "all" ? Object.keys(flags).map(Number) : userIds;
+  if (notifiableUserIds === undefined) return messagingEvents.receiversOf({ userIds, flags });
   const mentioned = Object.entries(flags)
     .filter(([, f]) => messaging.MENTION_FLAGS.some((m) => f.includes(m)))
     .map(([id]) => Number(id));
