@@ -18,6 +18,7 @@ import {
   startMetricsListener,
   type ProcessName,
 } from "@teamchat/shared";
+import { mongo } from "mongoose";
 import packageJson from "../../package.json";
 import { expectZulipError } from "../support/call";
 import type { TestUser } from "../support/organization";
@@ -220,6 +221,49 @@ describe("/metrics", () => {
       sample(metric, { command: "update", collection: "usermessages", service: "messaging" });
     const keys = [update("teamchat_db_statements_total"), update("teamchat_db_documents_written_total")];
     expect(growth(before, await scrape("messaging"), keys)).toEqual({ [keys[0]!]: 1, [keys[1]!]: 2 });
+  });
+
+  it("a channel's newest page after other organizations' sends: read from its own newest id", async () => {
+    const owner = sys.api(sys.owner);
+    expect(
+      (await owner.post("/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "sparse" }]) })).status,
+    ).toBe(200);
+    for (const content of ["one", "two", "three"]) {
+      const sent = await owner.post("/messages", { type: "stream", to: "sparse", topic: "t", content });
+      expect(sent.status).toBe(200);
+    }
+    // ids come from one counter for every organization: others' sends put the channel far below the newest id
+    const client = await mongo.MongoClient.connect(sys.config.MONGO_URL!);
+    try {
+      await client
+        .db(`${sys.config.MONGO_DB_PREFIX}_messaging`)
+        .collection<{ _id: string; seq: number }>("counters")
+        .updateOne({ _id: "message" }, { $inc: { seq: 100_000 } });
+    } finally {
+      await client.close();
+    }
+    const before = await scrape("messaging");
+    const page = await owner.get("/messages", {
+      anchor: "newest",
+      num_before: 100,
+      num_after: 0,
+      narrow: JSON.stringify([{ operator: "channel", operand: "sparse" }]),
+    });
+    expect(page.status).toBe(200);
+    // after the notice of the channel's creation
+    expect((page.body.messages as Array<{ content: string }>).slice(1).map((m) => m.content)).toEqual([
+      "<p>one</p>",
+      "<p>two</p>",
+      "<p>three</p>",
+    ]);
+    const finds = sample("teamchat_db_command_duration_seconds_count", {
+      command: "find",
+      collection: "messages",
+      service: "messaging",
+    });
+    // a range below its newest id and the rest of the channel below it (fewer than a page): walking down
+    // from the deployment's newest id took five, widening through ids the channel has none of
+    expect(growth(before, await scrape("messaging"), [finds])).toEqual({ [finds]: 2 });
   });
 });
 

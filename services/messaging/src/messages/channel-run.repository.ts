@@ -77,6 +77,16 @@ export class ChannelRunRepository extends TenantRepository<ChannelRunDoc> {
     );
   }
 
+  /**
+   * The highest id the channel's runs hold (or held: a message deleted or moved
+   * out leaves it), so at least its newest message's; undefined when no run
+   * holds any (a channel older than the runs, or empty).
+   */
+  async newestId(realmId: number, streamId: number): Promise<number | undefined> {
+    const run = await this.findOne(realmId, { streamId }, { sort: { maxId: -1 }, projection: { maxId: 1 } });
+    return run?.maxId;
+  }
+
   /** Stores messages a load read from the messages, which the runs did not cover above `since`. */
   async store(realmId: number, streamId: number, since: number, entries: ChannelEntry[]): Promise<void> {
     await this.insertMany(fullRuns(realmId, streamId, since, entries));
