@@ -289,6 +289,20 @@ function soakChecks(s: SoakResult): BoundCheck[] {
   const ratios = (ratio: (m: SoakMinute) => number) => s.minutes.map((m) => ({ ratio: ratio(m), minute: m.minute }));
   const slowest = ratios((m) => m.rps / start.rps).reduce((a, b) => (b.ratio < a.ratio ? b : a));
   const highest = ratios((m) => m.p99 / start.p99).reduce((a, b) => (b.ratio > a.ratio ? b : a));
+  const actions = Object.keys(s.minutes[0]?.byAction ?? {});
+  const actionStart = (action: string) => {
+    const first = s.minutes.slice(0, start.minutes).map((m) => m.byAction?.[action]?.p99 ?? NaN);
+    return first.reduce((a, b) => a + b, 0) / first.length;
+  };
+  const highestByAction = actions.map((action) => {
+    const base = actionStart(action);
+    return {
+      action,
+      ...ratios((m) => (m.byAction?.[action]?.p99 ?? NaN) / base)
+        .filter((r) => Number.isFinite(r.ratio))
+        .reduce((a, b) => (b.ratio > a.ratio ? b : a), { ratio: 0, minute: 0 }),
+    };
+  });
   const span = soakGrowthSpan(s);
   const growth = Object.keys(span.to.rssMiB).map((p) => ({
     process: p,
@@ -307,6 +321,16 @@ function soakChecks(s: SoakResult): BoundCheck[] {
       figures: `highest ${highest.ratio.toFixed(2)} × (minute ${highest.minute})`,
       holds: highest.ratio <= GROWTH,
     },
+    ...(actions.length
+      ? [
+          {
+            what: "soak: every minute's p99 per action",
+            limit: `≤ ${GROWTH} × ${startName} of the same action`,
+            figures: highestByAction.map((a) => `${a.action} ${a.ratio.toFixed(2)} × (minute ${a.minute})`).join(", "),
+            holds: highestByAction.every((a) => a.ratio <= GROWTH),
+          },
+        ]
+      : []),
     {
       what: `soak: each process's peak RSS growth over the last ${span.minutes} minute${span.minutes === 1 ? "" : "s"}${s.minutes.length < 60 ? " (the last half: a soak shorter than 60)" : ""}`,
       limit: `≤ ${SOAK_MEMORY_GROWTH * 100} %`,

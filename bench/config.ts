@@ -49,6 +49,15 @@ function soakMinutes(): number {
   return n;
 }
 
+/** What the soak's users do: the mixed load's actions, or with `@**all**` in every message and reads marked by narrow. */
+export type SoakShape = "mixed" | "wildcard";
+
+function soakShape(): SoakShape {
+  const raw = process.env.BENCH_SOAK_SHAPE ?? "mixed";
+  if (raw !== "mixed" && raw !== "wildcard") throw new Error(`BENCH_SOAK_SHAPE=${raw}: expected mixed or wildcard`);
+  return raw;
+}
+
 /** The realm export's history when `--export` gives none: the size its bound is stated for. */
 const EXPORT_HISTORY = 100_000;
 
@@ -129,6 +138,9 @@ export const config = {
   channelSenders: 4,
   channelSizeSeconds: num("BENCH_CHANNEL_SIZE_SECONDS", 15),
   soakMinutes: soakMinutes(),
+  soakShape: soakShape(),
+  /** BENCH_SOAK_CPU_HOG=1: a process keeps one core busy during the soak, as on a machine a third as fast */
+  soakCpuHog: process.env.BENCH_SOAK_CPU_HOG === "1",
   /** simulated users of the soak (unset: half the largest user count the mixed load held) */
   soakUsers: process.env.BENCH_SOAK_USERS ? num("BENCH_SOAK_USERS", 0) : undefined,
   /** messages of the realm export's organization (0: the scenario does not run) */

@@ -1,5 +1,5 @@
 /** A run's figures, as bench/results/latest.json holds them (report.ts writes them, bounds.ts checks them). */
-import type { ColdCase, config } from "./config";
+import type { ColdCase, config, SoakShape } from "./config";
 import type { MixedReport, MixedResult } from "./mixed";
 import type { EventResult, LoadResult } from "./scenarios";
 import type { Resident, SystemMemory } from "./system";
@@ -135,6 +135,8 @@ export interface SoakMinute {
   rps: number;
   p50: number;
   p99: number;
+  /** per action (send, history, presence, markRead): successful answers and their latency; absent in older results */
+  byAction?: Record<string, { n: number; p50: number; p99: number }>;
   errors: number;
   pollErrors: number;
   /** messages stored in the whole system at the minute's end */
@@ -150,6 +152,9 @@ export interface SoakResult {
   usersFrom: string;
   /** history of the organization it ran in, when it started */
   history: number;
+  /** BENCH_SOAK_SHAPE and BENCH_SOAK_CPU_HOG (absent in older results: the mixed shape, no hog) */
+  shape?: SoakShape;
+  cpuHog?: boolean;
   minutes: SoakMinute[];
   total: MixedResult;
 }

@@ -26,10 +26,32 @@ const AWAY_PER_TEAM = 5;
 const PERIOD_SECONDS = { send: 60, history: 30, presence: 60 } as const;
 type Action = keyof typeof PERIOD_SECONDS;
 
+/**
+ * How the users act: `wildcard` mentions `@**all**` in every message (a flag row per member and
+ * send) and marks what a long-poll brought read through `/messages/flags/narrow` over the team's channel.
+ */
+export interface MixedShape {
+  wildcard: boolean;
+}
+
 /** One request per answered long-poll that brought messages. */
-async function markRead(http: Http, messageIds: number[], stats: Stats): Promise<void> {
+async function markRead(http: Http, messageIds: number[], stats: Stats, byNarrow?: string): Promise<void> {
   if (!messageIds.length) return;
-  const r = await http.post("/messages/flags", { messages: messageIds, op: "add", flag: "read" }, 30_000);
+  const r = byNarrow
+    ? await http.post(
+        "/messages/flags/narrow",
+        {
+          anchor: Math.min(...messageIds),
+          include_anchor: true,
+          num_before: 0,
+          num_after: messageIds.length,
+          narrow: JSON.stringify([{ operator: "channel", operand: byNarrow }]),
+          op: "add",
+          flag: "read",
+        },
+        30_000,
+      )
+    : await http.post("/messages/flags", { messages: messageIds, op: "add", flag: "read" }, 30_000);
   stats.record("markRead", r.status === 200, r.ms);
 }
 
@@ -39,22 +61,34 @@ class Stats {
   errors = 0;
   pollAnswers = 0;
   pollErrors = 0;
-  /** where the current window began: in `latencies`, and the errors then */
-  private windowStart = { latencies: 0, errors: 0, at: performance.now() };
+  /** where the current window began: in `latencies`, and the errors then; per action, its latencies' length */
+  private windowStart = { latencies: 0, errors: 0, at: performance.now(), byAction: new Map<string, number>() };
 
   /** The actions answered since the last call (or the start), and starts a new window. */
   window(): MixedWindow {
     const now = performance.now();
     const ms = this.latencies.slice(this.windowStart.latencies).sort((a, b) => a - b);
     const errors = this.errors - this.windowStart.errors;
+    const byAction = Object.fromEntries(
+      [...this.byAction].map(([action, a]) => {
+        const l = a.latencies.slice(this.windowStart.byAction.get(action) ?? 0).sort((x, y) => x - y);
+        return [action, { n: l.length, p50: pct(l, 50), p99: pct(l, 99) }];
+      }),
+    );
     const w = {
       seconds: (now - this.windowStart.at) / 1000,
       requests: ms.length + errors,
       errors,
       p50: pct(ms, 50),
       p99: pct(ms, 99),
+      byAction,
     };
-    this.windowStart = { latencies: this.latencies.length, errors: this.errors, at: now };
+    this.windowStart = {
+      latencies: this.latencies.length,
+      errors: this.errors,
+      at: now,
+      byAction: new Map([...this.byAction].map(([action, a]) => [action, a.latencies.length])),
+    };
     return w;
   }
 
@@ -78,6 +112,8 @@ export interface MixedWindow {
   errors: number;
   p50: number;
   p99: number;
+  /** the same per action (send, history, presence, markRead): successful answers and their latency */
+  byAction: Record<string, { n: number; p50: number; p99: number }>;
 }
 
 /** Reported while a load runs: every `seconds`, the window just ended and the long-polls' errors so far. */
@@ -129,17 +165,18 @@ export class MixedLoad {
     }
   }
 
-  async run(n: number, seconds: number, every?: Every): Promise<MixedResult> {
+  async run(n: number, seconds: number, every?: Every, shape: MixedShape = { wildcard: false }): Promise<MixedResult> {
     await this.ensureUsers(n);
     const users = this.users.slice(0, n);
     const stats = new Stats();
     say(`  ${n} users register their queues...`);
     const pollers = await pool(users, 8, (u) => {
       const http = this.org.as(u);
+      const team = `team${Math.floor(users.indexOf(u) / TEAM_SIZE)}`;
       return Poller.register(http, (events) => {
         stats.pollAnswers++;
         const ids = events.filter((e) => e.type === "message").map((e) => (e.message as { id: number }).id);
-        void markRead(http, ids, stats);
+        void markRead(http, ids, stats, shape.wildcard ? team : undefined);
       });
     });
     say(`  ${n} users active for ${seconds} s...`);
@@ -151,7 +188,12 @@ export class MixedLoad {
         action === "send"
           ? await http.post(
               "/messages",
-              { type: "stream", to: `team${team}`, topic: "work", content: "status update" },
+              {
+                type: "stream",
+                to: `team${team}`,
+                topic: "work",
+                content: shape.wildcard ? "@**all** status update" : "status update",
+              },
               30_000,
             )
           : action === "history"

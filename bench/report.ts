@@ -178,7 +178,8 @@ function soakSection(s: SoakResult): string[] {
   const start = soakStart(s);
   const span = soakGrowthSpan(s);
   return [
-    `### Soak (${s.users} users, ${s.usersFrom}; history ${s.history} at the start; ${s.minutes.length} min)`,
+    `### Soak (${s.users} users, ${s.usersFrom}; history ${s.history} at the start; ${s.minutes.length} min` +
+      `${s.shape === "wildcard" ? "; @**all** in every message, reads marked by narrow" : ""}${s.cpuHog ? "; one core kept busy" : ""})`,
     "",
     "The mixed load's users, their sends growing the history; per minute: actions answered per second, their latency " +
       "(long-polls not included), errors, the messages stored in the whole system at the minute's end and each " +
@@ -193,8 +194,26 @@ function soakSection(s: SoakResult): string[] {
         `${processes.map((p) => f(m.rssMiB[p], 0)).join(" | ")} |`,
     ),
     "",
+    ...soakActionsTable(s),
     `In all: ${s.total.requests} actions (${f(s.total.rps)}/s), avg ${f(s.total.avg)} ms, p99 ${f(s.total.p99)} ms, ` +
       `errors ${f(s.total.errorRate * 100, 2)} %.`,
+    "",
+  ];
+}
+
+/** The soak's p99 per action and minute (results older than the per-action figures have none). */
+function soakActionsTable(s: SoakResult): string[] {
+  const actions = Object.keys(s.minutes[0]?.byAction ?? {});
+  if (!actions.length) return [];
+  return [
+    "p99 ms per action and minute (answers in the minute in brackets):",
+    "",
+    `| minute | ${actions.join(" | ")} |`,
+    `|---:|${actions.map(() => "---:").join("|")}|`,
+    ...s.minutes.map(
+      (m) =>
+        `| ${m.minute} | ${actions.map((a) => `${f(m.byAction?.[a]?.p99 ?? NaN, 0)} (${m.byAction?.[a]?.n ?? 0})`).join(" | ")} |`,
+    ),
     "",
   ];
 }
@@ -425,14 +444,32 @@ type StoredReport = Report & { bounds?: BoundCheck[] };
 
 const hasLargeHistory = (r: Report) => r.sizes.some((s) => s.size >= 100_000);
 /** The scenarios most runs leave out, each kept in a file of its own until a run has it again. */
-const APART = [
+const APART: ReadonlyArray<{
+  file: string;
+  title: string;
+  part: keyof Report & keyof Parts;
+  bounds: string;
+  /** which runs of the part go to this file (all when absent) */
+  holds?: (r: Report) => boolean;
+}> = [
   { file: "mixed-load.json", title: "Latest mixed load", part: "mixed", bounds: "" },
-  { file: "soak.json", title: "Latest soak", part: "soak", bounds: "soak" },
+  ...(["mixed", "wildcard"] as const).flatMap((shape) =>
+    [false, true].map((hog) => ({
+      file: `soak${shape === "mixed" ? "" : `-${shape}`}${hog ? "-hog" : ""}.json`,
+      title:
+        "Latest soak" +
+        (shape === "wildcard" ? ", @**all** in every message and reads marked by narrow" : "") +
+        (hog ? ", one core kept busy" : ""),
+      part: "soak" as const,
+      bounds: "soak",
+      holds: (r: Report) => (r.soak?.shape ?? "mixed") === shape && (r.soak?.cpuHog ?? false) === hog,
+    })),
+  ),
   { file: "steady-state.json", title: "Latest steady state", part: "steady", bounds: "steady" },
   { file: "cold-start.json", title: "Latest cold start", part: "cold", bounds: "cold" },
   { file: "channel-sizes.json", title: "Latest sends by channel size", part: "channelSizes", bounds: "channel sizes" },
   { file: "realm-export.json", title: "Latest realm export", part: "realmExport", bounds: "realm export" },
-] as const;
+];
 
 function readStored(file: string): StoredReport | undefined {
   const path = join(RESULTS, file);
@@ -462,7 +499,8 @@ export async function renderBenchmarksDoc(): Promise<void> {
   }
   for (const apart of APART) {
     const stored = readStored(apart.file);
-    if (!stored?.[apart.part] || stored.startedAt === latest.startedAt) continue;
+    if (!stored?.[apart.part] || (apart.holds && !apart.holds(stored)) || stored.startedAt === latest.startedAt)
+      continue;
     const bounds = apart.bounds
       ? (stored.bounds ?? checkBounds(stored)).filter((b) => b.what.startsWith(apart.bounds))
       : [];
@@ -492,7 +530,7 @@ export async function writeReport(r: Report): Promise<void> {
   const files = [
     "latest.json",
     ...(hasLargeHistory(r) ? ["history-100000.json"] : []),
-    ...APART.filter((a) => r[a.part]).map((a) => a.file),
+    ...APART.filter((a) => r[a.part] && (!a.holds || a.holds(r))).map((a) => a.file),
   ];
   for (const file of files) writeFileSync(join(RESULTS, file), json);
   await renderBenchmarksDoc();

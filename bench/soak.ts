@@ -3,6 +3,7 @@
  * the history, reported every minute (throughput, latency, errors, each process's RSS, the
  * messages stored), so that a slowdown or a leak that takes a long run to show is seen.
  */
+import { spawn } from "node:child_process";
 import { config, say } from "./config";
 import type { SoakMinute, SoakResult } from "./figures";
 import { mixedLoadOf } from "./mixed";
@@ -20,37 +21,62 @@ export async function runSoak(
   const minutes: SoakMinute[] = [];
   const stored = await openMessageCount(sys.mongoUrl, `${sys.dbPrefix}_messaging`);
   let pollErrorsBefore = 0;
+  const shape = { wildcard: config.soakShape === "wildcard" };
+  // one core taken by a busy loop: the system has a third of the 2-core host's spare capacity
+  const hog = config.soakCpuHog ? spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" }) : undefined;
   try {
-    say(`[${org.subdomain}] soak: ${users} users (${usersFrom}) for ${config.soakMinutes} min...`);
+    say(
+      `[${org.subdomain}] soak: ${users} users (${usersFrom}) for ${config.soakMinutes} min` +
+        `${shape.wildcard ? ", @**all** in every message, reads marked by narrow" : ""}${hog ? ", one core kept busy" : ""}...`,
+    );
     memory.takeWindow();
-    const total = await mixedLoadOf(org).run(users, config.soakMinutes * 60, {
-      seconds: 60,
-      report: async (w, pollErrors) => {
-        const m: SoakMinute = {
-          minute: minutes.length + 1,
-          rps: w.requests / w.seconds,
-          p50: w.p50,
-          p99: w.p99,
-          errors: w.errors,
-          pollErrors: pollErrors - pollErrorsBefore,
-          messages: await stored.read(),
-          rssMiB: ((peaks) => Object.fromEntries(sys.processes.map((p, i) => [p.name, peaks[i] ?? NaN])))(
-            memory.takeWindow(),
-          ),
-        };
-        pollErrorsBefore = pollErrors;
-        minutes.push(m);
-        say(
-          `  minute ${m.minute}: ${m.rps.toFixed(1)} actions/s, p50 ${m.p50.toFixed(0)} ms, p99 ${m.p99.toFixed(0)} ms, ` +
-            `${m.errors} errors, ${m.pollErrors} long-poll errors, ${m.messages} messages stored; RSS MiB: ` +
-            Object.entries(m.rssMiB)
-              .map(([name, mib]) => `${name} ${mib.toFixed(0)}`)
-              .join(", "),
-        );
+    const total = await mixedLoadOf(org).run(
+      users,
+      config.soakMinutes * 60,
+      {
+        seconds: 60,
+        report: async (w, pollErrors) => {
+          const m: SoakMinute = {
+            minute: minutes.length + 1,
+            rps: w.requests / w.seconds,
+            p50: w.p50,
+            p99: w.p99,
+            byAction: w.byAction,
+            errors: w.errors,
+            pollErrors: pollErrors - pollErrorsBefore,
+            messages: await stored.read(),
+            rssMiB: ((peaks) => Object.fromEntries(sys.processes.map((p, i) => [p.name, peaks[i] ?? NaN])))(
+              memory.takeWindow(),
+            ),
+          };
+          pollErrorsBefore = pollErrors;
+          minutes.push(m);
+          say(
+            `  minute ${m.minute}: ${m.rps.toFixed(1)} actions/s, p50 ${m.p50.toFixed(0)} ms, p99 ${m.p99.toFixed(0)} ms, ` +
+              `${m.errors} errors; p99 by action: ` +
+              Object.entries(w.byAction)
+                .map(([action, a]) => `${action} ${a.p99.toFixed(0)}`)
+                .join(", ") +
+              `; ${m.pollErrors} long-poll errors, ${m.messages} messages stored; RSS MiB: ` +
+              Object.entries(m.rssMiB)
+                .map(([name, mib]) => `${name} ${mib.toFixed(0)}`)
+                .join(", "),
+          );
+        },
       },
-    });
-    return { users, usersFrom, history: org.size, minutes, total };
+      shape,
+    );
+    return {
+      users,
+      usersFrom,
+      history: org.size,
+      shape: config.soakShape,
+      cpuHog: config.soakCpuHog,
+      minutes,
+      total,
+    };
   } finally {
+    hog?.kill();
     await stored.close();
   }
 }
