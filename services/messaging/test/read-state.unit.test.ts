@@ -123,6 +123,16 @@ describe("changes", () => {
     expect(s).toEqual({ watermark: 20, exceptions: [], intervals: [10, OPEN] });
   });
 
+  it("keeps one message left unread as one exception below the watermark, however much is read after it", () => {
+    let s = subscribedAt10;
+    for (const id of [12, 13, 14, 16, 17, 18, 19, 20]) {
+      s = withStates(s, ME, [{ message: msg(id), unread: false }], above(s.watermark));
+    }
+    expect(s).toEqual({ watermark: 20, exceptions: [11], intervals: [10, OPEN] });
+    expect(unread(s)).toEqual([11]);
+    expect(withStates(s, ME, [{ message: msg(11), unread: false }], above(s.watermark))).toEqual(allRead(s, 20));
+  });
+
   it("leaves a message marked unread above the watermark where it is: the watermark stops before it", () => {
     const own = withStates(subscribedAt10, ME, [{ message: msg(15, ME), unread: true }], above(10));
     const s = canonical(

@@ -91,9 +91,15 @@ export function withStates(
 }
 
 /**
- * Moves the watermark up over the read messages above it (`above`: the
- * channel's messages above the watermark, ascending), dropping the exceptions
- * that moving it makes the default.
+ * Moves the watermark up to where the state needs the fewest exceptions
+ * (`above`: the channel's messages above the watermark, ascending). Above the
+ * watermark a read message is an exception, below it an unread one, so it
+ * goes as far as the messages it passes are more read than unread: reading
+ * everything collapses the state to a bare watermark, and one message left
+ * unread in a busy channel stays one exception below it, not every message
+ * read since (which made each later change cost more, without bound). A
+ * message that is read by default on both sides (the user's own, or sent
+ * outside their subscriptions) counts for neither.
  */
 export function canonical(
   state: ChannelReadState,
@@ -101,17 +107,25 @@ export function canonical(
   above: readonly ChannelMessageRef[],
 ): ChannelReadState {
   const exceptions = new Set(state.exceptions);
-  let { watermark } = state;
-  for (const m of above) {
-    if (m.id <= watermark) continue;
-    const flipped = exceptions.has(m.id);
-    const unread = unreadByDefault({ ...state, watermark }, m, userId) !== flipped;
-    if (unread) break;
-    // read: below the new watermark it is read by default, so an exception that made it read goes
-    if (flipped && unreadByDefault({ ...state, watermark }, m, userId)) exceptions.delete(m.id);
-    watermark = m.id;
+  // the watermark's gain in exceptions saved at each message, and where it is highest (the first such)
+  let gain = 0;
+  let best = 0;
+  let bestAt = -1;
+  for (let i = 0; i < above.length; i++) {
+    const m = above[i]!;
+    if (!unreadByDefault(state, m, userId)) continue;
+    gain += exceptions.has(m.id) ? 1 : -1;
+    if (gain > best) [best, bestAt] = [gain, i];
   }
-  return { ...state, watermark, exceptions: [...exceptions].sort((a, b) => a - b) };
+  if (bestAt < 0) return { ...state, exceptions: [...exceptions].sort((a, b) => a - b) };
+  for (let i = 0; i <= bestAt; i++) {
+    const m = above[i]!;
+    if (!unreadByDefault(state, m, userId)) continue;
+    // read above the old watermark was an exception and is now the default; unread becomes one
+    if (exceptions.has(m.id)) exceptions.delete(m.id);
+    else exceptions.add(m.id);
+  }
+  return { ...state, watermark: above[bestAt]!.id, exceptions: [...exceptions].sort((a, b) => a - b) };
 }
 
 /**
