@@ -58,6 +58,11 @@ function soakShape(): SoakShape {
   return raw;
 }
 
+/** How a soak's title tells its shape and CPU hog from the default (empty for the mixed shape, no hog). */
+export const soakVariant = (shape: SoakShape, cpuHog: boolean): string =>
+  (shape === "wildcard" ? ", @**all** in every message, reads marked by narrow" : "") +
+  (cpuHog ? ", one core kept busy" : "");
+
 /** The realm export's history when `--export` gives none: the size its bound is stated for. */
 const EXPORT_HISTORY = 100_000;
 

@@ -15,7 +15,7 @@
  * missed-message email for each of them, mailed in Zulip's default 2-minute batches.
  * Each interval is jittered by ±20 % and each user starts at a random point of it.
  */
-import { config, say } from "./config";
+import { config, say, type SoakShape } from "./config";
 import { Http, pct, pool, sleep } from "./http";
 import type { Org, User } from "./org";
 import { Poller, recovery, reportUndeleted, settle } from "./scenarios";
@@ -25,14 +25,6 @@ const TEAM_SIZE = 25;
 const AWAY_PER_TEAM = 5;
 const PERIOD_SECONDS = { send: 60, history: 30, presence: 60 } as const;
 type Action = keyof typeof PERIOD_SECONDS;
-
-/**
- * How the users act: `wildcard` mentions `@**all**` in every message (a flag row per member and
- * send) and marks what a long-poll brought read through `/messages/flags/narrow` over the team's channel.
- */
-export interface MixedShape {
-  wildcard: boolean;
-}
 
 /** One request per answered long-poll that brought messages. */
 async function markRead(http: Http, messageIds: number[], stats: Stats, byNarrow?: string): Promise<void> {
@@ -165,7 +157,11 @@ export class MixedLoad {
     }
   }
 
-  async run(n: number, seconds: number, every?: Every, shape: MixedShape = { wildcard: false }): Promise<MixedResult> {
+  /**
+   * `wildcard`: every message mentions `@**all**` (a flag row per member and send) and what a
+   * long-poll brought is marked read through `/messages/flags/narrow` over the team's channel.
+   */
+  async run(n: number, seconds: number, every?: Every, shape: SoakShape = "mixed"): Promise<MixedResult> {
     await this.ensureUsers(n);
     const users = this.users.slice(0, n);
     const stats = new Stats();
@@ -176,7 +172,7 @@ export class MixedLoad {
       return Poller.register(http, (events) => {
         stats.pollAnswers++;
         const ids = events.filter((e) => e.type === "message").map((e) => (e.message as { id: number }).id);
-        void markRead(http, ids, stats, shape.wildcard ? team : undefined);
+        void markRead(http, ids, stats, shape === "wildcard" ? team : undefined);
       });
     });
     say(`  ${n} users active for ${seconds} s...`);
@@ -192,7 +188,7 @@ export class MixedLoad {
                 type: "stream",
                 to: `team${team}`,
                 topic: "work",
-                content: shape.wildcard ? "@**all** status update" : "status update",
+                content: shape === "wildcard" ? "@**all** status update" : "status update",
               },
               30_000,
             )

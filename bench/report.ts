@@ -9,7 +9,7 @@ import { join } from "node:path";
 import * as prettier from "prettier";
 import { REPO_ROOT } from "../scripts/lib/infra";
 import { checkBounds, scenarioName as name, soakGrowthSpan, soakStart, type BoundCheck } from "./bounds";
-import { requestTimeoutFor, say } from "./config";
+import { requestTimeoutFor, say, soakVariant } from "./config";
 import {
   caseLabel,
   errorsByStatus,
@@ -179,7 +179,7 @@ function soakSection(s: SoakResult): string[] {
   const span = soakGrowthSpan(s);
   return [
     `### Soak (${s.users} users, ${s.usersFrom}; history ${s.history} at the start; ${s.minutes.length} min` +
-      `${s.shape === "wildcard" ? "; @**all** in every message, reads marked by narrow" : ""}${s.cpuHog ? "; one core kept busy" : ""})`,
+      `${soakVariant(s.shape ?? "mixed", s.cpuHog ?? false)})`,
     "",
     "The mixed load's users, their sends growing the history; per minute: actions answered per second, their latency " +
       "(long-polls not included), errors, the messages stored in the whole system at the minute's end and each " +
@@ -456,10 +456,7 @@ const APART: ReadonlyArray<{
   ...(["mixed", "wildcard"] as const).flatMap((shape) =>
     [false, true].map((hog) => ({
       file: `soak${shape === "mixed" ? "" : `-${shape}`}${hog ? "-hog" : ""}.json`,
-      title:
-        "Latest soak" +
-        (shape === "wildcard" ? ", @**all** in every message and reads marked by narrow" : "") +
-        (hog ? ", one core kept busy" : ""),
+      title: `Latest soak${soakVariant(shape, hog)}`,
       part: "soak" as const,
       bounds: "soak",
       holds: (r: Report) => (r.soak?.shape ?? "mixed") === shape && (r.soak?.cpuHog ?? false) === hog,

@@ -4,7 +4,7 @@
  * messages stored), so that a slowdown or a leak that takes a long run to show is seen.
  */
 import { spawn } from "node:child_process";
-import { config, say } from "./config";
+import { config, say, soakVariant } from "./config";
 import type { SoakMinute, SoakResult } from "./figures";
 import { mixedLoadOf } from "./mixed";
 import type { Org } from "./org";
@@ -21,13 +21,12 @@ export async function runSoak(
   const minutes: SoakMinute[] = [];
   const stored = await openMessageCount(sys.mongoUrl, `${sys.dbPrefix}_messaging`);
   let pollErrorsBefore = 0;
-  const shape = { wildcard: config.soakShape === "wildcard" };
   // one core taken by a busy loop: the system has a third of the 2-core host's spare capacity
   const hog = config.soakCpuHog ? spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" }) : undefined;
   try {
     say(
       `[${org.subdomain}] soak: ${users} users (${usersFrom}) for ${config.soakMinutes} min` +
-        `${shape.wildcard ? ", @**all** in every message, reads marked by narrow" : ""}${hog ? ", one core kept busy" : ""}...`,
+        `${soakVariant(config.soakShape, config.soakCpuHog)}...`,
     );
     memory.takeWindow();
     const total = await mixedLoadOf(org).run(
@@ -64,7 +63,7 @@ export async function runSoak(
           );
         },
       },
-      shape,
+      config.soakShape,
     );
     return {
       users,
