@@ -2,7 +2,8 @@
  * The cold start: organizations whose members each have many unread messages in their one
  * channel (BENCH_COLD_CASES, all seeded first), then for each: the services restarted on the same
  * data, every member opening a client (POST /register, the first_unread page, the channel's
- * newest page), BENCH_COLD_CLIENTS of them at a time, measured cold, and once more warm right after.
+ * newest page), BENCH_COLD_CLIENTS of them at a time, measured cold, once more warm right after, and
+ * warm once more one member at a time: a client's latency with no others queued on the same cores.
  */
 import { config, say } from "./config";
 import {
@@ -24,6 +25,14 @@ import { CpuMeter, MemorySampler, waitForIdle, type System } from "./system";
 const CLIENT_TIMEOUT_MS = 60_000;
 /** Before the warm round, at most: the cold round's work (a load its clients no longer wait for) may still be running. */
 const WARM_PAUSE_SECONDS = 30;
+/** Members the one-at-a-time round takes (the first of the case's): enough for a p50 and a p99. */
+const ONE_AT_A_TIME_MEMBERS = 100;
+/** Each case's rounds, in order: how many members start at once, and how many go through. */
+const ROUNDS = [
+  { round: "cold (after restart)", atOnce: () => config.coldClients, members: Infinity },
+  { round: "warm (right after)", atOnce: () => config.coldClients, members: Infinity },
+  { round: "warm, one at a time", atOnce: () => 1, members: ONE_AT_A_TIME_MEMBERS },
+];
 
 /** Seeds every case's organization, then per case restarts the services and runs the clients' start cold and warm. */
 export async function runCold(sys: System, memory: MemorySampler): Promise<ColdResult> {
@@ -44,20 +53,21 @@ export async function runCold(sys: System, memory: MemorySampler): Promise<ColdR
     const restartSeconds = (performance.now() - r0) / 1000;
     say(`[${label}] services answer /health ${restartSeconds.toFixed(1)} s after the restart began`);
     const rounds: ColdRound[] = [];
-    for (const round of ["cold (after restart)", "warm (right after)"]) {
+    for (const { round, atOnce, members } of ROUNDS) {
       if (rounds.length) await waitForIdle(WARM_PAUSE_SECONDS);
       const phase = `cold start ${label}: ${round}`;
       memory.mark(phase);
       const cpu = new CpuMeter(sys.processes);
       cpu.start();
       const own = process.cpuUsage();
-      const r = await clientsStart(team.org.as, team.narrow, team.members, team.firstUnreadId, round);
+      const users = team.members.slice(0, members);
+      const r = await clientsStart(team.org.as, team.narrow, users, team.firstUnreadId, round, atOnce());
       // the bench's own client (it parses every answer) shares the cores: counted beside the services
       // (from this process alone: the services are its children, which CpuMeter would add to it)
       const { user, system } = process.cpuUsage(own);
       r.cpuMsPerMember = {
-        ...cpu.perRequest(team.members.length),
-        "bench client": (user + system) / 1000 / team.members.length,
+        ...cpu.perRequest(users.length),
+        "bench client": (user + system) / 1000 / users.length,
       };
       say(
         `    CPU ms per member: ${Object.entries(r.cpuMsPerMember)
@@ -78,7 +88,7 @@ export async function runCold(sys: System, memory: MemorySampler): Promise<ColdR
 
 /**
  * Every member: register, the first_unread page, the channel's newest page, each step after the
- * last; BENCH_COLD_CLIENTS members at a time, the next starting as soon as one is done, so that
+ * last; `atOnce` members at a time, the next starting as soon as one is done, so that
  * a case of 1,000 members measures the server working through them rather than 1,000
  * connections opened in one instant (a case of fewer members starts them all at once).
  */
@@ -88,8 +98,9 @@ async function clientsStart(
   users: User[],
   firstUnreadId: number,
   round: string,
+  most: number,
 ): Promise<ColdRound> {
-  const atOnce = Math.min(users.length, config.coldClients);
+  const atOnce = Math.min(users.length, most);
   say(`  ${round}: ${users.length} members, ${atOnce === users.length ? "all" : atOnce} at once...`);
   const replies: Reply[][] = COLD_STEPS.map(() => []);
   const queues: Array<() => Promise<Reply>> = [];

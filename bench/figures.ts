@@ -65,7 +65,7 @@ export const errorsByStatus = (s: ColdStep): string =>
     .join(", ");
 
 export interface ColdRound {
-  /** "cold (after restart)" or "warm (right after)" */
+  /** "cold (after restart)", "warm (right after)" or "warm, one at a time" */
   round: string;
   steps: ColdStep[];
   /** members whose three steps all succeeded */

@@ -97,7 +97,8 @@ function coldSection(c: ColdResult): string[] {
     "",
     `Per case (members × unread @ history): every member (${c.clients ? `at most ${c.clients} at a time, the next as soon as one is done` : "all at once"}) \`POST /register\`, \`GET /messages\` at ` +
       "`first_unread` (channel narrow, 100 after), the channel's newest 100, right after a restart of the services " +
-      "(cold) and again right after (warm); latency of every attempt, errors included.",
+      "(cold), again right after (warm), and warm once more one member at a time (the first 100): a client's " +
+      "latency with no other queued on the same cores; latency of every attempt, errors included.",
     "",
     "| case | seeded s (of which bulk) | restart s | round | register p50 / p99 ms | first_unread p50 / p99 ms | channel page p50 / p99 ms | errors | members done | every member done s | system peak MiB |",
     "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|",
@@ -135,7 +136,9 @@ function coldSection(c: ColdResult): string[] {
 function cpuPerMember(cases: ColdCaseResult[]): string[] {
   const processes = Object.keys(cases[0]!.rounds[0]!.cpuMsPerMember ?? {});
   if (!processes.length) return [];
-  const columns = cases.flatMap((k) => k.rounds.map((r) => ({ label: `${caseLabel(k)} ${r.round.split(" ")[0]}`, r })));
+  const columns = cases.flatMap((k) =>
+    k.rounds.map((r) => ({ label: `${caseLabel(k)} ${r.round.replace(/ \(.*\)$/, "")}`, r })),
+  );
   const total = (r: ColdRound) => Object.values(r.cpuMsPerMember ?? {}).reduce((a, b) => a + b, 0);
   return [
     "CPU ms per member (user + system, from /proc, over each round; the bench's client parses every answer on the same cores):",
