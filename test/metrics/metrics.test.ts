@@ -223,7 +223,7 @@ describe("/metrics", () => {
     expect(growth(before, await scrape("messaging"), keys)).toEqual({ [keys[0]!]: 1, [keys[1]!]: 2 });
   });
 
-  it("a channel's newest page after other organizations' sends: read from its own newest id", async () => {
+  it("a channel's pages after other organizations' sends: walked within its own ids", async () => {
     const owner = sys.api(sys.owner);
     expect(
       (await owner.post("/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "sparse" }]) })).status,
@@ -264,6 +264,13 @@ describe("/metrics", () => {
     // a range below its newest id and the rest of the channel below it (fewer than a page): walking down
     // from the deployment's newest id took five, widening through ids the channel has none of
     expect(growth(before, await scrape("messaging"), [finds])).toEqual({ [finds]: 2 });
+    // deleting the topic walks the database (no page of it is in memory), also from the channel's newest id
+    const streamId = (await owner.get("/get_stream_id", { stream: "sparse" })).body.stream_id as number;
+    const beforeDelete = await scrape("messaging");
+    const deleted = await owner.post(`/streams/${streamId}/delete_topic`, { topic_name: "t" });
+    expect(deleted.body).toMatchObject({ result: "success", complete: true });
+    // (from the deployment's newest id: ten)
+    expect(growth(beforeDelete, await scrape("messaging"), [finds])).toEqual({ [finds]: 3 });
   });
 });
 

@@ -85,7 +85,7 @@ export async function openCollaborators({ db, nc, log, bus, events, config }: So
   const searchBackfill = await startSearchBackfill({ messages, search, ids, log });
   const userMessages = new UserMessageRepository(db);
   const conversations = new ConversationRepository(db, ids);
-  const recent = new RecentMessages(messages, channelRuns, nc, log);
+  const recent = new RecentMessages(messages, nc, log);
   const channelRepository = new ChannelRepository(db, ids);
   const subscriptionRepository = new SubscriptionRepository(db);
   const userTopicRepository = new UserTopicRepository(db);

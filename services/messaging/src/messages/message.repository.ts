@@ -212,8 +212,7 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     direction: 1 | -1,
     limit: number,
   ): Promise<MessageDoc[]> {
-    // Ids are allocated across organizations from one counter: it bounds every organization's ids.
-    const newest = await this.ids.current("message");
+    const newest = await this.newestBound(realmId, index);
     const found: MessageDoc[] = [];
     let edge = direction < 0 ? Math.min(from, newest + 1) : from;
     let width = Math.max(limit * FIRST_RANGE_PER_MATCH, MIN_RANGE);
@@ -233,6 +232,17 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
       width = Math.max(MIN_RANGE, Math.ceil(Math.min(byMatches, byRows, width * MAX_GROWTH)));
     }
     return found;
+  }
+
+  /**
+   * An id no message of the index lies above: a channel's own newest (its runs'), else the
+   * deployment's. Ids come from one counter for every organization, so walking down from the
+   * counter through other organizations' ids widens the range read until it spans a whole
+   * channel (every message of a 10,000-message channel read for 100).
+   */
+  private async newestBound(realmId: number, index: Filter): Promise<number> {
+    const channel = typeof index.streamId === "number" ? await this.runs.newestId(realmId, index.streamId) : undefined;
+    return channel ?? (await this.ids.current("message"));
   }
 
   /**

@@ -4,7 +4,6 @@ import { EventCache, messagingEvents, subscribeEvent, type PayloadOf, type Event
 import { applyReaction } from "./message-reactions";
 import { applySubmessage, storedSubmessages } from "./message-submessages";
 import { contentFeatures } from "./content-features";
-import type { ChannelRunRepository } from "./channel-run.repository";
 import type { MessageRepository } from "./message.repository";
 import type { MessageDoc } from "./message.schema";
 
@@ -74,7 +73,6 @@ export class RecentMessages {
 
   constructor(
     private readonly messages: MessageRepository,
-    private readonly runs: ChannelRunRepository,
     nc: NatsConnection,
     log: Logger,
   ) {
@@ -127,11 +125,7 @@ export class RecentMessages {
 
   of(realmId: number, streamId: number): Promise<ChannelTail> {
     return this.cache.get(`${realmId}:${streamId}`, async () => {
-      // From the channel's own newest id, not the deployment's: ids come from one counter for every
-      // organization, and walking down through other organizations' ids widens the range read until it
-      // spans a whole channel (every message of a 10,000-message channel read for 200).
-      const below = ((await this.runs.newestId(realmId, streamId)) ?? Infinity) + 1;
-      const newest = await this.messages.walk(realmId, [{ kind: "channel", streamId }], below, -1, TAIL_SIZE);
+      const newest = await this.messages.walk(realmId, [{ kind: "channel", streamId }], Infinity, -1, TAIL_SIZE);
       const from = newest.length < TAIL_SIZE ? 0 : newest[newest.length - 1]!.messageId;
       return new ChannelTail(newest.reverse(), from);
     });
