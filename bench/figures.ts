@@ -143,6 +143,8 @@ export interface SoakMinute {
   messages: number;
   /** each process's highest RSS sampled during the minute, MiB by name */
   rssMiB: Record<string, number>;
+  /** each process's CPU seconds during the minute, by name (where a slow minute's time went); absent in older results */
+  cpuSeconds?: Record<string, number>;
 }
 
 /** The soak (`--soak MINUTES`). */

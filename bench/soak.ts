@@ -9,7 +9,7 @@ import type { SoakMinute, SoakResult } from "./figures";
 import { mixedLoadOf } from "./mixed";
 import type { Org } from "./org";
 import { openMessageCount } from "./seed";
-import type { MemorySampler, System } from "./system";
+import { CpuMeter, type MemorySampler, type System } from "./system";
 
 export async function runSoak(
   sys: System,
@@ -29,6 +29,8 @@ export async function runSoak(
         `${soakVariant(config.soakShape, config.soakCpuHog)}...`,
     );
     memory.takeWindow();
+    const cpu = new CpuMeter(sys.processes);
+    cpu.start();
     const total = await mixedLoadOf(org).run(
       users,
       config.soakMinutes * 60,
@@ -47,6 +49,7 @@ export async function runSoak(
             rssMiB: ((peaks) => Object.fromEntries(sys.processes.map((p, i) => [p.name, peaks[i] ?? NaN])))(
               memory.takeWindow(),
             ),
+            cpuSeconds: cpu.lap(),
           };
           pollErrorsBefore = pollErrors;
           minutes.push(m);
@@ -59,6 +62,10 @@ export async function runSoak(
               `; ${m.pollErrors} long-poll errors, ${m.messages} messages stored; RSS MiB: ` +
               Object.entries(m.rssMiB)
                 .map(([name, mib]) => `${name} ${mib.toFixed(0)}`)
+                .join(", ") +
+              "; CPU s: " +
+              Object.entries(m.cpuSeconds ?? {})
+                .map(([name, s]) => `${name} ${s.toFixed(1)}`)
                 .join(", "),
           );
         },

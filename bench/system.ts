@@ -228,6 +228,16 @@ export class CpuMeter {
     this.before = new Map(this.processes.map((p) => [p.name, cpuMs(p.pid)]));
   }
 
+  /** Each process's CPU seconds since start() or the last lap, starting the next lap. */
+  lap(): Record<string, number> {
+    const now = new Map(this.processes.map((p) => [p.name, cpuMs(p.pid)]));
+    const seconds = Object.fromEntries(
+      this.processes.map((p) => [p.name, (now.get(p.name)! - this.before.get(p.name)!) / 1000]),
+    );
+    this.before = now;
+    return seconds;
+  }
+
   perRequest(requests: number): Record<string, number> {
     return Object.fromEntries(
       this.processes.map((p) => [p.name, requests > 0 ? (cpuMs(p.pid) - this.before.get(p.name)!) / requests : NaN]),
