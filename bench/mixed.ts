@@ -111,6 +111,8 @@ export interface MixedWindow {
 /** Reported while a load runs: every `seconds`, the window just ended and the long-polls' errors so far. */
 export interface Every {
   seconds: number;
+  /** When the users start acting (after their queues are registered). */
+  started?(): void;
   report(w: MixedWindow, pollErrors: number): Promise<void>;
 }
 
@@ -176,6 +178,7 @@ export class MixedLoad {
       });
     });
     say(`  ${n} users active for ${seconds} s...`);
+    every?.started?.();
     pollers.forEach((p) => p.start());
     const end = performance.now() + seconds * 1000;
     const narrow = JSON.stringify([{ operator: "channel", operand: this.org.historyChannel }]);

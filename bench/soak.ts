@@ -30,12 +30,13 @@ export async function runSoak(
     );
     memory.takeWindow();
     const cpu = new CpuMeter(sys.processes);
-    cpu.start();
     const total = await mixedLoadOf(org).run(
       users,
       config.soakMinutes * 60,
       {
         seconds: 60,
+        // not the users' creation and registration before
+        started: () => cpu.start(),
         report: async (w, pollErrors) => {
           const m: SoakMinute = {
             minute: minutes.length + 1,
