@@ -7,7 +7,7 @@
  * tool cache). Everything binds to loopback.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { createServer, connect } from "node:net";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
@@ -62,13 +62,52 @@ export function which(cmd: string): string | undefined {
   return undefined;
 }
 
+/**
+ * A port nothing listens on, for a server started later (and again on the same port after a
+ * restart). Taken below the kernel's ephemeral range where there is one: a port from that range,
+ * once free, can become the local port of any outgoing connection (a client of NATS or the
+ * database) before the server binds it, and the server then fails with EADDRINUSE.
+ */
 export async function freePort(): Promise<number> {
+  const below = ephemeralLow();
+  if (below === undefined) return listenable(0);
+  for (let attempt = 0; ; attempt++) {
+    const port = below - FIXED_PORTS + Math.floor(Math.random() * FIXED_PORTS);
+    if (handedOut.has(port)) continue;
+    // taken before the check, so that concurrent calls cannot both hand it out
+    handedOut.add(port);
+    try {
+      return await listenable(port);
+    } catch (err) {
+      handedOut.delete(port);
+      if (attempt >= 100) throw err;
+    }
+  }
+}
+
+/** How many ports below the ephemeral range freePort picks from. */
+const FIXED_PORTS = 10_000;
+/** Ports this process has handed out: not handed out twice while their servers may be down. */
+const handedOut = new Set<number>();
+
+/** The lowest port of the kernel's ephemeral range (Linux), if it leaves room below it. */
+function ephemeralLow(): number | undefined {
+  try {
+    const low = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]);
+    return low - FIXED_PORTS >= 1024 ? low : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `port` (0: any the kernel picks) once bound and released on every interface, or the bind's error. */
+function listenable(port: number): Promise<number> {
   return new Promise((res, rej) => {
     const srv = createServer();
     srv.once("error", rej);
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => res(port));
+    srv.listen(port, "0.0.0.0", () => {
+      const bound = (srv.address() as { port: number }).port;
+      srv.close(() => res(bound));
     });
   });
 }
