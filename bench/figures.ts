@@ -138,6 +138,8 @@ export interface SoakMinute {
   /** per action (send, history, presence, markRead): successful answers and their latency; absent in older results */
   byAction?: Record<string, { n: number; p50: number; p99: number }>;
   errors: number;
+  /** the errors by action and status (`{"markRead 429": 3}`); absent in older results */
+  errorsBy?: Record<string, number>;
   pollErrors: number;
   /** messages stored in the whole system at the minute's end */
   messages: number;

@@ -44,7 +44,7 @@ async function markRead(http: Http, messageIds: number[], stats: Stats, byNarrow
         30_000,
       )
     : await http.post("/messages/flags", { messages: messageIds, op: "add", flag: "read" }, 30_000);
-  stats.record("markRead", r.status === 200, r.ms);
+  stats.record("markRead", r.status, r.ms);
 }
 
 class Stats {
@@ -55,6 +55,8 @@ class Stats {
   pollErrors = 0;
   /** where the current window began: in `latencies`, and the errors then; per action, its latencies' length */
   private windowStart = { latencies: 0, errors: 0, at: performance.now(), byAction: new Map<string, number>() };
+  /** the current window's errors by action and status ("markRead 429"; "no answer" when none came) */
+  private windowErrors = new Map<string, number>();
 
   /** The actions answered since the last call (or the start), and starts a new window. */
   window(): MixedWindow {
@@ -74,7 +76,9 @@ class Stats {
       p50: pct(ms, 50),
       p99: pct(ms, 99),
       byAction,
+      errorsBy: Object.fromEntries(this.windowErrors),
     };
+    this.windowErrors = new Map();
     this.windowStart = {
       latencies: this.latencies.length,
       errors: this.errors,
@@ -84,15 +88,18 @@ class Stats {
     return w;
   }
 
-  record(action: string, success: boolean, ms: number) {
+  /** An action's answer: `status` 200 is a success; 0 is none (the client gave up). */
+  record(action: string, status: number, ms: number) {
     const a = this.byAction.get(action) ?? this.byAction.set(action, { n: 0, errors: 0, latencies: [] }).get(action)!;
     a.n++;
-    if (success) {
+    if (status === 200) {
       a.latencies.push(ms);
       this.latencies.push(ms);
     } else {
       a.errors++;
       this.errors++;
+      const key = `${action} ${status || "no answer"}`;
+      this.windowErrors.set(key, (this.windowErrors.get(key) ?? 0) + 1);
     }
   }
 }
@@ -106,6 +113,8 @@ export interface MixedWindow {
   p99: number;
   /** the same per action (send, history, presence, markRead): successful answers and their latency */
   byAction: Record<string, { n: number; p50: number; p99: number }>;
+  /** the errors by action and status: `{"markRead 429": 3}` */
+  errorsBy: Record<string, number>;
 }
 
 /** Reported while a load runs: every `seconds`, the window just ended and the long-polls' errors so far. */
@@ -198,7 +207,7 @@ export class MixedLoad {
           : action === "history"
             ? await http.get("/messages", { anchor: "newest", num_before: 100, num_after: 0, narrow }, 30_000)
             : await http.get("/users/me", {}, 30_000);
-      stats.record(action, r.status === 200, r.ms);
+      stats.record(action, r.status, r.ms);
     };
     const inFlight = new Set<Promise<void>>();
     // the pending ones only: a soak schedules hundreds of thousands

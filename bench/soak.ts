@@ -45,6 +45,7 @@ export async function runSoak(
             p99: w.p99,
             byAction: w.byAction,
             errors: w.errors,
+            errorsBy: w.errorsBy,
             pollErrors: pollErrors - pollErrorsBefore,
             messages: await stored.read(),
             rssMiB: ((peaks) => Object.fromEntries(sys.processes.map((p, i) => [p.name, peaks[i] ?? NaN])))(
@@ -56,7 +57,7 @@ export async function runSoak(
           minutes.push(m);
           say(
             `  minute ${m.minute}: ${m.rps.toFixed(1)} actions/s, p50 ${m.p50.toFixed(0)} ms, p99 ${m.p99.toFixed(0)} ms, ` +
-              `${m.errors} errors; p99 by action: ` +
+              `${m.errors} errors${m.errors ? ` (${JSON.stringify(m.errorsBy)})` : ""}; p99 by action: ` +
               Object.entries(w.byAction)
                 .map(([action, a]) => `${action} ${a.p99.toFixed(0)}`)
                 .join(", ") +
