@@ -70,7 +70,10 @@ export class Semaphore {
    */
   async runInTime<T>(work: () => Promise<T>): Promise<T> {
     const remaining = remainingMs();
-    const expectedMs = this.running < this.limit ? this.meanRunMs : this.expectedMs(this.waiting.length);
+    // a free slot is always taken: only a queue is worth refusing, and only runs move the estimate
+    // (refused by runs that were slow during a database stall, callers kept being refused after it)
+    if (this.running < this.limit) return this.run(work, Date.now() + remaining);
+    const expectedMs = this.expectedMs(this.waiting.length);
     if (expectedMs > remaining) throw busy(expectedMs);
     return this.run(work, Date.now() + remaining);
   }

@@ -58,6 +58,16 @@ describe("Semaphore.runInTime", () => {
     await Promise.all(queued);
   });
 
+  test("slow runs of the past (a stalled database) refuse no one while a slot is free", async () => {
+    const loads = new Semaphore(1);
+    await warmUp(loads, 1);
+    await loads.run(slow(300)); // the stall: about 300 ms a run
+    // nobody ahead: the caller runs, and its quick run is what the next callers are told of
+    for (let i = 0; i < 3; i++) {
+      await expect(withDeadline(Date.now() + 100, () => loads.runInTime(slow(1)))).resolves.toBe(1);
+    }
+  });
+
   test("outside a request with a deadline, nothing is refused", async () => {
     const loads = new Semaphore(1);
     await warmUp(loads, 1);
