@@ -64,12 +64,13 @@ export class ServiceMetrics {
     if (processMetrics) collectDefaultMetrics({ register: this.registry, prefix: METRIC_PREFIX });
     const registers = [this.registry];
     const name = (n: string) => METRIC_PREFIX + n;
-    this.busRequests = new Counter({
-      name: name("bus_requests_total"),
-      help: "Bus requests answered, by operation and outcome (OK or the Zulip error code)",
-      labelNames: ["operation", "code"],
-      registers,
-    });
+    const counter = <L extends string>(n: string, help: string, labelNames: L[] = []) =>
+      new Counter<L>({ name: name(n), help, labelNames, registers });
+    this.busRequests = counter(
+      "bus_requests_total",
+      "Bus requests answered, by operation and outcome (OK or the Zulip error code)",
+      ["operation", "code"],
+    );
     this.busRequestSeconds = new Histogram({
       name: name("bus_request_duration_seconds"),
       help: "Time from a bus request's arrival to its reply (waiting for a handler slot included)",
@@ -77,24 +78,21 @@ export class ServiceMetrics {
       buckets: LATENCY_BUCKETS,
       registers,
     });
-    this.busClientFailures = new Counter({
-      name: name("bus_client_failures_total"),
-      help: "Bus requests made by this instance that got no answer: timeout, no_responders, unavailable, error",
-      labelNames: ["operation", "reason"],
-      registers,
-    });
-    this.eventsPublished = new Counter({
-      name: name("events_published_total"),
-      help: "Domain events stored in the DOMAIN_EVENTS stream, by event subject",
-      labelNames: ["event"],
-      registers,
-    });
-    this.eventPublishFailures = new Counter({
-      name: name("event_publish_failures_total"),
-      help: "Domain events the stream did not acknowledge after every attempt",
-      labelNames: ["event"],
-      registers,
-    });
+    this.busClientFailures = counter(
+      "bus_client_failures_total",
+      "Bus requests made by this instance that got no answer: timeout, no_responders, unavailable, error",
+      ["operation", "reason"],
+    );
+    this.eventsPublished = counter(
+      "events_published_total",
+      "Domain events stored in the DOMAIN_EVENTS stream, by event subject",
+      ["event"],
+    );
+    this.eventPublishFailures = counter(
+      "event_publish_failures_total",
+      "Domain events the stream did not acknowledge after every attempt",
+      ["event"],
+    );
     this.eventPublishSeconds = new Histogram({
       name: name("event_publish_duration_seconds"),
       help: "Time until the stream acknowledged a domain event (retries included)",
@@ -108,24 +106,22 @@ export class ServiceMetrics {
       buckets: LAG_BUCKETS,
       registers,
     });
-    this.eventsConsumed = new Counter({
-      name: name("events_consumed_total"),
-      help: "Domain events a durable consumer delivered here: ok, retry (handler failed, delivered again), dropped",
-      labelNames: ["consumer", "outcome"],
-      registers,
-    });
+    this.eventsConsumed = counter(
+      "events_consumed_total",
+      "Domain events a durable consumer delivered here: ok, retry (handler failed, delivered again), dropped",
+      ["consumer", "outcome"],
+    );
     this.eventConsumerPending = new Gauge({
       name: name("event_consumer_pending"),
       help: "Events waiting in a durable consumer, as of its latest delivery here",
       labelNames: ["consumer"],
       registers,
     });
-    this.cacheLookups = new Counter({
-      name: name("cache_lookups_total"),
-      help: "EventCache look-ups by cache: hit (held, or joined a load under way) or miss (loaded)",
-      labelNames: ["cache", "result"],
-      registers,
-    });
+    this.cacheLookups = counter(
+      "cache_lookups_total",
+      "EventCache look-ups by cache: hit (held, or joined a load under way) or miss (loaded)",
+      ["cache", "result"],
+    );
     this.dbCommandSeconds = new Histogram({
       name: name("db_command_duration_seconds"),
       help: "Database command round trips, by command and collection",
@@ -133,48 +129,41 @@ export class ServiceMetrics {
       buckets: LATENCY_BUCKETS,
       registers,
     });
-    this.dbCommandFailures = new Counter({
-      name: name("db_command_failures_total"),
-      help: "Database commands that failed, by command and collection",
-      labelNames: ["command", "collection"],
-      registers,
-    });
-    this.dbStatements = new Counter({
-      name: name("db_statements_total"),
-      help: "Statements sent in database commands: an insert's documents, an update's or delete's statements, else 1",
-      labelNames: ["command", "collection"],
-      registers,
-    });
-    this.dbDocumentsWritten = new Counter({
-      name: name("db_documents_written_total"),
-      help: "Documents inserted, modified, upserted or deleted by database commands, as the server reported them",
-      labelNames: ["command", "collection"],
-      registers,
-    });
-    this.dbDocumentsReturned = new Counter({
-      name: name("db_documents_returned_total"),
-      help: "Documents database commands returned (cursor batches, findAndModify's document)",
-      labelNames: ["command", "collection"],
-      registers,
-    });
-    this.notificationWorkPublished = new Counter({
-      name: name("notification_work_published_total"),
-      help: "Missed-message notifications, push removals and digests queued in the NOTIFICATION_WORK stream, by kind",
-      labelNames: ["kind"],
-      registers,
-    });
-    this.notificationWorkHandled = new Counter({
-      name: name("notification_work_handled_total"),
-      help: "NOTIFICATION_WORK items a consumer handled here: ok, retry (failed, delivered again after a back-off), dropped",
-      labelNames: ["consumer", "outcome"],
-      registers,
-    });
-    this.mailSent = new Counter({
-      name: name("mail_sent_total"),
-      help: "Mail handed to the mail transport, by kind: sent, or failed (tried again later where the kind allows)",
-      labelNames: ["kind", "outcome"],
-      registers,
-    });
+    this.dbCommandFailures = counter(
+      "db_command_failures_total",
+      "Database commands that failed, by command and collection",
+      ["command", "collection"],
+    );
+    this.dbStatements = counter(
+      "db_statements_total",
+      "Statements sent in database commands: an insert's documents, an update's or delete's statements, else 1",
+      ["command", "collection"],
+    );
+    this.dbDocumentsWritten = counter(
+      "db_documents_written_total",
+      "Documents inserted, modified, upserted or deleted by database commands, as the server reported them",
+      ["command", "collection"],
+    );
+    this.dbDocumentsReturned = counter(
+      "db_documents_returned_total",
+      "Documents database commands returned (cursor batches, findAndModify's document)",
+      ["command", "collection"],
+    );
+    this.notificationWorkPublished = counter(
+      "notification_work_published_total",
+      "Missed-message notifications, push removals and digests queued in the NOTIFICATION_WORK stream, by kind",
+      ["kind"],
+    );
+    this.notificationWorkHandled = counter(
+      "notification_work_handled_total",
+      "NOTIFICATION_WORK items a consumer handled here: ok, retry (failed, delivered again after a back-off), dropped",
+      ["consumer", "outcome"],
+    );
+    this.mailSent = counter(
+      "mail_sent_total",
+      "Mail handed to the mail transport, by kind: sent, or failed (tried again later where the kind allows)",
+      ["kind", "outcome"],
+    );
   }
 
   /** The instance's metrics from now on are those reached through `nc` (see metricsOf). */
