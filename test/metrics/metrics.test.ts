@@ -293,6 +293,43 @@ describe("notifications and the gateway's own figures", () => {
     await scrapeUntil("notifications", (now) => now.get(parked) === 0);
   });
 
+  it("a register's user list: sent to the gateway once, then put in from the copy it keeps", async () => {
+    const api = sys.api(await sys.makeUser("lister"));
+    const [attached, held] = ["attached", "held"].map((source) =>
+      sample("teamchat_shared_piece_bytes_total", { operation: "identity.register.state", source, service: "gateway" }),
+    ) as [string, string];
+    const register = async () => {
+      const r = await api.post("/register", { fetch_event_types: JSON.stringify(["realm_user"]) });
+      expect(r.status).toBe(200);
+      expect((await api.delete("/events", { queue_id: r.body.queue_id })).status).toBe(200);
+      return r.body as { realm_users: Array<{ user_id: number; full_name: string }> };
+    };
+    const first = await register();
+    const before = await scrape("gateway");
+    const second = await register();
+    expect(second.realm_users).toEqual(first.realm_users);
+    const grown = growth(before, await scrape("gateway"), [attached, held]);
+    expect(grown[attached] ?? 0).toBe(0);
+    // every entry but the caller's own (spliced in by identity) came from the gateway's copy
+    const listBytes = Buffer.byteLength(JSON.stringify(second.realm_users));
+    expect(grown[held]).toBeGreaterThan(listBytes * 0.8);
+
+    // a changed list is new bytes: sent again, never the stale copy
+    const renamed = await sys.api(sys.owner).patch(`/users/${member.userId}`, { full_name: "Member Renamed" });
+    expect(renamed.status).toBe(200);
+    const beforeRename = await scrape("gateway");
+    let third = await register();
+    for (
+      let i = 0;
+      i < 20 && third.realm_users.find((u) => u.user_id === member.userId)?.full_name !== "Member Renamed";
+      i++
+    ) {
+      third = await register();
+    }
+    expect(third.realm_users.find((u) => u.user_id === member.userId)?.full_name).toBe("Member Renamed");
+    expect(growth(beforeRename, await scrape("gateway"), [attached])[attached]).toBeGreaterThan(listBytes * 0.8);
+  });
+
   it("rate-limit refusals, and the 429 among the gateway's statuses", async () => {
     const limited = await sys.makeUser("limited");
     const before = await scrape("gateway");

@@ -28,6 +28,8 @@ export class ServiceMetrics {
   readonly busRequestSeconds: Histogram<"operation">;
   /** Bus requests this instance made that failed on the way: `timeout`, `no_responders`, `unavailable`, `error`. */
   readonly busClientFailures: Counter<"operation" | "reason">;
+  /** Bytes of shared pieces in the replies this instance got (shared-pieces.ts): `attached` to one, or `held` here. */
+  readonly sharedPieceBytes: Counter<"operation" | "source">;
   /** Domain events stored in the stream, and the wait for the store's acknowledgement. */
   readonly eventsPublished: Counter<"event">;
   readonly eventPublishFailures: Counter<"event">;
@@ -82,6 +84,11 @@ export class ServiceMetrics {
       "bus_client_failures_total",
       "Bus requests made by this instance that got no answer: timeout, no_responders, unavailable, error",
       ["operation", "reason"],
+    );
+    this.sharedPieceBytes = counter(
+      "shared_piece_bytes_total",
+      "Bytes of shared pieces put into the replies this instance got: attached to the reply, or held here",
+      ["operation", "source"],
     );
     this.eventsPublished = counter(
       "events_published_total",

@@ -37,9 +37,16 @@ export interface RunningService {
 
 export type ServiceFactory<S extends BusService = BusService> = (deps: ServiceDeps<S>) => Promise<RunningService>;
 
-/** A bus client as configured: replies are checked against their contracts except in production. */
-export const busClient = (nc: NatsConnection, config: Config): BusClient =>
-  new BusClient(nc, { timeoutMs: config.BUS_TIMEOUT_MS, checkReplies: config.NODE_ENV !== "production" });
+/**
+ * A bus client as configured: replies are checked against their contracts except in production;
+ * `pieceCacheBytes` for one that keeps the shared pieces of the replies it passes on.
+ */
+export const busClient = (nc: NatsConnection, config: Config, pieceCacheBytes?: number): BusClient =>
+  new BusClient(nc, {
+    timeoutMs: config.BUS_TIMEOUT_MS,
+    checkReplies: config.NODE_ENV !== "production",
+    pieceCacheBytes,
+  });
 
 export async function connectNats(config: Config, name: string): Promise<NatsConnection> {
   return connect({

@@ -49,6 +49,11 @@ export interface GatewayDeps {
 const RATE_LIMIT_BUCKET = "rate_limits";
 /** Secrets the gateway makes itself when not configured (the image proxy's key), shared by every instance. */
 const GATEWAY_SECRETS_BUCKET = "gateway_secrets";
+/**
+ * The shared pieces of the replies the gateway passes on (an organization's user list in each
+ * register), kept at most: 32 MiB holds the lists of ~20 organizations of 1,000 users.
+ */
+const PIECE_CACHE_BYTES = 32 * 1024 * 1024;
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -65,7 +70,7 @@ declare module "fastify" {
 export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
   const { nc, config, log } = deps;
   const metrics = ServiceMetrics.attach(nc, "gateway");
-  const bus = busClient(nc, config);
+  const bus = busClient(nc, config, PIECE_CACHE_BYTES);
   const realms = new RealmResolver(bus);
   const authCache = new AuthCache(config.AUTH_CACHE_SECONDS * 1000);
   // Memory storage: counters need not survive a NATS restart (the limiter makes the bucket again), and file

@@ -12,6 +12,7 @@ import { metricsOf, type ServiceMetrics } from "../metrics";
 import { watchOf, type ConnectionWatch } from "./connection-watch";
 import type { CallContext } from "./context";
 import { RawJson } from "./raw-json";
+import { PIECES_HEADER, PIECES_HELD_HEADER, PieceCache } from "./shared-pieces";
 import { DEADLINE_HEADER, KEEPALIVE_SILENCE_INTERVALS, OK_PREFIX_BYTES, REQUEST_ID_HEADER, encode } from "./wire";
 
 const wireErrorReplySchema = z.object({ ok: z.literal(false), error: wireErrorSchema });
@@ -21,6 +22,11 @@ export interface BusClientOptions {
   timeoutMs?: number;
   /** Check each reply against the contract's reply schema (development and tests). */
   checkReplies?: boolean;
+  /**
+   * Keep the shared pieces replies are sent with, up to this many bytes, and be sent references
+   * to them instead (shared-pieces.ts): for a caller that passes many large replies on (the gateway).
+   */
+  pieceCacheBytes?: number;
 }
 
 /**
@@ -44,6 +50,7 @@ export class BusClient {
   private readonly checkReplies: boolean;
   private readonly watch: ConnectionWatch;
   private readonly metrics: ServiceMetrics;
+  private readonly pieces: PieceCache | undefined;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -53,6 +60,7 @@ export class BusClient {
     this.checkReplies = opts.checkReplies ?? true;
     this.watch = watchOf(nc);
     this.metrics = metricsOf(nc);
+    this.pieces = opts.pieceCacheBytes ? new PieceCache(opts.pieceCacheBytes) : undefined;
   }
 
   /** A call between services: the parameters are typed by the contract, so a misspelt one does not compile. */
@@ -146,6 +154,9 @@ export class BusClient {
     const h = natsHeaders();
     h.set(REQUEST_ID_HEADER, ctx.requestId);
     h.set(DEADLINE_HEADER, String(Date.now() + timeout));
+    const realmId = ctx.realm?.id;
+    const held = this.pieces && realmId !== undefined ? this.pieces.held(realmId) : undefined;
+    if (held) h.set(PIECES_HELD_HEADER, [...held.keys()].join(","));
     const envelope: Envelope = { realm: ctx.realm, actor: ctx.actor, client: ctx.client, params };
     let msg: Msg;
     try {
@@ -157,7 +168,15 @@ export class BusClient {
     }
     const body = msg.data;
     if (OK_PREFIX_BYTES.equals(body.subarray(0, OK_PREFIX_BYTES.length))) {
-      return new RawJson(body.subarray(OK_PREFIX_BYTES.length, body.length - 1));
+      const placement = held && msg.headers?.get(PIECES_HEADER);
+      if (!placement) return new RawJson(body.subarray(OK_PREFIX_BYTES.length, body.length - 1));
+      const { chunks, ...bytes } = this.pieces!.assemble(realmId!, body, placement, held);
+      this.metrics.sharedPieceBytes.inc({ operation: contract.subject, source: "attached" }, bytes.attached);
+      this.metrics.sharedPieceBytes.inc({ operation: contract.subject, source: "held" }, bytes.held);
+      // the first chunk holds the prefix, the last the closing brace
+      chunks[0] = chunks[0]!.subarray(OK_PREFIX_BYTES.length);
+      chunks[chunks.length - 1] = chunks.at(-1)!.subarray(0, -1);
+      return new RawJson(chunks.filter((c) => c.length > 0));
     }
     throw ZulipError.fromWire(wireErrorReplySchema.parse(msg.json()).error);
   }

@@ -6,4 +6,5 @@ export { BusClient, isNoResponders, isTimeout, type BusClientOptions } from "./c
 export { requireRealm, requireUser, type CallContext, type Handler, type HandlerContext } from "./context";
 export { RawJson } from "./raw-json";
 export { BusServer, type BusServerOptions } from "./server";
+export { SharedPiece } from "./shared-pieces";
 export { DEADLINE_HEADER, REQUEST_ID_HEADER } from "./wire";

@@ -12,8 +12,13 @@ export class RawJson {
 
   constructor(json: string | Uint8Array | readonly Uint8Array[]) {
     const pieces = typeof json === "string" || json instanceof Uint8Array ? [json] : json;
+    // a Buffer is kept as it is (a SharedPiece's slice is known by its identity: shared-pieces.ts)
     this.chunks = pieces.map((p) =>
-      typeof p === "string" ? Buffer.from(p) : Buffer.from(p.buffer, p.byteOffset, p.byteLength),
+      typeof p === "string"
+        ? Buffer.from(p)
+        : Buffer.isBuffer(p)
+          ? p
+          : Buffer.from(p.buffer, p.byteOffset, p.byteLength),
     );
     this.length = this.chunks.reduce((n, c) => n + c.length, 0);
   }

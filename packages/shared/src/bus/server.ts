@@ -1,4 +1,4 @@
-import type { Msg, NatsConnection } from "@nats-io/transport-node";
+import { headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection } from "@nats-io/transport-node";
 import type { Endpoint } from "@nats-io/services";
 import { randomUUID } from "node:crypto";
 import { lazyChild, type Logger } from "../logger";
@@ -11,12 +11,17 @@ import { metricsOf, type ServiceMetrics } from "../metrics";
 import { parseParams } from "../params";
 import type { Handler, HandlerContext } from "./context";
 import { CLOSE_BRACE, RawJson } from "./raw-json";
+import { PIECES_HEADER, PIECES_HELD_HEADER, framedWithPieces } from "./shared-pieces";
 import { DEADLINE_HEADER, KEEPALIVE, OK_PREFIX, OK_PREFIX_BYTES, REQUEST_ID_HEADER, encode, encoder } from "./wire";
 
+/** The ids of the pieces a request says its caller holds. */
+const heldPieces = (headers: MsgHdrs): Set<string> =>
+  new Set(headers.get(PIECES_HELD_HEADER).split(",").filter(Boolean));
+
 /** A reply on a connection that closed meanwhile (the instance stopping) has no one to go to: dropped. */
-function respond(msg: Pick<Msg, "respond">, data: Uint8Array): void {
+function respond(msg: Pick<Msg, "respond">, data: Uint8Array, headers?: MsgHdrs): void {
   try {
-    msg.respond(data);
+    msg.respond(data, headers && { headers });
   } catch {
     // the caller hears nothing and gives up (timeout, or the keep-alive silence)
   }
@@ -182,6 +187,7 @@ export class BusServer {
     const log = lazyChild(this.opts.logger, { requestId, subject: contract.subject });
     const started = performance.now();
     let reply: Uint8Array;
+    let replyHeaders: MsgHdrs | undefined;
     let code = OK;
     try {
       const envelope = envelopeSchema.safeParse(msg.json());
@@ -199,11 +205,22 @@ export class BusServer {
           throw internalError();
         }
       }
-      reply =
-        data instanceof RawJson
-          ? data.framed(OK_PREFIX_BYTES, CLOSE_BRACE)
-          : // a handler with nothing to say replies with an empty object
-            encoder.encode(`${OK_PREFIX}${JSON.stringify(data) ?? "{}"}}`);
+      // a caller that takes shared pieces gets the ones it holds as references (shared-pieces.ts)
+      const withPieces =
+        data instanceof RawJson && msg.headers?.has(PIECES_HELD_HEADER)
+          ? framedWithPieces(data, heldPieces(msg.headers), OK_PREFIX_BYTES, CLOSE_BRACE)
+          : null;
+      if (withPieces) {
+        reply = withPieces.payload;
+        replyHeaders = natsHeaders();
+        replyHeaders.set(PIECES_HEADER, withPieces.placement);
+      } else {
+        reply =
+          data instanceof RawJson
+            ? data.framed(OK_PREFIX_BYTES, CLOSE_BRACE)
+            : // a handler with nothing to say replies with an empty object
+              encoder.encode(`${OK_PREFIX}${JSON.stringify(data) ?? "{}"}}`);
+      }
     } catch (err) {
       let error: ZulipError;
       if (err instanceof ZulipError) {
@@ -219,7 +236,7 @@ export class BusServer {
       code = error.code;
       reply = encode({ ok: false, error: error.toWire() });
     }
-    if (msg.reply) respond(msg, reply);
+    if (msg.reply) respond(msg, reply, replyHeaders);
     const ms = Math.round((performance.now() - started) * 10) / 10;
     // an operation given a longer bus timeout (a long-poll, a topic move) is slow by design; anything else
     // this slow is worth seeing in the logs

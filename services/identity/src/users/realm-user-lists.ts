@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import {
   EventCache,
   RawJson,
+  SharedPiece,
   identityEvents,
   subscribeEvent,
   type Actor,
@@ -20,13 +21,15 @@ const MAX_CACHED_BYTES = 64 * 1024 * 1024;
 const NOBODY = 0;
 
 interface Lists {
-  /** `{"realm_users":[…],"realm_non_active_users":[…]}` */
-  bytes: Buffer;
-  /** where each user's entry is in `bytes`: [start, end) */
+  /** `{"realm_users":[…],"realm_non_active_users":[…]}`: sent once to a caller that keeps it (the gateway) */
+  piece: SharedPiece;
+  /** where each user's entry is in the piece's bytes: [start, end) */
   entries: Map<number, [number, number]>;
 }
 
 const COMMA = Buffer.from(",");
+const OPEN_BRACE = Buffer.from("{");
+const CLOSE_BRACE = Buffer.from("}");
 
 /**
  * register's realm_users and realm_non_active_users, serialized once per
@@ -40,7 +43,9 @@ const COMMA = Buffer.from(",");
  * client_gravatar), and of themselves always everything. So the lists are
  * built for a viewer of the role's class who is none of the users, keyed by
  * (organization and its host, class, client_gravatar), and the caller's own
- * entry is spliced in as they see it. They are dropped on the same
+ * entry is spliced in as they see it. Each list is a SharedPiece: the gateway
+ * keeps it and is sent only the spliced entry and where the list goes
+ * (docs/adr/0059-shared-reply-pieces.md). They are dropped on the same
  * `usersChanged` events as UserDirectory's copy of the users they are built
  * from (see EventCache for why that keeps read-your-writes).
  */
@@ -75,13 +80,15 @@ export class RealmUserLists {
     const lists = await this.cache.get(key, async () =>
       build(await this.users.all(realm.id), { userId: NOBODY, role }, realm, opts),
     );
-    const at = lists.entries.get(me.userId);
-    if (!at) return new RawJson(lists.bytes);
-    const own = Buffer.from(JSON.stringify(toUserResource(me, viewer, realm, opts)));
-    const [start, end] = at;
-    if (own.equals(lists.bytes.subarray(start, end))) return new RawJson(lists.bytes);
+    const { piece, entries } = lists;
+    // the braces apart, so that merging this object into the state keeps the slices whole
+    const last = piece.bytes.length - 1;
+    const at = entries.get(me.userId);
+    const own = at && Buffer.from(JSON.stringify(toUserResource(me, viewer, realm, opts)));
+    if (!at || own!.equals(piece.bytes.subarray(...at)))
+      return new RawJson([OPEN_BRACE, piece.slice(1, last), CLOSE_BRACE]);
     // the shared list is not copied: the reply's bytes are put together as it is sent
-    return new RawJson([lists.bytes.subarray(0, start), own, lists.bytes.subarray(end)]);
+    return new RawJson([OPEN_BRACE, piece.slice(1, at[0]), own!, piece.slice(at[1], last), CLOSE_BRACE]);
   }
 }
 
@@ -111,8 +118,8 @@ function build(
   push(Buffer.from('],"realm_non_active_users":['));
   list(all.filter((u) => !u.isActive));
   push(Buffer.from("]}"));
-  return { bytes: Buffer.concat(chunks, length), entries };
+  return { piece: new SharedPiece(Buffer.concat(chunks, length)), entries };
 }
 
 /** The bytes, and roughly what the index of entries takes beside them. */
-const listsWeight = (lists: Lists): number => lists.bytes.length + 64 * lists.entries.size;
+const listsWeight = (lists: Lists): number => lists.piece.bytes.length + 64 * lists.entries.size;
