@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { ensureCallerWaiting, noteWrite } from "./deadline";
+import type { Logger } from "./logger";
 import type { ServiceMetrics } from "./metrics";
 import { Coalescer } from "./coalescer";
 import mongoose, {
@@ -54,7 +55,12 @@ export const writeSafety = (conn: Connection): WriteSafety =>
  * Connects with the write safety the server allows; with `metrics`, every
  * command's round trip is measured (the driver's command monitoring).
  */
-export async function connectDatabase(url: string, dbName: string, metrics?: ServiceMetrics): Promise<Connection> {
+export async function connectDatabase(
+  url: string,
+  dbName: string,
+  metrics?: ServiceMetrics,
+  log?: Logger,
+): Promise<Connection> {
   const options = {
     dbName,
     serverSelectionTimeoutMS: 10_000,
@@ -73,7 +79,7 @@ export async function connectDatabase(url: string, dbName: string, metrics?: Ser
       .asPromise();
   }
   writeSafetyOfConnection.set(conn, safety);
-  if (metrics) measureCommands(conn.getClient(), metrics);
+  if (metrics) measureCommands(conn.getClient(), metrics, log?.isLevelEnabled("trace") ? log : undefined);
   return conn;
 }
 
@@ -83,22 +89,30 @@ export async function connectDatabase(url: string, dbName: string, metrics?: Ser
  * the value of the command's own field (`{find: "users"}`), so it is known at
  * the start only; a `getMore` names it in `collection`. So are the statements
  * a write sends; the documents it wrote, and those a read returned, are in the
- * reply.
+ * reply. With `trace` (LOG_LEVEL=trace), each command is also logged with its
+ * duration and its shape: which query a slow minute's time went to.
  */
-function measureCommands(client: ReturnType<Connection["getClient"]>, metrics: ServiceMetrics): void {
-  const started = new Map<number, { collection: string; statements: number }>();
+function measureCommands(
+  client: ReturnType<Connection["getClient"]>,
+  metrics: ServiceMetrics,
+  trace: Logger | undefined,
+): void {
+  const started = new Map<number, { collection: string; statements: number; shape?: unknown }>();
   client.on("commandStarted", (e) => {
     const named = e.command[e.commandName] as unknown;
     const collection = typeof named === "string" ? named : e.command.collection;
     started.set(e.requestId, {
       collection: typeof collection === "string" ? collection : "",
       statements: statementsOf(e.commandName, e.command),
+      ...(trace && { shape: shapeOf(e.command) }),
     });
   });
-  const startOf = (e: { requestId: number; commandName: string }) => {
+  const startOf = (e: { requestId: number; commandName: string; duration: number }) => {
     const start = started.get(e.requestId);
     started.delete(e.requestId);
-    return { labels: { command: e.commandName, collection: start?.collection ?? "" }, statements: start?.statements };
+    const labels = { command: e.commandName, collection: start?.collection ?? "" };
+    trace?.trace({ db: { ...labels, ms: e.duration, shape: start?.shape } }, "database command");
+    return { labels, statements: start?.statements };
   };
   client.on("commandSucceeded", (e) => {
     const { labels, statements } = startOf(e);
@@ -117,6 +131,25 @@ function measureCommands(client: ReturnType<Connection["getClient"]>, metrics: S
     if (statements !== undefined) metrics.dbStatements.inc(labels, statements);
   });
 }
+
+/**
+ * A command without its values (they may be anyone's messages or keys): its fields and operators,
+ * each value as its type, each list as its length and its first item's shape.
+ */
+function shapeOf(value: unknown, depth = 0): unknown {
+  if (Array.isArray(value)) return value.length ? [value.length, shapeOf(value[0], depth + 1)] : [0];
+  if (value === null || typeof value !== "object" || depth > 4) return value === null ? null : typeof value;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return (value as object).constructor.name;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k]) => !SESSION_FIELDS.has(k))
+      .map(([k, v]) => [k, shapeOf(v, depth + 1)]),
+  );
+}
+
+/** What the driver adds to every command: not the query's shape. */
+const SESSION_FIELDS = new Set(["$db", "$clusterTime", "lsid", "$readPreference"]);
 
 /** The field of a write command that lists its statements. */
 const STATEMENT_LISTS: Record<string, string> = { insert: "documents", update: "updates", delete: "deletes" };

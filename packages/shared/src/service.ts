@@ -82,7 +82,7 @@ export async function startService<S extends BusService>(
     maxBytes: config.DOMAIN_EVENTS_MAX_MIB * 1024 * 1024,
     replicas: config.NATS_STREAM_REPLICAS,
   });
-  const db = await connectDatabase(config.MONGO_URL, databaseName(config, name), metrics);
+  const db = await connectDatabase(config.MONGO_URL, databaseName(config, name), metrics, log);
   const safety = writeSafety(db);
   log.info(
     { replicaSet: safety.replicaSet, writeConcern: safety.writeConcern, transactions: safety.transactions },

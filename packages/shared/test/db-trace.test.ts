@@ -1,0 +1,61 @@
+/**
+ * LOG_LEVEL=trace logs every database command with its duration and its shape, which holds no
+ * value of the documents (they may be anyone's messages or keys); any other level logs none.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { startMongo, type StartedServer } from "../../../scripts/lib/infra";
+import { connectDatabase } from "../src/db";
+import { createLogger } from "../src/logger";
+import { ServiceMetrics } from "../src/metrics";
+
+let server: StartedServer;
+let dataDir: string;
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), "teamchat-db-trace-"));
+  server = await startMongo({ dataDir, inMemory: true, progress: () => undefined });
+});
+afterAll(async () => {
+  await server.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** Runs an insert and a find at `level`; the lines logged meanwhile. */
+async function logged(level: string): Promise<Array<Record<string, unknown>>> {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(...chunk.toString().split("\n").filter(Boolean));
+      done();
+    },
+  });
+  const log = createLogger("db-trace-test", level, sink);
+  const conn = await connectDatabase(server.url, "dbtrace", new ServiceMetrics("db-trace-test", false), log);
+  try {
+    const notes = conn.collection("notes");
+    await notes.insertOne({ realmId: 1, text: "a secret text" });
+    await notes.find({ realmId: 1, text: { $in: ["a secret text", "another"] } }).toArray();
+  } finally {
+    await conn.close();
+  }
+  return lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === "database command");
+}
+
+it("at trace, logs each command's collection, duration and shape, with no value in it", async () => {
+  const lines = await logged("trace");
+  const find = lines.find((l) => (l.db as { command: string }).command === "find");
+  expect(find?.db).toEqual({
+    command: "find",
+    collection: "notes",
+    ms: expect.any(Number),
+    shape: { find: "string", filter: { realmId: "number", text: { $in: [2, "string"] } } },
+  });
+  expect(lines.some((l) => (l.db as { command: string }).command === "insert")).toBe(true);
+  expect(JSON.stringify(lines)).not.toContain("secret");
+});
+
+it("at debug, logs none", async () => {
+  expect(await logged("debug")).toEqual([]);
+});
