@@ -213,6 +213,7 @@ describe("/metrics", () => {
       ids.push(sent.body.id as number);
     }
     const before = await scrape("messaging");
+    const notificationsBefore = await scrape("notifications");
     const read = await sys
       .api(member)
       .post("/messages/flags", { messages: JSON.stringify(ids), op: "add", flag: "read" });
@@ -221,6 +222,19 @@ describe("/metrics", () => {
       sample(metric, { command: "update", collection: "usermessages", service: "messaging" });
     const keys = [update("teamchat_db_statements_total"), update("teamchat_db_documents_written_total")];
     expect(growth(before, await scrape("messaging"), keys)).toEqual({ [keys[0]!]: 1, [keys[1]!]: 2 });
+    // without a push service nothing was pushed: the read withdraws nothing and looks nothing up
+    const handled = sample("teamchat_events_consumed_total", {
+      consumer: "notifications-push-removal-read",
+      outcome: "ok",
+      service: "notifications",
+    });
+    const lookups = sample("teamchat_db_command_duration_seconds_count", {
+      command: "find",
+      collection: "push_notified_messages",
+      service: "notifications",
+    });
+    const after = await scrapeUntil("notifications", (now) => growth(notificationsBefore, now, [handled])[handled] > 0);
+    expect(growth(notificationsBefore, after, [handled, lookups])).toEqual({ [handled]: 1, [lookups]: 0 });
   });
 
   it("a channel's pages after other organizations' sends: walked within its own ids", async () => {

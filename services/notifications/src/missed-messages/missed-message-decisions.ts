@@ -253,8 +253,10 @@ export async function consumeMissedMessageDecisions(
     }
   };
 
+  // Without a push service nothing is ever pushed (decide()), so there is nothing to withdraw: no
+  // look-up per message read, which was a third of the database's commands under a busy team.
   const onFlags = async ({ realmId, userIds, event }: FlagsUpdated, eventId: string) => {
-    if (event.flag !== "read" || event.op !== "add" || userIds === "all") return;
+    if (!deps.pushConfigured || event.flag !== "read" || event.op !== "add" || userIds === "all") return;
     for (const userId of userIds) {
       await withdraw(
         realmId,
@@ -265,6 +267,7 @@ export async function consumeMissedMessageDecisions(
   };
 
   const onDelete = async ({ realmId, event }: MessagesDeleted, eventId: string) => {
+    if (!deps.pushConfigured) return;
     const ids = event.message_ids ?? (event.message_id === undefined ? [] : [event.message_id]);
     if (ids.length) await withdraw(realmId, await deps.pushNotified.notified(realmId, null, ids), eventId);
   };
