@@ -8,14 +8,14 @@ export interface BatchNotice {
 }
 
 /**
- * The user's notices in their pending items, each message once: an edit's or
- * a collected queue's item may repeat a message, and as in Zulip's
+ * The user's notices in these items, each message once: an edit's or a
+ * collected queue's item may repeat a message, and as in Zulip's
  * handle_missedmessage_emails the latest stored decision's trigger is the one
  * the email gives.
  */
 export function batchNoticesOf(realmId: number, userId: number, items: EmailNoticeDoc[]): BatchNotice[] {
   const byMessage = new Map<number, BatchNotice>();
-  for (const { _id: id, ...item } of items) {
+  for (const { _id: id, ...item } of [...items].sort((a, b) => a.storedAt.getTime() - b.storedAt.getTime())) {
     const user = item.users.find((u) => u.userId === userId);
     if (!user) continue;
     const { batchingSeconds: _batching, ...notified } = user;

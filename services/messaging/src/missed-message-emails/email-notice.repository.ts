@@ -66,14 +66,13 @@ export class EmailNoticeRepository {
     );
   }
 
-  /** Of these items, those the user is still to be mailed about, the earliest stored first. */
+  /** Of these items, those the user is still to be mailed about. */
   async pendingOf(userId: number, ids: string[]): Promise<EmailNoticeDoc[]> {
     if (!ids.length) return [];
-    const items = await this.model
+    return this.model
       .find({ _id: { $in: ids }, pendingUserIds: userId })
       .lean<EmailNoticeDoc[]>()
       .exec();
-    return items.sort((a, b) => a.storedAt.getTime() - b.storedAt.getTime());
   }
 
   /** The user is done with these items: mailed, or dropped. */

@@ -23,7 +23,12 @@ import type { UserMessageRepository } from "../user-messages/user-message.reposi
 import type { EmailBatchRepository } from "./email-batch.repository";
 import { batchNoticesOf, type BatchNotice } from "./batch-notices";
 import type { EmailNoticeRepository } from "./email-notice.repository";
-import type { PendingEmailRepository } from "./pending-email.repository";
+import {
+  pendingNoticeOf,
+  type PendingEmailRepository,
+  type PendingNotice,
+  type PendingRow,
+} from "./pending-email.repository";
 import { bucketsOf, renderMissedMessageMail } from "./render";
 import { topicContextOf, type TopicContextDeps } from "./topic-context";
 
@@ -113,23 +118,25 @@ export class MissedMessageMailer {
 
   /**
    * Items from the queue, stored in one round whatever their organization:
-   * the items, then a row per user listing the round's items for them, then a
-   * batch for each user who has none, due after the batching period the user
-   * had when the round's first item for them was decided. A batch removed
-   * meanwhile (release) either sees the rows or is made again here.
+   * the items, then a row per user listing the round's items for them with
+   * what the read check needs of each, then a batch for each user who has
+   * none, due after the batching period the user had when the round's first
+   * item for them was decided. A batch removed meanwhile (release) either
+   * sees the rows or is made again here.
    */
   private async keepAll(items: ItemToKeep[]): Promise<void[]> {
     const now = new Date();
     await this.deps.notices.insert(items, now);
-    const users = new Map<string, { realmId: number; userId: number; itemIds: string[]; scheduledAt: Date }>();
+    const users = new Map<string, { realmId: number; userId: number; notices: PendingNotice[]; scheduledAt: Date }>();
     for (const { id, item } of items) {
+      const notice = pendingNoticeOf(id, item.message);
       for (const { userId, batchingSeconds } of item.users) {
         const key = `${item.realmId}:${userId}`;
         const known = users.get(key);
-        if (known) known.itemIds.push(id);
+        if (known) known.notices.push(notice);
         else {
           const scheduledAt = new Date(now.getTime() + batchingSeconds * 1000);
-          users.set(key, { realmId: item.realmId, userId, itemIds: [id], scheduledAt });
+          users.set(key, { realmId: item.realmId, userId, notices: [notice], scheduledAt });
         }
       }
     }
@@ -168,6 +175,45 @@ export class MissedMessageMailer {
     }
   }
 
+  /**
+   * Of the user's rows, the notices to mail (each message once) and the items
+   * of those left out. As in Zulip's handle_missedmessage_emails, messages
+   * read or deleted since are not mailed: the read check needs only what the
+   * rows keep, so only the items of messages still unread are read, and a
+   * batch of messages all read since reads none.
+   */
+  private async unreadNotices(realmId: number, userId: number, rows: PendingRow[]) {
+    const { notices: stored, messages } = this.deps;
+    // rows stored before rows kept their notices: their items tell what they are about
+    const earlier = await stored.pendingOf(
+      userId,
+      rows.flatMap((row) => (row.notices ? [] : row.itemIds)),
+    );
+    const listed = [
+      ...rows.flatMap((row) => row.notices ?? []),
+      ...earlier.map((item) => pendingNoticeOf(item._id, item.message)),
+    ];
+    const refs = new Map(
+      listed.map(({ messageId, channelId, senderId }) => [
+        messageId,
+        { messageId, streamId: channelId ?? null, senderId },
+      ]),
+    );
+    const unread = await unreadOfUser(this.deps, realmId, userId, [...refs.values()]);
+    // a channel's read state does not know of deletions: the messages themselves do
+    const existing = new Set(unread.length ? (await messages.summaries(realmId, unread)).map((m) => m.messageId) : []);
+    const isUnread = (notice: PendingNotice) => existing.has(notice.messageId);
+    const earlierIds = new Set(earlier.map((item) => item._id));
+    const items = await stored.pendingOf(
+      userId,
+      listed.filter((n) => isUnread(n) && !earlierIds.has(n.itemId)).map((n) => n.itemId),
+    );
+    return {
+      notices: batchNoticesOf(realmId, userId, [...earlier.filter((item) => existing.has(item.message.id)), ...items]),
+      dropped: listed.filter((n) => !isUnread(n)).map((n) => n.itemId),
+    };
+  }
+
   /** Zulip's handle_missedmessage_emails for one user. */
   private async mailBatch(realmId: number, userId: number, failures: number): Promise<void> {
     const { notices: stored, pending, batches, transport, log } = this.deps;
@@ -178,28 +224,18 @@ export class MissedMessageMailer {
         notices.flatMap((n) => n.itemIds),
       );
     try {
-      const { rowIds, itemIds } = await pending.ofUser(realmId, userId);
-      const notices = batchNoticesOf(realmId, userId, await stored.pendingOf(userId, itemIds));
+      const rows = await pending.ofUser(realmId, userId);
+      const rowIds = rows.map((row) => row.id);
       const user = await this.recipient(realmId, userId);
       if (!user || !user.is_active || user.is_bot || !user.settings.enable_offline_email_notifications) {
-        await done(notices);
+        await stored.markDone(
+          userId,
+          rows.flatMap((row) => (row.notices ? row.notices.map((n) => n.itemId) : row.itemIds)),
+        );
         return await this.release(realmId, userId, rowIds);
       }
-      // messages read since, or deleted, are not mailed
-      const stillUnread = new Set(
-        await unreadOfUser(
-          this.deps,
-          realmId,
-          userId,
-          await this.deps.messages.summaries(
-            realmId,
-            notices.map((n) => n.notice.message.id),
-          ),
-        ),
-      );
-      const isUnread = ({ notice: { message } }: BatchNotice) => stillUnread.has(message.id);
-      await done(notices.filter((n) => !isUnread(n)));
-      const unread = notices.filter(isUnread);
+      const { notices: unread, dropped } = await this.unreadNotices(realmId, userId, rows);
+      await stored.markDone(userId, dropped);
       // the mention flags, from the rows that hold them
       const flags = await this.deps.userMessages.flagsOf(
         realmId,

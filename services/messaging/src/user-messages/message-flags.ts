@@ -52,7 +52,7 @@ export async function unreadOfUser(
   deps: { userMessages: UserMessageRepository; readStates: ReadStateRepository },
   realmId: number,
   userId: number,
-  messages: Flagged[],
+  messages: Array<Pick<MessageDoc, "messageId" | "streamId" | "senderId">>,
 ): Promise<number[]> {
   const direct = messages.filter((m) => m.streamId === null).map((m) => m.messageId);
   const rows = await deps.userMessages.flagsOf(realmId, userId, direct);
