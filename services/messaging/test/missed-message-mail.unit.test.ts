@@ -2,10 +2,11 @@
  * Zulip's missed-message emails as render.ts writes them: buckets per
  * conversation, subjects (group DMs, resolved topics, the organization's name)
  * and the text when content is hidden; and a batch's notices as the mailer
- * gathers them from its stored items.
+ * gathers them from its stored items and the user's rows listing them.
  */
 import type { notifications } from "@teamchat/shared";
-import { batchNoticesOf } from "../src/missed-message-emails/batch-notices";
+import { batchNoticesOf, listsItem } from "../src/missed-message-emails/batch-notices";
+import { roundKey, type PendingRow } from "../src/missed-message-emails/pending-email.repository";
 import { bucketsOf, renderMissedMessageMail } from "../src/missed-message-emails/render";
 
 const ctx = {
@@ -110,18 +111,20 @@ describe("renderMissedMessageMail", () => {
   });
 });
 
-describe("batchNoticesOf", () => {
+describe("a batch's notices", () => {
+  let storedAt = 1_700_000_000_000;
   const item = (
     id: string,
     message: notifications.MissedMessageSnapshot,
     users: Array<[number, notifications.MissedMessageTrigger]>,
+    round = "r1",
   ) => ({
     _id: id,
     realmId: 1,
     message,
     users: users.map(([userId, trigger]) => ({ userId, trigger, batchingSeconds: 120 })),
-    pendingUserIds: users.map(([userId]) => userId),
-    storedAt: new Date(),
+    round,
+    storedAt: new Date(storedAt++),
   });
 
   it("gives each message once, with the latest stored item's trigger and content, as Zulip's handle_missedmessage_emails keeps the last event per message", () => {
@@ -134,13 +137,14 @@ describe("batchNoticesOf", () => {
     }).message;
     const other = notice({}).message;
     const edited = { ...sent, content: "a crash, @**Quinn**" };
+    const first = item("email:1:sent", sent, [
+      [9, "stream_email_notify"],
+      [10, "stream_email_notify"],
+    ]);
     const notices = batchNoticesOf(1, 9, [
-      item("email:1:sent", sent, [
-        [9, "stream_email_notify"],
-        [10, "stream_email_notify"],
-      ]),
       item("email:1:other", other, [[10, "private_message"]]),
       item("email:edit:7", edited, [[9, "mentioned"]]),
+      first,
     ]);
     expect(notices).toEqual([
       {
@@ -148,5 +152,34 @@ describe("batchNoticesOf", () => {
         itemIds: ["email:1:sent", "email:edit:7"],
       },
     ]);
+  });
+
+  it("an item is listed by the round that stored it, not by the rows of its delivery again", () => {
+    const row = (round: string): PendingRow => ({ id: `${round}:1:9`, round, storedAt: new Date(), notices: [] });
+    const stored = item("email:1:5", notice({}).message, [[9, "private_message"]], "r-first");
+    expect(listsItem(row("r-first"), stored, 9)).toBe(true);
+    expect(listsItem(row("r-again"), stored, 9)).toBe(false);
+  });
+
+  it("a row stored before rows kept their notices lists an item the user is still pending on", () => {
+    const earlier: PendingRow = { id: "1:9:0b6a", round: undefined, itemIds: ["email:1:6"] };
+    const { round: _round, ...stored } = item("email:1:6", notice({}).message, [[9, "private_message"]]);
+    expect(listsItem(earlier, { ...stored, pendingUserIds: [9, 10] }, 9)).toBe(true);
+    expect(listsItem(earlier, { ...stored, pendingUserIds: [10] }, 9)).toBe(false);
+    // an item stored since, which its own round lists
+    expect(listsItem(earlier, item("email:1:7", notice({}).message, [[9, "private_message"]]), 9)).toBe(false);
+  });
+
+  it("rows' ids sort by their round's time, after those of rows stored before rounds had keys", () => {
+    const at = new Date("2026-11-29T12:00:00Z");
+    const ids = [
+      `${roundKey(new Date(at.getTime() + 1))}:1:9`,
+      `${roundKey(at)}:1:9`,
+      `${roundKey(new Date(at.getTime() - 1))}:12:9`,
+      "999:9:0b6a",
+    ];
+    const before = roundKey(at, "");
+    expect(ids.filter((id) => id < before)).toEqual(ids.slice(2));
+    expect([...ids].sort()).toEqual([...ids].reverse());
   });
 });

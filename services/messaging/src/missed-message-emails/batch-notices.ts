@@ -1,5 +1,16 @@
 import type { notifications } from "@teamchat/shared";
 import type { EmailNoticeDoc } from "./email-notice.repository";
+import type { PendingRow } from "./pending-email.repository";
+
+/**
+ * Whether a user's row lists the item for them. The round that stored an
+ * item lists it, and no other: a delivery of the item again stores nothing,
+ * and its round's rows list what was stored already, which the first round's
+ * rows mail or mailed. A row stored before items named their round lists an
+ * item the user is still pending on.
+ */
+export const listsItem = (row: PendingRow, item: EmailNoticeDoc, userId: number): boolean =>
+  row.round === undefined ? (item.pendingUserIds ?? []).includes(userId) : item.round === row.round;
 
 /** One message of a user's batch, with the stored items that notify the user of it (an edit's or a collected queue's may repeat a message). */
 export interface BatchNotice {

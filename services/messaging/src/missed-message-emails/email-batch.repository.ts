@@ -3,10 +3,10 @@ import { insertKeepingExisting, syncCollection } from "@teamchat/shared";
 
 /**
  * A user's pending missed-message email batch: when it is mailed (its first
- * item plus the user's batching period), the instance mailing it and its
- * back-off after a failed attempt. It exists while the user has pending items,
- * so that finding due batches and a batch's time are reads of one small
- * document per user.
+ * item plus the user's batching period), the instance mailing it, its
+ * back-off after a failed attempt and the items its attempts mailed already.
+ * It exists while the user has pending items, so that finding due batches and
+ * a batch's time are reads of one small document per user.
  */
 interface EmailBatchDoc {
   /** `<realm>:<user>` */
@@ -17,6 +17,8 @@ interface EmailBatchDoc {
   leaseUntil: Date;
   failures: number;
   retryAt: Date;
+  /** items an attempt mailed before it failed or its instance died: a later attempt leaves them out */
+  mailed?: string[];
 }
 
 const emailBatchSchema = new Schema<EmailBatchDoc>(
@@ -28,6 +30,7 @@ const emailBatchSchema = new Schema<EmailBatchDoc>(
     leaseUntil: { type: Date, required: true },
     failures: { type: Number, default: 0 },
     retryAt: { type: Date, required: true },
+    mailed: { type: [String], default: undefined },
   },
   { collection: "missed_message_email_batches", versionKey: false },
 );
@@ -83,20 +86,26 @@ export class EmailBatchRepository {
 
   /**
    * Takes the user's batch for this instance, unless another holds it or it
-   * waits out a back-off; returns its failures so far, or null when not
-   * taken. A held batch is due again when its lease ends (its holder died).
+   * waits out a back-off; returns its failures so far and the items mailed
+   * already, or null when not taken. A held batch is due again when its lease
+   * ends (its holder died).
    */
-  async lease(realmId: number, userId: number, now: Date): Promise<number | null> {
+  async lease(realmId: number, userId: number, now: Date): Promise<{ failures: number; mailed: string[] } | null> {
     const leaseUntil = new Date(now.getTime() + LEASE_MS);
     const batch = await this.model
       .findOneAndUpdate(
         { _id: batchId(realmId, userId), leaseUntil: { $lte: now }, retryAt: { $lte: now } },
         { $set: { leaseUntil, scheduledAt: leaseUntil } },
-        { returnDocument: "after", projection: { failures: 1 } },
+        { returnDocument: "after", projection: { failures: 1, mailed: 1 } },
       )
-      .lean<Pick<EmailBatchDoc, "failures">>()
+      .lean<Pick<EmailBatchDoc, "failures" | "mailed">>()
       .exec();
-    return batch ? batch.failures : null;
+    return batch ? { failures: batch.failures, mailed: batch.mailed ?? [] } : null;
+  }
+
+  /** These items were mailed: an attempt after this one, if any, leaves them out. */
+  async addMailed(realmId: number, userId: number, itemIds: string[]): Promise<void> {
+    await this.model.updateOne({ _id: batchId(realmId, userId) }, { $push: { mailed: { $each: itemIds } } });
   }
 
   /** The batch is done: the user's next item starts a new one. */
@@ -104,12 +113,19 @@ export class EmailBatchRepository {
     await this.model.deleteOne({ _id: batchId(realmId, userId) });
   }
 
-  /** The attempt failed: the batch is tried again after `delayMs`. */
-  async backOff(realmId: number, userId: number, failures: number, delayMs: number, now = new Date()): Promise<void> {
+  /** The attempt failed, having mailed `mailed` besides those recorded: the batch is tried again after `delayMs`. */
+  async backOff(
+    realmId: number,
+    userId: number,
+    failures: number,
+    delayMs: number,
+    mailed: string[] = [],
+    now = new Date(),
+  ): Promise<void> {
     const retryAt = new Date(now.getTime() + delayMs);
     await this.model.updateOne(
       { _id: batchId(realmId, userId) },
-      { $set: { leaseUntil: now, failures, retryAt, scheduledAt: retryAt } },
+      { $set: { leaseUntil: now, failures, retryAt, scheduledAt: retryAt }, $push: { mailed: { $each: mailed } } },
     );
   }
 }

@@ -4,8 +4,8 @@ import { insertKeepingExisting, syncCollection, type notifications } from "@team
 /**
  * One queued item of missed-message emails: a message and the users to email
  * about it (Zulip's ScheduledMessageNotificationEmail rows, one document for
- * all of them). Kept after its users are mailed, so that the item delivered
- * again is recognized.
+ * all of them). Written once, when stored: what each user is done with is
+ * their pending rows' business (PendingEmailRepository), never the item's.
  */
 export interface EmailNoticeDoc {
   /** the work item's id: one document however often it is delivered */
@@ -14,10 +14,15 @@ export interface EmailNoticeDoc {
   message: notifications.MissedMessageSnapshot;
   users: notifications.MissedMessageEmailNotices["users"];
   /**
-   * users not yet mailed about the message nor done with it otherwise (read,
-   * deleted, notifications turned off); pruned once empty and KEEP_DONE_MS old
+   * the round that stored it, whose rows list it for its users: the rows a
+   * delivery of it again adds are another round's, and list nothing
    */
-  pendingUserIds: number[];
+  round?: string;
+  /**
+   * stored before items had a round: the users not yet mailed about it, of
+   * which its rows list those still pending
+   */
+  pendingUserIds?: number[];
   storedAt: Date;
 }
 
@@ -27,7 +32,8 @@ const emailNoticeSchema = new Schema<EmailNoticeDoc>(
     realmId: { type: Number, required: true },
     message: { type: Schema.Types.Mixed, required: true },
     users: { type: Schema.Types.Mixed, required: true },
-    pendingUserIds: { type: [Number], required: true },
+    round: { type: String },
+    pendingUserIds: { type: [Number], default: undefined },
     storedAt: { type: Date, required: true },
   },
   { collection: "missed_message_email_notices", versionKey: false, minimize: false },
@@ -35,9 +41,6 @@ const emailNoticeSchema = new Schema<EmailNoticeDoc>(
 // items are read by _id (a user's are listed by PendingEmailRepository); the prune reads a range of storedAt,
 // so that its cost follows what it deletes, not the day of items kept (one index entry per item, not per user)
 emailNoticeSchema.index({ storedAt: 1 });
-
-/** Done items are kept this long to recognize their delivery again, then deleted. */
-const KEEP_DONE_MS = 24 * 3600_000;
 
 /** The stored missed-message email items. */
 export class EmailNoticeRepository {
@@ -51,8 +54,12 @@ export class EmailNoticeRepository {
     return syncCollection(this.model);
   }
 
-  /** Stores items, once: an item delivered again keeps what its first delivery stored. */
-  async insert(items: Array<{ id: string; item: notifications.MissedMessageEmailNotices }>, now: Date): Promise<void> {
+  /** Stores a round's items, once: an item delivered again keeps what its first delivery stored, its round among it. */
+  async insert(
+    items: Array<{ id: string; item: notifications.MissedMessageEmailNotices }>,
+    round: string,
+    now: Date,
+  ): Promise<void> {
     await insertKeepingExisting(
       this.model,
       items.map(({ id, item: { realmId, message, users } }) => ({
@@ -60,32 +67,28 @@ export class EmailNoticeRepository {
         realmId,
         message,
         users,
-        pendingUserIds: users.map((u) => u.userId),
+        round,
         storedAt: now,
       })),
     );
   }
 
-  /** Of these items, those the user is still to be mailed about. */
-  async pendingOf(userId: number, ids: string[]): Promise<EmailNoticeDoc[]> {
-    if (!ids.length) return [];
-    return this.model
-      .find({ _id: { $in: ids }, pendingUserIds: userId })
+  /** These items, by id: those stored (a round still storing its items has listed them already). */
+  async byIds(ids: string[]): Promise<Map<string, EmailNoticeDoc>> {
+    if (!ids.length) return new Map();
+    const items = await this.model
+      .find({ _id: { $in: ids } })
       .lean<EmailNoticeDoc[]>()
       .exec();
+    return new Map(items.map((item) => [item._id, item]));
   }
 
-  /** The user is done with these items: mailed, or dropped. */
-  async markDone(userId: number, ids: string[]): Promise<void> {
-    if (!ids.length) return;
-    await this.model.updateMany({ _id: { $in: ids } }, { $pull: { pendingUserIds: userId } });
-  }
-
-  /** Deletes items done with, stored long enough ago that no copy of them can still arrive. */
-  async prune(now = new Date()): Promise<void> {
-    await this.model.deleteMany({
-      storedAt: { $lt: new Date(now.getTime() - KEEP_DONE_MS) },
-      pendingUserIds: { $size: 0 },
-    });
+  /**
+   * Deletes the items stored before `time`, but those in `listed` (pending
+   * rows still list them): through the storedAt index, so that the prune
+   * reads what it deletes.
+   */
+  async prune(time: Date, listed: string[]): Promise<void> {
+    await this.model.deleteMany({ storedAt: { $lt: time }, _id: { $nin: listed } });
   }
 }

@@ -1,6 +1,5 @@
 import { unreadOfUser } from "../user-messages/message-flags";
 import type { ReadStateRepository } from "../user-messages/read-state.repository";
-import { randomUUID } from "node:crypto";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import {
@@ -21,10 +20,11 @@ import {
 import { isMention } from "../user-messages/flags";
 import type { UserMessageRepository } from "../user-messages/user-message.repository";
 import type { EmailBatchRepository } from "./email-batch.repository";
-import { batchNoticesOf, type BatchNotice } from "./batch-notices";
-import type { EmailNoticeRepository } from "./email-notice.repository";
+import { batchNoticesOf, listsItem } from "./batch-notices";
+import type { EmailNoticeDoc, EmailNoticeRepository } from "./email-notice.repository";
 import {
   pendingNoticeOf,
+  roundKey,
   type PendingEmailRepository,
   type PendingNotice,
   type PendingRow,
@@ -36,8 +36,24 @@ import { topicContextOf, type TopicContextDeps } from "./topic-context";
 const REALM_NAME_ALWAYS = 2;
 /** The request id of the mailer's bus calls, in the logs of the services it asks. */
 const REQUEST_ID = "missed-message-email";
-/** How often the items every user is done with are pruned, once a day old. */
+/** How often the items a day old are pruned. */
 const PRUNE_INTERVAL_MS = 10 * 60_000;
+/**
+ * How long an item is kept after its store: a delivery of it again within
+ * this finds it stored, so that its users are not mailed twice. Items that
+ * rows still list are kept longer (a long batching period, a mail server down).
+ */
+const KEEP_ITEMS_MS = 24 * 3600_000;
+/**
+ * A round stores its rows before its items: a row met before its round's
+ * items are stored is left to a batch due this much later...
+ */
+const ROUND_STORE_WAIT_MS = 1000;
+/**
+ * ...unless its round began this long ago: that round failed, JetStream
+ * delivers its items again, and the round that stores them lists them.
+ */
+const ROUND_STORE_GIVEN_UP_MS = 5 * 60_000;
 /** Users whose batch is mailed per pass. */
 const BATCHES_PER_PASS = 20;
 /**
@@ -117,16 +133,18 @@ export class MissedMessageMailer {
   }
 
   /**
-   * Items from the queue, stored in one round whatever their organization:
-   * the items, then a row per user listing the round's items for them with
-   * what the read check needs of each, then a batch for each user who has
-   * none, due after the batching period the user had when the round's first
-   * item for them was decided. A batch removed meanwhile (release) either
-   * sees the rows or is made again here.
+   * Items from the queue, stored in one round whatever their organization: a
+   * row per user listing the round's items for them with what the read check
+   * needs of each, then the items, each naming the round, then a batch for
+   * each user who has none, due after the batching period the user had when
+   * the round's first item for them was decided. The rows go first, so that a
+   * stored item is listed even when its round fails after storing it (a
+   * delivery of it again finds it stored, and its rows list nothing). A batch
+   * removed meanwhile (release) either sees the rows or is made again here.
    */
   private async keepAll(items: ItemToKeep[]): Promise<void[]> {
     const now = new Date();
-    await this.deps.notices.insert(items, now);
+    const round = roundKey(now);
     const users = new Map<string, { realmId: number; userId: number; notices: PendingNotice[]; scheduledAt: Date }>();
     for (const { id, item } of items) {
       const notice = pendingNoticeOf(id, item.message);
@@ -140,21 +158,24 @@ export class MissedMessageMailer {
         }
       }
     }
-    await this.deps.pending.add(randomUUID(), [...users.values()]);
+    await this.deps.pending.add(round, [...users.values()]);
+    await this.deps.notices.insert(items, round, now);
     await this.deps.batches.schedule([...users.values()]);
     return items.map(() => undefined);
   }
 
   /**
    * The batch is done: the next item starts a new one. Items stored while it
-   * was mailed make a batch due at once (after the removal, so that keepAll()
-   * either sees no batch and makes one, or its rows are seen here).
+   * was mailed make a batch due at once, rows left waiting for their round's
+   * items one due shortly (after the removal, so that keepAll() either sees
+   * no batch and makes one, or its rows are seen here).
    */
-  private async release(realmId: number, userId: number, rowIds: string[]): Promise<void> {
+  private async release(realmId: number, userId: number, rowIds: string[], waiting = false): Promise<void> {
     await this.deps.pending.remove(rowIds);
     await this.deps.batches.remove(realmId, userId);
     if (await this.deps.pending.exists(realmId, userId)) {
-      await this.deps.batches.schedule([{ realmId, userId, scheduledAt: new Date() }]);
+      const scheduledAt = new Date(Date.now() + (waiting ? ROUND_STORE_WAIT_MS : 0));
+      await this.deps.batches.schedule([{ realmId, userId, scheduledAt }]);
     }
   }
 
@@ -164,37 +185,43 @@ export class MissedMessageMailer {
     // users backing off or held by another instance are passed over, not counted
     for (const { realmId, userId } of await this.deps.batches.dueUsers(now, BATCHES_PER_PASS * 10)) {
       if (mailed === BATCHES_PER_PASS) break;
-      const failures = await this.deps.batches.lease(realmId, userId, now);
-      if (failures === null) continue;
-      await this.mailBatch(realmId, userId, failures);
+      const batch = await this.deps.batches.lease(realmId, userId, now);
+      if (batch === null) continue;
+      await this.mailBatch(realmId, userId, batch);
       mailed++;
     }
     if (now.getTime() - this.prunedAt >= PRUNE_INTERVAL_MS) {
       this.prunedAt = now.getTime();
-      await this.deps.notices.prune(now);
+      const storedBefore = new Date(now.getTime() - KEEP_ITEMS_MS);
+      await this.deps.notices.prune(storedBefore, await this.deps.pending.itemsListedBefore(storedBefore));
     }
   }
 
   /**
-   * Of the user's rows, the notices to mail (each message once) and the items
-   * of those left out. As in Zulip's handle_missedmessage_emails, messages
-   * read or deleted since are not mailed: the read check needs only what the
-   * rows keep, so only the items of messages still unread are read, and a
-   * batch of messages all read since reads none.
+   * Of the user's rows, the notices to mail (each message once; items mailed
+   * by an earlier attempt left out), the rows done with, and whether some
+   * wait for their round's items. As in Zulip's handle_missedmessage_emails,
+   * messages read or deleted since are not mailed: the read check needs only
+   * what the rows keep, so only the items of messages still unread are read,
+   * and a batch of messages all read since reads none.
    */
-  private async unreadNotices(realmId: number, userId: number, rows: PendingRow[]) {
+  private async unreadNotices(realmId: number, userId: number, rows: PendingRow[], mailed: string[]) {
     const { notices: stored, messages } = this.deps;
     // rows stored before rows kept their notices: their items tell what they are about
-    const earlier = await stored.pendingOf(
-      userId,
-      rows.flatMap((row) => (row.notices ? [] : row.itemIds)),
-    );
-    const listed = [
-      ...rows.flatMap((row) => row.notices ?? []),
-      ...earlier.map((item) => pendingNoticeOf(item._id, item.message)),
-    ];
+    const earlier = await stored.byIds(rows.flatMap((row) => (row.round === undefined ? row.itemIds : [])));
+    const done = new Set(mailed);
+    const listed = rows
+      .flatMap((row): Array<{ row: PendingRow; notice: PendingNotice }> =>
+        row.round === undefined
+          ? row.itemIds.flatMap((id) => {
+              const item = earlier.get(id);
+              return item ? [{ row, notice: pendingNoticeOf(id, item.message) }] : [];
+            })
+          : row.notices.map((notice) => ({ row, notice })),
+      )
+      .filter(({ notice }) => !done.has(notice.itemId));
     const refs = new Map(
-      listed.map(({ messageId, channelId, senderId }) => [
+      listed.map(({ notice: { messageId, channelId, senderId } }) => [
         messageId,
         { messageId, streamId: channelId ?? null, senderId },
       ]),
@@ -202,40 +229,55 @@ export class MissedMessageMailer {
     const unread = await unreadOfUser(this.deps, realmId, userId, [...refs.values()]);
     // a channel's read state does not know of deletions: the messages themselves do
     const existing = new Set(unread.length ? (await messages.summaries(realmId, unread)).map((m) => m.messageId) : []);
-    const isUnread = (notice: PendingNotice) => existing.has(notice.messageId);
-    const earlierIds = new Set(earlier.map((item) => item._id));
-    const items = await stored.pendingOf(
-      userId,
-      listed.filter((n) => isUnread(n) && !earlierIds.has(n.itemId)).map((n) => n.itemId),
+    const toMail = listed.filter(({ notice }) => existing.has(notice.messageId));
+    const items = new Map([
+      ...earlier,
+      ...(await stored.byIds(toMail.filter(({ row }) => row.round !== undefined).map(({ notice }) => notice.itemId))),
+    ]);
+    const now = Date.now();
+    const waiting = new Set(
+      toMail
+        .filter(
+          ({ row, notice }) =>
+            row.round !== undefined &&
+            !items.has(notice.itemId) &&
+            now - row.storedAt.getTime() < ROUND_STORE_GIVEN_UP_MS,
+        )
+        .map(({ row }) => row.id),
     );
+    const listedItems = new Map<string, EmailNoticeDoc>();
+    for (const { row, notice } of toMail) {
+      const item = items.get(notice.itemId);
+      if (item && !waiting.has(row.id) && listsItem(row, item, userId)) listedItems.set(item._id, item);
+    }
     return {
-      notices: batchNoticesOf(realmId, userId, [...earlier.filter((item) => existing.has(item.message.id)), ...items]),
-      dropped: listed.filter((n) => !isUnread(n)).map((n) => n.itemId),
+      notices: batchNoticesOf(realmId, userId, [...listedItems.values()]),
+      doneRowIds: rows.filter((row) => !waiting.has(row.id)).map((row) => row.id),
+      waiting: waiting.size > 0,
     };
   }
 
   /** Zulip's handle_missedmessage_emails for one user. */
-  private async mailBatch(realmId: number, userId: number, failures: number): Promise<void> {
-    const { notices: stored, pending, batches, transport, log } = this.deps;
+  private async mailBatch(
+    realmId: number,
+    userId: number,
+    { failures, mailed }: { failures: number; mailed: string[] },
+  ): Promise<void> {
+    const { pending, batches, transport, log } = this.deps;
     const sent = metricsOf(this.deps.nc).mailSent;
-    const done = (notices: BatchNotice[]) =>
-      stored.markDone(
-        userId,
-        notices.flatMap((n) => n.itemIds),
-      );
+    /** items this attempt mailed that the batch does not record yet */
+    let unrecorded: string[] = [];
     try {
       const rows = await pending.ofUser(realmId, userId);
-      const rowIds = rows.map((row) => row.id);
       const user = await this.recipient(realmId, userId);
       if (!user || !user.is_active || user.is_bot || !user.settings.enable_offline_email_notifications) {
-        await stored.markDone(
+        return await this.release(
+          realmId,
           userId,
-          rows.flatMap((row) => (row.notices ? row.notices.map((n) => n.itemId) : row.itemIds)),
+          rows.map((row) => row.id),
         );
-        return await this.release(realmId, userId, rowIds);
       }
-      const { notices: unread, dropped } = await this.unreadNotices(realmId, userId, rows);
-      await stored.markDone(userId, dropped);
+      const { notices: unread, doneRowIds, waiting } = await this.unreadNotices(realmId, userId, rows, mailed);
       // the mention flags, from the rows that hold them
       const flags = await this.deps.userMessages.flagsOf(
         realmId,
@@ -256,7 +298,8 @@ export class MissedMessageMailer {
       };
       const callCtx = await this.realms.context(realmId, REQUEST_ID);
       let unsubscribeUrl: string | undefined;
-      for (const bucket of bucketsOf(unread.map((n) => n.notice))) {
+      const buckets = bucketsOf(unread.map((n) => n.notice));
+      for (const [i, bucket] of buckets.entries()) {
         unsubscribeUrl ??= (
           await this.deps.bus.request(
             identity.getUnsubscribeLink,
@@ -288,14 +331,20 @@ export class MissedMessageMailer {
           fileName: `missed-message-${realmId}-${userId}-${bucket[0]!.message.id}`,
         });
         sent.inc({ kind: "missed_message", outcome: "sent" });
-        await done(bucket.map((n) => entryOf.get(n)!));
+        unrecorded = bucket.flatMap((n) => entryOf.get(n)!.itemIds);
+        // what a later attempt leaves out, should this one fail or its instance die before the release; the
+        // last email's release follows at once
+        if (i < buckets.length - 1) {
+          await batches.addMailed(realmId, userId, unrecorded);
+          unrecorded = [];
+        }
       }
-      await this.release(realmId, userId, rowIds);
+      await this.release(realmId, userId, doneRowIds, waiting);
     } catch (err) {
       sent.inc({ kind: "missed_message", outcome: "failed" });
       const delay = retryDelayMs(failures + 1);
       log.warn({ err, realmId, userId, retryInMs: delay }, "missed-message email not sent: tried again later");
-      await batches.backOff(realmId, userId, failures + 1, delay);
+      await batches.backOff(realmId, userId, failures + 1, delay, unrecorded);
     }
   }
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { Schema, type Connection, type Model } from "mongoose";
 import { syncCollection, type notifications } from "@teamchat/shared";
 
@@ -26,7 +27,7 @@ export const pendingNoticeOf = (
  * busy channel's notices cost a row per user for a whole round of messages.
  */
 interface PendingEmailDoc {
-  /** `<realm>:<user>:<round>` */
+  /** `<round>:<realm>:<user>` (roundKey()); `<realm>:<user>:<uuid>` when stored before rows kept their notices */
   _id: string;
   realmId: number;
   userId: number;
@@ -49,9 +50,20 @@ pendingEmailSchema.index({ realmId: 1, userId: 1 });
 
 /** A user's row as a batch reads it. */
 export type PendingRow =
-  | { id: string; notices: PendingNotice[] }
+  | { id: string; round: string; storedAt: Date; notices: PendingNotice[] }
   /** stored before rows kept their notices: its items tell what they are about */
-  | { id: string; notices: undefined; itemIds: string[] };
+  | { id: string; round: undefined; itemIds: string[] };
+
+/**
+ * A round's key: the time of its store, then a random part (rounds of several
+ * instances may share a millisecond). A row's id starts with it, so rows sort
+ * by the time they were stored, after every row stored before the keys (whose
+ * ids start with a digit), and the _id index finds those stored before a time.
+ */
+export const roundKey = (at: Date, unique = randomBytes(4).toString("hex")): string =>
+  `r${String(at.getTime()).padStart(15, "0")}.${unique}`;
+
+const timeOfRound = (round: string): Date => new Date(Number(round.slice(1, 16)));
 
 /** Which stored items each user is still to be mailed about. */
 export class PendingEmailRepository {
@@ -65,14 +77,14 @@ export class PendingEmailRepository {
     return syncCollection(this.model);
   }
 
-  /** Lists a round's items for their users; `round` is the round's own id. */
+  /** Lists a round's items for their users; `round` is the round's key (roundKey()). */
   async add(
     round: string,
     entries: Array<{ realmId: number; userId: number; notices: PendingNotice[] }>,
   ): Promise<void> {
     await this.model.insertMany(
       entries.map(({ realmId, userId, notices }) => ({
-        _id: `${realmId}:${userId}:${round}`,
+        _id: `${round}:${realmId}:${userId}`,
         realmId,
         userId,
         notices,
@@ -84,9 +96,11 @@ export class PendingEmailRepository {
   /** The user's rows. */
   async ofUser(realmId: number, userId: number): Promise<PendingRow[]> {
     const rows = await this.model.find({ realmId, userId }).lean<PendingEmailDoc[]>().exec();
-    return rows.map(({ _id: id, notices, itemIds }) =>
-      notices ? { id, notices } : { id, notices: undefined, itemIds: itemIds ?? [] },
-    );
+    return rows.map(({ _id: id, notices, itemIds }) => {
+      if (!notices) return { id, round: undefined, itemIds: itemIds ?? [] };
+      const round = id.slice(0, id.indexOf(":"));
+      return { id, round, storedAt: timeOfRound(round), notices };
+    });
   }
 
   async exists(realmId: number, userId: number): Promise<boolean> {
@@ -96,5 +110,18 @@ export class PendingEmailRepository {
   /** The rows' items are done with (mailed, or dropped). */
   async remove(rowIds: string[]): Promise<void> {
     if (rowIds.length) await this.model.deleteMany({ _id: { $in: rowIds } });
+  }
+
+  /**
+   * The items still listed by rows stored before `time`: those of batches
+   * that have waited that long (a long batching period, a mail server down),
+   * found by the _id index whatever the number of rows stored since.
+   */
+  async itemsListedBefore(time: Date): Promise<string[]> {
+    const rows = await this.model
+      .find({ _id: { $lt: roundKey(time, "") } }, { notices: 1, itemIds: 1 })
+      .lean<Array<Pick<PendingEmailDoc, "notices" | "itemIds">>>()
+      .exec();
+    return [...new Set(rows.flatMap((r) => r.notices?.map((n) => n.itemId) ?? r.itemIds ?? []))];
   }
 }
