@@ -24,8 +24,8 @@ export interface TestSmtpServer {
   received: ReceivedMail[];
   /** how many mails were refused */
   refused: number;
-  /** answers the next `count` mails with 451 */
-  refuseNext(count: number): void;
+  /** answers the next `count` mails with 451, once it has taken `after` more */
+  refuseNext(count: number, after?: number): void;
   /** waits until `predicate` holds of what was received (10 s at most) */
   waitFor(predicate: (mails: ReceivedMail[]) => boolean, timeoutMs?: number): Promise<ReceivedMail[]>;
   stop(): Promise<void>;
@@ -34,14 +34,16 @@ export interface TestSmtpServer {
 export async function startSmtpServer(): Promise<TestSmtpServer> {
   const received: ReceivedMail[] = [];
   let toRefuse = 0;
+  let toTakeFirst = 0;
   const state = { refused: 0 };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ["STARTTLS"],
     logger: false,
     onData(stream, session, callback) {
-      const refuse = toRefuse > 0;
-      if (refuse) toRefuse--;
+      const refuse = toTakeFirst === 0 && toRefuse > 0;
+      if (toTakeFirst > 0) toTakeFirst--;
+      else if (refuse) toRefuse--;
       simpleParser(stream).then(
         (parsed) => {
           if (refuse) {
@@ -73,8 +75,9 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
     get refused() {
       return state.refused;
     },
-    refuseNext: (count) => {
+    refuseNext: (count, after = 0) => {
       toRefuse = count;
+      toTakeFirst = after;
     },
     waitFor: async (predicate, timeoutMs = 10_000) => {
       const deadline = Date.now() + timeoutMs;
