@@ -1,4 +1,4 @@
-import { unreadOfUser } from "../user-messages/message-flags";
+import { flagsOfUser, unreadOfUser } from "../user-messages/message-flags";
 import type { ReadStateRepository } from "../user-messages/read-state.repository";
 import { randomUUID } from "node:crypto";
 import type { NatsConnection } from "@nats-io/transport-node";
@@ -186,25 +186,21 @@ export class MissedMessageMailer {
         return await this.release(realmId, userId, rowIds);
       }
       // messages read since, or deleted, are not mailed
-      const stillUnread = new Set(
-        await unreadOfUser(
-          this.deps,
-          realmId,
-          userId,
-          await this.deps.messages.summaries(
-            realmId,
-            notices.map((n) => n.notice.message.id),
-          ),
-        ),
+      const messages = await this.deps.messages.summaries(
+        realmId,
+        notices.map((n) => n.notice.message.id),
       );
+      const stillUnread = new Set(await unreadOfUser(this.deps, realmId, userId, messages));
       const isUnread = ({ notice: { message } }: BatchNotice) => stillUnread.has(message.id);
       await done(notices.filter((n) => !isUnread(n)));
       const unread = notices.filter(isUnread);
-      // the mention flags, from the rows that hold them
-      const flags = await this.deps.userMessages.flagsOf(
+      // the mention flags: the rows' and an @all mention's, derived from its message
+      const unreadIds = new Set(unread.map((n) => n.notice.message.id));
+      const flags = await flagsOfUser(
+        this.deps,
         realmId,
         userId,
-        unread.map((n) => n.notice.message.id),
+        messages.filter((m) => unreadIds.has(m.messageId)),
       );
       const entryOf = new Map(unread.map((n) => [n.notice, n]));
       const { realm, message_content_allowed_in_email_notifications: realmAllows } = await this.realms.get(
