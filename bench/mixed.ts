@@ -169,7 +169,8 @@ export class MixedLoad {
   }
 
   /**
-   * `wildcard`: every message mentions `@**all**` (a flag row per member and send) and what a
+   * `wildcard`: every message mentions `@**all**` (a mention of every member, which their unread
+   * mentions count, derived from the message rather than a row per member) and what a
    * long-poll brought is marked read through `/messages/flags/narrow` over the team's channel.
    */
   async run(n: number, seconds: number, every?: Every, shape: SoakShape = "mixed"): Promise<MixedResult> {

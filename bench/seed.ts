@@ -66,6 +66,7 @@ export const CHANNEL_RUN_FIELDS = [
   "ids",
   "senders",
   "topics",
+  "wildcards",
   "version",
 ] as const;
 

@@ -167,11 +167,17 @@ function normalized(files: Map<string, Buffer>) {
 
 test("export, import through the CLI, export again: the same organization, ids remapped", async () => {
   const g = await generateOrganization(org);
-  // a flag of each kind the round trip keeps: Bob's star on an unread message, a mention, channel and direct
-  // messages read by their receivers (the senders' own are read), others left unread
+  // a flag of each kind the round trip keeps: Bob's star on an unread message, a mention, an @all mention,
+  // channel and direct messages read by their receivers (the senders' own are read), others left unread
   await org.call(
     messaging.sendMessage,
     { type: "stream", to: "general talk", topic: "plans", content: "@**Alice Anders** have a look" },
+    g.bob,
+  );
+  // an @all mention, which the message holds for its receivers: each receiver's row carries it
+  await org.call(
+    messaging.sendMessage,
+    { type: "stream", to: "general talk", topic: "plans", content: "@**all** ship it" },
     g.bob,
   );
   const [first, , , , group] = g.messageIds;
@@ -226,6 +232,13 @@ test("export, import through the CLI, export again: the same organization, ids r
   );
   expect(flagsOf("@**Alice Anders** have a look")).toEqual(
     rows(row(g.admin), row(g.alice, "mentioned"), row(g.bob, "read")),
+  );
+  expect(flagsOf("@**all** ship it")).toEqual(
+    rows(
+      row(g.admin, "stream_wildcard_mentioned"),
+      row(g.alice, "stream_wildcard_mentioned"),
+      row(g.bob, "read", "stream_wildcard_mentioned"),
+    ),
   );
   expect(flagsOf("psst")).toEqual(rows(row(g.alice, "read"), row(g.bob)));
   expect(flagsOf("a group")).toEqual(rows(row(g.admin), row(g.alice, "read"), row(g.bob, "read")));

@@ -21,14 +21,31 @@ describe("ChannelMessages", () => {
     expect(c.floor).toBe(1);
     c.extend(entries([0]), 3);
     expect(c.ids).toEqual([2, 4, 10, 20]);
-    c.add(25, 1, "x");
-    c.add(22, 1, "y");
+    c.add({ messageId: 25, senderId: 1, topic: "x" });
+    c.add({ messageId: 22, senderId: 1, topic: "y" });
     expect(c.ids).toEqual([2, 4, 10, 20, 22, 25]);
     c.remove([4, 22]);
     c.retopic([25], "z");
     expect(c.ids).toEqual([2, 10, 20, 25]);
     expect(c.senders).toEqual([0, 0, 0, 1]);
     expect(c.topicOf(25)).toBe("z");
+  });
+
+  it("holds which messages mention the whole channel, as they are loaded, sent, edited and dropped", () => {
+    const c = new ChannelMessages(
+      [...entries([10, 20]), { messageId: 30, senderId: 1, topic: "t", streamWildcard: true }],
+      5,
+    );
+    expect([10, 20, 30].filter((id) => c.mentionsChannel(id))).toEqual([30]);
+    c.extend([{ messageId: 4, senderId: 1, topic: "t", streamWildcard: true }], 1);
+    c.add({ messageId: 40, senderId: 1, topic: "t", streamWildcard: true });
+    c.setWildcard(20, true);
+    c.setWildcard(30, false);
+    // a message not held is left to the runs' load
+    c.setWildcard(99, true);
+    expect([4, 10, 20, 30, 40, 99].filter((id) => c.mentionsChannel(id))).toEqual([4, 20, 40]);
+    c.remove([40]);
+    expect(c.mentionsChannel(40)).toBe(false);
   });
 
   it("lists the ids between two bounds, of one topic (any case) and one sender when asked", () => {

@@ -24,7 +24,8 @@ const resolver: NarrowResolver = {
   conversation: async (ids) => ([...ids].sort().join() === "10,20" ? 500 : null),
   message: async (id) =>
     id === 90 ? { streamId: 1, topic: "Moved here" } : id === 91 ? { participants: [ME, 20] } : null,
-  flagged: async (flags) => (flags.includes("starred") ? [3] : flags.includes("wildcard_mentioned") ? [5, 6] : []),
+  flagged: async (flags) => (flags.includes("starred") ? [3] : []),
+  mentioned: async () => [5, 6],
   unread: async () => [7, 8],
   received: async () => ({ channels: RECEIVED, rows: [3] }),
   topicsWithPolicy: async (policies) => [

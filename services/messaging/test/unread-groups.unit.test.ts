@@ -44,8 +44,10 @@ function groupedEntries(view: PersonalView) {
   for (const m of view.unread.messages()) {
     if (m.streamId === null) continue;
     const key = `${m.streamId}\n${m.topicKey}`;
-    const group = topics.get(key) ?? topics.set(key, { streamId: m.streamId, topic: m.topic, ids: [] }).get(key)!;
+    const group =
+      topics.get(key) ?? topics.set(key, { streamId: m.streamId, topic: m.topic, ids: [], mentioned: [] }).get(key)!;
     group.ids.push(m.id);
+    if (m.mentioned) group.mentioned.push(m.id);
   }
   return {
     direct: view.unread.messages().filter((m) => m.streamId === null),
@@ -110,4 +112,55 @@ it("keeps the newest MAX_UNREAD_MESSAGES over channels and direct messages, the 
   expect(ids).toHaveLength(MAX_UNREAD_MESSAGES);
   // the old direct message is beyond the newest 50,000; the new one is in
   expect(groups.direct.map((m) => m.id)).toEqual([4 * half]);
+});
+
+it("counts as mentioned a stored mention flag, and an @all mention only of a message the user received", () => {
+  // messages 1..10, those from 4 on received (subscribed after 3); 2, 5 and 8 mention the channel
+  const wildcards = [2, 5, 8];
+  const channelMessages = new ChannelMessages(
+    Array.from({ length: 10 }, (_, i) => ({
+      messageId: i + 1,
+      senderId: OTHER,
+      topic: "t",
+      ...(wildcards.includes(i + 1) && { streamWildcard: true as const }),
+    })),
+    0,
+  );
+  // 2 is seen in the channel's history, marked unread: unread, but no @all mention of the user's
+  const readState: ChannelReadState = { watermark: 3, exceptions: [2], intervals: [3, OPEN] };
+  const state = new PersonalState(
+    new Map([[10, readState]]),
+    new Map(),
+    new UnreadSet([]),
+    new Map([
+      [7, ["mentioned"]],
+      // an @all mention stored in a row, as sends stored them before messages held them
+      [9, ["stream_wildcard_mentioned", "wildcard_mentioned"]],
+    ]),
+    -1,
+    new Map(),
+  );
+  const v = new PersonalView(state, ME, new Map([[10, channelMessages]]));
+  const groups = v.unreadGroups();
+  expect(groups).toEqual(groupedEntries(v));
+  expect(groups.topics).toEqual([
+    { streamId: 10, topic: "t", ids: [2, 4, 5, 6, 7, 8, 9, 10], mentioned: [5, 7, 8, 9] },
+  ]);
+  expect(
+    [2, 5, 7, 9].map((id) =>
+      v.of({
+        messageId: id,
+        streamId: 10,
+        receivers: [],
+        receivedBySubscription: true,
+        senderId: OTHER,
+        ...(wildcards.includes(id) && { streamWildcard: true as const }),
+      }),
+    ),
+  ).toEqual([
+    ["historical"],
+    ["stream_wildcard_mentioned", "wildcard_mentioned"],
+    ["mentioned"],
+    ["stream_wildcard_mentioned", "wildcard_mentioned"],
+  ]);
 });

@@ -7,7 +7,8 @@
  * sender) `topic_wildcard_mentioned`; either adds the legacy
  * `wildcard_mentioned` last (zerver/lib/message.py). GET /messages, message
  * and update_message events, unread_msgs' mentions and is:mentioned agree,
- * also after an edit adds or removes a wildcard.
+ * also after an edit adds or removes a wildcard, and after a move to another
+ * channel (Zulip's do_update_message).
  */
 import { messaging, notifications } from "@teamchat/shared";
 import { EventReader, type ZulipEvent } from "../../../test/support/events";
@@ -127,4 +128,46 @@ it("an edit that adds or removes a wildcard changes the flags, update_message's 
   expect(await flagsOf(carol, id)).toEqual([]);
   expect(await unreadMentions(bob)).not.toContain(id);
   expect(await mentionedIds(bob, "edits")).toEqual([]);
+});
+
+it("a move to another channel: who keeps the message keeps its @all mention, who gains it has none until an edit", async () => {
+  const dave = await org.makeUser("Dave", 400, "Dave");
+  // protected history: its subscribers who did not receive the messages get them, read (Zulip's new rows)
+  await createChannel(org, alice, "quiet", [alice.userId, bob.userId, dave.userId], { invite_only: true });
+  const id = await send(alice, "moving", "@**all** we move");
+  await org.call(
+    messaging.updateMessage,
+    { message_id: id, stream_id: (await org.call(messaging.getStreamId, { stream: "quiet" }, alice)).stream_id },
+    alice,
+  );
+  const mentionedIn = async (user: TestUser) =>
+    (
+      await org.call(
+        messaging.getMessages,
+        {
+          anchor: "newest",
+          num_before: 100,
+          num_after: 0,
+          narrow: [
+            ["stream", "quiet"],
+            ["is", "mentioned"],
+          ],
+        },
+        user,
+      )
+    ).messages.map((m) => m.id);
+
+  expect(await flagsOf(bob, id)).toEqual(CHANNEL);
+  expect(await flagsOf(dave, id)).toEqual(["read"]);
+  expect(await unreadMentions(bob)).toContain(id);
+  expect(await mentionedIn(bob)).toEqual([id]);
+  expect(await mentionedIn(dave)).toEqual([]);
+
+  // update_user_message_flags: an edit sets the wildcard flags of every row of the message, the gained ones too
+  await edit(id, "no one now");
+  expect(await flagsOf(bob, id)).toEqual([]);
+  await edit(id, "@**all** after all");
+  expect(await flagsOf(bob, id)).toEqual(CHANNEL);
+  expect(await flagsOf(dave, id)).toEqual(["read", ...CHANNEL]);
+  expect(await mentionedIn(dave)).toEqual([id]);
 });

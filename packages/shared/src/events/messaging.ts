@@ -39,6 +39,13 @@ export const messageSent = defineEvent(
      */
     flags: z.record(z.string(), z.array(z.string())),
     /**
+     * A channel message that mentions its whole channel (@**all**): every
+     * recipient's flags hold stream_wildcard_mentioned and wildcard_mentioned,
+     * which are derived from the message, not stored per recipient
+     * (MessageDoc.streamWildcard)
+     */
+    streamWildcard: z.literal(true).optional(),
+    /**
      * A channel message: the recipients whose settings may notify them of it
      * though it mentions nobody (the channel's or a followed topic's email or
      * push notifications: Zulip's stream_email_user_ids, stream_push_user_ids
@@ -132,7 +139,13 @@ export const messageUpdated = defineEvent(
      * that those it newly mentions are notified
      */
     contentEdit: z
-      .object({ message: messageSchema, markdown: z.string(), priorMentionUserIds: z.array(int) })
+      .object({
+        message: messageSchema,
+        markdown: z.string(),
+        priorMentionUserIds: z.array(int),
+        /** the edited message mentions its whole channel, as messageSent's `streamWildcard` says */
+        streamWildcard: z.literal(true).optional(),
+      })
       .optional(),
   }),
 );
@@ -368,6 +381,12 @@ export const messageFlagsUpdated = defineEvent(
     readStates: z
       .record(z.string(), z.object({ watermark: int, exceptions: z.array(int), intervals: z.array(z.number().int()) }))
       .optional(),
+    /**
+     * Marking unread: the channel messages among `messages` that mention their
+     * whole channel (MessageDoc.streamWildcard), which PersonalIndex remembers
+     * of those older than their channel's messages it holds
+     */
+    streamWildcardIds: z.array(int).optional(),
   }),
 );
 

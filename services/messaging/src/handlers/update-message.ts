@@ -31,7 +31,7 @@ import {
 import { idSet, messageAudience } from "../messages/message-audience";
 import { mentionFlags, topicParticipants } from "../messages/mentions";
 import { loadViewContext, messageView } from "../messages/message-view";
-import { isMention } from "../user-messages/flags";
+import { isMention, withoutChannelWildcard } from "../user-messages/flags";
 import { accessMessage } from "../messages/message-access";
 import type { MessageRepository } from "../messages/message.repository";
 import { sendMoveNotices, type MoveNoticeDeps } from "../messages/move-notices";
@@ -48,6 +48,8 @@ interface ReceiverChange {
   losing: number[];
   /** the messages' receivers after the move: messages with the same list together */
   stored: Array<{ ids: number[]; receivers: number[] }>;
+  /** the messages that mention their old channel (MessageDoc.streamWildcard), and who keeps that mention */
+  keepingWildcard: Array<{ id: number; userIds: number[] }>;
   /** who may no longer see the messages at all, told they are deleted */
   losingAccess: number[];
 }
@@ -55,9 +57,9 @@ interface ReceiverChange {
 /**
  * A move to another channel (Zulip's do_update_message): those subscribed to
  * the new channel keep their rows, the others lose them; if the new channel
- * does not share its history, each of its subscribers gets a read row. Those
- * who may no longer see the messages at all are everyone without a row in a
- * private channel, guests in a public one.
+ * does not share its history, each of its subscribers gets a read row, with
+ * no mention flag. Those who may no longer see the messages at all are
+ * everyone without a row in a private channel, guests in a public one.
  */
 async function receiverChange(
   deps: { subscriptions: SubscriptionDirectory; users: UserDirectory; receivers: ReceiverCache },
@@ -76,26 +78,42 @@ async function receiverChange(
   const gaining = move.to.historyPublicToSubscribers ? [] : newSubscribers;
   // each message's receivers stored from now on, as Zulip's rows are after the move
   const lists = new Map<string, { ids: number[]; receivers: number[] }>();
+  const keepingWildcard: ReceiverChange["keepingWildcard"] = [];
   plan.messages.forEach((m, i) => {
-    const receivers = idSet([...before[i]!.filter((u) => staying.has(u)), ...gaining]);
+    const keeping = before[i]!.filter((u) => staying.has(u));
+    if (m.streamWildcard) keepingWildcard.push({ id: m.messageId, userIds: keeping });
+    const receivers = idSet([...keeping, ...gaining]);
     const key = receivers.join(",");
     const list = lists.get(key) ?? lists.set(key, { ids: [], receivers }).get(key)!;
     list.ids.push(m.messageId);
   });
   const stored = [...lists.values()];
   const mayHaveSeen = idSet([...losing, ...oldSubscribers]).filter((u) => !staying.has(u));
-  if (move.to.inviteOnly) return { losing, stored, losingAccess: mayHaveSeen };
+  if (move.to.inviteOnly) return { losing, stored, keepingWildcard, losingAccess: mayHaveSeen };
   const users = await deps.users.byIds(ctx, realmId, mayHaveSeen);
-  return { losing, stored, losingAccess: mayHaveSeen.filter((u) => users.get(u)?.role === Role.GUEST) };
+  return {
+    losing,
+    stored,
+    keepingWildcard,
+    losingAccess: mayHaveSeen.filter((u) => users.get(u)?.role === Role.GUEST),
+  };
 }
 
-/** Stores a receiverChange: the messages' receivers, and the rows of those losing them. */
+/**
+ * Stores a receiverChange: the messages' receivers, and the rows of those
+ * losing them. A message's @all mention, derived from the message while its
+ * channel's subscriptions said who received it, goes to the rows of those who
+ * keep it: those who gain the message get none, as Zulip's new rows.
+ */
 async function changeReceivers(
   deps: { messages: MessageRepository; userMessages: UserMessageRepository },
   realmId: number,
   ids: number[],
   change: ReceiverChange,
 ) {
+  for (const { id, userIds } of change.keepingWildcard) {
+    await deps.userMessages.storeChannelWildcard(realmId, id, userIds);
+  }
   await deps.messages.storeReceivers(realmId, change.stored);
   await deps.userMessages.remove(realmId, change.losing, ids);
 }
@@ -203,8 +221,15 @@ export const updateMessageHandler =
     const rendered =
       content === undefined ? undefined : await renderMessage(deps, ctx, realm, message.senderId, content);
     if (rendered) await checkGroupMentions(deps, ctx, realm, actor.userId, rendered.mentions);
-    // Zulip's update_message_content: the topic's participants are those of the topic the edit leaves it in
-    const mentions =
+    // Zulip's update_message_content: the topic's participants are those of the topic the edit leaves it in.
+    // A message received by subscription holds its @all mention itself (MessageDoc.streamWildcard): rows
+    // hold the others, and lose any @all mention stored before the message held it.
+    const messageHoldsWildcard = message.receivedBySubscription === true;
+    const wildcardChange =
+      messageHoldsWildcard && rendered && rendered.mentions.streamWildcard !== (message.streamWildcard === true)
+        ? { streamWildcard: rendered.mentions.streamWildcard }
+        : {};
+    const mentioned =
       rendered === undefined
         ? new Map<number, string[]>()
         : mentionFlags(
@@ -219,6 +244,9 @@ export const updateMessageHandler =
               message.senderId,
             ),
           );
+    const mentions = new Map(
+      [...mentioned].map(([userId, flags]) => [userId, messageHoldsWildcard ? withoutChannelWildcard(flags) : flags]),
+    );
     // Zulip's get_mentions_for_message_updates: a mention the edit keeps is not notified again
     const priorMentionUserIds =
       content === undefined
@@ -229,9 +257,17 @@ export const updateMessageHandler =
     const receivers = move?.channelChanged ? await receiverChange(deps, ctx, realm.id, move, plan) : undefined;
     // Zulip's do_update_message changes the messages, their rows and their topics in one transaction
     await withTransaction(deps.db, async () => {
+      // first, so that the move appends the messages to their new channel's runs as they are after it:
+      // without the MessageDoc.streamWildcard that changeReceivers takes from them
+      if (receivers) await changeReceivers(deps, realm.id, plan.ids, receivers);
       if (content !== undefined) {
         const edited = contentChange(plan, message, content, rendered!.html, now);
-        await deps.messages.applyEdit(realm.id, [message.messageId], edited.set, edited.entry);
+        await deps.messages.applyEdit(
+          realm.id,
+          [message.messageId],
+          { ...edited.set, ...wildcardChange },
+          edited.entry,
+        );
         const others = plan.ids.filter((id) => id !== message.messageId);
         if (others.length) await deps.messages.applyEdit(realm.id, others, plan.set, plan.entry);
         await deps.userMessages.setMentionFlags(
@@ -243,7 +279,6 @@ export const updateMessageHandler =
       } else {
         await deps.messages.applyEdit(realm.id, plan.ids, plan.set, plan.entry);
       }
-      if (receivers) await changeReceivers(deps, realm.id, plan.ids, receivers);
       if (move && plan.relocated) {
         for (const [channel, key] of [
           [move.from, message.topicKey],
@@ -326,6 +361,7 @@ export const updateMessageHandler =
             ),
             markdown: content,
             priorMentionUserIds,
+            ...(after.streamWildcard && { streamWildcard: true as const }),
           },
         }),
       },

@@ -24,6 +24,8 @@ export class ChannelMessages {
   ids: number[] = [];
   senders: number[] = [];
   topics: string[] = [];
+  /** the held ids whose message mentions its whole channel (MessageDoc.streamWildcard) */
+  private readonly wildcards = new Set<number>();
 
   constructor(
     entries: ChannelEntry[],
@@ -47,9 +49,11 @@ export class ChannelMessages {
     this.ids = [...older.map((e) => e.messageId), ...this.ids];
     this.senders = [...older.map((e) => e.senderId), ...this.senders];
     this.topics = [...older.map((e) => e.topic), ...this.topics];
+    for (const e of older) if (e.streamWildcard) this.wildcards.add(e.messageId);
     const extra = this.ids.length - CHANNEL_WINDOW;
     if (extra <= 0) return;
     this.floor = this.ids[extra - 1]!;
+    for (const id of this.wildcards) if (id <= this.floor) this.wildcards.delete(id);
     this.ids = this.ids.slice(extra);
     this.senders = this.senders.slice(extra);
     this.topics = this.topics.slice(extra);
@@ -62,6 +66,18 @@ export class ChannelMessages {
   /** Whether message `id` is one of the channel's held messages. */
   has(id: number): boolean {
     return indexOf(this.ids, id) >= 0;
+  }
+
+  /** Whether held message `id` mentions its whole channel: its receivers have CHANNEL_WILDCARD_FLAGS. */
+  mentionsChannel(id: number): boolean {
+    return this.wildcards.size > 0 && this.wildcards.has(id);
+  }
+
+  /** A held message's channel-wide wildcard mention after a content edit. */
+  setWildcard(id: number, on: boolean): void {
+    if (!this.has(id)) return;
+    if (on) this.wildcards.add(id);
+    else this.wildcards.delete(id);
   }
 
   topicOf(id: number): string | undefined {
@@ -114,7 +130,7 @@ export class ChannelMessages {
     return ids;
   }
 
-  add(id: number, senderId: number, topic: string): void {
+  add({ messageId: id, senderId, topic, streamWildcard }: ChannelEntry): void {
     if (id <= this.floor || this.has(id)) return;
     // new messages come in id order; an older one (moved in, or an event overtaken) is placed by search
     let i = this.ids.length;
@@ -122,8 +138,10 @@ export class ChannelMessages {
     this.ids.splice(i, 0, id);
     this.senders.splice(i, 0, senderId);
     this.topics.splice(i, 0, topic);
+    if (streamWildcard) this.wildcards.add(id);
     if (this.ids.length > CHANNEL_WINDOW) {
       this.floor = this.ids[0]!;
+      this.wildcards.delete(this.floor);
       this.ids.shift();
       this.senders.shift();
       this.topics.shift();
@@ -135,6 +153,7 @@ export class ChannelMessages {
       const i = indexOf(this.ids, id);
       if (i < 0) continue;
       for (const list of [this.ids, this.senders, this.topics]) list.splice(i, 1);
+      this.wildcards.delete(id);
     }
   }
 
@@ -228,20 +247,33 @@ export class ChannelMessageCache {
     return [...byId.values()];
   }
 
-  private onMessage({ realmId, message }: MessageSent): void {
+  private onMessage({ realmId, message, streamWildcard }: MessageSent): void {
     if (message.type !== "stream") return;
-    this.cache.update(`${realmId}:${message.stream_id}`, (c) => c.add(message.id, message.sender_id, message.subject));
+    const entry = { messageId: message.id, senderId: message.sender_id, topic: message.subject };
+    this.cache.update(`${realmId}:${message.stream_id}`, (c) =>
+      c.add(streamWildcard ? { ...entry, streamWildcard } : entry),
+    );
   }
 
-  /** A move within a channel renames its messages' topic; a move to another channel loads both again. */
-  private onUpdate({ realmId, event }: MessageUpdated): void {
+  /**
+   * A move within a channel renames its messages' topic; a move to another
+   * channel loads both again. A content edit may add or remove a channel-wide
+   * wildcard mention.
+   */
+  private onUpdate({ realmId, event, contentEdit }: MessageUpdated): void {
     if (event.stream_id === undefined) return;
+    const key = `${realmId}:${event.stream_id}`;
     if (event.new_stream_id !== undefined) {
-      this.cache.drop(`${realmId}:${event.stream_id}`);
+      this.cache.drop(key);
       this.cache.drop(`${realmId}:${event.new_stream_id}`);
-    } else if (event.subject !== undefined) {
+      return;
+    }
+    if (event.subject !== undefined) {
       const topic = event.subject;
-      this.cache.update(`${realmId}:${event.stream_id}`, (c) => c.retopic(event.message_ids, topic));
+      this.cache.update(key, (c) => c.retopic(event.message_ids, topic));
+    }
+    if (contentEdit) {
+      this.cache.update(key, (c) => c.setWildcard(event.message_id, contentEdit.streamWildcard === true));
     }
   }
 

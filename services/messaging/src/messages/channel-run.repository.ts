@@ -32,6 +32,7 @@ export function fullRuns(realmId: number, streamId: number, since: number, entri
       ids,
       senders: part.map((e) => e.senderId),
       topics: part.map((e) => e.topic),
+      wildcards: part.filter((e) => e.streamWildcard).map((e) => e.messageId),
       version: 0,
     });
   }
@@ -67,6 +68,7 @@ export class ChannelRunRepository extends TenantRepository<ChannelRunDoc> {
           ids: { $each: ids },
           senders: { $each: entries.map((e) => e.senderId) },
           topics: { $each: entries.map((e) => e.topic) },
+          wildcards: { $each: entries.filter((e) => e.streamWildcard).map((e) => e.messageId) },
         },
         $inc: { count: entries.length, version: 1 },
         $min: { minId: Math.min(...ids) },
@@ -100,11 +102,35 @@ export class ChannelRunRepository extends TenantRepository<ChannelRunDoc> {
     if (coveredAbove > from && (await this.findOne(realmId, { streamId, maxId: { $lte: from } }))) coveredAbove = from;
     const entries: ChannelEntry[] = [];
     for (const r of runs) {
+      const wildcards = new Set(r.wildcards);
       r.ids.forEach((id, i) => {
-        if (id > from) entries.push({ messageId: id, senderId: r.senders[i]!, topic: r.topics[i]! });
+        if (id <= from) return;
+        const entry: ChannelEntry = { messageId: id, senderId: r.senders[i]!, topic: r.topics[i]! };
+        entries.push(wildcards.has(id) ? { ...entry, streamWildcard: true } : entry);
       });
     }
     return { entries, coveredAbove };
+  }
+
+  /**
+   * Records whether a message of the channel mentions its whole channel (a
+   * content edit): in the runs holding it, none when it is older than they
+   * cover (a load reads it from the messages then, as edited). One update,
+   * which writes nothing when the runs say so already; a concurrent rewrite,
+   * conditional on the run's version, reads the run again.
+   */
+  async setWildcard(realmId: number, streamId: number, messageId: number, on: boolean): Promise<void> {
+    await this.updateMany(
+      realmId,
+      {
+        streamId,
+        minId: { $lte: messageId },
+        maxId: { $gte: messageId },
+        ids: messageId,
+        wildcards: on ? { $ne: messageId } : messageId,
+      },
+      { [on ? "$addToSet" : "$pull"]: { wildcards: messageId }, $inc: { version: 1 } },
+    );
   }
 
   /**
@@ -140,10 +166,15 @@ export class ChannelRunRepository extends TenantRepository<ChannelRunDoc> {
           kept.senders.push(r.senders[i]!);
           kept.topics.push(wanted.has(id) ? to!.topic : r.topics[i]!);
         });
+        const keptIds = new Set(kept.ids);
+        const wildcards = (r.wildcards ?? []).filter((id) => keptIds.has(id));
         const written = await this.updateOne(
           realmId,
           { _id: r._id, version: r.version },
-          { $set: { ...kept, count: Math.max(r.count - (r.ids.length - kept.ids.length), 0) }, $inc: { version: 1 } },
+          {
+            $set: { ...kept, wildcards, count: Math.max(r.count - (r.ids.length - kept.ids.length), 0) },
+            $inc: { version: 1 },
+          },
         );
         if (!written) stale = true;
         else if (stays) r.ids.filter((id) => wanted.has(id)).forEach((id) => renamed.add(id));

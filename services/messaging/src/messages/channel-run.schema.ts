@@ -1,11 +1,11 @@
 import { Schema, type Types } from "mongoose";
 
-/** A channel message as ChannelMessageCache holds it. */
-export type ChannelEntry = { messageId: number; senderId: number; topic: string };
+/** A channel message as ChannelMessageCache holds it: and whether it mentions its channel (MessageDoc.streamWildcard). */
+export type ChannelEntry = { messageId: number; senderId: number; topic: string; streamWildcard?: true };
 
 /**
  * A run of a channel's messages as ChannelMessageCache holds them (id, sender,
- * topic), in parallel arrays in no particular order: a restart reads a
+ * topic, a channel-wide wildcard mention), in parallel arrays in no particular order: a restart reads a
  * channel's few runs instead of a row per message. Every message sent, moved
  * in, edited or deleted changes its run as it changes (ChannelRunRepository).
  */
@@ -28,6 +28,12 @@ export interface ChannelRunDoc {
   ids: number[];
   senders: number[];
   topics: string[];
+  /**
+   * The ids among `ids` of the messages that mention their whole channel
+   * (MessageDoc.streamWildcard): few, so listed rather than a flag per entry.
+   * Absent from runs written before it was kept, which hold no such message.
+   */
+  wildcards?: number[];
   /** raised by every write: an edit rewritten from an older version is computed again */
   version: number;
 }
@@ -44,6 +50,7 @@ export const channelRunSchema = new Schema<ChannelRunDoc>(
     senders: { type: [Number], default: [] },
     // "" is Zulip's empty topic ("general chat")
     topics: { type: [String], default: [] },
+    wildcards: { type: [Number], default: [] },
     version: { type: Number, required: true },
   },
   { collection: "channel_message_runs", versionKey: false },

@@ -9,7 +9,9 @@ import type { MessageRepository } from "./message.repository";
  * a channel wildcard gives every recipient `stream_wildcard_mentioned`, a
  * topic wildcard only the topic's participants `topic_wildcard_mentioned`;
  * either adds the legacy `wildcard_mentioned` (see STORED_FLAGS). Silent and
- * quoted mentions notify nobody.
+ * quoted mentions notify nobody. A channel message received by subscription
+ * holds its channel wildcard's flags itself (CHANNEL_WILDCARD_FLAGS), not in
+ * its receivers' rows.
  */
 export function mentionFlags(
   mentions: RenderedMentions,

@@ -1,16 +1,24 @@
 import type { Connection } from "mongoose";
 import { IdAllocator, TenantRepository, type TenantFilter, type messaging } from "@teamchat/shared";
-import type { NarrowCondition } from "../narrow/conditions";
+import type { NarrowCondition, ReceivedRanges } from "../narrow/conditions";
 import { narrowMatch, narrowSource, type Match, type NarrowSource } from "../narrow/plan";
-import { OPEN } from "../user-messages/read-state";
+import { OPEN, inIntervals } from "../user-messages/read-state";
 import type { SearchEngine } from "../search/search-engine";
 import type { MessageCache } from "./message-cache";
 import type { ChannelRunRepository } from "./channel-run.repository";
 import { contentFeatures, type ContentFeatures } from "./content-features";
 import { sameReaction, type ReactionKey } from "./message-reactions";
 import { messageSchema, type MessageDoc, type Reaction, type StoredSubmessage } from "./message.schema";
+import type { ChannelEntry } from "./channel-run.schema";
 
 type Filter = TenantFilter<MessageDoc>;
+
+/**
+ * The fields an edit sets. A content edit of a message received by
+ * subscription says whether it now mentions its whole channel: stored only
+ * when it does (MessageDoc.streamWildcard), removed when not.
+ */
+export type MessageEdit = Partial<Omit<MessageDoc, "streamWildcard">> & { streamWildcard?: boolean };
 
 /** Messages sentSince() reads per page. */
 const SINCE_PAGE = 500;
@@ -54,8 +62,19 @@ const ROWS_PER_READ = 2000;
 /** What flags and unread_msgs need of a message (MessageRepository.summaries). */
 export type MessageSummary = Pick<
   MessageDoc,
-  "messageId" | "senderId" | "type" | "streamId" | "topic" | "topicKey" | "receivers" | "receivedBySubscription"
+  | "messageId"
+  | "senderId"
+  | "type"
+  | "streamId"
+  | "topic"
+  | "topicKey"
+  | "receivers"
+  | "receivedBySubscription"
+  | "streamWildcard"
 >;
+
+/** What a channel's runs hold of each of its messages (ChannelEntry), as read from the messages. */
+const ENTRY_FIELDS = { messageId: 1, senderId: 1, topic: 1, streamWildcard: 1 } as const;
 
 /**
  * Messages, and the reads that answer narrows.
@@ -356,16 +375,34 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
     return (await this.walk(realmId, [{ kind: "conversation", recipientId }], Infinity, -1, 1))[0]?.messageId ?? 0;
   }
 
-  /** Applies one edit to messages: the fields it sets and its entry appended to their edit history. */
+  /**
+   * Applies one edit to messages: the fields it sets and its entry appended to
+   * their edit history; their channels' runs follow a move and a channel-wide
+   * wildcard mention added or removed.
+   */
   async applyEdit(
     realmId: number,
     messageIds: number[],
-    set: Partial<MessageDoc>,
+    edit: MessageEdit,
     entry: messaging.EditHistoryEntry,
   ): Promise<void> {
+    const { streamWildcard, ...set } = edit;
     const moved = set.streamId !== undefined && set.streamId !== null && set.topic !== undefined;
     const from = moved ? await this.channelIdsOf(realmId, messageIds) : [];
-    await this.updateMany(realmId, { messageId: { $in: messageIds } }, { $set: set, $push: { editHistory: entry } });
+    await this.updateMany(
+      realmId,
+      { messageId: { $in: messageIds } },
+      {
+        $set: { ...set, ...(streamWildcard && { streamWildcard }) },
+        ...(streamWildcard === false && { $unset: { streamWildcard: 1 } }),
+        $push: { editHistory: entry },
+      },
+    );
+    if (streamWildcard !== undefined) {
+      for (const [id, streamId] of await this.channelsOf(realmId, messageIds)) {
+        if (streamId !== null) await this.runs.setWildcard(realmId, streamId, id, streamWildcard);
+      }
+    }
     if (moved) {
       // renamed in the runs of their channel, or out of another's and into the new one's as they now are
       const to = { streamId: set.streamId!, topic: set.topic! };
@@ -373,9 +410,7 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
       const arrived = messageIds.filter((id) => !renamed.has(id));
       if (arrived.length) {
         const wanted = new Set(arrived);
-        const entries = await this.find(realmId, idsFilter(arrived), {
-          projection: { messageId: 1, senderId: 1, topic: 1 },
-        });
+        const entries = await this.find(realmId, idsFilter(arrived), { projection: ENTRY_FIELDS });
         await this.runs.append(
           realmId,
           to.streamId,
@@ -407,7 +442,8 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
       await this.updateMany(
         realmId,
         { messageId: { $in: ids } },
-        { $set: { receivers }, $unset: { receivedBySubscription: 1 } },
+        // their channel-wide wildcard mentions are their receivers' rows' from now on (changeReceivers)
+        { $set: { receivers }, $unset: { receivedBySubscription: 1, streamWildcard: 1 } },
       );
     }
     await this.reindex(
@@ -478,6 +514,7 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
         topicKey: 1,
         receivers: 1,
         receivedBySubscription: 1,
+        streamWildcard: 1,
       },
     });
     return rows.filter((m) => wanted.has(m.messageId));
@@ -503,17 +540,27 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
 
   /**
    * A channel's messages with `from < id <= to` as read state needs them (id,
-   * sender, topic), in any order: ChannelMessageCache's load, one range of the
-   * channel's index shared by every member.
+   * sender, topic, a channel-wide wildcard mention), in any order:
+   * ChannelMessageCache's load, one range of the channel's index shared by
+   * every member.
    */
-  channelEntries(
-    realmId: number,
-    streamId: number,
-    from: number,
-    to: number,
-  ): Promise<Array<Pick<MessageDoc, "messageId" | "senderId" | "topic">>> {
+  channelEntries(realmId: number, streamId: number, from: number, to: number): Promise<ChannelEntry[]> {
     const range = Number.isFinite(to) ? { $gt: from, $lte: to } : { $gt: from };
-    return this.find(realmId, { streamId, messageId: range }, { projection: { messageId: 1, senderId: 1, topic: 1 } });
+    return this.find(realmId, { streamId, messageId: range }, { projection: ENTRY_FIELDS });
+  }
+
+  /**
+   * The ids of the messages a user received by subscription (their intervals
+   * per channel) that mention their whole channel, ascending: the mentions
+   * is:mentioned finds that no row holds (MessageDoc.streamWildcard). One
+   * read of the organization's such messages, on their partial index.
+   */
+  async channelWildcards(realmId: number, channels: ReceivedRanges): Promise<number[]> {
+    const rows = await this.find(realmId, { streamWildcard: true }, { projection: { messageId: 1, streamId: 1 } });
+    return rows
+      .filter((m) => m.streamId !== null && inIntervals(channels.get(m.streamId), m.messageId))
+      .map((m) => m.messageId)
+      .sort((a, b) => a - b);
   }
 
   /** The newest message id given out (in any organization): a subscription starting now covers only later ones. */

@@ -47,6 +47,15 @@ export interface MessageDoc {
    * writes nothing per subscriber (docs/adr/0053-receivers-by-subscription.md).
    */
   receivedBySubscription?: true;
+  /**
+   * A message received by subscription that mentions its whole channel (@**all**,
+   * @**everyone**, @**channel**, @**stream**; not silently, not in a quote): each of
+   * its receivers has stream_wildcard_mentioned and wildcard_mentioned without a row
+   * for it (CHANNEL_WILDCARD_FLAGS), so that an @all send writes nothing per
+   * subscriber. Other messages with one (direct, imported, moved to another channel,
+   * sent before this was stored) keep those flags in their receivers' rows.
+   */
+  streamWildcard?: true;
   content: string;
   renderedContent: string;
   /** has:link, has:image, has:attachment (contentFeatures of renderedContent); absent until backfilled on older messages */
@@ -107,6 +116,7 @@ export const messageSchema = new Schema<MessageDoc>(
     topicKey: { type: String, default: "" },
     receivers: { type: [Number], default: [] },
     receivedBySubscription: { type: Boolean },
+    streamWildcard: { type: Boolean },
     content: { type: String, required: true },
     renderedContent: { type: String, required: true },
     hasLink: { type: Boolean },
@@ -139,3 +149,9 @@ messageSchema.index({ realmId: 1, senderId: 1, messageId: 1 });
 // personal history where stored (what the user received: narrows without a readable channel, is:dm,
 // dm-including:), newestReceivedIn, newestReceivedAbove, topicsReceivedBy
 messageSchema.index({ realmId: 1, receivers: 1, messageId: 1 });
+// is:mentioned's channel-wide wildcard mentions (MessageRepository.channelWildcards): an entry for those
+// messages only, as Zulip's partial index on UserMessage's wildcard flags, so that no other send pays for it
+messageSchema.index(
+  { realmId: 1, streamWildcard: 1, messageId: 1 },
+  { partialFilterExpression: { streamWildcard: true } },
+);

@@ -22,7 +22,7 @@ import type { UserDirectory } from "../users/user-directory";
 import type { AlertWordIndex } from "../alert-words/alert-word-index";
 import type { MutedUserIndex } from "../muted-users/muted-user-index";
 import type { LinkifierSource } from "../render/linkifier-source";
-import { inFlagOrder } from "../user-messages/flags";
+import { inFlagOrder, withoutChannelWildcard } from "../user-messages/flags";
 import type { ReadStateRepository } from "../user-messages/read-state.repository";
 import { mentionFlags, mentionedUserGroups, topicParticipants } from "./mentions";
 import type { NotificationCandidateCache } from "./notification-candidates";
@@ -164,8 +164,10 @@ export async function postMessage(
       realmId: realm.id,
       senderId: post.senderId,
       ...target,
-      // a channel's subscribers hold it by their read states' intervals: nothing stored per subscriber
+      // a channel's subscribers hold it by their read states' intervals, and an @all mention by the message:
+      // nothing stored per subscriber
       ...(target.streamId !== null && { receivers: [], receivedBySubscription: true as const }),
+      ...(target.streamId !== null && mentions.streamWildcard && { streamWildcard: true as const }),
       content: post.content,
       renderedContent,
       ...contentFeatures(renderedContent),
@@ -296,17 +298,18 @@ async function receiverMarks(
 /**
  * What a new message's flags store: a direct message has a row per
  * participant (a few). A channel message has none per subscriber: a row only
- * for those with a stored flag (a mention, an alert word, a star), "read" in
- * it as the read state is not the row's, and an exception in the read state
- * of those for whom it is not as the default says (read_state.ts: unread but
- * for the sender), without reading their states. Rows already there (a send
- * resumed after failing halfway) are kept, and an exception added twice is
- * one.
+ * for those with a stored flag (a personal or topic mention, an alert word, a
+ * star; an @all mention is the message's, MessageDoc.streamWildcard), "read"
+ * in it as the read state is not the row's, and an exception in the read
+ * state of those for whom it is not as the default says (read_state.ts:
+ * unread but for the sender), without reading their states. Rows already
+ * there (a send resumed after failing halfway) are kept, and an exception
+ * added twice is one.
  */
 async function storeMarks(
   deps: { userMessages: UserMessageRepository; readStates: ReadStateRepository },
   realmId: number,
-  message: Pick<MessageDoc, "messageId" | "senderId" | "streamId">,
+  message: Pick<MessageDoc, "messageId" | "senderId" | "streamId" | "streamWildcard">,
   flags: Map<number, string[]>,
 ): Promise<void> {
   const { messageId, streamId } = message;
@@ -318,7 +321,9 @@ async function storeMarks(
     );
     return;
   }
-  const marked = [...flags].filter(([, f]) => f.some((flag) => flag !== "read"));
+  const marked = [...flags]
+    .map(([userId, f]): [number, string[]] => [userId, message.streamWildcard ? withoutChannelWildcard(f) : f])
+    .filter(([, f]) => f.some((flag) => flag !== "read"));
   await deps.userMessages.deliver(
     realmId,
     messageId,
@@ -380,6 +385,7 @@ async function announceMessage(
         message: messageView(message, vc),
         markdown: message.content,
         flags: Object.fromEntries(flags),
+        ...(message.streamWildcard && { streamWildcard: true as const }),
         ...(notifiable && { notifiableUserIds: notifiable }),
         ...(mentionedGroups.size > 0 && { mentionedUserGroups: Object.fromEntries(mentionedGroups) }),
         ...(post.localEcho && { localEcho: post.localEcho }),

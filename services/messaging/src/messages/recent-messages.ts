@@ -38,7 +38,7 @@ export class ChannelTail {
 type MessageSent = PayloadOf<typeof messagingEvents.messageSent>;
 
 /** The stored message a messageSent event describes: the inverse of what POST /messages publishes. */
-function storedMessage({ realmId, userIds, message, markdown }: MessageSent): MessageDoc | null {
+function storedMessage({ realmId, userIds, message, markdown, streamWildcard }: MessageSent): MessageDoc | null {
   if (message.type !== "stream" || userIds === "all") return null;
   return {
     realmId,
@@ -52,6 +52,7 @@ function storedMessage({ realmId, userIds, message, markdown }: MessageSent): Me
     // as stored: its receivers are its channel's subscribers, by their read states (ReceiverCache)
     receivers: [],
     receivedBySubscription: true,
+    ...(streamWildcard && { streamWildcard }),
     content: markdown,
     renderedContent: message.content,
     ...contentFeatures(message.content),

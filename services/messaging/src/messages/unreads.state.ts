@@ -1,5 +1,4 @@
 import { messaging, provideState, requireUser, type StateProvider } from "@teamchat/shared";
-import { MENTION_FLAGS } from "../user-messages/flags";
 import type { PersonalIndex } from "../user-messages/personal-index";
 import type { RealmSettingsSource } from "../realm-settings/realm-settings-source";
 import type { UserTopicIndex } from "../user-topics/user-topic-index";
@@ -35,8 +34,6 @@ export const unreadsState = (deps: {
       topicVisibilityOf(deps, realm.id, me),
     ]);
     const { direct, topics, olderMissing } = personal.unreadGroups();
-    // the few messages the user has a mention flag on, instead of each unread message's flags
-    const mentionIds = new Set(personal.withAnyFlag(MENTION_FLAGS));
     const emptyTopicName = Boolean(p.client_capabilities.empty_topic_name);
     const streams: TopicUnreads[] = [];
     const pms: Grouped<{ other_user_id: number; sender_id: number }> = new Map();
@@ -54,10 +51,7 @@ export const unreadsState = (deps: {
         unread_message_ids: t.ids,
       });
       if (!muted) count += t.ids.length;
-      if (!mentionIds.size) continue;
-      for (const id of t.ids) {
-        if (mentionIds.has(id) && (!muted || personal.storedOf(id).includes("mentioned"))) mentions.push(id);
-      }
+      for (const id of t.mentioned) if (!muted || personal.storedOf(id).includes("mentioned")) mentions.push(id);
     }
     for (const msg of direct) {
       if (msg.participants.length <= 2) {

@@ -1,4 +1,4 @@
-import { unreadOfUser } from "../user-messages/message-flags";
+import { flagsOfUser, unreadOfUser } from "../user-messages/message-flags";
 import type { ReadStateRepository } from "../user-messages/read-state.repository";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
@@ -228,7 +228,8 @@ export class MissedMessageMailer {
     );
     const unread = await unreadOfUser(this.deps, realmId, userId, [...refs.values()]);
     // a channel's read state does not know of deletions: the messages themselves do
-    const existing = new Set(unread.length ? (await messages.summaries(realmId, unread)).map((m) => m.messageId) : []);
+    const summaries = unread.length ? await messages.summaries(realmId, unread) : [];
+    const existing = new Set(summaries.map((m) => m.messageId));
     const toMail = listed.filter(({ notice }) => existing.has(notice.messageId));
     const items = new Map([
       ...earlier,
@@ -252,6 +253,8 @@ export class MissedMessageMailer {
     }
     return {
       notices: batchNoticesOf(realmId, userId, [...listedItems.values()]),
+      /** the messages still unread, as flags need them */
+      messages: summaries,
       doneRowIds: rows.filter((row) => !waiting.has(row.id)).map((row) => row.id),
       waiting: waiting.size > 0,
     };
@@ -277,12 +280,19 @@ export class MissedMessageMailer {
           rows.map((row) => row.id),
         );
       }
-      const { notices: unread, doneRowIds, waiting } = await this.unreadNotices(realmId, userId, rows, mailed);
-      // the mention flags, from the rows that hold them
-      const flags = await this.deps.userMessages.flagsOf(
+      const {
+        notices: unread,
+        messages,
+        doneRowIds,
+        waiting,
+      } = await this.unreadNotices(realmId, userId, rows, mailed);
+      // the mention flags: the rows' and an @all mention's, derived from its message
+      const unreadIds = new Set(unread.map((n) => n.notice.message.id));
+      const flags = await flagsOfUser(
+        this.deps,
         realmId,
         userId,
-        unread.map((n) => n.notice.message.id),
+        messages.filter((m) => unreadIds.has(m.messageId)),
       );
       const entryOf = new Map(unread.map((n) => [n.notice, n]));
       const { realm, message_content_allowed_in_email_notifications: realmAllows } = await this.realms.get(

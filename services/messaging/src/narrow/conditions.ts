@@ -1,5 +1,4 @@
 import { badRequest, messaging, ZulipError } from "@teamchat/shared";
-import { MENTION_FLAGS } from "../user-messages/flags";
 
 /** A narrow term in Zulip's object form (legacy pairs are converted by normalizeNarrow). */
 export interface NarrowTerm {
@@ -90,8 +89,13 @@ export interface NarrowResolver {
   conversation(userIds: number[]): Promise<number | null>;
   /** where a message the user may see is now (the `with` operator); null when there is none */
   message(messageId: number): Promise<{ streamId: number; topic: string } | { participants: number[] } | null>;
-  /** ids of the user's messages that have any of these personal flags, ascending */
+  /** ids of the user's messages that have any of these stored personal flags, ascending */
   flagged(flags: readonly string[]): Promise<number[]>;
+  /**
+   * ids of the messages that mention the user, ascending: personal, group,
+   * channel-wide and topic wildcard mentions alike (Zulip's is:mentioned)
+   */
+  mentioned(): Promise<number[]>;
   /** ids of the user's unread messages, ascending */
   unread(): Promise<number[]>;
   /** the user's subscription intervals, and the ids of the messages they have a row of (ascending) */
@@ -157,11 +161,9 @@ export interface NarrowQuery {
   includeHistory: boolean;
 }
 
-/** is: operands that name personal flags, any of which the message must have (Zulip's by_is). */
+/** is: operands that name stored personal flags, any of which the message must have (Zulip's by_is). */
 const FLAG_OPERANDS: Record<string, readonly string[]> = {
   starred: ["starred"],
-  // personal, channel-wildcard, topic-wildcard and group mentions alike
-  mentioned: MENTION_FLAGS,
   alerted: ["has_alert_word"],
 };
 
@@ -210,6 +212,8 @@ async function isCondition(operand: string, r: NarrowResolver): Promise<NarrowCo
   switch (operand) {
     case "dm":
       return { kind: "direct" };
+    case "mentioned":
+      return { kind: "ids", in: await r.mentioned() };
     case "unread":
       return { kind: "ids", in: await r.unread() };
     case "resolved":

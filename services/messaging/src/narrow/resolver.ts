@@ -9,7 +9,7 @@ import type { UserTopicIndex } from "../user-topics/user-topic-index";
 import type { NarrowResolver } from "./conditions";
 import type { MessageRepository } from "../messages/message.repository";
 import { canSeeMessage } from "../messages/message-access";
-import { STORED_FLAGS } from "../user-messages/flags";
+import { MENTION_FLAGS, STORED_FLAGS } from "../user-messages/flags";
 import type { ReceiverCache } from "../user-messages/receiver-cache";
 
 /** Answers conditions.ts' look-ups from messaging's repositories for one user. */
@@ -68,6 +68,15 @@ export async function narrowResolver(
       return m.streamId === null ? { participants: m.receivers } : { streamId: m.streamId, topic: m.topic };
     },
     flagged: async (flags) => (await deps.personal.of(realmId, actor.userId)).withAnyFlag(flags),
+    async mentioned() {
+      const view = await deps.personal.of(realmId, actor.userId);
+      // the rows' mention flags, and @all mentions, which the messages hold for those who received them
+      const ids = new Set([
+        ...view.withAnyFlag(MENTION_FLAGS),
+        ...(await deps.messages.channelWildcards(realmId, view.received)),
+      ]);
+      return [...ids].sort((a, b) => a - b);
+    },
     unread: async () => (await deps.personal.of(realmId, actor.userId)).unreadIds,
     async received() {
       const view = await deps.personal.of(realmId, actor.userId);

@@ -44,7 +44,11 @@ export function checkFlagChange(op: string, flag: string): FlagOp {
 
 const mentioned = (yes: boolean) => (yes ? { mentioned: true as const } : {});
 
-/** Publishes the user's update_message_flags event (their clients and every messaging instance hear it). */
+/**
+ * Publishes the user's update_message_flags event (their clients and every
+ * messaging instance hear it); marking unread names the messages among them
+ * that mention their whole channel.
+ */
 export function publishFlagsEvent(
   deps: { events: EventPublisher<"messaging"> },
   ctx: HandlerContext,
@@ -52,6 +56,7 @@ export function publishFlagsEvent(
   userId: number,
   event: Omit<FlagsEvent, "type" | "operation">,
   readStates: Record<string, ChannelReadState> = {},
+  streamWildcardIds: number[] = [],
 ): void {
   deps.events.publish(
     messagingEvents.messageFlagsUpdated,
@@ -60,6 +65,7 @@ export function publishFlagsEvent(
       userIds: [userId],
       event: { type: "update_message_flags", operation: event.op, ...event },
       ...(Object.keys(readStates).length > 0 && { readStates }),
+      ...(streamWildcardIds.length > 0 && { streamWildcardIds }),
     },
     ctx.requestId,
   );
@@ -167,7 +173,7 @@ export async function changeFlags(
   const visibility = markingUnread ? await topicVisibilityOf(deps, realmId, actor.userId) : null;
   const details = (id: number): messagingEvents.UnreadMessageDetails => {
     const m = messages.get(id)!;
-    const flags = view.storedOf(id);
+    const flags = view.of(m);
     if (m.type === "private") {
       return {
         type: "private",
@@ -198,6 +204,7 @@ export async function changeFlags(
       ...(markingUnread && { message_details: Object.fromEntries(changed.map((id) => [id, details(id)])) }),
     },
     readStates,
+    markingUnread ? changed.filter((id) => messages.get(id)!.streamWildcard) : [],
   );
   return { changed, ignoredChannels };
 }

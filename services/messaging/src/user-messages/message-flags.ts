@@ -1,17 +1,18 @@
 import type { MessageDoc } from "../messages/message.schema";
-import { inFlagOrder } from "./flags";
+import { inFlagOrder, withChannelWildcard } from "./flags";
 import { isUnread, type ChannelReadState } from "./read-state";
 import type { ReadStateRepository } from "./read-state.repository";
 import type { UserMessageRepository } from "./user-message.repository";
 import { receivedWith, type ReceivedMessage } from "./receiver-cache";
 
-type Flagged = ReceivedMessage & Pick<MessageDoc, "senderId">;
+type Flagged = ReceivedMessage & Pick<MessageDoc, "senderId" | "streamWildcard">;
 
 /**
  * These users' flags on one message, for those who received it or have a row
  * of it, as Zulip's UserMessage rows hold them: a direct message's from its
  * rows; a channel message's read flag from each user's read state in the
- * channel (one document per user asked), its other flags from their rows.
+ * channel (one document per user asked), its other flags from their rows and
+ * the message's channel-wide wildcard mention.
  */
 export async function flagsOfUsers(
   deps: { userMessages: UserMessageRepository; readStates: ReadStateRepository },
@@ -32,19 +33,57 @@ export async function flagsOfUsers(
 }
 
 /**
+ * One user's flags on these messages, for those they received or have a row
+ * of, by message id: flagsOfUsers' rules, with the user's read states read
+ * once.
+ */
+export async function flagsOfUser(
+  deps: { userMessages: UserMessageRepository; readStates: ReadStateRepository },
+  realmId: number,
+  userId: number,
+  messages: Flagged[],
+): Promise<Map<number, string[]>> {
+  const [rows, states] = await Promise.all([
+    deps.userMessages.flagsOf(
+      realmId,
+      userId,
+      messages.map((m) => m.messageId),
+    ),
+    deps.readStates.ofUser(realmId, userId),
+  ]);
+  const stateOf = new Map(states.map((r) => [r.streamId, r.state]));
+  const flags = new Map<number, string[]>();
+  for (const m of messages) {
+    const row = rows.get(m.messageId);
+    if (m.streamId === null) {
+      if (row) flags.set(m.messageId, row);
+      continue;
+    }
+    const state = stateOf.get(m.streamId);
+    if (!row && !receivedWith(m, userId, state?.intervals)) continue;
+    flags.set(m.messageId, channelMessageFlags(m, userId, state, row));
+  }
+  return flags;
+}
+
+/**
  * A user's flags on a channel message, as Zulip's UserMessage row holds them:
  * read from their read state in the channel (read without one), the others
- * from their row of the message, if any ("read" in it is only its marker).
+ * from their row of the message, if any ("read" in it is only its marker),
+ * and an @all mention's from the message when they received it (Zulip's
+ * create_user_messages flags the rows of its recipients, not of those who
+ * see it in the channel's history).
  */
 export function channelMessageFlags(
-  message: Pick<MessageDoc, "messageId" | "senderId">,
+  message: Flagged,
   userId: number,
   state: ChannelReadState | undefined,
   row: readonly string[] | undefined,
 ): string[] {
   const read = state === undefined || !isUnread(state, { id: message.messageId, senderId: message.senderId }, userId);
   const stored = (row ?? []).filter((f) => f !== "read");
-  return inFlagOrder(read ? ["read", ...stored] : stored);
+  const flags = inFlagOrder(read ? ["read", ...stored] : stored);
+  return message.streamWildcard && receivedWith(message, userId, state?.intervals) ? withChannelWildcard(flags) : flags;
 }
 
 /** Of these messages, those the user still has unread (a deleted message has none). */

@@ -15,11 +15,12 @@ import type { RecentMessages } from "../messages/recent-messages";
 import type { ReceivedRanges } from "../narrow/conditions";
 import { receivedWith, type ReceivedMessage } from "./receiver-cache";
 import { MAX_UNREAD_MESSAGES, type ChannelMessageCache, type ChannelMessages } from "../messages/channel-message-cache";
-import { MENTION_FLAGS, STORED_FLAGS, isMention } from "./flags";
+import { MENTION_FLAGS, STORED_FLAGS, isMention, withChannelWildcard, withoutChannelWildcard } from "./flags";
 import {
   forEachUnreadAbove,
   indexOf,
   isUnread,
+  received,
   subscribedNow,
   type ChannelMessageRef,
   type ChannelReadState,
@@ -47,6 +48,8 @@ export interface UnreadTopic {
   topic: string;
   /** ascending */
   ids: number[];
+  /** those of `ids` that mention the user (personally or by a wildcard), ascending */
+  mentioned: number[];
 }
 
 /** What users' states may weigh in all (PersonalState.weight); the least recently used users are dropped beyond it. */
@@ -130,6 +133,8 @@ interface OutsideMessage {
   streamId: number;
   topic: string;
   senderId: number;
+  /** it mentions its whole channel (MessageDoc.streamWildcard) */
+  streamWildcard: boolean;
 }
 
 /**
@@ -319,7 +324,7 @@ export class PersonalView {
   }
 
   /** The flags of a message for this user, as GET /messages shows them. */
-  of(message: ReceivedMessage & Pick<MessageDoc, "senderId">): string[] {
+  of(message: ReceivedMessage & Pick<MessageDoc, "senderId" | "streamWildcard">): string[] {
     const id = message.messageId;
     const stored = this.state.storedOf(id);
     const state = message.streamId === null ? undefined : this.state.channels.get(message.streamId);
@@ -328,8 +333,10 @@ export class PersonalView {
         ? this.state.direct.has(id)
         : state !== undefined && isUnread(state, { id, senderId: message.senderId }, this.userId);
     const flags = unread ? [...stored] : ["read", ...stored];
-    // Seen through a channel's shared history, never received: Zulip's "historical", its last flag.
-    return this.hasReceived(message) ? flags : [...flags, "historical"];
+    // Seen through a channel's shared history, never received: Zulip's "historical", its last flag, and
+    // no @all mention (Zulip's create_user_messages flags its recipients' rows).
+    if (!this.hasReceived(message)) return [...flags, "historical"];
+    return message.streamWildcard ? withChannelWildcard(flags) : flags;
   }
 
   /**
@@ -359,24 +366,31 @@ export class PersonalView {
     let ofChannel = new Map<string, UnreadTopic>();
     const keys = new Map<string, string>();
     let count = direct.length;
-    const olderMissing = this.forEachChannelUnread((id, streamId, topic) => {
+    const olderMissing = this.forEachChannelUnread((id, streamId, topic, mentioned) => {
       if (streamId !== streamOfTopics) [streamOfTopics, ofChannel] = [streamId, new Map()];
       let key = keys.get(topic);
       if (key === undefined) keys.set(topic, (key = topic.toLowerCase()));
       let group = ofChannel.get(key);
       if (!group) {
-        group = { streamId, topic, ids: [] };
+        group = { streamId, topic, ids: [], mentioned: [] };
         ofChannel.set(key, group);
         topics.push(group);
       }
       group.ids.push(id);
+      if (mentioned) group.mentioned.push(id);
       count++;
     });
     if (count <= MAX_UNREAD_MESSAGES) return { direct, topics: topics.sort(byFirstId), olderMissing };
     const newestFirst = [...direct.map((m) => m.id), ...topics.flatMap((t) => t.ids)].sort((a, b) => b - a);
     const oldestKept = newestFirst[MAX_UNREAD_MESSAGES - 1]!;
     direct = direct.filter((m) => m.id >= oldestKept);
-    topics = topics.map((t) => ({ ...t, ids: t.ids.filter((id) => id >= oldestKept) })).filter((t) => t.ids.length);
+    topics = topics
+      .map((t) => ({
+        ...t,
+        ids: t.ids.filter((id) => id >= oldestKept),
+        mentioned: t.mentioned.filter((id) => id >= oldestKept),
+      }))
+      .filter((t) => t.ids.length);
     return { direct, topics: topics.sort(byFirstId), olderMissing: true };
   }
 
@@ -386,28 +400,24 @@ export class PersonalView {
     const unread: UnreadMessage[] = [...state.direct.messages()];
     // a channel's messages share a few hundred topics at most
     const keys = new Map<string, string>();
-    const olderMissing = this.forEachChannelUnread((id, streamId, topic) => {
+    const olderMissing = this.forEachChannelUnread((id, streamId, topic, mentioned) => {
       let topicKey = keys.get(topic);
       if (topicKey === undefined) keys.set(topic, (topicKey = topic.toLowerCase()));
-      unread.push({
-        id,
-        streamId,
-        topic,
-        topicKey,
-        participants: NO_PARTICIPANTS,
-        mentioned: isMention(state.storedOf(id)),
-      });
+      unread.push({ id, streamId, topic, topicKey, participants: NO_PARTICIPANTS, mentioned });
     });
     return new UnreadList(unread, olderMissing);
   }
 
   /**
-   * Visits each unread channel message, worked out from the read states and
-   * the channels' messages in one pass over each channel's messages above the
-   * watermark (read-state.ts's rule, inlined: this runs for every register).
-   * True when a channel's older unread messages are beyond what it holds.
+   * Visits each unread channel message, with whether it mentions the user,
+   * worked out from the read states and the channels' messages in one pass
+   * over each channel's messages above the watermark (read-state.ts's rule,
+   * inlined: this runs for every register). True when a channel's older
+   * unread messages are beyond what it holds.
    */
-  private forEachChannelUnread(visit: (id: number, streamId: number, topic: string) => void): boolean {
+  private forEachChannelUnread(
+    visit: (id: number, streamId: number, topic: string, mentioned: boolean) => void,
+  ): boolean {
     const { state, userId } = this;
     let olderMissing = false;
     for (const [streamId, s] of state.channels) {
@@ -415,14 +425,23 @@ export class PersonalView {
       if (!channel) continue;
       if (s.watermark < channel.floor && subscribedNow(s)) olderMissing = true;
       const { ids, senders, topics } = channel;
+      // a stored mention flag, or an @all mention of a message the user received (unread, it may be
+      // one they see in the channel's history, marked unread)
+      const mentioned = (id: number, streamWildcard: boolean) =>
+        isMention(state.storedOf(id)) || (streamWildcard && received(s, id));
       // below the watermark, the exceptions are the unread, if still the channel's
       for (const id of s.exceptions) {
         if (id > s.watermark) break;
         const outside = state.outside.get(id);
-        const topic = channel.topicOf(id) ?? (outside?.streamId === streamId ? outside.topic : undefined);
-        if (topic !== undefined) visit(id, streamId, topic);
+        const held = channel.topicOf(id);
+        const topic = held ?? (outside?.streamId === streamId ? outside.topic : undefined);
+        if (topic === undefined) continue;
+        const streamWildcard = held === undefined ? outside!.streamWildcard : channel.mentionsChannel(id);
+        visit(id, streamId, topic, mentioned(id, streamWildcard));
       }
-      forEachUnreadAbove(s, userId, ids, senders, (i) => visit(ids[i]!, streamId, topics[i]!));
+      forEachUnreadAbove(s, userId, ids, senders, (i) =>
+        visit(ids[i]!, streamId, topics[i]!, mentioned(ids[i]!, channel.mentionsChannel(ids[i]!))),
+      );
     }
     return olderMissing;
   }
@@ -583,8 +602,14 @@ export class PersonalIndex {
     const outside = new Map<number, OutsideMessage>();
     for (let i = 0; i < wanted.length; i += LOAD_CHUNK) {
       for (const m of await this.messages.summaries(realmId, wanted.slice(i, i + LOAD_CHUNK))) {
-        if (m.streamId !== null)
-          outside.set(m.messageId, { streamId: m.streamId, topic: m.topic, senderId: m.senderId });
+        if (m.streamId !== null) {
+          outside.set(m.messageId, {
+            streamId: m.streamId,
+            topic: m.topic,
+            senderId: m.senderId,
+            streamWildcard: m.streamWildcard === true,
+          });
+        }
       }
     }
     return outside;
@@ -615,8 +640,9 @@ export class PersonalIndex {
   }
 
   /** A flag change, as the user's clients hear it (update_message_flags), with the read states it stored. */
-  private onFlags({ realmId, userIds, event, readStates }: FlagsUpdated): void {
+  private onFlags({ realmId, userIds, event, readStates, streamWildcardIds }: FlagsUpdated): void {
     if (userIds === "all") return;
+    const streamWildcards = new Set(streamWildcardIds);
     for (const userId of userIds) {
       this.cache.update(`${realmId}:${userId}`, (s) => {
         if (event.flag !== "read") return s.setStored(event.messages, event.flag, event.op === "add");
@@ -629,7 +655,12 @@ export class PersonalIndex {
         for (const [id, d] of Object.entries(event.message_details ?? {})) {
           if (d.type === "stream") {
             // the channel's messages tell the rest; one below its window is remembered here
-            s.outside.set(Number(id), { streamId: d.stream_id!, topic: d.topic ?? "", senderId: -1 });
+            s.outside.set(Number(id), {
+              streamId: d.stream_id!,
+              topic: d.topic ?? "",
+              senderId: -1,
+              streamWildcard: streamWildcards.has(Number(id)),
+            });
             continue;
           }
           s.direct.add({
@@ -647,15 +678,17 @@ export class PersonalIndex {
 
   /**
    * A move to another channel changes read states, which the organization's
-   * users load again (a rare change); an edit's mentions replace the old ones.
+   * users load again (a rare change); an edit's mentions replace the old ones
+   * (but an @all mention's, which the message holds).
    */
-  private onUpdate({ realmId, userIds, event, flags }: MessageUpdated): void {
+  private onUpdate({ realmId, userIds, event, flags, contentEdit }: MessageUpdated): void {
     // every subscriber of the new channel, not only those told of the move, had their read state changed
     if (event.new_stream_id !== undefined) return this.cache.dropPrefix(`${realmId}:`);
     if (event.content === undefined) return;
     for (const userId of userIds) {
       this.cache.update(`${realmId}:${userId}`, (s) => {
-        const userFlags = flags[userId] ?? [];
+        const shown = flags[userId] ?? [];
+        const userFlags = contentEdit?.streamWildcard ? withoutChannelWildcard(shown) : shown;
         for (const flag of MENTION_FLAGS) s.setStored([event.message_id], flag, userFlags.includes(flag));
         s.direct.setMentioned(event.message_id, isMention(userFlags));
       });
@@ -682,7 +715,7 @@ export class PersonalIndex {
     for (const userId of userIds) this.cache.drop(`${realmId}:${userId}`);
   }
 
-  private onMessage({ realmId, userIds, message, flags }: MessageSent): void {
+  private onMessage({ realmId, userIds, message, flags, streamWildcard }: MessageSent): void {
     const participants =
       message.type === "private" ? message.display_recipient.map((r) => r.id).sort((a, b) => a - b) : [];
     const conversation =
@@ -695,7 +728,8 @@ export class PersonalIndex {
           ? { id: message.id, streamId: null, topic: "", topicKey: "", participants, mentioned: isMention(userFlags) }
           : null;
       this.cache.update(`${realmId}:${userId}`, (s) => {
-        s.note(unread, message.id, userFlags, conversation);
+        // an @all mention is the message's (MessageDoc.streamWildcard), not one of the user's stored flags
+        s.note(unread, message.id, streamWildcard ? withoutChannelWildcard(userFlags) : userFlags, conversation);
         if (message.type !== "stream") return;
         // read (or unread) against the default: the exception the send stored (ReadStateRepository.flip)
         const state = s.channels.get(message.stream_id);

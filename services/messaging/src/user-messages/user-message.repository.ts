@@ -1,6 +1,6 @@
 import type { Connection } from "mongoose";
 import { TenantRepository } from "@teamchat/shared";
-import { MENTION_FLAGS, inFlagOrder } from "./flags";
+import { CHANNEL_WILDCARD_FLAGS, MENTION_FLAGS, inFlagOrder } from "./flags";
 import { userMessageId, userMessageRow, userMessageSchema, type UserMessageDoc } from "./user-message.schema";
 
 /** The keys of one user's rows of these messages: every look-up of rows is by primary key (TenantRepository.findByKeys). */
@@ -149,6 +149,28 @@ export class UserMessageRepository extends TenantRepository<UserMessageDoc> {
       realmId,
       userIds.flatMap((u) => keysOf(realmId, u, messageIds)),
     );
+  }
+
+  /**
+   * Adds an @all mention's flags (CHANNEL_WILDCARD_FLAGS) to these users' rows
+   * of a channel message, once the message no longer holds it for its
+   * receivers (a move to another channel stores them): a row made for those
+   * who have none ("read" in it, as the read state is not the row's), the
+   * flags added to the others' in one update.
+   */
+  async storeChannelWildcard(realmId: number, messageId: number, userIds: number[]): Promise<void> {
+    const rows = await this.flagsByUser(realmId, messageId, userIds);
+    await this.insertKeepingExisting(
+      userIds
+        .filter((u) => !rows.has(u))
+        .map((u) => userMessageRow(realmId, u, messageId, ["read", ...CHANNEL_WILDCARD_FLAGS])),
+    );
+    const wildcard: string[] = [...CHANNEL_WILDCARD_FLAGS];
+    const others = { $filter: { input: "$flags", cond: { $not: [{ $in: ["$$this", wildcard] }] } } };
+    await this.updateByKeys(realmId, keysOfUsers(realmId, messageId, [...rows.keys()]), [
+      { $set: { flags: { $concatArrays: [others, wildcard] } } },
+      STATE_FROM_FLAGS,
+    ]);
   }
 
   /**
