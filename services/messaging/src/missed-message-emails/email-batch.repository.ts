@@ -108,12 +108,24 @@ export class EmailBatchRepository {
     await this.model.updateOne({ _id: batchId(realmId, userId) }, { $push: { mailed: { $each: itemIds } } });
   }
 
+  /** The batch is done but its user has rows left: it is due again at `scheduledAt`, a new batch. */
+  async renew(realmId: number, userId: number, scheduledAt: Date): Promise<void> {
+    await this.model.updateOne(
+      { _id: batchId(realmId, userId) },
+      { $set: { scheduledAt, leaseUntil: EPOCH, failures: 0, retryAt: EPOCH }, $unset: { mailed: 1 } },
+    );
+  }
+
   /** The batch is done: the user's next item starts a new one. */
   async remove(realmId: number, userId: number): Promise<void> {
     await this.model.deleteOne({ _id: batchId(realmId, userId) });
   }
 
-  /** The attempt failed, having mailed `mailed` besides those recorded: the batch is tried again after `delayMs`. */
+  /**
+   * The attempt failed, having mailed `mailed` besides those recorded: the
+   * batch is tried again after `delayMs`. Made again if the attempt failed
+   * after removing it (its release), so that rows left have a batch.
+   */
   async backOff(
     realmId: number,
     userId: number,
@@ -125,7 +137,12 @@ export class EmailBatchRepository {
     const retryAt = new Date(now.getTime() + delayMs);
     await this.model.updateOne(
       { _id: batchId(realmId, userId) },
-      { $set: { leaseUntil: now, failures, retryAt, scheduledAt: retryAt }, $push: { mailed: { $each: mailed } } },
+      {
+        $set: { leaseUntil: now, failures, retryAt, scheduledAt: retryAt },
+        $setOnInsert: { realmId, userId },
+        $push: { mailed: { $each: mailed } },
+      },
+      { upsert: true },
     );
   }
 }

@@ -165,17 +165,22 @@ export class MissedMessageMailer {
   }
 
   /**
-   * The batch is done: the next item starts a new one. Items stored while it
-   * was mailed make a batch due at once, rows left waiting for their round's
-   * items one due shortly (after the removal, so that keepAll() either sees
-   * no batch and makes one, or its rows are seen here).
+   * The batch is done: the next item starts a new one. Rows left (a round's
+   * stored while it was mailed, or waiting for their round's items) make it
+   * due again in place, at once or shortly, rather than removed and made
+   * again: an instance dying in between would leave rows that no batch
+   * mails. Without rows it is removed, then made again if a round stored
+   * rows meanwhile and found it (keepAll() makes none where one exists).
    */
   private async release(realmId: number, userId: number, rowIds: string[], waiting = false): Promise<void> {
-    await this.deps.pending.remove(rowIds);
-    await this.deps.batches.remove(realmId, userId);
-    if (await this.deps.pending.exists(realmId, userId)) {
-      const scheduledAt = new Date(Date.now() + (waiting ? ROUND_STORE_WAIT_MS : 0));
-      await this.deps.batches.schedule([{ realmId, userId, scheduledAt }]);
+    const { pending, batches } = this.deps;
+    await pending.remove(rowIds);
+    if (await pending.exists(realmId, userId)) {
+      return batches.renew(realmId, userId, new Date(Date.now() + (waiting ? ROUND_STORE_WAIT_MS : 0)));
+    }
+    await batches.remove(realmId, userId);
+    if (await pending.exists(realmId, userId)) {
+      await batches.schedule([{ realmId, userId, scheduledAt: new Date() }]);
     }
   }
 
