@@ -5,8 +5,10 @@
  *   - sends a message to their team's channel once per 60 s,
  *   - fetches the newest 100 messages of the history channel once per 30 s (opening a
  *     narrow / scrolling back),
- *   - a presence-like GET /users/me once per 60 s (the web client reports presence
- *     every 60 s; the server has no presence endpoint yet),
+ *   - reports its presence once per 60 s, as the web client does (POST
+ *     /users/me/presence, active, asking for the organization's presence to redraw its
+ *     buddy list); the "wildcard" shape reads GET /users/me instead, as the load it
+ *     reproduces did, so its users stay idle for email,
  *   - re-polls GET /events after every answer (each send reaches the 25 members of a team),
  *   - marks the messages an answer brought as read (POST /messages/flags), as a client
  *     does when it shows them.
@@ -207,7 +209,13 @@ export class MixedLoad {
             )
           : action === "history"
             ? await http.get("/messages", { anchor: "newest", num_before: 100, num_after: 0, narrow }, 30_000)
-            : await http.get("/users/me", {}, 30_000);
+            : shape === "wildcard"
+              ? await http.get("/users/me", {}, 30_000)
+              : await http.post(
+                  "/users/me/presence",
+                  { status: "active", ping_only: false, new_user_input: true, slim_presence: true },
+                  30_000,
+                );
       stats.record(action, r.status, r.ms);
     };
     const inFlight = new Set<Promise<void>>();
