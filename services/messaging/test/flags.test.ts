@@ -198,6 +198,26 @@ describe("POST /messages/flags", () => {
     expect(await flagsOf(carol, id)).toEqual(["read", "starred", "historical"]);
     expect(await unreadIds(carol)).toEqual([]);
   });
+
+  it("makes a message seen in the history of a channel subscribed since unread everywhere, as a historical row", async () => {
+    const id = await send({ type: "stream", to: ops, topic: "before dave", content: "old news" });
+    const dave = await org.makeUser("Dave", 400, "Dave");
+    await org.call(messaging.subscribe, { subscriptions: [{ name: "ops" }] }, dave);
+    expect(await flagsOf(dave, id)).toEqual(["read", "historical"]);
+
+    await flags(dave, [id], "remove", "read");
+    // Zulip's do_update_message_flags gives it a historical row without "read": every view agrees
+    expect(await flagsOf(dave, id)).toEqual(["historical"]);
+    expect(await unreadIds(dave)).toEqual([id]);
+    const narrowed = await org.call(
+      messaging.getMessages,
+      { anchor: "newest", num_before: 10, num_after: 0, narrow: [["is", "unread"]] },
+      dave,
+    );
+    expect(narrowed.messages.map((m) => m.id)).toEqual([id]);
+    const matched = await org.call(messaging.matchesNarrow, { msg_ids: [id], narrow: [["is", "unread"]] }, dave);
+    expect(Object.keys(matched.messages).map(Number)).toEqual([id]);
+  });
 });
 
 describe("marking many messages read", () => {

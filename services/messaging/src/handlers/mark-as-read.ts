@@ -111,11 +111,7 @@ export const markTopicAsReadHandler =
         [
           { kind: "channel", streamId: p.stream_id },
           { kind: "topic", key: topicKey },
-          {
-            kind: "receivers",
-            userId: actor.userId,
-            channels: (await deps.personal.of(realm.id, actor.userId)).received,
-          },
+          { kind: "receivers", userId: actor.userId, ...(await deps.personal.of(realm.id, actor.userId)).withRows },
         ],
         Infinity,
         -1,

@@ -17,11 +17,7 @@ export const matchesNarrowHandler =
       realm.id,
       [
         ...narrow.terms,
-        {
-          kind: "receivers",
-          userId: actor.userId,
-          channels: (await deps.personal.of(realm.id, actor.userId)).received,
-        },
+        { kind: "receivers", userId: actor.userId, ...(await deps.personal.of(realm.id, actor.userId)).withRows },
       ],
       p.msg_ids,
     );

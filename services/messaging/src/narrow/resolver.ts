@@ -9,7 +9,7 @@ import type { UserTopicIndex } from "../user-topics/user-topic-index";
 import type { NarrowResolver } from "./conditions";
 import type { MessageRepository } from "../messages/message.repository";
 import { canSeeMessage } from "../messages/message-access";
-import { MENTION_FLAGS, STORED_FLAGS } from "../user-messages/flags";
+import { MENTION_FLAGS } from "../user-messages/flags";
 import type { ReceiverCache } from "../user-messages/receiver-cache";
 
 /** Answers conditions.ts' look-ups from messaging's repositories for one user. */
@@ -78,10 +78,7 @@ export async function narrowResolver(
       return [...ids].sort((a, b) => a - b);
     },
     unread: async () => (await deps.personal.of(realmId, actor.userId)).unreadIds,
-    async received() {
-      const view = await deps.personal.of(realmId, actor.userId);
-      return { channels: view.received, rows: view.withAnyFlag(STORED_FLAGS) };
-    },
+    received: async () => (await deps.personal.of(realmId, actor.userId)).withRows,
     async topicsWithPolicy(policies) {
       return (await deps.userTopics.of(realmId, actor.userId))
         .all()

@@ -299,6 +299,22 @@ export class PersonalView {
     return new Map([...this.state.channels].map(([streamId, s]) => [streamId, s.intervals]));
   }
 
+  /**
+   * What the user has Zulip's UserMessage rows of, as the "receivers" narrow
+   * condition takes it: the messages received by subscription (intervals per
+   * channel), and besides them, ascending, those with a stored flag and those
+   * seen in a channel's history and marked unread (Zulip's
+   * do_update_message_flags gives those a historical row).
+   */
+  get withRows(): { channels: ReceivedRanges; rows: number[] } {
+    const rows = new Set(this.state.withAnyFlag(STORED_FLAGS));
+    for (const s of this.state.channels.values()) {
+      // not received, read by default: an exception is one marked unread
+      for (const id of s.exceptions) if (!received(s, id)) rows.add(id);
+    }
+    return { channels: this.received, rows: [...rows].sort((a, b) => a - b) };
+  }
+
   /** Whether the user received the message (else they see it in a channel's history). */
   hasReceived(message: ReceivedMessage): boolean {
     const state = message.streamId === null ? undefined : this.state.channels.get(message.streamId);
