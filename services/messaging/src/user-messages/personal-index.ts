@@ -214,6 +214,14 @@ export class PersonalState {
     }
   }
 
+  /** Messages moved to another topic of their channel: those below its window are remembered under it. */
+  retopic(ids: number[], topic: string): void {
+    for (const id of ids) {
+      const outside = this.outside.get(id);
+      if (outside) this.outside.set(id, { ...outside, topic });
+    }
+  }
+
   /** Messages gone (deleted, or moved out of reach): their flags and exceptions go too. */
   forget(ids: number[]): void {
     this.direct.remove(ids);
@@ -694,12 +702,19 @@ export class PersonalIndex {
 
   /**
    * A move to another channel changes read states, which the organization's
-   * users load again (a rare change); an edit's mentions replace the old ones
-   * (but an @all mention's, which the message holds).
+   * users load again (a rare change); a move to another topic renames the
+   * unread messages below the channel's window (the channel's messages rename
+   * the others); an edit's mentions replace the old ones (but an @all
+   * mention's, which the message holds).
    */
   private onUpdate({ realmId, userIds, event, flags, contentEdit }: MessageUpdated): void {
     // every subscriber of the new channel, not only those told of the move, had their read state changed
     if (event.new_stream_id !== undefined) return this.cache.dropPrefix(`${realmId}:`);
+    const topic = event.subject;
+    if (topic !== undefined) {
+      for (const userId of userIds)
+        this.cache.update(`${realmId}:${userId}`, (s) => s.retopic(event.message_ids, topic));
+    }
     if (event.content === undefined) return;
     for (const userId of userIds) {
       this.cache.update(`${realmId}:${userId}`, (s) => {
