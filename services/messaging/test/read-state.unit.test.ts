@@ -149,6 +149,18 @@ describe("changes", () => {
     expect(unread(s)).toEqual([15, 16, 17, 18, 19, 20]);
   });
 
+  it("reads every message below the watermark, whatever the newest message the channel holds", () => {
+    // 12 marked unread, then moved out and in again: the channel's messages above the watermark are none
+    const s = withStates(allRead(subscribedAt10, 20), ME, [{ message: msg(12), unread: true }], []);
+    expect(allRead(s, 0)).toEqual({ watermark: 20, exceptions: [], intervals: [10, OPEN] });
+    // a read message above the watermark stays an exception
+    expect(allRead({ ...s, exceptions: [12, 25] }, 21)).toEqual({
+      watermark: 21,
+      exceptions: [25],
+      intervals: [10, OPEN],
+    });
+  });
+
   it("ignores exceptions of messages no longer in the channel", () => {
     const s = withStates(allRead(subscribedAt10, 20), ME, [{ message: msg(12), unread: true }], []);
     expect(unreadIds(s, [], (id) => id !== 12)).toEqual([]);

@@ -178,9 +178,13 @@ export function closed(state: ChannelReadState, until: number): ChannelReadState
   return { ...state, intervals: [...state.intervals.slice(0, -1), until] };
 }
 
-/** The state with every message up to `newest` read: a bare watermark (exceptions above it stay). */
-export const allRead = (state: ChannelReadState, newest: number): ChannelReadState => ({
-  ...state,
-  watermark: Math.max(state.watermark, newest),
-  exceptions: state.exceptions.filter((id) => id > newest),
-});
+/**
+ * The state with every message up to `newest` read: a bare watermark
+ * (exceptions above it stay). Those below the watermark already go too,
+ * whatever `newest`: each marks an unread message (one moved in from another
+ * channel, older than the channel's messages above the watermark).
+ */
+export function allRead(state: ChannelReadState, newest: number): ChannelReadState {
+  const watermark = Math.max(state.watermark, newest);
+  return { ...state, watermark, exceptions: state.exceptions.filter((id) => id > watermark) };
+}
