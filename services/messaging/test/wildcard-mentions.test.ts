@@ -43,23 +43,20 @@ const unreadMentions = async (user: TestUser) =>
       unread_msgs: { mentions: number[] };
     }
   ).unread_msgs.mentions;
-const mentionedIds = async (user: TestUser, topic: string) =>
-  (
-    await org.call(
-      messaging.getMessages,
-      {
-        anchor: "newest",
-        num_before: 100,
-        num_after: 0,
-        narrow: [
-          ["stream", "wildcards"],
-          ["topic", topic],
-          ["is", "mentioned"],
-        ],
-      },
-      user,
-    )
-  ).messages.map((m) => m.id);
+/** The messages of a topic of "wildcards" (or of the whole of another channel) that is:mentioned finds for the user. */
+const mentionedIds = async (user: TestUser, topic: string | null, channel = "wildcards") => {
+  const narrow: Array<[string, string]> = [
+    ["stream", channel],
+    ["is", "mentioned"],
+  ];
+  if (topic !== null) narrow.splice(1, 0, ["topic", topic]);
+  const { messages } = await org.call(
+    messaging.getMessages,
+    { anchor: "newest", num_before: 100, num_after: 0, narrow },
+    user,
+  );
+  return messages.map((m) => m.id);
+};
 const eventFlags = (events: ZulipEvent[], type: string, id: number) =>
   events.find(
     (e) =>
@@ -140,22 +137,7 @@ it("a move to another channel: who keeps the message keeps its @all mention, who
     { message_id: id, stream_id: (await org.call(messaging.getStreamId, { stream: "quiet" }, alice)).stream_id },
     alice,
   );
-  const mentionedIn = async (user: TestUser) =>
-    (
-      await org.call(
-        messaging.getMessages,
-        {
-          anchor: "newest",
-          num_before: 100,
-          num_after: 0,
-          narrow: [
-            ["stream", "quiet"],
-            ["is", "mentioned"],
-          ],
-        },
-        user,
-      )
-    ).messages.map((m) => m.id);
+  const mentionedIn = (user: TestUser) => mentionedIds(user, null, "quiet");
 
   expect(await flagsOf(bob, id)).toEqual(CHANNEL);
   expect(await flagsOf(dave, id)).toEqual(["read"]);
