@@ -98,6 +98,14 @@ describe("when a user's last event queue is collected", () => {
     await register(twice, 600);
     // a queue this short-lived records every visit, so what it acknowledges: registered last, polled at once
     const fetcherQueue = await goOnline(fetcher, 2);
+    // visited (acknowledging nothing) until the message is in it: a send slower than the lifespan must not collect it
+    let sent = false;
+    const visits = (async () => {
+      while (!sent) {
+        await poll(fetcher, fetcherQueue, -1);
+        await sleep(250);
+      }
+    })();
     const { id } = await sys.call(
       messaging.sendMessage,
       {
@@ -110,6 +118,8 @@ describe("when a user's last event queue is collected", () => {
       sender,
     );
 
+    sent = true;
+    await visits;
     // the fetcher acknowledges the message and goes away
     await poll(fetcher, fetcherQueue, await eventOf(fetcher, fetcherQueue, id));
     // the reader reads it elsewhere before the queue is collected
