@@ -199,6 +199,16 @@ describe("POST /messages/flags", () => {
     expect(await unreadIds(carol)).toEqual([]);
   });
 
+  it("shows a message moved in read to a past member of the channel, whose subscription spanned its id", async () => {
+    const from = await createChannel(org, alice, "moved from", [alice.userId]);
+    const to = await createChannel(org, alice, "moved to", [alice.userId, carol.userId]);
+    const moved = await send({ type: "stream", to: from, topic: "t", content: "on the move" });
+    await org.call(messaging.unsubscribe, { subscriptions: ["moved to"] }, carol);
+    await org.call(messaging.updateMessage, { message_id: moved, stream_id: to, propagate_mode: "change_all" }, alice);
+    // Zulip keeps no row for those not subscribed to the new channel: its shared history, read
+    expect(await flagsOf(carol, moved)).toEqual(["read", "historical"]);
+  });
+
   it("makes a message seen in the history of a channel subscribed since unread everywhere, as a historical row", async () => {
     const id = await send({ type: "stream", to: ops, topic: "before dave", content: "old news" });
     const dave = await org.makeUser("Dave", 400, "Dave");

@@ -1,5 +1,5 @@
 import type { MessageDoc } from "../messages/message.schema";
-import { isUnread, withStates } from "../user-messages/read-state";
+import { inIntervals, isUnread, withStates } from "../user-messages/read-state";
 import type { ReadStateRepository } from "../user-messages/read-state.repository";
 import type { ChannelMessageCache } from "../messages/channel-message-cache";
 import { flagsOfUsers } from "../user-messages/message-flags";
@@ -123,7 +123,11 @@ async function changeReceivers(
  * (Zulip's do_update_message): those who had them keep them as they were (read
  * or unread in the old channel), everyone else sees them read, whether they
  * gain them (history not shared) or see them as the channel's history. One
- * document per subscriber, as Zulip updates a row per subscriber.
+ * document per subscriber, as Zulip updates a row per subscriber. Its past
+ * members whose subscription there spanned a moved message's id see it read
+ * too: their read state would take it as received, where its receivers are
+ * stored now and leave them out (Zulip deletes the rows of those not
+ * subscribed to the new channel).
  */
 async function moveReadStates(
   deps: {
@@ -135,12 +139,16 @@ async function moveReadStates(
   move: MoveDecision,
   moved: MessageDoc[],
 ): Promise<void> {
-  const subscribers = [...(await deps.subscriptions.subscriberIds(realmId, move.to.streamId))];
+  const subscribers = await deps.subscriptions.subscriberIds(realmId, move.to.streamId);
+  const subscribed = new Set(subscribers);
+  const past = [...(await deps.readStates.intervalsIn(realmId, move.to.streamId))]
+    .filter(([userId, intervals]) => !subscribed.has(userId) && moved.some((m) => inIntervals(intervals, m.messageId)))
+    .map(([userId]) => userId);
   const before = await deps.readStates.ofUsers(realmId, move.from.streamId, subscribers);
   const lowest = Math.min(...moved.map((m) => m.messageId)) - 1;
   const channel = await deps.channelMessages.of(realmId, move.to.streamId, lowest);
   const refs = moved.map((m) => ({ id: m.messageId, senderId: m.senderId })).sort((a, b) => a.id - b.id);
-  for (const userId of subscribers) {
+  for (const userId of [...subscribers, ...past]) {
     const old = before.get(userId)?.state;
     const changes = moved.map((m) => {
       const message = { id: m.messageId, senderId: m.senderId };
