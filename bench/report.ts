@@ -187,7 +187,7 @@ function soakSection(s: SoakResult): string[] {
     "The mixed load's users, their sends growing the history; per minute: actions answered per second, their latency " +
       "(long-polls not included), errors, the messages stored in the whole system at the minute's end and each " +
       `process's highest RSS sampled during the minute. ${start.minutes === 1 ? "Minute 1" : `Minutes 1–${start.minutes}`}: ${f(start.rps)} actions/s, p99 ${f(start.p99)} ms; RSS growth judged ` +
-      `from minute ${span.from.minute} to ${span.to.minute}.`,
+      `from minute ${span.from.minute} to ${span.to.minute}, each the highest of the 5 minutes up to it.`,
     "",
     `| minute | actions/s | p50 ms | p99 ms | errors | long-poll errors | messages stored | ${processes.map((p) => `${p} MiB`).join(" | ")} |`,
     `|---:|---:|---:|---:|---:|---:|---:|${processes.map(() => "---:").join("|")}|`,
