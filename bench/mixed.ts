@@ -11,7 +11,8 @@
  *     reproduces did, so its users stay idle for email,
  *   - re-polls GET /events after every answer (each send reaches the 25 members of a team),
  *   - marks the messages an answer brought as read (POST /messages/flags), as a client
- *     does when it shows them.
+ *     does when it shows them; each message's delivery is timed from its send's start
+ *     ("events": a send's number in its content tells which send it was).
  * Each team's channel also has members who are away (they never open a client) with the
  * channel's email notifications on, as some of a real team are: every send queues a
  * missed-message email for each of them, mailed in Zulip's default 2-minute batches.
@@ -27,6 +28,9 @@ const TEAM_SIZE = 25;
 const AWAY_PER_TEAM = 5;
 const PERIOD_SECONDS = { send: 60, history: 30, presence: 60 } as const;
 type Action = keyof typeof PERIOD_SECONDS;
+/** A send's content ends with its number; the rendered content in an event keeps it. */
+const SEND_NUMBER = /status update (\d+)/;
+type SentMessage = { id: number; content: string };
 
 /** One request per answered long-poll that brought messages. */
 async function markRead(http: Http, messageIds: number[], stats: Stats, byNarrow?: string): Promise<void> {
@@ -90,6 +94,17 @@ class Stats {
     return w;
   }
 
+  /**
+   * A message reaching a member's long-poll, `ms` after its send started: an action of its own
+   * ("events") beside the others, left out of the actions' overall latency as long-polls are.
+   */
+  delivered(ms: number) {
+    const a =
+      this.byAction.get("events") ?? this.byAction.set("events", { n: 0, errors: 0, latencies: [] }).get("events")!;
+    a.n++;
+    a.latencies.push(ms);
+  }
+
   /** An action's answer: `status` 200 is a success; 0 is none (the client gave up). */
   record(action: string, status: number, ms: number) {
     const a = this.byAction.get(action) ?? this.byAction.set(action, { n: 0, errors: 0, latencies: [] }).get(action)!;
@@ -106,6 +121,25 @@ class Stats {
   }
 }
 
+/** Each message's delivery to each member's long-poll, timed from its send's start: its number rides in its content. */
+class Deliveries {
+  private readonly starts: number[] = [];
+
+  constructor(private readonly stats: Stats) {}
+
+  /** A send starting now: the number its content carries. */
+  started(): number {
+    return this.starts.push(performance.now()) - 1;
+  }
+
+  received(messages: SentMessage[]): void {
+    for (const m of messages) {
+      const started = this.starts[Number(SEND_NUMBER.exec(m.content)?.[1])];
+      if (started !== undefined) this.stats.delivered(performance.now() - started);
+    }
+  }
+}
+
 /** A stretch of a mixed load: its actions (long-polls not included); latency of the successful ones, ms. */
 export interface MixedWindow {
   seconds: number;
@@ -113,7 +147,7 @@ export interface MixedWindow {
   errors: number;
   p50: number;
   p99: number;
-  /** the same per action (send, history, presence, markRead): successful answers and their latency */
+  /** the same per action (send, history, presence, markRead; events: deliveries): successful answers and their latency */
   byAction: Record<string, { n: number; p50: number; p99: number }>;
   /** the errors by action and status: `{"markRead 429": 3}` */
   errorsBy: Record<string, number>;
@@ -170,6 +204,22 @@ export class MixedLoad {
     }
   }
 
+  /** Each user's queue and long-poll: what an answer brings is timed and marked read. */
+  private async registerQueues(users: User[], stats: Stats, deliveries: Deliveries, shape: SoakShape) {
+    say(`  ${users.length} users register their queues...`);
+    return pool(users, 8, (u) => {
+      const http = this.org.as(u);
+      const byNarrow = shape === "wildcard" ? `team${Math.floor(users.indexOf(u) / TEAM_SIZE)}` : undefined;
+      return Poller.register(http, (events) => {
+        stats.pollAnswers++;
+        const messages = events.filter((e) => e.type === "message").map((e) => e.message as SentMessage);
+        deliveries.received(messages);
+        const ids = messages.map((m) => m.id);
+        void markRead(http, ids, stats, byNarrow);
+      });
+    });
+  }
+
   /**
    * `wildcard`: every message mentions `@**all**` (a mention of every member, which their unread
    * mentions count, derived from the message rather than a row per member) and what a
@@ -179,22 +229,15 @@ export class MixedLoad {
     await this.ensureUsers(n);
     const users = this.users.slice(0, n);
     const stats = new Stats();
-    say(`  ${n} users register their queues...`);
-    const pollers = await pool(users, 8, (u) => {
-      const http = this.org.as(u);
-      const team = `team${Math.floor(users.indexOf(u) / TEAM_SIZE)}`;
-      return Poller.register(http, (events) => {
-        stats.pollAnswers++;
-        const ids = events.filter((e) => e.type === "message").map((e) => (e.message as { id: number }).id);
-        void markRead(http, ids, stats, shape === "wildcard" ? team : undefined);
-      });
-    });
+    const deliveries = new Deliveries(stats);
+    const pollers = await this.registerQueues(users, stats, deliveries, shape);
     say(`  ${n} users active for ${seconds} s...`);
     every?.started?.();
     pollers.forEach((p) => p.start());
     const end = performance.now() + seconds * 1000;
     const narrow = JSON.stringify([{ operator: "channel", operand: this.org.historyChannel }]);
     const act = async (http: Http, team: number, action: Action) => {
+      const number = action === "send" ? deliveries.started() : -1;
       const r =
         action === "send"
           ? await http.post(
@@ -203,7 +246,7 @@ export class MixedLoad {
                 type: "stream",
                 to: `team${team}`,
                 topic: "work",
-                content: shape === "wildcard" ? "@**all** status update" : "status update",
+                content: `${shape === "wildcard" ? "@**all** " : ""}status update ${number}`,
               },
               30_000,
             )

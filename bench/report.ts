@@ -407,9 +407,11 @@ function renderRun(title: string, r: Report, bounds: BoundCheck[], parts: Parts 
       `### Mixed load (history ${m.history}; ${m.main.seconds} s per measurement)`,
       "",
       "Per user: a send to their 25-member team channel every 60 s, the newest 100 messages of the history channel every 30 s, " +
-        "`GET /users/me` every 60 s (±20 %), a long-poll re-polled after every answer, the messages it brought marked read " +
-        "(`POST /messages/flags`). Latency and req/s are of those actions (long-polls wait by design); the error rate counts " +
-        "long-poll failures too.",
+        "its presence (`POST /users/me/presence`; `GET /users/me` in runs before 2026-11-30) every 60 s (±20 %), a long-poll " +
+        "re-polled after every answer, the messages " +
+        "it brought marked read (`POST /messages/flags`). Latency and req/s are of those actions (long-polls wait by design); " +
+        "the error rate counts long-poll failures too. By action, events are the messages' deliveries to the members' " +
+        "long-polls, each timed from its send's start.",
       "",
       "| users | actions/s | avg ms | p99 ms | errors % | long-poll answers | within limits | recovery s |",
       "|---:|---:|---:|---:|---:|---:|---|---:|",
