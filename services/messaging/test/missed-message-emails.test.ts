@@ -30,8 +30,6 @@ afterAll(async () => {
   await smtp?.stop();
 });
 
-/** A user who is away (no event queue, no presence) with these settings; 1 s batches unless said. */
-
 const dm = async (from: TestUser, to: TestUser[], content: string) =>
   (await sys.call(messaging.sendMessage, { type: "direct", to: to.map((u) => u.userId), content }, from)).id;
 

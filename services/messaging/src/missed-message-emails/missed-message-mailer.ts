@@ -1,4 +1,4 @@
-import { flagsOfUser, unreadOfUser } from "../user-messages/message-flags";
+import { flagSourcesOf, flagsIn, unreadIn } from "../user-messages/message-flags";
 import type { ReadStateRepository } from "../user-messages/read-state.repository";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
@@ -204,8 +204,9 @@ export class MissedMessageMailer {
 
   /**
    * Of the user's rows, the notices to mail (each message once; items mailed
-   * by an earlier attempt left out), the rows done with, and whether some
-   * wait for their round's items. As in Zulip's handle_missedmessage_emails,
+   * by an earlier attempt left out), the rows done with, whether some wait
+   * for their round's items, and the user's flag sources, read once for both
+   * the read check and the email's mention flags. As in Zulip's handle_missedmessage_emails,
    * messages read or deleted since are not mailed: the read check needs only
    * what the rows keep, so only the items of messages still unread are read,
    * and a batch of messages all read since reads none.
@@ -231,7 +232,9 @@ export class MissedMessageMailer {
         { messageId, streamId: channelId ?? null, senderId },
       ]),
     );
-    const unread = await unreadOfUser(this.deps, realmId, userId, [...refs.values()]);
+    // the rows of channel messages too: their mention flags go into the email
+    const sources = await flagSourcesOf(this.deps, realmId, userId, [...refs.keys()]);
+    const unread = unreadIn(sources, userId, [...refs.values()]);
     // a channel's read state does not know of deletions: the messages themselves do
     const summaries = unread.length ? await messages.summaries(realmId, unread) : [];
     const existing = new Set(summaries.map((m) => m.messageId));
@@ -260,6 +263,7 @@ export class MissedMessageMailer {
       notices: batchNoticesOf(realmId, userId, [...listedItems.values()]),
       /** the messages still unread, as flags need them */
       messages: summaries,
+      sources,
       doneRowIds: rows.filter((row) => !waiting.has(row.id)).map((row) => row.id),
       waiting: waiting.size > 0,
     };
@@ -288,14 +292,14 @@ export class MissedMessageMailer {
       const {
         notices: unread,
         messages,
+        sources,
         doneRowIds,
         waiting,
       } = await this.unreadNotices(realmId, userId, rows, mailed);
       // the mention flags: the rows' and an @all mention's, derived from its message
       const unreadIds = new Set(unread.map((n) => n.notice.message.id));
-      const flags = await flagsOfUser(
-        this.deps,
-        realmId,
+      const flags = flagsIn(
+        sources,
         userId,
         messages.filter((m) => unreadIds.has(m.messageId)),
       );

@@ -32,34 +32,40 @@ export async function flagsOfUsers(
   return flags;
 }
 
-/**
- * One user's flags on these messages, for those they received or have a row
- * of, by message id: flagsOfUsers' rules, with the user's read states read
- * once.
- */
-export async function flagsOfUser(
+/** One user's rows of some messages and their read states: what their flags on those messages come from. */
+export interface UserFlagSources {
+  rows: Map<number, string[]>;
+  /** by channel id */
+  states: Map<number, ChannelReadState>;
+}
+
+/** Reads a user's flag sources once for these messages: their rows of them and all their read states. */
+export async function flagSourcesOf(
   deps: { userMessages: UserMessageRepository; readStates: ReadStateRepository },
   realmId: number,
   userId: number,
-  messages: Flagged[],
-): Promise<Map<number, string[]>> {
+  messageIds: number[],
+): Promise<UserFlagSources> {
   const [rows, states] = await Promise.all([
-    deps.userMessages.flagsOf(
-      realmId,
-      userId,
-      messages.map((m) => m.messageId),
-    ),
+    deps.userMessages.flagsOf(realmId, userId, messageIds),
     deps.readStates.ofUser(realmId, userId),
   ]);
-  const stateOf = new Map(states.map((r) => [r.streamId, r.state]));
+  return { rows, states: new Map(states.map((r) => [r.streamId, r.state])) };
+}
+
+/**
+ * One user's flags on these messages, for those they received or have a row
+ * of, by message id: flagsOfUsers' rules, from sources read once.
+ */
+export function flagsIn(sources: UserFlagSources, userId: number, messages: Flagged[]): Map<number, string[]> {
   const flags = new Map<number, string[]>();
   for (const m of messages) {
-    const row = rows.get(m.messageId);
+    const row = sources.rows.get(m.messageId);
     if (m.streamId === null) {
       if (row) flags.set(m.messageId, row);
       continue;
     }
-    const state = stateOf.get(m.streamId);
+    const state = sources.states.get(m.streamId);
     if (!row && !receivedWith(m, userId, state?.intervals)) continue;
     flags.set(m.messageId, channelMessageFlags(m, userId, state, row));
   }
@@ -86,6 +92,22 @@ export function channelMessageFlags(
   return message.streamWildcard && receivedWith(message, userId, state?.intervals) ? withChannelWildcard(flags) : flags;
 }
 
+/** Of these messages, those the user still has unread (a deleted message has none), from sources read for them. */
+export function unreadIn(
+  sources: UserFlagSources,
+  userId: number,
+  messages: Array<Pick<MessageDoc, "messageId" | "streamId" | "senderId">>,
+): number[] {
+  return messages
+    .filter((m) => {
+      const row = sources.rows.get(m.messageId);
+      if (m.streamId === null) return row !== undefined && !row.includes("read");
+      const state = sources.states.get(m.streamId);
+      return state !== undefined && isUnread(state, { id: m.messageId, senderId: m.senderId }, userId);
+    })
+    .map((m) => m.messageId);
+}
+
 /** Of these messages, those the user still has unread (a deleted message has none). */
 export async function unreadOfUser(
   deps: { userMessages: UserMessageRepository; readStates: ReadStateRepository },
@@ -93,14 +115,7 @@ export async function unreadOfUser(
   userId: number,
   messages: Array<Pick<MessageDoc, "messageId" | "streamId" | "senderId">>,
 ): Promise<number[]> {
+  // a channel message's unread mark is its read state's: only direct messages' rows are needed
   const direct = messages.filter((m) => m.streamId === null).map((m) => m.messageId);
-  const rows = await deps.userMessages.flagsOf(realmId, userId, direct);
-  const states = new Map((await deps.readStates.ofUser(realmId, userId)).map((r) => [r.streamId, r.state]));
-  return messages
-    .filter((m) => {
-      if (m.streamId === null) return rows.has(m.messageId) && !rows.get(m.messageId)!.includes("read");
-      const state = states.get(m.streamId);
-      return state !== undefined && isUnread(state, { id: m.messageId, senderId: m.senderId }, userId);
-    })
-    .map((m) => m.messageId);
+  return unreadIn(await flagSourcesOf(deps, realmId, userId, direct), userId, messages);
 }
