@@ -32,8 +32,6 @@ afterAll(async () => {
 /** The messages of a missed-message email: its text before the "--" that starts the footer. */
 const messagesOf = (mail: ReceivedMail): string => mail.text.split("\n--\n")[0]!.trim();
 
-/** A user who is away (no event queue, no presence), mailed after a 1 s batching period. */
-
 const subscribe = (channel: string, users: TestUser[], settings: Record<string, unknown> = {}) =>
   subscribeToChannel(sys, channel, users, { send_new_subscription_messages: false, ...settings });
 
