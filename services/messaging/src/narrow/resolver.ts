@@ -36,6 +36,8 @@ export async function narrowResolver(
   ]);
   const active = subscriptions.filter((s) => s.active);
   const subscribed = new Set(active.map((s) => s.streamId));
+  // one request's unread ids, listed once: an is:unread narrow and its first_unread anchor both ask
+  let unread: Promise<number[]> | undefined;
   return {
     userId: actor.userId,
     emptyTopicName,
@@ -77,7 +79,7 @@ export async function narrowResolver(
       ]);
       return [...ids].sort((a, b) => a - b);
     },
-    unread: async () => (await deps.personal.of(realmId, actor.userId)).unreadIds,
+    unread: () => (unread ??= deps.personal.of(realmId, actor.userId).then((view) => view.unreadIds)),
     received: async () => (await deps.personal.of(realmId, actor.userId)).withRows,
     async topicsWithPolicy(policies) {
       return (await deps.userTopics.of(realmId, actor.userId))
