@@ -1,4 +1,4 @@
-import { narrowMatch, narrowSource } from "../src/narrow/plan";
+import { ascending, narrowMatch, narrowSource } from "../src/narrow/plan";
 import { contentFeatures } from "../src/messages/content-features";
 import type { MessageDoc } from "../src/messages/message.schema";
 import { OPEN } from "../src/user-messages/read-state";
@@ -366,7 +366,7 @@ describe("MessageRepository's reading of a narrow", () => {
     expect(narrowSource([{ kind: "channels", streamIds: [1] }])).toEqual({ index: {} });
     // a negated condition cannot choose the index
     expect(narrowSource([{ kind: "not", term: { kind: "channel", streamId: 1 } }])).toEqual({ index: {} });
-    expect(narrowSource([mine, { kind: "ids", in: [9, 3] }])).toEqual({ ids: [3, 9] });
+    expect(narrowSource([mine, { kind: "ids", in: [3, 9] }])).toEqual({ ids: [3, 9] });
     expect(
       narrowSource([
         { kind: "id", id: 4 },
@@ -374,6 +374,14 @@ describe("MessageRepository's reading of a narrow", () => {
       ]),
     ).toEqual({ ids: [4] });
     expect(narrowSource([mine, { kind: "nothing" }])).toEqual({ none: true });
+  });
+
+  it("takes an ids condition's list as it is: ascending() makes a client's list so once", () => {
+    const unread = [3, 7, 9];
+    // the user's own lists are ascending: no copy, no sort at each read of a window
+    expect(ascending(unread)).toBe(unread);
+    expect(ascending([9, 3, 7, 3])).toEqual([3, 7, 9]);
+    expect(ascending([])).toEqual([]);
   });
 });
 

@@ -1,7 +1,7 @@
 import type { Connection } from "mongoose";
 import { IdAllocator, TenantRepository, type TenantFilter, type messaging } from "@teamchat/shared";
 import type { NarrowCondition, ReceivedRanges } from "../narrow/conditions";
-import { narrowMatch, narrowSource, type Match, type NarrowSource } from "../narrow/plan";
+import { ascending, narrowMatch, narrowSource, type Match, type NarrowSource } from "../narrow/plan";
 import { OPEN, inIntervals } from "../user-messages/read-state";
 import type { SearchEngine } from "../search/search-engine";
 import type { MessageCache } from "./message-cache";
@@ -288,7 +288,7 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
    */
   private async walkIds(
     realmId: number,
-    ids: number[],
+    ids: readonly number[],
     match: Match,
     from: number,
     direction: 1 | -1,
@@ -480,8 +480,8 @@ export class MessageRepository extends TenantRepository<MessageDoc> {
   }
 
   /** The messages among `ids` that match the narrow, oldest first, at most `limit`. */
-  byIds(realmId: number, narrow: NarrowCondition[], ids: number[], limit = ids.length): Promise<MessageDoc[]> {
-    return this.walk(realmId, [...narrow, { kind: "ids", in: ids }], 0, 1, limit);
+  byIds(realmId: number, narrow: NarrowCondition[], ids: readonly number[], limit = ids.length): Promise<MessageDoc[]> {
+    return this.walk(realmId, [...narrow, { kind: "ids", in: ascending(ids) }], 0, 1, limit);
   }
 
   /**

@@ -134,7 +134,8 @@ export type NarrowCondition =
   /** any direct message */
   | { kind: "direct" }
   | { kind: "id"; id: number }
-  | { kind: "ids"; in: number[] }
+  /** one of these messages: ascending, as the user's unread and flagged lists are (callers sort others once) */
+  | { kind: "ids"; in: readonly number[] }
   /** Zulip's full-text search of the content and the topic (answered by the search engine) */
   | { kind: "search"; operand: string }
   /** a channel message in a topic whose name starts with Zulip's RESOLVED_TOPIC_PREFIX */

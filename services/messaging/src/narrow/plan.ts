@@ -9,7 +9,11 @@ type Filter = TenantFilter<MessageDoc>;
 /** A narrow's test of a message in memory (narrowMatch). */
 export type Match = (m: MessageDoc) => boolean;
 
-const isAscending = (ids: number[]): boolean => ids.every((id, i) => i === 0 || ids[i - 1]! < id);
+/** The ids ascending: these ids when they already are (one pass), else a sorted copy. */
+export function ascending(ids: readonly number[]): readonly number[] {
+  for (let i = 1; i < ids.length; i++) if (ids[i - 1]! >= ids[i]!) return [...new Set(ids)].sort((a, b) => a - b);
+  return ids;
+}
 
 function sortedIncludes(ids: readonly number[], id: number): boolean {
   let lo = 0;
@@ -71,14 +75,12 @@ function conditionMatch(c: NarrowCondition): Match {
       return (m) => m.type === "private";
     case "id":
       return (m) => m.messageId === c.id;
-    case "ids": {
-      // A binary search of the ids, ascending as narrows build them (a user's unread or flagged
-      // ids): a Set of thousands of unread ids, built for each read of a window, was a visible share
-      // of messaging's CPU under is:unread load (docs/adr/0031-hot-path-views.md). Ids in another
-      // order (a client's list) are sorted first.
-      const ids = isAscending(c.in) ? c.in : [...c.in].sort((a, b) => a - b);
-      return (m) => sortedIncludes(ids, m.messageId);
-    }
+    case "ids":
+      // A binary search of the ascending ids (a user's unread or flagged ids): a Set of thousands
+      // of unread ids, built for each read of a window, was a visible share of messaging's CPU under
+      // is:unread load (docs/adr/0031-hot-path-views.md), and so were checking and sorting them again
+      // at every walk of one request.
+      return (m) => sortedIncludes(c.in, m.messageId);
     case "search":
       // the search engine chose the messages (MessageRepository.walk): narrowMatch leaves search terms out
       return () => true;
@@ -117,7 +119,7 @@ export function narrowMatch(narrow: NarrowCondition[]): Match {
  * topics of is:followed, the channels and topics of is:muted).
  */
 export type NarrowSource =
-  { search: true } | { ids: number[] } | { none: true } | { index: Filter } | { union: Filter[] };
+  { search: true } | { ids: readonly number[] } | { none: true } | { index: Filter } | { union: Filter[] };
 
 /**
  * A union of at most this many indexes is read index by index; a user's
@@ -150,7 +152,7 @@ export function narrowSource(
   const id = of("id");
   if (id) return { ids: [id.id] };
   const ids = of("ids");
-  if (ids) return { ids: [...ids.in].sort((a, b) => a - b) };
+  if (ids) return { ids: ids.in };
   if (of("nothing")) return { none: true };
   const conversation = of("conversation");
   if (conversation) return { index: { recipientId: conversation.recipientId } };
