@@ -1,7 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import type { Counter } from "prom-client";
 import { EventFeed } from "./events/feed";
-import { metricsOf } from "./metrics";
+import { metricsOf, type Tally } from "./metrics";
 
 interface Loading<V> {
   promise: Promise<V>;
@@ -39,17 +38,17 @@ export class EventCache<V> {
   private readonly values = new Map<string, { value: V; weight: number }>();
   private readonly loading = new Map<string, Loading<V>>();
   private weight = 0;
-  private readonly hits: Counter.Internal;
-  private readonly misses: Counter.Internal;
+  private readonly hits: Tally;
+  private readonly misses: Tally;
   private readonly feed: EventFeed;
 
   constructor(
     nc: NatsConnection,
     private readonly opts: EventCacheOptions<V>,
   ) {
-    const { cacheLookups } = metricsOf(nc);
-    this.hits = cacheLookups.labels({ cache: opts.name, result: "hit" });
-    this.misses = cacheLookups.labels({ cache: opts.name, result: "miss" });
+    const metrics = metricsOf(nc);
+    this.hits = metrics.lookupTally(opts.name, "hit");
+    this.misses = metrics.lookupTally(opts.name, "miss");
     this.feed = EventFeed.of(nc);
     this.feed.onReset(() => this.clear());
   }
