@@ -17,6 +17,7 @@ import {
   type Contract,
   type Handler,
 } from "@teamchat/shared";
+import { awaitWithRequest } from "../src/event-acks";
 import { CuttableProxy } from "../../../test/support/cuttable-proxy";
 import { startTestNats } from "../../../test/support/nats";
 
@@ -189,6 +190,32 @@ it("merges objects and serialized replies into one object, skipping empty ones",
   ]);
   expect(merged.json).toBe('{"result":"success","msg":"","a":[1,2],"b":{"c":null},"name":"Zoë 🎉"}');
   expect(RawJson.merge([{}, new RawJson("{}")]).json).toBe("{}");
+});
+
+it("logs a slow request with how long it waited for its events to be stored", async () => {
+  const lines: Array<Record<string, unknown>> = [];
+  const serverNc = await connect({ servers: nats.url });
+  const server = await BusServer.start({
+    nc: serverNc,
+    service: "bustest",
+    logger: createLogger("bustest", "warn", { write: (l: string) => void lines.push(JSON.parse(l)) }),
+  });
+  // an event whose store takes 1.1 s, as a stalled stream would: the handler itself returns at once
+  server.handle(slow, async ({ n }) => {
+    awaitWithRequest(new Promise((r) => setTimeout(r, 1_100)));
+    return { n };
+  });
+  await serverNc.flush();
+  try {
+    expect(await new BusClient(nc).request(slow, { n: 1 }, ctx)).toEqual({ n: 1 });
+    const logged = lines.find((l) => l.msg === "slow request")!;
+    expect(logged).toMatchObject({ subject: slow.subject, ok: true });
+    expect(logged.acksMs).toBeGreaterThanOrEqual(1_000);
+    expect(logged.acksMs).toBeLessThanOrEqual(logged.ms as number);
+  } finally {
+    await server.drain();
+    await serverNc.close();
+  }
 });
 
 it("answers the health ping only once announced ready, after the service's handlers are subscribed", async () => {

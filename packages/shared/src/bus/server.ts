@@ -186,6 +186,8 @@ export class BusServer {
     const requestId = msg.headers?.get(REQUEST_ID_HEADER) || randomUUID();
     const log = lazyChild(this.opts.logger, { requestId, subject: contract.subject });
     const started = performance.now();
+    /** how long the handler's events took to be stored after it returned (withEventAcks) */
+    let acksMs: number | undefined;
     let reply: Uint8Array;
     let replyHeaders: MsgHdrs | undefined;
     let code = OK;
@@ -197,7 +199,13 @@ export class BusServer {
       }
       const { realm, actor, client, params } = envelope.data;
       const parsed = parseParams(contract.params, (params ?? {}) as Record<string, unknown>);
-      const data = await withEventAcks(async () => handler(parsed, { realm, actor, client, requestId, log, parked }));
+      let handled = 0;
+      const data = await withEventAcks(async () => {
+        const result = await handler(parsed, { realm, actor, client, requestId, log, parked });
+        handled = performance.now();
+        return result;
+      });
+      acksMs = Math.round((performance.now() - handled) * 10) / 10;
       if (this.opts.validateReplies) {
         const checked = contract.reply.safeParse(data instanceof RawJson ? JSON.parse(data.json) : data);
         if (!checked.success) {
@@ -240,7 +248,8 @@ export class BusServer {
     const ms = Math.round((performance.now() - started) * 10) / 10;
     // an operation given a longer bus timeout (a long-poll, a topic move) is slow by design; anything else
     // this slow is worth seeing in the logs
-    if (ms > SLOW_REQUEST_MS && contract.timeoutMs === undefined) log.warn({ ok: code === OK, ms }, "slow request");
+    if (ms > SLOW_REQUEST_MS && contract.timeoutMs === undefined)
+      log.warn({ ok: code === OK, ms, acksMs }, "slow request");
     else log.debug({ ok: code === OK, ms }, "handled");
     return code;
   }
