@@ -99,15 +99,19 @@ class Stats {
    * ("events") beside the others, left out of the actions' overall latency as long-polls are.
    */
   delivered(ms: number) {
-    const a =
-      this.byAction.get("events") ?? this.byAction.set("events", { n: 0, errors: 0, latencies: [] }).get("events")!;
+    const a = this.action("events");
     a.n++;
     a.latencies.push(ms);
   }
 
+  /** An action's counts, made on its first sample. */
+  private action(name: string) {
+    return this.byAction.get(name) ?? this.byAction.set(name, { n: 0, errors: 0, latencies: [] }).get(name)!;
+  }
+
   /** An action's answer: `status` 200 is a success; 0 is none (the client gave up). */
   record(action: string, status: number, ms: number) {
-    const a = this.byAction.get(action) ?? this.byAction.set(action, { n: 0, errors: 0, latencies: [] }).get(action)!;
+    const a = this.action(action);
     a.n++;
     if (status === 200) {
       a.latencies.push(ms);
