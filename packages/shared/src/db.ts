@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { ensureCallerWaiting, noteWrite } from "./deadline";
+import { addDbTime } from "./request-scope";
 import type { Logger } from "./logger";
 import type { ServiceMetrics } from "./metrics";
 import { Coalescer } from "./coalescer";
@@ -90,7 +91,8 @@ export async function connectDatabase(
  * the start only; a `getMore` names it in `collection`. So are the statements
  * a write sends; the documents it wrote, and those a read returned, are in the
  * reply. With `trace` (LOG_LEVEL=trace), each command is also logged with its
- * duration and its shape: which query a slow minute's time went to.
+ * duration and its shape: which query a slow minute's time went to. Each is
+ * also counted to the bus request that awaited it (request-scope.ts).
  */
 function measureCommands(
   client: ReturnType<Connection["getClient"]>,
@@ -112,6 +114,7 @@ function measureCommands(
     started.delete(e.requestId);
     const labels = { command: e.commandName, collection: start?.collection ?? "" };
     trace?.trace({ db: { ...labels, ms: e.duration, shape: start?.shape } }, "database command");
+    addDbTime(labels.command, labels.collection, e.duration);
     return { labels, statements: start?.statements };
   };
   client.on("commandSucceeded", (e) => {

@@ -17,7 +17,7 @@ import {
   type Contract,
   type Handler,
 } from "@teamchat/shared";
-import { awaitWithRequest } from "../src/event-acks";
+import { addDbTime, awaitWithRequest } from "../src/request-scope";
 import { CuttableProxy } from "../../../test/support/cuttable-proxy";
 import { startTestNats } from "../../../test/support/nats";
 
@@ -212,6 +212,34 @@ it("logs a slow request with how long it waited for its events to be stored", as
     expect(logged).toMatchObject({ subject: slow.subject, ok: true });
     expect(logged.acksMs).toBeGreaterThanOrEqual(1_000);
     expect(logged.acksMs).toBeLessThanOrEqual(logged.ms as number);
+  } finally {
+    await server.drain();
+    await serverNc.close();
+  }
+});
+
+it("logs a slow request with the database time it awaited and its longest command", async () => {
+  const lines: Array<Record<string, unknown>> = [];
+  const serverNc = await connect({ servers: nats.url });
+  const server = await BusServer.start({
+    nc: serverNc,
+    service: "bustest",
+    logger: createLogger("bustest", "warn", { write: (l: string) => void lines.push(JSON.parse(l)) }),
+  });
+  // two commands as the database driver reports them (db.ts), then the handler goes on past the slow mark
+  server.handle(slow, async ({ n }) => {
+    addDbTime("find", "messages", 700.04);
+    addDbTime("update", "read_states", 400);
+    await new Promise((r) => setTimeout(r, 1_100));
+    return { n };
+  });
+  await serverNc.flush();
+  try {
+    expect(await new BusClient(nc).request(slow, { n: 1 }, ctx)).toEqual({ n: 1 });
+    expect(lines.find((l) => l.msg === "slow request")).toMatchObject({
+      subject: slow.subject,
+      db: { ms: 1100, commands: 2, slowest: { command: "find", collection: "messages", ms: 700 } },
+    });
   } finally {
     await server.drain();
     await serverNc.close();

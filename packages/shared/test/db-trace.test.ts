@@ -1,6 +1,7 @@
 /**
  * LOG_LEVEL=trace logs every database command with its duration and its shape, which holds no
- * value of the documents (they may be anyone's messages or keys); any other level logs none.
+ * value of the documents (they may be anyone's messages or keys); any other level logs none. At
+ * every level, each command counts to the bus request that awaited it (its slow-request line).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,6 +11,7 @@ import { startMongo, type StartedServer } from "../../../scripts/lib/infra";
 import { connectDatabase } from "../src/db";
 import { createLogger } from "../src/logger";
 import { ServiceMetrics } from "../src/metrics";
+import { withRequestScope, type DbTime } from "../src/request-scope";
 
 let server: StartedServer;
 let dataDir: string;
@@ -58,4 +60,31 @@ it("at trace, logs each command's collection, duration and shape, with no value 
 
 it("at debug, logs none", async () => {
   expect(await logged("debug")).toEqual([]);
+});
+
+it("counts each command to the request that awaited it, among requests served side by side", async () => {
+  const conn = await connectDatabase(server.url, "dbtime", new ServiceMetrics("db-time-test", false));
+  try {
+    const notes = conn.collection("notes");
+    const first: DbTime = { ms: 0, commands: 0 };
+    const second: DbTime = { ms: 0, commands: 0 };
+    await Promise.all([
+      withRequestScope(first, async () => {
+        await notes.insertOne({ realmId: 1, n: 1 });
+        await notes.find({ realmId: 1 }).toArray();
+        await notes.countDocuments({ realmId: 1 });
+      }),
+      withRequestScope(second, async () => {
+        await notes.findOne({ realmId: 2 });
+      }),
+    ]);
+    // outside any request: counted to none
+    await notes.findOne({ realmId: 1 });
+    expect(first).toMatchObject({ commands: 3, slowest: { collection: "notes" } });
+    expect(["insert", "find", "aggregate"]).toContain(first.slowest!.command);
+    expect(first.ms).toBeGreaterThanOrEqual(first.slowest!.ms);
+    expect(second).toMatchObject({ commands: 1, slowest: { command: "find", collection: "notes" } });
+  } finally {
+    await conn.close();
+  }
 });

@@ -5,7 +5,7 @@ import { lazyChild, type Logger } from "../logger";
 import { envelopeSchema, healthContract, type Contract } from "../contract";
 import { withDeadline } from "../deadline";
 import { registerDiscovery, type Service } from "../discovery";
-import { withEventAcks } from "../event-acks";
+import { withRequestScope, type DbTime } from "../request-scope";
 import { ZulipError, internalError, isTransientFailure, serviceUnavailable } from "../errors";
 import { metricsOf, type ServiceMetrics } from "../metrics";
 import { parseParams } from "../params";
@@ -29,6 +29,13 @@ function respond(msg: Pick<Msg, "respond">, data: Uint8Array, headers?: MsgHdrs)
 
 /** A request handled slower than this is logged as a warning (long-polls aside). */
 const SLOW_REQUEST_MS = 1_000;
+
+/** A request's database time as logged: ms to a tenth. */
+const roundedDbTime = ({ ms, commands, slowest }: DbTime) => ({
+  ms: Math.round(ms * 10) / 10,
+  commands,
+  ...(slowest && { slowest: { ...slowest, ms: Math.round(slowest.ms * 10) / 10 } }),
+});
 
 export interface BusServerOptions {
   nc: NatsConnection;
@@ -186,8 +193,10 @@ export class BusServer {
     const requestId = msg.headers?.get(REQUEST_ID_HEADER) || randomUUID();
     const log = lazyChild(this.opts.logger, { requestId, subject: contract.subject });
     const started = performance.now();
-    /** how long the handler's events took to be stored after it returned (withEventAcks) */
+    /** how long the handler's events took to be stored after it returned (withRequestScope) */
     let acksMs: number | undefined;
+    /** the database commands the handler awaited (addDbTime) */
+    const db: DbTime = { ms: 0, commands: 0 };
     let reply: Uint8Array;
     let replyHeaders: MsgHdrs | undefined;
     let code = OK;
@@ -200,7 +209,7 @@ export class BusServer {
       const { realm, actor, client, params } = envelope.data;
       const parsed = parseParams(contract.params, (params ?? {}) as Record<string, unknown>);
       let handled = 0;
-      const data = await withEventAcks(async () => {
+      const data = await withRequestScope(db, async () => {
         const result = await handler(parsed, { realm, actor, client, requestId, log, parked });
         handled = performance.now();
         return result;
@@ -249,7 +258,7 @@ export class BusServer {
     // an operation given a longer bus timeout (a long-poll, a topic move) is slow by design; anything else
     // this slow is worth seeing in the logs
     if (ms > SLOW_REQUEST_MS && contract.timeoutMs === undefined)
-      log.warn({ ok: code === OK, ms, acksMs }, "slow request");
+      log.warn({ ok: code === OK, ms, acksMs, db: roundedDbTime(db) }, "slow request");
     else log.debug({ ok: code === OK, ms }, "handled");
     return code;
   }

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import type { Logger } from "pino";
 import { REQUEST_ID_HEADER } from "../bus";
-import { awaitWithRequest } from "../event-acks";
+import { awaitWithRequest } from "../request-scope";
 import { metricsOf, type ServiceMetrics } from "../metrics";
 import type { Connection } from "../db";
 import type { ProcessName } from "../services";
@@ -48,7 +48,7 @@ const encoder = new TextEncoder();
  * typed by them. Events go into the domain event stream (see stream.ts); core
  * subscribers of the subject (every instance's caches) get them as well. In a
  * bus request, the reply waits for the stream to have stored them
- * (withEventAcks); elsewhere a failed store is logged.
+ * (withRequestScope); elsewhere a failed store is logged.
  */
 export class EventPublisher<S extends ProcessName> {
   private readonly js: JetStreamClient;
