@@ -11,7 +11,8 @@ export interface SizeResult {
   events: EventResult;
 }
 
-export type BenchSettings = typeof config & { machine: string };
+/** `helloRps`: the bare hello-world's req/s at the run's start (runs recorded before it have none). */
+export type BenchSettings = typeof config & { machine: string; helloRps?: number };
 
 export interface Report {
   startedAt: string;

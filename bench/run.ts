@@ -20,7 +20,7 @@ import { runMixed, type MixedReport } from "./mixed";
 import { setUpOrg, type Org } from "./org";
 import { runRealmExport } from "./realm-export";
 import { recordedMixedLargestN, writeReport } from "./report";
-import { runScenarios } from "./scenarios";
+import { load, runScenarios } from "./scenarios";
 import { SchemaDrift } from "./seed";
 import { runSoak } from "./soak";
 import { runSteady } from "./steady";
@@ -41,6 +41,7 @@ async function main() {
   const sys = await startSystem();
   const memory = new MemorySampler(sys.processes).start();
   try {
+    const helloRps = await machineSpeed(sys.helloPort);
     const sizes: SizeResult[] = [];
     const orgs = new Map<number, Org>();
     const failures: string[] = [];
@@ -111,7 +112,11 @@ async function main() {
     await writeReport({
       startedAt,
       runSeconds: (performance.now() - t0) / 1000,
-      settings: { ...config, machine: "2 cores, shared with other jobs" },
+      settings: {
+        ...config,
+        machine: `2 cores, shared with other jobs; a bare Fastify hello-world answered ${Math.round(helloRps)} req/s at the start`,
+        helloRps,
+      },
       sizes,
       memory: {
         processes: [
@@ -142,6 +147,24 @@ async function main() {
     say("stopping the system...");
     await sys.stop();
   }
+}
+
+/** Seconds of the hello-world load that measures the machine at the start of every run. */
+const MACHINE_SECONDS = 5;
+
+/**
+ * The bare hello-world's throughput on the idle machine, before anything else: the same code has
+ * answered 14,000 to 75,000 req/s on hosts of the same kind, and every figure in ms moves with it, so
+ * each run records the machine it had (a soak or a cold start alone runs no other baseline).
+ */
+async function machineSpeed(helloPort: number): Promise<number> {
+  await waitForIdle();
+  const r = await load("the machine: Fastify hello-world", {
+    port: helloPort,
+    path: "/hello",
+    seconds: MACHINE_SECONDS,
+  });
+  return r.rps;
 }
 
 /**

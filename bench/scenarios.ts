@@ -37,10 +37,13 @@ interface LoadOptions {
   form?: Record<string, unknown>;
   onBody?: (status: number, body: string) => void;
   cpu?: CpuMeter;
+  /** how long (BENCH_SECONDS unless given) */
+  seconds?: number;
 }
 
 export async function load(scenario: string, o: LoadOptions): Promise<LoadResult> {
-  say(`${scenario}: ${config.seconds}s, ${config.connections} connections...`);
+  const seconds = o.seconds ?? config.seconds;
+  say(`${scenario}: ${seconds}s, ${config.connections} connections...`);
   const headers: Record<string, string> = {};
   if (o.host) headers.host = o.host;
   if (o.creds) headers.authorization = basicAuth(o.creds);
@@ -60,13 +63,13 @@ export async function load(scenario: string, o: LoadOptions): Promise<LoadResult
     url: `http://127.0.0.1:${o.port}`,
     requests: [request],
     connections: config.connections,
-    duration: config.seconds,
+    duration: seconds,
     timeout: requestTimeoutSeconds,
   });
   const answered = r["2xx"] + r.non2xx;
   const result: LoadResult = {
     scenario,
-    rps: r["2xx"] / (r.duration || config.seconds),
+    rps: r["2xx"] / (r.duration || seconds),
     p50: answered ? r.latency.p50 : NaN,
     p99: answered ? r.latency.p99 : NaN,
     errors: r.errors + r.non2xx,
