@@ -192,7 +192,8 @@ it("merges objects and serialized replies into one object, skipping empty ones",
   expect(RawJson.merge([{}, new RawJson("{}")]).json).toBe("{}");
 });
 
-it("logs a slow request with how long it waited for its events to be stored", async () => {
+/** Serves `handler` for `slow` at the warn level, asks it once; the "slow request" line it logged. */
+async function slowRequestLogged(handler: Handler<typeof slow>): Promise<Record<string, unknown> | undefined> {
   const lines: Array<Record<string, unknown>> = [];
   const serverNc = await connect({ servers: nats.url });
   const server = await BusServer.start({
@@ -200,50 +201,40 @@ it("logs a slow request with how long it waited for its events to be stored", as
     service: "bustest",
     logger: createLogger("bustest", "warn", { write: (l: string) => void lines.push(JSON.parse(l)) }),
   });
-  // an event whose store takes 1.1 s, as a stalled stream would: the handler itself returns at once
-  server.handle(slow, async ({ n }) => {
-    awaitWithRequest(new Promise((r) => setTimeout(r, 1_100)));
-    return { n };
-  });
+  server.handle(slow, handler);
   await serverNc.flush();
   try {
     expect(await new BusClient(nc).request(slow, { n: 1 }, ctx)).toEqual({ n: 1 });
-    const logged = lines.find((l) => l.msg === "slow request")!;
-    expect(logged).toMatchObject({ subject: slow.subject, ok: true });
-    expect(logged.acksMs).toBeGreaterThanOrEqual(1_000);
-    expect(logged.acksMs).toBeLessThanOrEqual(logged.ms as number);
+    return lines.find((l) => l.msg === "slow request");
   } finally {
     await server.drain();
     await serverNc.close();
   }
+}
+
+it("logs a slow request with how long it waited for its events to be stored", async () => {
+  // an event whose store takes 1.1 s, as a stalled stream would: the handler itself returns at once
+  const logged = await slowRequestLogged(async ({ n }) => {
+    awaitWithRequest(new Promise((r) => setTimeout(r, 1_100)));
+    return { n };
+  });
+  expect(logged).toMatchObject({ subject: slow.subject, ok: true });
+  expect(logged!.acksMs).toBeGreaterThanOrEqual(1_000);
+  expect(logged!.acksMs).toBeLessThanOrEqual(logged!.ms as number);
 });
 
 it("logs a slow request with the database time it awaited and its longest command", async () => {
-  const lines: Array<Record<string, unknown>> = [];
-  const serverNc = await connect({ servers: nats.url });
-  const server = await BusServer.start({
-    nc: serverNc,
-    service: "bustest",
-    logger: createLogger("bustest", "warn", { write: (l: string) => void lines.push(JSON.parse(l)) }),
-  });
   // two commands as the database driver reports them (db.ts), then the handler goes on past the slow mark
-  server.handle(slow, async ({ n }) => {
+  const logged = await slowRequestLogged(async ({ n }) => {
     addDbTime("find", "messages", 700.04);
     addDbTime("update", "read_states", 400);
     await new Promise((r) => setTimeout(r, 1_100));
     return { n };
   });
-  await serverNc.flush();
-  try {
-    expect(await new BusClient(nc).request(slow, { n: 1 }, ctx)).toEqual({ n: 1 });
-    expect(lines.find((l) => l.msg === "slow request")).toMatchObject({
-      subject: slow.subject,
-      db: { ms: 1100, commands: 2, slowest: { command: "find", collection: "messages", ms: 700 } },
-    });
-  } finally {
-    await server.drain();
-    await serverNc.close();
-  }
+  expect(logged).toMatchObject({
+    subject: slow.subject,
+    db: { ms: 1100, commands: 2, slowest: { command: "find", collection: "messages", ms: 700 } },
+  });
 });
 
 it("answers the health ping only once announced ready, after the service's handlers are subscribed", async () => {
