@@ -23,6 +23,14 @@ const versioned = (doc: ReadStateDoc): VersionedReadState => ({
 
 /** Users' read states per channel (read-state.ts): what makes a channel message read or unread. */
 export class ReadStateRepository extends TenantRepository<ReadStateDoc> {
+  /**
+   * The change of each state under way on this instance, by id: the next change of the same state
+   * waits for it instead of racing it. A client whose long-polls bring messages one after another
+   * marks them read in overlapping requests, and each race cost a read and a write thrown away,
+   * when a burst of them already had the database queued (docs/adr/0052-read-state-per-channel.md).
+   */
+  private readonly changing = new Map<string, Promise<unknown>>();
+
   constructor(private readonly conn: Connection) {
     super(conn.model<ReadStateDoc>("ReadState", readStateSchema));
   }
@@ -225,9 +233,30 @@ export class ReadStateRepository extends TenantRepository<ReadStateDoc> {
 
   /**
    * Applies `change` to the user's state in a channel, read and written again
-   * while another write comes in between (optimistic concurrency on `version`).
+   * while another write comes in between (optimistic concurrency on `version`:
+   * another instance's, or a send's flip); one change at a time per state on
+   * this instance.
    */
   async change(
+    realmId: number,
+    userId: number,
+    streamId: number,
+    change: (state: ChannelReadState) => ChannelReadState,
+  ): Promise<ChannelReadState> {
+    const key = readStateId(realmId, userId, streamId);
+    const before = this.changing.get(key);
+    const mine = (before ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() => this.changeNow(realmId, userId, streamId, change));
+    this.changing.set(key, mine);
+    try {
+      return await mine;
+    } finally {
+      if (this.changing.get(key) === mine) this.changing.delete(key);
+    }
+  }
+
+  private async changeNow(
     realmId: number,
     userId: number,
     streamId: number,

@@ -1,0 +1,74 @@
+/**
+ * A client whose long-polls bring messages one after another marks them read in overlapping
+ * requests (the bench's soak does, and so does any client that does not wait for its last mark).
+ * Each request reads and writes the user's state in the channel once: none is thrown away for a
+ * race with the others, which cost the database a read and a write each in bursts it already had
+ * queued. Counted from messaging's /metrics, through the HTTP API.
+ */
+import { messaging } from "@teamchat/shared";
+import { postToChannel, subscribeToChannel } from "../../../test/support/notified";
+import type { TestUser } from "../../../test/support/organization";
+import { startSystem, type TestSystem } from "../../../test/support/system";
+
+let sys: TestSystem;
+let sender: TestUser;
+let reader: TestUser;
+beforeAll(async () => {
+  sys = await startSystem({ env: { METRICS_PORT: "0" } });
+  sender = await sys.makeUser("sender", 400, "Ada Sender");
+  reader = await sys.makeUser("reader", 400, "Grace Reader");
+}, 120_000);
+afterAll(async () => {
+  await sys?.stop();
+});
+
+/** messaging's database statements on the read states so far, by command. */
+async function readStateStatements(): Promise<{ find: number; update: number }> {
+  const text = await (await fetch(`${sys.metricsUrls("messaging")[0]}/metrics`)).text();
+  const count = (command: string) =>
+    text
+      .split("\n")
+      .filter((l) => l.startsWith("teamchat_db_statements_total{") && l.includes('collection="readstates"'))
+      .filter((l) => l.includes(`command="${command}"`))
+      .reduce((sum, l) => sum + Number(l.split(" ").pop()), 0);
+  return { find: count("find"), update: count("update") };
+}
+
+/** The counts once the sends' own work (notification decisions, which read states too) is done. */
+async function settledStatements(): Promise<{ find: number; update: number }> {
+  let last = await readStateStatements();
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 500));
+    const now = await readStateStatements();
+    if (now.find === last.find && now.update === last.update) return now;
+    last = now;
+  }
+}
+
+it("reads and writes a user's state once per request when their marks overlap", async () => {
+  await subscribeToChannel(sys, "races", [sender, reader]);
+  const ids: number[] = [];
+  for (let i = 0; i < 12; i++) ids.push(await postToChannel(sys, sender, "races", "overlap", `message ${i}`));
+  // the reader's client shows them first, which loads the reader's states
+  const page = () =>
+    sys.call(
+      messaging.getMessages,
+      { anchor: "newest", num_before: 20, num_after: 0, narrow: [{ operator: "channel", operand: "races" }] },
+      reader,
+    );
+  await page();
+  const before = await settledStatements();
+
+  const replies = await Promise.all(
+    ids.map((id) => sys.call(messaging.updateMessageFlags, { messages: [id], op: "add", flag: "read" }, reader)),
+  );
+
+  expect(replies.map((r) => r.messages)).toEqual(ids.map((id) => [id]));
+  const after = await readStateStatements();
+  expect({ find: after.find - before.find, update: after.update - before.update }).toEqual({
+    find: ids.length,
+    update: ids.length,
+  });
+  const { messages } = await page();
+  expect(messages.filter((m) => ids.includes(m.id)).map((m) => m.flags.includes("read"))).toEqual(ids.map(() => true));
+});
