@@ -14,6 +14,7 @@ import { mongo } from "mongoose";
 import { identity, notifications } from "@teamchat/shared";
 import { badRequestError, expectZulipError } from "../../../test/support/call";
 import { EventReader } from "../../../test/support/events";
+import { counterSum, metricsText } from "../../../test/support/metrics";
 import type { TestUser } from "../../../test/support/organization";
 import {
   makeTestDevice,
@@ -111,14 +112,7 @@ const channelNotice = (user: TestUser, extra: Partial<notifications.MissedMessag
   ...extra,
 });
 
-const metricsText = async () => (await fetch(`${sys.metricsUrls("identity")[0]}/metrics`)).text();
-/** The sum of a counter's series that carry every one of these labels. */
-const metric = (text: string, name: string, labels: Record<string, string>) =>
-  text
-    .split("\n")
-    .filter((line) => line.startsWith(`teamchat_${name}{`))
-    .filter((line) => Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`)))
-    .reduce((sum, line) => sum + Number(line.split(" ").at(-1)), 0);
+const identityMetrics = () => metricsText(sys, "identity");
 
 let e2eeDevice: TestDevice;
 
@@ -394,7 +388,7 @@ describe("missed-message notices", () => {
   });
 
   it("a failing bouncer is tried again with a growing wait, and the metrics show it", async () => {
-    const before = await metricsText();
+    const before = await identityMetrics();
     const sentMessages = { kind: "message", outcome: "ok" };
     const notice = channelNotice(member);
     const legacyBefore = bouncer.received("push/notify").length;
@@ -407,18 +401,19 @@ describe("missed-message notices", () => {
     expect((legacy.at(-1)!.gcm_payload as { zulip_message_id: number }).zulip_message_id).toBe(notice.message.id);
     await bouncer.waitFor("push/e2ee/notify", bouncer.received("push/e2ee/notify").length);
     const after = await until(async () => {
-      const text = await metricsText();
-      return metric(text, "push_work_items_total", sentMessages) > metric(before, "push_work_items_total", sentMessages)
+      const text = await identityMetrics();
+      return counterSum(text, "push_work_items_total", sentMessages) >
+        counterSum(before, "push_work_items_total", sentMessages)
         ? text
         : undefined;
     }, "the sent count");
     expect(
-      metric(after, "push_work_items_total", { kind: "message", outcome: "retry" }) -
-        metric(before, "push_work_items_total", { kind: "message", outcome: "retry" }),
+      counterSum(after, "push_work_items_total", { kind: "message", outcome: "retry" }) -
+        counterSum(before, "push_work_items_total", { kind: "message", outcome: "retry" }),
     ).toBe(3);
     expect(
-      metric(after, "push_bouncer_requests_total", { endpoint: "push/notify", outcome: "retry_later" }) -
-        metric(before, "push_bouncer_requests_total", { endpoint: "push/notify", outcome: "retry_later" }),
+      counterSum(after, "push_bouncer_requests_total", { endpoint: "push/notify", outcome: "retry_later" }) -
+        counterSum(before, "push_bouncer_requests_total", { endpoint: "push/notify", outcome: "retry_later" }),
     ).toBe(3);
   }, 30_000);
 });

@@ -6,6 +6,7 @@
  * queued. Counted from messaging's /metrics, through the HTTP API.
  */
 import { messaging } from "@teamchat/shared";
+import { counterSum, metricsText } from "../../../test/support/metrics";
 import { postToChannel, subscribeToChannel } from "../../../test/support/notified";
 import type { TestUser } from "../../../test/support/organization";
 import { startSystem, type TestSystem } from "../../../test/support/system";
@@ -24,13 +25,8 @@ afterAll(async () => {
 
 /** messaging's database statements on the read states so far, by command. */
 async function readStateStatements(): Promise<{ find: number; update: number }> {
-  const text = await (await fetch(`${sys.metricsUrls("messaging")[0]}/metrics`)).text();
-  const count = (command: string) =>
-    text
-      .split("\n")
-      .filter((l) => l.startsWith("teamchat_db_statements_total{") && l.includes('collection="readstates"'))
-      .filter((l) => l.includes(`command="${command}"`))
-      .reduce((sum, l) => sum + Number(l.split(" ").pop()), 0);
+  const text = await metricsText(sys, "messaging");
+  const count = (command: string) => counterSum(text, "db_statements_total", { collection: "readstates", command });
   return { find: count("find"), update: count("update") };
 }
 
