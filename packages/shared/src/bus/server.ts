@@ -30,11 +30,14 @@ function respond(msg: Pick<Msg, "respond">, data: Uint8Array, headers?: MsgHdrs)
 /** A request handled slower than this is logged as a warning (long-polls aside). */
 const SLOW_REQUEST_MS = 1_000;
 
-/** A request's database time as logged: ms to a tenth. */
+/** Milliseconds as logged: to a tenth. */
+const tenths = (ms: number) => Math.round(ms * 10) / 10;
+
+/** A request's database time as logged. */
 const roundedDbTime = ({ ms, commands, slowest }: DbTime) => ({
-  ms: Math.round(ms * 10) / 10,
+  ms: tenths(ms),
   commands,
-  ...(slowest && { slowest: { ...slowest, ms: Math.round(slowest.ms * 10) / 10 } }),
+  ...(slowest && { slowest: { ...slowest, ms: tenths(slowest.ms) } }),
 });
 
 export interface BusServerOptions {
@@ -214,7 +217,7 @@ export class BusServer {
         handled = performance.now();
         return result;
       });
-      acksMs = Math.round((performance.now() - handled) * 10) / 10;
+      acksMs = tenths(performance.now() - handled);
       if (this.opts.validateReplies) {
         const checked = contract.reply.safeParse(data instanceof RawJson ? JSON.parse(data.json) : data);
         if (!checked.success) {
@@ -254,7 +257,7 @@ export class BusServer {
       reply = encode({ ok: false, error: error.toWire() });
     }
     if (msg.reply) respond(msg, reply, replyHeaders);
-    const ms = Math.round((performance.now() - started) * 10) / 10;
+    const ms = tenths(performance.now() - started);
     // an operation given a longer bus timeout (a long-poll, a topic move) is slow by design; anything else
     // this slow is worth seeing in the logs
     if (ms > SLOW_REQUEST_MS && contract.timeoutMs === undefined)
