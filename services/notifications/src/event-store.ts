@@ -195,14 +195,34 @@ export class EventStore {
   }
 
   /**
-   * One user's queues: filtered from the organization's when this instance
-   * holds them, else read alone. Every queue created or removed drops the
-   * organization's list, so each of a thousand queues collected in a row
-   * read a thousand queues to find its owner's others.
+   * The users' queues not past their expiry (Zulip's receiver_is_off_zulip
+   * asks this of a message's recipients). Filtered from the organization's
+   * list when this instance holds it, else read alone: each of a thousand
+   * queues collected in a row would otherwise read a thousand queues to find
+   * its owner's others. A visit writes its expiry to the database, through
+   * whichever instance, never to this list: a queue whose copy looks expired
+   * is read again before it counts as gone, so a user who keeps polling is
+   * not taken for idle.
    */
-  async ofUser(realmId: number, userId: number): Promise<EventQueueDoc[]> {
-    if (this.ofRealms.has(`${realmId}`)) return this.ofUsers(realmId, [userId]);
-    return this.queues.ofUser(realmId, userId);
+  async liveQueuesOf(realmId: number, userIds: number[]): Promise<EventQueueDoc[]> {
+    const queues = this.ofRealms.has(`${realmId}`)
+      ? await this.ofUsers(realmId, userIds)
+      : await this.queues.ofUsers(realmId, userIds);
+    const now = Date.now();
+    const looksExpired = queues.filter((q) => q.expiresAt.getTime() <= now);
+    if (looksExpired.length) {
+      const read = await this.queues.byIds(
+        realmId,
+        looksExpired.map((q) => q.queueId),
+      );
+      for (const { queueId, lastAccess, expiresAt, prunedThrough } of read) {
+        Object.assign(
+          looksExpired.find((q) => q.queueId === queueId)!,
+          { lastAccess, expiresAt, prunedThrough },
+        );
+      }
+    }
+    return queues.filter((q) => q.expiresAt.getTime() > now);
   }
 
   /**

@@ -60,8 +60,8 @@ const register = async (user: TestUser, lifespanSecs: number) =>
   (await sys.call(notifications.registerQueue, { event_types: ["message"], queue_lifespan_secs: lifespanSecs }, user))
     .queue_id as string;
 
-const poll = (user: TestUser, queue: string, lastEventId: number) =>
-  sys.call(notifications.getEvents, { queue_id: queue, last_event_id: lastEventId, dont_block: true }, user);
+const poll = (user: TestUser, queue: string, lastEventId: number, dontBlock = true) =>
+  sys.call(notifications.getEvents, { queue_id: queue, last_event_id: lastEventId, dont_block: dontBlock }, user);
 
 /** Polls (acknowledging nothing) until the message's event is in the queue; its event id. */
 async function eventOf(user: TestUser, queue: string, messageId: number): Promise<number> {
@@ -163,4 +163,34 @@ describe("when a user's last event queue is collected", () => {
       [0, 0],
     ]);
   }, 60_000);
+
+  it("a user whose client keeps polling is not taken for idle once the queue's first lifespan has passed", async () => {
+    const poller = await userWithDevice("Poller");
+    // a new channel: no direct message from Notification Bot, as joining an existing one brings
+    await sys.call(
+      messaging.subscribe,
+      { subscriptions: [{ name: "watch" }], principals: [sender.userId, poller.userId] },
+      sys.owner,
+    );
+    // every queue of the organization is read for fan-out when the presence event goes out, this one as made
+    const queue = await goOnline(poller, 2);
+    // a long-poll keeps the queue for its lifespan after the wait: the visit is written, the list is not
+    const parked = poll(poller, queue, -1, false);
+    await sleep(3000);
+    const { id } = await sys.call(
+      messaging.sendMessage,
+      { type: "stream", to: "watch", topic: "pager", content: "@**Poller Person** are you there?" },
+      sender,
+    );
+    const { events } = await parked;
+    const event = events.find((e) => e.type === "message")!;
+    expect((event as { message: { id: number } }).message.id).toBe(id);
+    // the client acknowledges it and parks again, as Zulip's clients do
+    const next = poll(poller, queue, event.id, false);
+    // well past the mail batches' second
+    await sleep(3000);
+    expect([mailsTo(smtp, poller), pushesTo(bouncer, poller)]).toEqual([[], []]);
+    await sys.call(notifications.deleteQueue, { queue_id: queue }, poller);
+    await next;
+  }, 30_000);
 });

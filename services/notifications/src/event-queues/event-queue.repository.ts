@@ -20,9 +20,14 @@ export class EventQueueRepository extends TenantRepository<EventQueueDoc> {
     return this.find(realmId, {});
   }
 
-  /** One user's queues. */
-  ofUser(realmId: number, userId: number): Promise<EventQueueDoc[]> {
-    return this.find(realmId, { userId });
+  /** Some users' queues. */
+  ofUsers(realmId: number, userIds: number[]): Promise<EventQueueDoc[]> {
+    return this.find(realmId, { userId: { $in: userIds } });
+  }
+
+  /** The queues of these ids that still exist. */
+  byIds(realmId: number, queueIds: string[]): Promise<EventQueueDoc[]> {
+    return this.find(realmId, { queueId: { $in: queueIds } });
   }
 
   /**

@@ -43,10 +43,10 @@ export const eventQueueSchema = new Schema<EventQueueDoc>(
   },
   { collection: "event_queues", versionKey: false, minimize: false },
 );
-// byId, touch, remove: one queue by id (GET/DELETE /events)
+// byId, byIds, touch, remove: queues by id (GET/DELETE /events, expiries read again)
 eventQueueSchema.index({ realmId: 1, queueId: 1 }, { unique: true });
 // ofRealm (fan-out) reads the realmId prefix of the first index
-// ofUser: a user's queues (a collected queue's owner may have another)
+// ofUsers: some users' queues (a collected queue's owner may have another)
 eventQueueSchema.index({ realmId: 1, userId: 1 });
 // expired, countLive: queues past (or before) their expiry, in every realm (the idle sweep, the live-queue metric)
 eventQueueSchema.index({ expiresAt: 1 });

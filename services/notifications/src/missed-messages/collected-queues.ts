@@ -50,9 +50,8 @@ export async function consumeCollectedQueues(
 
   const onCollected = async ({ realmId, userId, queueId, acknowledged }: notifications.CollectedQueueNotice) => {
     // Zulip's last_for_client: a live queue of the user's has the messages too, and is still theirs to fetch
-    const now = Date.now();
-    const others = await store.ofUser(realmId, userId);
-    if (others.some((q) => q.queueId !== queueId && q.expiresAt.getTime() > now)) return;
+    const live = await store.liveQueuesOf(realmId, [userId]);
+    if (live.some((q) => q.queueId !== queueId)) return;
     const origins = await store.messagesNeverFetched(queueId, acknowledged);
     for (let i = 0; i < origins.length; i += SENDINGS_AT_ONCE) {
       await decideAgain(realmId, userId, queueId, origins.slice(i, i + SENDINGS_AT_ONCE));

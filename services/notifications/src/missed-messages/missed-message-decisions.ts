@@ -117,10 +117,8 @@ export function missedMessageQueueing(deps: Deps) {
     const onZulip = new Set(
       idle
         ? []
-        : (await deps.store.ofUsers(realmId, candidates))
-            .filter(
-              (q) => q.expiresAt.getTime() > now * 1000 && (q.eventTypes === null || q.eventTypes.includes("message")),
-            )
+        : (await deps.store.liveQueuesOf(realmId, candidates))
+            .filter((q) => q.eventTypes === null || q.eventTypes.includes("message"))
             .map((q) => q.userId),
     );
     const isIdle = (u: identity.NotificationRecipient) =>
