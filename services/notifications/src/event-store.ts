@@ -22,6 +22,7 @@ import {
   type Logger,
   type EventSubscription,
 } from "@teamchat/shared";
+import { AcknowledgedEvents } from "./acknowledged-events";
 import type { EventQueueDoc } from "./event-queues/event-queue.schema";
 import type { EventQueueRepository } from "./event-queues/event-queue.repository";
 
@@ -116,6 +117,7 @@ export class EventStore {
   private readonly cache: EventCache<EventQueueDoc | null>;
   private readonly ofRealms: EventCache<EventQueueDoc[]>;
   private readonly changes: EventSubscription;
+  private readonly acknowledged: AcknowledgedEvents;
 
   private constructor(
     private readonly queues: EventQueueRepository,
@@ -126,6 +128,7 @@ export class EventStore {
     log: Logger,
   ) {
     this.cache = new EventCache(nc, { name: "event-queues", maxWeight: MAX_CACHED_QUEUES, weigh: () => 1 });
+    this.acknowledged = new AcknowledgedEvents(nc);
     this.ofRealms = new EventCache(nc, {
       name: "event-queues-of-realms",
       maxWeight: MAX_CACHED_QUEUES,
@@ -170,6 +173,7 @@ export class EventStore {
 
   stop(): void {
     this.changes.unsubscribe();
+    this.acknowledged.stop();
   }
 
   /** POST /register: the new queue, before any state is asked for. */
@@ -296,6 +300,7 @@ export class EventStore {
    * note on visits above; `waitMs` is how long the poll may stay parked.
    */
   async visit(realmId: number, q: EventQueueDoc, acknowledged: number, waitMs: number): Promise<void> {
+    this.acknowledged.note(q.queueId, acknowledged);
     const now = Date.now();
     if (!isVisitWritten(q, q.expiresAt.getTime() - now, waitMs)) return;
     Object.assign(q, await this.queues.touch(realmId, q, acknowledged, waitMs, now));
@@ -340,11 +345,13 @@ export class EventStore {
   }
 
   /**
-   * A collected queue's message events after `acknowledged`: the sequences of
-   * the domain events they were made of, oldest first. A removed queue's
-   * events stay in the stream until its max_age.
+   * A collected queue's message events its client never acknowledged (after
+   * `written`, its document's, or what any instance's polls acknowledged
+   * since): the sequences of the domain events they were made of, oldest
+   * first. A removed queue's events stay in the stream until its max_age.
    */
-  async messagesNeverFetched(queueId: string, acknowledged: number): Promise<number[]> {
+  async messagesNeverFetched(queueId: string, written: number): Promise<number[]> {
+    const acknowledged = await this.acknowledged.of(queueId, written);
     // keeping only each event's origin: a queue may hold thousands
     const origins: number[] = [];
     for await (const m of this.stored(queueId, acknowledged)) {
