@@ -51,7 +51,7 @@ export class TarballWriter {
   async add(name: string, content: string | Buffer): Promise<void> {
     const data = typeof content === "string" ? Buffer.from(content) : content;
     await new Promise<void>((resolve, reject) =>
-      this.tar.entry({ name, size: data.length, mtime: new Date() }, data, (err) => (err ? reject(err) : resolve())),
+      this.entry(name, data.length, (err) => (err ? reject(err) : resolve()), data),
     );
   }
 
@@ -59,12 +59,35 @@ export class TarballWriter {
   async addStream(name: string, size: number, pieces: AsyncIterable<Buffer>): Promise<void> {
     let settle: (err?: Error | null) => void = () => undefined;
     const finished = new Promise<void>((resolve, reject) => (settle = (err) => (err ? reject(err) : resolve())));
-    const entry = this.tar.entry({ name, size, mtime: new Date() }, (err) => settle(err));
+    const entry = this.entry(name, size, (err) => settle(err));
+    const failed = finished.then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     for await (const piece of pieces) {
-      if (!entry.write(piece)) await once(entry, "drain");
+      // discarded meanwhile: the entry is destroyed and no drain comes
+      if (!entry.write(piece)) await Promise.race([once(entry, "drain"), failed]);
+      if (entry.destroyed) break;
     }
     entry.end(() => undefined);
     await finished;
+  }
+
+  /**
+   * An entry whose end or failure is told to `done` alone: destroyed with the
+   * tarball (discard), an entry also emits its error, which unheard would end
+   * the process.
+   */
+  private entry(
+    name: string,
+    size: number,
+    done: (err?: Error | null) => void,
+    data?: Buffer,
+  ): ReturnType<Pack["entry"]> {
+    const header = { name, size, mtime: new Date() };
+    const entry = data ? this.tar.entry(header, data, done) : this.tar.entry(header, done);
+    entry.on("error", () => undefined);
+    return entry;
   }
 
   /** Stops writing (an attempt that failed or was aborted); what was stored is the caller's to remove. */
