@@ -11,6 +11,8 @@ let instances: AcknowledgedEvents[];
 beforeAll(async () => {
   connections = await Promise.all([1, 2, 3].map(() => connect({ servers: process.env.TEST_NATS_URL! })));
   instances = connections.map((nc) => new AcknowledgedEvents(nc));
+  // each answers once the server has its subscription, as a running instance has
+  await Promise.all(connections.map((nc) => nc.flush()));
 });
 afterAll(async () => {
   for (const i of instances) i.stop();
