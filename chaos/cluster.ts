@@ -8,6 +8,7 @@
 import { mkdtempSync, rmSync, createWriteStream } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { stripVTControlCharacters } from "node:util";
 import { PROCESSES } from "@teamchat/shared";
 import { buildBundles } from "../scripts/lib/build";
 import {
@@ -20,6 +21,9 @@ import {
   type StartedServer,
 } from "../scripts/lib/infra";
 import { ServiceInstances, type Instance } from "../scripts/lib/services";
+
+/** Lines of a crashed instance's output told with its crash (a fatal start-up error is its last). */
+const CRASH_LINES = 5;
 
 export type { Instance };
 
@@ -84,7 +88,16 @@ export async function startCluster(
   for (const service of PROCESSES) {
     for (let n = 1; n <= instancesPerService; n++) metricsPorts.set(`${service}#${n}`, await freePort());
   }
-  /** An instance that exits on its own (not killed here) is a crash: noted and started again. */
+  /** Each instance's last lines, told with its crash: services.log goes with the data directory. */
+  const lastLines = new Map<string, string[]>();
+  const noteLastLine = (line: string) => {
+    const [, label, text] = /^(\S+)\s*\| (.*)$/s.exec(stripVTControlCharacters(line).trimEnd()) ?? [];
+    if (!label || text === undefined) return;
+    const lines = lastLines.get(label) ?? lastLines.set(label, []).get(label)!;
+    lines.push(text.slice(0, 2000));
+    if (lines.length > CRASH_LINES) lines.shift();
+  };
+  /** An instance that exits on its own (not killed here) is a crash: noted, told and started again. */
   const instances: ServiceInstances = new ServiceInstances({
     services: PROCESSES,
     perService: instancesPerService,
@@ -105,12 +118,14 @@ export async function startCluster(
     },
     instanceEnv: (instance) => ({ METRICS_PORT: String(metricsPorts.get(instance.label)) }),
     gatewayPorts,
-    write: (line) => serviceLog.write(line),
+    write: (line) => {
+      serviceLog.write(line);
+      noteLastLine(line);
+    },
     onCrash: (instance, code, signal) => {
       crashes.push(`${instance.label} (code ${code}, signal ${signal})`);
-      say(
-        `  ${instance.label} exited on its own (code ${code}, signal ${signal}): see services.log; starting it again`,
-      );
+      say(`  ${instance.label} exited on its own (code ${code}, signal ${signal}); starting it again. Its last lines:`);
+      for (const line of lastLines.get(instance.label) ?? []) say(`    ${line}`);
       instances.spawn(instance);
     },
   });
