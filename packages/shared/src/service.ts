@@ -1,4 +1,4 @@
-import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { ConnectionError, connect, type NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import { BusClient, BusServer } from "./bus";
 import { databaseName, loadConfig, natsServers, type Config } from "./config";
@@ -48,18 +48,45 @@ export const busClient = (nc: NatsConnection, config: Config, pieceCacheBytes?: 
     pieceCacheBytes,
   });
 
-export async function connectNats(config: Config, name: string): Promise<NatsConnection> {
-  return connect({
-    servers: natsServers(config.NATS_URL),
-    name,
-    maxReconnectAttempts: -1,
-    reconnectTimeWait: 500,
-    // nats.js otherwise builds an Error with a stack trace for every request up front, in case it
-    // times out (under register load this halved notifications' time in building request errors;
-    // the rest came from nats.js' cancel() after each answer, see nats-requests.ts); our timeouts
-    // are logged with the operation and request id instead
-    noAsyncTraces: true,
-  });
+/**
+ * How long a starting process waits for NATS to take connections: a NATS
+ * restart (an upgrade, a crash) takes seconds, and a service started meanwhile
+ * by its supervisor should ride it out, not fail its start.
+ */
+const NATS_START_WAIT_MS = 30_000;
+const NATS_START_RETRY_MS = 500;
+
+/**
+ * A connection that reconnects for ever once made. `log`: a starting
+ * process's, to wait up to NATS_START_WAIT_MS for a server that refuses
+ * connections; without it, a refusal fails at once.
+ */
+export async function connectNats(config: Config, name: string, log?: Logger): Promise<NatsConnection> {
+  const deadline = Date.now() + (log ? NATS_START_WAIT_MS : 0);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await connect({
+        servers: natsServers(config.NATS_URL),
+        name,
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 500,
+        // nats.js otherwise builds an Error with a stack trace for every request up front, in case it
+        // times out (under register load this halved notifications' time in building request errors;
+        // the rest came from nats.js' cancel() after each answer, see nats-requests.ts); our timeouts
+        // are logged with the operation and request id instead
+        noAsyncTraces: true,
+      });
+    } catch (err) {
+      if (!(err instanceof ConnectionError) || Date.now() >= deadline) throw err;
+      if (attempt === 0) {
+        log?.warn(
+          { err: err.message },
+          `NATS refuses connections; trying again for up to ${NATS_START_WAIT_MS / 1000} s`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, NATS_START_RETRY_MS));
+    }
+  }
 }
 
 /** Builds deps, starts the service, and drains on SIGTERM/SIGINT. */
@@ -75,7 +102,7 @@ export async function startService<S extends BusService>(
   metricsListener?: MetricsListener;
   shutdown: () => Promise<void>;
 }> {
-  const nc = await connectNats(config, name);
+  const nc = await connectNats(config, name, log);
   const metrics = ServiceMetrics.attach(nc, name);
   await ensureDomainEventStream(nc, {
     maxAgeSeconds: config.DOMAIN_EVENTS_MAX_AGE_HOURS * 3600,

@@ -5,7 +5,7 @@ const log = createLogger("gateway");
 
 async function main() {
   const config = loadConfig();
-  const nc = await connectNats(config, "gateway");
+  const nc = await connectNats(config, "gateway", log);
   const app = await buildGateway({ nc, config, log });
   await app.listen({ port: config.PORT, host: config.HOST });
   log.info({ port: config.PORT, host: config.HOST }, "ready");
