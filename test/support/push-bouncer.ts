@@ -80,6 +80,8 @@ export interface TestBouncer {
   waitFor(endpoint: string, count?: number): Promise<Array<Record<string, unknown>>>;
   /** the next `count` requests (any endpoint) are answered with this status */
   failNext(count: number, status?: number): void;
+  /** the next request to the endpoint is recorded at once and answered only when the returned function is called */
+  holdNext(endpoint: string): () => void;
   /** what a mobile app encrypts for the bouncer: its token, the token's kind and when */
   sealRegistration(registration: {
     token: string;
@@ -112,6 +114,8 @@ export async function startTestBouncer(): Promise<TestBouncer> {
   /** the organizations the server uploaded, by uuid */
   const realms = new Map<string, Record<string, unknown>>();
   let failing = { count: 0, status: 503 };
+  /** holdNext's endpoints, each with the wait its next request's answer is held by */
+  const holds = new Map<string, Promise<void>>();
   let nextDeviceId = 1000;
 
   const app = Fastify();
@@ -127,6 +131,9 @@ export async function startTestBouncer(): Promise<TestBouncer> {
         failing.count--;
         return reply.status(failing.status).send("bouncer down");
       }
+      const held = holds.get(endpoint);
+      holds.delete(endpoint);
+      await held;
       // zilencer's authenticated_remote_server_view
       const expected = `Basic ${Buffer.from(`${orgId}:${orgKey}`).toString("base64")}`;
       if (req.headers.authorization !== expected) {
@@ -282,6 +289,11 @@ export async function startTestBouncer(): Promise<TestBouncer> {
     },
     failNext: (count, status = 503) => {
       failing = { count, status };
+    },
+    holdNext: (endpoint) => {
+      let release = () => undefined as void;
+      holds.set(endpoint, new Promise<void>((resolve) => (release = resolve)));
+      return () => release();
     },
     sealRegistration: (registration) =>
       b64(

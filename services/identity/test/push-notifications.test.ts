@@ -329,6 +329,34 @@ describe("missed-message notices", () => {
     ).toHaveLength(1);
   });
 
+  it("a removal that comes while a way is being sent withdraws it that way too", async () => {
+    const shown = channelNotice(member);
+    const legacyBefore = bouncer.received("push/notify").length;
+    const e2eeBefore = bouncer.received("push/e2ee/notify").length;
+    const release = bouncer.holdNext("push/e2ee/notify");
+    try {
+      await publishPush(shown);
+      // the E2EE way reached the bouncer, which has not answered: it is being sent
+      await bouncer.waitFor("push/e2ee/notify", e2eeBefore + 1);
+      await publish(notifications.notificationWorkSubjects.pushRemoval, {
+        realmId: sys.realm.id,
+        userId: member.userId,
+        messageIds: [shown.message.id],
+      });
+      const legacy = (await bouncer.waitFor("push/notify", legacyBefore + 2))[legacyBefore + 1]!;
+      expect(legacy.gcm_payload).toMatchObject({ event: "remove", zulip_message_ids: `${shown.message.id}` });
+      // as Zulip sets active_mobile_push_notification before it sends
+      const e2ee = (await bouncer.waitFor("push/e2ee/notify", e2eeBefore + 2))[e2eeBefore + 1]!;
+      const [request] = e2ee.push_requests as Array<{ payload: { encrypted_data: string } }>;
+      expect(e2eeDevice.open(request!.payload.encrypted_data)).toMatchObject({
+        type: "remove",
+        message_ids: [shown.message.id],
+      });
+    } finally {
+      release();
+    }
+  });
+
   it("a removal withdraws what was sent, each way, and only that", async () => {
     const shown = channelNotice(member);
     const e2eeBefore = bouncer.received("push/e2ee/notify").length + 1;

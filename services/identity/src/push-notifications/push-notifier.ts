@@ -34,7 +34,7 @@ import {
   type Recipient,
 } from "./payloads";
 import type { SentPushRepository } from "./sent-push.repository";
-import type { PushChannel } from "./sent-push.schema";
+import type { PushChannel, SentPushDoc } from "./sent-push.schema";
 
 type TokenKind = (typeof identity.PUSH_TOKEN_KINDS)[number];
 type PushDeviceEvent = z.input<typeof identityEvents.pushDevice.payload>["event"];
@@ -173,17 +173,20 @@ export class PushNotifier {
 
   /**
    * Zulip's handle_remove_push_notification: withdraws the notifications of
-   * these messages that were sent (the newest 200), each way it went.
+   * these messages that were sent (the newest 200), each way it went or is
+   * going: Zulip sets active_mobile_push_notification before it sends, so a
+   * removal that comes meanwhile withdraws the notification on its way.
    */
   async remove(notice: notifications.PushRemovalNotice): Promise<void> {
     const { realmId, userId } = notice;
     const shown = await this.deps.sent.shown(realmId, userId, notice.messageIds);
     if (shown.length === 0) return;
     const to: Recipient = { realm: await this.deps.realmOf(realmId), userId };
-    const pending = (channel: "legacy" | "e2ee") =>
-      removedMessageIds(
-        shown.filter((s) => s.sent.includes(channel) && !s.removed.includes(channel)).map((s) => s.messageId),
-      );
+    const now = Date.now();
+    const went = (s: SentPushDoc, channel: PushChannel) =>
+      s.sent.includes(channel) || (s.claims[channel]?.getTime() ?? 0) > now;
+    const pending = (channel: PushChannel) =>
+      removedMessageIds(shown.filter((s) => went(s, channel) && !s.removed.includes(channel)).map((s) => s.messageId));
     const legacy = pending("legacy");
     if (legacy.length > 0) {
       await this.sendLegacy(to, (apple, android) => ({
