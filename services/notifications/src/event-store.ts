@@ -209,22 +209,16 @@ export class EventStore {
    * not taken for idle.
    */
   async liveQueuesOf(realmId: number, userIds: number[]): Promise<EventQueueDoc[]> {
-    const queues = this.ofRealms.has(`${realmId}`)
-      ? await this.ofUsers(realmId, userIds)
-      : await this.queues.ofUsers(realmId, userIds);
     const now = Date.now();
-    const looksExpired = queues.filter((q) => q.expiresAt.getTime() <= now);
-    if (looksExpired.length) {
-      const read = await this.queues.byIds(
-        realmId,
-        looksExpired.map((q) => q.queueId),
-      );
-      for (const { queueId, lastAccess, expiresAt, prunedThrough } of read) {
-        Object.assign(
-          looksExpired.find((q) => q.queueId === queueId)!,
-          { lastAccess, expiresAt, prunedThrough },
-        );
-      }
+    if (!this.ofRealms.has(`${realmId}`)) {
+      return (await this.queues.ofUsers(realmId, userIds)).filter((q) => q.expiresAt.getTime() > now);
+    }
+    const queues = await this.ofUsers(realmId, userIds);
+    const looksExpired = new Map(queues.filter((q) => q.expiresAt.getTime() <= now).map((q) => [q.queueId, q]));
+    // the kept copies only: a visit writes its expiry to the database
+    const read = looksExpired.size ? await this.queues.byIds(realmId, [...looksExpired.keys()]) : [];
+    for (const { queueId, lastAccess, expiresAt, prunedThrough } of read) {
+      Object.assign(looksExpired.get(queueId)!, { lastAccess, expiresAt, prunedThrough });
     }
     return queues.filter((q) => q.expiresAt.getTime() > now);
   }
