@@ -400,10 +400,9 @@ export abstract class TenantRepository<T extends { realmId: number }> {
       await this.#model.insertMany(docs, { ordered: false, lean: true });
       return docs.map(() => undefined);
     } catch (err) {
-      const writeErrors = (err as { writeErrors?: Array<{ index: number; code?: number; errmsg?: string }> })
-        .writeErrors;
-      if (!Array.isArray(writeErrors)) throw err;
-      const failed = new Map(writeErrors.map((e) => [e.index, e]));
+      const failures = documentFailures(err);
+      if (!failures) throw err;
+      const failed = new Map(failures.map((e) => [e.index, e]));
       return docs.map((_doc, i) => {
         const e = failed.get(i);
         return e && Object.assign(new Error(e.errmsg ?? "write failed"), { code: e.code });
@@ -565,10 +564,31 @@ export abstract class TenantRepository<T extends { realmId: number }> {
 /** MongoDB's duplicate-key error, raised by unique indexes. */
 export const isDuplicateKey = (err: unknown): boolean => (err as { code?: number })?.code === 11000;
 
+/** One document's failure in an unordered insert or bulk write: its place in the batch and why. */
+interface DocumentFailure {
+  index: number;
+  code?: number;
+  errmsg?: string;
+}
+
+/**
+ * The documents an unordered insert or bulk write failed, the others being
+ * written; undefined when it failed as a whole. The driver reports a network
+ * error, a server shutting down or a write concern error as a bulk write
+ * error with no document failures at all, which must not read as "every
+ * document written": that lost acknowledged writes across a database restart.
+ */
+export function documentFailures(err: unknown): DocumentFailure[] | undefined {
+  const bulk = err as
+    { writeErrors?: DocumentFailure[]; result?: { getWriteConcernError?: () => unknown } } | undefined;
+  if (!Array.isArray(bulk?.writeErrors) || bulk.writeErrors.length === 0) return undefined;
+  return bulk.result?.getWriteConcernError?.() ? undefined : bulk.writeErrors;
+}
+
 /** An insertMany whose every failed document already existed (unique index): the others were inserted. */
 export const onlyDuplicateKeys = (err: unknown): boolean => {
-  const writeErrors = (err as { writeErrors?: Array<{ code?: number }> } | undefined)?.writeErrors;
-  return Array.isArray(writeErrors) ? writeErrors.every((e) => e.code === 11000) : isDuplicateKey(err);
+  const failures = documentFailures(err);
+  return failures ? failures.every((e) => e.code === 11000) : isDuplicateKey(err);
 };
 
 /**
