@@ -41,13 +41,17 @@ export async function streamWhenLed(jsm: JetStreamManager, name: string): Promis
   }
 }
 
+/** nats-server's JSClusterNoPeersErrF: "no suitable peers for placement". */
+const NO_PEERS_FOR_PLACEMENT = 10005;
+
 /**
- * A JetStream API request that got no answer in time, or "temporarily
- * unavailable" (503): what a cluster answers while its nodes elect the leader
- * of its JetStream API or of the stream.
+ * A JetStream API request that got no answer in time, "temporarily
+ * unavailable" (503), or "no suitable peers for placement": what a cluster
+ * answers while its nodes elect the leader of its JetStream API or of the
+ * stream, and while nodes that just (re)started have not yet joined as peers.
  */
 const isElectionPause = (err: unknown): boolean =>
-  isTimeout(err) || (err instanceof JetStreamApiError && err.status === 503);
+  isTimeout(err) || (err instanceof JetStreamApiError && (err.status === 503 || err.code === NO_PEERS_FOR_PLACEMENT));
 
 /**
  * A request that configures a stream or consumer, asked again while the cluster

@@ -1,7 +1,8 @@
 /**
  * configureThroughElection: the stream and bucket set-up every service runs as
  * it starts asks again while a NATS cluster is electing (its JetStream API
- * times out or answers 503), and fails at once on any other refusal.
+ * times out or answers 503) or forming (no peers enough for the replicas
+ * yet), and fails at once on any other refusal.
  */
 import { TimeoutError } from "@nats-io/nats-core";
 import { JetStreamApiError } from "@nats-io/jetstream";
@@ -27,6 +28,14 @@ it("asks again after a timeout and after 'temporarily unavailable', until answer
   const r = flaky([new TimeoutError(), temporarilyUnavailable(), new TimeoutError()]);
   await expect(configureThroughElection(r.request)).resolves.toBe("done");
   expect(r.asked()).toBe(4);
+});
+
+it("asks again while a cluster just started has not every node as a peer yet", async () => {
+  // what a stream of three replicas gets from a cluster whose nodes are still joining
+  const noPeers = new JetStreamApiError({ code: 400, err_code: 10005, description: "no suitable peers for placement" });
+  const r = flaky([noPeers, noPeers]);
+  await expect(configureThroughElection(r.request)).resolves.toBe("done");
+  expect(r.asked()).toBe(3);
 });
 
 it("fails at once on a refusal that asking again cannot change", async () => {
