@@ -24,12 +24,16 @@ import { ServiceInstances, type Instance } from "../scripts/lib/services";
 
 /** Lines of a crashed instance's output told with its crash (a fatal start-up error is its last). */
 const CRASH_LINES = 5;
+/** The instances' latest lines kept for the report (they log warnings and errors only). */
+const KEPT_LINES = 5000;
 
 export type { Instance };
 
 export interface Cluster {
   /** instances that exited without being killed (a crash: see services.log), each started again */
   crashes: string[];
+  /** The instances' latest lines, as `<label> | <line>`, for a report to quote. */
+  lines(): string[];
   gatewayPorts: number[];
   /** every NATS node's URL, comma-separated */
   natsUrl: string;
@@ -90,9 +94,12 @@ export async function startCluster(
   }
   /** Each instance's last lines, told with its crash: services.log goes with the data directory. */
   const lastLines = new Map<string, string[]>();
+  const kept: string[] = [];
   const noteLastLine = (line: string) => {
     const [, label, text] = /^(\S+)\s*\| (.*)$/s.exec(stripVTControlCharacters(line).trimEnd()) ?? [];
     if (!label || text === undefined) return;
+    kept.push(`${label} | ${text}`);
+    if (kept.length > KEPT_LINES) kept.shift();
     const lines = lastLines.get(label) ?? lastLines.set(label, []).get(label)!;
     lines.push(text.slice(0, 2000));
     if (lines.length > CRASH_LINES) lines.shift();
@@ -134,6 +141,7 @@ export async function startCluster(
 
   return {
     crashes,
+    lines: () => [...kept],
     gatewayPorts,
     natsUrl,
     get mongoUrl() {

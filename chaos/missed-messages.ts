@@ -32,6 +32,8 @@ export interface AwayDm {
   token: string;
   id: number;
   to: AwayUser;
+  /** when the send was acknowledged (Date.now()) */
+  at: number;
 }
 
 /** One way a missed message leaves the server, through a server this process runs. */
@@ -48,6 +50,8 @@ export interface MissedMessageWay {
   arrivals(): Map<string, number>;
   /** the counter that shows the server's failures, on the instances of `service` */
   failureMetric: { service: string; name: string; labels: Record<string, string> };
+  /** the lines of that service's instances about this way, quoted when a message never arrived */
+  logLines: RegExp;
 }
 
 /** What a mobile app registers for one user: its tokens, derived from the address (APNs tokens are hex). */
@@ -78,6 +82,7 @@ export function mailWay(smtp: TestSmtpServer): MissedMessageWay {
       name: "mail_sent_total",
       labels: { kind: "missed_message", outcome: "failed" },
     },
+    logLines: /missed-message|notify\.email/,
   };
 }
 
@@ -121,6 +126,7 @@ export function pushWay(bouncer: TestBouncer, users: AwayUser[]): MissedMessageW
       return counts;
     },
     failureMetric: { service: "identity", name: "push_bouncer_requests_total", labels: { outcome: "retry_later" } },
+    logLines: /push/i,
   };
 }
 
@@ -184,10 +190,11 @@ export async function countArrivals(
   way: MissedMessageWay,
   dms: AwayDm[],
   totals: CounterTotals,
-): Promise<{ line: string; problems: Array<string | false> }> {
+): Promise<{ way: MissedMessageWay; line: string; missing: AwayDm[]; problems: Array<string | false> }> {
   const counts = way.arrivals();
   const destinations = dms.flatMap((dm) => way.destinations(dm));
   const missing = destinations.filter((d) => !counts.has(d));
+  const missingDms = dms.filter((dm) => way.destinations(dm).some((d) => !counts.has(d)));
   const twice = destinations.filter((d) => (counts.get(d) ?? 0) > 1);
   const failures = way.failures();
   const inMetrics = await totals.total(way);
@@ -195,6 +202,8 @@ export async function countArrivals(
     .map(([k, v]) => `${k}="${v}"`)
     .join(",")}}`;
   return {
+    way,
+    missing: missingDms,
     line: `${way.done}: ${destinations.length} expected, ${counts.size} arrived; not ${way.done} ${missing.length}, ${way.done} twice ${twice.length}; the server failed ${failures} requests, ${metric} counts ${inMetrics}`,
     problems: [
       missing.length > 0 &&

@@ -340,7 +340,18 @@ async function run(cluster: Cluster, smtp: TestSmtpServer, bouncer: TestBouncer)
   const acked = new Map<string, number>();
   /** message id → when its send was acknowledged (to place a missing delivery against the restarts) */
   const ackedAt = new Map<number, number>();
+  /** the faults (kills, restarts) and when each began */
   const marks: Array<[string, number]> = [];
+  /** Where a moment falls among the faults: after the one before it, before the one after it. */
+  const sinceFaults = (at: number) => {
+    const before = marks.filter(([, t]) => t <= at).at(-1);
+    const after = marks.find(([, t]) => t > at);
+    return (
+      [before && `${at - before[1]} ms after "${before[0]}"`, after && `${after[1] - at} ms before "${after[0]}"`]
+        .filter(Boolean)
+        .join(", ") || "with no fault around"
+    );
+  };
   const unacked = new Set<string>();
   /** direct messages to the users who are away: acknowledged, and never acknowledged */
   const awayAcked: AwayDm[] = [];
@@ -366,7 +377,7 @@ async function run(cluster: Cluster, smtp: TestSmtpServer, bouncer: TestBouncer)
         const token = `dm${i}-${n}`;
         const to = awayUsers[Math.floor(Math.random() * awayUsers.length)]!;
         const r = await send(http, { type: "direct", to: [to.id] }, token);
-        if (r.status === 200) awayAcked.push({ token, id: r.body.id as number, to });
+        if (r.status === 200) awayAcked.push({ token, id: r.body.id as number, to, at: Date.now() });
         else awayUnacked.add(token);
       } else if (roll < 0.4 || seen.length === 0) {
         const token = `c${i}-${n}`;
@@ -440,6 +451,7 @@ async function run(cluster: Cluster, smtp: TestSmtpServer, bouncer: TestBouncer)
   const kills: string[] = [];
   const kill = async (victim: Instance) => {
     kills.push(victim.label);
+    marks.push([`SIGKILL ${victim.label}`, Date.now()]);
     say(`  SIGKILL ${victim.label} (sends acknowledged so far: ${acked.size})`);
     await failureCounts.bank(victim);
     await cluster.killAndRestart(victim);
@@ -531,11 +543,22 @@ async function run(cluster: Cluster, smtp: TestSmtpServer, bouncer: TestBouncer)
   );
   for (const id of missingIds.slice(0, 10)) {
     const queues = pollers.filter((p) => !p.lost && !p.received.has(id)).length;
-    const when = marks.map(([what, t]) => `${ackedAt.get(id)! - t} ms after "${what}"`).join(", ");
-    say(`  message ${id} missing from ${queues} queues; acknowledged ${when}`);
+    say(`  message ${id} missing from ${queues} queues; acknowledged ${sinceFaults(ackedAt.get(id)!)}`);
   }
   say(`direct messages to the users away: acknowledged ${awayAcked.length} (never acknowledged ${awayUnacked.size})`);
-  for (const { line } of arrivals) say(`  ${line}`);
+  for (const { line, way, missing } of arrivals) {
+    say(`  ${line}`);
+    // what a run that failed leaves to go on: when each was sent, against the faults, and the service's lines
+    for (const dm of missing.slice(0, 5)) {
+      say(`    ${dm.token} (message ${dm.id} to user ${dm.to.id}) acknowledged ${sinceFaults(dm.at)}`);
+    }
+    if (missing.length) {
+      const service = `${way.failureMetric.service}#`;
+      const quoted = cluster.lines().filter((l) => l.startsWith(service) && way.logLines.test(l));
+      say(`    ${service.slice(0, -1)}'s last lines about it (${quoted.length} in all):`);
+      for (const l of quoted.slice(-15)) say(`      ${l.slice(0, 400)}`);
+    }
+  }
   say(`recovery: ${recoveries.map(([what, ms]) => `${ms} ms after "${what}"`).join(", ")}`);
   // What must hold in every run; the rate and recovery times are figures of a long run (the full one
   // enforces them): a short one has too few requests for a 0.1 % bound to mean anything.
