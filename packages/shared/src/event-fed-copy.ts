@@ -1,11 +1,11 @@
-import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
+import type { JetStreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Connection } from "mongoose";
 import type { Logger } from "pino";
 import { setTimeout as sleep } from "node:timers/promises";
 import { onlyDuplicateKeys } from "./db";
 import { consumeDurably, DOMAIN_EVENTS_STREAM, type DurableConsumer, type DurableHandler } from "./events/stream";
-import { streamWhenLed } from "./jetstream";
+import { streamManager, streamWhenLed } from "./jetstream";
 
 /** One copied fact: the value its last event gave it, and that event's place in the stream. */
 interface CopiedFact {
@@ -111,7 +111,7 @@ export class EventFedCopy {
    * consumer, so a replica that lags behind cannot make it pass early.
    */
   private async caughtUp(consumer: DurableConsumer): Promise<void> {
-    const jsm = await (this.jsm ??= jetstreamManager(this.nc, { checkAPI: false }));
+    const jsm = await (this.jsm ??= streamManager(this.nc));
     const last = await jsm.streams.getMessage(DOMAIN_EVENTS_STREAM, { last_by_subj: consumer.subjects });
     if (!last) return;
     const deadline = Date.now() + CATCH_UP_DEADLINE_MS;
@@ -147,7 +147,7 @@ export async function backfillCopiesOnce<T extends { realmId: number }>(
 ): Promise<void> {
   const markers = deps.db.collection<{ _id: string; at: Date }>("event_copy_backfills");
   if (await markers.findOne({ _id: name })) return;
-  const info = await streamWhenLed(await jetstreamManager(deps.nc), DOMAIN_EVENTS_STREAM);
+  const info = await streamWhenLed(await streamManager(deps.nc), DOMAIN_EVENTS_STREAM);
   const asOf = info?.state.last_seq ?? 0;
   const byRealm = new Map<number, T[]>();
   for (const record of await everyRealm()) {

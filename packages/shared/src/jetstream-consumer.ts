@@ -3,6 +3,7 @@ import { jetstream, type ConsumerMessages, type JsMsg } from "@nats-io/jetstream
 import type { Logger } from "pino";
 import type { Counter, Gauge, Histogram } from "prom-client";
 import type { z } from "zod";
+import { configureThroughElection } from "./jetstream";
 
 /**
  * What became of a delivery: ok (handled, acknowledged), retry (the handler
@@ -124,8 +125,9 @@ export async function consumeDurableLoop(
     void state.done.finally(() => inFlight.delete(m));
   };
 
+  // the consumer's info, asked again through a NATS restart or election as the service starts
   const messages = await (
-    await jetstream(nc).consumers.get(stream, consumer)
+    await configureThroughElection(() => jetstream(nc).consumers.get(stream, consumer))
   ).consume({
     max_messages: loop.pullBatch,
     callback: onDelivery,

@@ -1,4 +1,5 @@
 import {
+  jetstreamManager,
   JetStreamApiCodes,
   JetStreamApiError,
   type JetStreamClient,
@@ -7,6 +8,7 @@ import {
   type StreamInfo,
 } from "@nats-io/jetstream";
 import { Kvm, type KV, type KvOptions } from "@nats-io/kv";
+import type { NatsConnection } from "@nats-io/transport-node";
 import { isTimeout } from "./bus";
 
 /** How long a replicated stream may take to elect its leader (NATS' election takes a few seconds at worst). */
@@ -40,6 +42,16 @@ export async function streamWhenLed(jsm: JetStreamManager, name: string): Promis
     await new Promise((r) => setTimeout(r, LEADER_POLL_MS));
   }
 }
+
+/**
+ * The JetStream manager, without nats.js' account check up front: that check
+ * is a request nothing asks again, and a NATS restart during a service's start
+ * failed the start on it. The manager's first request (through
+ * configureThroughElection or streamWhenLed, which ask again) tells a server
+ * without JetStream.
+ */
+export const streamManager = (nc: NatsConnection): Promise<JetStreamManager> =>
+  jetstreamManager(nc, { checkAPI: false });
 
 /** nats-server's JSClusterNoPeersErrF: "no suitable peers for placement". */
 const NO_PEERS_FOR_PLACEMENT = 10005;
@@ -112,6 +124,6 @@ export async function openBucket(
   options: Partial<KvOptions> & { replicas: number },
 ): Promise<KV> {
   const kv = await configureThroughElection(() => new Kvm(js).create(bucket, options));
-  await settleBucket(await js.jetstreamManager(), bucket, options.replicas);
+  await settleBucket(await js.jetstreamManager(false), bucket, options.replicas);
   return kv;
 }

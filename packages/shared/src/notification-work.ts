@@ -1,10 +1,10 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, PubHeaders, type JsMsg } from "@nats-io/jetstream";
+import { AckPolicy, DeliverPolicy, jetstream, PubHeaders, type JsMsg } from "@nats-io/jetstream";
 import type { Logger } from "pino";
 import type { z } from "zod";
 import { notificationWorkSubjects } from "./contracts/notifications/missed-message";
 import { NOTIFICATION_WORK_STREAM, notificationWorkStream } from "./contracts/notifications/notification-work";
-import { configureThroughElection, ensureStream } from "./jetstream";
+import { configureThroughElection, ensureStream, streamManager } from "./jetstream";
 import { consumeDurableLoop } from "./jetstream-consumer";
 import { metricsOf } from "./metrics";
 
@@ -29,7 +29,7 @@ export type NotificationWorkKind = keyof typeof notificationWorkSubjects;
 
 /** Creates the stream and its consumers (messaging's email and digest, notifications' collected queues), or updates them; concurrent calls are harmless. */
 export async function ensureNotificationWorkStream(nc: NatsConnection, replicas: number): Promise<void> {
-  const jsm = await jetstreamManager(nc);
+  const jsm = await streamManager(nc);
   await ensureStream(jsm, notificationWorkStream(replicas));
   for (const consumer of [EMAIL_WORK_CONSUMER, DIGEST_WORK_CONSUMER, QUEUE_COLLECTED_WORK_CONSUMER]) {
     await configureThroughElection(() =>

@@ -1,6 +1,6 @@
-import { ConnectionError, connect, type NatsConnection } from "@nats-io/transport-node";
+import { ConnectionError, RequestError, connect, type NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
-import { BusClient, BusServer } from "./bus";
+import { BusClient, BusServer, isTimeout } from "./bus";
 import { databaseName, loadConfig, natsServers, type Config } from "./config";
 import { connectDatabase, writeSafety, type Connection } from "./db";
 import { EventPublisher, ensureDomainEventStream } from "./events";
@@ -77,15 +77,34 @@ export async function connectNats(config: Config, name: string, log?: Logger): P
         noAsyncTraces: true,
       });
     } catch (err) {
-      if (!(err instanceof ConnectionError) || Date.now() >= deadline) throw err;
+      // refused, or a server that took the connection but never greeted it (one shutting down)
+      if (!(err instanceof ConnectionError || isTimeout(err)) || Date.now() >= deadline) throw err;
       if (attempt === 0) {
         log?.warn(
-          { err: err.message },
+          { err: (err as Error).message },
           `NATS refuses connections; trying again for up to ${NATS_START_WAIT_MS / 1000} s`,
         );
       }
       await new Promise((r) => setTimeout(r, NATS_START_RETRY_MS));
     }
+  }
+}
+
+/**
+ * Returns once the server has processed this connection's subscriptions. A
+ * NATS restart in between rejects the flush ("connection disconnected"); the
+ * client subscribes again as it reconnects, so the flush is asked again, for
+ * as long as a starting process waits for NATS.
+ */
+async function flushThroughRestart(nc: NatsConnection): Promise<void> {
+  const deadline = Date.now() + NATS_START_WAIT_MS;
+  for (;;) {
+    try {
+      return await nc.flush();
+    } catch (err) {
+      if (!(err instanceof RequestError) || nc.isClosed() || Date.now() >= deadline) throw err;
+    }
+    await new Promise((r) => setTimeout(r, NATS_START_RETRY_MS));
   }
 }
 
@@ -143,7 +162,7 @@ export async function startService<S extends BusService>(
     log,
   );
   // The server has processed our subscriptions once a flush returns: only then is this instance reachable.
-  await nc.flush();
+  await flushThroughRestart(nc);
   let stopping: Promise<void> | undefined;
   const shutdown = () =>
     (stopping ??= (async () => {

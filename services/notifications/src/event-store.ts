@@ -1,7 +1,6 @@
 import { headers, type NatsConnection } from "@nats-io/transport-node";
 import {
   jetstream,
-  jetstreamManager,
   StorageType,
   type JetStreamClient,
   type JetStreamManager,
@@ -21,6 +20,7 @@ import {
   type EventPublisher,
   type Logger,
   type EventSubscription,
+  streamManager,
 } from "@teamchat/shared";
 import { AcknowledgedEvents } from "./acknowledged-events";
 import type { EventQueueDoc } from "./event-queues/event-queue.schema";
@@ -159,7 +159,7 @@ export class EventStore {
     log: Logger,
     { maxAgeSeconds, replicas }: { maxAgeSeconds: number; replicas: number },
   ): Promise<EventStore> {
-    const jsm = await jetstreamManager(nc);
+    const jsm = await streamManager(nc);
     await ensureStream(jsm, {
       name: STREAM,
       subjects: [subjectOf("*")],

@@ -1,9 +1,9 @@
-import { DeliverPolicy, PubHeaders, jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { DeliverPolicy, PubHeaders, jetstream } from "@nats-io/jetstream";
 import type { Msg, NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import type { z } from "zod";
 import { REQUEST_ID_HEADER } from "../bus";
-import { streamWhenLed } from "../jetstream";
+import { streamManager, streamWhenLed } from "../jetstream";
 import type { EventDefinition } from "./define";
 import { DOMAIN_EVENTS_STREAM } from "./stream";
 
@@ -201,7 +201,7 @@ export class EventFeed {
    */
   private async replayFrom(from: number, superseded: () => boolean): Promise<number | null> {
     let replayed = 0;
-    const info = await streamWhenLed(await jetstreamManager(this.nc, { checkAPI: false }), DOMAIN_EVENTS_STREAM);
+    const info = await streamWhenLed(await streamManager(this.nc), DOMAIN_EVENTS_STREAM);
     if (!info) return null;
     const { messages, first_seq, first_ts, last_seq, last_ts } = info.state;
     if (last_seq === 0 || Date.parse(last_ts) < from) return replayed;

@@ -5,13 +5,12 @@ import {
   PubHeaders,
   RetentionPolicy,
   StorageType,
-  jetstreamManager,
   type JetStreamManager,
 } from "@nats-io/jetstream";
 import type { Logger } from "pino";
 import { REQUEST_ID_HEADER } from "../bus";
 import { metricsOf } from "../metrics";
-import { configureThroughElection, ensureStream, streamWhenLed } from "../jetstream";
+import { configureThroughElection, ensureStream, streamManager, streamWhenLed } from "../jetstream";
 import { consumeDurableLoop, type SubjectHandler } from "../jetstream-consumer";
 import type { EventDefinition } from "./define";
 import { userGroup, userGroupsBackfill, userSettings } from "./identity";
@@ -78,7 +77,7 @@ export interface DomainEventStreamConfig {
  * stream's first event on. Concurrent calls are harmless.
  */
 export async function ensureDomainEventStream(nc: NatsConnection, limits: DomainEventStreamConfig): Promise<void> {
-  const jsm = await jetstreamManager(nc);
+  const jsm = await streamManager(nc);
   const existing = await streamWhenLed(jsm, DOMAIN_EVENTS_STREAM);
   if (existing && existing.config.retention !== RetentionPolicy.Limits) {
     await dropInterestStream(jsm, existing.state.messages);

@@ -1,8 +1,14 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { AckPolicy, DeliverPolicy, jetstreamManager } from "@nats-io/jetstream";
+import { AckPolicy, DeliverPolicy } from "@nats-io/jetstream";
 import type { Logger } from "pino";
 import type { z } from "zod";
-import { configureThroughElection, consumeDurableLoop, ensureStream, notifications } from "@teamchat/shared";
+import {
+  configureThroughElection,
+  consumeDurableLoop,
+  ensureStream,
+  notifications,
+  streamManager,
+} from "@teamchat/shared";
 import { BouncerConfigurationError } from "./bouncer";
 import type { PushMetrics } from "./push-metrics";
 import type { PushNotifier } from "./push-notifier";
@@ -56,7 +62,7 @@ export async function consumePushWork(
   replicas: number,
   log: Logger,
 ): Promise<{ stop(): Promise<void> }> {
-  const jsm = await jetstreamManager(nc);
+  const jsm = await streamManager(nc);
   await ensureStream(jsm, notifications.notificationWorkStream(replicas));
   for (const [subject, w] of WORK_BY_SUBJECT) {
     await configureThroughElection(() =>

@@ -1,15 +1,7 @@
-import {
-  AckPolicy,
-  DeliverPolicy,
-  RetentionPolicy,
-  StorageType,
-  jetstream,
-  jetstreamManager,
-  type JsMsg,
-} from "@nats-io/jetstream";
+import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, jetstream, type JsMsg } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
-import { configureThroughElection, ensureStream } from "@teamchat/shared";
+import { configureThroughElection, ensureStream, streamManager } from "@teamchat/shared";
 
 const STREAM = "REALM_EXPORTS";
 const SUBJECT = "jobs.realm_export";
@@ -47,7 +39,7 @@ export class ExportQueue {
   ) {}
 
   static async open(nc: NatsConnection, replicas: number, claimSeconds: number, log: Logger): Promise<ExportQueue> {
-    const jsm = await jetstreamManager(nc);
+    const jsm = await streamManager(nc);
     await ensureStream(jsm, {
       name: STREAM,
       subjects: [SUBJECT],
@@ -87,7 +79,7 @@ export class ExportQueue {
   }
 
   private async work(run: ExportJobRunner): Promise<void> {
-    const consumer = await jetstream(this.nc).consumers.get(STREAM, WORKERS);
+    const consumer = await configureThroughElection(() => jetstream(this.nc).consumers.get(STREAM, WORKERS));
     while (!this.stopped && !this.nc.isClosed()) {
       try {
         const msg = await consumer.next({ expires: PULL_EXPIRES_MS });

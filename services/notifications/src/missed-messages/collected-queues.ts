@@ -1,4 +1,3 @@
-import { jetstreamManager } from "@nats-io/jetstream";
 import {
   DOMAIN_EVENTS_STREAM,
   QUEUE_COLLECTED_WORK_CONSUMER,
@@ -6,6 +5,7 @@ import {
   messaging,
   messagingEvents,
   notifications,
+  streamManager,
 } from "@teamchat/shared";
 import {
   sentMessageDecisions,
@@ -38,7 +38,7 @@ export async function consumeCollectedQueues(
   { nc, bus, store, pushConfigured, log }: Deps,
   { notifiable, queue, context }: MissedMessageQueueing,
 ): Promise<{ stop(): Promise<void> }> {
-  const jsm = await jetstreamManager(nc);
+  const jsm = await streamManager(nc);
 
   /** The message's sending at this place of the domain event stream; null once the stream dropped it (its max_age). */
   const messageSentAt = async (seq: number): Promise<MessageSent | null> => {
