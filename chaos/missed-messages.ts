@@ -48,6 +48,8 @@ export interface MissedMessageWay {
   destinations(dm: AwayDm): string[];
   /** how many times each destination received a message */
   arrivals(): Map<string, number>;
+  /** when each destination received it, where the server tells */
+  arrivalTimes?(): Map<string, number[]>;
   /** the counter that shows the server's failures, on the instances of `service` */
   failureMetric: { service: string; name: string; labels: Record<string, string> };
   /** the lines of that service's instances about this way, quoted when a message never arrived */
@@ -66,17 +68,8 @@ export function mailWay(smtp: TestSmtpServer): MissedMessageWay {
     fail: () => smtp.refuseNext(FAILURES_EACH_TIME),
     failures: () => smtp.refused,
     destinations: (dm) => [`${dm.to.email} ${dm.token}`],
-    arrivals: () => {
-      const counts = new Map<string, number>();
-      for (const mail of smtp.received) {
-        for (const to of mail.to) {
-          for (const word of mail.text.split(/\s+/)) {
-            if (/^dm\d+-\d+$/.test(word)) count(counts, `${to} ${word}`);
-          }
-        }
-      }
-      return counts;
-    },
+    arrivals: () => new Map([...mailTimes(smtp)].map(([d, times]) => [d, times.length])),
+    arrivalTimes: () => mailTimes(smtp),
     failureMetric: {
       service: "messaging",
       name: "mail_sent_total",
@@ -131,6 +124,19 @@ export function pushWay(bouncer: TestBouncer, users: AwayUser[]): MissedMessageW
 }
 
 const count = (counts: Map<string, number>, key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
+
+/** When each address received each direct message (its token in the text), by destination. */
+function mailTimes(smtp: TestSmtpServer): Map<string, number[]> {
+  const times = new Map<string, number[]>();
+  for (const mail of smtp.received) {
+    for (const to of mail.to) {
+      for (const word of mail.text.split(/\s+/)) {
+        if (/^dm\d+-\d+$/.test(word)) times.set(`${to} ${word}`, [...(times.get(`${to} ${word}`) ?? []), mail.at]);
+      }
+    }
+  }
+  return times;
+}
 
 /** Waits until every acknowledged direct message arrived every way it goes (2 minutes at most). */
 export async function awaitArrivals(ways: MissedMessageWay[], dms: AwayDm[]): Promise<void> {
@@ -190,7 +196,13 @@ export async function countArrivals(
   way: MissedMessageWay,
   dms: AwayDm[],
   totals: CounterTotals,
-): Promise<{ way: MissedMessageWay; line: string; missing: AwayDm[]; problems: Array<string | false> }> {
+): Promise<{
+  way: MissedMessageWay;
+  line: string;
+  missing: AwayDm[];
+  twice: string[];
+  problems: Array<string | false>;
+}> {
   const counts = way.arrivals();
   const destinations = dms.flatMap((dm) => way.destinations(dm));
   const missing = destinations.filter((d) => !counts.has(d));
@@ -204,6 +216,7 @@ export async function countArrivals(
   return {
     way,
     missing: missingDms,
+    twice,
     line: `${way.done}: ${destinations.length} expected, ${counts.size} arrived; not ${way.done} ${missing.length}, ${way.done} twice ${twice.length}; the server failed ${failures} requests, ${metric} counts ${inMetrics}`,
     problems: [
       missing.length > 0 &&

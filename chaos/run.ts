@@ -546,8 +546,12 @@ async function run(cluster: Cluster, smtp: TestSmtpServer, bouncer: TestBouncer)
     say(`  message ${id} missing from ${queues} queues; acknowledged ${sinceFaults(ackedAt.get(id)!)}`);
   }
   say(`direct messages to the users away: acknowledged ${awayAcked.length} (never acknowledged ${awayUnacked.size})`);
-  for (const { line, way, missing } of arrivals) {
+  for (const { line, way, missing, twice } of arrivals) {
     say(`  ${line}`);
+    const times = way.arrivalTimes?.();
+    for (const d of twice.slice(0, 5)) {
+      say(`    ${d}: ${(times?.get(d) ?? []).map((t) => sinceFaults(t)).join("; then ") || "twice"}`);
+    }
     // what a run that failed leaves to go on: when each was sent, against the faults, and the service's lines
     for (const dm of missing.slice(0, 5)) {
       say(`    ${dm.token} (message ${dm.id} to user ${dm.to.id}) acknowledged ${sinceFaults(dm.at)}`);

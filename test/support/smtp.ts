@@ -17,6 +17,8 @@ export interface ReceivedMail {
   html: string;
   /** each header as sent, by its name in lower case */
   headers: Record<string, string>;
+  /** when it was taken (Date.now()) */
+  at: number;
 }
 
 export interface TestSmtpServer {
@@ -60,6 +62,7 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
             headers: Object.fromEntries(
               parsed.headerLines.map(({ key, line }) => [key, line.slice(line.indexOf(":") + 1).trim()]),
             ),
+            at: Date.now(),
           });
           callback();
         },
