@@ -61,9 +61,14 @@ const NO_PEERS_FOR_PLACEMENT = 10005;
  * unavailable" (503), or "no suitable peers for placement": what a cluster
  * answers while its nodes elect the leader of its JetStream API or of the
  * stream, and while nodes that just (re)started have not yet joined as peers.
+ * "JetStream not enabled" too: nats.js' name for a JetStream API nobody
+ * answers, as on a server still restarting (one without JetStream fails
+ * once the wait is over).
  */
 const isElectionPause = (err: unknown): boolean =>
-  isTimeout(err) || (err instanceof JetStreamApiError && (err.status === 503 || err.code === NO_PEERS_FOR_PLACEMENT));
+  isTimeout(err) ||
+  (err instanceof Error && err.name === "JetStreamNotEnabled") ||
+  (err instanceof JetStreamApiError && (err.status === 503 || err.code === NO_PEERS_FOR_PLACEMENT));
 
 /**
  * A request that configures a stream or consumer, asked again while the cluster

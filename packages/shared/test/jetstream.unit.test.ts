@@ -38,6 +38,14 @@ it("asks again while a cluster just started has not every node as a peer yet", a
   expect(r.asked()).toBe(3);
 });
 
+it("asks again while a restarting server's JetStream API has nobody answering yet", async () => {
+  // nats.js' error for an API request with no responders (its class is not exported)
+  const notYet = Object.assign(new Error("jetstream is not enabled"), { name: "JetStreamNotEnabled" });
+  const r = flaky([notYet]);
+  await expect(configureThroughElection(r.request)).resolves.toBe("done");
+  expect(r.asked()).toBe(2);
+});
+
 it("fails at once on a refusal that asking again cannot change", async () => {
   const refused = new JetStreamApiError({ code: 400, err_code: 10058, description: "stream name already in use" });
   const r = flaky([refused]);

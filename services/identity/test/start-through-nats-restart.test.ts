@@ -72,7 +72,7 @@ it("starts whenever NATS restarts during its start, and then answers", async () 
   await undisturbed.shutdown();
 
   const failures: string[] = [];
-  for (const fraction of [0.05, 0.15, 0.3, 0.45, 0.6, 0.75, 0.9]) {
+  for (const fraction of [0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.75, 0.9]) {
     const starting = start();
     await new Promise((r) => setTimeout(r, startMs * fraction));
     await nats.stop();

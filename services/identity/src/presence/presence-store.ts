@@ -1,7 +1,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstream } from "@nats-io/jetstream";
 import type { KV, KvEntry } from "@nats-io/kv";
-import { openBucket } from "@teamchat/shared";
+import { configureThroughElection, openBucket } from "@teamchat/shared";
 import type { Logger } from "pino";
 import type { PresenceRecord, PresenceTimes } from "./presence";
 
@@ -50,8 +50,9 @@ export class PresenceStore {
   }
 
   private async watch(): Promise<void> {
-    const entries = await this.kv.watch({ key: ">" });
-    const marker = await this.kv.put(SYNC_KEY, "");
+    // asked again through a NATS restart as the service starts (a second marker changes nothing)
+    const entries = await configureThroughElection(() => this.kv.watch({ key: ">" }));
+    const marker = await configureThroughElection(() => this.kv.put(SYNC_KEY, ""));
     let synced!: () => void;
     const ready = new Promise<void>((resolve) => (synced = resolve));
     void (async () => {
