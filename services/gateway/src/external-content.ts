@@ -12,7 +12,14 @@ import type { IncomingMessage, OutgoingHttpHeaders } from "node:http";
 import { Transform, pipeline } from "node:stream";
 import { MIMEType } from "node:util";
 import type { KV } from "@nats-io/kv";
-import { RefusedUrl, ReachableAddresses, fetchChecked, urlRefusal, type Config } from "@teamchat/shared";
+import {
+  configureThroughElection,
+  RefusedUrl,
+  ReachableAddresses,
+  fetchChecked,
+  urlRefusal,
+  type Config,
+} from "@teamchat/shared";
 
 /** Where a generated proxy key is kept (the JetStream KV bucket's entry), shared by every gateway instance. */
 export const CAMO_KEY_ENTRY = "camo_key";
@@ -77,12 +84,14 @@ export async function imageProxyKey(config: Config, secrets: () => Promise<KV>):
   if (config.CAMO_KEY !== undefined) return config.CAMO_KEY;
   const kv = await secrets();
   const made = randomBytes(32).toString("hex");
+  // each asked again through a NATS restart as the gateway starts; a create whose answer was lost
+  // is refused when asked again, and the entry read then is the one it made
   try {
-    await kv.create(CAMO_KEY_ENTRY, made);
+    await configureThroughElection(() => kv.create(CAMO_KEY_ENTRY, made));
     return made;
   } catch (err) {
     // another instance made it first: create refuses an entry that exists
-    const kept = (await kv.get(CAMO_KEY_ENTRY))?.string();
+    const kept = (await configureThroughElection(() => kv.get(CAMO_KEY_ENTRY)))?.string();
     if (!kept) throw err;
     return kept;
   }
