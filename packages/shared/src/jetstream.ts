@@ -9,6 +9,7 @@ import {
 } from "@nats-io/jetstream";
 import { Kvm, type KV, type KvOptions } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
+import { askAgain } from "./ask-again";
 import { isTimeout } from "./bus";
 
 /** How long a replicated stream may take to elect its leader (NATS' election takes a few seconds at worst). */
@@ -76,17 +77,8 @@ const isElectionPause = (err: unknown): boolean =>
  * consumer added again with the same configuration is left as it is), and a
  * service that gave up on the first timeout would fail its start.
  */
-export async function configureThroughElection<T>(request: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + LEADER_WAIT_MS;
-  for (;;) {
-    try {
-      return await request();
-    } catch (err) {
-      if (!isElectionPause(err) || Date.now() > deadline) throw err;
-    }
-    await new Promise((r) => setTimeout(r, LEADER_POLL_MS));
-  }
-}
+export const configureThroughElection = <T>(request: () => Promise<T>): Promise<T> =>
+  askAgain(request, { passing: isElectionPause, forMs: LEADER_WAIT_MS, everyMs: LEADER_POLL_MS });
 
 /**
  * Creates the stream, or updates its configuration (limits, replicas), and

@@ -1,5 +1,6 @@
 import { ConnectionError, RequestError, connect, type NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
+import { askAgain } from "./ask-again";
 import { BusClient, BusServer, isTimeout } from "./bus";
 import { databaseName, loadConfig, natsServers, type Config } from "./config";
 import { connectDatabase, writeSafety, type Connection } from "./db";
@@ -61,33 +62,30 @@ const NATS_START_RETRY_MS = 500;
  * process's, to wait up to NATS_START_WAIT_MS for a server that refuses
  * connections; without it, a refusal fails at once.
  */
-export async function connectNats(config: Config, name: string, log?: Logger): Promise<NatsConnection> {
-  const deadline = Date.now() + (log ? NATS_START_WAIT_MS : 0);
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await connect({
-        servers: natsServers(config.NATS_URL),
-        name,
-        maxReconnectAttempts: -1,
-        reconnectTimeWait: 500,
-        // nats.js otherwise builds an Error with a stack trace for every request up front, in case it
-        // times out (under register load this halved notifications' time in building request errors;
-        // the rest came from nats.js' cancel() after each answer, see nats-requests.ts); our timeouts
-        // are logged with the operation and request id instead
-        noAsyncTraces: true,
-      });
-    } catch (err) {
-      // refused, or a server that took the connection but never greeted it (one shutting down)
-      if (!(err instanceof ConnectionError || isTimeout(err)) || Date.now() >= deadline) throw err;
-      if (attempt === 0) {
-        log?.warn(
-          { err: (err as Error).message },
-          `NATS refuses connections; trying again for up to ${NATS_START_WAIT_MS / 1000} s`,
-        );
-      }
-      await new Promise((r) => setTimeout(r, NATS_START_RETRY_MS));
-    }
-  }
+export function connectNats(config: Config, name: string, log?: Logger): Promise<NatsConnection> {
+  const connection = () =>
+    connect({
+      servers: natsServers(config.NATS_URL),
+      name,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 500,
+      // nats.js otherwise builds an Error with a stack trace for every request up front, in case it
+      // times out (under register load this halved notifications' time in building request errors;
+      // the rest came from nats.js' cancel() after each answer, see nats-requests.ts); our timeouts
+      // are logged with the operation and request id instead
+      noAsyncTraces: true,
+    });
+  return askAgain(connection, {
+    // refused, or a server that took the connection but never greeted it (one shutting down)
+    passing: (err) => err instanceof ConnectionError || isTimeout(err),
+    forMs: log ? NATS_START_WAIT_MS : 0,
+    everyMs: NATS_START_RETRY_MS,
+    onFirstFailure: (err) =>
+      log?.warn(
+        { err: (err as Error).message },
+        `NATS refuses connections; trying again for up to ${NATS_START_WAIT_MS / 1000} s`,
+      ),
+  });
 }
 
 /**
@@ -96,17 +94,12 @@ export async function connectNats(config: Config, name: string, log?: Logger): P
  * client subscribes again as it reconnects, so the flush is asked again, for
  * as long as a starting process waits for NATS.
  */
-async function flushThroughRestart(nc: NatsConnection): Promise<void> {
-  const deadline = Date.now() + NATS_START_WAIT_MS;
-  for (;;) {
-    try {
-      return await nc.flush();
-    } catch (err) {
-      if (!(err instanceof RequestError) || nc.isClosed() || Date.now() >= deadline) throw err;
-    }
-    await new Promise((r) => setTimeout(r, NATS_START_RETRY_MS));
-  }
-}
+const flushThroughRestart = (nc: NatsConnection): Promise<void> =>
+  askAgain(() => nc.flush(), {
+    passing: (err) => err instanceof RequestError && !nc.isClosed(),
+    forMs: NATS_START_WAIT_MS,
+    everyMs: NATS_START_RETRY_MS,
+  });
 
 /** Builds deps, starts the service, and drains on SIGTERM/SIGINT. */
 export async function startService<S extends BusService>(
