@@ -335,7 +335,13 @@ export async function eventDelivery(org: Org, cpu: CpuMeter): Promise<EventResul
   return result;
 }
 
-/** All scenarios for one organization, each followed by the recovery probe. */
+/** Waits until the machine is at rest (waitForIdle), saying how long the last scenario's backlog took. */
+async function untilAtRest(): Promise<void> {
+  const waited = await waitForIdle();
+  if (waited >= 3) say(`  at rest after ${waited.toFixed(0)} s${waited >= 60 ? " (gave up waiting: still busy)" : ""}`);
+}
+
+/** All scenarios for one organization, each followed by the recovery probe and a wait until the machine is at rest. */
 export async function runScenarios(
   org: Org,
   port: number,
@@ -345,10 +351,13 @@ export async function runScenarios(
   const host = `${org.subdomain}.localhost:${port}`;
   const tag = `[${org.subdomain}]`;
   const loads: LoadResult[] = [];
+  // Every scenario starts with the machine at rest: the one before leaves work behind it (the event
+  // delivery's fan-out to its crowd, queued emails) that would otherwise be measured as the next one's.
   const after = async (r: LoadResult) => {
     r.recoverySeconds = await recovery(org);
     loads.push(r);
     await settle(org, r.recoverySeconds);
+    await untilAtRest();
   };
   const owner = org.owner.creds;
   const channelNarrow = JSON.stringify([{ operator: "channel", operand: org.historyChannel }]);
@@ -359,7 +368,6 @@ export async function runScenarios(
   );
   // Each of the pair starts with the machine at rest (the earlier sends' fan-out, notification decisions
   // and queued emails done), so that the second measures its own background work only.
-  await waitForIdle();
   await after(
     await load(`${tag} POST /messages (channel, ${config.subscribers} subscribers)`, {
       port,
@@ -373,7 +381,6 @@ export async function runScenarios(
   );
   // The same sends where every recipient is notified: what deciding, queueing and batching missed-message
   // emails costs the sender, measured against the scenario before (whose recipients get nothing).
-  await waitForIdle();
   await after(
     await load(
       `${tag} POST /messages, ${config.subscribers - 1} recipients emailed (channel, away, notifications on)`,
@@ -388,9 +395,6 @@ export async function runScenarios(
       },
     ),
   );
-  // Before the reads that overload today's server, so that the latency is measured on a system at rest
-  // (the emails queued above stored).
-  await waitForIdle();
   let events: EventResult;
   try {
     events = await eventDelivery(org, cpu);
@@ -414,6 +418,7 @@ export async function runScenarios(
   }
   events.recoverySeconds = await recovery(org);
   await settle(org, events.recoverySeconds);
+  await untilAtRest();
   await after(
     await load(`${tag} GET /messages (newest 100, channel narrow)`, {
       port,
