@@ -58,14 +58,8 @@ export class EventCache<V> {
       this.misses.inc();
       return load();
     }
-    const hit = this.values.get(key);
-    if (hit) {
-      // most recently used last: eviction starts at the front
-      this.values.delete(key);
-      this.values.set(key, hit);
-      this.hits.inc();
-      return Promise.resolve(hit.value);
-    }
+    const hit = this.held(key);
+    if (hit) return Promise.resolve(hit.value);
     const pending = this.loading.get(key);
     if (pending && !pending.stale) {
       this.hits.inc();
@@ -87,6 +81,23 @@ export class EventCache<V> {
       },
     );
     return entry.promise;
+  }
+
+  /**
+   * The value, when get() would answer it from memory (a load under way is
+   * not): without a promise, as a hot path that finds everything held asks
+   * many values per request, and on Node 20 each promise pays the
+   * AsyncLocalStorage hooks (docs/adr/0063-held-values-without-promises.md).
+   */
+  held(key: string): { value: V } | undefined {
+    if (!this.feed.current) return undefined;
+    const hit = this.values.get(key);
+    if (!hit) return undefined;
+    // most recently used last: eviction starts at the front
+    this.values.delete(key);
+    this.values.set(key, hit);
+    this.hits.inc();
+    return hit;
   }
 
   /** Whether get() would answer from memory (not counting a load under way). */

@@ -50,16 +50,27 @@ export class MessageCache {
     load: (missing: number[]) => Promise<MessageDoc[]>,
   ): Promise<MessageDoc[]> {
     const key = (id: number) => `${realmId}:${id}`;
-    const missing = ids.filter((id) => !this.cache.has(key(id)));
-    const loaded = missing.length ? load(missing).then((rows) => new Map(rows.map((m) => [m.messageId, m]))) : null;
-    const found = await Promise.all(
-      ids.map(async (id) => {
-        const m = await this.cache.get(key(id), async () => (loaded ? ((await loaded).get(id) ?? null) : null));
+    // those held are taken without a promise each (EventCache.held): a page reads hundreds
+    const found: MessageDoc[] = [];
+    const missing: number[] = [];
+    for (const id of ids) {
+      const hit = this.cache.held(key(id));
+      if (!hit) missing.push(id);
+      else if (hit.value) found.push(hit.value);
+      else this.cache.drop(key(id));
+    }
+    if (!missing.length) return found;
+    const loaded = load(missing).then((rows) => new Map(rows.map((m) => [m.messageId, m])));
+    // awaited by the loads it serves; unawaited when loads under way serve every id (as in subscribersByChannel)
+    loaded.catch(() => undefined);
+    const more = await Promise.all(
+      missing.map(async (id) => {
+        const m = await this.cache.get(key(id), async () => (await loaded).get(id) ?? null);
         // an id with no message (yet): not kept, it may be written later
         if (!m) this.cache.drop(key(id));
         return m;
       }),
     );
-    return found.filter((m): m is MessageDoc => m !== null);
+    return [...found, ...more.filter((m): m is MessageDoc => m !== null)];
   }
 }
