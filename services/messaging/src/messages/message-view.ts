@@ -6,7 +6,6 @@ import {
   type messaging,
   type realmConfig,
   topicLinks,
-  type CompiledLinkifier,
 } from "@teamchat/shared";
 import type { ChannelDoc } from "../channels/channel.schema";
 import type { ChannelDirectory } from "../channels/channel-directory";
@@ -28,7 +27,10 @@ export interface MessageViewContext extends MessageViewOptions {
   settings: realmConfig.RealmSettings;
   users: Map<number, UserSummary>;
   channels: Map<number, ChannelDoc>;
-  linkifiers: CompiledLinkifier[];
+  /** the sender_realm_str of the organization's own users */
+  realmStr: string;
+  /** topic_links of a topic, worked out once per batch: a page's messages share a few topics */
+  topicLinksOf: (topic: string) => messaging.Message["topic_links"];
 }
 
 /** The organization's subdomain, from the host it is served on ("" for the bare host). */
@@ -54,7 +56,21 @@ export async function loadViewContext(
     streamIds.length ? deps.channels.byIds(realm.id, streamIds) : [],
     streamIds.length ? deps.linkifiers.get(ctx) : [],
   ]);
-  return { ...opts, realm, settings, users, channels: new Map(channels.map((c) => [c.streamId, c])), linkifiers };
+  const links = new Map<string, messaging.Message["topic_links"]>();
+  const topicLinksOf = (topic: string) => {
+    let found = links.get(topic);
+    if (!found) links.set(topic, (found = topicLinks(topic, linkifiers)));
+    return found;
+  };
+  return {
+    ...opts,
+    realm,
+    settings,
+    users,
+    channels: new Map(channels.map((c) => [c.streamId, c])),
+    realmStr: realmStr(realm),
+    topicLinksOf,
+  };
 }
 
 /** A channel topic as a client sees it: Zulip's empty topic shown by its display name unless the client takes "". */
@@ -98,7 +114,7 @@ export function messageView(msg: MessageDoc, vc: MessageViewContext): messaging.
     sender_email: sender?.email ?? "",
     sender_full_name: sender?.full_name ?? "",
     // Zulip's system bots belong to its internal realm
-    sender_realm_str: sender?.is_system_bot ? SYSTEM_BOT_REALM : realmStr(vc.realm),
+    sender_realm_str: sender?.is_system_bot ? SYSTEM_BOT_REALM : vc.realmStr,
     avatar_url: avatarUrlForClient(sender?.avatar_url ?? null, vc.clientGravatar),
     client: msg.client,
     content: vc.applyMarkdown ? msg.renderedContent : msg.content,
@@ -109,7 +125,7 @@ export function messageView(msg: MessageDoc, vc: MessageViewContext): messaging.
     submessages: (msg.submessages ?? []).map((s) => submessageView(msg.messageId, s)),
     timestamp: msg.timestamp,
     // Zulip links the topic's linkifier matches and URLs (direct messages have no topic)
-    topic_links: msg.type === "stream" ? topicLinks(msg.topic, vc.linkifiers) : [],
+    topic_links: msg.type === "stream" ? vc.topicLinksOf(msg.topic) : [],
   };
   const history = visibleEditHistory(msg.editHistory, vc.settings.message_edit_history_visibility_policy);
   if (history !== undefined) base.edit_history = history;
