@@ -1,10 +1,13 @@
 /**
  * A client whose long-polls bring messages one after another marks them read in overlapping
  * requests (the bench's soak does, and so does any client that does not wait for its last mark).
- * Each request reads and writes the user's state in the channel once: none is thrown away for a
- * race with the others, which cost the database a read and a write each in bursts it already had
- * queued. Counted from messaging's /metrics, through the HTTP API.
+ * Each request writes the user's state in the channel once, conditioned on the version the
+ * instance's copy holds, without reading it first: none is thrown away for a race with the others,
+ * which cost the database a read and a write each in bursts it already had queued. A copy that is
+ * behind (another instance wrote) is read again, never written over the newer state. Counted from
+ * messaging's /metrics, through the HTTP API.
  */
+import mongoose from "mongoose";
 import { messaging } from "@teamchat/shared";
 import { counterSum, metricsText } from "../../../test/support/metrics";
 import { postToChannel, subscribeToChannel } from "../../../test/support/notified";
@@ -41,7 +44,7 @@ async function settledStatements(): Promise<{ find: number; update: number }> {
   }
 }
 
-it("reads and writes a user's state once per request when their marks overlap", async () => {
+it("writes a user's state once per request, without reading it, when their marks overlap", async () => {
   await subscribeToChannel(sys, "races", [sender, reader]);
   const ids: number[] = [];
   for (let i = 0; i < 12; i++) ids.push(await postToChannel(sys, sender, "races", "overlap", `message ${i}`));
@@ -62,9 +65,51 @@ it("reads and writes a user's state once per request when their marks overlap", 
   expect(replies.map((r) => r.messages)).toEqual(ids.map((id) => [id]));
   const after = await readStateStatements();
   expect({ find: after.find - before.find, update: after.update - before.update }).toEqual({
-    find: ids.length,
+    find: 0,
     update: ids.length,
   });
   const { messages } = await page();
   expect(messages.filter((m) => ids.includes(m.id)).map((m) => m.flags.includes("read"))).toEqual(ids.map(() => true));
+});
+
+it("reads the state again when another writer stored a newer one, and keeps what it stored", async () => {
+  await subscribeToChannel(sys, "behind", [sender, reader]);
+  const ids: number[] = [];
+  for (let i = 0; i < 3; i++) ids.push(await postToChannel(sys, sender, "behind", "copy", `message ${i}`));
+  const page = () =>
+    sys.call(
+      messaging.getMessages,
+      { anchor: "newest", num_before: 20, num_after: 0, narrow: [{ operator: "channel", operand: "behind" }] },
+      reader,
+    );
+  const readOf = (shown: Awaited<ReturnType<typeof page>>["messages"]) =>
+    ids.map((id) => shown.find((m) => m.id === id)!.flags.includes("read"));
+  const { messages } = await page();
+  expect(readOf(messages)).toEqual([false, false, false]);
+  // another instance marks the first message read: this instance's copy does not hear of it
+  const conn = await mongoose
+    .createConnection(sys.config.MONGO_URL!, { dbName: `${sys.config.MONGO_DB_PREFIX}_messaging` })
+    .asPromise();
+  try {
+    const first = messages.find((m) => m.id === ids[0]);
+    if (first?.type !== "stream") throw new Error("expected a channel message");
+    const streamId = first.stream_id;
+    const { modifiedCount } = await conn
+      .collection<{ _id: string }>("readstates")
+      .updateOne(
+        { _id: `${sys.realm.id}:${reader.userId}:${streamId}` },
+        { $set: { watermark: ids[0]! }, $inc: { version: 1 } },
+      );
+    expect(modifiedCount).toBe(1);
+  } finally {
+    await conn.close();
+  }
+  const before = await settledStatements();
+
+  await sys.call(messaging.updateMessageFlags, { messages: [ids[1]!], op: "add", flag: "read" }, reader);
+
+  const after = await readStateStatements();
+  // the write on the copy's version found a newer one: read, then written once more
+  expect({ find: after.find - before.find, update: after.update - before.update }).toEqual({ find: 1, update: 2 });
+  expect(readOf((await page()).messages)).toEqual([true, true, false]);
 });

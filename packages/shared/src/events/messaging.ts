@@ -375,11 +375,20 @@ export const messageFlagsUpdated = defineEvent(
   "update_message_flags",
   clientEventPayload(updateMessageFlagsEventSchema).extend({
     /**
-     * The user's read state in each channel the change stored, by channel id:
-     * every messaging instance's copy takes it as stored (PersonalIndex)
+     * The user's read state in each channel the change stored, by channel id,
+     * with the version it was stored at: every messaging instance's copy takes
+     * it as stored (PersonalIndex)
      */
     readStates: z
-      .record(z.string(), z.object({ watermark: int, exceptions: z.array(int), intervals: z.array(z.number().int()) }))
+      .record(
+        z.string(),
+        z.object({
+          watermark: int,
+          exceptions: z.array(int),
+          intervals: z.array(z.number().int()),
+          version: int.optional(),
+        }),
+      )
       .optional(),
     /**
      * Marking unread: the channel messages among `messages` that mention their

@@ -1,5 +1,5 @@
-import { allRead, type ChannelReadState } from "../user-messages/read-state";
-import type { ReadStateRepository } from "../user-messages/read-state.repository";
+import { allRead } from "../user-messages/read-state";
+import { asStored, type ReadStateRepository } from "../user-messages/read-state.repository";
 import type { ChannelMessageCache } from "../messages/channel-message-cache";
 import {
   badRequest,
@@ -15,7 +15,7 @@ import type { MessageRepository } from "../messages/message.repository";
 import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
 import type { ChannelDirectory } from "../channels/channel-directory";
 import type { PersonalIndex } from "../user-messages/personal-index";
-import { markChannelRead, publishFlagsEvent } from "../user-messages/flag-changes";
+import { markChannelRead, publishFlagsEvent, type ReadStates } from "../user-messages/flag-changes";
 
 /** Zulip marks all as read 2,000 rows at a time. */
 const MARK_ALL_BATCH = 2000;
@@ -51,11 +51,19 @@ export const markAllAsReadHandler =
       if (ids.length < MARK_ALL_BATCH) break;
     }
     const { state } = await deps.personal.of(realm.id, actor.userId);
-    const readStates: Record<string, ChannelReadState> = {};
+    const readStates: ReadStates = {};
     for (const [streamId, { watermark }] of state.channels) {
       const channel = await deps.channelMessages.of(realm.id, streamId, watermark);
       const newest = channel.ids[channel.ids.length - 1] ?? 0;
-      readStates[streamId] = await deps.readStates.change(realm.id, actor.userId, streamId, (s) => allRead(s, newest));
+      const written = await deps.readStates.change(
+        realm.id,
+        actor.userId,
+        streamId,
+        (s) => allRead(s, newest),
+        state.versionedState(streamId),
+      );
+      deps.personal.noteStored(realm.id, actor.userId, written);
+      readStates[streamId] = asStored(written);
     }
     publishFlagsEvent(
       deps,

@@ -16,9 +16,9 @@ import type { UserTopicIndex } from "../user-topics/user-topic-index";
 import { canSeeMessage } from "../messages/message-access";
 import { topicVisibilityOf } from "../user-topics/topic-visibility";
 import { isMention } from "./flags";
-import type { PersonalIndex } from "./personal-index";
-import { allRead, withStates, type ChannelMessageRef, type ChannelReadState } from "./read-state";
-import type { ReadStateRepository } from "./read-state.repository";
+import type { PersonalIndex, PersonalState } from "./personal-index";
+import { allRead, withStates, type ChannelMessageRef } from "./read-state";
+import { asStored, type ReadStateRepository, type StoredReadState } from "./read-state.repository";
 import type { ChannelMessageCache } from "../messages/channel-message-cache";
 import type { ReceiverCache } from "./receiver-cache";
 
@@ -55,7 +55,7 @@ export function publishFlagsEvent(
   realmId: number,
   userId: number,
   event: Omit<FlagsEvent, "type" | "operation">,
-  readStates: Record<string, ChannelReadState> = {},
+  readStates: ReadStates = {},
   streamWildcardIds: number[] = [],
 ): void {
   deps.events.publish(
@@ -146,17 +146,10 @@ export async function changeFlags(
       changed.filter((id) => messages.get(id)!.streamId !== null),
       (id) => messages.get(id)!.streamId!,
     );
-    readStates = await changeReadStates(
-      deps,
-      realmId,
-      actor.userId,
-      view.state.channels,
-      byChannel,
-      (streamId, id) => ({
-        message: view.refOf(streamId, id, messages.get(id)!.senderId),
-        unread: true,
-      }),
-    );
+    readStates = await changeReadStates(deps, realmId, actor.userId, view.state, byChannel, (streamId, id) => ({
+      message: view.refOf(streamId, id, messages.get(id)!.senderId),
+      unread: true,
+    }));
   } else {
     // a channel message's first stored flag makes its row ("read" in it: the read state is not the row's)
     const rowless = changed.filter((id) => !direct.includes(id) && view.storedOf(id).length === 0);
@@ -210,7 +203,7 @@ export async function changeFlags(
 }
 
 /** Read states stored by a change, by channel id, as the flags event carries them. */
-type ReadStates = Record<string, ChannelReadState>;
+export type ReadStates = Record<string, StoredReadState>;
 
 const groupBy = <K>(ids: number[], key: (id: number) => K): Map<K, number[]> => {
   const groups = new Map<K, number[]>();
@@ -220,21 +213,30 @@ const groupBy = <K>(ids: number[], key: (id: number) => K): Map<K, number[]> => 
 
 /** Stores the user's read state of each channel with these messages changed (read-state.ts's withStates). */
 async function changeReadStates(
-  deps: { readStates: ReadStateRepository; channelMessages: ChannelMessageCache },
+  deps: { readStates: ReadStateRepository; channelMessages: ChannelMessageCache; personal: PersonalIndex },
   realmId: number,
   userId: number,
-  /** the user's read states as their personal state holds them: how far back each channel's messages are needed */
-  known: ReadonlyMap<number, ChannelReadState>,
+  /**
+   * the user's read states as their personal state holds them: how far back each channel's messages
+   * are needed, and the state to try first (ReadStateRepository.change)
+   */
+  known: PersonalState,
   byChannel: Map<number, number[]>,
   change: (streamId: number, id: number) => { message: ChannelMessageRef; unread: boolean },
 ): Promise<ReadStates> {
   const stored: ReadStates = {};
   for (const [streamId, ids] of byChannel) {
-    const channel = await deps.channelMessages.of(realmId, streamId, known.get(streamId)?.watermark ?? 0);
+    const channel = await deps.channelMessages.of(realmId, streamId, known.channels.get(streamId)?.watermark ?? 0);
     const changes = ids.map((id) => change(streamId, id));
-    stored[streamId] = await deps.readStates.change(realmId, userId, streamId, (s) =>
-      withStates(s, userId, changes, channel.allAbove(s.watermark)),
+    const written = await deps.readStates.change(
+      realmId,
+      userId,
+      streamId,
+      (s) => withStates(s, userId, changes, channel.allAbove(s.watermark)),
+      known.versionedState(streamId),
     );
+    deps.personal.noteStored(realmId, userId, written);
+    stored[streamId] = asStored(written);
   }
   return stored;
 }
@@ -303,7 +305,7 @@ async function markRead(
     changed.filter((id) => channelOf(id) !== null),
     (id) => channelOf(id)!,
   );
-  const readStates = await changeReadStates(deps, realmId, userId, view.state.channels, byChannel, (streamId, id) => ({
+  const readStates = await changeReadStates(deps, realmId, userId, view.state, byChannel, (streamId, id) => ({
     message: view.refOf(streamId, id, older.get(id)?.senderId),
     unread: false,
   }));
@@ -335,7 +337,14 @@ export async function markChannelRead(
   }
   const channel = await deps.channelMessages.of(realmId, streamId, view.state.channels.get(streamId)?.watermark ?? 0);
   const newest = channel.ids[channel.ids.length - 1] ?? 0;
-  const state = await deps.readStates.change(realmId, userId, streamId, (s) => allRead(s, newest));
+  const state = await deps.readStates.change(
+    realmId,
+    userId,
+    streamId,
+    (s) => allRead(s, newest),
+    view.state.versionedState(streamId),
+  );
+  deps.personal.noteStored(realmId, userId, state);
   if (ids.length) {
     publishFlagsEvent(
       deps,
@@ -344,7 +353,7 @@ export async function markChannelRead(
       userId,
       { op: "add", flag: "read", messages: ids, all: false },
       {
-        [streamId]: state,
+        [streamId]: asStored(state),
       },
     );
   }

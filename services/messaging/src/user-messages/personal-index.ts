@@ -25,7 +25,7 @@ import {
   type ChannelMessageRef,
   type ChannelReadState,
 } from "./read-state";
-import type { ReadStateRepository } from "./read-state.repository";
+import type { ReadStateRepository, VersionedReadState } from "./read-state.repository";
 import type { UserMessageRepository } from "./user-message.repository";
 
 /** An unread message, as register's unread_msgs groups it. */
@@ -161,6 +161,21 @@ export class PersonalState {
     private readonly conversations: Map<number, RecentConversation>,
   ) {}
 
+  /**
+   * The version each channel's state was stored at, for those this copy holds
+   * exactly as stored (read, or told by a flags event): a change tries it
+   * before reading the state again (ReadStateRepository.change). A state this
+   * copy changed on its own has none.
+   */
+  readonly versions = new Map<number, number>();
+
+  /** The channel's state with the version it was stored at, when this copy holds it as stored. */
+  versionedState(streamId: number): VersionedReadState | undefined {
+    const state = this.channels.get(streamId);
+    const version = this.versions.get(streamId);
+    return state && version !== undefined ? { streamId, state, version } : undefined;
+  }
+
   get weight(): number {
     let exceptions = 0;
     for (const s of this.channels.values()) exceptions += s.exceptions.length + 1;
@@ -231,6 +246,7 @@ export class PersonalState {
     for (const [streamId, s] of this.channels) {
       if (s.exceptions.some((id) => gone.has(id))) {
         this.channels.set(streamId, { ...s, exceptions: s.exceptions.filter((id) => !gone.has(id)) });
+        this.versions.delete(streamId);
       }
     }
   }
@@ -557,11 +573,7 @@ export class PersonalIndex {
   }
 
   /** The user's state from the database: their read states, rows, newest received message and conversations. */
-  private async load(
-    realmId: number,
-    userId: number,
-    readStates: Array<{ streamId: number; state: ChannelReadState }>,
-  ): Promise<PersonalState> {
+  private async load(realmId: number, userId: number, readStates: VersionedReadState[]): Promise<PersonalState> {
     const [marked, conversations] = await Promise.all([
       this.userMessages.markedOf(realmId, userId),
       this.conversations.recentOf(realmId, userId),
@@ -579,7 +591,7 @@ export class PersonalIndex {
       const flags = STORED_FLAGS.filter((f) => row.flags.includes(f));
       if (flags.length) stored.set(row.messageId, flags);
     }
-    return new PersonalState(
+    const state = new PersonalState(
       channels,
       await this.loadOutside(realmId, channels),
       await this.loadDirect(
@@ -590,6 +602,8 @@ export class PersonalIndex {
       latestReceived,
       new Map(conversations.map((c) => [c.recipientId, { userIds: c.userIds, lastMessageId: c.lastMessageId }])),
     );
+    for (const r of readStates) state.versions.set(r.streamId, r.version);
+    return state;
   }
 
   /**
@@ -672,6 +686,18 @@ export class PersonalIndex {
     return new UnreadSet(unread);
   }
 
+  /**
+   * A read state this instance has just stored, held before its flags event
+   * comes back (which sets the same): the user's next change here tries it
+   * without reading it again (ReadStateRepository.change).
+   */
+  noteStored(realmId: number, userId: number, written: VersionedReadState): void {
+    this.cache.update(`${realmId}:${userId}`, (s) => {
+      s.channels.set(written.streamId, written.state);
+      s.versions.set(written.streamId, written.version);
+    });
+  }
+
   /** A flag change, as the user's clients hear it (update_message_flags), with the read states it stored. */
   private onFlags({ realmId, userIds, event, readStates, streamWildcardIds }: FlagsUpdated): void {
     if (userIds === "all") return;
@@ -679,7 +705,11 @@ export class PersonalIndex {
     for (const userId of userIds) {
       this.cache.update(`${realmId}:${userId}`, (s) => {
         if (event.flag !== "read") return s.setStored(event.messages, event.flag, event.op === "add");
-        for (const [streamId, state] of Object.entries(readStates ?? {})) s.channels.set(Number(streamId), state);
+        for (const [streamId, { version, ...state }] of Object.entries(readStates ?? {})) {
+          s.channels.set(Number(streamId), state);
+          if (version === undefined) s.versions.delete(Number(streamId));
+          else s.versions.set(Number(streamId), version);
+        }
         if (event.all) return s.direct.clear();
         if (event.op === "add") {
           for (const id of event.messages) s.outside.delete(id);
@@ -778,6 +808,7 @@ export class PersonalIndex {
         if (isUnread(state, ref, userId) === !userFlags.includes("read")) return;
         if (state.exceptions.includes(message.id)) return;
         s.channels.set(message.stream_id, { ...state, exceptions: [...state.exceptions, message.id] });
+        s.versions.delete(message.stream_id);
       });
     }
   }

@@ -10,6 +10,11 @@ export interface VersionedReadState {
   version: number;
 }
 
+/** A read state with the version it was stored at, as the flags event carries it. */
+export type StoredReadState = ChannelReadState & { version: number };
+
+export const asStored = ({ state, version }: VersionedReadState): StoredReadState => ({ ...state, version });
+
 /** Tries of a change whose state another write keeps changing: a user's own requests, a few at once at most. */
 const MAX_ATTEMPTS = 20;
 /** Upserts per bulk command (upsertByKeys). */
@@ -29,7 +34,7 @@ export class ReadStateRepository extends TenantRepository<ReadStateDoc> {
    * marks them read in overlapping requests, and each race cost a read and a write thrown away,
    * when a burst of them already had the database queued (docs/adr/0052-read-state-per-channel.md).
    */
-  private readonly changing = new Map<string, Promise<unknown>>();
+  private readonly changing = new Map<string, Promise<VersionedReadState>>();
 
   constructor(private readonly conn: Connection) {
     super(conn.model<ReadStateDoc>("ReadState", readStateSchema));
@@ -235,19 +240,30 @@ export class ReadStateRepository extends TenantRepository<ReadStateDoc> {
    * Applies `change` to the user's state in a channel, read and written again
    * while another write comes in between (optimistic concurrency on `version`:
    * another instance's, or a send's flip); one change at a time per state on
-   * this instance.
+   * this instance. Returns the state stored and its version.
+   *
+   * `known`: the state as this instance's copy holds it with the version it was
+   * stored at (PersonalIndex), tried first without reading it: a version is
+   * never stored twice, so a write conditioned on it succeeds only if the
+   * stored state is that one. A mark-read then costs one command, not two
+   * (docs/adr/0052-read-state-per-channel.md).
    */
   async change(
     realmId: number,
     userId: number,
     streamId: number,
     change: (state: ChannelReadState) => ChannelReadState,
-  ): Promise<ChannelReadState> {
+    known?: VersionedReadState,
+  ): Promise<VersionedReadState> {
     const key = readStateId(realmId, userId, streamId);
     const before = this.changing.get(key);
-    const mine = (before ?? Promise.resolve())
-      .catch(() => undefined)
-      .then(() => this.changeNow(realmId, userId, streamId, change));
+    // after a change under way here, what it stores is newer than the caller's copy
+    const mine = before
+      ? before.then(
+          (stored) => this.changeNow(realmId, userId, streamId, change, stored),
+          () => this.changeNow(realmId, userId, streamId, change, undefined),
+        )
+      : this.changeNow(realmId, userId, streamId, change, known);
     this.changing.set(key, mine);
     try {
       return await mine;
@@ -261,11 +277,13 @@ export class ReadStateRepository extends TenantRepository<ReadStateDoc> {
     userId: number,
     streamId: number,
     change: (state: ChannelReadState) => ChannelReadState,
-  ): Promise<ChannelReadState> {
+    known: VersionedReadState | undefined,
+  ): Promise<VersionedReadState> {
     for (let attempt = 0; ; attempt++) {
-      const { state, version } = await this.of(realmId, userId, streamId);
+      const { state, version } = attempt === 0 && known ? known : await this.of(realmId, userId, streamId);
       const after = change(state);
-      if (await this.save(realmId, userId, streamId, after, version)) return after;
+      if (await this.save(realmId, userId, streamId, after, version))
+        return { streamId, state: after, version: version + 1 };
       if (attempt >= MAX_ATTEMPTS) throw new Error(`read state of user ${userId} in channel ${streamId} kept changing`);
     }
   }
