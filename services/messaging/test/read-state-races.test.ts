@@ -44,17 +44,20 @@ async function settledStatements(): Promise<{ find: number; update: number }> {
   }
 }
 
+/** The channel's newest messages as the reader's client shows them (which loads the reader's states). */
+const newestOf = (channel: string) =>
+  sys.call(
+    messaging.getMessages,
+    { anchor: "newest", num_before: 20, num_after: 0, narrow: [{ operator: "channel", operand: channel }] },
+    reader,
+  );
+
 it("writes a user's state once per request, without reading it, when their marks overlap", async () => {
   await subscribeToChannel(sys, "races", [sender, reader]);
   const ids: number[] = [];
   for (let i = 0; i < 12; i++) ids.push(await postToChannel(sys, sender, "races", "overlap", `message ${i}`));
-  // the reader's client shows them first, which loads the reader's states
-  const page = () =>
-    sys.call(
-      messaging.getMessages,
-      { anchor: "newest", num_before: 20, num_after: 0, narrow: [{ operator: "channel", operand: "races" }] },
-      reader,
-    );
+  // the reader's client shows them first
+  const page = () => newestOf("races");
   await page();
   const before = await settledStatements();
 
@@ -76,12 +79,7 @@ it("reads the state again when another writer stored a newer one, and keeps what
   await subscribeToChannel(sys, "behind", [sender, reader]);
   const ids: number[] = [];
   for (let i = 0; i < 3; i++) ids.push(await postToChannel(sys, sender, "behind", "copy", `message ${i}`));
-  const page = () =>
-    sys.call(
-      messaging.getMessages,
-      { anchor: "newest", num_before: 20, num_after: 0, narrow: [{ operator: "channel", operand: "behind" }] },
-      reader,
-    );
+  const page = () => newestOf("behind");
   const readOf = (shown: Awaited<ReturnType<typeof page>>["messages"]) =>
     ids.map((id) => shown.find((m) => m.id === id)!.flags.includes("read"));
   const { messages } = await page();
