@@ -1,5 +1,4 @@
-import { allRead } from "../user-messages/read-state";
-import { asStored, type ReadStateRepository } from "../user-messages/read-state.repository";
+import type { ReadStateRepository } from "../user-messages/read-state.repository";
 import type { ChannelMessageCache } from "../messages/channel-message-cache";
 import {
   badRequest,
@@ -15,7 +14,7 @@ import type { MessageRepository } from "../messages/message.repository";
 import type { SubscriptionDirectory } from "../subscriptions/subscription-directory";
 import type { ChannelDirectory } from "../channels/channel-directory";
 import type { PersonalIndex } from "../user-messages/personal-index";
-import { markChannelRead, publishFlagsEvent, type ReadStates } from "../user-messages/flag-changes";
+import { markChannelRead, publishFlagsEvent, storeChannelRead, type ReadStates } from "../user-messages/flag-changes";
 
 /** Zulip marks all as read 2,000 rows at a time. */
 const MARK_ALL_BATCH = 2000;
@@ -52,18 +51,8 @@ export const markAllAsReadHandler =
     }
     const { state } = await deps.personal.of(realm.id, actor.userId);
     const readStates: ReadStates = {};
-    for (const [streamId, { watermark }] of state.channels) {
-      const channel = await deps.channelMessages.of(realm.id, streamId, watermark);
-      const newest = channel.ids[channel.ids.length - 1] ?? 0;
-      const written = await deps.readStates.change(
-        realm.id,
-        actor.userId,
-        streamId,
-        (s) => allRead(s, newest),
-        state.versionedState(streamId),
-      );
-      deps.personal.noteStored(realm.id, actor.userId, written);
-      readStates[streamId] = asStored(written);
+    for (const streamId of state.channels.keys()) {
+      readStates[streamId] = await storeChannelRead(deps, realm.id, actor.userId, state, streamId);
     }
     publishFlagsEvent(
       deps,

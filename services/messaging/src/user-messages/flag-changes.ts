@@ -17,7 +17,7 @@ import { canSeeMessage } from "../messages/message-access";
 import { topicVisibilityOf } from "../user-topics/topic-visibility";
 import { isMention } from "./flags";
 import type { PersonalIndex, PersonalState } from "./personal-index";
-import { allRead, withStates, type ChannelMessageRef } from "./read-state";
+import { allRead, withStates, type ChannelMessageRef, type ChannelReadState } from "./read-state";
 import { asStored, type ReadStateRepository, type StoredReadState } from "./read-state.repository";
 import type { ChannelMessageCache } from "../messages/channel-message-cache";
 import type { ReceiverCache } from "./receiver-cache";
@@ -228,17 +228,41 @@ async function changeReadStates(
   for (const [streamId, ids] of byChannel) {
     const channel = await deps.channelMessages.of(realmId, streamId, known.channels.get(streamId)?.watermark ?? 0);
     const changes = ids.map((id) => change(streamId, id));
-    const written = await deps.readStates.change(
-      realmId,
-      userId,
-      streamId,
-      (s) => withStates(s, userId, changes, channel.allAbove(s.watermark)),
-      known.versionedState(streamId),
+    stored[streamId] = await storeReadState(deps, realmId, userId, known, streamId, (s) =>
+      withStates(s, userId, changes, channel.allAbove(s.watermark)),
     );
-    deps.personal.noteStored(realmId, userId, written);
-    stored[streamId] = asStored(written);
   }
   return stored;
+}
+
+/**
+ * Writes a change of the user's read state in a channel, tried first on the version their personal
+ * state holds (no read when it is current), and has the personal state take what was stored.
+ */
+async function storeReadState(
+  deps: { readStates: ReadStateRepository; personal: PersonalIndex },
+  realmId: number,
+  userId: number,
+  known: PersonalState,
+  streamId: number,
+  change: (state: ChannelReadState) => ChannelReadState,
+): Promise<StoredReadState> {
+  const written = await deps.readStates.change(realmId, userId, streamId, change, known.versionedState(streamId));
+  deps.personal.noteStored(realmId, userId, written);
+  return asStored(written);
+}
+
+/** Marks every message of a channel read for the user: their read state becomes a bare watermark at its newest message. */
+export async function storeChannelRead(
+  deps: { readStates: ReadStateRepository; channelMessages: ChannelMessageCache; personal: PersonalIndex },
+  realmId: number,
+  userId: number,
+  known: PersonalState,
+  streamId: number,
+): Promise<StoredReadState> {
+  const channel = await deps.channelMessages.of(realmId, streamId, known.channels.get(streamId)?.watermark ?? 0);
+  const newest = channel.ids[channel.ids.length - 1] ?? 0;
+  return storeReadState(deps, realmId, userId, known, streamId, (s) => allRead(s, newest));
 }
 
 /** What marking messages read uses: the user's rows and read states, their unread messages, and the flags event. */
@@ -335,16 +359,7 @@ export async function markChannelRead(
     if (ids.length) await markReadFor(deps, ctx, realmId, userId, ids);
     return;
   }
-  const channel = await deps.channelMessages.of(realmId, streamId, view.state.channels.get(streamId)?.watermark ?? 0);
-  const newest = channel.ids[channel.ids.length - 1] ?? 0;
-  const state = await deps.readStates.change(
-    realmId,
-    userId,
-    streamId,
-    (s) => allRead(s, newest),
-    view.state.versionedState(streamId),
-  );
-  deps.personal.noteStored(realmId, userId, state);
+  const stored = await storeChannelRead(deps, realmId, userId, view.state, streamId);
   if (ids.length) {
     publishFlagsEvent(
       deps,
@@ -352,9 +367,7 @@ export async function markChannelRead(
       realmId,
       userId,
       { op: "add", flag: "read", messages: ids, all: false },
-      {
-        [streamId]: asStored(state),
-      },
+      { [streamId]: stored },
     );
   }
 }
