@@ -100,6 +100,38 @@ export class EventCache<V> {
     return hit;
   }
 
+  /**
+   * The values of many ids, in their order: those held without a promise each
+   * (held()), the rest through get(), all loaded by one call of `load` (which
+   * answers `absent` for an id it does not find). A page asks for hundreds.
+   */
+  async getMany<K>(
+    ids: readonly K[],
+    keyOf: (id: K) => string,
+    load: (missing: K[]) => Promise<Map<K, V>>,
+    absent: V,
+  ): Promise<V[]> {
+    const values = new Array<V>(ids.length);
+    const missing: number[] = [];
+    ids.forEach((id, i) => {
+      const hit = this.held(keyOf(id));
+      if (hit) values[i] = hit.value;
+      else missing.push(i);
+    });
+    if (!missing.length) return values;
+    const batch = load(missing.map((i) => ids[i]!));
+    // a failure reaches the callers through the loads that use the batch; when loads already under way
+    // serve every id, nobody awaits it, and it must not end the process as an unhandled rejection
+    batch.catch(() => undefined);
+    await Promise.all(
+      missing.map(async (i) => {
+        const id = ids[i]!;
+        values[i] = await this.get(keyOf(id), async () => (await batch).get(id) ?? absent);
+      }),
+    );
+    return values;
+  }
+
   /** Whether get() would answer from memory (not counting a load under way). */
   has(key: string): boolean {
     return this.feed.current && this.values.has(key);

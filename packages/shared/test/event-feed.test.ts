@@ -5,7 +5,9 @@
  * without losing what its caches hold; caches read
  * the database until the replay ends; when the stream no longer holds the
  * missed events the caches forget everything; and a second copy of an event
- * (a publish tried again) is not applied again.
+ * (a publish tried again) is not applied again. EventCache.getMany answers
+ * many ids with one load for those not held, and a failure of that load that
+ * no caller awaits does not end the process.
  */
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -167,3 +169,34 @@ const withMsgId = (id: string) => {
 };
 
 const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+it("answers many ids in their order, loading together only those not held", async () => {
+  const cache = new EventCache<string>(subscriberNc, { name: "feed_test_many", maxWeight: 10, weigh: () => 1 });
+  const loads: number[][] = [];
+  const load = (missing: number[]): Promise<Map<number, string>> => {
+    loads.push(missing);
+    return Promise.resolve(new Map(missing.filter((id) => id !== 3).map((id) => [id, `v${id}`])));
+  };
+  expect(await cache.getMany([1, 2, 3], String, load, "none")).toEqual(["v1", "v2", "none"]);
+  expect(await cache.getMany([3, 2, 4, 1], String, load, "none")).toEqual(["none", "v2", "v4", "v1"]);
+  expect(loads).toEqual([[1, 2, 3], [4]]);
+});
+
+it("takes a failed load that no caller awaits as handled, when loads under way serve every id", async () => {
+  const cache = new EventCache<string>(subscriberNc, { name: "feed_test_many", maxWeight: 10, weigh: () => 1 });
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+  process.on("unhandledRejection", onUnhandled);
+  try {
+    let finish!: (v: string) => void;
+    const underWay = cache.get("5", () => new Promise<string>((resolve) => (finish = resolve)));
+    const many = cache.getMany([5], String, () => Promise.reject(new Error("database down")), "none");
+    finish("v5");
+    expect(await many).toEqual(["v5"]);
+    await underWay;
+    await sleep(100);
+  } finally {
+    process.off("unhandledRejection", onUnhandled);
+  }
+  expect(unhandled).toEqual([]);
+});

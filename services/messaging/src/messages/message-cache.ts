@@ -43,34 +43,23 @@ export class MessageCache {
     for (const sub of this.subs) sub.unsubscribe();
   }
 
-  /** The messages among `ids` that exist, any order; those not in memory are read together by `load`. */
+  /** The messages among `ids` that exist, in their order; those not in memory are read together by `load`. */
   async byIds(
     realmId: number,
     ids: number[],
     load: (missing: number[]) => Promise<MessageDoc[]>,
   ): Promise<MessageDoc[]> {
     const key = (id: number) => `${realmId}:${id}`;
-    // those held are taken without a promise each (EventCache.held): a page reads hundreds
-    const found: MessageDoc[] = [];
-    const missing: number[] = [];
-    for (const id of ids) {
-      const hit = this.cache.held(key(id));
-      if (!hit) missing.push(id);
-      else if (hit.value) found.push(hit.value);
-      else this.cache.drop(key(id));
-    }
-    if (!missing.length) return found;
-    const loaded = load(missing).then((rows) => new Map(rows.map((m) => [m.messageId, m])));
-    // awaited by the loads it serves; unawaited when loads under way serve every id (as in subscribersByChannel)
-    loaded.catch(() => undefined);
-    const more = await Promise.all(
-      missing.map(async (id) => {
-        const m = await this.cache.get(key(id), async () => (await loaded).get(id) ?? null);
-        // an id with no message (yet): not kept, it may be written later
-        if (!m) this.cache.drop(key(id));
-        return m;
-      }),
+    const found = await this.cache.getMany(
+      ids,
+      key,
+      async (missing) => new Map((await load(missing)).map((m) => [m.messageId, m])),
+      null,
     );
-    return [...found, ...more.filter((m): m is MessageDoc => m !== null)];
+    // an id with no message (yet): not kept, it may be written later
+    ids.forEach((id, i) => {
+      if (!found[i]) this.cache.drop(key(id));
+    });
+    return found.filter((m): m is MessageDoc => m !== null);
   }
 }

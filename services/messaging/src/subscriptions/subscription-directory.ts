@@ -76,25 +76,13 @@ export class SubscriptionDirectory {
 
   /** Active subscriber ids per channel, for several channels at once (those not in memory read together). */
   async subscribersByChannel(realmId: number, streamIds: number[]): Promise<Map<number, number[]>> {
-    const lists = new Map<number, number[]>();
-    const missing: number[] = [];
-    // those held without a promise each (EventCache.held): a register asks for all of its user's channels
-    for (const id of streamIds) {
-      const hit = this.ofChannels.held(`${realmId}:${id}`);
-      if (hit) lists.set(id, hit.value);
-      else missing.push(id);
-    }
-    if (missing.length) {
-      const batch = this.subscriptions.subscribersByChannel(realmId, missing);
-      // a failure reaches the callers through the loads that use the batch; when loads already under way
-      // serve every id, nobody awaits it, and it must not end the process as an unhandled rejection
-      batch.catch(() => undefined);
-      const loaded = await Promise.all(
-        missing.map((id) => this.ofChannels.get(`${realmId}:${id}`, async () => (await batch).get(id) ?? [])),
-      );
-      missing.forEach((id, i) => lists.set(id, loaded[i]!));
-    }
-    return new Map(streamIds.map((id) => [id, lists.get(id)!]));
+    const lists = await this.ofChannels.getMany(
+      streamIds,
+      (id) => `${realmId}:${id}`,
+      (missing) => this.subscriptions.subscribersByChannel(realmId, missing),
+      [],
+    );
+    return new Map(streamIds.map((id, i) => [id, lists[i]!]));
   }
 
   /** Subscribes each user to each channel; returns the pairs that were new. */
