@@ -102,14 +102,15 @@ export class EventCache<V> {
 
   /**
    * The values of many ids, in their order: those held without a promise each
-   * (held()), the rest through get(), all loaded by one call of `load` (which
-   * answers `absent` for an id it does not find). A page asks for hundreds.
+   * (held()), the rest through get(), all loaded by one call of `load`; an id
+   * it does not find gets `absent(id)`, a value of its own, as update() may
+   * change it in place. A page asks for hundreds.
    */
   async getMany<K>(
     ids: readonly K[],
     keyOf: (id: K) => string,
     load: (missing: K[]) => Promise<Map<K, V>>,
-    absent: V,
+    absent: (id: K) => V,
   ): Promise<V[]> {
     const values = new Array<V>(ids.length);
     const missing: number[] = [];
@@ -126,7 +127,7 @@ export class EventCache<V> {
     await Promise.all(
       missing.map(async (i) => {
         const id = ids[i]!;
-        values[i] = await this.get(keyOf(id), async () => (await batch).get(id) ?? absent);
+        values[i] = await this.get(keyOf(id), async () => (await batch).get(id) ?? absent(id));
       }),
     );
     return values;

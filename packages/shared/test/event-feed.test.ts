@@ -177,8 +177,8 @@ it("answers many ids in their order, loading together only those not held", asyn
     loads.push(missing);
     return Promise.resolve(new Map(missing.filter((id) => id !== 3).map((id) => [id, `v${id}`])));
   };
-  expect(await cache.getMany([1, 2, 3], String, load, "none")).toEqual(["v1", "v2", "none"]);
-  expect(await cache.getMany([3, 2, 4, 1], String, load, "none")).toEqual(["none", "v2", "v4", "v1"]);
+  expect(await cache.getMany([1, 2, 3], String, load, () => "none")).toEqual(["v1", "v2", "none"]);
+  expect(await cache.getMany([3, 2, 4, 1], String, load, () => "none")).toEqual(["none", "v2", "v4", "v1"]);
   expect(loads).toEqual([[1, 2, 3], [4]]);
 });
 
@@ -190,7 +190,12 @@ it("takes a failed load that no caller awaits as handled, when loads under way s
   try {
     let finish!: (v: string) => void;
     const underWay = cache.get("5", () => new Promise<string>((resolve) => (finish = resolve)));
-    const many = cache.getMany([5], String, () => Promise.reject(new Error("database down")), "none");
+    const many = cache.getMany(
+      [5],
+      String,
+      () => Promise.reject(new Error("database down")),
+      () => "none",
+    );
     finish("v5");
     expect(await many).toEqual(["v5"]);
     await underWay;

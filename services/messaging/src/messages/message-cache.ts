@@ -54,7 +54,7 @@ export class MessageCache {
       ids,
       key,
       async (missing) => new Map((await load(missing)).map((m) => [m.messageId, m])),
-      null,
+      () => null,
     );
     // an id with no message (yet): not kept, it may be written later
     ids.forEach((id, i) => {

@@ -80,7 +80,7 @@ export class SubscriptionDirectory {
       streamIds,
       (id) => `${realmId}:${id}`,
       (missing) => this.subscriptions.subscribersByChannel(realmId, missing),
-      [],
+      () => [],
     );
     return new Map(streamIds.map((id, i) => [id, lists[i]!]));
   }
