@@ -176,6 +176,19 @@ export class PersonalState {
     return state && version !== undefined ? { streamId, state, version } : undefined;
   }
 
+  /**
+   * Takes a channel's state as stored at `version` (none: changed where no version was kept), unless
+   * this copy already holds that state at the same or a later version: the flags event of one write
+   * can arrive after the next write of the same state was noted here, and must not set it back.
+   */
+  takeStored(streamId: number, state: ChannelReadState, version: number | undefined): void {
+    const held = this.versions.get(streamId);
+    if (version !== undefined && held !== undefined && version <= held) return;
+    this.channels.set(streamId, state);
+    if (version === undefined) this.versions.delete(streamId);
+    else this.versions.set(streamId, version);
+  }
+
   get weight(): number {
     let exceptions = 0;
     for (const s of this.channels.values()) exceptions += s.exceptions.length + 1;
@@ -692,10 +705,7 @@ export class PersonalIndex {
    * without reading it again (ReadStateRepository.change).
    */
   noteStored(realmId: number, userId: number, written: VersionedReadState): void {
-    this.cache.update(`${realmId}:${userId}`, (s) => {
-      s.channels.set(written.streamId, written.state);
-      s.versions.set(written.streamId, written.version);
-    });
+    this.cache.update(`${realmId}:${userId}`, (s) => s.takeStored(written.streamId, written.state, written.version));
   }
 
   /** A flag change, as the user's clients hear it (update_message_flags), with the read states it stored. */
@@ -706,9 +716,7 @@ export class PersonalIndex {
       this.cache.update(`${realmId}:${userId}`, (s) => {
         if (event.flag !== "read") return s.setStored(event.messages, event.flag, event.op === "add");
         for (const [streamId, { version, ...state }] of Object.entries(readStates ?? {})) {
-          s.channels.set(Number(streamId), state);
-          if (version === undefined) s.versions.delete(Number(streamId));
-          else s.versions.set(Number(streamId), version);
+          s.takeStored(Number(streamId), state, version);
         }
         if (event.all) return s.direct.clear();
         if (event.op === "add") {
