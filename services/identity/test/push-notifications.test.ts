@@ -365,6 +365,8 @@ describe("missed-message notices", () => {
     await bouncer.waitFor("push/e2ee/notify", e2eeBefore);
     const legacyBefore = bouncer.received("push/notify").length;
     const neverSent = 987654;
+    const removed = { kind: "remove", outcome: "ok" };
+    const removedBefore = counterSum(await identityMetrics(), "push_work_items_total", removed);
     await publish(notifications.notificationWorkSubjects.pushRemoval, {
       realmId: sys.realm.id,
       userId: member.userId,
@@ -405,6 +407,12 @@ describe("missed-message notices", () => {
       type: "remove",
       message_ids: [shown.message.id],
     });
+    // the first removal finished (items are handled side by side, so a copy during it could withdraw twice)
+    await until(
+      async () =>
+        counterSum(await identityMetrics(), "push_work_items_total", removed) > removedBefore ? true : undefined,
+      "the removal's end",
+    );
     // withdrawn: the same removal again sends nothing
     await publish(notifications.notificationWorkSubjects.pushRemoval, {
       realmId: sys.realm.id,
