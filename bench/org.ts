@@ -110,11 +110,20 @@ export async function openOrg(sys: System, subdomain: string): Promise<NewOrg> {
       },
     );
 
-  const createChannel = async (name: string, subscribers: number[]) =>
-    ok(
-      `POST /channels/create ${name}`,
-      await retry(`POST /channels/create ${name}`, () => owner.post("/channels/create", { name, subscribers })),
+  const createChannel = async (name: string, subscribers: number[]) => {
+    const made = await retry(`POST /channels/create ${name}`, () =>
+      owner.post("/channels/create", { name, subscribers }),
     );
+    // an earlier attempt that timed out may have created the channel, with these subscribers
+    if (made.status === 400 && /already exists/i.test(String(made.body.msg))) {
+      const found = ok(
+        `GET /get_stream_id ${name}`,
+        await retry(`GET /get_stream_id ${name}`, () => owner.get(`/get_stream_id?stream=${encodeURIComponent(name)}`)),
+      );
+      return { result: "success", msg: "", id: found.stream_id };
+    }
+    return ok(`POST /channels/create ${name}`, made);
+  };
   const emailFromChannel = async (channelId: number, users: User[]) => {
     await pool(users, 4, async (u) =>
       ok(
