@@ -15,6 +15,14 @@ export type StoredReadState = ChannelReadState & { version: number };
 
 export const asStored = ({ state, version }: VersionedReadState): StoredReadState => ({ ...state, version });
 
+type Change = (state: ChannelReadState) => ChannelReadState;
+
+/** A write of one state under way, and the changes waiting to be stored together after it. */
+interface StateWrite {
+  stored: Promise<VersionedReadState>;
+  next?: { changes: Change[]; stored: Promise<VersionedReadState> };
+}
+
 /** Tries of a change whose state another write keeps changing: a user's own requests, a few at once at most. */
 const MAX_ATTEMPTS = 20;
 /** Upserts per bulk command (upsertByKeys). */
@@ -29,12 +37,13 @@ const versioned = (doc: ReadStateDoc): VersionedReadState => ({
 /** Users' read states per channel (read-state.ts): what makes a channel message read or unread. */
 export class ReadStateRepository extends TenantRepository<ReadStateDoc> {
   /**
-   * The change of each state under way on this instance, by id: the next change of the same state
-   * waits for it instead of racing it. A client whose long-polls bring messages one after another
-   * marks them read in overlapping requests, and each race cost a read and a write thrown away,
-   * when a burst of them already had the database queued (docs/adr/0052-read-state-per-channel.md).
+   * The write of each state under way on this instance, by id, with the changes that came meanwhile:
+   * they wait for it, then are stored together in one write instead of racing it or one after
+   * another. A client whose long-polls bring messages one after another marks them read in
+   * overlapping requests, and each race cost a read and a write thrown away, when a burst of them
+   * already had the database queued (docs/adr/0052-read-state-per-channel.md).
    */
-  private readonly changing = new Map<string, Promise<VersionedReadState>>();
+  private readonly changing = new Map<string, StateWrite>();
 
   constructor(private readonly conn: Connection) {
     super(conn.model<ReadStateDoc>("ReadState", readStateSchema));
@@ -239,8 +248,10 @@ export class ReadStateRepository extends TenantRepository<ReadStateDoc> {
   /**
    * Applies `change` to the user's state in a channel, read and written again
    * while another write comes in between (optimistic concurrency on `version`:
-   * another instance's, or a send's flip); one change at a time per state on
-   * this instance. Returns the state stored and its version.
+   * another instance's, or a send's flip); one write at a time per state on
+   * this instance, the changes that come during one stored together in the
+   * next. Returns the state stored (with the changes stored with this one) and
+   * its version.
    *
    * `known`: the state as this instance's copy holds it with the version it was
    * stored at (PersonalIndex), tried first without reading it: a version is
@@ -248,35 +259,46 @@ export class ReadStateRepository extends TenantRepository<ReadStateDoc> {
    * stored state is that one. A mark-read then costs one command, not two
    * (docs/adr/0052-read-state-per-channel.md).
    */
-  async change(
+  change(
     realmId: number,
     userId: number,
     streamId: number,
-    change: (state: ChannelReadState) => ChannelReadState,
+    change: Change,
     known?: VersionedReadState,
   ): Promise<VersionedReadState> {
     const key = readStateId(realmId, userId, streamId);
-    const before = this.changing.get(key);
-    // after a change under way here, what it stores is newer than the caller's copy
-    const mine = before
-      ? before.then(
-          (stored) => this.changeNow(realmId, userId, streamId, change, stored),
-          () => this.changeNow(realmId, userId, streamId, change, undefined),
-        )
-      : this.changeNow(realmId, userId, streamId, change, known);
-    this.changing.set(key, mine);
-    try {
-      return await mine;
-    } finally {
-      if (this.changing.get(key) === mine) this.changing.delete(key);
+    const under = this.changing.get(key);
+    if (!under) return this.write(key, () => this.changeNow(realmId, userId, streamId, change, known));
+    if (!under.next) {
+      // after the write under way, what it stored is newer than any caller's copy
+      const changes: Change[] = [];
+      const start = (stored: VersionedReadState | undefined) =>
+        this.write(key, () =>
+          this.changeNow(realmId, userId, streamId, (s) => changes.reduce((state, c) => c(state), s), stored),
+        );
+      under.next = { changes, stored: under.stored.then(start, () => start(undefined)) };
     }
+    under.next.changes.push(change);
+    return under.next.stored;
+  }
+
+  /** Starts a write as the state's one under way: the changes that come meanwhile wait to go together after it. */
+  private write(key: string, store: () => Promise<VersionedReadState>): Promise<VersionedReadState> {
+    const write: StateWrite = { stored: store() };
+    this.changing.set(key, write);
+    const done = () => {
+      // the changes waiting for it start next, in its place
+      if (this.changing.get(key) === write && !write.next) this.changing.delete(key);
+    };
+    write.stored.then(done, done);
+    return write.stored;
   }
 
   private async changeNow(
     realmId: number,
     userId: number,
     streamId: number,
-    change: (state: ChannelReadState) => ChannelReadState,
+    change: Change,
     known: VersionedReadState | undefined,
   ): Promise<VersionedReadState> {
     for (let attempt = 0; ; attempt++) {
