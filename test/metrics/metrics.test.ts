@@ -20,7 +20,9 @@ import {
 } from "@teamchat/shared";
 import { mongo } from "mongoose";
 import packageJson from "../../package.json";
+import { ApiClient } from "@teamchat/shared/src/testing/api";
 import { expectZulipError } from "../support/call";
+import { counterSum } from "../support/metrics";
 import type { TestUser } from "../support/organization";
 import { startSystem, type TestSystem } from "../support/system";
 
@@ -424,6 +426,41 @@ describe("notifications and the gateway's own figures", () => {
     }
     expect(third.realm_users.find((u) => u.user_id === member.userId)?.full_name).toBe("Member Renamed");
     expect(growth(beforeRename, await scrape("gateway"), [attached])[attached]).toBeGreaterThan(listBytes * 0.8);
+  });
+
+  it("a gateway that holds none of an organization's lists is sent them once, however many register at once", async () => {
+    const users = [];
+    for (let i = 0; i < 6; i++) users.push(await sys.makeUser(`burst${i}`));
+    // a gateway just started: it holds no piece of any organization
+    const url = await sys.startGateway();
+    try {
+      const metricsUrl = sys.metricsUrls("gateway").at(-1)!;
+      const attachedBytes = async () =>
+        counterSum(await (await fetch(`${metricsUrl}/metrics`)).text(), "shared_piece_bytes_total", {
+          operation: "identity.register.state",
+          source: "attached",
+        });
+      expect(await attachedBytes()).toBe(0);
+      const registered = await Promise.all(
+        users.map(async (u) => {
+          const api = new ApiClient(url, u);
+          const r = await api.post("/register", { fetch_event_types: JSON.stringify(["realm_user"]) });
+          expect(r.status).toBe(200);
+          expect((await api.delete("/events", { queue_id: r.body.queue_id })).status).toBe(200);
+          return r.body as { realm_users: Array<{ user_id: number }> };
+        }),
+      );
+      const ids = registered[0]!.realm_users.map((u) => u.user_id);
+      expect(ids).toEqual(expect.arrayContaining(users.map((u) => u.userId)));
+      for (const r of registered) expect(r.realm_users.map((u) => u.user_id)).toEqual(ids);
+      // the first register's reply brought the list; the five others put it in from the gateway's copy
+      const listBytes = Buffer.byteLength(JSON.stringify(registered[0]!.realm_users));
+      const attached = await attachedBytes();
+      expect(attached).toBeGreaterThan(listBytes * 0.8);
+      expect(attached).toBeLessThan(listBytes * 1.5);
+    } finally {
+      await sys.stopGateway(url);
+    }
   });
 
   it("rate-limit refusals, and the 429 among the gateway's statuses", async () => {

@@ -91,6 +91,11 @@ export interface Contract<P extends ParamsSchema = ParamsSchema, R extends z.Zod
    * answers 503 (BusClient), which the gateway asks again for where that is safe.
    */
   keepAlive?: { everyMs: number };
+  /**
+   * Its replies may carry shared pieces (bus/shared-pieces.ts): a caller that keeps pieces and holds
+   * none of the organization's sends the first such request alone, and the others with what it brought.
+   */
+  sharedPieces?: true;
 }
 
 export const defineContract = <P extends ParamsSchema, R extends z.ZodType>(c: Contract<P, R>): Contract<P, R> => c;

@@ -150,12 +150,32 @@ export class BusClient {
   }
 
   private async send(contract: Contract, params: unknown, ctx: CallContext): Promise<RawJson> {
+    const realmId = ctx.realm?.id;
+    const { held, done } =
+      this.pieces && realmId !== undefined
+        ? contract.sharedPieces
+          ? await this.pieces.heldOnceFetched(realmId)
+          : { held: this.pieces.held(realmId) }
+        : { held: undefined };
+    try {
+      return await this.sendHolding(contract, params, ctx, held);
+    } finally {
+      done?.();
+    }
+  }
+
+  /** A request naming the pieces it holds for the organization (if it keeps pieces at all). */
+  private async sendHolding(
+    contract: Contract,
+    params: unknown,
+    ctx: CallContext,
+    held: ReadonlyMap<string, Buffer> | undefined,
+  ): Promise<RawJson> {
+    const realmId = ctx.realm?.id;
     const timeout = contract.timeoutMs ?? this.timeoutMs;
     const h = natsHeaders();
     h.set(REQUEST_ID_HEADER, ctx.requestId);
     h.set(DEADLINE_HEADER, String(Date.now() + timeout));
-    const realmId = ctx.realm?.id;
-    const held = this.pieces && realmId !== undefined ? this.pieces.held(realmId) : undefined;
     if (held) h.set(PIECES_HELD_HEADER, [...held.keys()].join(","));
     const envelope: Envelope = { realm: ctx.realm, actor: ctx.actor, client: ctx.client, params };
     let msg: Msg;

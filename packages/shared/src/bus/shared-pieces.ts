@@ -98,8 +98,35 @@ export class PieceCache {
   /** by organization, its pieces by id, least recently used first */
   private readonly byRealm = new Map<number, Map<string, Buffer>>();
   private bytes = 0;
+  /** by organization holding none: the request under way whose reply brings its pieces */
+  private readonly fetching = new Map<number, Promise<void>>();
 
   constructor(private readonly maxBytes: number) {}
+
+  /**
+   * The pieces a request that may be sent pieces names (held), once the organization's first such
+   * request is answered when none are held: fifty registers at once after a restart had each been
+   * sent the organization's whole user list, tens of MiB in flight in every process it crossed.
+   * `done` (the first request's) is called once its reply's pieces are kept, or it failed.
+   */
+  async heldOnceFetched(realmId: number): Promise<{ held: ReadonlyMap<string, Buffer>; done?: () => void }> {
+    const held = this.held(realmId);
+    if (held.size > 0) return { held };
+    const under = this.fetching.get(realmId);
+    // one wait at most: if that request brought nothing, this one asks as it is
+    if (under) return { held: (await under, this.held(realmId)) };
+    let done!: () => void;
+    this.fetching.set(
+      realmId,
+      new Promise<void>((resolve) => {
+        done = () => {
+          this.fetching.delete(realmId);
+          resolve();
+        };
+      }),
+    );
+    return { held, done };
+  }
 
   /**
    * The pieces to tell the server of for a request of this organization: the request keeps them

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineContract } from "../contract";
+import { defineContract, type Contract } from "../contract";
 import type { BusService } from "../services";
 
 /**
@@ -45,13 +45,18 @@ export const partWanted = (part: StatePart, p: Pick<RegisterStateParams, "fetch_
  * A service's `<service>.register.state` operation: the keys of the parts the
  * client wants. The reply is exactly the union of the parts' keys, no others.
  */
-export function registerStateContract<const Parts extends readonly StatePart[]>(service: BusService, parts: Parts) {
+export function registerStateContract<const Parts extends readonly StatePart[]>(
+  service: BusService,
+  parts: Parts,
+  opts: Pick<Contract, "sharedPieces"> = {},
+) {
   const shape = Object.assign({}, ...parts.map((p) => p.schema.partial().shape)) as z.ZodRawShape;
   return {
     ...defineContract({
       subject: `${service}.register.state`,
       params: registerStateParams,
       reply: z.strictObject(shape) as z.ZodType<Record<string, unknown>>,
+      ...opts,
     }),
     parts,
   };

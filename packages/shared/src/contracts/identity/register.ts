@@ -206,22 +206,27 @@ export const realmIncomingWebhookBotsState = statePart(
 /** Whether the user completed the Zoom OAuth flow (Zulip's video_calls group). */
 export const videoCallsState = statePart(["video_calls"], z.object({ has_zoom_token: z.boolean() }));
 
-export const registerState = registerStateContract("identity", [
-  realmUserState,
-  realmBotState,
-  presenceState,
-  presenceTimingsState,
-  userStatusState,
-  realmUserGroupsState,
-  navigationViewsState,
-  realmUserSettingsDefaultsState,
-  userSettingsState,
-  legacyDisplaySettingsState,
-  legacyNotificationSettingsState,
-  onboardingStepsState,
-  pushDevicesState,
-  devicesState,
-  realmEmbeddedBotsState,
-  realmIncomingWebhookBotsState,
-  videoCallsState,
-]);
+export const registerState = registerStateContract(
+  "identity",
+  [
+    realmUserState,
+    realmBotState,
+    presenceState,
+    presenceTimingsState,
+    userStatusState,
+    realmUserGroupsState,
+    navigationViewsState,
+    realmUserSettingsDefaultsState,
+    userSettingsState,
+    legacyDisplaySettingsState,
+    legacyNotificationSettingsState,
+    onboardingStepsState,
+    pushDevicesState,
+    devicesState,
+    realmEmbeddedBotsState,
+    realmIncomingWebhookBotsState,
+    videoCallsState,
+  ],
+  // the organization's user lists (RealmUserLists)
+  { sharedPieces: true },
+);
