@@ -391,6 +391,39 @@ describe("notifications and the gateway's own figures", () => {
     await scrapeUntil("notifications", (now) => now.get(parked) === 0);
   });
 
+  it("a new queue joins the fan-out's list of the organization's queues: the list is not read again", async () => {
+    const users: TestUser[] = [];
+    for (let i = 0; i < 3; i++) users.push(await sys.makeUser(`queued${i}`));
+    const register = async (u: TestUser) =>
+      (await sys.api(u).post("/register", { event_types: JSON.stringify(["message"]) })).body.queue_id as string;
+    const sendAndReceive = async (to: TestUser, queueId: string, content: string) => {
+      const sent = await sys
+        .api(member)
+        .post("/messages", { type: "private", to: JSON.stringify([to.userId]), content });
+      expect(sent.status).toBe(200);
+      const polled = await sys.api(to).get("/events", { queue_id: queueId, last_event_id: -1 });
+      expect(polled.body.events).toEqual([
+        expect.objectContaining({ type: "message", message: expect.objectContaining({ id: sent.body.id }) }),
+      ]);
+    };
+    // the organization's queues, read by a fan-out
+    for (const u of users.slice(0, 2)) await register(u);
+    const first = await register(users[2]!);
+    await sendAndReceive(users[2]!, first, "listed");
+    const returned = sample("teamchat_db_documents_returned_total", {
+      command: "find",
+      collection: "event_queues",
+      service: "notifications",
+    });
+    const before = await scrape("notifications");
+
+    const added = await register(users[0]!);
+    await sendAndReceive(users[0]!, added, "to the new queue");
+
+    // the poll reads its queue (one document); the fan-out found the new queue without reading the others
+    expect(growth(before, await scrape("notifications"), [returned])[returned]).toBeLessThanOrEqual(1);
+  });
+
   it("a register's user list: sent to the gateway once, then put in from the copy it keeps", async () => {
     const api = sys.api(await sys.makeUser("lister"));
     const [attached, held] = ["attached", "held"].map((source) =>
@@ -430,7 +463,7 @@ describe("notifications and the gateway's own figures", () => {
 
   it("a gateway that holds none of an organization's lists is sent them once, however many register at once", async () => {
     const users = [];
-    for (let i = 0; i < 6; i++) users.push(await sys.makeUser(`burst${i}`));
+    for (let i = 0; i < 4; i++) users.push(await sys.makeUser(`burst${i}`));
     // a gateway just started: it holds no piece of any organization
     const url = await sys.startGateway();
     try {
@@ -453,7 +486,7 @@ describe("notifications and the gateway's own figures", () => {
       const ids = registered[0]!.realm_users.map((u) => u.user_id);
       expect(ids).toEqual(expect.arrayContaining(users.map((u) => u.userId)));
       for (const r of registered) expect(r.realm_users.map((u) => u.user_id)).toEqual(ids);
-      // the first register's reply brought the list; the five others put it in from the gateway's copy
+      // the first register's reply brought the list; the three others put it in from the gateway's copy
       const listBytes = Buffer.byteLength(JSON.stringify(registered[0]!.realm_users));
       const attached = await attachedBytes();
       expect(attached).toBeGreaterThan(listBytes * 0.8);

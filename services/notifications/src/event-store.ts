@@ -39,6 +39,8 @@ const ORIGIN_HEADER = "Domain-Event-Seq";
 export const subjectOf = (queueId: string) => `evq.${queueId}`;
 /** Queue documents kept in memory, by id (GET /events reads its queue on every poll) and by organization (fan-out). */
 const MAX_CACHED_QUEUES = 100_000;
+/** Removed queues' ids remembered, so that a creation heard after its removal is not taken back in. */
+const REMEMBERED_REMOVALS = 10_000;
 /**
  * A visit is written to the queue document (its expiry, what was acknowledged)
  * only when 30–70 % of the queue's life has passed since the last write (isVisitWritten): a poll per
@@ -118,6 +120,8 @@ export class EventStore {
   private readonly ofRealms: EventCache<EventQueueDoc[]>;
   private readonly changes: EventSubscription;
   private readonly acknowledged: AcknowledgedEvents;
+  /** The ids of the queues removed lately, oldest first (include) */
+  private readonly removedLately = new Set<string>();
 
   private constructor(
     private readonly queues: EventQueueRepository,
@@ -134,15 +138,16 @@ export class EventStore {
       maxWeight: MAX_CACHED_QUEUES,
       weigh: (qs) => qs.length + 1,
     });
-    // no queue group: every instance forgets what changed
+    // no queue group: every instance changes its copies
     this.changes = subscribeEvent(
       nc,
       notificationsEvents.queuesChanged,
-      ({ realmId, removed }) => {
-        this.ofRealms.drop(`${realmId}`);
+      ({ realmId, removed, added }) => {
         if (removed !== null) {
           this.cache.drop(removed);
-        }
+          this.forget(realmId, removed);
+        } else if (added) this.include(added);
+        else this.ofRealms.drop(`${realmId}`);
       },
       { log },
     );
@@ -179,8 +184,34 @@ export class EventStore {
   /** POST /register: the new queue, before any state is asked for. */
   async create(queue: EventQueueDoc): Promise<void> {
     await this.queues.create(queue);
-    this.ofRealms.drop(`${queue.realmId}`);
-    this.events.publish(notificationsEvents.queuesChanged, { realmId: queue.realmId, removed: null });
+    this.include(queue);
+    this.events.publish(notificationsEvents.queuesChanged, { realmId: queue.realmId, removed: null, added: queue });
+  }
+
+  /**
+   * Puts a new queue in the organization's list where it is held (or being
+   * loaded), once whichever way it is heard of first: forgetting the list
+   * instead made the next event's fan-out read every queue of the
+   * organization again, after each register.
+   */
+  private include(queue: EventQueueDoc): void {
+    // its removal's event came first (one relayed late by the outbox): not taken back in
+    if (this.removedLately.has(queue.queueId)) return;
+    this.ofRealms.update(`${queue.realmId}`, (queues) => {
+      if (!queues.some((q) => q.queueId === queue.queueId)) queues.push({ ...queue });
+    });
+  }
+
+  /** Takes a removed queue out of the organization's list where it is held. */
+  private forget(realmId: number, queueId: string): void {
+    this.removedLately.add(queueId);
+    if (this.removedLately.size > REMEMBERED_REMOVALS) {
+      this.removedLately.delete(this.removedLately.values().next().value!);
+    }
+    this.ofRealms.update(`${realmId}`, (queues) => {
+      const at = queues.findIndex((q) => q.queueId === queueId);
+      if (at >= 0) queues.splice(at, 1);
+    });
   }
 
   /** The queue, whoever owns it (DELETE /events tells another user's queue from an unknown one). */
@@ -358,7 +389,7 @@ export class EventStore {
   async remove(realmId: number, queueId: string): Promise<void> {
     await this.queues.remove(realmId, queueId);
     this.cache.drop(queueId);
-    this.ofRealms.drop(`${realmId}`);
+    this.forget(realmId, queueId);
     this.events.publish(notificationsEvents.queuesChanged, { realmId, removed: queueId });
     this.nc.publish(notifications.queueWakeSubject(queueId));
   }

@@ -48,12 +48,32 @@ export const typingEditMessage = defineEvent(
   ),
 );
 
+/** A registered event queue, as notifications stores it (EventQueueDoc). */
+const eventQueue = z.object({
+  realmId: int,
+  queueId: z.string(),
+  userId: int,
+  eventTypes: z.array(z.string()).nullable(),
+  allPublicStreams: z.boolean(),
+  narrow: z.array(z.array(z.string())),
+  clientGravatar: z.boolean(),
+  applyMarkdown: z.boolean(),
+  clientCapabilities: z.record(z.string(), z.unknown()),
+  emptyTopicName: z.string(),
+  prunedThrough: int,
+  lifespanSecs: z.number(),
+  lastAccess: z.coerce.date(),
+  expiresAt: z.coerce.date(),
+});
+
 /**
- * An organization's event queues changed: one was created, or one (`removed`)
- * deleted or collected. Every notifications instance forgets its copies.
+ * An organization's event queues changed: one was created (`added`), or one
+ * (`removed`) deleted or collected. Every notifications instance changes its
+ * list of the organization's queues to match; an event with neither (from an
+ * older instance) makes it forget the list.
  */
 export const queuesChanged = defineEvent(
   "notifications",
   "queues_changed",
-  z.object({ realmId: int, removed: z.string().nullable() }),
+  z.object({ realmId: int, removed: z.string().nullable(), added: eventQueue.optional() }),
 );
