@@ -48,21 +48,30 @@ export const typingEditMessage = defineEvent(
   ),
 );
 
-/** A registered event queue, as notifications stores it (EventQueueDoc). */
-const eventQueue = z.object({
+/**
+ * One registered event queue (POST /register), as notifications stores it and
+ * every instance keeps it (its EventQueueDoc); its events are in JetStream.
+ */
+export const eventQueue = z.object({
   realmId: int,
+  /** uuid, as Zulip's */
   queueId: z.string(),
   userId: int,
+  /** null = every type */
   eventTypes: z.array(z.string()).nullable(),
   allPublicStreams: z.boolean(),
   narrow: z.array(z.array(z.string())),
   clientGravatar: z.boolean(),
   applyMarkdown: z.boolean(),
+  /** the register call's client_capabilities (stream_typing_notifications, ...) */
   clientCapabilities: z.record(z.string(), z.unknown()),
+  /** the organization's realm_empty_topic_display_name when the client registered: the name clients without the empty_topic_name capability see for the "" topic */
   emptyTopicName: z.string(),
+  /** events up to this id were acknowledged and deleted (Zulip's newest_pruned_id) */
   prunedThrough: int,
   lifespanSecs: z.number(),
   lastAccess: z.coerce.date(),
+  /** lastAccess + lifespan (+ the wait of a parked poll): the sweep collects queues past it */
   expiresAt: z.coerce.date(),
 });
 

@@ -1,28 +1,9 @@
 import { Schema } from "mongoose";
+import type { z } from "zod";
+import type { notificationsEvents } from "@teamchat/shared";
 
-/** One registered event queue (POST /register), shared by every notifications instance; its events are in JetStream (EventStore). */
-export interface EventQueueDoc {
-  realmId: number;
-  /** uuid, as Zulip's */
-  queueId: string;
-  userId: number;
-  /** null = every type */
-  eventTypes: string[] | null;
-  allPublicStreams: boolean;
-  narrow: string[][];
-  clientGravatar: boolean;
-  applyMarkdown: boolean;
-  /** the register call's client_capabilities (stream_typing_notifications, ...) */
-  clientCapabilities: Record<string, unknown>;
-  /** the organization's realm_empty_topic_display_name when the client registered: the name clients without the empty_topic_name capability see for the "" topic */
-  emptyTopicName: string;
-  /** events up to this id were acknowledged and deleted (Zulip's newest_pruned_id) */
-  prunedThrough: number;
-  lifespanSecs: number;
-  lastAccess: Date;
-  /** lastAccess + lifespan (+ the wait of a parked poll): the sweep collects queues past it */
-  expiresAt: Date;
-}
+/** One registered event queue, shared by every notifications instance (its fields: notificationsEvents.eventQueue). */
+export type EventQueueDoc = z.output<typeof notificationsEvents.eventQueue>;
 
 export const eventQueueSchema = new Schema<EventQueueDoc>(
   {
