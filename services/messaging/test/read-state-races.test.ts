@@ -9,7 +9,7 @@
  * messaging's /metrics, through the HTTP API.
  */
 import mongoose from "mongoose";
-import { messaging } from "@teamchat/shared";
+import { databaseName, messaging } from "@teamchat/shared";
 import { counterSum, metricsText } from "../../../test/support/metrics";
 import { postToChannel, subscribeToChannel } from "../../../test/support/notified";
 import type { TestUser } from "../../../test/support/organization";
@@ -27,6 +27,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await sys?.stop();
 });
+
+/** A connection of the test's own to messaging's database: another instance's view of it. */
+const messagingDatabase = () =>
+  mongoose.createConnection(sys.config.MONGO_URL!, { dbName: databaseName(sys.config, "messaging") }).asPromise();
 
 /** messaging's database statements on the read states so far, by command. */
 async function readStateStatements(): Promise<{ find: number; update: number }> {
@@ -87,9 +91,7 @@ it("reads the state again when another writer stored a newer one, and keeps what
   const { messages } = await page();
   expect(readOf(messages)).toEqual([false, false, false]);
   // another instance marks the first message read: this instance's copy does not hear of it
-  const conn = await mongoose
-    .createConnection(sys.config.MONGO_URL!, { dbName: `${sys.config.MONGO_DB_PREFIX}_messaging` })
-    .asPromise();
+  const conn = await messagingDatabase();
   try {
     const first = messages.find((m) => m.id === ids[0]);
     if (first?.type !== "stream") throw new Error("expected a channel message");
@@ -120,9 +122,7 @@ it("stores the changes that come during a write of a state together, in one writ
   for (let i = 0; i < 6; i++) ids.push(await postToChannel(sys, sender, "grouped", "burst", `message ${i}`));
   const shown = (await newestOf("grouped")).messages.find((m) => m.id === ids[0]);
   if (shown?.type !== "stream") throw new Error("expected a channel message");
-  const conn = await mongoose
-    .createConnection(sys.config.MONGO_URL!, { dbName: `${sys.config.MONGO_DB_PREFIX}_messaging` })
-    .asPromise();
+  const conn = await messagingDatabase();
   try {
     // a messaging instance's repository of its own: its changes of one state, all asked at once
     const states = new ReadStateRepository(conn);

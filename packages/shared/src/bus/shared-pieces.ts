@@ -114,7 +114,10 @@ export class PieceCache {
     if (held.size > 0) return { held };
     const under = this.fetching.get(realmId);
     // one wait at most: if that request brought nothing, this one asks as it is
-    if (under) return { held: (await under, this.held(realmId)) };
+    if (under) {
+      await under;
+      return { held: this.held(realmId) };
+    }
     let done!: () => void;
     this.fetching.set(
       realmId,
