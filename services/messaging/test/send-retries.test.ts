@@ -149,7 +149,7 @@ describe("POST /messages retried with the same Idempotency-Key", () => {
         .collection("sendreceipts")
         .updateOne(
           { realmId: org.realm.id, senderId: alice.userId, key: "header:half-done" },
-          { $set: { delivered: false, claimedAt: new Date(0) } },
+          { $set: { delivered: false, gaveUp: true } },
         ),
     );
     const retry = ok(await sendWithKey(alice, "half-done", toTopic("half-done", "stored once")));
@@ -176,7 +176,7 @@ describe("POST /messages retried with the same Idempotency-Key", () => {
         .collection("sendreceipts")
         .updateOne(
           { realmId: org.realm.id, senderId: alice.userId, key: "header:unconfirmed" },
-          { $set: { messageId: null, delivered: false, claimedAt: new Date(0) } },
+          { $set: { messageId: null, delivered: false, gaveUp: true } },
         ),
     );
     const retry = ok(await sendWithKey(alice, "unconfirmed", toTopic("unconfirmed", "written once")));

@@ -39,7 +39,16 @@ export class SendReceiptRepository extends TenantRepository<SendReceiptDoc> {
   async claim(realmId: number, senderId: number, key: string, now = new Date()): Promise<SendClaim> {
     const claimedBy = this.instance.id;
     try {
-      await this.insertOne({ realmId, senderId, key, messageId: null, delivered: false, claimedAt: now, claimedBy });
+      await this.insertOne({
+        realmId,
+        senderId,
+        key,
+        messageId: null,
+        delivered: false,
+        claimedAt: now,
+        claimedBy,
+        gaveUp: false,
+      });
       return { kind: "claimed", retry: false };
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
@@ -49,14 +58,15 @@ export class SendReceiptRepository extends TenantRepository<SendReceiptDoc> {
       const taken = await this.findOneAndUpdate(
         realmId,
         { senderId, key, delivered: { $ne: true }, ...claim },
-        { $set: { claimedAt: now, claimedBy } },
+        { $set: { claimedAt: now, claimedBy, gaveUp: false } },
       );
       if (!taken) return null;
       return taken.messageId === null
         ? { kind: "claimed", retry: true }
         : { kind: "stored", messageId: taken.messageId };
     };
-    const abandoned = await takeOver({ claimedAt: { $lt: abandonedBefore } });
+    // given up (failed), or held so long that its attempt is taken for dead
+    const abandoned = await takeOver({ $or: [{ gaveUp: true }, { claimedAt: { $lt: abandonedBefore } }] });
     if (abandoned) return abandoned;
     const receipt = await this.findOne(realmId, { senderId, key });
     if (!receipt) return this.claim(realmId, senderId, key, now);
@@ -77,8 +87,12 @@ export class SendReceiptRepository extends TenantRepository<SendReceiptDoc> {
     await this.updateOne(realmId, { senderId, key }, { $set: { delivered: true } });
   }
 
-  /** After a send failed: a retry takes over at once, to send, or to finish what it stored. */
+  /**
+   * After a send failed: a retry takes over at once, to send, or to finish
+   * what it stored. claimedAt stays: the receipt must outlive its TTL sweep,
+   * or a retry would find no receipt and send the message again.
+   */
   async failed(realmId: number, senderId: number, key: string): Promise<void> {
-    await this.updateOne(realmId, { senderId, key, delivered: { $ne: true } }, { $set: { claimedAt: new Date(0) } });
+    await this.updateOne(realmId, { senderId, key, delivered: { $ne: true } }, { $set: { gaveUp: true } });
   }
 }

@@ -11,10 +11,12 @@ export interface SendReceiptDoc {
   key: string;
   messageId: number | null;
   delivered: boolean;
-  /** when the attempt working on it started; the epoch: given up, a retry takes over at once */
+  /** when the attempt working on it started (the TTL index's date: a day after the last attempt) */
   claimedAt: Date;
   /** the messaging instance working on it (InstanceLiveness): once gone, a retry takes over at once */
   claimedBy: string | null;
+  /** the last attempt failed: a retry takes over at once */
+  gaveUp: boolean;
 }
 
 /** How long a retry is recognized: a day, far beyond any client's retry loop. */
@@ -29,6 +31,7 @@ export const sendReceiptSchema = new Schema<SendReceiptDoc>(
     delivered: { type: Boolean, default: false },
     claimedAt: { type: Date, required: true },
     claimedBy: { type: String, default: null },
+    gaveUp: { type: Boolean, default: false },
   },
   { collection: "sendreceipts", versionKey: false },
 );
