@@ -10,11 +10,10 @@
  * for a channel, a topic and a sender narrow; the first member to open the
  * channel had read its older half, so that the ids held start in the middle.
  */
-import mongoose from "mongoose";
 import { messaging, notifications, type ParamsIn } from "@teamchat/shared";
 import { startSystem, type TestSystem } from "../../../test/support/system";
 import type { TestUser } from "../../../test/support/organization";
-import { createChannel, makeCast } from "./helpers";
+import { createChannel, makeCast, messagingDatabaseOf } from "./helpers";
 
 /** More than RecentMessages' tail holds (at most 400), so that older pages leave it. */
 const MESSAGES = 460;
@@ -111,9 +110,7 @@ it("register's unread_msgs is the messages' after a restart, read from the chann
 });
 
 it("a channel without runs (made before them) is read from its messages once, and has runs after", async () => {
-  const conn = await mongoose
-    .createConnection(sys.config.MONGO_URL!, { dbName: `${sys.config.MONGO_DB_PREFIX}_messaging` })
-    .asPromise();
+  const conn = await messagingDatabaseOf(sys);
   try {
     const runs = conn.collection("channel_message_runs");
     await runs.deleteMany({ streamId: longId });

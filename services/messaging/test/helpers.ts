@@ -1,7 +1,8 @@
-import { messaging, messagingEvents, type ParamsIn, type PayloadOf } from "@teamchat/shared";
+import { databaseName, messaging, messagingEvents, type ParamsIn, type PayloadOf } from "@teamchat/shared";
 import type { Credentials } from "@teamchat/shared/src/testing/api";
-import { mongo } from "mongoose";
+import mongoose, { mongo } from "mongoose";
 import type { TestOrganization, TestUser } from "../../../test/support/organization";
+import type { TestSystem } from "../../../test/support/system";
 
 /** The usual people of messaging's tests: three members (Alice, Bob, Carol) and a guest, made in that order. */
 export async function makeCast(org: TestOrganization): Promise<Record<"alice" | "bob" | "carol" | "guest", TestUser>> {
@@ -67,6 +68,10 @@ export async function backdateMessages(org: TestOrganization, messageIds: number
       .updateMany({ realmId: org.realm.id, messageId: { $in: messageIds } }, { $inc: { timestamp: -seconds } }),
   );
 }
+
+/** A connection of the test's own to a private system's messaging database: another instance's view of it. */
+export const messagingDatabaseOf = (sys: TestSystem) =>
+  mongoose.createConnection(sys.config.MONGO_URL!, { dbName: databaseName(sys.config, "messaging") }).asPromise();
 
 /** Runs `use` on messaging's database, for states no API call produces (old rows, an instance that died mid-write). */
 export async function withMessagingDatabase<T>(use: (db: mongo.Db) => Promise<T>): Promise<T> {

@@ -22,7 +22,7 @@ import { ReadStateRepository } from "../src/user-messages/read-state.repository"
 import { UserMessageRepository } from "../src/user-messages/user-message.repository";
 import { OPEN, inIntervals } from "../src/user-messages/read-state";
 import type { ReadStateDoc } from "../src/user-messages/read-state.schema";
-import { createChannel, makeCast } from "./helpers";
+import { createChannel, makeCast, messagingDatabaseOf } from "./helpers";
 
 let sys: TestSystem;
 let alice: TestUser;
@@ -38,9 +38,7 @@ beforeAll(async () => {
   ({ alice, bob, carol } = await makeCast(sys));
   general = await createChannel(sys, alice, "general", [alice.userId, bob.userId, carol.userId]);
   side = await createChannel(sys, alice, "side", [alice.userId, bob.userId]);
-  conn = await mongoose
-    .createConnection(sys.config.MONGO_URL!, { dbName: `${sys.config.MONGO_DB_PREFIX}_messaging` })
-    .asPromise();
+  conn = await messagingDatabaseOf(sys);
 });
 afterAll(async () => {
   await conn?.close();

@@ -8,13 +8,13 @@
  * behind (another instance wrote) is read again, never written over the newer state. Counted from
  * messaging's /metrics, through the HTTP API.
  */
-import mongoose from "mongoose";
-import { databaseName, messaging } from "@teamchat/shared";
+import { messaging } from "@teamchat/shared";
 import { counterSum, metricsText } from "../../../test/support/metrics";
 import { postToChannel, subscribeToChannel } from "../../../test/support/notified";
 import type { TestUser } from "../../../test/support/organization";
 import { startSystem, type TestSystem } from "../../../test/support/system";
 import { ReadStateRepository } from "../src/user-messages/read-state.repository";
+import { messagingDatabaseOf } from "./helpers";
 
 let sys: TestSystem;
 let sender: TestUser;
@@ -27,10 +27,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sys?.stop();
 });
-
-/** A connection of the test's own to messaging's database: another instance's view of it. */
-const messagingDatabase = () =>
-  mongoose.createConnection(sys.config.MONGO_URL!, { dbName: databaseName(sys.config, "messaging") }).asPromise();
 
 /** messaging's database statements on the read states so far, by command. */
 async function readStateStatements(): Promise<{ find: number; update: number }> {
@@ -91,7 +87,7 @@ it("reads the state again when another writer stored a newer one, and keeps what
   const { messages } = await page();
   expect(readOf(messages)).toEqual([false, false, false]);
   // another instance marks the first message read: this instance's copy does not hear of it
-  const conn = await messagingDatabase();
+  const conn = await messagingDatabaseOf(sys);
   try {
     const first = messages.find((m) => m.id === ids[0]);
     if (first?.type !== "stream") throw new Error("expected a channel message");
@@ -122,7 +118,7 @@ it("stores the changes that come during a write of a state together, in one writ
   for (let i = 0; i < 6; i++) ids.push(await postToChannel(sys, sender, "grouped", "burst", `message ${i}`));
   const shown = (await newestOf("grouped")).messages.find((m) => m.id === ids[0]);
   if (shown?.type !== "stream") throw new Error("expected a channel message");
-  const conn = await messagingDatabase();
+  const conn = await messagingDatabaseOf(sys);
   try {
     // a messaging instance's repository of its own: its changes of one state, all asked at once
     const states = new ReadStateRepository(conn);
