@@ -24,6 +24,8 @@ export interface Report {
     processes: Array<{ process: string; peakMiB: number; atSystemPeak?: Resident }>;
     systemPeak: SystemMemory;
     systemPeakByPhase: Record<string, SystemMemory>;
+    /** per phase, each process's highest RSS sampled, in `processes`' order without the baseline (runs since 2026-12-01) */
+    processPeaksByPhase?: Record<string, number[]>;
     samples: number;
   };
   mixed?: MixedReport;

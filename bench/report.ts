@@ -378,6 +378,8 @@ function renderRun(title: string, r: Report, bounds: BoundCheck[], parts: Parts 
     L.push("");
   }
   const base = r.memory.processes[0]!.peakMiB;
+  // each process's peak per phase, where recorded: which phase set a process's peak
+  const perProcess = r.memory.processPeaksByPhase ? r.memory.processes.slice(1).map((p) => `${p.process} MiB`) : [];
   if (parts.memory) {
     L.push(
       "### Memory",
@@ -395,9 +397,13 @@ function renderRun(title: string, r: Report, bounds: BoundCheck[], parts: Parts 
         `pages in every Node service). The sum of their RSS, which counts those pages once per process, peaked at ` +
         `${f(r.memory.systemPeak.rssSum)} MiB.`,
       "",
-      "| phase | system peak MiB (physical) | summed RSS peak MiB |",
-      "|---|---:|---:|",
-      ...Object.entries(r.memory.systemPeakByPhase).map(([p, v]) => `| ${p} | ${f(v.physical)} | ${f(v.rssSum)} |`),
+      `| phase | system peak MiB (physical) | summed RSS peak MiB |${perProcess.map((p) => ` ${p} |`).join("")}`,
+      `|---|---:|---:|${perProcess.map(() => "---:|").join("")}`,
+      ...Object.entries(r.memory.systemPeakByPhase).map(
+        ([p, v]) =>
+          `| ${p} | ${f(v.physical)} | ${f(v.rssSum)} |` +
+          perProcess.map((_, i) => ` ${f(r.memory.processPeaksByPhase?.[p]?.[i])} |`).join(""),
+      ),
       "",
     );
   }

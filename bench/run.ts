@@ -129,6 +129,7 @@ async function main() {
         ],
         systemPeak: peaks.max,
         systemPeakByPhase: peaks.perPhase,
+        processPeaksByPhase: peaks.perPhaseProcess,
         samples: peaks.samples,
       },
       mixed,

@@ -384,11 +384,18 @@ export class MemorySampler {
     clearInterval(this.timer);
   }
 
-  peaks(): { max: SystemMemory; atMax: Resident[]; perPhase: Record<string, SystemMemory>; samples: number } {
+  peaks(): {
+    max: SystemMemory;
+    atMax: Resident[];
+    perPhase: Record<string, SystemMemory>;
+    perPhaseProcess: Record<string, number[]>;
+    samples: number;
+  } {
     return {
       max: this.max,
       atMax: this.atMax,
       perPhase: Object.fromEntries(this.perPhase),
+      perPhaseProcess: Object.fromEntries(this.perPhaseProcess),
       samples: this.samples,
     };
   }
