@@ -70,8 +70,10 @@ export async function backdateMessages(org: TestOrganization, messageIds: number
 }
 
 /** A connection of the test's own to a private system's messaging database: another instance's view of it. */
-export const messagingDatabaseOf = (sys: TestSystem) =>
-  mongoose.createConnection(sys.config.MONGO_URL!, { dbName: databaseName(sys.config, "messaging") }).asPromise();
+export const messagingDatabaseOf = (sys: TestSystem, options: mongoose.ConnectOptions = {}) =>
+  mongoose
+    .createConnection(sys.config.MONGO_URL!, { ...options, dbName: databaseName(sys.config, "messaging") })
+    .asPromise();
 
 /** Runs `use` on messaging's database, for states no API call produces (old rows, an instance that died mid-write). */
 export async function withMessagingDatabase<T>(use: (db: mongo.Db) => Promise<T>): Promise<T> {

@@ -13,8 +13,72 @@ import { counterSum, metricsText } from "../../../test/support/metrics";
 import { postToChannel, subscribeToChannel } from "../../../test/support/notified";
 import type { TestUser } from "../../../test/support/organization";
 import { startSystem, type TestSystem } from "../../../test/support/system";
+import type { ChannelReadState } from "../src/user-messages/read-state";
 import { ReadStateRepository } from "../src/user-messages/read-state.repository";
 import { messagingDatabaseOf } from "./helpers";
+
+it("stores the states of several users and channels that come during a write together, each as its version allows", async () => {
+  await subscribeToChannel(sys, "together", [sender, reader]);
+  await subscribeToChannel(sys, "together-too", [reader]);
+  const id = await postToChannel(sys, sender, "together", "t", "one");
+  const otherId = await postToChannel(sys, sender, "together-too", "t", "two");
+  const streamIdOf = async (messageId: number) => {
+    const { message } = await sys.call(messaging.getMessage, { message_id: messageId }, reader);
+    if (message.type !== "stream") throw new Error("expected a channel message");
+    return message.stream_id;
+  };
+  const [together, togetherToo] = [await streamIdOf(id), await streamIdOf(otherId)];
+  const conn = await messagingDatabaseOf(sys, { monitorCommands: true });
+  const writes: number[] = [];
+  conn.getClient().on("commandStarted", (e) => {
+    if (e.commandName === "update" && e.command.update === "readstates") writes.push(e.command.updates.length);
+  });
+  try {
+    const states = new ReadStateRepository(conn);
+    const realmId = sys.realm.id;
+    const copies = await Promise.all([
+      states.of(realmId, reader.userId, together),
+      states.of(realmId, sender.userId, together),
+      states.of(realmId, reader.userId, togetherToo),
+    ]);
+    // another instance changes the sender's state: this instance's copy of it is behind
+    await conn
+      .collection<{ _id: string }>("readstates")
+      .updateOne(
+        { _id: `${realmId}:${sender.userId}:${together}` },
+        { $push: { exceptions: -1 }, $inc: { version: 1 } },
+      );
+    writes.length = 0;
+    const markRead = (messageId: number) => (s: ChannelReadState) => ({
+      ...s,
+      exceptions: [...s.exceptions.filter((e) => e !== messageId), messageId],
+    });
+
+    const stored = await Promise.all([
+      states.change(realmId, reader.userId, together, markRead(id), copies[0]),
+      states.change(realmId, sender.userId, together, markRead(id), copies[1]),
+      states.change(realmId, reader.userId, togetherToo, markRead(otherId), copies[2]),
+    ]);
+
+    // the first alone, the other two in one command, then the sender's again on the newer version
+    expect(writes).toEqual([1, 2, 1]);
+    expect(stored.map((s) => s.version)).toEqual([
+      copies[0]!.version + 1,
+      copies[1]!.version + 2,
+      copies[2]!.version + 1,
+    ]);
+    expect(stored[1]!.state.exceptions).toEqual([...copies[1]!.state.exceptions, -1, id]);
+    for (const [i, [userId, streamId]] of [
+      [reader.userId, together],
+      [sender.userId, together],
+      [reader.userId, togetherToo],
+    ].entries()) {
+      expect(await states.of(realmId, userId!, streamId!)).toEqual(stored[i]);
+    }
+  } finally {
+    await conn.close();
+  }
+});
 
 let sys: TestSystem;
 let sender: TestUser;

@@ -1,5 +1,5 @@
 import type { Connection } from "mongoose";
-import { TenantRepository, isDuplicateKey } from "@teamchat/shared";
+import { Coalescer, TenantRepository, documentFailures, isDuplicateKey } from "@teamchat/shared";
 import { OPEN, emptyReadState, opened, storedState, type ChannelReadState } from "./read-state";
 import { readStateId, readStateSchema, type ReadStateDoc } from "./read-state.schema";
 
@@ -16,6 +16,14 @@ export type StoredReadState = ChannelReadState & { version: number };
 export const asStored = ({ state, version }: VersionedReadState): StoredReadState => ({ ...state, version });
 
 type Change = (state: ChannelReadState) => ChannelReadState;
+
+/** A state computed from `version`, to store unless another write came in between. */
+interface ConditionalWrite {
+  userId: number;
+  streamId: number;
+  fields: ChannelReadState;
+  version: number;
+}
 
 /** A write of one state under way, and the changes waiting to be stored together after it. */
 interface StateWrite {
@@ -44,6 +52,16 @@ export class ReadStateRepository extends TenantRepository<ReadStateDoc> {
    * already had the database queued (docs/adr/0052-read-state-per-channel.md).
    */
   private readonly changing = new Map<string, StateWrite>();
+
+  /**
+   * The conditional writes of an organization's states (other users', other channels') that come
+   * while one is under way, stored in one command after it: 25 members marking one message read
+   * at once are 25 writes of 25 states, which SecantusDB takes one after another, and a bulk write
+   * costs it about half as much per state (42–57 against 22 ms for 25, measured on the 2-core host).
+   */
+  private readonly writes = new Coalescer<ConditionalWrite, boolean>((realmId, writes) =>
+    this.writeAll(Number(realmId), writes),
+  );
 
   constructor(private readonly conn: Connection) {
     super(conn.model<ReadStateDoc>("ReadState", readStateSchema));
@@ -217,18 +235,52 @@ export class ReadStateRepository extends TenantRepository<ReadStateDoc> {
     state: ChannelReadState,
     version: number,
   ): Promise<boolean> {
-    const _id = readStateId(realmId, userId, streamId);
     const fields = { watermark: state.watermark, exceptions: state.exceptions, intervals: state.intervals };
     if (version === 0) {
       try {
-        await this.insertOne({ _id, realmId, userId, streamId, ...fields, version: 1 });
+        await this.insertOne({
+          _id: readStateId(realmId, userId, streamId),
+          realmId,
+          userId,
+          streamId,
+          ...fields,
+          version: 1,
+        });
         return true;
       } catch (err) {
         if (isDuplicateKey(err)) return false;
         throw err;
       }
     }
-    return (await this.updateOne(realmId, { _id, version }, { $set: fields, $inc: { version: 1 } })) > 0;
+    return this.writes.run(String(realmId), { userId, streamId, fields, version });
+  }
+
+  /**
+   * Stores each state unless its version changed; whether each was stored. An
+   * upsert on the state's id and version: a newer version fails its insert on
+   * the id (the duplicate key error names the write), where an update that
+   * matched nothing could not tell which of the command's writes it was. A
+   * state deleted meanwhile is stored again, as a write after reading it would.
+   */
+  private async writeAll(realmId: number, writes: ConditionalWrite[]): Promise<boolean[]> {
+    try {
+      await this.conn.collection<ReadStateDoc>("readstates").bulkWrite(
+        writes.map(({ userId, streamId, fields, version }) => ({
+          updateOne: {
+            filter: { _id: readStateId(realmId, userId, streamId), realmId, version },
+            update: { $set: fields, $inc: { version: 1 }, $setOnInsert: { userId, streamId } },
+            upsert: true,
+          },
+        })),
+        { ordered: false },
+      );
+      return writes.map(() => true);
+    } catch (err) {
+      const failures = documentFailures(err);
+      if (!failures?.every((f) => f.code === 11000)) throw err;
+      const newer = new Set(failures.map((f) => f.index));
+      return writes.map((_, i) => !newer.has(i));
+    }
   }
 
   /**
