@@ -57,7 +57,7 @@ export class ReadStateRepository extends TenantRepository<ReadStateDoc> {
    * The conditional writes of an organization's states (other users', other channels') that come
    * while one is under way, stored in one command after it: 25 members marking one message read
    * at once are 25 writes of 25 states, which SecantusDB takes one after another, and a bulk write
-   * costs it about half as much per state (42–57 against 22 ms for 25, measured on the 2-core host).
+   * costs it about half as much per state (docs/adr/0052-read-state-per-channel.md).
    */
   private readonly writes = new Coalescer<ConditionalWrite, boolean>((realmId, writes) =>
     this.writeAll(Number(realmId), writes),
