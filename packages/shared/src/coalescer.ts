@@ -23,6 +23,8 @@ export class Coalescer<I, O> {
   private readonly queues = new Map<string, Array<Waiting<I, O>>>();
   // made at construction: its scope carries none of the callers' async-local state
   private readonly scope = new AsyncResource("Coalescer");
+  /** the rounds waiting out `lingerMs`, each ended early by its function */
+  private readonly lingering = new Set<() => void>();
 
   /**
    * `lingerMs`: a round waits this long after its first call before writing,
@@ -46,9 +48,26 @@ export class Coalescer<I, O> {
     });
   }
 
+  /** Rounds waiting for more are written now: a stopping service finishes what it took. */
+  flush(): void {
+    for (const end of [...this.lingering]) end();
+  }
+
+  private linger(): Promise<void> {
+    return new Promise((resolve) => {
+      const end = () => {
+        clearTimeout(timer);
+        this.lingering.delete(end);
+        resolve();
+      };
+      const timer = setTimeout(end, this.lingerMs);
+      this.lingering.add(end);
+    });
+  }
+
   private async drain(key: string, queue: Array<Waiting<I, O>>): Promise<void> {
     while (queue.length) {
-      if (this.lingerMs) await new Promise((resolve) => setTimeout(resolve, this.lingerMs));
+      if (this.lingerMs) await this.linger();
       const round = queue.splice(0);
       try {
         const outputs = await this.write(

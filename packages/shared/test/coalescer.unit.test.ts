@@ -86,3 +86,19 @@ it("with a linger, holds a round open that long so that calls made meanwhile sha
   expect(await coalescer.run("k", 3)).toBe(30);
   expect(calls).toEqual([[1, 2], [3]]);
 });
+
+it("a flush writes the rounds waiting out their linger at once, with what they hold", async () => {
+  const calls: number[][] = [];
+  const coalescer = new Coalescer<number, number>(async (_, inputs) => {
+    calls.push(inputs);
+    return inputs.map((n) => n * 10);
+  }, 60_000);
+  const started = performance.now();
+  const waiting = [coalescer.run("a", 1), coalescer.run("a", 2), coalescer.run("b", 3)];
+  await new Promise((r) => setImmediate(r));
+  expect(calls).toEqual([]);
+  coalescer.flush();
+  expect(await Promise.all(waiting)).toEqual([10, 20, 30]);
+  expect(calls).toEqual([[1, 2], [3]]);
+  expect(performance.now() - started).toBeLessThan(1000);
+});
