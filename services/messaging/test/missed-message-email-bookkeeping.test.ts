@@ -6,7 +6,9 @@
  * messages were all read since reads none of its items; a work item
  * delivered again, before or after its user's batch is mailed, is mailed
  * once, as is a batch tried again after some of its emails went; what the
- * version before stored is mailed as it would have.
+ * version before stored is mailed as it would have. Items for users who
+ * batch a minute or more are stored in rounds of seconds, one row per user,
+ * and an instance that stops stores what its waiting round took.
  */
 import { randomUUID } from "node:crypto";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
@@ -24,6 +26,7 @@ import {
 import type { TestUser } from "../../../test/support/organization";
 import { startSmtpServer, type TestSmtpServer } from "../../../test/support/smtp";
 import { startSystem, type TestSystem } from "../../../test/support/system";
+import { messagingDatabaseOf } from "./helpers";
 
 let smtp: TestSmtpServer;
 let sys: TestSystem;
@@ -114,6 +117,25 @@ async function batchOf(name: string, count: number) {
 }
 
 describe("a user's batch", () => {
+  it("lists the messages of several seconds in one row when its user batches for a minute or more", async () => {
+    // Zulip's default batching period: the rounds that store its items wait seconds, not 200 ms
+    const user = await awayUser(sys, "Petra", { email_notifications_batching_period_seconds: 120 });
+    const start = await scrape();
+    for (const i of [1, 2, 3]) {
+      await dm(user, `patient ${i}`);
+      await sleep(1000);
+    }
+    const stored = await scrapeUntil((now) => grew(start, now, WRITTEN, ITEMS, "insert") >= 3);
+    expect(grew(start, stored, WRITTEN, PENDING, "insert")).toBe(1);
+    const conn = await messagingDatabaseOf(sys);
+    try {
+      const rows = await conn.db!.collection(PENDING).find({ userId: user.userId }).toArray();
+      expect(rows.map((row) => (row.notices as unknown[]).length)).toEqual([3]);
+    } finally {
+      await conn.close();
+    }
+  });
+
   it("writes the same documents for 2N messages as for N: none of the items, the rows listing them, the batch", async () => {
     const n = await batchOf("Nadia", 5);
     const twice = await batchOf("Noor", 10);
@@ -267,5 +289,22 @@ describe("what the version before stored", () => {
     expect(mailsTo(smtp, lena)).toHaveLength(1);
     expect(mailsTo(smtp, lena)[0]!.text).toContain("Ada Sender: stored before the upgrade");
     expect(mailsTo(smtp, lena)[0]!.text).not.toContain("mailed before the upgrade");
+  });
+});
+
+describe("a stopping instance", () => {
+  it("stores the items its waiting round took, rather than handing them back", async () => {
+    const user = await awayUser(sys, "Stella", { email_notifications_batching_period_seconds: 120 });
+    await dm(user, "taken before the stop");
+    // the item reaches messaging's round, which waits seconds before storing it
+    await sleep(1500);
+    await sys.stopService("messaging");
+    const conn = await messagingDatabaseOf(sys);
+    try {
+      expect(await conn.db!.collection(PENDING).countDocuments({ userId: user.userId })).toBe(1);
+    } finally {
+      await conn.close();
+      await sys.startService("messaging");
+    }
   });
 });
