@@ -106,6 +106,8 @@ export class MissedMessageMailer {
   private readonly recipients: NotificationRecipients;
   private timer: NodeJS.Timeout | undefined;
   private pass: Promise<void> = Promise.resolve();
+  /** a pass under way: the ticks meanwhile start none (a paced pass may outlast several) */
+  private passing = false;
   private consumer: { stop(): Promise<void> } | undefined;
   private prunedAt = 0;
   private readonly stores = new Coalescer<ItemToKeep, void>((_, items) => this.keepAll(items), STORE_ROUND_MS);
@@ -129,9 +131,11 @@ export class MissedMessageMailer {
       log,
     );
     this.timer = setInterval(() => {
-      this.pass = this.pass
-        .then(() => this.mailDue())
-        .catch((err: unknown) => log.error({ err }, "missed-message mail pass failed"));
+      if (this.passing) return;
+      this.passing = true;
+      this.pass = this.mailDue()
+        .catch((err: unknown) => log.error({ err }, "missed-message mail pass failed"))
+        .finally(() => (this.passing = false));
     }, this.deps.pollMs);
     this.timer.unref();
   }
