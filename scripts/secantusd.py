@@ -1,10 +1,16 @@
-"""Starts SecantusDB (the embedded MongoDB-protocol server) with three speed-ups to its internals.
+"""Starts SecantusDB (the embedded MongoDB-protocol server) with four speed-ups to its internals.
 
 SecantusDB re-reads a collection's index catalog three times for every document it writes with a
-secondary index. Within one write statement the catalog cannot change under it: each statement
-below holds the collection's lock, which index changes also take. So each reads the options once
-per collection and reuses them until it returns; flagging an index multikey (the one catalog write
-a data write makes) drops the kept copies, so the statement's later query planning sees the flag.
+secondary index, and walks it again at each step of planning a statement (ten walks for an update
+by two fields). Within one write statement the catalog cannot change under it: each statement
+below holds the collection's lock, which index changes also take. So each reads the options and
+walks the catalog once per collection and reuses them until it returns; flagging an index multikey
+(the one catalog write a data write makes) drops the kept copies, so the statement's later query
+planning sees the flag.
+
+A filter holding an _id point lookup among other clauses ({_id, version}: a conditional write) went
+through every index picker before the _id; it now goes to the point lookup at once, as a filter of
+the _id alone does. Every caller of the planner matches what it selects against the whole filter.
 
 It also encodes each field of a compound index key once per document (index_key_variants below),
 where SecantusDB encodes every field again for each element of an array field, and an integer once
@@ -59,6 +65,17 @@ TARGET_SOURCES = {
     # wrapped: the catalog read kept per statement, and the one catalog write a data write makes
     "storage.Storage._index_options_map": "c967190f9c9ea57ea09a379bdb0751b6db5c99a014108203ddf882c8ef2fb4b8",
     "storage.Storage._maybe_mark_multikey": "02a0c8aba4ac1080ea32e23ed573ce850468ec3cd12b41d7f4081cd5ce7c341e",
+    # wrapped: the catalog walk kept per statement, and the planner an _id point lookup goes around
+    "storage.Storage._iter_indexes": "f1753b797fc136eccac1ba00c75bf498109badd71fba9f5764d479a08c21f521",
+    "storage.Storage._try_index_id_keys": "a10371cd1854da791e53e943de577264c87e7f65889961d7bdcc230665c55be1",
+    # called by that point lookup, as the planner's own _id path calls them
+    "storage._id_point_lookup_keys": "a5a88c427eb6382a7009a31f60912883a9e3997718f2439bb1956f5e4943608c",
+    "storage.Storage._doc_recordid": "a868a912c4014dc494a04e9dcf8b778b9e1b970298bc5df129aa408dcc4e23f3",
+    "storage.Storage._is_timeseries": "f4e7b5087c8455c6390e08f873febd2abc84bc37b9b859e1db83ced79e22c0e1",
+    # the planner's callers, which match every document it selects against the whole filter
+    "storage.Storage._candidates_iter": "884156f98f149ab4a9ffa919b67a701ffdb051a076bde2ddb467fa4fe9628c42",
+    "storage.Storage._try_index_lookup": "f7908417b1aebd9a0006817151d4decd73ca3cd1f0f96201fcc2fb8180ccf6da",
+    "storage.Storage.find_matching": "50d92722b31d2012a38b919f9041c96d5863fecb63821ca168d436f5ccb4f374",
     # wrapped: the write statements (above)
     **{f"storage.Storage.{name}": fingerprint for name, fingerprint in WRITE_STATEMENTS.items()},
     # builds the WiredTiger configuration whose transaction_sync --sync-method=none rewrites
@@ -142,7 +159,9 @@ def _patch():
     storage._index_key_variants = index_key_variants
     Storage = storage.Storage
     read_options = Storage._index_options_map
+    read_indexes = Storage._iter_indexes
     mark_multikey = Storage._maybe_mark_multikey
+    plan_id_keys = Storage._try_index_id_keys
 
     def index_options_map(self, db, coll):
         statements = _statements()
@@ -153,6 +172,15 @@ def _patch():
             kept[(db, coll)] = read_options(self, db, coll)
         return kept[(db, coll)]
 
+    def iter_indexes(self, db, coll):
+        statements = _statements()
+        if not statements:
+            return read_indexes(self, db, coll)
+        kept = statements[-1]
+        if (db, coll, "indexes") not in kept:
+            kept[(db, coll, "indexes")] = list(read_indexes(self, db, coll))
+        return iter(kept[(db, coll, "indexes")])
+
     def maybe_mark_multikey(self, db, coll, doc, indexes, already_multikey):
         before = len(already_multikey)
         marked = mark_multikey(self, db, coll, doc, indexes, already_multikey)
@@ -160,10 +188,22 @@ def _patch():
             # the enclosing statements' copies too: an upsert's insert runs inside its update
             for kept in _statements():
                 kept.pop((db, coll), None)
+                kept.pop((db, coll, "indexes"), None)
         return marked
 
+    def try_index_id_keys(self, db, coll, filter, *, collation=None):
+        # An _id point lookup among other clauses: no index can select fewer documents, and every
+        # caller matches each document it fetches against the whole filter.
+        if collation is None and len(filter) > 1 and "_id" in filter and not self._is_timeseries(db, coll):
+            keys = storage._id_point_lookup_keys(filter["_id"])
+            if keys is not None:
+                return [r for r in (self._doc_recordid(db, coll, k) for k in keys) if r is not None]
+        return plan_id_keys(self, db, coll, filter, collation=collation)
+
     Storage._index_options_map = index_options_map
+    Storage._iter_indexes = iter_indexes
     Storage._maybe_mark_multikey = maybe_mark_multikey
+    Storage._try_index_id_keys = try_index_id_keys
     for name in WRITE_STATEMENTS:
         setattr(Storage, name, _kept_options(getattr(Storage, name)))
 

@@ -54,6 +54,88 @@ print(json.dumps({"unpatched": unpatched, "patched": catalog_reads_of_one_insert
 `;
 
 /**
+ * Updates a document by a filter that an index serves (no `_id`), in
+ * SecantusDB's own storage layer, and counts how often the index catalog is
+ * walked: unpatched, then patched by the launcher at `launcher`.
+ */
+const countCatalogWalks = (launcher: string) => `
+import json
+${importLauncher(launcher)}
+from secantus import storage
+
+walks = 0
+walk = storage.Storage._iter_indexes
+def counted(self, db, coll):
+    global walks
+    walks += 1
+    return walk(self, db, coll)
+storage.Storage._iter_indexes = counted
+
+def catalog_walks_of_one_update(coll):
+    global walks
+    db = storage.Storage(":memory:", enable_oplog=False)
+    db.create_index("t", coll, "realmId_1_userId_1", {"realmId": 1, "userId": 1})
+    db.create_index("t", coll, "realmId_1_streamId_1", {"realmId": 1, "streamId": 1})
+    db.insert("t", coll, [{"_id": i, "realmId": 1, "userId": i, "streamId": i % 5} for i in range(20)])
+    walks = 0
+    result = db.update_matching("t", coll, {"realmId": 1, "userId": 7}, {"$set": {"read": 9}})
+    assert result["matched"] == 1, result
+    return walks
+
+unpatched = catalog_walks_of_one_update("before")
+launcher._patch()
+print(json.dumps({"unpatched": unpatched, "patched": catalog_walks_of_one_update("after")}))
+`;
+
+/**
+ * Finds, updates and deletes by filters holding an `_id` among other clauses
+ * (point lookups, `$in`, ranges, subdocuments, misses), in SecantusDB's own
+ * storage layer: what its planner does and what the launcher's does.
+ */
+const compareIdLookups = (launcher: string) => `
+import json
+${importLauncher(launcher)}
+from bson import ObjectId
+from secantus import storage
+
+oid = ObjectId("0123456789abcdef01234567")
+docs = [
+    {"_id": 1, "realmId": 1, "version": 0, "tags": ["a", "b"]},
+    {"_id": 2, "realmId": 1, "version": 3},
+    {"_id": "1:2:3", "realmId": 2, "version": 1},
+    {"_id": oid, "realmId": 1, "version": 0},
+    {"_id": {"k": 1}, "realmId": 1, "version": 0},
+    {"_id": 2.5, "realmId": 1},
+]
+filters = [
+    {"_id": 1, "realmId": 1}, {"_id": 1, "realmId": 2}, {"_id": 1, "tags": "b", "version": 0},
+    {"_id": 1, "version": {"$gt": 0}}, {"_id": 2, "realmId": 1, "version": 3},
+    {"_id": "1:2:3", "realmId": 2, "version": 1}, {"_id": "1:2:3", "realmId": 2, "version": 2},
+    {"_id": oid, "realmId": 1}, {"_id": {"$eq": 2}, "realmId": 1}, {"_id": {"$in": [1, 2, "1:2:3", 9]}, "realmId": 1},
+    {"_id": {"$in": []}, "realmId": 1}, {"_id": {"$gt": 1}, "realmId": 1}, {"_id": {"k": 1}, "realmId": 1},
+    {"_id": 9, "realmId": 1}, {"_id": 2, "$or": [{"version": 3}, {"version": 4}]},
+    {"_id": 2.5, "version": {"$exists": False}}, {"_id": 2, "realmId": 1, "version": None},
+]
+
+def outcomes(coll):
+    db = storage.Storage(":memory:", enable_oplog=False)
+    db.create_index("t", coll, "realmId_1_version_1", {"realmId": 1, "version": 1})
+    db.create_index("t", coll, "tags_1", {"tags": 1})
+    db.insert("t", coll, docs)
+    rows = lambda found: sorted(json.dumps(d, default=str, sort_keys=True) for d in found)
+    found = [rows(db.find_matching("t", coll, f)) for f in filters]
+    updated = [db.update_matching("t", coll, f, {"$set": {"seen": i}}, multi=True)["matched"] for i, f in enumerate(filters)]
+    after = rows(db.find_matching("t", coll, {}))
+    deleted = [db.delete_matching("t", coll, f) for f in filters]
+    return {"found": found, "updated": updated, "after": after, "deleted": deleted}
+
+unpatched = outcomes("before")
+launcher._patch()
+patched = outcomes("after")
+print(json.dumps({"same": unpatched == patched, "found": sum(map(len, unpatched["found"])), "updated": sum(unpatched["updated"]), "deleted": sum(unpatched["deleted"])}))
+`;
+
+/**
  * The index keys of varied documents under varied key patterns, by
  * SecantusDB's own functions and by the launcher's: how many differ.
  */
@@ -137,6 +219,18 @@ describeOnSecantusDB("the SecantusDB launcher", () => {
     const run = spawnSync(server.bin, ["-c", countCatalogReads(server.launcher[0]!)], { encoding: "utf8" });
     expect(run.stderr).toBe("");
     expect(JSON.parse(run.stdout)).toEqual({ unpatched: 300, patched: 1 });
+  });
+
+  it("walks a collection's index catalog once per write statement, not at each step of its planning", () => {
+    const run = spawnSync(server.bin, ["-c", countCatalogWalks(server.launcher[0]!)], { encoding: "utf8" });
+    expect(run.stderr).toBe("");
+    expect(JSON.parse(run.stdout)).toEqual({ unpatched: 10, patched: 1 });
+  });
+
+  it("finds, updates and deletes by an _id among other clauses what SecantusDB's own planner does", () => {
+    const run = spawnSync(server.bin, ["-c", compareIdLookups(server.launcher[0]!)], { encoding: "utf8" });
+    expect(run.stderr).toBe("");
+    expect(JSON.parse(run.stdout)).toEqual({ same: true, found: 13, updated: 13, deleted: 6 });
   });
 
   it("writes the same index keys as SecantusDB's own encoding, for every kind of value", () => {
