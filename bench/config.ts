@@ -146,6 +146,8 @@ export const config = {
   soakShape: soakShape(),
   /** BENCH_SOAK_CPU_HOG=1: a process keeps one core busy during the soak, as on a machine a third as fast */
   soakCpuHog: process.env.BENCH_SOAK_CPU_HOG === "1",
+  /** BENCH_TRACE=FILE: each answer of the mixed load and the soak appended to FILE, to place a slow minute's answers in time */
+  trace: process.env.BENCH_TRACE || undefined,
   /** simulated users of the soak (unset: half the largest user count the mixed load held) */
   soakUsers: process.env.BENCH_SOAK_USERS ? num("BENCH_SOAK_USERS", 0) : undefined,
   /** messages of the realm export's organization (0: the scenario does not run) */

@@ -18,6 +18,7 @@
  * missed-message email for each of them, mailed in Zulip's default 2-minute batches.
  * Each interval is jittered by ±20 % and each user starts at a random point of it.
  */
+import { createWriteStream, type WriteStream } from "node:fs";
 import { config, say, type SoakShape } from "./config";
 import { Http, pct, pool, sleep } from "./http";
 import type { Org, User } from "./org";
@@ -64,6 +65,20 @@ class Stats {
   /** the current window's errors by action and status ("markRead 429"; "no answer" when none came) */
   private windowErrors = new Map<string, number>();
 
+  /** `trace`: where each answer is appended as it comes (BENCH_TRACE) */
+  constructor(private readonly trace?: WriteStream) {}
+
+  /** An answer in the trace: when it came (epoch ms), its action, status and latency. */
+  private traced(action: string, status: number, ms: number) {
+    this.trace?.write(`${Date.now()} ${action} ${status} ${ms.toFixed(1)}\n`);
+  }
+
+  /** Once every answer is in: the trace written out. */
+  async close(): Promise<void> {
+    const trace = this.trace;
+    if (trace) await new Promise<void>((resolve) => trace.end(resolve));
+  }
+
   /** The actions answered since the last call (or the start), and starts a new window. */
   window(): MixedWindow {
     const now = performance.now();
@@ -99,6 +114,7 @@ class Stats {
    * ("events") beside the others, left out of the actions' overall latency as long-polls are.
    */
   delivered(ms: number) {
+    this.traced("events", 200, ms);
     const a = this.action("events");
     a.n++;
     a.latencies.push(ms);
@@ -111,6 +127,7 @@ class Stats {
 
   /** An action's answer: `status` 200 is a success; 0 is none (the client gave up). */
   record(action: string, status: number, ms: number) {
+    this.traced(action, status, ms);
     const a = this.action(action);
     a.n++;
     if (status === 200) {
@@ -232,7 +249,7 @@ export class MixedLoad {
   async run(n: number, seconds: number, every?: Every, shape: SoakShape = "mixed"): Promise<MixedResult> {
     await this.ensureUsers(n);
     const users = this.users.slice(0, n);
-    const stats = new Stats();
+    const stats = new Stats(config.trace ? createWriteStream(config.trace, { flags: "a" }) : undefined);
     const deliveries = new Deliveries(stats);
     const pollers = await this.registerQueues(users, stats, deliveries, shape);
     say(`  ${n} users active for ${seconds} s...`);
@@ -306,6 +323,7 @@ export class MixedLoad {
     // the answers of actions started before the end count (bounded by their 30 s timeout)
     await Promise.all(inFlight);
     stats.pollErrors = pollErrors();
+    await stats.close();
     reportUndeleted(await pool(pollers, 8, (p) => p.stop()));
 
     const sorted = [...stats.latencies].sort((a, b) => a - b);
